@@ -1,0 +1,391 @@
+// The experiment harness every phase binary shares: parse the command line, validate every
+// shape before running any, gate each shape on the fp64 reference, time the ones that pass
+// in each regime, and keep the run record current on disk throughout.
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "experiments/build_info.hpp"
+#include "experiments/gate.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/record.hpp"
+#include "experiments/reference.hpp"
+#include "experiments/shapes.hpp"
+#include "kernels/check.hpp"
+#include "kernels/registry.hpp"
+#include "profiler/clock_probe.hpp"
+#include "profiler/cupti_check.hpp"
+#include "profiler/kernel_activity.hpp"
+#include "profiler/l2_flush.hpp"
+#include "profiler/nvtx.hpp"
+#include "profiler/sampler.hpp"
+
+#include <cupti.h>
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+using profiler::Regime;
+
+// A failure of the environment rather than of the phase: reported in one line, exit 3.
+struct EnvironmentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::vector<std::string> shape_specs;
+  std::optional<std::uint64_t> seed;
+  std::string results_dir = "results";
+  std::vector<std::string> regimes = {"cold", "warm", "graph"};
+  profiler::StoppingRule rule;
+  bool check_only = false;
+  int device = 0;
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string human_ns(double ns) {
+  if (ns >= 1e6) return fmt("%.3f ms", ns / 1e6);
+  return fmt("%.2f us", ns / 1e3);
+}
+
+ordered_json gpu_json(int dev) {
+  cudaDeviceProp p{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  int sm_khz = 0, mem_khz = 0, bus_bits = 0;
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+  char uuid[64];
+  std::string u = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    std::snprintf(uuid, sizeof uuid, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
+    u += uuid;
+    if (i == 3 || i == 5 || i == 7 || i == 9) u += "-";
+  }
+  ordered_json g;
+  g["name"] = p.name;
+  g["uuid"] = u;
+  g["compute_capability"] = std::to_string(p.major) + "." + std::to_string(p.minor);
+  g["sm_count"] = p.multiProcessorCount;
+  g["sm_clock_mhz"] = sm_khz / 1000;  // maximum (boost) clock the driver reports
+  g["mem_clock_mhz"] = mem_khz / 1000;
+  g["l2_bytes"] = p.l2CacheSize;
+  g["global_mem_bytes"] = p.totalGlobalMem;
+  g["smem_per_sm_bytes"] = p.sharedMemPerMultiprocessor;
+  // Double data rate: two transfers per memory clock over the whole bus.
+  g["peak_dram_gbps"] = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  return g;
+}
+
+ordered_json provenance_json(int argc, char** argv, std::uint64_t seed, int dev) {
+  ordered_json pv;
+  pv["git"] = {{"commit", build_info::kGitCommit}, {"dirty", build_info::kGitDirty}};
+  pv["argv"] = std::vector<std::string>(argv, argv + argc);
+  pv["build"] = {{"type", build_info::kBuildType},
+                 {"cuda_architectures", build_info::kCudaArchitectures},
+                 {"cuda_flags", build_info::kCudaFlags},
+                 {"cxx_flags", build_info::kCxxFlags},
+                 {"cxx_compiler", build_info::kCxxCompiler}};
+  int driver = 0, runtime = 0;
+  uint32_t cupti = 0;
+  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&cupti));
+  pv["versions"] = {{"nvcc", build_info::kNvccVersion},
+                    {"driver", driver},
+                    {"runtime", runtime},
+                    {"cupti", cupti}};
+  pv["gpu"] = gpu_json(dev);
+  pv["seed"] = seed;
+  char host[256] = "unknown";
+  gethostname(host, sizeof host);
+  pv["host"] = host;
+  return pv;
+}
+
+ordered_json shape_json(const Shape& s, double scale) {
+  return {{"B", s.B},           {"H", s.H},         {"H_kv", s.H_kv},
+          {"S", s.S},           {"D", s.D},         {"causal", s.causal},
+          {"dtype", dtype_name(s.dtype)}, {"scale", scale}};
+}
+
+ordered_json regime_json(const profiler::RegimeResult& r, const Shape& s) {
+  const auto& m = r.summary;
+  ordered_json j;
+  j["method"] = profiler::regime_method(r.regime);
+  j["median_ns"] = m.median;
+  j["p10_ns"] = m.p10;
+  j["p90_ns"] = m.p90;
+  j["min_ns"] = m.min;
+  j["max_ns"] = m.max;
+  j["mean_ns"] = m.mean;
+  j["stdev_ns"] = m.stdev;
+  j["noise_pct"] = m.noise_pct;
+  j["count"] = m.count;
+  j["stop_reason"] = profiler::stop_reason_name(r.stop);
+  j["wall_s"] = r.wall_seconds;
+  j["launches_per_sample"] = r.launches_per_sample;
+  j["sm_clock_mhz"] = {{"before", r.sm_clock_mhz_before}, {"after", r.sm_clock_mhz_after}};
+  j["tflops"] = s.flops() / m.median / 1e3;              // FLOP/ns = GFLOP/s
+  j["dram_gbps_min_bytes"] = s.min_bytes() / m.median;   // byte/ns = GB/s
+  if (!r.kernel_names.empty()) j["kernels"] = r.kernel_names;
+  j["samples_ns"] = r.samples_ns;
+  return j;
+}
+
+struct ShapeRun {
+  ordered_json result;
+  bool passed = false;
+};
+
+ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
+                   profiler::Sampler* sampler, cudaStream_t stream, const std::string& tag) {
+  ShapeRun run;
+  const double scale = s.default_scale();
+  ordered_json& r = run.result;
+  r["name"] = shape_name(s);
+  r["shape"] = shape_json(s, scale);
+  r["flops"] = s.flops();
+  r["min_bytes"] = s.min_bytes();
+
+  const HostTensors in = make_inputs(s, seed);
+  const ProblemBuffers buffers(s, in);
+  const Problem p = buffers.problem(float(scale));
+  const GateResult g = run_gate(phase, p, in, seed, stream);
+  const CheckResult& c = g.check;
+  run.passed = g.passed;
+  ordered_json& cj = r["correctness"];
+  cj["passed"] = run.passed;
+  cj["max_abs_err"] = c.max_abs_err;
+  cj["max_rel_err"] = c.max_rel_err;
+  cj["tolerance_abs"] = c.tolerance;
+  cj["naive_fp16_max_abs_err"] = c.naive_max_abs_err;
+  cj["rows_checked"] = c.rows_checked;
+  cj["rows_total"] = std::int64_t(s.B) * s.H * s.S;
+  cj["nonfinite"] = c.nonfinite;
+  cj["repeat_identical"] = g.repeat_identical;
+  const std::string& why = g.failure;
+  if (!run.passed) cj["failure"] = why;
+
+  std::cout << tag << " correctness " << (run.passed ? "PASS" : "FAIL") << ": max_abs_err "
+            << fmt("%.3g", c.max_abs_err) << " (tolerance " << fmt("%.3g", c.tolerance)
+            << ", naive fp16 " << fmt("%.3g", c.naive_max_abs_err) << "), " << c.rows_checked
+            << " rows" << (run.passed ? "" : "; " + why) << std::endl;
+
+  r["timing"] = nullptr;
+  r["headline_regime"] = nullptr;
+  r["tflops"] = nullptr;
+  r["dram_gbps_min_bytes"] = nullptr;
+  if (!run.passed || sampler == nullptr) return run;
+
+  const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
+  double estimate;
+  {
+    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/warmup");
+    estimate = sampler->warm_up(launch);
+  }
+  ordered_json timing = ordered_json::object();
+  for (const auto& name : opt.regimes) {
+    const Regime reg = profiler::parse_regime(name);
+    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
+    const auto res = sampler->run(reg, launch, estimate);
+    timing[name] = regime_json(res, s);
+    std::cout << tag << " " << name << ": median " << human_ns(res.summary.median) << " (p10 "
+              << human_ns(res.summary.p10) << ", p90 " << human_ns(res.summary.p90) << ", noise "
+              << fmt("%.2f%%", res.summary.noise_pct) << ", " << res.summary.count
+              << " samples, " << profiler::stop_reason_name(res.stop) << ") "
+              << fmt("%.2f TFLOPS", s.flops() / res.summary.median / 1e3) << ", SM clock "
+              << fmt("%.0f", res.sm_clock_mhz_before) << "->"
+              << fmt("%.0f MHz", res.sm_clock_mhz_after) << std::endl;
+  }
+  // The timed launches rewrote the output many times; it must still be the checked result.
+  if (!same_bits(g.output, launch_poisoned(phase, p, stream))) {
+    run.passed = false;
+    cj["passed"] = false;
+    cj["failure"] = "output after timing differs from the checked output";
+    std::cout << tag << " FAIL: output after timing differs from the checked output" << std::endl;
+    return run;
+  }
+  const std::string headline = timing.contains("cold") ? "cold" : opt.regimes.front();
+  r["timing"] = timing;
+  r["headline_regime"] = headline;
+  r["tflops"] = timing[headline]["tflops"];
+  r["dram_gbps_min_bytes"] = timing[headline]["dram_gbps_min_bytes"];
+  return run;
+}
+
+void add_options(CLI::App& app, Options& opt) {
+  app.add_option("-s,--shape", opt.shape_specs,
+                 "shape to run, repeatable: " + shape_grammar())
+      ->type_name("SPEC");
+  app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)");
+  app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
+      ->capture_default_str();
+  app.add_option("--regimes", opt.regimes, "timing regimes: cold, warm, graph")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--noise-target", opt.rule.noise_target_pct,
+                 "stop sampling a regime once relative noise [%] is below this")
+      ->capture_default_str();
+  app.add_option("--max-time", opt.rule.max_seconds, "wall-time budget per regime and shape [s]")
+      ->capture_default_str();
+  app.add_option("--min-samples", opt.rule.min_samples, "samples per regime at least")
+      ->capture_default_str();
+  app.add_option("--max-samples", opt.rule.max_samples, "samples per regime at most")
+      ->capture_default_str();
+  app.add_flag("--check-only", opt.check_only, "correctness gate only, no timing");
+  app.add_option("--device", opt.device, "CUDA device ordinal")->capture_default_str();
+}
+
+int fail(int code, const std::string& msg) {
+  std::cerr << "attnlab: " << msg << std::endl;
+  return code;
+}
+
+}  // namespace
+
+int run_experiment(const Experiment& exp, int argc, char** argv) {
+  const Phase* phase = find_phase(exp.phase);
+  if (!phase)
+    return fail(kExitUsage, std::string("unknown phase '") + exp.phase + "'; valid phases: " +
+                                phase_ids_joined());
+
+  CLI::App app{std::string("attnlab phase ") + phase->id + " (" + phase->title + "): " +
+               phase->technique + "\n" + exp.question};
+  Options opt;
+  add_options(app, opt);
+  app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
+             "shape, 3 no GPU, CUPTI unavailable or results directory not writable.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, e.what());
+  }
+
+  // Every shape and option is judged before the GPU is touched.
+  std::vector<Shape> shapes;
+  try {
+    for (const auto& spec : opt.shape_specs.empty() ? exp.default_shapes : opt.shape_specs) {
+      const Shape s = parse_shape(spec);
+      if (auto why = phase->can_implement(s))
+        return fail(kExitUsage, std::string("phase ") + phase->id + " cannot run shape " +
+                                    shape_name(s) + ": " + *why);
+      shapes.push_back(s);
+    }
+    for (const auto& r : opt.regimes) profiler::parse_regime(r);
+  } catch (const std::invalid_argument& e) {
+    return fail(kExitUsage, e.what());
+  }
+  if (opt.rule.min_samples < 2 || opt.rule.max_samples < opt.rule.min_samples)
+    return fail(kExitUsage, "need 2 <= --min-samples <= --max-samples");
+
+  std::uint64_t seed = opt.seed ? *opt.seed
+                                : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+
+  fs::path run_dir;
+  ordered_json record;
+  try {
+    ensure_writable_directory(opt.results_dir);
+
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0)
+      throw EnvironmentError(std::string("no CUDA device: ") +
+                             (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+    if (opt.device < 0 || opt.device >= count)
+      throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
+                             std::to_string(count) + ")");
+    ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
+    cudaDeviceProp prop{};
+    ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+    if (auto why = device_refusal(*phase, prop.major, prop.minor)) throw EnvironmentError(*why);
+
+    std::optional<profiler::KernelActivity> activity;
+    std::optional<profiler::L2Flush> flush;
+    if (!opt.check_only) {
+      try {
+        activity.emplace();
+      } catch (const std::exception& ex) {
+        throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
+      }
+      flush.emplace();
+    }
+    cudaStream_t stream{};
+    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    std::optional<profiler::Sampler> sampler;
+    if (!opt.check_only) sampler.emplace(*activity, *flush, stream, opt.rule);
+
+    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
+    run_dir = create_run_directory(opt.results_dir, phase->id, utc_stamp(now), sha);
+    record["schema"] = kRunSchema;
+    record["phase"] = phase->id;
+    record["status"] = "incomplete";
+    record["experiment"] = {{"title", phase->title},
+                            {"technique", phase->technique},
+                            {"question", exp.question}};
+    record["started_utc"] = utc_iso8601(now);
+    record["provenance"] = provenance_json(argc, argv, seed, opt.device);
+    record["options"] = {{"regimes", opt.regimes},
+                         {"check_only", opt.check_only},
+                         {"stopping_rule",
+                          {{"min_samples", opt.rule.min_samples},
+                           {"max_samples", opt.rule.max_samples},
+                           {"noise_target_pct", opt.rule.noise_target_pct},
+                           {"max_seconds", opt.rule.max_seconds}}}};
+    record["results"] = ordered_json::array();
+    const fs::path file = run_dir / "run.json";
+    write_json_atomically(file, record);
+    std::cout << "attnlab: phase " << phase->id << " on " << prop.name << ", seed " << seed
+              << ", record " << file.string() << std::endl;
+
+    bool all_passed = true;
+    try {
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(shapes.size()) +
+                                "] " + shape_name(shapes[i]);
+        auto run = run_shape(*phase, shapes[i], opt, seed, sampler ? &*sampler : nullptr, stream, tag);
+        all_passed = all_passed && run.passed;
+        record["results"].push_back(std::move(run.result));
+        write_json_atomically(file, record);
+      }
+    } catch (const std::exception& ex) {
+      // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
+      record["status"] = "failed";
+      record["error"] = ex.what();
+      write_json_atomically(file, record);
+      return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
+    }
+    record["status"] = all_passed ? "ok" : "failed";
+    write_json_atomically(file, record);
+    cudaStreamDestroy(stream);
+    std::cout << "attnlab: status " << record["status"].get<std::string>() << ", record "
+              << file.string() << std::endl;
+    return all_passed ? kExitOk : kExitFailed;
+  } catch (const EnvironmentError& ex) {
+    return fail(kExitEnvironment, ex.what());
+  } catch (const std::exception& ex) {
+    if (run_dir.empty()) return fail(kExitEnvironment, ex.what());
+    return fail(kExitFailed, ex.what());
+  }
+}
+
+}  // namespace attnlab

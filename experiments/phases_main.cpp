@@ -1,0 +1,36 @@
+// attnlab-phases: prints the phase registry (for `make help`), or checks one phase id and
+// names the valid ones when it is unknown (for `make experiment`).
+#include <iomanip>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "experiments/experiment.hpp"
+#include "kernels/registry.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnlab phase registry"};
+  std::string check;
+  bool ids = false;
+  app.add_option("--check", check, "exit 0 if PHASE is registered, else name the valid ones")
+      ->type_name("PHASE");
+  app.add_flag("--ids", ids, "print the phase ids only, one per line");
+  CLI11_PARSE(app, argc, argv);
+
+  using namespace attnlab;
+  if (!check.empty()) {
+    if (find_phase(check)) return kExitOk;
+    std::cerr << "attnlab: unknown phase '" << check << "'; valid phases: " << phase_ids_joined()
+              << std::endl;
+    return kExitUsage;
+  }
+  for (const auto& p : phases()) {
+    if (ids) {
+      std::cout << p.id << "\n";
+      continue;
+    }
+    std::cout << "  " << std::left << std::setw(4) << p.id << std::setw(16) << p.title
+              << p.technique << (p.required_cc == 90 ? " [sm_90a only]" : "") << "\n";
+  }
+  return kExitOk;
+}

@@ -1,0 +1,118 @@
+// Run-record directories, atomic writes and the schema's required keys.
+#include "experiments/record.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace attnlab {
+namespace {
+
+std::string format_utc(long long epoch_seconds, const char* fmt) {
+  std::time_t t = static_cast<std::time_t>(epoch_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string utc_stamp(long long epoch_seconds) { return format_utc(epoch_seconds, "%Y%m%dT%H%M%SZ"); }
+std::string utc_iso8601(long long epoch_seconds) {
+  return format_utc(epoch_seconds, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+void ensure_writable_directory(const fs::path& root) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw std::runtime_error("cannot create results directory " + root.string() + ": " + ec.message());
+  if (!fs::is_directory(root)) throw std::runtime_error("results path " + root.string() + " is not a directory");
+  if (::access(root.c_str(), W_OK | X_OK) != 0)
+    throw std::runtime_error("results directory " + root.string() + " is not writable: " + std::strerror(errno));
+}
+
+fs::path create_run_directory(const fs::path& root, const std::string& phase,
+                              const std::string& stamp, const std::string& short_sha) {
+  const fs::path parent = root / phase;
+  ensure_writable_directory(parent);
+  const std::string base = stamp + "-" + short_sha;
+  // create_directory reports whether it made the directory, which is atomic against a
+  // concurrent run choosing the same name.
+  for (int n = 1; n < 1000; ++n) {
+    const fs::path dir = parent / (n == 1 ? base : base + "-" + std::to_string(n));
+    std::error_code ec;
+    if (fs::create_directory(dir, ec)) return dir;
+    if (ec) throw std::runtime_error("cannot create run directory " + dir.string() + ": " + ec.message());
+  }
+  throw std::runtime_error("too many runs named " + (parent / base).string());
+}
+
+void write_json_atomically(const fs::path& path, const ordered_json& j) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    out << j.dump(2) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("write to " + tmp.string() + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot move " + tmp.string() + " to " + path.string() + ": " + ec.message());
+}
+
+const std::vector<std::string>& required_record_keys() {
+  static const std::vector<std::string> keys = {
+      "/schema", "/phase", "/status", "/provenance/git/commit", "/provenance/git/dirty",
+      "/provenance/argv", "/provenance/build/type", "/provenance/build/cuda_flags",
+      "/provenance/versions/nvcc", "/provenance/versions/driver", "/provenance/versions/runtime",
+      "/provenance/versions/cupti", "/provenance/gpu/name", "/provenance/gpu/uuid",
+      "/provenance/gpu/sm_count", "/provenance/gpu/sm_clock_mhz", "/provenance/gpu/mem_clock_mhz",
+      "/provenance/gpu/l2_bytes", "/provenance/gpu/peak_dram_gbps", "/provenance/seed",
+      "/results"};
+  return keys;
+}
+
+const std::vector<std::string>& required_result_keys() {
+  static const std::vector<std::string> keys = {
+      "/shape/B", "/shape/H", "/shape/S", "/shape/D", "/shape/causal", "/shape/dtype",
+      "/correctness/passed", "/correctness/max_abs_err", "/correctness/max_rel_err",
+      "/correctness/rows_checked", "/timing", "/tflops", "/dram_gbps_min_bytes"};
+  return keys;
+}
+
+std::vector<std::string> record_problems(const ordered_json& record) {
+  std::vector<std::string> out;
+  if (!record.is_object()) return {"record is not a JSON object"};
+  for (const auto& k : required_record_keys())
+    if (!record.contains(ordered_json::json_pointer(k))) out.push_back("missing " + k);
+  if (record.contains("schema") && record["schema"] != kRunSchema)
+    out.push_back("/schema is " + record["schema"].dump() + ", expected \"" + kRunSchema + "\"");
+  if (record.contains("status")) {
+    const auto& st = record["status"];
+    if (st != "ok" && st != "failed" && st != "incomplete")
+      out.push_back("/status is " + st.dump() + ", expected ok, failed or incomplete");
+  }
+  if (record.contains("results")) {
+    if (!record["results"].is_array()) {
+      out.push_back("/results is not an array");
+    } else {
+      for (std::size_t i = 0; i < record["results"].size(); ++i)
+        for (const auto& k : required_result_keys())
+          if (!record["results"][i].contains(ordered_json::json_pointer(k)))
+            out.push_back("missing /results/" + std::to_string(i) + k);
+    }
+  }
+  return out;
+}
+
+}  // namespace attnlab

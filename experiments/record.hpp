@@ -1,0 +1,42 @@
+// Run records: one immutable JSON file per run, in a directory of its own that is never
+// reused. The schema's required keys live here so writers, readers and tests agree.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+using ordered_json = nlohmann::ordered_json;
+
+inline constexpr const char* kRunSchema = "attnlab.run/1";
+
+// "20261122T213000Z" for the given UTC time (seconds since the epoch).
+std::string utc_stamp(long long epoch_seconds);
+// ISO 8601, "2026-11-22T21:30:00Z".
+std::string utc_iso8601(long long epoch_seconds);
+
+// Creates <root>/<phase>/<stamp>-<short_sha>/, adding -2, -3, ... when that name exists, so
+// an existing run is never touched. Throws std::runtime_error naming the path on failure.
+std::filesystem::path create_run_directory(const std::filesystem::path& root,
+                                           const std::string& phase, const std::string& stamp,
+                                           const std::string& short_sha);
+
+// Writes to a temporary file beside `path`, then renames over it: readers see either the
+// previous complete file or the new complete file, never a torn one.
+void write_json_atomically(const std::filesystem::path& path, const ordered_json& j);
+
+// Throws std::runtime_error if `root` cannot hold new runs (not creatable or not writable).
+void ensure_writable_directory(const std::filesystem::path& root);
+
+// The JSON-pointer paths every run record must have, and those every result entry must have.
+const std::vector<std::string>& required_record_keys();
+const std::vector<std::string>& required_result_keys();
+// Missing required keys ("/provenance/gpu/uuid", "/results/0/timing", ...); empty when valid.
+// Also reports a wrong schema string or status value.
+std::vector<std::string> record_problems(const ordered_json& record);
+
+}  // namespace attnlab

@@ -1,0 +1,218 @@
+// fp64 reference attention, the naive fp16 yardstick and the comparison between them.
+#include "experiments/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace attnlab {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// Uniform in (0, 1], never 0 so that log() stays finite.
+double uniform_open0(std::uint64_t bits) { return (double((bits >> 11) + 1)) * 0x1.0p-53; }
+
+// Runs fn(begin, end) over [0, n) split across hardware threads.
+template <class Fn>
+void parallel_for(std::int64_t n, Fn fn) {
+  const std::int64_t threads =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(std::thread::hardware_concurrency(), n));
+  std::vector<std::thread> pool;
+  const std::int64_t chunk = (n + threads - 1) / threads;
+  for (std::int64_t t = 0; t < threads; ++t) {
+    const std::int64_t b = t * chunk, e = std::min(n, b + chunk);
+    if (b < e) pool.emplace_back(fn, b, e);
+  }
+  for (auto& th : pool) th.join();
+}
+
+void fill_normal(std::vector<__half>& out, std::int64_t n, std::uint64_t seed,
+                 std::uint64_t stream) {
+  out.resize(std::size_t(n));
+  parallel_for(n, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i)
+      out[std::size_t(i)] = __double2half(normal_from_counter(seed, stream, std::uint64_t(i)));
+  });
+}
+
+std::int64_t q_offset(const Shape& s, RowRef r) {
+  return ((std::int64_t(r.b) * s.H + r.h) * s.S + r.row) * s.D;
+}
+std::int64_t kv_offset(const Shape& s, RowRef r, int key) {
+  const int kvh = r.h / (s.H / s.H_kv);
+  return ((std::int64_t(r.b) * s.H_kv + kvh) * s.S + key) * s.D;
+}
+int keys_visible(const Shape& s, RowRef r) { return s.causal ? r.row + 1 : s.S; }
+
+}  // namespace
+
+double normal_from_counter(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  // Box-Muller on two independent hashes of (seed, stream, index).
+  const std::uint64_t base = splitmix64(seed ^ splitmix64(stream + 0x51ED270B27A1F3ull));
+  const double u1 = uniform_open0(splitmix64(base ^ (2 * index)));
+  const double u2 = uniform_open0(splitmix64(base ^ (2 * index + 1)));
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+HostTensors make_inputs(const Shape& s, std::uint64_t seed) {
+  HostTensors t;
+  fill_normal(t.q, s.q_elems(), seed, 0);
+  fill_normal(t.k, s.kv_elems(), seed, 1);
+  fill_normal(t.v, s.kv_elems(), seed, 2);
+  return t;
+}
+
+std::vector<RowRef> rows_to_check(const Shape& s, std::uint64_t seed) {
+  const std::int64_t rows = std::int64_t(s.B) * s.H * s.S;
+  // Below this many multiply-adds the fp64 reference of every row takes well under a second.
+  constexpr double kAllRowsBudget = 1 << 28;
+  std::vector<RowRef> out;
+  if (double(rows) * s.S * s.D <= kAllRowsBudget) {
+    out.reserve(std::size_t(rows));
+    for (int b = 0; b < s.B; ++b)
+      for (int h = 0; h < s.H; ++h)
+        for (int i = 0; i < s.S; ++i) out.push_back({b, h, i});
+    return out;
+  }
+  std::set<std::int64_t> picked;  // flat row index, keeps the sample sorted and unique
+  auto flat = [&](int b, int h, int i) { return (std::int64_t(b) * s.H + h) * s.S + i; };
+  for (int i : {0, s.S - 1}) {
+    picked.insert(flat(0, 0, i));
+    picked.insert(flat(s.B - 1, s.H - 1, i));
+  }
+  std::uint64_t state = seed ^ 0xC0FFEEull;
+  while (std::int64_t(picked.size()) < std::min<std::int64_t>(rows, kSampledRows + 4)) {
+    state = splitmix64(state);
+    picked.insert(std::int64_t(state % std::uint64_t(rows)));
+  }
+  for (std::int64_t f : picked)
+    out.push_back({int(f / (std::int64_t(s.H) * s.S)), int((f / s.S) % s.H), int(f % s.S)});
+  return out;
+}
+
+void reference_row(const Shape& s, const HostTensors& in, double scale, RowRef r, double* out) {
+  const int n = keys_visible(s, r);
+  const __half* q = &in.q[std::size_t(q_offset(s, r))];
+  std::vector<double> qd(static_cast<std::size_t>(s.D)), p(static_cast<std::size_t>(n));
+  for (int d = 0; d < s.D; ++d) qd[std::size_t(d)] = __half2float(q[d]);
+  double m = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < n; ++j) {
+    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
+    double dot = 0;
+    for (int d = 0; d < s.D; ++d) dot += qd[std::size_t(d)] * double(__half2float(k[d]));
+    p[std::size_t(j)] = dot * scale;
+    m = std::max(m, p[std::size_t(j)]);
+  }
+  double l = 0;
+  for (auto& x : p) l += (x = std::exp(x - m));
+  std::fill(out, out + s.D, 0.0);
+  for (int j = 0; j < n; ++j) {
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+    const double w = p[std::size_t(j)] / l;
+    for (int d = 0; d < s.D; ++d) out[d] += w * double(__half2float(v[d]));
+  }
+}
+
+void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
+  const int n = keys_visible(s, r);
+  const __half* q = &in.q[std::size_t(q_offset(s, r))];
+  std::vector<float> p(static_cast<std::size_t>(n));
+  float m = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < n; ++j) {
+    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
+    float dot = 0;
+    for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
+    const float sc = __half2float(__float2half(dot * scale));
+    p[std::size_t(j)] = sc;
+    m = std::max(m, sc);
+  }
+  float l = 0;
+  for (auto& x : p) l += (x = std::exp(x - m));
+  std::fill(out, out + s.D, 0.0f);
+  for (int j = 0; j < n; ++j) {
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+    const float w = __half2float(__float2half(p[std::size_t(j)] / l));
+    for (int d = 0; d < s.D; ++d) out[d] += w * __half2float(v[d]);
+  }
+  for (int d = 0; d < s.D; ++d) out[d] = __half2float(__float2half(out[d]));
+}
+
+CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
+                         const std::vector<__half>& out, const std::vector<RowRef>& rows) {
+  struct Worst {
+    double abs = -1, rel = 0, naive = 0;  // abs < 0: no element seen yet
+    std::int64_t nonfinite = 0;
+    RowRef where{};
+    int col = 0;
+    double got = 0, want = 0;
+  };
+  std::mutex mu;
+  Worst total;
+  parallel_for(std::int64_t(rows.size()), [&](std::int64_t b, std::int64_t e) {
+    Worst w;
+    std::vector<double> ref(std::size_t(s.D));
+    std::vector<float> naive(std::size_t(s.D));
+    for (std::int64_t i = b; i < e; ++i) {
+      const RowRef r = rows[std::size_t(i)];
+      reference_row(s, in, scale, r, ref.data());
+      naive_fp16_row(s, in, float(scale), r, naive.data());
+      const __half* got = &out[std::size_t(q_offset(s, r))];
+      for (int d = 0; d < s.D; ++d) {
+        const double g = __half2float(got[d]), want = ref[std::size_t(d)];
+        double err = std::fabs(g - want);
+        if (!std::isfinite(g)) {
+          ++w.nonfinite;
+          err = std::numeric_limits<double>::infinity();
+        }
+        if (err > w.abs) {
+          w.abs = err;
+          w.where = r;
+          w.col = d;
+          w.got = g;
+          w.want = want;
+        }
+        w.rel = std::max(w.rel, err / std::max(std::fabs(want), kRelFloor));
+        w.naive = std::max(w.naive, std::fabs(double(naive[std::size_t(d)]) - want));
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (w.abs > total.abs) {
+      total.where = w.where;
+      total.col = w.col;
+      total.got = w.got;
+      total.want = w.want;
+      total.abs = w.abs;
+    }
+    total.rel = std::max(total.rel, w.rel);
+    total.naive = std::max(total.naive, w.naive);
+    total.nonfinite += w.nonfinite;
+  });
+  CheckResult c;
+  c.max_abs_err = std::max(0.0, total.abs);
+  c.max_rel_err = total.rel;
+  c.naive_max_abs_err = total.naive;
+  c.tolerance = kErrFactor * total.naive + kAbsFloor;
+  c.rows_checked = std::int64_t(rows.size());
+  c.nonfinite = total.nonfinite;
+  c.passed = !rows.empty() && total.nonfinite == 0 && c.max_abs_err <= c.tolerance;
+  if (!c.passed) {
+    std::ostringstream os;
+    os << "worst element b=" << total.where.b << " h=" << total.where.h
+       << " row=" << total.where.row << " d=" << total.col << ": got " << total.got
+       << ", reference " << total.want;
+    c.first_failure = os.str();
+  }
+  return c;
+}
+
+}  // namespace attnlab

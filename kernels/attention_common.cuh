@@ -1,0 +1,109 @@
+// Device and launcher helpers the attention phases share: head-slice addressing with GQA,
+// 16-byte tile staging with zero-filled tails, warp reductions, shared-memory opt-in.
+#pragma once
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+
+#include "kernels/check.hpp"
+#include "kernels/problem.hpp"
+
+namespace attnlab {
+
+constexpr float kNegInf = -INFINITY;
+// exp(x) == exp2(x * log2(e)); folding log2(e) into the softmax scale leaves one native ex2.
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kWarpSize = 32;
+// Halves per 16-byte vector, the unit of every tile load and store.
+constexpr int kHalvesPerVec = 8;
+constexpr std::int64_t kMaxGridY = 65535;
+// Dynamic shared memory a kernel gets without opting in.
+constexpr std::size_t kDefaultSmemLimit = 48 * 1024;
+
+// Written as a quotient plus a remainder test so that S near INT_MAX cannot overflow.
+__host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
+
+// Element offsets of one (batch, head) slice into q/o and k/v. 64-bit: B*H*S*D passes 2^31
+// long before memory runs out.
+struct HeadSlice {
+  std::int64_t q;
+  std::int64_t kv;
+};
+
+__device__ __forceinline__ HeadSlice head_slice(int bh, int H, int H_kv, int S, int D) {
+  const int b = bh / H;
+  const int h = bh - b * H;
+  const int kv_head = h / (H / H_kv);  // GQA: H / H_kv consecutive query heads share one
+  return {std::int64_t(bh) * S * D, (std::int64_t(b) * H_kv + kv_head) * S * D};
+}
+
+// Stages rows [row0, row0 + Rows) of one [S, D] head slice into shared memory with a row
+// stride of Stride halves. Rows at or past S become zeros: no read leaves the tensor, and
+// the padded lanes feed finite values into dot products that masking then discards.
+template <int Rows, int D, int Stride, int Threads>
+__device__ __forceinline__ void load_tile(__half* dst, const __half* __restrict__ src, int row0,
+                                          int S) {
+  static_assert(D % kHalvesPerVec == 0 && Stride % kHalvesPerVec == 0, "rows of whole vectors");
+  constexpr int kVecsPerRow = D / kHalvesPerVec;
+  static_assert((Rows * kVecsPerRow) % Threads == 0, "every thread copies as many vectors");
+  // Loads go out in batches of four per thread: enough in flight to hide latency, while a
+  // whole tile at once would park up to 32 vectors in registers beside phase 1's D-float
+  // accumulator and spill.
+#pragma unroll 4
+  for (int it = 0; it < Rows * kVecsPerRow / Threads; ++it) {
+    const int i = it * Threads + int(threadIdx.x);
+    const int r = i / kVecsPerRow;
+    const int c = i % kVecsPerRow;
+    uint4 val = make_uint4(0, 0, 0, 0);
+    if (row0 + r < S)
+      val = *reinterpret_cast<const uint4*>(src + std::int64_t(row0 + r) * D + c * kHalvesPerVec);
+    *reinterpret_cast<uint4*>(dst + r * Stride + c * kHalvesPerVec) = val;
+  }
+}
+
+__device__ __forceinline__ void unpack8(const uint4& v, float (&f)[kHalvesPerVec]) {
+  const __half2* h = reinterpret_cast<const __half2*>(&v);
+#pragma unroll
+  for (int i = 0; i < kHalvesPerVec / 2; ++i) {
+    const float2 t = __half22float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+
+__device__ __forceinline__ float warp_max(float x) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2)
+    x = fmaxf(x, __shfl_xor_sync(kFullMask, x, offset));
+  return x;
+}
+
+__device__ __forceinline__ float warp_sum(float x) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2)
+    x += __shfl_xor_sync(kFullMask, x, offset);
+  return x;
+}
+
+template <typename Kernel>
+inline void set_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  if (bytes > kDefaultSmemLimit)
+    ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(bytes)));
+}
+
+// Tiles move as 16-byte vectors, so an operand at a misaligned view offset would fault on the
+// device; refuse it on the host with a readable reason instead.
+inline void require_vector_alignment(const Problem& p) {
+  for (const void* ptr : {p.q, p.k, p.v, static_cast<const void*>(p.o)})
+    if (reinterpret_cast<std::uintptr_t>(ptr) % sizeof(uint4) != 0)
+      throw std::invalid_argument("attention operands must be 16-byte aligned");
+}
+
+}  // namespace attnlab

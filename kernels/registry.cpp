@@ -1,0 +1,67 @@
+// The phase table. Each phase's kernel file provides can_implement and launch; this file is
+// the only place that lists phases.
+#include "kernels/registry.hpp"
+
+#include <algorithm>
+
+namespace attnlab {
+
+// Declared here rather than in per-phase headers: the registry is their only caller.
+#define ATTNLAB_DECLARE_PHASE(ns)                  \
+  namespace ns {                                   \
+  Refusal can_implement(const Shape& s);           \
+  void launch(const Problem& p, cudaStream_t stream); \
+  }
+ATTNLAB_DECLARE_PHASE(phase1)
+ATTNLAB_DECLARE_PHASE(phase4)
+#undef ATTNLAB_DECLARE_PHASE
+
+const std::vector<Phase>& phases() {
+  static const std::vector<Phase> table = {
+      {"1", "scalar fused",
+       "one thread per query row, 64x64 K/V tiles in shared memory, online softmax, fp32 math",
+       0, &phase1::can_implement, &phase1::launch},
+      {"4", "fused tiled",
+       "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "
+       "shuffles",
+       0, &phase4::can_implement, &phase4::launch},
+  };
+  return table;
+}
+
+const Phase* find_phase(std::string_view id) {
+  const auto& t = phases();
+  auto it = std::find_if(t.begin(), t.end(), [&](const Phase& p) { return id == p.id; });
+  return it == t.end() ? nullptr : &*it;
+}
+
+std::string phase_ids_joined(const char* sep) {
+  std::string out;
+  for (const auto& p : phases()) {
+    if (!out.empty()) out += sep;
+    out += p.id;
+  }
+  return out;
+}
+
+Refusal common_shape_refusal(const Shape& s) {
+  if (s.B < 1 || s.H < 1 || s.H_kv < 1 || s.S < 1 || s.D < 1)
+    return "every dimension must be at least 1";
+  if (s.H % s.H_kv != 0)
+    return "H (" + std::to_string(s.H) + ") must be a multiple of H_kv (" +
+           std::to_string(s.H_kv) + ")";
+  return std::nullopt;
+}
+
+Refusal device_refusal(const Phase& p, int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  // sm_90a code runs only on compute capability 9.0 exactly: arch-specific features such as
+  // wgmma are not forward compatible.
+  if (p.required_cc == 90 && cc != 90)
+    return std::string("phase ") + p.id + " uses Hopper-only instructions (sm_90a) and needs a " +
+           "compute capability 9.0 GPU; this one is " + std::to_string(cc_major) + "." +
+           std::to_string(cc_minor);
+  return std::nullopt;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,42 @@
+// The one table of attention phases. Experiments, run records, tests and `make help` read
+// it; adding a phase means one kernel file and one line in registry.cpp.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/problem.hpp"
+
+namespace attnlab {
+
+// nullopt: the phase can run this shape; otherwise the reason it cannot.
+using Refusal = std::optional<std::string>;
+
+// One launcher signature for every phase. Launchers enqueue work on the stream, never
+// synchronise, and check the launch error of every kernel they start.
+using LaunchFn = void (*)(const Problem&, cudaStream_t);
+using CanImplementFn = Refusal (*)(const Shape&);
+
+struct Phase {
+  const char* id;         // "1", "4", "4x", ...
+  const char* title;      // short name
+  const char* technique;  // one line: what the phase does
+  int required_cc;        // 0: any GPU the build targets; 90: needs sm_90a (Hopper only)
+  CanImplementFn can_implement;
+  LaunchFn launch;
+};
+
+const std::vector<Phase>& phases();
+const Phase* find_phase(std::string_view id);
+std::string phase_ids_joined(const char* sep = ", ");
+
+// Shape checks every phase shares (positive sizes, H % H_kv, dtype); nullopt if fine.
+Refusal common_shape_refusal(const Shape& s);
+// Whether the phase can run on a device of compute capability major.minor.
+Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
+
+}  // namespace attnlab

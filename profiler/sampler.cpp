@@ -1,0 +1,185 @@
+// The three timing regimes. CUPTI regimes tag every timed launch with an external
+// correlation id and take the span of the kernels carrying it; the graph regime brackets each
+// replay with events behind a spin kernel, so the host's enqueueing is never timed.
+#include "profiler/sampler.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "kernels/check.hpp"
+#include "profiler/clock_probe.hpp"
+#include "profiler/gpu_spin.hpp"
+
+namespace attnlab::profiler {
+namespace {
+
+constexpr int kMinWarmupLaunches = 3;
+constexpr double kWarmupSeconds = 0.2;       // [s] long enough for clocks to ramp up
+constexpr double kBatchSeconds = 0.05;       // [s] device work per batch between CUPTI flushes
+constexpr int kMaxBatch = 64;                // launches per batch, bounds CUPTI buffer use
+constexpr double kGraphWorkNs = 200e3;       // [ns] device work per graph replay
+constexpr int kMaxGraphLaunches = 20;        // launches per graph, as ANCHORS.md's SDPA graphs
+constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host gets to queue a batch
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int clamp_count(double want, int hi) {
+  if (!(want >= 1)) return 1;
+  return int(std::min<double>(hi, std::floor(want)));
+}
+
+struct Event {
+  cudaEvent_t e{};
+  Event() { ATTNLAB_CUDA_CHECK(cudaEventCreate(&e)); }
+  ~Event() { cudaEventDestroy(e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+struct GraphExec {
+  cudaGraph_t graph{};
+  cudaGraphExec_t exec{};
+  GraphExec() = default;
+  ~GraphExec() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+};
+
+}  // namespace
+
+const char* regime_name(Regime r) {
+  switch (r) {
+    case Regime::kCold: return "cold";
+    case Regime::kWarm: return "warm";
+    case Regime::kGraph: return "graph";
+  }
+  return "unknown";
+}
+
+const char* regime_method(Regime r) {
+  switch (r) {
+    case Regime::kCold:
+      return "CUPTI kernel activity, span of one launch's kernels; L2 flushed (write of 2x L2) "
+             "before every launch";
+    case Regime::kWarm:
+      return "CUPTI kernel activity, span of one launch's kernels; back-to-back launches over "
+             "the same buffers (warm L2)";
+    case Regime::kGraph:
+      return "CUDA events around each replay of a graph of launches_per_sample launches, "
+             "divided by launches_per_sample; queued behind a spin kernel";
+  }
+  return "unknown";
+}
+
+Regime parse_regime(const std::string& name) {
+  for (Regime r : {Regime::kCold, Regime::kWarm, Regime::kGraph})
+    if (name == regime_name(r)) return r;
+  throw std::invalid_argument("unknown timing regime '" + name + "'; expected cold, warm or graph");
+}
+
+Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule)
+    : activity_(activity), flush_(flush), stream_(stream), rule_(rule) {}
+
+void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
+                          std::vector<double>& out, std::vector<std::string>* names) {
+  const std::uint64_t first = next_tag_;
+  for (int i = 0; i < count; ++i) {
+    if (flush_l2) flush_.flush(stream_);
+    TagScope tag(activity_, next_tag_++);
+    launch(stream_);
+  }
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  struct Span {
+    std::uint64_t start = UINT64_MAX, end = 0;
+  };
+  std::map<std::uint64_t, Span> spans;
+  std::set<std::string> seen;
+  for (const auto& r : activity_.collect()) {
+    if (r.tag < first || r.tag >= next_tag_) continue;
+    Span& s = spans[r.tag];
+    s.start = std::min(s.start, r.start_ns);
+    s.end = std::max(s.end, r.end_ns);
+    if (names) seen.insert(r.name);
+  }
+  if (spans.size() != std::size_t(count))
+    throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(spans.size()) +
+                             " of " + std::to_string(count) + " timed launches");
+  for (const auto& [tag, s] : spans) out.push_back(double(s.end - s.start));
+  if (names)
+    for (const auto& n : seen)
+      if (std::find(names->begin(), names->end(), n) == names->end()) names->push_back(n);
+}
+
+double Sampler::warm_up(const LaunchFn& launch) {
+  std::vector<double> spans;
+  const auto t0 = Clock::now();
+  while (spans.size() < std::size_t(kMinWarmupLaunches) || seconds_since(t0) < kWarmupSeconds) {
+    const int count = spans.empty() ? 1 : clamp_count(kBatchSeconds * 1e9 / spans.back(), kMaxBatch);
+    cupti_batch(launch, count, false, spans, nullptr);
+  }
+  return summarize(spans).median;
+}
+
+RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate_ns) {
+  RegimeResult res;
+  res.regime = regime;
+  res.sm_clock_mhz_before = measure_sm_clock_mhz(stream_);
+  const auto t0 = Clock::now();
+  auto& samples = res.samples_ns;
+
+  if (regime == Regime::kCold || regime == Regime::kWarm) {
+    const int batch = clamp_count(kBatchSeconds * 1e9 / estimate_ns, kMaxBatch);
+    do {
+      cupti_batch(launch, batch, regime == Regime::kCold, samples, &res.kernel_names);
+    } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
+  } else {
+    const int k = clamp_count(kGraphWorkNs / estimate_ns, kMaxGraphLaunches);
+    res.launches_per_sample = k;
+    GraphExec g;
+    ATTNLAB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < k; ++i) launch(stream_);
+    } catch (...) {
+      cudaStreamEndCapture(stream_, &g.graph);
+      throw;
+    }
+    ATTNLAB_CUDA_CHECK(cudaStreamEndCapture(stream_, &g.graph));
+    ATTNLAB_CUDA_CHECK(cudaGraphInstantiate(&g.exec, g.graph, 0));
+    ATTNLAB_CUDA_CHECK(cudaGraphUpload(g.exec, stream_));
+    ATTNLAB_CUDA_CHECK(cudaGraphLaunch(g.exec, stream_));  // first replay is not timed
+    const int batch = clamp_count(kBatchSeconds * 1e9 / (estimate_ns * k), kMaxBatch);
+    std::vector<Event> start(static_cast<std::size_t>(batch)), stop(static_cast<std::size_t>(batch));
+    do {
+      gpu_spin(stream_, kSpinLeadNs);
+      for (int i = 0; i < batch; ++i) {
+        ATTNLAB_CUDA_CHECK(cudaEventRecord(start[std::size_t(i)].e, stream_));
+        ATTNLAB_CUDA_CHECK(cudaGraphLaunch(g.exec, stream_));
+        ATTNLAB_CUDA_CHECK(cudaEventRecord(stop[std::size_t(i)].e, stream_));
+      }
+      ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      for (int i = 0; i < batch; ++i) {
+        float ms = 0;
+        ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start[std::size_t(i)].e, stop[std::size_t(i)].e));
+        samples.push_back(double(ms) * 1e6 / k);
+      }
+      activity_.collect();  // drop the replays' kernel records so CUPTI buffers stay small
+    } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
+  }
+  res.wall_seconds = seconds_since(t0);
+  res.sm_clock_mhz_after = measure_sm_clock_mhz(stream_);
+  res.summary = summarize(samples);
+  return res;
+}
+
+}  // namespace attnlab::profiler

@@ -1,0 +1,65 @@
+// Timing regimes: how one launch of a phase is timed, sampled until the noise settles, and
+// summarised. Device clocks only; nothing the host does falls inside a timed interval.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profiler/kernel_activity.hpp"
+#include "profiler/l2_flush.hpp"
+#include "profiler/stats.hpp"
+
+namespace attnlab::profiler {
+
+enum class Regime {
+  kCold,   // L2 flushed before every launch; CUPTI kernel durations
+  kWarm,   // back-to-back launches over the same buffers; CUPTI kernel durations
+  kGraph,  // CUDA graph of several launches replayed; events around each replay
+};
+const char* regime_name(Regime r);     // "cold", "warm", "graph"
+const char* regime_method(Regime r);   // one line for records and reports
+Regime parse_regime(const std::string& name);  // throws std::invalid_argument
+
+struct RegimeResult {
+  Regime regime;
+  std::vector<double> samples_ns;  // [ns] device time of one launch, one entry per sample
+  Summary summary;                 // of samples_ns
+  StopReason stop = StopReason::kContinue;
+  double wall_seconds = 0;         // [s] host time spent sampling
+  int launches_per_sample = 1;     // graph regime: launches captured in the graph
+  double sm_clock_mhz_before = 0;  // [MHz] measured just before sampling
+  double sm_clock_mhz_after = 0;   // [MHz] measured just after
+  std::vector<std::string> kernel_names;  // distinct kernels one launch ran (CUPTI regimes)
+};
+
+using LaunchFn = std::function<void(cudaStream_t)>;
+
+class Sampler {
+ public:
+  Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule);
+
+  // Launches until the GPU is warm: at least kMinWarmupLaunches and kWarmupSeconds.
+  // Returns the median device time of the warm-up launches [ns], an estimate that sizes
+  // batches and graphs.
+  double warm_up(const LaunchFn& launch);
+
+  // Samples one regime. `estimate_ns` is warm_up's result.
+  RegimeResult run(Regime regime, const LaunchFn& launch, double estimate_ns);
+
+ private:
+  // One batch of CUPTI-timed launches; appends one span per launch to `out`.
+  void cupti_batch(const LaunchFn& launch, int count, bool flush_l2, std::vector<double>& out,
+                   std::vector<std::string>* names);
+
+  KernelActivity& activity_;
+  L2Flush& flush_;
+  cudaStream_t stream_;
+  StoppingRule rule_;
+  std::uint64_t next_tag_ = 1;
+};
+
+}  // namespace attnlab::profiler

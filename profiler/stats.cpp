@@ -1,0 +1,65 @@
+// Summary statistics and the stopping rule for timing samples.
+#include "profiler/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace attnlab::profiler {
+
+double percentile(std::vector<double> samples, double q) {
+  if (samples.empty()) throw std::invalid_argument("percentile of an empty sample");
+  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("percentile rank outside [0, 1]");
+  std::sort(samples.begin(), samples.end());
+  const double pos = q * double(samples.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, samples.size() - 1);
+  const double frac = pos - double(lo);
+  return samples[lo] + frac * (samples[hi] - samples[lo]);
+}
+
+Summary summarize(const std::vector<double>& samples) {
+  if (samples.empty()) throw std::invalid_argument("summary of an empty sample");
+  Summary s;
+  s.count = samples.size();
+  s.median = percentile(samples, 0.5);
+  s.p10 = percentile(samples, 0.1);
+  s.p90 = percentile(samples, 0.9);
+  const auto [mn, mx] = std::minmax_element(samples.begin(), samples.end());
+  s.min = *mn;
+  s.max = *mx;
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / double(s.count);
+  if (s.count > 1) {
+    double ss = 0;
+    for (double x : samples) ss += (x - s.mean) * (x - s.mean);
+    s.stdev = std::sqrt(ss / double(s.count - 1));
+  }
+  s.noise_pct = s.mean != 0 ? 100.0 * s.stdev / s.mean : 0.0;
+  return s;
+}
+
+const char* stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::kContinue: return "continue";
+    case StopReason::kConverged: return "converged";
+    case StopReason::kMaxSamples: return "max_samples";
+    case StopReason::kTimeCap: return "time_cap";
+  }
+  return "unknown";
+}
+
+StopReason should_stop(const StoppingRule& rule, const std::vector<double>& samples,
+                       double elapsed_seconds) {
+  if (samples.size() >= rule.max_samples) return StopReason::kMaxSamples;
+  // The minimum count wins over the time cap only until the cap is spent twice over, so one
+  // very slow kernel cannot hold the run forever.
+  if (elapsed_seconds >= rule.max_seconds &&
+      (samples.size() >= rule.min_samples || elapsed_seconds >= 2 * rule.max_seconds))
+    return StopReason::kTimeCap;
+  if (samples.size() >= rule.min_samples && summarize(samples).noise_pct < rule.noise_target_pct)
+    return StopReason::kConverged;
+  return StopReason::kContinue;
+}
+
+}  // namespace attnlab::profiler

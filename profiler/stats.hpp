@@ -1,0 +1,44 @@
+// Summary statistics of timing samples and the stopping rule that decides when a regime has
+// enough of them. Host-only.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace attnlab::profiler {
+
+struct Summary {
+  std::size_t count = 0;
+  double median = 0;  // same unit as the samples
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  double p10 = 0;
+  double p90 = 0;
+  double stdev = 0;      // sample standard deviation (n - 1)
+  double noise_pct = 0;  // relative noise: 100 * stdev / mean, as nvbench reports it
+};
+
+// Percentile by linear interpolation between closest ranks (q in [0, 1]); samples need not
+// be sorted. Throws std::invalid_argument on an empty sample or q outside [0, 1].
+double percentile(std::vector<double> samples, double q);
+
+// Throws std::invalid_argument on an empty sample.
+Summary summarize(const std::vector<double>& samples);
+
+// When to stop sampling a regime: enough samples and relative noise under the target, or the
+// sample or wall-time budget spent.
+struct StoppingRule {
+  std::size_t min_samples = 10;
+  std::size_t max_samples = 1000;
+  double noise_target_pct = 0.5;  // [%] nvbench's default
+  double max_seconds = 2.0;       // [s] wall time budget per regime and shape
+};
+
+enum class StopReason { kContinue, kConverged, kMaxSamples, kTimeCap };
+const char* stop_reason_name(StopReason r);
+
+StopReason should_stop(const StoppingRule& rule, const std::vector<double>& samples,
+                       double elapsed_seconds);
+
+}  // namespace attnlab::profiler

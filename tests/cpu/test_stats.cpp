@@ -1,0 +1,73 @@
+// Statistics and the stopping rule behind every reported timing.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "profiler/stats.hpp"
+
+using namespace attnlab::profiler;
+
+TEST(Stats, PercentileInterpolatesBetweenRanks) {
+  const std::vector<double> x = {40, 10, 30, 20};  // sorted: 10 20 30 40
+  EXPECT_DOUBLE_EQ(percentile(x, 0.0), 10);
+  EXPECT_DOUBLE_EQ(percentile(x, 1.0), 40);
+  EXPECT_DOUBLE_EQ(percentile(x, 0.5), 25);
+  EXPECT_DOUBLE_EQ(percentile(x, 0.1), 13);  // position 0.3 between 10 and 20
+}
+
+TEST(Stats, RejectsEmptyAndBadRank) {
+  EXPECT_THROW(percentile({}, 0.5), std::invalid_argument);
+  EXPECT_THROW(percentile({1.0}, 1.5), std::invalid_argument);
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
+TEST(Stats, SummaryOfKnownSample) {
+  const auto s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
+  EXPECT_EQ(s.count, 8u);
+  EXPECT_DOUBLE_EQ(s.mean, 5);
+  EXPECT_DOUBLE_EQ(s.median, 4.5);
+  EXPECT_DOUBLE_EQ(s.min, 2);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+  EXPECT_NEAR(s.stdev, 2.138089935, 1e-9);  // sample (n-1) standard deviation
+  EXPECT_NEAR(s.noise_pct, 100 * 2.138089935 / 5, 1e-7);
+}
+
+TEST(Stats, SingleSampleHasNoNoise) {
+  const auto s = summarize({3.5});
+  EXPECT_DOUBLE_EQ(s.median, 3.5);
+  EXPECT_DOUBLE_EQ(s.p10, 3.5);
+  EXPECT_DOUBLE_EQ(s.stdev, 0);
+}
+
+TEST(StoppingRule, NeedsMinimumSamplesBeforeConverging) {
+  StoppingRule r;
+  r.min_samples = 5;
+  const std::vector<double> flat(4, 100.0);
+  EXPECT_EQ(should_stop(r, flat, 0.01), StopReason::kContinue);
+  EXPECT_EQ(should_stop(r, std::vector<double>(5, 100.0), 0.01), StopReason::kConverged);
+}
+
+TEST(StoppingRule, NoisySamplesContinueUntilTimeCap) {
+  StoppingRule r;
+  r.min_samples = 4;
+  r.max_seconds = 1.0;
+  const std::vector<double> noisy = {100, 120, 90, 130, 80};
+  EXPECT_EQ(should_stop(r, noisy, 0.5), StopReason::kContinue);
+  EXPECT_EQ(should_stop(r, noisy, 1.0), StopReason::kTimeCap);
+}
+
+TEST(StoppingRule, MinimumSamplesHoldPastCapButNotForever) {
+  StoppingRule r;
+  r.min_samples = 10;
+  r.max_seconds = 1.0;
+  const std::vector<double> few = {100, 101, 99};
+  EXPECT_EQ(should_stop(r, few, 1.5), StopReason::kContinue);
+  EXPECT_EQ(should_stop(r, few, 2.0), StopReason::kTimeCap);
+}
+
+TEST(StoppingRule, MaxSamplesEndsSampling) {
+  StoppingRule r;
+  r.min_samples = 2;
+  r.max_samples = 3;
+  EXPECT_EQ(should_stop(r, {1, 50, 100}, 0.0), StopReason::kMaxSamples);
+}
