@@ -1,14 +1,11 @@
 # Finds every package the build needs and, when one is missing, names the Debian package
 # that provides it (scripts/setup installs them all).
 find_package(CUDAToolkit 12.4 REQUIRED)
-foreach(target CUDA::cudart_static CUDA::cupti)
+foreach(target CUDA::cudart_static CUDA::cupti CUDA::nvtx3)
   if(NOT TARGET ${target})
-    message(FATAL_ERROR "attnlab: ${target} not found in the CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR}; install the CUDA Toolkit with CUPTI (cuda-cupti-dev)")
+    message(FATAL_ERROR "attnlab: ${target} not found in the CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR}; install the CUDA Toolkit 13 with CUPTI and NVTX (cuda-cupti-dev, cuda-nvtx)")
   endif()
 endforeach()
-if(NOT EXISTS "${CUDAToolkit_INCLUDE_DIRS}/nvtx3/nvToolsExt.h")
-  message(FATAL_ERROR "attnlab: NVTX3 headers (nvtx3/nvToolsExt.h) not found under ${CUDAToolkit_INCLUDE_DIRS}; install cuda-nvtx")
-endif()
 
 macro(attnlab_require package debian)
   find_package(${package} ${ARGN} CONFIG QUIET)
