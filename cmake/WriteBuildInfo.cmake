@@ -1,9 +1,19 @@
 # Script mode: writes build_info.cpp only when its content changes, so an unchanged tree
-# does not relink everything.
+# does not relink everything. A copy of the tree without .git (as sent to a remote GPU
+# machine) carries .attnlab-source, written by scripts/stamp-source from the checkout.
 find_package(Git QUIET)
 set(commit "unknown")
 set(dirty "true")
-if(GIT_FOUND)
+if(NOT EXISTS ${SOURCE_DIR}/.git AND EXISTS ${SOURCE_DIR}/.attnlab-source)
+  file(STRINGS ${SOURCE_DIR}/.attnlab-source stamp)
+  foreach(line ${stamp})
+    if(line MATCHES "^commit=([0-9a-f]+)$")
+      set(commit ${CMAKE_MATCH_1})
+    elseif(line MATCHES "^dirty=(true|false)$")
+      set(dirty ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+elseif(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${SOURCE_DIR}
                   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                   RESULT_VARIABLE rc ERROR_QUIET)

@@ -1,4 +1,4 @@
-// Phase 1: scalar fused attention, fp32 math on CUDA cores, the baseline every later phase beats.
+// Phase 1: scalar fused attention, fp32 math on CUDA cores, no tensor cores.
 // Idea: one thread per query row holds its 64 tile scores and its D-wide output row in
 // registers while 64-key K/V tiles stream through shared memory; online softmax rescales once
 // per tile. Its measured effect lives in the run records.

@@ -141,7 +141,8 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
   if (regime == Regime::kCold || regime == Regime::kWarm) {
     const int batch = clamp_count(kBatchSeconds * 1e9 / estimate_ns, kMaxBatch);
     do {
-      cupti_batch(launch, batch, regime == Regime::kCold, samples, &res.kernel_names);
+      const int n = int(std::min<std::size_t>(batch, rule_.max_samples - samples.size()));
+      cupti_batch(launch, n, regime == Regime::kCold, samples, &res.kernel_names);
     } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
   } else {
     const int k = clamp_count(kGraphWorkNs / estimate_ns, kMaxGraphLaunches);
@@ -161,14 +162,15 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     const int batch = clamp_count(kBatchSeconds * 1e9 / (estimate_ns * k), kMaxBatch);
     std::vector<Event> start(static_cast<std::size_t>(batch)), stop(static_cast<std::size_t>(batch));
     do {
+      const int n = int(std::min<std::size_t>(batch, rule_.max_samples - samples.size()));
       gpu_spin(stream_, kSpinLeadNs);
-      for (int i = 0; i < batch; ++i) {
+      for (int i = 0; i < n; ++i) {
         ATTNLAB_CUDA_CHECK(cudaEventRecord(start[std::size_t(i)].e, stream_));
         ATTNLAB_CUDA_CHECK(cudaGraphLaunch(g.exec, stream_));
         ATTNLAB_CUDA_CHECK(cudaEventRecord(stop[std::size_t(i)].e, stream_));
       }
       ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      for (int i = 0; i < batch; ++i) {
+      for (int i = 0; i < n; ++i) {
         float ms = 0;
         ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start[std::size_t(i)].e, stop[std::size_t(i)].e));
         samples.push_back(double(ms) * 1e6 / k);

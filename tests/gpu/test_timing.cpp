@@ -37,6 +37,7 @@ TEST_F(Timing, SpinKernelMeasuresItsDurationInEveryRegime) {
   StoppingRule rule;
   rule.min_samples = 10;
   rule.max_seconds = 0.5;
+  rule.max_samples = 50;  // below one batch of 100 us launches: the cap must cut a batch short
   Sampler sampler(*activity, *flush, stream, rule);
   const LaunchFn spin = [](cudaStream_t s) { gpu_spin(s, kSpinNs); };
   const double estimate = sampler.warm_up(spin);
@@ -44,6 +45,7 @@ TEST_F(Timing, SpinKernelMeasuresItsDurationInEveryRegime) {
   for (Regime r : {Regime::kCold, Regime::kWarm, Regime::kGraph}) {
     const auto res = sampler.run(r, spin, estimate);
     EXPECT_GE(res.summary.count, rule.min_samples) << regime_name(r);
+    EXPECT_LE(res.summary.count, rule.max_samples) << regime_name(r);
     // CUPTI spans and graph replays both add only a few microseconds of overhead at most.
     EXPECT_GE(res.summary.median, double(kSpinNs)) << regime_name(r);
     EXPECT_LT(res.summary.median, 1.05 * kSpinNs) << regime_name(r);
