@@ -6,12 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "experiments/claims.hpp"
+
 namespace attnlab {
 
 struct Experiment {
   const char* phase;                        // registry id
   const char* question;                     // what this experiment is for, one line
   std::vector<std::string> default_shapes;  // shape specs run when --shape is not given
+  std::vector<Claim> claims;                // hypotheses the report judges; may be empty
 };
 
 enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitEnvironment = 3 };

@@ -342,6 +342,8 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     record["experiment"] = {{"title", phase->title},
                             {"technique", phase->technique},
                             {"question", exp.question}};
+    record["claims"] = ordered_json::array();
+    for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
     record["started_utc"] = utc_iso8601(now);
     record["provenance"] = provenance_json(argc, argv, seed, opt.device);
     record["options"] = {{"regimes", opt.regimes},
