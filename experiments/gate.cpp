@@ -45,6 +45,7 @@ bool same_bits(const std::vector<__half>& a, const std::vector<__half>& b) {
 GateResult run_gate(const Phase& phase, const Problem& p, const HostTensors& in,
                     std::uint64_t seed, cudaStream_t stream) {
   GateResult g;
+  if (phase.prepare) phase.prepare(p.shape);
   // Twice, each into fresh poison: a result that changes between identical launches is a race.
   g.output = launch_poisoned(phase, p, stream);
   g.repeat_identical = same_bits(g.output, launch_poisoned(phase, p, stream));

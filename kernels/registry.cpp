@@ -20,11 +20,11 @@ const std::vector<Phase>& phases() {
   static const std::vector<Phase> table = {
       {"1", "scalar fused",
        "one thread per query row, 64x64 K/V tiles in shared memory, online softmax, fp32 math",
-       0, &phase1::can_implement, &phase1::launch},
+       0, &phase1::can_implement, &phase1::launch, nullptr},
       {"4", "fused tiled",
        "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "
        "shuffles",
-       0, &phase4::can_implement, &phase4::launch},
+       0, &phase4::can_implement, &phase4::launch, nullptr},
   };
   return table;
 }

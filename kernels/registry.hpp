@@ -20,6 +20,10 @@ using Refusal = std::optional<std::string>;
 // synchronise, and check the launch error of every kernel they start.
 using LaunchFn = void (*)(const Problem&, cudaStream_t);
 using CanImplementFn = Refusal (*)(const Shape&);
+// Optional, for phases with library handles or workspaces (cuBLASLt plans, S/P buffers):
+// called once per shape before the first launch, outside every timed region, so launch
+// itself never allocates. Resources live until the process ends.
+using PrepareFn = void (*)(const Shape&);
 
 struct Phase {
   const char* id;         // "1", "4", "4x", ...
@@ -28,6 +32,7 @@ struct Phase {
   int required_cc;        // 0: any GPU the build targets; 90: needs sm_90a (Hopper only)
   CanImplementFn can_implement;
   LaunchFn launch;
+  PrepareFn prepare;      // nullptr when the phase needs no set-up
 };
 
 const std::vector<Phase>& phases();

@@ -40,12 +40,12 @@ TEST(Registry, EveryPhaseAcceptsTheSeedShapesAndRefusesBadOnes) {
 }
 
 TEST(Registry, HopperOnlyPhasesRefuseOtherGpus) {
-  const Phase hopper{"x", "t", "t", 90, nullptr, nullptr};
+  const Phase hopper{"x", "t", "t", 90, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(hopper, 9, 0));
   auto why = device_refusal(hopper, 8, 0);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("sm_90a"), std::string::npos);
   EXPECT_TRUE(device_refusal(hopper, 10, 0));
-  const Phase any{"y", "t", "t", 0, nullptr, nullptr};
+  const Phase any{"y", "t", "t", 0, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(any, 8, 0));
 }
