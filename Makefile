@@ -40,6 +40,70 @@ experiment: build
 	@$(BUILD)/bin/attnlab-phases --check '$(PHASE)'
 	$(BUILD)/bin/attnlab-phase-$(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
+# make profile PHASE=4 [SHAPES=...] [ARGS=...] [NCU_SET=full]: the experiment with every CUPTI
+# metric group, then each shape's launch under Nsight Compute (scripts/profile.sh); the
+# .ncu-rep files, ncu's values and the CUPTI-ncu difference land in the same run record.
+NCU_SET     ?=
+.PHONY: profile
+profile: build
+	@if [ -z "$(PHASE)" ]; then \
+	  echo "attnlab: set PHASE, e.g. make profile PHASE=4; phases:"; \
+	  $(BUILD)/bin/attnlab-phases; exit 2; fi
+	@$(BUILD)/bin/attnlab-phases --check '$(PHASE)'
+	BUILD=$(BUILD) NCU_SET=$(NCU_SET) scripts/profile.sh $(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
+
+# Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
+# reports/README.md). Only the report tool is built for these, not the CUDA phases.
+RUN         ?=
+A           ?=
+B           ?=
+RESULTS     ?= results
+REPORT      := $(BUILD)/bin/attnlab-report
+H100        := reports/h100
+
+.PHONY: report-tool report compare notebook progression reports-h100
+
+report-tool: configure
+	cmake --build $(BUILD) -j $(JOBS) --target attnlab-report
+
+# make report RUN=results/4/<run>: <run>/report.md and <run>/plots/
+report: report-tool
+	@if [ -z "$(RUN)" ]; then echo "attnlab: set RUN, e.g. make report RUN=results/4/<run>"; exit 2; fi
+	$(REPORT) run $(RUN)
+
+# make compare A=<run dir> B=<run dir>: B against A, SAME / FASTER / SLOWER per shape
+compare: report-tool
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then echo "attnlab: set A and B, e.g. make compare A=results/1/<run> B=results/4/<run>"; exit 2; fi
+	$(REPORT) compare $(A) $(B)
+
+# make notebook [RESULTS=results]: $(RESULTS)/NOTEBOOK.md and $(RESULTS)/index.jsonl
+notebook: report-tool
+	$(REPORT) notebook $(RESULTS)
+
+# make progression [RESULTS=results]: $(RESULTS)/progression/report.md and plots
+progression: report-tool
+	$(REPORT) progression $(RESULTS) $(RESULTS)/progression
+
+# Everything under reports/h100/ from the committed records in reports/h100/records/.
+reports-h100: report-tool
+	$(REPORT) run $(wildcard $(H100)/records/*/*/)
+	$(REPORT) notebook $(H100)/records --out $(H100)
+	$(REPORT) progression $(H100)/records $(H100)/progression
+
+# make sweep [PHASES="1 4"] [SHAPES="spec ..."] [ARGS="..."]: every phase and the PyTorch SDPA
+# baseline over the sweep shapes (scripts/sweep.sh says which and why), then the progression.
+PHASES      ?=
+RESULTS     ?= results
+.PHONY: sweep baseline
+sweep: build
+	BUILD=$(BUILD) RESULTS=$(RESULTS) PHASES="$(PHASES)" SHAPES="$(SHAPES)" ARGS="$(ARGS)" \
+	  scripts/sweep.sh
+
+# make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
+# results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
+baseline:
+	python3 experiments/sdpa_baseline.py --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
+
 help: build
 	@echo "attnlab targets:"
 	@echo "  make setup                      install the Debian packages the build needs"
@@ -48,6 +112,16 @@ help: build
 	@echo "  make experiment PHASE=<id> [SHAPES=\"spec ...\"] [ARGS=\"...\"]"
 	@echo "                                  run one phase's experiment, write results/<id>/.../run.json"
 	@echo "  $(BUILD)/bin/attnlab-phase-<id> --help   every experiment option"
+	@echo "  make profile PHASE=<id> [NCU_SET=full]  the experiment, then each shape under ncu;"
+	@echo "                                  CUPTI and ncu values side by side in its run.json"
+	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
+	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"
+	@echo "  make notebook [RESULTS=results] NOTEBOOK.md and index.jsonl of every run"
+	@echo "  make progression [RESULTS=results]  newest ok record of every phase, compared"
+	@echo "  make sweep [PHASES=\"...\"] [SHAPES=...] [ARGS=...]  every phase and the SDPA baseline"
+	@echo "                                  over S = 512..8192 at D = 64, 128; then the progression"
+	@echo "  make baseline [SHAPES=...] [ARGS=...]  PyTorch SDPA (cuDNN, flash, efficient) records"
+	@echo "  make reports-h100               re-render everything under reports/h100/"
 	@echo "phases:"
 	@$(BUILD)/bin/attnlab-phases
 

@@ -19,6 +19,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/record.hpp"
 #include "experiments/reference.hpp"
+#include "experiments/sass.hpp"
 #include "experiments/shapes.hpp"
 #include "kernels/check.hpp"
 #include "kernels/registry.hpp"
@@ -26,6 +27,8 @@
 #include "profiler/cupti_check.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/l2_flush.hpp"
+#include "profiler/metric_groups.hpp"
+#include "profiler/metrics.hpp"
 #include "profiler/nvtx.hpp"
 #include "profiler/sampler.hpp"
 
@@ -49,7 +52,10 @@ struct Options {
   std::vector<std::string> regimes = {"cold", "warm", "graph"};
   profiler::StoppingRule rule;
   bool check_only = false;
+  bool can_run = false;  // judge shapes and options only (scripts/sweep.sh)
   int device = 0;
+  std::string metrics = "all";  // counter groups collected after timing (metric_groups.hpp), or none
+  bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
 };
 
 std::string fmt(const char* f, double v) {
@@ -154,7 +160,8 @@ struct ShapeRun {
 };
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
-                   profiler::Sampler* sampler, cudaStream_t stream, const std::string& tag) {
+                   profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
+                   cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
   const double scale = s.default_scale();
   ordered_json& r = run.result;
@@ -191,6 +198,12 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   r["headline_regime"] = nullptr;
   r["tflops"] = nullptr;
   r["dram_gbps_min_bytes"] = nullptr;
+  if (run.passed && opt.profile_launch) {
+    const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
+    profiler::launch_for_profiler([&](cudaStream_t st) { phase.launch(p, st); }, stream, range);
+    std::cout << tag << " profiled launch in NVTX range attnlab@" << range << std::endl;
+    return run;
+  }
   if (!run.passed || sampler == nullptr) return run;
 
   const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
@@ -226,6 +239,10 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   r["headline_regime"] = headline;
   r["tflops"] = timing[headline]["tflops"];
   r["dram_gbps_min_bytes"] = timing[headline]["dram_gbps_min_bytes"];
+  // Counters, static facts and derived figures: after timing, so they never perturb it.
+  if (evidence)
+    evidence->add_to(r, launch, stream, profiler::profile_range_name(phase.id, shape_name(s)),
+                     s.flops(), tag);
   return run;
 }
 
@@ -249,6 +266,16 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--max-samples", opt.rule.max_samples, "samples per regime at most")
       ->capture_default_str();
   app.add_flag("--check-only", opt.check_only, "correctness gate only, no timing");
+  app.add_flag("--can-run", opt.can_run,
+               "judge the shapes and options only, without touching the GPU: exit 0 if the "
+               "phase can run every shape, else say why not and exit 2");
+  app.add_option("--metrics", opt.metrics,
+                 "hardware-counter groups collected after timing with the CUPTI range profiler: "
+                 "comma-separated tensor, memory, throughput, stalls; all; or none")
+      ->capture_default_str();
+  app.add_flag("--profile-launch", opt.profile_launch,
+               "for Nsight Compute (make profile): after the correctness gate, one launch per "
+               "shape in NVTX range attnlab.profile.<phase>.<shape>; no timing, no CUPTI");
   app.add_option("--device", opt.device, "CUDA device ordinal")->capture_default_str();
 }
 
@@ -281,6 +308,7 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
 
   // Every shape and option is judged before the GPU is touched.
   std::vector<Shape> shapes;
+  std::vector<std::string> metric_groups;
   try {
     for (const auto& spec : opt.shape_specs.empty() ? exp.default_shapes : opt.shape_specs) {
       const Shape s = parse_shape(spec);
@@ -290,11 +318,13 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
       shapes.push_back(s);
     }
     for (const auto& r : opt.regimes) profiler::parse_regime(r);
+    metric_groups = profiler::parse_metric_groups(opt.metrics);
   } catch (const std::invalid_argument& e) {
     return fail(kExitUsage, e.what());
   }
   if (opt.rule.min_samples < 2 || opt.rule.max_samples < opt.rule.min_samples)
     return fail(kExitUsage, "need 2 <= --min-samples <= --max-samples");
+  if (opt.can_run) return kExitOk;
 
   std::uint64_t seed = opt.seed ? *opt.seed
                                 : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
@@ -319,7 +349,8 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
 
     std::optional<profiler::KernelActivity> activity;
     std::optional<profiler::L2Flush> flush;
-    if (!opt.check_only) {
+    const bool timed = !opt.check_only && !opt.profile_launch;
+    if (timed) {
       try {
         activity.emplace();
       } catch (const std::exception& ex) {
@@ -330,7 +361,9 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     cudaStream_t stream{};
     ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     std::optional<profiler::Sampler> sampler;
-    if (!opt.check_only) sampler.emplace(*activity, *flush, stream, opt.rule);
+    if (timed) sampler.emplace(*activity, *flush, stream, opt.rule);
+    std::optional<profiler::HardwareEvidence> evidence;
+    if (timed) evidence.emplace(opt.device, metric_groups);
 
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
@@ -352,7 +385,15 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
                           {{"min_samples", opt.rule.min_samples},
                            {"max_samples", opt.rule.max_samples},
                            {"noise_target_pct", opt.rule.noise_target_pct},
-                           {"max_seconds", opt.rule.max_seconds}}}};
+                           {"max_seconds", opt.rule.max_seconds}}},
+                         {"metrics", opt.metrics},
+                         {"profile_launch", opt.profile_launch}};
+    record["metrics_config"] =
+        evidence ? evidence->config_json()
+                 : ordered_json{{"groups", ordered_json::array()},
+                                {"unavailable", opt.profile_launch
+                                                    ? "--profile-launch: Nsight Compute collects"
+                                                    : "--check-only: nothing is timed"}};
     record["results"] = ordered_json::array();
     const fs::path file = run_dir / "run.json";
     write_json_atomically(file, record);
@@ -364,7 +405,9 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
       for (std::size_t i = 0; i < shapes.size(); ++i) {
         const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(shapes.size()) +
                                 "] " + shape_name(shapes[i]);
-        auto run = run_shape(*phase, shapes[i], opt, seed, sampler ? &*sampler : nullptr, stream, tag);
+        auto run = run_shape(*phase, shapes[i], opt, seed, sampler ? &*sampler : nullptr,
+                             evidence ? &*evidence : nullptr, stream, tag);
+        sass::add_static_evidence(run.result, phase->id);  // static.sass, static.ptxas
         all_passed = all_passed && run.passed;
         record["results"].push_back(std::move(run.result));
         write_json_atomically(file, record);

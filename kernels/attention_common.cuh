@@ -67,6 +67,50 @@ __device__ __forceinline__ void load_tile(__half* dst, const __half* __restrict_
   }
 }
 
+// cp.async (sm_80+): one 16-byte vector global -> shared without passing through registers;
+// it lands asynchronously, so warps compute on one stage while the next streams in. .cg
+// caches in L2 only: K/V tiles are reused by other blocks, not by this SM's L1.
+// With fill false the source size is 0: nothing is read and the 16 bytes become zeros.
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, bool fill) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src),
+               "r"(fill ? 16 : 0)
+               : "memory");
+}
+
+// Closes the group of cp.async copies this thread issued since the last commit.
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Blocks until at most Pending of this thread's committed groups are still in flight. It
+// covers only the calling thread's copies: a __syncthreads must follow before other threads
+// read the data.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// load_tile with cp.async: the same rows, stride and zero-filled tail, issued without waiting.
+// Rows at or past S copy nothing (source size 0) from the slice's first row, an address that
+// always lies inside the tensor (S >= 1).
+template <int Rows, int D, int Stride, int Threads>
+__device__ __forceinline__ void load_tile_async(__half* dst, const __half* __restrict__ src,
+                                                int row0, int S) {
+  static_assert(D % kHalvesPerVec == 0 && Stride % kHalvesPerVec == 0, "rows of whole vectors");
+  constexpr int kVecsPerRow = D / kHalvesPerVec;
+  static_assert((Rows * kVecsPerRow) % Threads == 0, "every thread copies as many vectors");
+#pragma unroll
+  for (int it = 0; it < Rows * kVecsPerRow / Threads; ++it) {
+    const int i = it * Threads + int(threadIdx.x);
+    const int r = i / kVecsPerRow;
+    const int c = i % kVecsPerRow;
+    const bool in_range = row0 + r < S;
+    const __half* from = in_range ? src + std::int64_t(row0 + r) * D + c * kHalvesPerVec : src;
+    cp_async_16(dst + r * Stride + c * kHalvesPerVec, from, in_range);
+  }
+}
+
 __device__ __forceinline__ void unpack8(const uint4& v, float (&f)[kHalvesPerVec]) {
   const __half2* h = reinterpret_cast<const __half2*>(&v);
 #pragma unroll
@@ -75,6 +119,15 @@ __device__ __forceinline__ void unpack8(const uint4& v, float (&f)[kHalvesPerVec
     f[2 * i] = t.x;
     f[2 * i + 1] = t.y;
   }
+}
+
+// The inverse of unpack8: eight fp32 values rounded to fp16, as one 16-byte vector.
+__device__ __forceinline__ uint4 pack8(const float* f) {
+  uint4 v;
+  __half2* h = reinterpret_cast<__half2*>(&v);
+#pragma unroll
+  for (int i = 0; i < kHalvesPerVec / 2; ++i) h[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
+  return v;
 }
 
 __device__ __forceinline__ float warp_max(float x) {

@@ -13,7 +13,17 @@ namespace attnlab {
   void launch(const Problem& p, cudaStream_t stream); \
   }
 ATTNLAB_DECLARE_PHASE(phase1)
+ATTNLAB_DECLARE_PHASE(phase2)
+ATTNLAB_DECLARE_PHASE(phase3a)
+ATTNLAB_DECLARE_PHASE(phase3b)
+namespace phase3b { void prepare(const Shape& s); }
+ATTNLAB_DECLARE_PHASE(phase3c)
+namespace phase3c { void prepare(const Shape& s); }
 ATTNLAB_DECLARE_PHASE(phase4)
+ATTNLAB_DECLARE_PHASE(phase4x)
+ATTNLAB_DECLARE_PHASE(phased1)
+ATTNLAB_DECLARE_PHASE(phased2)
+ATTNLAB_DECLARE_PHASE(phased3)
 #undef ATTNLAB_DECLARE_PHASE
 
 const std::vector<Phase>& phases() {
@@ -21,10 +31,40 @@ const std::vector<Phase>& phases() {
       {"1", "scalar fused",
        "one thread per query row, 64x64 K/V tiles in shared memory, online softmax, fp32 math",
        0, &phase1::can_implement, &phase1::launch, nullptr},
+      {"2", "cp.async fused",
+       "phase 1's kernel with a two-stage cp.async pipeline: K/V tile j+1 copied in while tile j "
+       "is computed",
+       0, &phase2::can_implement, &phase2::launch, nullptr},
+      {"3a", "WMMA QK^T",
+       "WMMA 16x16x16 QK^T per 16-row warp strip, scores via shared memory, online softmax, "
+       "scalar fp32 PV",
+       0, &phase3a::can_implement, &phase3a::launch, nullptr},
+      {"3b", "unfused cuBLAS",
+       "strided-batched cuBLASLt GEMM S = QK^T, row-softmax kernel (P over S in place, fp16), "
+       "batched GEMM O = PV",
+       0, &phase3b::can_implement, &phase3b::launch, &phase3b::prepare},
+      {"3c", "unfused split-K",
+       "phase 3b with a split-K cuBLASLt algorithm for the PV GEMM when S >= 64",
+       0, &phase3c::can_implement, &phase3c::launch, &phase3c::prepare},
       {"4", "fused tiled",
        "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "
        "shuffles",
        0, &phase4::can_implement, &phase4::launch, nullptr},
+      {"4x", "fused WMMA",
+       "64x64 tiles, 8 warps, WMMA for QK^T and PV, cp.async double-buffered K/V, warp-shuffle "
+       "softmax, padded shared memory",
+       0, &phase4x::can_implement, &phase4x::launch, nullptr},
+      {"d1", "block per head",
+       "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
+       "16 with online softmax, K/V from global memory, fp32 math",
+       0, &phased1::can_implement, &phased1::launch, nullptr},
+      {"d2", "branch-free",
+       "d1 with clamped loads, arithmetic masks and predicated stores in place of branches",
+       0, &phased2::can_implement, &phased2::launch, nullptr},
+      {"d3", "warp per query",
+       "one warp per query row, 64-key K/V tiles shared by the block's warps (cp.async, two "
+       "stages), lanes split keys then D, warp-shuffle softmax",
+       0, &phased3::can_implement, &phased3::launch, nullptr},
   };
   return table;
 }

@@ -274,6 +274,30 @@ std::vector<KernelRecord> KernelActivity::collect() {
   return kernels;
 }
 
+ActivityPause::ActivityPause() {
+  {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_state == nullptr) return;
+  }
+  try {
+    for (std::size_t i = kNumKinds; i-- > 0;) {
+      ATTNLAB_CUPTI_CHECK(cuptiActivityDisable(kKinds[i]));
+      ++disabled_;
+    }
+  } catch (...) {
+    for (std::size_t i = kNumKinds - disabled_; i < kNumKinds; ++i) {
+      warn_on_failure(cuptiActivityEnable(kKinds[i]), "cuptiActivityEnable");
+    }
+    throw;
+  }
+}
+
+ActivityPause::~ActivityPause() {
+  for (std::size_t i = kNumKinds - disabled_; i < kNumKinds; ++i) {
+    warn_on_failure(cuptiActivityEnable(kKinds[i]), "cuptiActivityEnable");
+  }
+}
+
 TagScope::TagScope(KernelActivity& activity, std::uint64_t tag) : activity_(activity) {
   activity_.push_tag(tag);
 }

@@ -2,6 +2,7 @@
 // sample id: kernel time without launch overhead or host jitter. Host-only; links CUPTI.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +60,23 @@ class KernelActivity {
 
  private:
   std::unique_ptr<detail::ActivityState> state_;
+};
+
+// Suspends the live KernelActivity's tracing for its scope (a no-op when none is alive), so
+// that the kernels the range profiler replays and the static-facts launch neither meet CUPTI
+// activity instrumentation nor leave records in a timing window. Throws CuptiError when CUPTI
+// refuses to disable a kind; re-enabling failures are reported on stderr.
+class ActivityPause {
+ public:
+  ActivityPause();
+  ~ActivityPause();
+  ActivityPause(const ActivityPause&) = delete;
+  ActivityPause& operator=(const ActivityPause&) = delete;
+  ActivityPause(ActivityPause&&) = delete;
+  ActivityPause& operator=(ActivityPause&&) = delete;
+
+ private:
+  std::size_t disabled_ = 0;  // kinds this pause disabled, re-enabled by the destructor
 };
 
 // Tags the kernels launched in its scope; the pop cannot throw, so a failing pop (a push/pop

@@ -1,0 +1,387 @@
+// Nsight Compute CSV import, unit conversion, combination over kernels, and the merge into a
+// run record with the CUPTI-vs-ncu agreement table.
+#include "experiments/ncu_import.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+
+#include "profiler/metric_groups.hpp"
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kHeadlineTolerancePct = 3.0;  // [%] the issue's bar for CUPTI-ncu agreement
+constexpr const char* kDurationMetric = "gpu__time_duration.sum";
+
+std::vector<std::vector<std::string>> parse_records(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false, started = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c != '"') {
+        field += c;
+      } else if (i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        quoted = started = true;
+        break;
+      case ',':
+        record.push_back(std::move(field));
+        field.clear();
+        started = true;
+        break;
+      case '\r':
+        break;
+      case '\n':
+        if (started) {
+          record.push_back(std::move(field));
+          records.push_back(std::move(record));
+        }
+        record.clear();
+        field.clear();
+        started = false;
+        break;
+      default:
+        field += c;
+        started = true;
+    }
+  }
+  if (quoted) throw std::runtime_error("ncu CSV: unbalanced quote");
+  if (started) {
+    record.push_back(std::move(field));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string pct(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.2f%%", v);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+int NcuCsv::column(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return int(i);
+  return -1;
+}
+
+NcuCsv parse_ncu_csv(std::istream& in) {
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto records = parse_records(text);
+  std::size_t i = 0;
+  while (i < records.size() && (records[i].empty() || records[i][0] != "ID")) ++i;
+  if (i == records.size())
+    throw std::runtime_error("ncu CSV: no header row (a first field \"ID\"); was it written by "
+                             "ncu --import <report> --csv --page raw?");
+  NcuCsv csv;
+  csv.columns = records[i++];
+  csv.units.assign(csv.columns.size(), "");
+  if (i < records.size() && !records[i].empty() && records[i][0].empty()) {
+    if (records[i].size() != csv.columns.size())
+      throw std::runtime_error("ncu CSV: the units row has " + std::to_string(records[i].size()) +
+                               " fields, the header " + std::to_string(csv.columns.size()));
+    csv.units = records[i++];
+  }
+  for (; i < records.size(); ++i) {
+    if (records[i].size() != csv.columns.size())
+      throw std::runtime_error("ncu CSV: a row has " + std::to_string(records[i].size()) +
+                               " fields, the header " + std::to_string(csv.columns.size()));
+    csv.rows.push_back(records[i]);
+  }
+  return csv;
+}
+
+std::optional<double> parse_ncu_number(std::string text) {
+  std::string digits;
+  for (char c : text)
+    if (c != ',' && c != ' ') digits += c;
+  if (digits.empty() || digits == "n/a") return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(digits.c_str(), &end);
+  if (end != digits.c_str() + digits.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> convert_ncu_unit(double value, const std::string& ncu_unit,
+                                       const std::string& unit) {
+  if (unit == "bytes") {
+    // Only base units: ncu's scaled byte units are not needed with --print-units base.
+    if (ncu_unit == "byte" || ncu_unit == "bytes") return value;
+    return std::nullopt;
+  }
+  if (unit == "ns") {
+    if (ncu_unit == "nsecond" || ncu_unit == "ns") return value;
+    if (ncu_unit == "usecond" || ncu_unit == "us") return value * 1e3;
+    if (ncu_unit == "msecond" || ncu_unit == "ms") return value * 1e6;
+    if (ncu_unit == "second" || ncu_unit == "s") return value * 1e9;
+    return std::nullopt;
+  }
+  if (unit == "%") {
+    if (ncu_unit == "%") return value;
+    return std::nullopt;
+  }
+  // Counts and ratios: any unit name, but not a scaled one ("Kinst", "Mwarp").
+  if (ncu_unit.size() > 1 && std::string("KMGT").find(ncu_unit[0]) != std::string::npos &&
+      std::islower(static_cast<unsigned char>(ncu_unit[1])))
+    return std::nullopt;
+  return value;
+}
+
+std::optional<double> rel_diff_pct(double cupti, double ncu) {
+  if (ncu == 0) return cupti == 0 ? std::optional<double>(0.0) : std::nullopt;
+  return 100.0 * (cupti - ncu) / std::fabs(ncu);
+}
+
+const std::vector<std::string>& headline_metrics() {
+  static const std::vector<std::string> names = {
+      kDurationMetric, "dram__bytes_read.sum", "dram__bytes_write.sum",
+      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+      "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"};
+  return names;
+}
+
+ordered_json ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
+                              const ordered_json& cupti_metrics) {
+  ordered_json e;
+  e["report"] = report_file;
+  e["kernels"] = csv.rows.size();
+  const int name_col = csv.column("Kernel Name");
+  e["kernel_names"] = ordered_json::array();
+  if (name_col >= 0)
+    for (const auto& row : csv.rows) e["kernel_names"].push_back(row[std::size_t(name_col)]);
+
+  // Per-kernel weights for the non-additive metrics: each kernel's duration.
+  std::vector<double> weights(csv.rows.size(), 1.0);
+  bool weighted = false;
+  if (const int dc = csv.column(kDurationMetric); dc >= 0 && csv.rows.size() > 1) {
+    weighted = true;
+    for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+      const auto v = parse_ncu_number(csv.rows[k][std::size_t(dc)]);
+      const auto ns = v ? convert_ncu_unit(*v, csv.units[std::size_t(dc)], "ns") : std::nullopt;
+      if (!ns || *ns <= 0) weighted = false;
+      if (ns) weights[k] = *ns;
+    }
+    if (!weighted) weights.assign(csv.rows.size(), 1.0);
+  }
+
+  ordered_json values = ordered_json::object();
+  ordered_json unavailable = ordered_json::object();
+  for (const auto& group : profiler::metric_groups()) {
+    for (const auto& m : group.metrics) {
+      const int c = csv.column(m.name);
+      if (c < 0) {
+        unavailable[m.name] = "not in the ncu report";
+        continue;
+      }
+      const std::string& ncu_unit = csv.units[std::size_t(c)];
+      double sum = 0, weighted_sum = 0, weight_total = 0;
+      std::string why;
+      for (std::size_t k = 0; k < csv.rows.size() && why.empty(); ++k) {
+        const auto v = parse_ncu_number(csv.rows[k][std::size_t(c)]);
+        if (!v) {
+          why = "ncu reported '" + csv.rows[k][std::size_t(c)] + "'";
+          break;
+        }
+        const auto converted = convert_ncu_unit(*v, ncu_unit, m.unit);
+        if (!converted) {
+          why = "ncu's unit '" + ncu_unit + "' does not convert to " + m.unit +
+                " (import with --print-units base)";
+          break;
+        }
+        sum += *converted;
+        weighted_sum += weights[k] * *converted;
+        weight_total += weights[k];
+      }
+      if (csv.rows.empty()) why = "ncu profiled no kernel";
+      if (!why.empty()) {
+        unavailable[m.name] = why;
+        continue;
+      }
+      const bool additive = ends_with(m.name, ".sum");
+      values[m.name] = {{"value", additive ? sum : weighted_sum / weight_total},
+                        {"unit", m.unit},
+                        {"ncu_unit", ncu_unit}};
+    }
+  }
+  e["values"] = values;
+  if (csv.rows.size() > 1)
+    e["combined"] = "over " + std::to_string(csv.rows.size()) +
+                    " kernels: .sum metrics summed, the others averaged " +
+                    (weighted ? "weighted by each kernel's gpu__time_duration.sum" : "unweighted");
+
+  ordered_json diffs = ordered_json::object();
+  ordered_json diff_reasons = ordered_json::object();
+  for (const auto& [name, v] : values.items()) {
+    const profiler::MetricGroup* group = nullptr;
+    profiler::find_metric(name, &group);
+    const ordered_json::json_pointer ptr("/" + std::string(group->name) + "/values/" + name + "/value");
+    if (!cupti_metrics.is_object() || !cupti_metrics.contains(ptr) || !cupti_metrics[ptr].is_number()) {
+      diffs[name] = nullptr;
+      diff_reasons[name] = "no CUPTI value for this metric";
+      continue;
+    }
+    const auto d = rel_diff_pct(cupti_metrics[ptr].get<double>(), v["value"].get<double>());
+    diffs[name] = d ? ordered_json(*d) : ordered_json();
+    if (!d) diff_reasons[name] = "ncu's value is 0 and CUPTI's is not";
+  }
+  e["rel_diff_pct"] = diffs;
+  if (!diff_reasons.empty()) e["rel_diff_reason"] = diff_reasons;
+  if (!unavailable.empty()) e["unavailable"] = unavailable;
+  return e;
+}
+
+void merge_ncu(ordered_json& record, const fs::path& run_dir, const NcuProfileInfo& info) {
+  if (!record.contains("results") || !record["results"].is_array())
+    throw std::runtime_error("the record has no results array");
+  for (const auto& r : record["results"])
+    if (r.contains("ncu"))
+      throw std::runtime_error("the record already holds ncu values; a run is imported once");
+  int timed = 0;
+  ordered_json shapes = ordered_json::object();
+  for (auto& r : record["results"]) {
+    if (!r.contains("timing") || r["timing"].is_null() || !r.contains("name")) continue;
+    ++timed;
+    const std::string slug = profiler::shape_slug(r["name"].get<std::string>());
+    const std::string report = "ncu-" + slug + ".ncu-rep";
+    const fs::path csv_path = run_dir / ("ncu-" + slug + ".csv");
+    ordered_json entry;
+    if (!fs::exists(csv_path)) {
+      entry["report"] = fs::exists(run_dir / report) ? ordered_json(report) : ordered_json();
+      entry["unavailable"] = "no " + csv_path.filename().string() + " beside the record";
+    } else {
+      std::ifstream in(csv_path);
+      if (!in) throw std::runtime_error("cannot read " + csv_path.string());
+      const NcuCsv csv = parse_ncu_csv(in);
+      if (csv.rows.empty()) {
+        entry["report"] = report;
+        entry["unavailable"] =
+            "ncu profiled no kernel: the NVTX filter matched no launch (check --nvtx-include "
+            "against the range the experiment printed)";
+      } else {
+        entry = ncu_result_entry(csv, report, r.contains("metrics") ? r["metrics"] : ordered_json());
+      }
+    }
+    r["ncu"] = std::move(entry);
+    ordered_json s;
+    if (const auto it = info.wall_s.find(slug); it != info.wall_s.end()) s["wall_s"] = it->second;
+    if (const auto it = info.baseline_wall_s.find(slug); it != info.baseline_wall_s.end())
+      s["baseline_wall_s"] = it->second;
+    if (s.contains("wall_s") && s.contains("baseline_wall_s"))
+      s["ncu_overhead_s"] = s["wall_s"].get<double>() - s["baseline_wall_s"].get<double>();
+    shapes[slug] = s;
+  }
+  if (timed == 0) throw std::runtime_error("the record has no timed result to compare with ncu");
+  record["ncu_profile"] = {
+      {"ncu_version", info.ncu_version},
+      {"ncu_command", info.ncu_command},
+      {"method",
+       "each timed shape rerun with --profile-launch under ncu; the one launch in NVTX range "
+       "attnlab.profile.<phase>.<shape> profiled; report imported with --csv --page raw "
+       "--print-units base"},
+      {"wall_s_meaning",
+       "wall_s: the whole experiment process under ncu; baseline_wall_s: the same command "
+       "without ncu; ncu_overhead_s: their difference"},
+      {"shapes", shapes}};
+}
+
+std::string agreement_table(const ordered_json& record) {
+  std::ostringstream out;
+  for (const auto& r : record.value("results", ordered_json::array())) {
+    if (!r.contains("ncu") || !r.contains("name")) continue;
+    const auto& n = r["ncu"];
+    const std::string shape = r["name"].get<std::string>();
+    out << "== " << shape;
+    if (!n.contains("values")) {
+      out << ": no ncu values (" << n.value("unavailable", std::string("?")) << ")\n";
+      continue;
+    }
+    out << " (ncu report " << n["report"].get<std::string>() << ", " << n["kernels"].get<int>()
+        << " kernel" << (n["kernels"].get<int>() == 1 ? "" : "s") << ")\n";
+    out << pad("metric", 76) << pad("CUPTI", 14) << pad("ncu", 14) << "diff\n";
+    for (const auto& [name, v] : n["values"].items()) {
+      const profiler::MetricSpec* spec = profiler::find_metric(name);
+      const profiler::MetricGroup* group = nullptr;
+      profiler::find_metric(name, &group);
+      const ordered_json::json_pointer ptr("/metrics/" + std::string(group->name) + "/values/" +
+                                           name + "/value");
+      const std::string cupti = r.contains(ptr) ? num(r[ptr].get<double>()) : "-";
+      const auto& d = n["rel_diff_pct"].value(name, ordered_json());
+      std::string diff = d.is_number() ? pct(d.get<double>()) : "-";
+      const bool headline =
+          std::find(headline_metrics().begin(), headline_metrics().end(), name) != headline_metrics().end();
+      if (headline && d.is_number())
+        diff += std::fabs(d.get<double>()) <= kHeadlineTolerancePct ? "  within 3%" : "  OUTSIDE 3%";
+      out << pad(name + " [" + spec->unit + "]", 76) << pad(cupti, 14)
+          << pad(num(v["value"].get<double>()), 14) << diff << "\n";
+    }
+    double cupti_wall = 0;
+    int passes = 0;
+    bool all = true;
+    const ordered_json metrics = r.value("metrics", ordered_json::object());
+    for (const auto& [group, g] : metrics.items()) {
+      if (!g.value("available", false)) {
+        all = false;
+        continue;
+      }
+      cupti_wall += g["collection_wall_s"].get<double>();
+      passes += g["passes"].get<int>();
+    }
+    // Context for the duration: CUPTI's user range also spans the launch latency before the
+    // kernel starts, ncu times the kernel alone, and the timing regimes time kernels.
+    if (r.contains(ordered_json::json_pointer("/timing/cold/median_ns")))
+      out << "timing.cold median (kernel only, memset-flushed L2): "
+          << num(r["timing"]["cold"]["median_ns"].get<double>()) << " ns\n";
+    out << "wall: CUPTI " << (all ? "all groups " : "available groups ") << num(cupti_wall) << " s ("
+        << passes << " passes)";
+    const std::string slug = profiler::shape_slug(shape);
+    const ordered_json::json_pointer sp("/ncu_profile/shapes/" + slug);
+    if (record.contains(sp)) {
+      const auto& s = record[sp];
+      if (s.contains("wall_s")) out << "; ncu process " << num(s["wall_s"].get<double>()) << " s";
+      if (s.contains("baseline_wall_s"))
+        out << " (without ncu " << num(s["baseline_wall_s"].get<double>()) << " s, ncu overhead "
+            << num(s["ncu_overhead_s"].get<double>()) << " s)";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace attnlab

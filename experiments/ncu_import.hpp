@@ -1,0 +1,71 @@
+// Nsight Compute's values in a run record (make profile): the raw-page CSV of a report
+// (`ncu --import R.ncu-rep --csv --page raw --print-units base`) parsed, combined over the
+// kernels of the profiled launch, converted to the record's units and set beside the CUPTI
+// values of the same result with their relative difference. Host-only; no GPU needed.
+#pragma once
+
+#include <filesystem>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/record.hpp"
+
+namespace attnlab {
+
+struct NcuCsv {
+  std::vector<std::string> columns;            // "ID", "Kernel Name", ..., metric names
+  std::vector<std::string> units;              // per column; empty where ncu gives none
+  std::vector<std::vector<std::string>> rows;  // one per profiled kernel
+  int column(const std::string& name) const;   // index, or -1
+};
+
+// Skips anything before the header (the first record whose first field is "ID"); takes the
+// row after it as units when its "ID" field is empty. Throws std::runtime_error on an
+// unbalanced quote or a row whose width differs from the header's.
+NcuCsv parse_ncu_csv(std::istream& in);
+
+// "1,073,741,824" -> 1073741824 (ncu groups thousands); nullopt for "n/a", "" and non-numbers.
+std::optional<double> parse_ncu_number(std::string text);
+
+// `value` in ncu's `ncu_unit` expressed in the record's `unit` (metric_groups.hpp); nullopt
+// when ncu's unit is not one that unit can be converted from.
+std::optional<double> convert_ncu_unit(double value, const std::string& ncu_unit,
+                                       const std::string& unit);
+
+// 100 * (cupti - ncu) / |ncu|; 0 when both are 0; nullopt when only ncu is 0.
+std::optional<double> rel_diff_pct(double cupti, double ncu);
+
+// The result entry's "ncu" object: {"report", "kernels", "kernel_names", "values":
+// {"<metric>": {"value", "unit", "ncu_unit"}}, "rel_diff_pct": {"<metric>": pct|null},
+// "rel_diff_reason"?, "unavailable"?, "combined"?}. `cupti_metrics` is the result's "metrics"
+// object. Over several kernels, ".sum" metrics are summed and the others averaged weighted by
+// each kernel's gpu__time_duration.sum.
+ordered_json ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
+                              const ordered_json& cupti_metrics);
+
+// What make profile measured around each shape's ncu run.
+struct NcuProfileInfo {
+  std::string ncu_version;                        // `ncu --version`, last line
+  std::string ncu_command;                        // the ncu options used
+  std::map<std::string, double> wall_s;           // shape slug -> [s] wall time under ncu
+  std::map<std::string, double> baseline_wall_s;  // shape slug -> [s] same command without ncu
+};
+
+// Adds "ncu" to every timed result of `record` from run_dir/ncu-<slug>.csv (report
+// ncu-<slug>.ncu-rep), and "ncu_profile" at the top. Throws std::runtime_error when the record
+// already has ncu values (a run is never rewritten twice) or has no timed result.
+void merge_ncu(ordered_json& record, const std::filesystem::path& run_dir,
+               const NcuProfileInfo& info);
+
+// The agreement table of a merged record: per shape and metric, CUPTI, ncu and the relative
+// difference, the headline metrics (duration, DRAM bytes, tensor pipe) marked against 3%, and
+// the wall time of CUPTI's collection against ncu's.
+std::string agreement_table(const ordered_json& record);
+
+// The headline metrics make profile judges at 3%.
+const std::vector<std::string>& headline_metrics();
+
+}  // namespace attnlab

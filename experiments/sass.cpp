@@ -1,0 +1,594 @@
+// Parsers of `cuobjdump -sass` listings and ptxas -v reports, the cuobjdump run on the
+// running binary, and the static-evidence JSON of run records.
+#include "experiments/sass.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+
+extern char** environ;
+
+namespace attnlab::sass {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Calls fn(line) for every line of text, without the newline.
+template <class Fn>
+void for_each_line(std::string_view text, Fn fn) {
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    fn(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+std::optional<std::uint64_t> parse_hex(std::string_view s) {
+  if (starts_with(s, "0x") || starts_with(s, "0X")) s.remove_prefix(2);
+  if (s.empty() || s.size() > 16) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return std::nullopt;
+    v = v * 16 + std::uint64_t(d);
+  }
+  return v;
+}
+
+// "P3", "UP0", "PT", "UPT", with an optional leading '!'.
+bool is_predicate(std::string_view s) {
+  if (starts_with(s, "!")) s.remove_prefix(1);
+  if (starts_with(s, "U")) s.remove_prefix(1);
+  if (!starts_with(s, "P") || s.size() < 2) return false;
+  s.remove_prefix(1);
+  if (s == "T") return true;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+void count_branch(BranchCounts& b, std::string_view guard, std::string_view operands,
+                  std::uint64_t address) {
+  ++b.total;
+  if (guard.empty()) {
+    ++b.unpredicated;
+  } else {
+    const bool negated = starts_with(guard, "!");
+    if (negated) guard.remove_prefix(1);
+    if (guard == "PT" || guard == "UPT") ++(negated ? b.not_pt : b.pt);
+    else if (starts_with(guard, "UP")) ++(negated ? b.not_up : b.up);
+    else ++(negated ? b.not_p : b.p);
+  }
+  // Operands: an optional predicate (`!UP0`), then the target address.
+  std::vector<std::string_view> ops;
+  while (!operands.empty()) {
+    const auto comma = operands.find(',');
+    ops.push_back(trim(operands.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    operands.remove_prefix(comma + 1);
+  }
+  if (!ops.empty() && is_predicate(ops.front())) {
+    std::string_view p = ops.front();
+    if (starts_with(p, "!")) p.remove_prefix(1);
+    if (p != "PT" && p != "UPT") ++b.predicate_operand;
+  }
+  if (!ops.empty())
+    if (auto target = parse_hex(ops.back()); target && *target == address) ++b.self_loop;
+}
+
+// One instruction: "@!P0 BRA 0x100 " (the text between the address comment and ';').
+void count_instruction(Counts& c, std::string_view text, std::uint64_t address) {
+  text = trim(text);
+  std::string_view guard;
+  if (starts_with(text, "@")) {
+    const auto sp = text.find_first_of(" \t");
+    guard = text.substr(1, sp == std::string_view::npos ? sp : sp - 1);
+    text = sp == std::string_view::npos ? std::string_view{} : trim(text.substr(sp));
+  }
+  const auto sp = text.find_first_of(" \t");
+  const std::string_view opcode = text.substr(0, sp);
+  const std::string_view operands = sp == std::string_view::npos ? std::string_view{} : trim(text.substr(sp));
+  if (opcode.empty()) return;
+  const std::string_view base = opcode.substr(0, opcode.find('.'));
+  ++c.instructions;
+  if (base == "HMMA") ++c.hmma;
+  else if (base == "HGMMA") ++c.hgmma;
+  else if (base == "UTMALDG") ++c.utmaldg;
+  else if (base == "UBLKCP") ++c.ublkcp;
+  else if (base == "LDL") ++c.ldl;
+  else if (base == "STL") ++c.stl;
+  else if (base == "BAR") ++c.bar;
+  else if (base == "BRA") count_branch(c.bra, guard, operands, address);
+}
+
+// "        /*0f80*/   @!P0 BRA 0x100 ;   /* 0x... */" -> address and instruction text.
+bool split_instruction_line(std::string_view line, std::uint64_t& address, std::string_view& text) {
+  line = trim(line);
+  if (!starts_with(line, "/*")) return false;
+  const auto close = line.find("*/");
+  if (close == std::string_view::npos) return false;
+  const auto addr = parse_hex(line.substr(2, close - 2));  // "/* 0x..." encoding words fail here
+  if (!addr) return false;
+  std::string_view rest = line.substr(close + 2);
+  const auto semi = rest.find(';');
+  if (semi == std::string_view::npos) return false;
+  address = *addr;
+  text = rest.substr(0, semi);
+  return true;
+}
+
+int arch_number(std::string_view arch) {
+  int n = 0;
+  for (char c : arch)
+    if (std::isdigit(static_cast<unsigned char>(c))) n = n * 10 + (c - '0');
+  return n;
+}
+
+// Of several entries with the same name (one per architecture in a multi-arch build), the one
+// for the newest architecture: the code a Hopper run executes.
+template <class T>
+const T* newest(const std::vector<T>& all, const std::string& name) {
+  const T* best = nullptr;
+  for (const auto& f : all)
+    if (f.name == name && (!best || arch_number(f.arch) > arch_number(best->arch))) best = &f;
+  return best;
+}
+
+std::int64_t to_int(std::string_view s) {
+  return std::strtoll(std::string(s).c_str(), nullptr, 10);
+}
+
+// "8448 bytes smem" -> 8448 when the item ends with `unit`.
+std::optional<std::int64_t> number_before(std::string_view item, std::string_view unit) {
+  item = trim(item);
+  if (item.size() < unit.size() || item.substr(item.size() - unit.size()) != unit) return std::nullopt;
+  const auto num = trim(item.substr(0, item.size() - unit.size()));
+  if (num.empty() || !std::all_of(num.begin(), num.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+    return std::nullopt;
+  return to_int(num);
+}
+
+std::string_view quoted(std::string_view s, std::size_t from = 0) {
+  const auto a = s.find('\'', from);
+  if (a == std::string_view::npos) return {};
+  const auto b = s.find('\'', a + 1);
+  if (b == std::string_view::npos) return {};
+  return s.substr(a + 1, b - a - 1);
+}
+
+ordered_json counts_json(const Counts& c) {
+  ordered_json j;
+  j["instructions"] = c.instructions;
+  j["HMMA"] = c.hmma;
+  j["HGMMA"] = c.hgmma;
+  j["UTMALDG"] = c.utmaldg;
+  j["UBLKCP"] = c.ublkcp;
+  j["LDL"] = c.ldl;
+  j["STL"] = c.stl;
+  j["BAR"] = c.bar;
+  const BranchCounts& b = c.bra;
+  j["BRA"] = {{"total", b.total},       {"unpredicated", b.unpredicated},
+              {"@P", b.p},              {"@!P", b.not_p},
+              {"@PT", b.pt},            {"@!PT", b.not_pt},
+              {"@UP", b.up},            {"@!UP", b.not_up},
+              {"predicate_operand", b.predicate_operand},
+              {"self_loop", b.self_loop}};
+  return j;
+}
+
+std::string basename_of(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+bool executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::optional<std::string> find_cuobjdump() {
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view rest = path;
+    while (true) {
+      const auto colon = rest.find(':');
+      std::string dir(rest.substr(0, colon));
+      if (dir.empty()) dir = ".";
+      const std::string candidate = dir + "/cuobjdump";
+      if (executable_file(candidate)) return candidate;
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+#ifdef ATTNLAB_CUDA_BIN_DIR
+  // The toolkit that compiled this binary: its cuobjdump reads its SASS.
+  const std::string built_with = std::string(ATTNLAB_CUDA_BIN_DIR) + "/cuobjdump";
+  if (executable_file(built_with)) return built_with;
+#endif
+  return std::nullopt;
+}
+
+// Runs argv[0] (a path) with stdout and stderr into `out`; returns the exit status, or -1
+// with `out` holding the reason when it could not be started.
+int run_capture(const std::vector<std::string>& argv, std::string& out) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    out = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    out = "cannot start " + argv[0] + ": " + std::strerror(rc);
+    return -1;
+  }
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) out.append(buf, std::size_t(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string last_line(std::string_view text) {
+  std::string_view last;
+  for_each_line(text, [&](std::string_view l) {
+    if (!trim(l).empty()) last = trim(l);
+  });
+  return std::string(last);
+}
+
+}  // namespace
+
+Counts& Counts::operator+=(const Counts& o) {
+  instructions += o.instructions;
+  hmma += o.hmma;
+  hgmma += o.hgmma;
+  utmaldg += o.utmaldg;
+  ublkcp += o.ublkcp;
+  ldl += o.ldl;
+  stl += o.stl;
+  bar += o.bar;
+  bra.total += o.bra.total;
+  bra.unpredicated += o.bra.unpredicated;
+  bra.p += o.bra.p;
+  bra.not_p += o.bra.not_p;
+  bra.pt += o.bra.pt;
+  bra.not_pt += o.bra.not_pt;
+  bra.up += o.bra.up;
+  bra.not_up += o.bra.not_up;
+  bra.predicate_operand += o.bra.predicate_operand;
+  bra.self_loop += o.bra.self_loop;
+  return *this;
+}
+
+std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
+  std::vector<Function> out;
+  std::string arch;
+  bool in_function = false;
+  for_each_line(listing, [&](std::string_view raw) {
+    const std::string_view line = trim(raw);
+    if (starts_with(line, "code for ")) {
+      arch = std::string(trim(line.substr(9)));
+    } else if (starts_with(line, "arch = ")) {
+      arch = std::string(trim(line.substr(7)));
+    } else if (starts_with(line, "Function : ")) {
+      out.push_back({std::string(trim(line.substr(11))), arch, {}});
+      in_function = true;
+    } else if (starts_with(line, "..........") || starts_with(line, "Fatbin ")) {
+      in_function = false;
+    } else if (in_function) {
+      std::uint64_t address = 0;
+      std::string_view text;
+      if (split_instruction_line(line, address, text)) count_instruction(out.back().counts, text, address);
+    }
+  });
+  return out;
+}
+
+std::vector<PtxasFunction> parse_ptxas_report(std::string_view report) {
+  std::vector<PtxasFunction> out;
+  std::string source;
+  std::string properties_for;  // the function of the last "Function properties for" line
+  struct Frame {
+    std::int64_t stack, spill_stores, spill_loads;
+  };
+  std::map<std::string, Frame> pending;  // properties seen before their entry function
+  std::map<std::string, std::vector<std::string>> pending_notes;  // the same for notes
+  PtxasFunction* current = nullptr;
+  auto apply = [](PtxasFunction& f, const Frame& fr) {
+    f.stack_frame_bytes = fr.stack;
+    f.spill_store_bytes = fr.spill_stores;
+    f.spill_load_bytes = fr.spill_loads;
+  };
+  for_each_line(report, [&](std::string_view raw) {
+    const std::string_view line = trim(raw);
+    if (starts_with(line, kSourceMarker)) {
+      source = std::string(trim(line.substr(kSourceMarker.size())));
+      current = nullptr;
+      pending.clear();
+      pending_notes.clear();
+      return;
+    }
+    // Everything else of interest follows "ptxas info    : " (or is the frame line).
+    std::string_view msg = line;
+    if (starts_with(line, "ptxas")) {
+      const auto colon = line.find(':');
+      if (colon == std::string_view::npos) return;
+      msg = trim(line.substr(colon + 1));
+    }
+    if (starts_with(msg, "Compiling entry function")) {
+      const std::string_view name = quoted(msg);
+      if (name.empty()) return;
+      out.push_back({});
+      current = &out.back();
+      current->name = std::string(name);
+      current->arch = std::string(quoted(msg, msg.find(name) + name.size() + 1));
+      current->source = source;
+      if (auto it = pending.find(current->name); it != pending.end()) {
+        apply(*current, it->second);
+        pending.erase(it);
+      }
+      if (auto it = pending_notes.find(current->name); it != pending_notes.end()) {
+        current->notes = std::move(it->second);
+        pending_notes.erase(it);
+      }
+    } else if (starts_with(msg, "Function properties for ")) {
+      properties_for = std::string(trim(msg.substr(24)));
+    } else if (msg.find("bytes stack frame") != std::string_view::npos) {
+      Frame fr{-1, -1, -1};
+      std::string_view rest = msg;
+      while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        const std::string_view item = rest.substr(0, comma);
+        if (auto v = number_before(item, "bytes stack frame")) fr.stack = *v;
+        if (auto v = number_before(item, "bytes spill stores")) fr.spill_stores = *v;
+        if (auto v = number_before(item, "bytes spill loads")) fr.spill_loads = *v;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+      if (current && current->name == properties_for) apply(*current, fr);
+      else if (!properties_for.empty()) pending[properties_for] = fr;
+      properties_for.clear();
+    } else if (starts_with(msg, "Used ") && current) {
+      std::string_view rest = msg;
+      while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        std::string_view item = trim(rest.substr(0, comma));
+        if (starts_with(item, "Used ")) item.remove_prefix(5);
+        if (starts_with(item, "used ")) item.remove_prefix(5);
+        if (auto v = number_before(item, "registers")) current->registers = int(*v);
+        if (auto v = number_before(item, "barriers")) current->barriers = int(*v);
+        if (auto v = number_before(item, "bytes smem")) current->smem_bytes = *v;
+        if (auto v = number_before(item, "bytes cmem[0]")) current->cmem0_bytes = *v;
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    } else if (msg.find("Potential Performance Loss") != std::string_view::npos) {
+      // "... in the function '_Z...'": attach to that function (which ptxas may not have
+      // started yet), else to the current one.
+      const auto at = msg.rfind("function '");
+      const std::string named(at == std::string_view::npos ? std::string_view{} : quoted(msg, at));
+      PtxasFunction* target = named.empty() ? current : nullptr;
+      for (auto it = out.rbegin(); !target && it != out.rend() && it->source == source; ++it)
+        if (it->name == named) target = &*it;
+      if (target) target->notes.emplace_back(msg);
+      else if (!named.empty()) pending_notes[named].emplace_back(msg);
+    }
+  });
+  return out;
+}
+
+const Listing& running_binary_sass() {
+  static const Listing listing = [] {
+    Listing l;
+    // cuobjdump must read this process's executable, not its own: /proc/self/exe in the
+    // child would be cuobjdump. /proc/<pid>/exe stays valid even if the file is rebuilt
+    // while the run goes on.
+    const std::string exe = "/proc/" + std::to_string(::getpid()) + "/exe";
+    char resolved[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", resolved, sizeof resolved - 1);
+    l.binary = n > 0 ? std::string(resolved, std::size_t(n)) : exe;
+    const auto tool = find_cuobjdump();
+    if (!tool) {
+      l.reason = kNoCuobjdump;
+      return l;
+    }
+    l.tool = *tool + " -sass";
+    std::string out;
+    const int rc = run_capture({*tool, "-sass", exe}, out);
+    if (rc != 0) {
+      l.reason = rc < 0 ? out
+                        : *tool + " -sass " + l.binary + " failed (exit " + std::to_string(rc) +
+                              "): " + last_line(out);
+      return l;
+    }
+    l.available = true;
+    l.text = std::move(out);
+    return l;
+  }();
+  return listing;
+}
+
+std::vector<std::string> kernels_of_result(const ordered_json& result) {
+  std::vector<std::string> names;
+  if (!result.contains("timing") || !result["timing"].is_object()) return names;
+  for (const auto& [regime, t] : result["timing"].items()) {
+    if (!t.is_object() || !t.contains("kernels")) continue;
+    for (const auto& k : t["kernels"]) {
+      const auto name = k.get<std::string>();
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction>& report,
+                                                 std::string_view phase_id) {
+  // "phase4_tiled.cu" belongs to phase 4, "phase4x_wmma.cu" to phase 4x, not to 4.
+  const std::string stem = "phase" + std::string(phase_id);
+  std::vector<std::string> names;
+  for (const auto& f : report) {
+    const std::string file = basename_of(f.source);
+    if (!starts_with(file, stem) || file.size() <= stem.size()) continue;
+    const char next = file[stem.size()];
+    if (next != '_' && next != '.') continue;
+    if (std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
+  }
+  return names;
+}
+
+ordered_json sass_json(const Listing& listing, const std::vector<std::string>& kernels,
+                       const std::string& kernels_from) {
+  ordered_json j;
+  if (!listing.available) {
+    j["available"] = false;
+    j["reason"] = listing.reason;
+    return j;
+  }
+  if (kernels.empty()) {
+    j["available"] = false;
+    j["reason"] = "no kernel names: " + kernels_from;
+    return j;
+  }
+  const auto functions = parse_cuobjdump_sass(listing.text);
+  Counts total;
+  bool complete = true;
+  ordered_json per_kernel = ordered_json::array();
+  for (const auto& name : kernels) {
+    ordered_json k;
+    k["name"] = name;
+    if (const Function* f = newest(functions, name)) {
+      k["found"] = true;
+      k["arch"] = f->arch;
+      k.update(counts_json(f->counts));
+      total += f->counts;
+    } else {
+      complete = false;
+      k["found"] = false;
+      k["reason"] = "not in the SASS of " + listing.binary + " (a library kernel?)";
+    }
+    per_kernel.push_back(std::move(k));
+  }
+  j["available"] = true;
+  j["tool"] = listing.tool;
+  j["binary"] = listing.binary;
+  j["kernels_from"] = kernels_from;
+  j["complete"] = complete;  // false: the totals miss kernels the listing lacks
+  j.update(counts_json(total));
+  j["kernels"] = std::move(per_kernel);
+  return j;
+}
+
+ordered_json ptxas_json(const std::vector<PtxasFunction>& report,
+                        const std::vector<std::string>& kernels, const std::string& kernels_from) {
+  ordered_json j;
+  if (report.empty()) {
+    j["available"] = false;
+    j["reason"] = "this binary embeds no ptxas -v report (built without the ptxas capture of "
+                  "experiments/CMakeLists.txt?)";
+    return j;
+  }
+  if (kernels.empty()) {
+    j["available"] = false;
+    j["reason"] = "no kernel names: " + kernels_from;
+    return j;
+  }
+  int registers_max = 0;
+  std::int64_t stack_max = 0, spill_stores = 0, spill_loads = 0;
+  bool complete = true;
+  ordered_json per_kernel = ordered_json::array();
+  for (const auto& name : kernels) {
+    ordered_json k;
+    k["name"] = name;
+    const PtxasFunction* f = newest(report, name);
+    if (!f) {
+      complete = false;
+      k["found"] = false;
+      k["reason"] = "not compiled by this build's kernels/ (a library kernel?)";
+      per_kernel.push_back(std::move(k));
+      continue;
+    }
+    k["found"] = true;
+    k["arch"] = f->arch;
+    k["source"] = f->source;
+    k["registers"] = f->registers;
+    k["barriers"] = f->barriers;
+    k["stack_frame_bytes"] = f->stack_frame_bytes;
+    k["spill_store_bytes"] = f->spill_store_bytes;
+    k["spill_load_bytes"] = f->spill_load_bytes;
+    k["smem_bytes"] = f->smem_bytes;
+    k["cmem0_bytes"] = f->cmem0_bytes;
+    if (!f->notes.empty()) k["notes"] = f->notes;
+    registers_max = std::max(registers_max, f->registers);
+    stack_max = std::max(stack_max, f->stack_frame_bytes);
+    spill_stores += std::max<std::int64_t>(0, f->spill_store_bytes);
+    spill_loads += std::max<std::int64_t>(0, f->spill_load_bytes);
+    per_kernel.push_back(std::move(k));
+  }
+  j["available"] = true;
+  j["source"] = "ptxas -v of the compile that built this binary, embedded at build time";
+  j["kernels_from"] = kernels_from;
+  j["complete"] = complete;
+  j["registers_max"] = registers_max;
+  j["stack_frame_bytes_max"] = stack_max;
+  j["spill_store_bytes"] = spill_stores;
+  j["spill_load_bytes"] = spill_loads;
+  j["kernels"] = std::move(per_kernel);
+  return j;
+}
+
+void merge_static_evidence(ordered_json& result, std::string_view phase_id,
+                           const Listing& listing, std::string_view ptxas_report) {
+  const auto report = parse_ptxas_report(ptxas_report);
+  std::vector<std::string> kernels = kernels_of_result(result);
+  std::string from = "CUPTI: the kernels one timed launch ran";
+  if (kernels.empty()) {
+    kernels = phase_kernels_in_report(report, phase_id);
+    from = kernels.empty()
+               ? "this run has no CUPTI timing and the build's ptxas report lists no entry "
+                 "function of kernels/phase" + std::string(phase_id) + "_*.cu"
+               : "no CUPTI timing in this run: the entry functions of kernels/phase" +
+                     std::string(phase_id) + "_*.cu in the build's ptxas report";
+  }
+  ordered_json& st = result["static"];
+  if (!st.is_object()) st = ordered_json::object();
+  st["sass"] = sass_json(listing, kernels, from);
+  st["ptxas"] = ptxas_json(report, kernels, from);
+}
+
+}  // namespace attnlab::sass

@@ -1,0 +1,92 @@
+// Derived roofline figures and the tensor-peak table.
+#include "profiler/derived.hpp"
+
+#include <array>
+#include <cmath>
+
+namespace attnlab::profiler {
+namespace {
+
+struct PeakEntry {
+  const char* gpu_name;  // exactly as cudaDeviceProp::name reports it
+  TensorPeak peak;
+};
+
+// Datasheets quote fp16 tensor throughput with 2:4 sparsity; dense is half of it.
+constexpr std::array<PeakEntry, 3> kPeaks = {{
+    // SXM5 board; 132 SMs x 4096 dense fp16 FLOP/clk x 1.83 GHz boost.
+    {"NVIDIA H100 80GB HBM3",
+     {989.4, "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: FP16 Tensor Core 1,979 TFLOPS "
+             "with sparsity, 989.4 dense"}},
+    {"NVIDIA H100 PCIe",
+     {756.5, "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: FP16 Tensor Core 1,513 TFLOPS "
+             "with sparsity, 756.5 dense"}},
+    {"NVIDIA H200",
+     {989.4, "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: FP16 Tensor Core 1,979 TFLOPS "
+             "with sparsity, 989.4 dense"}},
+}};
+
+bool usable(const std::optional<double>& v) { return v && std::isfinite(*v); }
+
+}  // namespace
+
+std::optional<TensorPeak> tensor_peak(std::string_view gpu_name) {
+  for (const auto& e : kPeaks)
+    if (gpu_name == e.gpu_name) return e.peak;
+  return std::nullopt;
+}
+
+nlohmann::ordered_json derived_figures(const DerivedInputs& in) {
+  nlohmann::ordered_json d;
+  const auto peak = tensor_peak(in.gpu_name);
+  if (!usable(in.tflops)) {
+    d["pct_of_tensor_peak"] = nullptr;
+    d["pct_of_tensor_peak_reason"] = "no timed TFLOPS for this shape";
+  } else if (!peak) {
+    d["pct_of_tensor_peak"] = nullptr;
+    d["pct_of_tensor_peak_reason"] =
+        "no dense fp16 tensor peak is known for GPU '" + in.gpu_name +
+        "' (profiler/derived.cpp lists the models with their datasheet values)";
+  } else {
+    d["pct_of_tensor_peak"] = 100.0 * *in.tflops / peak->dense_fp16_tflops;
+    d["tensor_peak_tflops"] = peak->dense_fp16_tflops;
+  }
+
+  const bool bytes = usable(in.dram_read_bytes) && usable(in.dram_write_bytes);
+  const double dram = bytes ? *in.dram_read_bytes + *in.dram_write_bytes : 0;  // [bytes]
+  if (!bytes) {
+    d["arithmetic_intensity_flop_per_byte"] = nullptr;
+    d["arithmetic_intensity_flop_per_byte_reason"] = "DRAM bytes were not measured (metric group memory)";
+  } else if (dram <= 0) {
+    d["arithmetic_intensity_flop_per_byte"] = nullptr;
+    d["arithmetic_intensity_flop_per_byte_reason"] = "the launch moved no DRAM bytes";
+  } else {
+    d["arithmetic_intensity_flop_per_byte"] = in.flops / dram;
+  }
+
+  if (!bytes || !usable(in.duration_ns)) {
+    d["dram_gbps_measured"] = nullptr;
+    d["dram_gbps_measured_reason"] =
+        std::string(!bytes ? "DRAM bytes were not measured (metric group memory)"
+                           : "the duration was not measured (metric group throughput)");
+  } else if (*in.duration_ns <= 0) {
+    d["dram_gbps_measured"] = nullptr;
+    d["dram_gbps_measured_reason"] = "the measured duration is not positive";
+  } else {
+    d["dram_gbps_measured"] = dram / *in.duration_ns;  // byte/ns = GB/s
+  }
+  return d;
+}
+
+nlohmann::ordered_json derived_method() {
+  return {{"pct_of_tensor_peak",
+           "100 * the headline timing regime's TFLOPS / the GPU model's dense fp16 tensor peak "
+           "(datasheet table in profiler/derived.cpp)"},
+          {"arithmetic_intensity_flop_per_byte",
+           "FLOPs (4*B*H*S^2*D, halved for causal) / (dram__bytes_read.sum + dram__bytes_write.sum)"},
+          {"dram_gbps_measured",
+           "(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, all from the "
+           "CUPTI collection (clean L2, one launch)"}};
+}
+
+}  // namespace attnlab::profiler

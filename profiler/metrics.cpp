@@ -1,0 +1,614 @@
+// The Range Profiler collector behind MetricsCollector, and HardwareEvidence, which turns its
+// groups, the static facts and the derived figures into a run record's result entry.
+//
+// One group, start to end: a host object validates each metric name for the chip and builds
+// the config image (scheduling of counters into passes); the range profiler is enabled on
+// the context with a counter-data image for one range; then, per pass, the L2 is flushed
+// clean, the profiler started, the user range pushed, the launch run and waited for, the range
+// popped and the profiler stopped, until CUPTI says every pass was submitted; the counter
+// data is decoded once and evaluated to metric values.
+#include "profiler/metrics.hpp"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+#include "kernels/check.hpp"
+#include "profiler/cupti_check.hpp"
+#include "profiler/derived.hpp"
+#include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/l2_clean_flush.hpp"
+#include "profiler/kernel_activity.hpp"
+#include "profiler/metric_groups.hpp"
+#include "profiler/nvtx.hpp"
+#include "profiler/static_facts.hpp"
+
+namespace attnlab::profiler {
+
+namespace detail {
+
+struct CollectorState {
+  int device = 0;
+  CUcontext context = nullptr;
+  std::string chip;
+  std::vector<std::uint8_t> availability;  // CUPTI's counter-availability image
+  std::optional<std::string> unavailable;
+  bool profiler_initialized = false;
+  std::unique_ptr<CleanL2Flush> flush;
+};
+
+}  // namespace detail
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The metric groups are GH100's (metric_groups.hpp); other chips name counters differently.
+constexpr const char* kChip = "GH100";
+// One user range per pass: the launch. The counter-data image holds exactly that one.
+constexpr std::size_t kRanges = 1;
+
+// CUPTI parameter structs: zeroed, with structSize set, as every CUPTI call requires.
+template <class T>
+T params(std::size_t struct_size) {
+  T p{};
+  p.structSize = struct_size;
+  return p;
+}
+#define ATTNLAB_CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
+
+// What to do about a CUPTI refusal, for the record and the console.
+const char* fix_for(CUptiResult code) {
+  switch (code) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return "GPU performance counters are restricted to admin users: run as root, or load the "
+             "nvidia driver with NVreg_RestrictProfilingToAdminUsers=0 (options nvidia "
+             "NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reload it); in a "
+             "container, add --cap-add SYS_ADMIN";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return "another profiler holds the GPU's counters (DCGM profiling metrics, Nsight Compute, "
+             "nsys --gpu-metrics-devices): stop it (DCGM: dcgmi profile --pause) and rerun";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+      return "another CUPTI client is active in this process (nsys, ncu, DCGM): run without it";
+    case CUPTI_ERROR_INVALID_METRIC_NAME:
+      return "this chip has no such metric";
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+      return "counter collection is not supported in this GPU configuration";
+    case CUPTI_ERROR_NOT_INITIALIZED:
+    case CUPTI_ERROR_UNKNOWN:
+      return "no usable driver, or a libcupti that does not match the driver";
+    default:
+      return "see the CUPTI error";
+  }
+}
+
+std::string reason(const char* call, CUptiResult code) {
+  return std::string(call) + " failed: " + CuptiError::describe(code) + "; " + fix_for(code);
+}
+
+// True (and the group's reason set) when `code` is a failure.
+bool failed(CUptiResult code, const char* call, GroupResult& res) {
+  if (code == CUPTI_SUCCESS) return false;
+  res.reason = reason(call, code);
+  return true;
+}
+
+void warn_on_failure(CUptiResult code, const char* call) {
+  if (code != CUPTI_SUCCESS)
+    std::fprintf(stderr, "attnlab: warning: %s failed: %s\n", call, CuptiError::describe(code).c_str());
+}
+
+class HostObject {
+ public:
+  HostObject() = default;
+  ~HostObject() {
+    if (object == nullptr) return;
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    p.pHostObject = object;
+    warn_on_failure(cuptiProfilerHostDeinitialize(&p), "cuptiProfilerHostDeinitialize");
+  }
+  HostObject(const HostObject&) = delete;
+  HostObject& operator=(const HostObject&) = delete;
+  CUpti_Profiler_Host_Object* object = nullptr;
+};
+
+class RangeProfiler {
+ public:
+  RangeProfiler() = default;
+  ~RangeProfiler() {
+    if (object == nullptr) return;
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+    p.pRangeProfilerObject = object;
+    warn_on_failure(cuptiRangeProfilerDisable(&p), "cuptiRangeProfilerDisable");
+  }
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+  CUpti_RangeProfiler_Object* object = nullptr;
+};
+
+// Closes a pass left open when a launch throws between start and stop.
+class OpenPass {
+ public:
+  explicit OpenPass(CUpti_RangeProfiler_Object* object) : object_(object) {}
+  ~OpenPass() {
+    if (pushed) {
+      auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      p.pRangeProfilerObject = object_;
+      warn_on_failure(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
+    }
+    if (started) {
+      auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+      p.pRangeProfilerObject = object_;
+      warn_on_failure(cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
+    }
+  }
+  OpenPass(const OpenPass&) = delete;
+  OpenPass& operator=(const OpenPass&) = delete;
+  bool started = false;
+  bool pushed = false;
+
+ private:
+  CUpti_RangeProfiler_Object* object_;
+};
+
+// The whole collection of one group; returns early, with res.reason set, at the first refusal.
+void collect_group(detail::CollectorState& s, const MetricGroup& g, const LaunchFn& launch,
+                   cudaStream_t stream, const std::string& range_name, GroupResult& res) {
+  HostObject host;
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = s.chip.c_str();
+    p.pCounterAvailabilityImage = s.availability.data();
+    if (failed(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize", res)) return;
+    host.object = p.pHostObject;
+  }
+
+  // One unknown name would fail the whole config image: validate each first, collect the rest.
+  std::vector<const char*> names;
+  std::vector<const MetricSpec*> specs;
+  for (const MetricSpec& m : g.metrics) {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
+    p.pHostObject = host.object;
+    p.pMetricName = m.name;
+    const CUptiResult code = cuptiProfilerHostGetMetricProperties(&p);
+    if (code == CUPTI_SUCCESS) {
+      names.push_back(m.name);
+      specs.push_back(&m);
+    } else {
+      res.unavailable_metrics.emplace_back(
+          m.name, reason("cuptiProfilerHostGetMetricProperties", code) + " (chip " + s.chip + ")");
+    }
+  }
+  if (names.empty()) {
+    res.reason = "none of the group's metrics exists on chip " + s.chip;
+    return;
+  }
+
+  std::vector<std::uint8_t> config;
+  std::size_t expected_passes = 0;
+  {
+    auto add = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = host.object;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", res))
+      return;
+    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+    size.pHostObject = host.object;
+    if (failed(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize", res))
+      return;
+    config.resize(size.configImageSize);
+    auto image = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+    image.pHostObject = host.object;
+    image.configImageSize = config.size();
+    image.pConfigImage = config.data();
+    if (failed(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", res))
+      return;
+    auto passes = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+    passes.configImageSize = config.size();
+    passes.pConfigImage = config.data();
+    if (failed(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", res))
+      return;
+    expected_passes = passes.numOfPasses;
+  }
+
+  // Activity tracing stays off while the range profiler replays the launch.
+  std::optional<ActivityPause> pause;
+  try {
+    pause.emplace();
+  } catch (const CuptiError& e) {
+    res.reason = std::string("cannot pause CUPTI activity tracing for collection: ") + e.what();
+    return;
+  }
+
+  RangeProfiler profiler;
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    p.ctx = s.context;
+    if (failed(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable", res)) return;
+    profiler.object = p.pRangeProfilerObject;
+  }
+
+  std::vector<std::uint8_t> counter_data;
+  {
+    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    size.pRangeProfilerObject = profiler.object;
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = kRanges;
+    size.maxNumRangeTreeNodes = kRanges;
+    if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", res))
+      return;
+    counter_data.resize(size.counterDataSize);
+    auto init = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    init.pRangeProfilerObject = profiler.object;
+    init.counterDataSize = counter_data.size();
+    init.pCounterData = counter_data.data();
+    if (failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
+               "cuptiRangeProfilerCounterDataImageInitialize", res))
+      return;
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    p.pRangeProfilerObject = profiler.object;
+    p.configSize = config.size();
+    p.pConfig = config.data();
+    p.counterDataImageSize = counter_data.size();
+    p.pCounterDataImage = counter_data.data();
+    p.range = CUPTI_UserRange;
+    p.replayMode = CUPTI_UserReplay;
+    p.maxRangesPerPass = kRanges;
+    p.numNestingLevels = 1;
+    p.minNestingLevel = 1;
+    p.passIndex = 0;
+    p.targetNestingLevel = 1;  // in-process replay starts at the lowest profiled level
+    if (failed(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig", res)) return;
+  }
+
+  // CUPTI says when every pass was submitted; the cap only stops a runaway loop.
+  const std::size_t max_passes = std::max<std::size_t>(2 * expected_passes, expected_passes + 4);
+  for (bool all_submitted = false; !all_submitted;) {
+    if (std::size_t(res.passes) >= max_passes) {
+      res.reason = "CUPTI asked for more than " + std::to_string(max_passes) +
+                   " passes where its config image declared " + std::to_string(expected_passes);
+      return;
+    }
+    // Clean L2 and an idle GPU: every pass starts from the state ncu's cache control gives.
+    s.flush->flush_and_wait(stream);
+    OpenPass pass(profiler.object);
+    auto start = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = profiler.object;
+    if (failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart", res)) return;
+    pass.started = true;
+    auto push = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+    push.pRangeProfilerObject = profiler.object;
+    push.pRangeName = range_name.c_str();
+    if (failed(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange", res)) return;
+    pass.pushed = true;
+    launch(stream);
+    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    auto pop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+    pop.pRangeProfilerObject = profiler.object;
+    pass.pushed = false;
+    if (failed(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange", res)) return;
+    auto stop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = profiler.object;
+    pass.started = false;
+    if (failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", res)) return;
+    ++res.passes;
+    all_submitted = stop.isAllPassSubmitted != 0;
+  }
+
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    p.pRangeProfilerObject = profiler.object;
+    if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", res)) return;
+    if (p.numOfRangeDropped != 0) {
+      res.reason = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) +
+                   " profiled ranges (the counter-data image holds one)";
+      return;
+    }
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    p.pCounterDataImage = counter_data.data();
+    p.counterDataImageSize = counter_data.size();
+    if (failed(cuptiRangeProfilerGetCounterDataInfo(&p), "cuptiRangeProfilerGetCounterDataInfo", res))
+      return;
+    if (p.numTotalRanges != kRanges) {
+      res.reason = "CUPTI recorded " + std::to_string(p.numTotalRanges) +
+                   " ranges for one pushed range; did the launch start a kernel?";
+      return;
+    }
+  }
+  std::vector<double> values(names.size());
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    p.pHostObject = host.object;
+    p.pCounterDataImage = counter_data.data();
+    p.counterDataImageSize = counter_data.size();
+    p.rangeIndex = 0;
+    p.ppMetricNames = names.data();
+    p.numMetrics = names.size();
+    p.pMetricValues = values.data();
+    if (failed(cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues", res))
+      return;
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      res.unavailable_metrics.emplace_back(names[i], "CUPTI evaluated a non-finite value");
+      continue;
+    }
+    res.values.push_back({specs[i]->name, specs[i]->unit, values[i]});
+  }
+  if (res.values.empty()) {
+    res.reason = "CUPTI evaluated no finite value for any metric of the group";
+    return;
+  }
+  res.available = true;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<double> GroupResult::value(std::string_view metric) const {
+  if (!available) return std::nullopt;
+  for (const auto& v : values)
+    if (v.name == metric) return v.value;
+  return std::nullopt;
+}
+
+MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail::CollectorState>()) {
+  detail::CollectorState& s = *state_;
+  s.device = device;
+  ATTNLAB_CUDA_CHECK(cudaSetDevice(device));
+  ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the runtime's primary context, current from here
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  if (prop.major != 9) {
+    s.unavailable = std::string("the metric groups are GH100's (Hopper: H100, H200); this GPU is ") +
+                    prop.name + " (compute capability " + std::to_string(prop.major) + "." +
+                    std::to_string(prop.minor) + "): profile it with Nsight Compute instead";
+    return;
+  }
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&s.context);
+    if (code != CUDA_SUCCESS || s.context == nullptr) {
+      s.unavailable = "cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")";
+      return;
+    }
+  } catch (const CudaError& e) {
+    s.unavailable = std::string("the CUDA driver lacks an entry point the collector needs: ") + e.what();
+    return;
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    const CUptiResult code = cuptiProfilerInitialize(&p);
+    if (code != CUPTI_SUCCESS) {
+      s.unavailable = reason("cuptiProfilerInitialize", code);
+      return;
+    }
+    s.profiler_initialized = true;
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+    p.cuDevice = device;
+    p.api = CUPTI_PROFILER_RANGE_PROFILING;
+    const CUptiResult code = cuptiProfilerDeviceSupported(&p);
+    if (code != CUPTI_SUCCESS) {
+      s.unavailable = reason("cuptiProfilerDeviceSupported", code);
+      return;
+    }
+    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+      std::string why;
+      const auto add = [&why](CUpti_Profiler_Support_Level level, const char* what) {
+        if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ||
+            level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+          why += std::string(why.empty() ? "" : ", ") + what;
+      };
+      add(p.architecture, "architecture");
+      add(p.sli, "SLI");
+      add(p.vGpu, "vGPU (profiling not enabled for this vGPU)");
+      add(p.confidentialCompute, "confidential computing");
+      add(p.cmp, "CMP device");
+      add(p.wsl, "WSL");
+      s.unavailable = "CUPTI range profiling is not supported on this device configuration (" +
+                      (why.empty() ? std::string("no reason given") : why) + ")";
+      return;
+    }
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    p.deviceIndex = std::size_t(device);
+    const CUptiResult code = cuptiDeviceGetChipName(&p);
+    if (code != CUPTI_SUCCESS || p.pChipName == nullptr) {
+      s.unavailable = reason("cuptiDeviceGetChipName", code);
+      return;
+    }
+    s.chip = p.pChipName;
+    if (s.chip != kChip) {
+      s.unavailable = "the metric groups are " + std::string(kChip) + "'s; this GPU (" + prop.name +
+                      ") is chip " + s.chip + ": profile it with Nsight Compute instead";
+      return;
+    }
+  }
+  {
+    // Counters restricted to admin users are usually refused here first.
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    p.ctx = s.context;
+    CUptiResult code = cuptiProfilerGetCounterAvailability(&p);
+    if (code == CUPTI_SUCCESS) {
+      s.availability.resize(p.counterAvailabilityImageSize);
+      p.pCounterAvailabilityImage = s.availability.data();
+      code = cuptiProfilerGetCounterAvailability(&p);
+    }
+    if (code != CUPTI_SUCCESS) {
+      s.unavailable = reason("cuptiProfilerGetCounterAvailability", code);
+      return;
+    }
+  }
+  s.flush = std::make_unique<detail::CleanL2Flush>();
+}
+
+MetricsCollector::~MetricsCollector() {
+  if (state_->profiler_initialized) {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
+    warn_on_failure(cuptiProfilerDeInitialize(&p), "cuptiProfilerDeInitialize");
+  }
+}
+
+const std::optional<std::string>& MetricsCollector::unavailable() const { return state_->unavailable; }
+const std::string& MetricsCollector::chip() const { return state_->chip; }
+
+GroupResult MetricsCollector::collect(const std::string& group, const LaunchFn& launch,
+                                      cudaStream_t stream, const std::string& range_name) {
+  const MetricGroup* g = find_metric_group(group);
+  if (g == nullptr) throw std::invalid_argument("unknown metric group '" + group + "'");
+  GroupResult res;
+  res.group = group;
+  if (state_->unavailable) {
+    res.reason = *state_->unavailable;
+    return res;
+  }
+  const auto t0 = Clock::now();
+  collect_group(*state_, *g, launch, stream, range_name, res);
+  res.collection_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!res.available) res.values.clear();  // an unavailable group carries no values at all
+  return res;
+}
+
+nlohmann::ordered_json to_json(const GroupResult& group) {
+  nlohmann::ordered_json j;
+  j["available"] = group.available;
+  if (!group.available) {
+    j["reason"] = group.reason;
+    return j;
+  }
+  j["passes"] = group.passes;
+  j["collection_wall_s"] = group.collection_wall_s;
+  j["values"] = nlohmann::ordered_json::object();
+  for (const auto& v : group.values) j["values"][v.name] = {{"value", v.value}, {"unit", v.unit}};
+  if (!group.unavailable_metrics.empty()) {
+    j["unavailable_metrics"] = nlohmann::ordered_json::object();
+    for (const auto& [name, why] : group.unavailable_metrics) j["unavailable_metrics"][name] = why;
+  }
+  return j;
+}
+
+std::string console_line(const GroupResult& group) {
+  if (!group.available) return group.group + ": unavailable: " + group.reason;
+  std::string line = group.group + ": " + std::to_string(group.values.size()) + " metrics, " +
+                     std::to_string(group.passes) + " passes, " +
+                     fmt("%.3f s", group.collection_wall_s);
+  for (const auto& [name, why] : group.unavailable_metrics) line += "; " + name + " unavailable: " + why;
+  return line;
+}
+
+HardwareEvidence::HardwareEvidence(int device, std::vector<std::string> groups)
+    : groups_(std::move(groups)) {
+  for (const auto& g : groups_)
+    if (find_metric_group(g) == nullptr) throw std::invalid_argument("unknown metric group '" + g + "'");
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  gpu_name_ = prop.name;
+  if (!groups_.empty()) collector_.emplace(device);
+}
+
+HardwareEvidence::~HardwareEvidence() = default;
+
+void HardwareEvidence::add_to(nlohmann::ordered_json& result, const LaunchFn& launch,
+                              cudaStream_t stream, const std::string& range_name, double flops,
+                              const std::string& console_prefix) {
+  const StaticFacts facts = capture_static_facts(launch, stream);
+  if (!facts.available) {
+    std::cout << console_prefix << " static: unavailable: " << facts.reason << std::endl;
+  }
+  for (const KernelFacts& k : facts.kernels) {
+    std::cout << console_prefix << " static: " << k.name << " grid " << k.grid[0] << "x" << k.grid[1]
+              << "x" << k.grid[2] << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2];
+    if (k.registers)
+      std::cout << ", " << *k.registers << " registers, " << *k.static_smem_bytes << "+"
+                << k.dynamic_smem_bytes << " B shared, " << *k.local_bytes << " B local";
+    if (k.theoretical_occupancy_pct)
+      std::cout << ", theoretical occupancy " << fmt("%.1f%%", *k.theoretical_occupancy_pct);
+    if (!k.attributes_reason.empty()) std::cout << " (" << k.attributes_reason << ")";
+    std::cout << std::endl;
+  }
+
+  std::vector<GroupResult> groups;
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const auto& g : groups_) {
+    groups.push_back(collector_->collect(g, launch, stream, range_name));
+    metrics[g] = to_json(groups.back());
+    std::cout << console_prefix << " metrics " << console_line(groups.back()) << std::endl;
+  }
+  result["metrics"] = std::move(metrics);
+  result["static"] = to_json(facts);
+
+  DerivedInputs in;
+  in.flops = flops;
+  in.gpu_name = gpu_name_;
+  if (result.contains("tflops") && result["tflops"].is_number())
+    in.tflops = result["tflops"].get<double>();
+  for (const GroupResult& g : groups) {
+    if (auto v = g.value("dram__bytes_read.sum")) in.dram_read_bytes = v;
+    if (auto v = g.value("dram__bytes_write.sum")) in.dram_write_bytes = v;
+    if (auto v = g.value("gpu__time_duration.sum")) in.duration_ns = v;
+  }
+  result["derived"] = derived_figures(in);
+}
+
+nlohmann::ordered_json HardwareEvidence::config_json() const {
+  nlohmann::ordered_json j;
+  j["groups"] = groups_;
+  j["method"] =
+      "CUPTI range profiler (cupti_range_profiler.h): user range around one launch, user replay "
+      "(one launch per pass), one group at a time, after timing; before every pass the stream "
+      "is idle and the L2 flushed clean by reading 2x its size";
+  j["range_name"] = "attnlab.profile.<phase>.<shape>";
+  j["chip"] = collector_ && !collector_->chip().empty() ? nlohmann::ordered_json(collector_->chip())
+                                                        : nlohmann::ordered_json();
+  j["unavailable"] = collector_ && collector_->unavailable()
+                         ? nlohmann::ordered_json(*collector_->unavailable())
+                         : nlohmann::ordered_json();
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (const auto& g : groups_) j["metrics"][g] = metric_names({g});
+  j["derived"] = derived_method();
+  return j;
+}
+
+void launch_for_profiler(const LaunchFn& launch, cudaStream_t stream, const std::string& range_name) {
+  detail::CleanL2Flush flush;
+  flush.flush_and_wait(stream);
+  const NvtxRange range(range_name);
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace attnlab::profiler

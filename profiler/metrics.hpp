@@ -1,0 +1,109 @@
+// Hardware counters for one launch from the CUPTI 13 Range Profiler (cupti_range_profiler.h
+// with cupti_profiler_host.h): a user range around the launch, user replay (the launch is
+// repeated once per pass), the L2 flushed clean and the GPU idle before every pass, one named
+// group (metric_groups.hpp) at a time. Run after timing, never inside it. When counters cannot
+// be read (restricted to admin, held by another profiler, a chip other than GH100) the result
+// says unavailable and why; no value is ever invented. Host-only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler/sampler.hpp"
+
+namespace attnlab::profiler {
+
+struct MetricValue {
+  std::string name;  // full metric name
+  std::string unit;  // as in metric_groups.hpp
+  double value;
+};
+
+struct GroupResult {
+  std::string group;
+  bool available = false;
+  std::string reason;            // when unavailable: CUPTI's error and how to fix it, one line
+  int passes = 0;                // replay passes CUPTI asked for
+  double collection_wall_s = 0;  // [s] host time of the whole collection, passes and flushes
+  std::vector<MetricValue> values;
+  // Metrics of the group left out while the others were collected: name -> why.
+  std::vector<std::pair<std::string, std::string>> unavailable_metrics;
+
+  std::optional<double> value(std::string_view metric) const;  // nullopt when not collected
+};
+
+namespace detail {
+struct CollectorState;
+}
+
+class MetricsCollector {
+ public:
+  // Prepares collection on `device` (made current): checks the chip, initialises the CUPTI
+  // profiler and reads the counter availability. A CUPTI refusal does not throw: every
+  // collect() then reports it. Throws CudaError when the device itself is unusable.
+  explicit MetricsCollector(int device);
+  ~MetricsCollector();
+  MetricsCollector(const MetricsCollector&) = delete;
+  MetricsCollector& operator=(const MetricsCollector&) = delete;
+  MetricsCollector(MetricsCollector&&) = delete;
+  MetricsCollector& operator=(MetricsCollector&&) = delete;
+
+  // Collects the named group (throws std::invalid_argument for an unknown name) around
+  // `launch`, in a CUPTI user range called `range_name`. KernelActivity is paused meanwhile.
+  // CUDA errors of the launch propagate: the context may be unusable after one.
+  GroupResult collect(const std::string& group, const LaunchFn& launch, cudaStream_t stream,
+                      const std::string& range_name);
+
+  // Why no group can be collected on this device (with the fix), or nullopt.
+  const std::optional<std::string>& unavailable() const;
+  const std::string& chip() const;  // "GH100"; empty when CUPTI could not name it
+
+ private:
+  std::unique_ptr<detail::CollectorState> state_;
+};
+
+// The record's metrics.<group> object: {"available": true, "passes", "collection_wall_s",
+// "values": {"<metric>": {"value", "unit"}}[, "unavailable_metrics": {"<metric>": reason}]}
+// or {"available": false, "reason"}.
+nlohmann::ordered_json to_json(const GroupResult& group);
+// One console line: "tensor: 5 metrics, 2 passes, 0.041 s" or "stalls: unavailable: <reason>".
+std::string console_line(const GroupResult& group);
+
+// What one result entry of a run record gets after timing: "metrics" (the requested groups),
+// "static" (static_facts.hpp) and "derived" (derived.hpp), with one console line each.
+class HardwareEvidence {
+ public:
+  // `groups` as parse_metric_groups returns them; empty: static facts and derived figures only.
+  HardwareEvidence(int device, std::vector<std::string> groups);
+  ~HardwareEvidence();
+  HardwareEvidence(const HardwareEvidence&) = delete;
+  HardwareEvidence& operator=(const HardwareEvidence&) = delete;
+
+  // Adds "metrics", "static" and "derived" to `result` (which must already hold its "tflops",
+  // null or measured). `flops` is one launch's FLOP count; `console_prefix` starts each line.
+  void add_to(nlohmann::ordered_json& result, const LaunchFn& launch, cudaStream_t stream,
+              const std::string& range_name, double flops, const std::string& console_prefix);
+
+  // The record's top-level "metrics_config": what was requested and how it is collected.
+  nlohmann::ordered_json config_json() const;
+
+ private:
+  std::vector<std::string> groups_;
+  std::optional<MetricsCollector> collector_;  // only when a group was requested
+  std::string gpu_name_;
+};
+
+// For Nsight Compute: flushes the L2 clean, then runs `launch` once inside the NVTX range
+// `range_name` (domain "attnlab") and waits for it. No CUPTI call: ncu refuses to profile
+// a process that uses CUPTI's profiling APIs.
+void launch_for_profiler(const LaunchFn& launch, cudaStream_t stream, const std::string& range_name);
+
+}  // namespace attnlab::profiler

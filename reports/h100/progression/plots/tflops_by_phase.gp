@@ -1,0 +1,21 @@
+# tflops_by_phase.gp: rendered by attnlab-report from the newest ok record of every phase under ../records.
+# Edits are overwritten on the next render; to restyle, copy this file. Render it
+# from this directory with: gnuplot tflops_by_phase.gp (reads tflops_by_phase.dat, writes tflops_by_phase.png)
+set terminal pngcairo size 900,500 enhanced font 'DejaVu Sans,10'
+set output 'tflops_by_phase.png'
+set title 'TFLOPS by phase, newest ok record of each (headline regime; bars: median, whiskers: p10-p90)' noenhanced
+set style data histograms
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set datafile missing '?'
+set ylabel 'TFLOPS'
+set key above noenhanced
+set grid ytics lc rgb '#dddddd'
+set xtics noenhanced
+set yrange [0:28.7530546]
+set xrange [-0.6:1.6]
+set xlabel 'phase'
+plot 'tflops_by_phase.dat' using 2:3:4:xtic(1) lc rgb '#1f77b4' title 'latency 1x8x512x64', \
+     'tflops_by_phase.dat' using 6:7:8 lc rgb '#ff7f0e' title 'throughput 16x16x2048x64', \
+     '' using ($0 + -0.125):4:5 with labels offset 0,0.7 font ',9' notitle, \
+     '' using ($0 + 0.125):8:9 with labels offset 0,0.7 font ',9' notitle

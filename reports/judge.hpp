@@ -1,0 +1,80 @@
+// Judging the evidence: claims against measurements (SUPPORTED / REFUTED / NOT TESTED) and
+// two runs against each other (SAME / FASTER / SLOWER).
+//
+// The decision rule is interval separation, the same for claims and comparisons. A timing
+// measurement is the interval [p10, p90] of its samples; a throughput (TFLOPS, GB/s) is the
+// same interval mapped through work / time. A strict claim ("<", ">") is SUPPORTED only when
+// the two intervals are separated in the claimed direction; overlapping intervals are a
+// difference inside the noise, so the claim is REFUTED ("within noise"). A claim that admits
+// equality ("<=", ">=", "==", "within_pct") is REFUTED only by separation against it.
+// Why not a rank test (Mann-Whitney): GPU timing samples are not independent (clocks and
+// thermals drift through a run), and with the 1000 samples a short kernel collects, a rank
+// test calls a 0.1% shift "significant", which is real but not a performance difference a
+// reader should act on. Separation of the p10-p90 intervals needs no such assumption and
+// answers "did this change move the bulk of the distribution".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/claims.hpp"
+#include "reports/record_view.hpp"
+
+namespace attnlab::report {
+
+enum class Verdict { kSupported, kRefuted, kNotTested };
+const char* verdict_name(Verdict v);  // "SUPPORTED", "REFUTED", "NOT TESTED"
+
+// A measured value and the interval its samples spread over.
+struct Measure {
+  double value = 0;
+  double lo = 0, hi = 0;  // lo == hi == value for a point value (a count, a counter)
+  std::string unit;       // "ns", "TFLOPS", "GB/s", a metric's own unit, or ""
+  std::string spread;     // what [lo, hi] is ("p10-p90 of 12 cold samples"); "" for a point
+  Measure scaled(double factor) const;
+  std::string describe() const;  // "11.95 ms (p10-p90 of 12 cold samples: 11.95-11.96 ms)"
+};
+
+// A claim metric (a JSON pointer into one result entry) looked up in a result. Either a
+// measure, or why there is none ("not measured: ...").
+struct Lookup {
+  std::optional<Measure> measure;
+  std::string missing;
+};
+Lookup measure_metric(const Result& r, const std::string& pointer);
+
+// Interval a against interval b.
+enum class Relation { kBelow, kOverlap, kAbove };
+Relation relate(double a_lo, double a_hi, double b_lo, double b_hi);
+
+struct Judgement {
+  Claim claim;
+  Verdict verdict = Verdict::kNotTested;
+  std::string evidence;  // one line: both sides with their spread, and the reason
+  const Run* compared = nullptr;  // the other record of a cross-record claim, when found
+};
+
+// The claims a record states (key "claims"; none when absent). Throws FieldError naming the
+// claim's field when one is malformed.
+std::vector<Claim> record_claims(const Run& run);
+
+// The newest record with status ok of `phase` on the GPU named `gpu`; nullptr if none.
+const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
+                     const std::string& gpu);
+
+// Judges one claim of `run`. `root_runs` is every record of the run's results root (for
+// claims against another phase); records on another GPU are never compared.
+Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& root_runs);
+std::vector<Judgement> judge_claims(const Run& run, const std::vector<Run>& root_runs);
+
+// Whether any claim of the record needs the other records of its results root.
+bool needs_root(const Run& run);
+
+enum class Change { kSame, kFaster, kSlower };
+const char* change_name(Change c);
+// B against A: FASTER when B's p10-p90 interval lies wholly below A's, SLOWER when wholly
+// above, SAME when they overlap.
+Change compare_regimes(const Regime& a, const Regime& b);
+
+}  // namespace attnlab::report

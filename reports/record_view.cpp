@@ -1,0 +1,233 @@
+// Loading and unpacking run records for the reports.
+#include "reports/record_view.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "experiments/shapes.hpp"
+
+namespace attnlab::report {
+namespace {
+
+std::string type_problem(const std::string& ptr, const char* expected) {
+  return ptr + " is not " + expected;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the reader needs
+// only what follows.
+std::string strip_json_prefix(const std::string& what) {
+  const auto close = what.find("] ");
+  return what.rfind("[json.exception", 0) == 0 && close != std::string::npos ? what.substr(close + 2)
+                                                                            : what;
+}
+
+Regime parse_regime(const ordered_json& root, const std::string& base, const std::string& name) {
+  Regime r;
+  r.name = name;
+  r.method = optional_string_at(root, base + "/method").value_or("");
+  r.stop_reason = optional_string_at(root, base + "/stop_reason").value_or("");
+  r.median_ns = number_at(root, base + "/median_ns");
+  r.p10_ns = number_at(root, base + "/p10_ns");
+  r.p90_ns = number_at(root, base + "/p90_ns");
+  r.min_ns = number_at(root, base + "/min_ns");
+  r.max_ns = number_at(root, base + "/max_ns");
+  r.noise_pct = number_at(root, base + "/noise_pct");
+  r.count = static_cast<long long>(number_at(root, base + "/count"));
+  if (const ordered_json* s = find(root, base + "/samples_ns"); s && !s->is_null()) {
+    if (!s->is_array()) throw FieldError(type_problem(base + "/samples_ns", "an array"));
+    for (std::size_t i = 0; i < s->size(); ++i)
+      r.samples_ns.push_back(number_at(root, base + "/samples_ns/" + std::to_string(i)));
+  }
+  r.tflops = number_at(root, base + "/tflops");
+  r.gbps = number_at(root, base + "/dram_gbps_min_bytes");
+  r.clock_before_mhz = optional_number_at(root, base + "/sm_clock_mhz/before");
+  r.clock_after_mhz = optional_number_at(root, base + "/sm_clock_mhz/after");
+  if (!(r.median_ns > 0)) throw FieldError(base + "/median_ns is not positive");
+  return r;
+}
+
+Result parse_result(const ordered_json& root, std::size_t i) {
+  Result r;
+  r.pointer = "/results/" + std::to_string(i);
+  const std::string& b = r.pointer;
+  r.json = root.at(ordered_json::json_pointer(b));
+  Shape& s = r.shape;
+  s.B = int(number_at(root, b + "/shape/B"));
+  s.H = int(number_at(root, b + "/shape/H"));
+  s.H_kv = int(optional_number_at(root, b + "/shape/H_kv").value_or(s.H));
+  s.S = int(number_at(root, b + "/shape/S"));
+  s.D = int(number_at(root, b + "/shape/D"));
+  s.causal = bool_at(root, b + "/shape/causal");
+  r.name = shape_name(s);
+  r.flops = optional_number_at(root, b + "/flops").value_or(s.flops());
+  r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(s.min_bytes());
+  if (const ordered_json* a = find(root, b + "/available"); a && *a == false)
+    r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
+  const ordered_json* passed = find(root, b + "/correctness/passed");
+  r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
+  r.failure = optional_string_at(root, b + "/correctness/failure");
+  const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));
+  if (timing.is_null()) return r;
+  if (!timing.is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
+  for (const auto& [name, value] : timing.items()) {
+    (void)value;
+    r.regimes.push_back(parse_regime(root, b + "/timing/" + name, name));
+  }
+  if (r.regimes.empty()) return r;
+  r.headline = optional_string_at(root, b + "/headline_regime").value_or(r.regimes.front().name);
+  if (!r.regime(r.headline))
+    throw FieldError(b + "/headline_regime names '" + r.headline + "', which is not in " + b +
+                     "/timing");
+  return r;
+}
+
+}  // namespace
+
+const ordered_json* find(const ordered_json& root, const std::string& ptr) {
+  try {
+    const ordered_json::json_pointer p(ptr);
+    return root.contains(p) ? &root.at(p) : nullptr;
+  } catch (const nlohmann::json::exception&) {
+    // A malformed pointer or one that indexes into a scalar: nothing is there.
+    return nullptr;
+  }
+}
+
+double number_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (!j) throw FieldError("missing " + ptr);
+  if (!j->is_number()) throw FieldError(type_problem(ptr, "a number"));
+  return j->get<double>();
+}
+
+std::optional<double> optional_number_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (!j || j->is_null()) return std::nullopt;
+  if (!j->is_number()) throw FieldError(type_problem(ptr, "a number"));
+  return j->get<double>();
+}
+
+std::string string_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (!j) throw FieldError("missing " + ptr);
+  if (!j->is_string()) throw FieldError(type_problem(ptr, "a string"));
+  return j->get<std::string>();
+}
+
+std::optional<std::string> optional_string_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (!j || j->is_null()) return std::nullopt;
+  if (!j->is_string()) throw FieldError(type_problem(ptr, "a string"));
+  return j->get<std::string>();
+}
+
+bool bool_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (!j) throw FieldError("missing " + ptr);
+  if (!j->is_boolean()) throw FieldError(type_problem(ptr, "true or false"));
+  return j->get<bool>();
+}
+
+std::string Result::untimed_reason() const {
+  if (unavailable) return "not run: " + *unavailable;
+  if (!passed) return "failed its correctness check";
+  return "not timed";
+}
+
+const Regime* Result::regime(const std::string& n) const {
+  for (const auto& r : regimes)
+    if (r.name == n) return &r;
+  return nullptr;
+}
+
+std::string Run::id() const { return phase + "/" + dir.filename().string(); }
+
+std::string Run::time_key() const {
+  return started_utc.empty() ? dir.filename().string() : started_utc;
+}
+
+const Result* Run::result(const std::string& shape_name) const {
+  for (const auto& r : results)
+    if (r.name == shape_name) return &r;
+  return nullptr;
+}
+
+Run load_run(const fs::path& path) {
+  Run run;
+  // A run directory, or a record file; a path that does not exist names a run directory
+  // unless it ends in .json.
+  std::error_code ec;
+  const bool dir = fs::is_directory(path, ec) || (!fs::exists(path, ec) && path.extension() != ".json");
+  run.file = dir ? path / "run.json" : path;
+  run.dir = run.file.parent_path().empty() ? fs::path(".") : run.file.parent_path();
+  // Paths in messages stay as the user gave them; a trailing "/" would read "dir//run.json".
+  run.file = run.file.lexically_normal();
+  run.dir = run.dir.lexically_normal();
+  if (run.dir.filename().empty()) run.dir = run.dir.parent_path();
+  const std::string file = run.file.string();
+  if (!fs::exists(run.file, ec)) throw InputError(file + ": no such file");
+  std::ifstream in(run.file, std::ios::binary);
+  if (!in) throw InputError(file + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    run.json = ordered_json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file + ": not valid JSON: " + strip_json_prefix(e.what()));
+  }
+  // The schema string first: a record of another schema version has other keys, and
+  // "missing ..." would hide the real cause.
+  if (run.json.is_object() && run.json.contains("schema") && run.json["schema"] != kRunSchema)
+    throw InputError(file + ": /schema is " + run.json["schema"].dump() + ", expected \"" +
+                     kRunSchema + "\"");
+  const auto problems = record_problems(run.json);
+  if (!problems.empty()) {
+    std::string more;
+    if (problems.size() > 1) more = " (and " + std::to_string(problems.size() - 1) + " more)";
+    throw InputError(file + ": " + problems.front() + more);
+  }
+  try {
+    const ordered_json& j = run.json;
+    run.phase = string_at(j, "/phase");
+    run.status = string_at(j, "/status");
+    run.started_utc = optional_string_at(j, "/started_utc").value_or("");
+    run.commit = string_at(j, "/provenance/git/commit");
+    run.dirty = bool_at(j, "/provenance/git/dirty");
+    run.gpu_name = string_at(j, "/provenance/gpu/name");
+    number_at(j, "/provenance/gpu/peak_dram_gbps");
+    for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
+  } catch (const FieldError& e) {
+    throw InputError(file + ": " + e.what());
+  }
+  return run;
+}
+
+std::vector<Run> load_root(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) throw InputError(root.string() + ": no such directory");
+  std::vector<fs::path> files;
+  for (const auto& phase : fs::directory_iterator(root, ec)) {
+    if (!phase.is_directory()) continue;
+    std::error_code ec2;
+    for (const auto& run : fs::directory_iterator(phase.path(), ec2))
+      if (run.is_directory() && fs::is_regular_file(run.path() / "run.json"))
+        files.push_back(run.path() / "run.json");
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Run> runs;
+  for (const auto& f : files) runs.push_back(load_run(f));
+  std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+    if (a.time_key() != b.time_key()) return a.time_key() > b.time_key();
+    return a.file < b.file;
+  });
+  return runs;
+}
+
+std::string shape_label(const std::string& name) {
+  for (const auto& p : shape_presets())
+    if (shape_name(p.shape) == name) return std::string(p.name) + " " + name;
+  return name;
+}
+
+}  // namespace attnlab::report

@@ -1,0 +1,59 @@
+// The four documents the report tool renders from run records: a run's report, the lab
+// notebook with its JSON-lines index, a comparison of two runs, and the progression over
+// phases. Each returns what it wrote; running gnuplot on the scripts is the caller's choice.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/judge.hpp"
+#include "reports/peaks.hpp"
+#include "reports/record_view.hpp"
+
+namespace attnlab::report {
+
+namespace fs = std::filesystem;
+
+struct Rendered {
+  std::vector<fs::path> files;    // text outputs: markdown, JSON lines, scripts, data
+  std::vector<fs::path> scripts;  // gnuplot scripts still to be run
+};
+
+// <run.dir>/report.md and <run.dir>/plots/. `root_runs`: every record of the run's results
+// root (<root>/<phase>/<run>/), for claims against other phases; may be empty otherwise.
+Rendered render_run(const Run& run, const std::vector<Run>& root_runs);
+
+// <out_dir>/NOTEBOOK.md and <out_dir>/index.jsonl from every record of a results root
+// (`runs` newest first, as load_root returns them).
+Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
+
+// Markdown comparing run B against run A, shape by shape and regime by regime.
+std::string compare_markdown(const Run& a, const Run& b);
+
+// <out_dir>/progression.md and its plots: the newest ok record of every phase.
+Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
+
+// --- shared by the renderers -------------------------------------------------------------
+
+// The ceilings a record's GPU has: DRAM from the record, the rest from the datasheet table.
+struct Ceilings {
+  double dram_gbps = 0;                // provenance.gpu.peak_dram_gbps
+  std::optional<DatasheetPeaks> sheet;  // when the GPU is in the table
+  std::optional<double> tensor_tflops;  // fp16 dense: the record's derived figure, else datasheet
+  std::string tensor_source;            // where tensor_tflops comes from
+  std::optional<double> fp32_tflops;    // SMs x lanes x 2 x max SM clock
+};
+Ceilings ceilings_of(const Run& run);
+
+// Path of `to` relative to directory `from`, with forward slashes, for markdown links.
+std::string link(const fs::path& from, const fs::path& to);
+
+// The record's input seed as text (64-bit unsigned: JSON readers may round it as a number).
+std::string json_seed(const Run& run);
+
+// One claim-verdict count line: "2 SUPPORTED, 1 REFUTED" or "none stated".
+std::string verdict_counts(const std::vector<Judgement>& js);
+
+}  // namespace attnlab::report

@@ -1,0 +1,83 @@
+// Two runs side by side: per shape and regime, SAME / FASTER / SLOWER by separation of the
+// samples' p10-p90 intervals (see judge.hpp for why not a rank test).
+#include <sstream>
+
+#include "reports/format.hpp"
+#include "reports/render.hpp"
+
+namespace attnlab::report {
+namespace {
+
+std::string describe(const char* letter, const Run& r) {
+  return std::string("- **") + letter + ":** phase " + r.phase + ", run " + code(r.id()) +
+         ", status " + r.status + ", commit " + code(r.short_commit()) +
+         (r.dirty ? " (dirty)" : "") + ", " + r.gpu_name + ", started " +
+         (r.started_utc.empty() ? "(not recorded)" : r.started_utc) + "\n";
+}
+
+std::string timing_cell(const Regime& g) {
+  return median_and_range(g.median_ns, g.p10_ns, g.p90_ns);
+}
+
+}  // namespace
+
+std::string compare_markdown(const Run& a, const Run& b) {
+  std::ostringstream md;
+  md << "# Compare: B (phase " << b.phase << ") against A (phase " << a.phase << ")\n\n";
+  md << describe("A", a) << describe("B", b) << "\n";
+  if (a.gpu_name != b.gpu_name)
+    md << "The runs are on different GPUs; the verdicts compare the GPUs as much as the "
+          "kernels.\n\n";
+  md << "Verdict per shape and regime, B against A: FASTER when B's p10-p90 interval of "
+        "samples lies wholly below A's, SLOWER when wholly above, SAME when the intervals "
+        "overlap (a difference within the noise).\n\n";
+  Table t({"shape", "regime", "A median (p10-p90)", "B median (p10-p90)", "B/A", "A TFLOPS",
+           "B TFLOPS", "verdict"},
+          "llrrrrrl");
+  std::vector<std::string> only_a, only_b, untimed;
+  int counts[3] = {0, 0, 0};
+  for (const auto& ra : a.results) {
+    const Result* rb = b.result(ra.name);
+    if (!rb) {
+      only_a.push_back(ra.name);
+      continue;
+    }
+    if (!ra.timed() || !rb->timed()) {
+      untimed.push_back(ra.name + " (not timed in " +
+                        (!ra.timed() && !rb->timed() ? "A and B" : !ra.timed() ? "A" : "B") + ")");
+      continue;
+    }
+    for (const auto& ga : ra.regimes) {
+      const Regime* gb = rb->regime(ga.name);
+      if (!gb) continue;
+      const Change ch = compare_regimes(ga, *gb);
+      const bool headline = ga.name == ra.headline && ga.name == rb->headline;
+      if (headline) ++counts[int(ch)];
+      t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, timing_cell(ga),
+             timing_cell(*gb), sig(gb->median_ns / ga.median_ns, 3), sig(ga.tflops), sig(gb->tflops),
+             std::string("**") + change_name(ch) + "**"});
+    }
+  }
+  for (const auto& rb : b.results)
+    if (!a.result(rb.name)) only_b.push_back(rb.name);
+  if (t.empty()) {
+    md << "No shape was timed in both runs.\n";
+  } else {
+    md << t.str() << "\n";
+    md << "Headline regime: FASTER at " << counts[int(Change::kFaster)] << ", SLOWER at "
+       << counts[int(Change::kSlower)] << ", SAME at " << counts[int(Change::kSame)]
+       << " shape(s).\n";
+  }
+  auto list = [&](const char* what, const std::vector<std::string>& v) {
+    if (v.empty()) return;
+    md << "\n" << what << ": ";
+    for (std::size_t i = 0; i < v.size(); ++i) md << (i ? ", " : "") << v[i];
+    md << ".\n";
+  };
+  list("Shapes only in A", only_a);
+  list("Shapes only in B", only_b);
+  list("Shapes not compared", untimed);
+  return md.str();
+}
+
+}  // namespace attnlab::report

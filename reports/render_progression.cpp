@@ -1,0 +1,257 @@
+// The progression over phases: the newest ok record of every phase (and of every baseline,
+// any other `phase` id), TFLOPS by phase as bars and TFLOPS against S as lines.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "kernels/registry.hpp"
+#include "reports/format.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+namespace attnlab::report {
+namespace {
+
+// Registry phases in registry order, then every other id (baselines) sorted.
+std::vector<const Run*> newest_per_phase(const std::vector<Run>& runs) {
+  std::vector<std::string> order;
+  for (const auto& p : phases()) order.emplace_back(p.id);
+  std::set<std::string> others;
+  for (const auto& r : runs)
+    if (std::find(order.begin(), order.end(), r.phase) == order.end()) others.insert(r.phase);
+  order.insert(order.end(), others.begin(), others.end());
+  std::vector<const Run*> out;
+  for (const auto& id : order) {
+    const Run* best = nullptr;
+    for (const auto& r : runs)  // newest first already
+      if (r.phase == id && r.status == "ok") {
+        best = &r;
+        break;
+      }
+    if (best) out.push_back(best);
+  }
+  return out;
+}
+
+using ShapeKey = std::tuple<bool, int, int, int, int, int>;  // causal, D, S, B, H, H_kv
+ShapeKey key_of(const Shape& s) { return {s.causal, s.D, s.S, s.B, s.H, s.H_kv}; }
+
+std::string phase_label(const Run& r) {
+  const auto title = optional_string_at(r.json, "/experiment/title");
+  return r.phase + (title ? " " + *title : std::string());
+}
+
+// TFLOPS at the median and at p90 / p10 of the headline regime.
+struct Rate {
+  double mid, lo, hi;
+};
+Rate rate(const Result& r) {
+  const Regime& g = *r.headline_regime();
+  return {g.tflops, g.tflops * g.median_ns / g.p90_ns, g.tflops * g.median_ns / g.p10_ns};
+}
+
+}  // namespace
+
+Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {
+  Rendered out;
+  const auto chosen = newest_per_phase(runs);
+  // Every timed shape of the chosen records, in a fixed order.
+  std::map<ShapeKey, std::string> shapes;
+  for (const Run* r : chosen)
+    for (const auto& res : r->results)
+      if (res.timed()) shapes[key_of(res.shape)] = res.name;
+
+  std::ostringstream md;
+  md << "# Progression\n\n"
+     << "The newest record with status ok of every phase under " << code(link(out_dir, root) + "/")
+     << ", in the registry's order (other ids, such as baselines, after). Each figure is the "
+        "shape's headline regime at the median; ranges and error bars map the p10-p90 interval "
+        "of the samples. Rendered by `attnlab-report progression`; edits are overwritten.\n\n";
+  if (chosen.empty()) {
+    md << "No ok run records yet.\n";
+    const fs::path f = out_dir / "report.md";
+    write_text(f, md.str());
+    out.files.push_back(f);
+    return out;
+  }
+  std::set<std::string> gpus;
+  for (const Run* r : chosen) gpus.insert(r->gpu_name);
+  if (gpus.size() > 1) md << "The records come from different GPUs; compare with care.\n\n";
+
+  std::vector<std::string> header = {"phase", "run", "commit", "GPU"};
+  std::string align = "llll";
+  for (const auto& [k, name] : shapes) {
+    header.push_back(shape_label(name) + " TFLOPS");
+    align += "r";
+  }
+  Table t(header, align);
+  for (const Run* r : chosen) {
+    const fs::path rep = r->dir / "report.md";
+    std::vector<std::string> row = {
+        phase_label(*r),
+        fs::exists(rep) ? "[" + r->dir.filename().string() + "](" + link(out_dir, rep) + ")"
+                        : code(r->dir.filename().string()),
+        code(r->short_commit()), r->gpu_name};
+    for (const auto& [k, name] : shapes) {
+      const Result* res = r->result(name);
+      if (!res) row.push_back("not run");
+      else if (!res->timed()) row.push_back(res->unavailable ? "not run" : "not timed");
+      else {
+        const Rate x = rate(*res);
+        row.push_back(value_and_range(x.mid, x.lo, x.hi) + ", " + res->headline);
+      }
+    }
+    t.row(row);
+  }
+  md << t.str() << "\n";
+
+  const fs::path plots = out_dir / "plots";
+  clear_plots(plots);
+  const std::string origin = "the newest ok record of every phase under " + link(out_dir, root);
+
+  // Bars: one cluster per phase, one bar per shape.
+  {
+    Plot p;
+    p.stem = "tflops_by_phase";
+    p.origin = origin;
+    p.data = "# phase, then per shape: TFLOPS at the median, at p90, at p10 of the headline regime, label ('?': not run)\n";
+    double lo = 1e300, hi = 0;
+    for (const Run* r : chosen) {
+      p.data += dat_quote(phase_label(*r));
+      for (const auto& [k, name] : shapes) {
+        const Result* res = r->result(name);
+        if (!res || !res->timed()) {
+          p.data += " ? ? ? ?";
+          continue;
+        }
+        const Rate x = rate(*res);
+        p.data += " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) + " " + dat_quote(sig(x.mid));
+        lo = std::min(lo, x.lo);
+        hi = std::max(hi, x.hi);
+      }
+      p.data += "\n";
+    }
+    std::string& s = p.script;
+    s += "set title 'TFLOPS by phase, newest ok record of each (headline regime; bars: median, whiskers: p10-p90)' noenhanced\n"
+         "set style data histograms\n"
+         "set style histogram errorbars gap 2 lw 1\n"
+         "set style fill solid 0.8 border -1\n"
+         "set datafile missing '?'\n"
+         "set ylabel 'TFLOPS'\n"
+         "set key above noenhanced\n"
+         "set grid ytics lc rgb '#dddddd'\n"
+         "set xtics noenhanced\n";
+    // A log axis once the phases span more than a decade and a half, so early phases stay
+    // readable next to tensor-core ones.
+    if (hi > 30 * lo)
+      s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(lo)))) + ":" +
+           gp_num(std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";
+    else
+      s += "set yrange [0:" + gp_num(hi * 1.25) + "]\n";
+    if (chosen.size() > 4) s += "set xtics rotate by -25\n";
+    s += "set xrange [-0.6:" + gp_num(double(chosen.size()) - 0.4) + "]\n";
+    std::string plot, labels;
+    int col = 2;
+    const std::size_t n = shapes.size();
+    std::size_t j = 0;
+    for (const auto& [k, name] : shapes) {
+      plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_by_phase.dat' using " +
+              std::to_string(col) + ":" + std::to_string(col + 1) + ":" + std::to_string(col + 2) +
+              (col == 2 ? ":xtic(1)" : "") + " lc rgb '" + palette_colour(j) + "' title " +
+              gp_quote(shape_label(name));
+      // Value labels over the bars: cluster i is centred at x = i, bars 1/(n + gap) wide.
+      const double dx = (double(j) - (double(n) - 1) / 2) / double(n + 2);
+      labels += ", \\\n     '' using ($0 + " + gp_num(dx) + "):" + std::to_string(col + 2) +
+                ":" + std::to_string(col + 3) + " with labels offset 0,0.7 font ',9' notitle";
+      col += 4;
+      ++j;
+    }
+    s += "set xlabel 'phase'\n";
+    s += plot + labels + "\n";
+    out.scripts.push_back(write_plot(plots, p));
+  }
+
+  // Lines: TFLOPS against S, one line per phase and head dimension (and causal, GQA).
+  {
+    Plot p;
+    p.stem = "tflops_vs_s";
+    p.origin = origin;
+    p.data = "# per series (a gnuplot index): S, TFLOPS at the median, at p90, at p10, shape\n";
+    std::string plot;
+    int block = 0;
+    double ylo = 1e300, yhi = 0;
+    std::map<int, std::set<std::string>> at_s;  // S -> the shapes measured there
+    for (const Run* r : chosen) {
+      std::map<std::tuple<int, bool, bool>, std::vector<const Result*>> series;
+      for (const auto& res : r->results)
+        if (res.timed()) series[{res.shape.D, res.shape.causal, res.shape.H_kv != res.shape.H}].push_back(&res);
+      for (auto& [key, list] : series) {
+        std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
+          return key_of(x->shape) < key_of(y->shape);
+        });
+        const auto& [D, causal, gqa] = key;
+        std::string title = "phase " + r->phase + ", D=" + std::to_string(D) + (causal ? ", causal" : "") + (gqa ? ", GQA" : "");
+        p.data += "# " + title + "\n";
+        for (const Result* res : list) {
+          const Rate x = rate(*res);
+          p.data += std::to_string(res->shape.S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " +
+                    gp_num(x.hi) + " " + dat_quote(res->name) + "\n";
+          at_s[res->shape.S].insert(res->name);
+          ylo = std::min(ylo, x.lo);
+          yhi = std::max(yhi, x.hi);
+        }
+        p.data += "\n\n";
+        plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_vs_s.dat' index " +
+                std::to_string(block) + " using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '" +
+                palette_colour(std::size_t(block)) + "' title " + gp_quote(title);
+        ++block;
+      }
+    }
+    // Tick labels name the shapes at each S: B, H and D differ between points as well as S.
+    std::string xtics;
+    for (const auto& [S, names] : at_s) {
+      std::string label = std::to_string(S);
+      for (const auto& n : names) label += "\\n" + n;
+      xtics += (xtics.empty() ? "" : ", ") + std::string("\"") + label + "\" " + std::to_string(S);
+    }
+    const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
+    std::size_t lines = 1;
+    for (const auto& [S, names] : at_s) lines = std::max(lines, names.size() + 1);
+    std::string& s = p.script;
+    s += "set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced\n"
+         "set logscale x 2\n"
+         "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
+         "set xtics (" + xtics + ") noenhanced\n"
+         "set xlabel 'sequence length S (tick labels: the shapes BxHxSxD measured there)' offset 0," +
+         std::to_string(1 - int(lines)) + "\n"
+         "set bmargin " + std::to_string(lines + 3) + "\n"
+         "set ylabel 'TFLOPS'\n"
+         "set key outside right top noenhanced\n"
+         "set grid lc rgb '#dddddd'\n";
+    if (yhi > 30 * ylo)
+      s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(ylo)))) + ":" +
+           gp_num(std::pow(10.0, std::ceil(std::log10(yhi * 1.5)))) + "]\n";
+    else
+      s += "set yrange [0:" + gp_num(yhi * 1.3) + "]\n";
+    s += plot + "\n";
+    out.scripts.push_back(write_plot(plots, p));
+  }
+  md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n"
+     << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
+     << "Lines join one record's shapes of the same head dimension (and causality, GQA); "
+        "shapes at different S also differ in B and H, as labelled. Scripts and data: "
+        "`plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and their `.dat` files.\n";
+  const fs::path f = out_dir / "report.md";
+  write_text(f, md.str());
+  out.files.push_back(f);
+  for (const auto& sc : out.scripts) {
+    out.files.push_back(sc);
+    out.files.push_back(fs::path(sc).replace_extension(".dat"));
+  }
+  return out;
+}
+
+}  // namespace attnlab::report

@@ -1,0 +1,796 @@
+// One run's report: summary, claims, correctness, timing, hardware metrics, stalls, static
+// evidence, roofline and provenance, with gnuplot figures in plots/.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "reports/format.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+namespace attnlab::report {
+namespace {
+
+// The metric groups a record can carry (experiments' metrics collection); others that a
+// record has are shown too.
+const std::vector<std::string> kMetricGroups = {"tensor", "memory", "throughput", "stalls"};
+
+// Stall metrics: the ratio of warps stalled for a reason per issued instruction, as Nsight
+// Compute's WarpStateStats section reports it.
+const std::string kStallPrefix = "smsp__average_warps_issue_stalled_";
+const std::string kStallSuffix = "_per_issue_active.ratio";
+
+std::string fixed_line(const std::string& s) {
+  std::string out = s;
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+std::string json_scalar(const ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "null";
+  return v.dump();
+}
+
+// Flattens an object into ("a.b", value) rows in record order; arrays of scalars joined.
+void flatten(const ordered_json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    return;
+  }
+  if (j.is_array()) {
+    const bool scalars = std::all_of(j.begin(), j.end(), [](const ordered_json& e) {
+      return !e.is_object() && !e.is_array();
+    });
+    if (scalars) {
+      std::string joined;
+      for (const auto& e : j) joined += (joined.empty() ? "" : " ") + json_scalar(e);
+      out.emplace_back(prefix, joined);
+      return;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
+    return;
+  }
+  out.emplace_back(prefix, json_scalar(j));
+}
+
+std::string pct_of(double v, const std::optional<double>& peak) {
+  return peak ? pct(100.0 * v / *peak) : "not known";
+}
+
+std::string clock_text(const Regime& g) {
+  if (!g.clock_before_mhz || !g.clock_after_mhz) return "not recorded";
+  return sig(*g.clock_before_mhz, 4) + "/" + sig(*g.clock_after_mhz, 4);
+}
+
+bool any_result_has(const Run& run, const char* key) {
+  return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) {
+    return r.json.contains(key) && !r.json[key].is_null();
+  });
+}
+
+// --- sections --------------------------------------------------------------------------
+
+void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js,
+             const Ceilings& c) {
+  const ordered_json& j = run.json;
+  const auto question = optional_string_at(j, "/experiment/question");
+  const auto technique = optional_string_at(j, "/experiment/technique");
+  md << "## Summary\n\n";
+  if (question) md << "- **Question:** " << fixed_line(*question) << "\n";
+  if (technique) md << "- **Technique:** " << fixed_line(*technique) << "\n";
+  std::size_t passed = 0, timed = 0, not_run = 0;
+  for (const auto& r : run.results) {
+    passed += r.passed;
+    timed += r.timed();
+    not_run += r.unavailable.has_value();
+  }
+  md << "- **Status:** " << run.status << ": " << passed << " of " << run.results.size()
+     << " shapes passed the fp64 reference check, " << timed << " timed";
+  if (not_run) md << ", " << not_run << " not run (the implementation cannot run them)";
+  if (const auto err = optional_string_at(j, "/error")) md << "; run error: " << fixed_line(*err);
+  md << "\n";
+  md << "- **Run:** started " << (run.started_utc.empty() ? "(not recorded)" : run.started_utc)
+     << ", commit " << code(run.short_commit()) << (run.dirty ? " with uncommitted changes" : " (clean)")
+     << ", " << run.gpu_name << "\n";
+  md << "- **Claims:** " << verdict_counts(js) << "\n";
+  md << "- **Hardware metrics:** "
+     << (any_result_has(run, "metrics") ? "measured, see below"
+                                         : "not measured (this record has no `metrics`)")
+     << "\n\n";
+
+  Table t({"shape", "regime", "median", "p10-p90", "noise", "TFLOPS", "% of tensor peak"},
+          "llrrrrr");
+  for (const auto& r : run.results) {
+    if (!r.timed()) {
+      t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", ""});
+      continue;
+    }
+    const Regime& g = *r.headline_regime();
+    const char* u = time_unit(g.median_ns);
+    const int d = resolving_digits({in_unit(g.p10_ns, u), in_unit(g.median_ns, u), in_unit(g.p90_ns, u)});
+    t.row({shape_label(r.name), g.name, duration_in(g.median_ns, u, d),
+           duration_range(g.p10_ns, g.p90_ns, g.median_ns), pct(g.noise_pct), sig(g.tflops),
+           pct_of(g.tflops, c.tensor_tflops)});
+  }
+  if (!t.empty()) md << "Headline figures (each shape's headline regime):\n\n" << t.str() << "\n";
+}
+
+void claims_section(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js) {
+  md << "## Claims\n\n";
+  if (js.empty()) {
+    md << "This record states no claims.\n\n";
+    return;
+  }
+  md << "Each claim is a predicate over measurements. A timing is the p10-p90 interval of its "
+        "samples (a throughput maps that interval through work / time). `<` and `>` are "
+        "SUPPORTED only when the intervals are separated in the claimed direction; overlapping "
+        "intervals are a difference within the noise and REFUTE a strict claim. `<=`, `>=`, "
+        "`==` and `within_pct` are REFUTED only by separation against them. NOT TESTED: the "
+        "metric or the record to compare with is missing, or the shape failed.\n\n";
+  Table t({"claim", "verdict", "evidence"}, "lll");
+  for (const auto& jd : js) {
+    std::string ev = jd.evidence;
+    if (jd.compared)
+      ev += " [record](" + link(run.dir, jd.compared->dir / "report.md") + ")";
+    t.row({code(jd.claim.id) + ": " + jd.claim.text, std::string("**") + verdict_name(jd.verdict) + "**", ev});
+  }
+  md << t.str() << "\n";
+}
+
+void correctness_section(std::ostringstream& md, const Run& run) {
+  md << "## Correctness\n\n"
+        "Checked against an fp64 CPU reference on the record's seed; the tolerance derives from "
+        "a naive fp16 implementation's error.\n\n";
+  Table t({"shape", "check", "max abs err", "tolerance", "naive fp16 err", "max rel err",
+           "rows checked", "non-finite", "repeat identical"},
+          "llrrrrrrl");
+  for (const auto& r : run.results) {
+    const ordered_json& j = r.json;
+    auto num = [&](const char* key, bool scientific) -> std::string {
+      const auto v = optional_number_at(j, std::string("/correctness/") + key);
+      return v ? (scientific ? sci(*v) : count(*v)) : "not recorded";
+    };
+    const auto* rep = find(j, "/correctness/repeat_identical");
+    const auto rows = optional_number_at(j, "/correctness/rows_checked");
+    const auto total = optional_number_at(j, "/correctness/rows_total");
+    std::string rows_text = rows ? count(*rows) : "not recorded";
+    if (rows && total) rows_text += " of " + count(*total);
+    std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
+    if (r.failure) check += ": " + *r.failure;
+    t.row({shape_label(r.name), check, num("max_abs_err", true), num("tolerance_abs", true),
+           num("naive_fp16_max_abs_err", true), num("max_rel_err", true), rows_text,
+           num("nonfinite", false), rep && rep->is_boolean() ? (rep->get<bool>() ? "yes" : "no") : "not recorded"});
+  }
+  md << t.str() << "\n";
+}
+
+void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, bool has_plot) {
+  md << "## Timing\n\n";
+  std::vector<std::pair<std::string, std::string>> methods;
+  for (const auto& r : run.results)
+    for (const auto& g : r.regimes)
+      if (std::none_of(methods.begin(), methods.end(), [&](const auto& m) { return m.first == g.name; }))
+        methods.emplace_back(g.name, g.method);
+  if (methods.empty()) {
+    md << "No shape was timed.\n\n";
+    return;
+  }
+  md << "Regimes, as the record describes them:\n\n";
+  for (const auto& [name, method] : methods)
+    md << "- " << code(name) << ": " << (method.empty() ? "(no description recorded)" : fixed_line(method)) << "\n";
+  md << "\n";
+  Table t({"shape", "regime", "median", "p10", "p90", "noise", "samples", "TFLOPS",
+           "% of tensor peak", "GB/s", "% of DRAM peak", "SM MHz before/after"},
+          "llrrrrlrrrrr");
+  for (const auto& r : run.results) {
+    if (!r.timed()) {
+      t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", "", "", "", "", "", ""});
+      continue;
+    }
+    for (const auto& g : r.regimes) {
+      std::string samples = std::to_string(g.count);
+      if (!g.stop_reason.empty()) samples += " (" + g.stop_reason + ")";
+      const char* u = time_unit(g.median_ns);
+      const int d = resolving_digits({in_unit(g.p10_ns, u), in_unit(g.median_ns, u), in_unit(g.p90_ns, u)});
+      t.row({shape_label(r.name), g.name == r.headline ? g.name + " (headline)" : g.name,
+             duration_in(g.median_ns, u, d), duration_in(g.p10_ns, u, d), duration_in(g.p90_ns, u, d), pct(g.noise_pct),
+             samples, sig(g.tflops), pct_of(g.tflops, c.tensor_tflops), sig(g.gbps),
+             pct(100.0 * g.gbps / c.dram_gbps), clock_text(g)});
+    }
+  }
+  md << t.str() << "\n";
+  md << "TFLOPS count 4·B·H·S²·D FLOPs (halved for causal) at the median. GB/s counts the "
+        "fewest bytes any implementation moves (Q, K, V read once, O written once). % of DRAM "
+        "peak is against the record's `provenance.gpu.peak_dram_gbps` ("
+     << sig(c.dram_gbps) << " GB/s). ";
+  if (c.tensor_tflops)
+    md << "% of tensor peak is against " << sig(*c.tensor_tflops) << " TFLOPS, the fp16 dense "
+       << "tensor peak of the " << run.gpu_name << " (" << c.tensor_source << ").\n\n";
+  else
+    md << "The tensor peak of the " << run.gpu_name << " is not known to this tool, so % of "
+       << "tensor peak is not shown.\n\n";
+  if (has_plot)
+    md << "### Latency distribution\n\n![Latency distribution of every shape and regime](plots/latency.png)\n\n"
+          "One panel per shape, each on its own scale. Box: quartiles; line: median; whiskers: "
+          "1.5 times the interquartile range; points: samples beyond the whiskers. Script and "
+          "data: `plots/latency.gp`, `plots/latency.dat`.\n\n";
+  else
+    md << "### Latency distribution\n\nNot plotted: the record holds no timing samples.\n\n";
+}
+
+// The derived figures of one result: each scalar with its "<key>_reason" when it is null and
+// its "<key>_source" when it has one; "inputs" says what they were computed from.
+void derived_table(std::ostringstream& md, const ordered_json& d) {
+  auto ends_with = [](const std::string& k, const std::string& suffix) {
+    return k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  Table t({"derived figure", "value", "note"}, "lrl");
+  for (const auto& [k, v] : d.items()) {
+    if (ends_with(k, "_reason") || ends_with(k, "_source") || v.is_object() || v.is_array()) continue;
+    std::string note;
+    std::string base = k;
+    if (ends_with(k, "_tflops")) base = k.substr(0, k.size() - 7);
+    if (const ordered_json* why = find(d, "/" + k + "_reason"); why && why->is_string()) note = why->get<std::string>();
+    else if (const ordered_json* src = find(d, "/" + base + "_source"); src && src->is_string()) note = src->get<std::string>();
+    t.row({code(k), v.is_null() ? "not measured" : v.is_number() ? sig(v.get<double>()) : json_scalar(v), note});
+  }
+  if (!t.empty()) md << t.str() << "\n";
+  if (const ordered_json* in = find(d, "/inputs"); in && in->is_object() && !in->empty()) {
+    md << "Computed from: ";
+    bool first = true;
+    for (const auto& [k, v] : in->items()) {
+      md << (first ? "" : "; ") << k << " from " << json_scalar(v);
+      first = false;
+    }
+    md << ".\n\n";
+  }
+}
+
+void metrics_section(std::ostringstream& md, const Run& run) {
+  md << "## Hardware metrics\n\n";
+  if (!any_result_has(run, "metrics") && !any_result_has(run, "derived")) {
+    md << "Not measured: this record has no `metrics` (hardware counters: ";
+    for (std::size_t i = 0; i < kMetricGroups.size(); ++i)
+      md << (i ? ", " : "") << code(kMetricGroups[i]);
+    md << ") and no `derived` figures. The run did not collect them.\n\n";
+    return;
+  }
+  if (const ordered_json* cfg = find(run.json, "/metrics_config"); cfg && cfg->is_object()) {
+    std::string groups;
+    if (const ordered_json* g = find(*cfg, "/groups"); g && g->is_array())
+      for (const auto& x : *g) groups += (groups.empty() ? "" : ", ") + code(json_scalar(x));
+    md << "Requested groups: " << (groups.empty() ? "none" : groups) << ".";
+    if (const ordered_json* u = find(*cfg, "/unavailable"); u && u->is_string())
+      md << " Counters unavailable for the whole run: " << fixed_line(u->get<std::string>()) << ".";
+    if (const ordered_json* m = find(*cfg, "/method"); m && m->is_string())
+      md << " Method: " << fixed_line(m->get<std::string>()) << ".";
+    md << "\n\n";
+  }
+  for (const auto& r : run.results) {
+    md << "### " << shape_label(r.name) << "\n\n";
+    const ordered_json* m = find(r.json, "/metrics");
+    if (!m || !m->is_object()) {
+      md << "Hardware metrics: not measured for this shape"
+         << (r.timed() ? "" : " (" + r.untimed_reason() + ")") << ".\n\n";
+    } else {
+      std::vector<std::string> groups = kMetricGroups;
+      std::vector<std::string> extra;
+      for (const auto& [k, v] : m->items()) {
+        (void)v;
+        if (std::find(groups.begin(), groups.end(), k) == groups.end()) extra.push_back(k);
+      }
+      std::sort(extra.begin(), extra.end());
+      groups.insert(groups.end(), extra.begin(), extra.end());
+      Table t({"group", "metric", "value", "unit"}, "llrl");
+      for (const auto& g : groups) {
+        const ordered_json* gj = find(*m, "/" + g);
+        if (!gj || gj->is_null()) {
+          md << "- " << code(g) << ": not collected\n";
+          continue;
+        }
+        const bool available = gj->is_object() && gj->contains("available") && (*gj)["available"] == true;
+        if (!available) {
+          const ordered_json* why = find(*gj, "/reason");
+          md << "- " << code(g) << ": not available"
+             << (why && why->is_string() ? ": " + fixed_line(why->get<std::string>()) : std::string()) << "\n";
+          continue;
+        }
+        std::string detail;
+        if (const ordered_json* p = find(*gj, "/passes"); p && p->is_number())
+          detail += count(p->get<double>()) + " passes";
+        if (const ordered_json* w = find(*gj, "/collection_wall_s"); w && w->is_number())
+          detail += (detail.empty() ? "" : ", ") + sig(w->get<double>(), 3) + " s to collect";
+        md << "- " << code(g) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
+        if (const ordered_json* left = find(*gj, "/unavailable_metrics"); left && left->is_object())
+          for (const auto& [name, why] : left->items())
+            md << "  - left out " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
+        const ordered_json* vals = find(*gj, "/values");
+        if (!vals || !vals->is_object()) continue;
+        std::vector<std::string> names;
+        for (const auto& [k, v] : vals->items()) {
+          (void)v;
+          names.push_back(k);
+        }
+        std::sort(names.begin(), names.end());
+        for (const auto& n : names) {
+          const ordered_json& v = (*vals)[n];
+          const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+          const ordered_json* unit = v.is_object() ? find(v, "/unit") : nullptr;
+          t.row({g, code(n),
+                 value && value->is_number() ? sig(value->get<double>()) : value ? json_scalar(*value) : "missing",
+                 unit && unit->is_string() ? unit->get<std::string>() : ""});
+        }
+      }
+      md << "\n";
+      if (!t.empty()) md << t.str() << "\n";
+    }
+    const ordered_json* d = find(r.json, "/derived");
+    if (d && d->is_object() && !d->empty()) derived_table(md, *d);
+    else md << "Derived figures: not in the record.\n\n";
+  }
+}
+
+// Stall reason -> value, for one result; empty when it has no stall metrics.
+std::map<std::string, double> stall_values(const Result& r) {
+  std::map<std::string, double> out;
+  const ordered_json* vals = find(r.json, "/metrics/stalls/values");
+  const ordered_json* avail = find(r.json, "/metrics/stalls/available");
+  if (!vals || !vals->is_object() || !avail || *avail != true) return out;
+  for (const auto& [k, v] : vals->items()) {
+    if (k.rfind(kStallPrefix, 0) != 0 || k.size() <= kStallPrefix.size() + kStallSuffix.size() ||
+        k.compare(k.size() - kStallSuffix.size(), kStallSuffix.size(), kStallSuffix) != 0)
+      continue;
+    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+    if (!value || !value->is_number()) continue;
+    std::string reason = k.substr(kStallPrefix.size(), k.size() - kStallPrefix.size() - kStallSuffix.size());
+    std::replace(reason.begin(), reason.end(), '_', ' ');
+    out[reason] = value->get<double>();
+  }
+  return out;
+}
+
+std::optional<Plot> stall_plot(const Run& run, const std::string& origin) {
+  std::vector<std::pair<const Result*, std::map<std::string, double>>> rows;
+  for (const auto& r : run.results) {
+    auto v = stall_values(r);
+    if (!v.empty()) rows.emplace_back(&r, std::move(v));
+  }
+  if (rows.empty()) return std::nullopt;
+  // Reasons ordered by their total over shapes, largest first (ties by name), so the legend
+  // reads top-down in order of importance.
+  std::map<std::string, double> total;
+  for (const auto& [r, v] : rows)
+    for (const auto& [k, x] : v) total[k] += x;
+  std::vector<std::string> reasons;
+  for (const auto& [k, x] : total) reasons.push_back(k);
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [&](const std::string& a, const std::string& b) { return total[a] > total[b]; });
+  Plot p;
+  p.stem = "stalls";
+  p.origin = origin;
+  std::string& d = p.data;
+  d = "# warps stalled per issued instruction, by reason (" + kStallPrefix + "<reason>" + kStallSuffix + ")\n";
+  d += dat_quote("shape");
+  for (const auto& k : reasons) d += " " + dat_quote(k);
+  d += "\n";
+  for (const auto& [r, v] : rows) {
+    d += dat_quote(shape_label(r->name));
+    for (const auto& k : reasons) d += " " + gp_num(v.count(k) ? v.at(k) : 0.0);
+    d += "\n";
+  }
+  std::string& s = p.script;
+  for (std::size_t i = 0; i < reasons.size(); ++i)
+    s += "set linetype " + std::to_string(i + 1) + " lc rgb '" + palette_colour(i) + "'\n";
+  s += "set title 'Warp stall breakdown: warps stalled per issued instruction, by reason' noenhanced\n"
+       "set ylabel 'stalled warps per issued instruction'\n"
+       "set style data histograms\n"
+       "set style histogram rowstacked\n"
+       "set style fill solid 0.9 border rgb '#333333'\n"
+       "set boxwidth 0.6\n"
+       "set key outside right top vertical invert noenhanced title 'reason (as stacked)'\n"
+       "set grid ytics\n"
+       "set yrange [0:*]\n"
+       "set xtics noenhanced\n"
+       "plot for [i=2:" + std::to_string(reasons.size() + 1) + "] 'stalls.dat' using i:xtic(1) title columnheader(i)\n";
+  return p;
+}
+
+void stall_section(std::ostringstream& md, bool plotted) {
+  md << "## Stall breakdown\n\n";
+  if (!plotted) {
+    md << "Not measured: no shape of this record has stall metrics (`metrics.stalls`).\n\n";
+    return;
+  }
+  md << "![Warp stall breakdown](plots/stalls.png)\n\n"
+        "Each bar stacks, per stall reason, the average number of warps stalled for that reason "
+        "per issued instruction (`" << kStallPrefix << "<reason>" << kStallSuffix
+     << "`). Script and data: `plots/stalls.gp`, `plots/stalls.dat`.\n\n";
+}
+
+// Numeric leaves of an object as ("a.b", value), in record order, skipping `skip` keys.
+void numeric_leaves(const ordered_json& j, const std::string& prefix, const std::set<std::string>& skip,
+                    std::vector<std::pair<std::string, double>>& out) {
+  for (const auto& [k, v] : j.items()) {
+    if (skip.count(k)) continue;
+    const std::string name = prefix.empty() ? k : prefix + " " + k;
+    if (v.is_number()) out.emplace_back(name, v.get<double>());
+    else if (v.is_object()) numeric_leaves(v, name, skip, out);
+  }
+}
+
+std::string opt_count(const ordered_json& j, const char* key) {
+  const ordered_json* v = find(j, std::string("/") + key);
+  return v && v->is_number() ? count(v->get<double>()) : "not recorded";
+}
+
+std::string dims(const ordered_json& j, const char* key) {
+  const ordered_json* v = find(j, std::string("/") + key);
+  if (!v || !v->is_array()) return "not recorded";
+  std::string out;
+  for (const auto& x : *v) out += (out.empty() ? "" : "x") + json_scalar(x);
+  return out;
+}
+
+void static_section(std::ostringstream& md, const Run& run) {
+  md << "## Static evidence\n\n";
+  if (!any_result_has(run, "static")) {
+    md << "Not measured: this record has no `static` evidence (registers, shared and local "
+          "memory per kernel, SASS instruction counts).\n\n";
+    return;
+  }
+  // Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
+  Table k({"shape", "kernel", "grid", "block", "registers", "static smem [B]", "dynamic smem [B]",
+           "local [B]", "theoretical occupancy"},
+          "llllrrrrr");
+  // Per kernel, from the build's ptxas -v report.
+  Table px({"shape", "kernel", "registers", "barriers", "stack [B]", "spill stores [B]",
+            "spill loads [B]", "smem [B]"},
+           "llrrrrrr");
+  std::vector<std::string> notes;
+  std::vector<std::string> opcodes;  // first-seen order across shapes
+  std::map<std::string, std::map<std::string, double>> sass;  // shape -> opcode -> count
+  for (const auto& r : run.results) {
+    const ordered_json* st = find(r.json, "/static");
+    if (!st || !st->is_object()) {
+      notes.push_back(shape_label(r.name) + ": no static evidence");
+      continue;
+    }
+    if (const ordered_json* a = find(*st, "/available"); a && *a == false)
+      notes.push_back(shape_label(r.name) + ": launch facts not available: " +
+                      fixed_line(optional_string_at(*st, "/reason").value_or("no reason given")));
+    if (const ordered_json* kernels = find(*st, "/kernels"); kernels && kernels->is_array())
+      for (const auto& kj : *kernels) {
+        const ordered_json* occ = find(kj, "/theoretical_occupancy_pct");
+        k.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")), dims(kj, "grid"),
+               dims(kj, "block"), opt_count(kj, "registers"), opt_count(kj, "static_smem_bytes"),
+               opt_count(kj, "dynamic_smem_bytes"), opt_count(kj, "local_bytes"),
+               occ && occ->is_number() ? pct(occ->get<double>()) : "not recorded"});
+      }
+    if (const ordered_json* p = find(*st, "/ptxas"); p && p->is_object()) {
+      if (p->contains("available") && (*p)["available"] == false)
+        notes.push_back(shape_label(r.name) + ": ptxas report not available: " +
+                        fixed_line(optional_string_at(*p, "/reason").value_or("no reason given")));
+      if (const ordered_json* kernels = find(*p, "/kernels"); kernels && kernels->is_array())
+        for (const auto& kj : *kernels) {
+          if (kj.contains("found") && kj["found"] == false) continue;
+          px.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")),
+                  opt_count(kj, "registers"), opt_count(kj, "barriers"), opt_count(kj, "stack_frame_bytes"),
+                  opt_count(kj, "spill_store_bytes"), opt_count(kj, "spill_load_bytes"), opt_count(kj, "smem_bytes")});
+        }
+    }
+    if (const ordered_json* sj = find(*st, "/sass"); sj && sj->is_object()) {
+      if (sj->contains("available") && (*sj)["available"] == false) {
+        notes.push_back(shape_label(r.name) + ": SASS counts not available: " +
+                        fixed_line(optional_string_at(*sj, "/reason").value_or("no reason given")));
+        continue;
+      }
+      if (sj->contains("complete") && (*sj)["complete"] == false)
+        notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
+      std::vector<std::pair<std::string, double>> leaves;
+      numeric_leaves(*sj, "", {"kernels", "available", "complete"}, leaves);
+      for (const auto& [op, n] : leaves) {
+        if (std::find(opcodes.begin(), opcodes.end(), op) == opcodes.end()) opcodes.push_back(op);
+        sass[r.name][op] = n;
+      }
+    }
+  }
+  if (!k.empty()) md << "Launched kernels (CUPTI launch callback and function attributes):\n\n" << k.str() << "\n";
+  if (!px.empty()) md << "The build's `ptxas -v` report for those kernels:\n\n" << px.str() << "\n";
+  if (!opcodes.empty()) {
+    std::vector<std::string> header = {"SASS"};
+    std::string align = "l";
+    for (const auto& r : run.results) {
+      header.push_back(r.name);
+      align += "r";
+    }
+    Table s(header, align);
+    for (const auto& op : opcodes) {
+      std::vector<std::string> row = {code(op)};
+      for (const auto& r : run.results) {
+        auto it = sass.find(r.name);
+        row.push_back(it != sass.end() && it->second.count(op) ? count(it->second.at(op)) : "");
+      }
+      s.row(row);
+    }
+    md << "SASS instruction counts of the kernels' code (`LDL`/`STL`: local-memory traffic; "
+          "`HMMA`/`HGMMA`: tensor-core instructions; `BRA` by guard, `@P` and `@!P` alike):\n\n"
+       << s.str() << "\n";
+  } else {
+    md << "SASS instruction counts: not in the record.\n\n";
+  }
+  for (const auto& n : notes) md << "- " << n << "\n";
+  if (!notes.empty()) md << "\n";
+}
+
+struct RoofPoint {
+  std::string label;
+  double intensity;  // [FLOP/byte]
+  double tflops;
+  std::string basis;
+};
+
+std::vector<RoofPoint> roof_points(const Run& run) {
+  std::vector<RoofPoint> out;
+  for (const auto& r : run.results) {
+    if (!r.timed()) continue;
+    // The metrics collection writes arithmetic_intensity_flop_per_byte; the shorter name is
+    // accepted too.
+    const char* key = "arithmetic_intensity_flop_per_byte";
+    auto measured = optional_number_at(r.json, std::string("/derived/") + key);
+    if (!measured) {
+      key = "arithmetic_intensity";
+      measured = optional_number_at(r.json, std::string("/derived/") + key);
+    }
+    out.push_back({r.name, measured ? *measured : r.flops / r.min_bytes,
+                   r.headline_regime()->tflops,
+                   measured ? std::string("measured DRAM bytes (derived.") + key + ")" : "minimum bytes"});
+  }
+  return out;
+}
+
+Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoint>& pts,
+                   const std::string& origin) {
+  Plot p;
+  p.stem = "roofline";
+  p.origin = origin;
+  p.data = "# shape  arithmetic_intensity[FLOP/byte]  TFLOPS(headline regime)\n";
+  double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
+  for (const auto& q : pts) {
+    p.data += dat_quote(shape_label(q.label)) + " " + gp_num(q.intensity) + " " + gp_num(q.tflops) + "\n";
+    xmin = std::min(xmin, q.intensity);
+    xmax = std::max(xmax, q.intensity);
+    ymin = std::min(ymin, q.tflops);
+    ymax = std::max(ymax, q.tflops);
+  }
+  std::vector<double> peaks;
+  if (c.tensor_tflops) peaks.push_back(*c.tensor_tflops);
+  if (c.fp32_tflops) peaks.push_back(*c.fp32_tflops);
+  for (double pk : peaks) {
+    const double ridge = pk * 1000.0 / c.dram_gbps;  // [FLOP/byte] where the roofs meet
+    xmin = std::min(xmin, ridge);
+    xmax = std::max(xmax, ridge);
+    ymax = std::max(ymax, pk);
+  }
+  // Whole decades around everything drawn, with room for the labels.
+  const double x0 = std::pow(10.0, std::floor(std::log10(xmin / 4)));
+  const double x1 = std::pow(10.0, std::ceil(std::log10(xmax * 4)));
+  const double y0 = std::pow(10.0, std::floor(std::log10(std::min(ymin, c.dram_gbps * x0 / 1000.0) / 2)));
+  const double y1 = std::pow(10.0, std::ceil(std::log10(ymax * 2)));
+  std::string& s = p.script;
+  s += "bw = " + gp_num(c.dram_gbps) + "  # [GB/s] provenance.gpu.peak_dram_gbps of the record\n";
+  if (c.tensor_tflops)
+    s += "tensor = " + gp_num(*c.tensor_tflops) + "  # [TFLOPS] fp16 dense tensor peak: " + c.tensor_source + "\n";
+  if (c.fp32_tflops)
+    s += "fp32 = " + gp_num(*c.fp32_tflops) + "  # [TFLOPS] SMs x " +
+         std::to_string(c.sheet->fp32_lanes_per_sm) + " FP32 lanes x 2 FLOP x max SM clock\n";
+  s += "dram(x) = bw * x / 1000.0  # [TFLOPS] at x FLOP/byte\n"
+       "roof(x, peak) = dram(x) < peak ? dram(x) : peak\n"
+       "set title " + gp_quote("Roofline: phase " + run.phase + ", run " + run.dir.filename().string()) + " noenhanced\n"
+       "set logscale xy\n"
+       "set xrange [" + gp_num(x0) + ":" + gp_num(x1) + "]\n"
+       "set yrange [" + gp_num(y0) + ":" + gp_num(y1) + "]\n"
+       "set xlabel 'arithmetic intensity [FLOP/byte]'\n"
+       "set ylabel 'TFLOPS'\n"
+       "set format x '10^{%L}'\n"
+       "set format y '10^{%L}'\n"
+       "set grid xtics ytics mxtics mytics lc rgb '#d0d0d0', lc rgb '#ececec'\n"
+       "set key top left Left reverse noenhanced box opaque\n"
+       "set samples 2000\n";
+  std::string plot = "plot ";
+  if (c.tensor_tflops)
+    plot += "roof(x, tensor) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record), fp16 tensor peak %.1f TFLOPS', bw, tensor), \\\n     ";
+  else
+    plot += "dram(x) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record); compute peak not known', bw), \\\n     ";
+  if (c.fp32_tflops)
+    plot += "roof(x, fp32) with lines lw 2 dt 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \\\n     ";
+  plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title 'this run, headline regime', \\\n"
+          "     '' using 2:3:1 with labels left offset 1.2,0.6 font ',9' noenhanced notitle\n";
+  s += plot;
+  return p;
+}
+
+void roofline_section(std::ostringstream& md, const Ceilings& c, const std::vector<RoofPoint>& pts) {
+  md << "## Roofline\n\n";
+  if (pts.empty()) {
+    md << "Not plotted: no shape was timed.\n\n";
+    return;
+  }
+  md << "![Roofline](plots/roofline.png)\n\n";
+  md << "Ceilings: DRAM " << sig(c.dram_gbps) << " GB/s from the record";
+  if (c.tensor_tflops)
+    md << "; fp16 dense tensor peak " << sig(*c.tensor_tflops) << " TFLOPS (" << c.tensor_source << ")";
+  if (c.fp32_tflops)
+    md << "; FP32 FMA peak " << sig(*c.fp32_tflops) << " TFLOPS (SM count x "
+       << c.sheet->fp32_lanes_per_sm << " lanes x 2 FLOP x max SM clock, from the record)";
+  if (!c.tensor_tflops) md << "; the compute peaks of this GPU are not known to this tool";
+  md << ". A point's intensity uses the fewest bytes any implementation must move unless the "
+        "record measured DRAM bytes; a kernel that moves more sits further left than drawn.\n\n";
+  Table t({"shape", "FLOP/byte", "bytes counted", "TFLOPS"}, "lrlr");
+  for (const auto& q : pts) t.row({shape_label(q.label), count(q.intensity), q.basis, sig(q.tflops)});
+  md << t.str() << "\n";
+}
+
+void provenance_section(std::ostringstream& md, const Run& run) {
+  md << "## Environment and provenance\n\n";
+  std::vector<std::pair<std::string, std::string>> rows;
+  const ordered_json& j = run.json;
+  if (j.contains("started_utc")) rows.emplace_back("started_utc", json_scalar(j["started_utc"]));
+  flatten(j["provenance"], "provenance", rows);
+  if (j.contains("options")) flatten(j["options"], "options", rows);
+  Table t({"field", "value"}, "ll");
+  for (const auto& [k, v] : rows) t.row({code(k), v});
+  md << t.str() << "\n";
+}
+
+}  // namespace
+
+Ceilings ceilings_of(const Run& run) {
+  Ceilings c;
+  c.dram_gbps = number_at(run.json, "/provenance/gpu/peak_dram_gbps");
+  c.sheet = datasheet_peaks(run.gpu_name);
+  // The record's own peak (derived.tensor_peak_tflops, written by the metrics collection)
+  // wins over this tool's table, so a report never contradicts its record.
+  for (const auto& r : run.results) {
+    const auto peak = optional_number_at(r.json, "/derived/tensor_peak_tflops");
+    if (!peak) continue;
+    c.tensor_tflops = *peak;
+    c.tensor_source = optional_string_at(r.json, "/derived/tensor_peak_source").value_or("no source given") +
+                      "; the record's derived.tensor_peak_tflops";
+    break;
+  }
+  if (c.sheet && !c.tensor_tflops) {
+    c.tensor_tflops = c.sheet->tensor_fp16_dense_tflops;
+    c.tensor_source = c.sheet->source;
+  }
+  if (c.sheet) {
+    c.fp32_tflops = fp32_peak_tflops(*c.sheet, number_at(run.json, "/provenance/gpu/sm_count"),
+                                     number_at(run.json, "/provenance/gpu/sm_clock_mhz"));
+  }
+  return c;
+}
+
+std::string link(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  const fs::path a = fs::weakly_canonical(fs::absolute(from), ec);
+  const fs::path b = fs::weakly_canonical(fs::absolute(to), ec);
+  return b.lexically_relative(a).generic_string();
+}
+
+std::string verdict_counts(const std::vector<Judgement>& js) {
+  if (js.empty()) return "none stated";
+  std::string out;
+  for (Verdict v : {Verdict::kSupported, Verdict::kRefuted, Verdict::kNotTested}) {
+    const auto n = std::count_if(js.begin(), js.end(), [&](const Judgement& j) { return j.verdict == v; });
+    if (n) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + verdict_name(v);
+  }
+  return out;
+}
+
+Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
+  Rendered out;
+  std::vector<Judgement> js;
+  const Ceilings c = ceilings_of(run);
+  try {
+    js = judge_claims(run, root_runs);
+  } catch (const FieldError& e) {
+    throw InputError(run.file.string() + ": " + e.what());
+  }
+  const fs::path plots = run.dir / "plots";
+  clear_plots(plots);
+  const std::string origin = "run.json of run " + run.id();
+
+  // Latency distributions: one panel per timed shape with samples.
+  std::vector<const Result*> sampled;
+  for (const auto& r : run.results)
+    if (std::any_of(r.regimes.begin(), r.regimes.end(), [](const Regime& g) { return !g.samples_ns.empty(); }))
+      sampled.push_back(&r);
+  if (!sampled.empty()) {
+    Plot p;
+    p.stem = "latency";
+    p.origin = origin;
+    const std::size_t cols = std::min<std::size_t>(sampled.size(), 3);
+    const std::size_t rows = (sampled.size() + cols - 1) / cols;
+    p.height = rows == 1 ? 500 : int(rows * 400);
+    std::string& s = p.script;
+    s += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) +
+         " title " + gp_quote("Phase " + run.phase + " run " + run.dir.filename().string() +
+                              ": time per launch, every sample") + " noenhanced\n"
+         "set style data boxplot\n"
+         "set style boxplot outliers pointtype 7\n"
+         "set style fill solid 0.35 border -1\n"
+         "set boxwidth 0.5\n"
+         "set pointsize 0.35\n"
+         "unset key\n"
+         "set grid ytics lc rgb '#dddddd'\n";
+    int block = 0;
+    for (const Result* r : sampled) {
+      const char* unit = time_unit(r->headline_regime()->median_ns);
+      s += "\nset title " + gp_quote(shape_label(r->name)) + " noenhanced\n";
+      s += "set ylabel " + gp_quote(std::string("time per launch [") + unit + "]") + "\n";
+      // Tick labels with the decimals the panel's range needs, the same on every tick.
+      double lo = 1e300, hi = -1e300;
+      for (const auto& g : r->regimes)
+        for (double v : g.samples_ns) {
+          lo = std::min(lo, in_unit(v, unit));
+          hi = std::max(hi, in_unit(v, unit));
+        }
+      const int decimals = hi > lo ? std::max(0, 1 - int(std::floor(std::log10(hi - lo)))) : 2;
+      s += "set format y '%." + std::to_string(decimals) + "f'\n";
+      std::string xtics, plot;
+      int x = 0;
+      for (const auto& g : r->regimes) {
+        if (g.samples_ns.empty()) continue;
+        ++x;
+        p.data += "# " + r->name + " " + g.name + " [" + unit + "]\n";
+        for (double v : g.samples_ns) p.data += gp_num(in_unit(v, unit)) + "\n";
+        p.data += "\n\n";
+        xtics += (xtics.empty() ? "" : ", ") + gp_quote(g.name) + " " + std::to_string(x);
+        plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'latency.dat' index " +
+                std::to_string(block++) + " using (" + std::to_string(x) + "):1 lc rgb '" +
+                palette_colour(std::size_t(x - 1)) + "'";
+      }
+      s += "set xtics (" + xtics + ")\n";
+      s += "set xrange [0.4:" + std::to_string(x) + ".6]\n";
+      s += plot + "\n";
+    }
+    s += "unset multiplot\n";
+    out.scripts.push_back(write_plot(plots, p));
+  }
+  std::optional<Plot> stalls = stall_plot(run, origin);
+  if (stalls) out.scripts.push_back(write_plot(plots, *stalls));
+  const auto pts = roof_points(run);
+  if (!pts.empty()) out.scripts.push_back(write_plot(plots, roofline_plot(run, c, pts, origin)));
+
+  std::ostringstream md;
+  const auto title = optional_string_at(run.json, "/experiment/title");
+  md << "# Phase " << run.phase << (title ? " (" + *title + ")" : std::string()) << ", run "
+     << code(run.dir.filename().string()) << "\n\n";
+  md << "Rendered by `attnlab-report run` from [`run.json`](run.json); edits are overwritten. "
+        "Every figure is read from that record, except datasheet peaks, which are named where "
+        "used.\n\n";
+  summary(md, run, js, c);
+  claims_section(md, run, js);
+  correctness_section(md, run);
+  timing_section(md, run, c, !sampled.empty());
+  metrics_section(md, run);
+  stall_section(md, stalls.has_value());
+  static_section(md, run);
+  roofline_section(md, c, pts);
+  provenance_section(md, run);
+  const fs::path report = run.dir / "report.md";
+  std::string text = md.str();
+  while (text.size() > 1 && text[text.size() - 1] == '\n' && text[text.size() - 2] == '\n') text.pop_back();
+  write_text(report, text);
+  out.files.push_back(report);
+  for (const auto& sc : out.scripts) {
+    out.files.push_back(sc);
+    out.files.push_back(fs::path(sc).replace_extension(".dat"));
+  }
+  return out;
+}
+
+}  // namespace attnlab::report

@@ -1,0 +1,130 @@
+// attnlab-report: renders run records into markdown reports with gnuplot figures, the lab
+// notebook, run comparisons and the progression over phases.
+//   attnlab-report run results/4/20261122T215639Z-dcabdff     (or: make report RUN=...)
+//   attnlab-report notebook results                          (make notebook)
+//   attnlab-report compare results/1/<run> results/4/<run>   (make compare A=... B=...)
+//   attnlab-report progression results results/progression   (make progression)
+// Exit codes: 0 ok, 1 an input record is missing or bad, 2 bad command line, 3 an output
+// cannot be written or gnuplot rejected a script.
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <CLI/CLI.hpp>
+
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+namespace {
+
+using namespace attnlab::report;
+
+constexpr int kExitOk = 0, kExitInput = 1, kExitUsage = 2, kExitOutput = 3;
+
+int fail(int code, const std::string& msg) {
+  std::cerr << "attnlab-report: " << msg << std::endl;
+  return code;
+}
+
+// Runs gnuplot on every script, or says how to once it is installed.
+void render_figures(const std::vector<fs::path>& scripts, bool run_plots) {
+  if (scripts.empty() || !run_plots) return;
+  if (const auto gnuplot = find_gnuplot()) {
+    run_gnuplot(*gnuplot, scripts);
+    return;
+  }
+  std::set<fs::path> dirs;
+  for (const auto& s : scripts) dirs.insert(s.parent_path());
+  for (const auto& d : dirs)
+    std::cout << "attnlab-report: gnuplot not found; render with: cd " << d.string()
+              << " && gnuplot *.gp" << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnlab-report: run records rendered to markdown and gnuplot figures; claims "
+               "judged against the evidence"};
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 ok, 1 an input record is missing or bad, 2 bad command line, 3 an "
+             "output cannot be written or gnuplot failed.");
+  bool no_plots = false;
+  app.add_flag("--no-plots", no_plots, "write the gnuplot scripts and data but do not run gnuplot");
+
+  std::vector<std::string> run_dirs;
+  auto* run = app.add_subcommand("run", "write <run-dir>/report.md and <run-dir>/plots/ for each run");
+  run->add_option("run-dir", run_dirs, "run directory (holding run.json)")->required();
+
+  std::string nb_root, nb_out;
+  auto* notebook = app.add_subcommand("notebook", "write NOTEBOOK.md and index.jsonl for a results root");
+  notebook->add_option("results-root", nb_root, "root of <phase>/<run>/run.json")->required();
+  notebook->add_option("--out", nb_out, "directory for NOTEBOOK.md and index.jsonl (default: the root)");
+
+  std::string cmp_a, cmp_b, cmp_out;
+  auto* compare = app.add_subcommand("compare", "compare run B against run A, per shape and regime");
+  compare->add_option("A", cmp_a, "run directory A (the reference)")->required();
+  compare->add_option("B", cmp_b, "run directory B")->required();
+  compare->add_option("-o,--output", cmp_out, "also write the markdown to this file");
+
+  std::string pr_root, pr_out;
+  auto* progression = app.add_subcommand("progression", "newest ok record of every phase, compared");
+  progression->add_option("results-root", pr_root, "root of <phase>/<run>/run.json")->required();
+  progression->add_option("out-dir", pr_out, "directory for report.md and plots/")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitUsage, e.what());
+  }
+
+  try {
+    std::vector<fs::path> scripts;
+    auto done = [&](const Rendered& r, const fs::path& main_file) {
+      scripts.insert(scripts.end(), r.scripts.begin(), r.scripts.end());
+      std::cout << "attnlab-report: wrote " << main_file.string() << std::endl;
+    };
+    if (*run) {
+      std::map<fs::path, std::vector<Run>> roots;  // loaded once per results root
+      for (const auto& d : run_dirs) {
+        const Run r = load_run(d);
+        std::vector<Run> none;
+        const std::vector<Run>* root_runs = &none;
+        bool need = false;
+        try {
+          need = needs_root(r);
+        } catch (const FieldError& e) {
+          throw InputError(r.file.string() + ": " + e.what());
+        }
+        if (need) {
+          const fs::path root = fs::absolute(r.dir).lexically_normal().parent_path().parent_path();
+          if (!roots.count(root)) roots[root] = load_root(root);
+          root_runs = &roots[root];
+        }
+        done(render_run(r, *root_runs), r.dir / "report.md");
+      }
+    } else if (*notebook) {
+      const auto runs = load_root(nb_root);
+      const fs::path out = nb_out.empty() ? fs::path(nb_root) : fs::path(nb_out);
+      done(render_notebook(runs, nb_root, out), out / "NOTEBOOK.md");
+    } else if (*compare) {
+      const Run a = load_run(cmp_a);
+      const Run b = load_run(cmp_b);
+      const std::string md = compare_markdown(a, b);
+      std::cout << md;
+      if (!cmp_out.empty()) write_text(cmp_out, md);
+    } else if (*progression) {
+      const auto runs = load_root(pr_root);
+      done(render_progression(runs, pr_root, pr_out), fs::path(pr_out) / "report.md");
+    }
+    render_figures(scripts, !no_plots);
+  } catch (const InputError& e) {
+    return fail(kExitInput, e.what());
+  } catch (const OutputError& e) {
+    return fail(kExitOutput, e.what());
+  } catch (const std::exception& e) {
+    return fail(kExitOutput, e.what());
+  }
+  return kExitOk;
+}

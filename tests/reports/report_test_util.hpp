@@ -1,0 +1,157 @@
+// Helpers for the report tests: temporary results roots built from the committed H100
+// fixture records, and synthetic records with chosen samples for the claim logic.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/record.hpp"
+#include "experiments/shapes.hpp"
+#include "profiler/stats.hpp"
+
+namespace attnlab::report::testing {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag = "") {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() /
+           ("attnlab-report-" + std::string(info->test_suite_name()) + "-" + info->name() + tag);
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_file(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// "2026-11-22T21:56:39Z" -> "20261122T215639Z", the harness's directory stamp.
+inline std::string stamp_of(const std::string& iso) {
+  std::string out;
+  for (char c : iso)
+    if (c != '-' && c != ':') out += c;
+  return out;
+}
+
+// <root>/<phase>/<stamp>-<sha7>/run.json for every tests/fixtures/h100-phase*-run.json: the
+// layout the harness writes, named as it names run directories. Returns the run directories.
+inline std::vector<fs::path> make_fixture_root(const fs::path& root) {
+  std::vector<fs::path> files, dirs;
+  for (const auto& e : fs::directory_iterator(ATTNLAB_FIXTURES_DIR)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("h100-phase", 0) == 0 && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const std::string text = read_file(f);
+    const auto j = ordered_json::parse(text);
+    const fs::path dir = root / j["phase"].get<std::string>() /
+                         (stamp_of(j["started_utc"].get<std::string>()) + "-" +
+                          j["provenance"]["git"]["commit"].get<std::string>().substr(0, 7));
+    write_file(dir / "run.json", text);
+    dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+// n samples evenly spread over [centre - half_width, centre + half_width] [ns].
+inline std::vector<double> spread(double centre, double half_width, int n = 21) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(centre - half_width + 2 * half_width * i / (n - 1));
+  return v;
+}
+
+struct SynthShape {
+  std::string spec;             // "throughput", "1x8x512x64"
+  std::vector<double> cold_ns;  // empty: the shape failed its check and has no timing
+};
+
+// A record that satisfies the schema, with a cold regime built from the given samples.
+inline ordered_json synth_record(const std::string& phase, const std::string& started,
+                                 const std::vector<SynthShape>& shapes,
+                                 const std::string& gpu = "NVIDIA H100 80GB HBM3",
+                                 const std::string& status = "ok") {
+  ordered_json r;
+  r["schema"] = kRunSchema;
+  r["phase"] = phase;
+  r["status"] = status;
+  r["experiment"] = {{"title", "synthetic " + phase}, {"technique", "test"}, {"question", "test"}};
+  r["claims"] = ordered_json::array();
+  r["started_utc"] = started;
+  ordered_json pv;
+  pv["git"] = {{"commit", "0123456789abcdef0123456789abcdef01234567"}, {"dirty", false}};
+  pv["argv"] = {"attnlab-phase-" + phase};
+  pv["build"] = {{"type", "Release"}, {"cuda_flags", "-O3"}};
+  pv["versions"] = {{"nvcc", "13.0"}, {"driver", 13000}, {"runtime", 13000}, {"cupti", 130001}};
+  pv["gpu"] = {{"name", gpu}, {"uuid", "GPU-test"}, {"sm_count", 132}, {"sm_clock_mhz", 1980},
+               {"mem_clock_mhz", 2619}, {"l2_bytes", 52428800}, {"peak_dram_gbps", 3352.32}};
+  pv["seed"] = 1;
+  r["provenance"] = pv;
+  r["results"] = ordered_json::array();
+  for (const auto& sh : shapes) {
+    const Shape s = parse_shape(sh.spec);
+    ordered_json e;
+    e["name"] = shape_name(s);
+    e["shape"] = {{"B", s.B}, {"H", s.H}, {"H_kv", s.H_kv}, {"S", s.S}, {"D", s.D},
+                  {"causal", s.causal}, {"dtype", "fp16"}};
+    e["flops"] = s.flops();
+    e["min_bytes"] = s.min_bytes();
+    e["correctness"] = {{"passed", !sh.cold_ns.empty()}, {"max_abs_err", 1e-4},
+                        {"max_rel_err", 1e-3}, {"rows_checked", 64}};
+    if (sh.cold_ns.empty()) {
+      e["correctness"]["failure"] = "max_abs_err above tolerance";
+      e["timing"] = nullptr;
+      e["headline_regime"] = nullptr;
+      e["tflops"] = nullptr;
+      e["dram_gbps_min_bytes"] = nullptr;
+    } else {
+      const auto m = profiler::summarize(sh.cold_ns);
+      ordered_json c;
+      c["method"] = "synthetic";
+      c["median_ns"] = m.median;
+      c["p10_ns"] = m.p10;
+      c["p90_ns"] = m.p90;
+      c["min_ns"] = m.min;
+      c["max_ns"] = m.max;
+      c["noise_pct"] = m.noise_pct;
+      c["count"] = m.count;
+      c["tflops"] = s.flops() / m.median / 1e3;
+      c["dram_gbps_min_bytes"] = s.min_bytes() / m.median;
+      c["samples_ns"] = sh.cold_ns;
+      e["timing"] = {{"cold", c}};
+      e["headline_regime"] = "cold";
+      e["tflops"] = c["tflops"];
+      e["dram_gbps_min_bytes"] = c["dram_gbps_min_bytes"];
+    }
+    r["results"].push_back(e);
+  }
+  return r;
+}
+
+// Writes <root>/<phase>/<stamp>/run.json; returns the run directory.
+inline fs::path write_record(const fs::path& root, const ordered_json& rec) {
+  const fs::path dir = root / rec["phase"].get<std::string>() /
+                       (stamp_of(rec["started_utc"].get<std::string>()) + "-0123456");
+  write_file(dir / "run.json", rec.dump(2) + "\n");
+  return dir;
+}
+
+}  // namespace attnlab::report::testing

@@ -1,0 +1,262 @@
+// Claim verdicts and compare verdicts on synthetic records whose samples are chosen to be
+// separated, overlapping (within noise) or missing.
+#include <gtest/gtest.h>
+
+#include "reports/judge.hpp"
+#include "report_test_util.hpp"
+
+using namespace attnlab;
+using namespace attnlab::report;
+using namespace attnlab::report::testing;
+
+namespace {
+
+constexpr const char* kT0 = "2026-11-22T10:00:00Z";
+constexpr const char* kT1 = "2026-11-22T11:00:00Z";
+constexpr const char* kT2 = "2026-11-22T12:00:00Z";
+
+ordered_json claim(const std::string& id, const std::string& metric, const std::string& shape,
+                   const std::string& op) {
+  return {{"id", id}, {"text", id}, {"metric", metric}, {"shape", shape}, {"op", op}, {"factor", 1.0}};
+}
+
+ordered_json against(ordered_json c, const std::string& phase, double factor = 1.0) {
+  c["other_phase"] = phase;
+  c["factor"] = factor;
+  return c;
+}
+
+ordered_json constant(ordered_json c, double v, double tol = 0) {
+  c["value"] = v;
+  if (c["op"] == "within_pct") c["tolerance_pct"] = tol;
+  return c;
+}
+
+// A results root in a temporary directory; add records, then judge the claims of one.
+struct Lab {
+  TempDir dir;
+  std::vector<fs::path> runs;
+  fs::path add(const ordered_json& rec) {
+    runs.push_back(write_record(dir.path, rec));
+    return runs.back();
+  }
+  std::vector<Judgement> judge(const fs::path& run_dir) {
+    const Run r = load_run(run_dir);
+    roots = load_root(dir.path);
+    return judge_claims(r, roots);
+  }
+  std::vector<Run> roots;
+};
+
+// Phase "4" with one claim about the throughput shape, cold samples given.
+ordered_json phase4(const std::vector<double>& cold, const ordered_json& c, const char* when = kT2) {
+  auto r = synth_record("4", when, {{"throughput", cold}});
+  r["claims"].push_back(c);
+  return r;
+}
+
+const ordered_json kFasterThan1 =
+    against(claim("faster-than-1", "/timing/cold/median_ns", "throughput", "<"), "1");
+
+}  // namespace
+
+TEST(Claims, SeparatedIntervalsSupportAStrictClaim) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", spread(200e3, 2e3)}}));
+  const auto run = lab.add(phase4(spread(100e3, 2e3), kFasterThan1));
+  const auto js = lab.judge(run);
+  ASSERT_EQ(js.size(), 1u);
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("separated, below"), std::string::npos) << js[0].evidence;
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->phase, "1");
+}
+
+TEST(Claims, ADifferenceWithinTheNoiseIsNeverSupported) {
+  Lab lab;
+  // Medians differ by 2%, but each spreads +/-10%: the intervals overlap.
+  lab.add(synth_record("1", kT1, {{"throughput", spread(102e3, 10e3)}}));
+  const auto run = lab.add(phase4(spread(100e3, 10e3), kFasterThan1));
+  const auto js = lab.judge(run);
+  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("within noise"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, TheOppositeIsRefuted) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", spread(50e3, 1e3)}}));
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kRefuted);
+  EXPECT_NE(js[0].evidence.find("against the claim"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, NonStrictClaimsAcceptEqualityWithinNoise) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", spread(101e3, 10e3)}}));
+  auto le = against(claim("le", "/timing/cold/median_ns", "throughput", "<="), "1");
+  auto rec = phase4(spread(100e3, 10e3), le);
+  rec["claims"].push_back(against(claim("eq", "/timing/cold/median_ns", "throughput", "=="), "1"));
+  rec["claims"].push_back(against(claim("ge", "/timing/cold/median_ns", "throughput", ">="), "1"));
+  const auto js = lab.judge(lab.add(rec));
+  for (const auto& j : js) EXPECT_EQ(j.verdict, Verdict::kSupported) << j.claim.id << ": " << j.evidence;
+  EXPECT_NE(js[0].evidence.find("equal within noise"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, NonStrictClaimsAreRefutedBySeparationAgainstThem) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}));
+  auto rec = phase4(spread(100e3, 1e3), against(claim("ge", "/timing/cold/median_ns", "throughput", ">="), "1"));
+  rec["claims"].push_back(against(claim("eq", "/timing/cold/median_ns", "throughput", "=="), "1"));
+  const auto js = lab.judge(lab.add(rec));
+  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_EQ(js[1].verdict, Verdict::kRefuted) << js[1].evidence;
+}
+
+TEST(Claims, AFactorScalesTheOtherPhase) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}));
+  // "at least twice as fast as phase 1": time < 0.5 x phase 1's.
+  const auto twice = against(claim("2x", "/timing/cold/median_ns", "throughput", "<"), "1", 0.5);
+  EXPECT_EQ(lab.judge(lab.add(phase4(spread(150e3, 1e3), twice, kT2)))[0].verdict, Verdict::kRefuted);
+  Lab lab2;
+  lab2.add(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}));
+  EXPECT_EQ(lab2.judge(lab2.add(phase4(spread(60e3, 1e3), twice, kT2)))[0].verdict, Verdict::kSupported);
+}
+
+TEST(Claims, TheNewestOkRecordOfTheOtherPhaseOnTheSameGpuIsUsed) {
+  Lab lab;
+  lab.add(synth_record("1", kT0, {{"throughput", spread(50e3, 1e3)}}));    // older: faster
+  lab.add(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}));   // newest ok
+  lab.add(synth_record("1", "2026-11-22T11:30:00Z", {{"throughput", spread(10e3, 1e3)}},
+                       "NVIDIA H100 80GB HBM3", "failed"));                // newer, not ok
+  lab.add(synth_record("1", "2026-11-22T11:40:00Z", {{"throughput", spread(10e3, 1e3)}},
+                       "NVIDIA A100-SXM4-80GB"));                          // newer, other GPU
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT1);
+}
+
+TEST(Claims, MissingEvidenceIsNotTested) {
+  Lab lab;
+  auto rec = synth_record("4", kT2, {{"throughput", spread(100e3, 1e3)}, {"latency", {}}});
+  rec["claims"] = {
+      kFasterThan1,  // no phase 1 record at all
+      claim("tensor", "/metrics/tensor/values/sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active/value",
+            "throughput", ">"),
+      claim("failed", "/timing/cold/median_ns", "latency", "<"),
+      claim("no-shape", "/tflops", "4x32x1024x128", ">"),
+      claim("no-local", "/static/sass/LDL", "throughput", "=="),
+  };
+  for (std::size_t i = 1; i < rec["claims"].size(); ++i) rec["claims"][i]["value"] = 1.0;
+  const auto js = lab.judge(lab.add(rec));
+  ASSERT_EQ(js.size(), 5u);
+  for (const auto& j : js) EXPECT_EQ(j.verdict, Verdict::kNotTested) << j.claim.id;
+  EXPECT_NE(js[0].evidence.find("no ok record of phase 1"), std::string::npos) << js[0].evidence;
+  EXPECT_NE(js[1].evidence.find("no hardware metrics"), std::string::npos) << js[1].evidence;
+  EXPECT_NE(js[2].evidence.find("failed its correctness check"), std::string::npos) << js[2].evidence;
+  EXPECT_NE(js[3].evidence.find("no result at shape 4x32x1024x128"), std::string::npos) << js[3].evidence;
+  EXPECT_NE(js[4].evidence.find("no static evidence"), std::string::npos) << js[4].evidence;
+}
+
+TEST(Claims, OtherPhaseFailedAtTheShapeIsNotTested) {
+  Lab lab;
+  lab.add(synth_record("1", kT1, {{"throughput", {}}, {"latency", spread(10e3, 1e3)}}));
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kNotTested);
+  EXPECT_NE(js[0].evidence.find("failed its correctness check"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, UnavailableMetricGroupsSayWhy) {
+  Lab lab;
+  auto rec = phase4(spread(100e3, 1e3), constant(claim("dram", "/metrics/memory/values/dram__bytes_read.sum/value", "throughput", "<"), 1e9));
+  rec["results"][0]["metrics"] = {{"memory", {{"available", false}, {"reason", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}}}};
+  const auto js = lab.judge(lab.add(rec));
+  EXPECT_EQ(js[0].verdict, Verdict::kNotTested);
+  EXPECT_NE(js[0].evidence.find("memory unavailable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos)
+      << js[0].evidence;
+}
+
+TEST(Claims, PointValuesCompareExactly) {
+  Lab lab;
+  auto rec = phase4(spread(100e3, 1e3), constant(claim("no-local", "/static/sass/LDL", "throughput", "=="), 0));
+  rec["claims"].push_back(constant(claim("tensor-pipe", "/metrics/tensor/values/pipe/value", "throughput", ">"), 50));
+  rec["claims"].push_back(constant(claim("no-stl", "/static/sass/STL", "throughput", "=="), 0));
+  rec["results"][0]["static"] = {{"sass", {{"LDL", 0}, {"STL", 3}}}};
+  rec["results"][0]["metrics"] = {
+      {"tensor", {{"available", true}, {"values", {{"pipe", {{"value", 62.5}, {"unit", "%"}}}}}}}};
+  const auto js = lab.judge(lab.add(rec));
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_EQ(js[1].verdict, Verdict::kSupported) << js[1].evidence;
+  EXPECT_NE(js[1].evidence.find("62.50 %"), std::string::npos) << js[1].evidence;
+  EXPECT_EQ(js[2].verdict, Verdict::kRefuted) << js[2].evidence;
+}
+
+TEST(Claims, WithinPercentNeedsTheIntervalToTouchTheBand) {
+  // Throughput shape: 274.9 GFLOP. 100 us -> 2748.8 TFLOPS, +/-1% spread.
+  const auto samples = spread(100e3, 1e3);
+  const double tflops = parse_shape("throughput").flops() / 100e3 / 1e3;
+  Lab lab;
+  auto rec = phase4(samples, constant(claim("near", "/tflops", "throughput", "within_pct"), tflops * 1.12, 10));
+  rec["claims"].push_back(constant(claim("far", "/tflops", "throughput", "within_pct"), tflops * 1.5, 10));
+  const auto js = lab.judge(lab.add(rec));
+  // 1.12 x with a 10% band reaches down to 1.008 x, inside the samples' spread.
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_EQ(js[1].verdict, Verdict::kRefuted) << js[1].evidence;
+}
+
+TEST(Claims, ThroughputSpreadComesFromTheHeadlineSamples) {
+  const auto samples = spread(100e3, 5e3);
+  const double tflops = parse_shape("throughput").flops() / 100e3 / 1e3;
+  Lab lab;
+  // Inside the spread of the TFLOPS (mapped from p10/p90): within noise, so not "greater".
+  auto rec = phase4(samples, constant(claim("gt-inside", "/tflops", "throughput", ">"), tflops * 0.99));
+  rec["claims"].push_back(constant(claim("gt-below", "/tflops", "throughput", ">"), tflops * 0.9));
+  const auto js = lab.judge(lab.add(rec));
+  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("within noise"), std::string::npos) << js[0].evidence;
+  EXPECT_EQ(js[1].verdict, Verdict::kSupported) << js[1].evidence;
+  const report::Run r = load_run(lab.runs.back());
+  const Lookup l = measure_metric(r.results[0], "/tflops");
+  ASSERT_TRUE(l.measure);
+  EXPECT_LT(l.measure->lo, l.measure->value);
+  EXPECT_GT(l.measure->hi, l.measure->value);
+  EXPECT_EQ(l.measure->unit, "TFLOPS");
+}
+
+TEST(Claims, MalformedClaimsNameTheField) {
+  Lab lab;
+  auto rec = phase4(spread(100e3, 1e3), claim("no-rhs", "/tflops", "throughput", ">"));
+  const report::Run r = load_run(lab.add(rec));
+  try {
+    record_claims(r);
+    FAIL() << "expected FieldError";
+  } catch (const FieldError& e) {
+    EXPECT_STREQ(e.what(), "/claims/0 needs exactly one of /value and /other_phase");
+  }
+  auto rec2 = phase4(spread(100e3, 1e3), constant(claim("bad-op", "/tflops", "throughput", "!="), 1));
+  rec2["started_utc"] = kT1;
+  try {
+    record_claims(load_run(lab.add(rec2)));
+    FAIL() << "expected FieldError";
+  } catch (const FieldError& e) {
+    EXPECT_NE(std::string(e.what()).find("/claims/0/op is \"!=\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(Compare, VerdictsFollowIntervalSeparation) {
+  Regime a;
+  a.p10_ns = 99;
+  a.p90_ns = 101;
+  Regime b = a;
+  EXPECT_EQ(compare_regimes(a, b), Change::kSame);
+  b.p10_ns = 100.5;  // overlapping, though B's median may be higher: within noise
+  b.p90_ns = 103;
+  EXPECT_EQ(compare_regimes(a, b), Change::kSame);
+  b.p10_ns = 101.5;
+  b.p90_ns = 104;
+  EXPECT_EQ(compare_regimes(a, b), Change::kSlower);
+  b.p10_ns = 90;
+  b.p90_ns = 98.9;
+  EXPECT_EQ(compare_regimes(a, b), Change::kFaster);
+}
