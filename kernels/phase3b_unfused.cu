@@ -1,16 +1,27 @@
 // Phases 3b and 3c: unfused attention. One strided-batched cuBLASLt GEMM writes the scaled
 // scores S = scale * Q K^T for every head, a row-softmax kernel turns S into P in place, and a
-// second batched GEMM computes O = P V; S and P live in global memory. 3c is 3b with a split-K
-// algorithm for the PV GEMM (traits below), the only GEMM with a long k loop (k = S >= 64).
+// second batched GEMM computes O = P V; S and P live in global memory. 3c (traits below) splits
+// the PV GEMM, the only GEMM with a long k loop (k = S >= 64), over chunks of keys.
 //
 // Idea: hand both matmuls to a tuned library and see what materialising the S x S scores
 // costs against the fused phases. Fixed relative to the seed (../shared/SEEDS.md): the seed
 // called cudaMalloc and the cuBLASLt heuristic inside its timed region and issued one GEMM per
 // head; here prepare() builds a plan per shape once (handle, descriptors, heuristic algorithm
-// choice, S/P buffer, workspace) and launch() only enqueues two GEMMs and one kernel, so it is
-// capturable in a CUDA graph. The seed's 3c also timed synchronising NaN checks; nothing here
-// synchronises. The correctness gate, not a NaN check, judges the output. Measured effects
-// live in the run records.
+// choice, S/P buffer, workspace; 3c's partials, streams and events) and launch() only
+// enqueues GEMMs, kernels and event records and waits, so it is capturable in a CUDA graph.
+// The seed's 3c also timed synchronising NaN checks; nothing here synchronises. The
+// correctness gate, not a NaN check, judges the output. Measured effects live in the run
+// records.
+//
+// Why 3c splits k by hand: cuBLASLt 13.0 on the H100 offered no split-K algorithm for these
+// strided-batched PV GEMMs. Measured: the heuristic under every reduction scheme (compute
+// type, output type, in place), split counts set on its results and validated with
+// cublasLtMatmulAlgoCheck, and every id from cublasLtMatmulAlgoGetIds set up with
+// cublasLtMatmulAlgoInit all returned none. So 3c issues one batched GEMM per chunk of keys,
+// each writing an fp32 partial O, and a kernel of its own sums the partials in a fixed order.
+// The chunk GEMMs run side by side on streams forked from the launch stream and joined back
+// (events, so graph capture records the fork), as the blocks of a split-K GEMM would; issued
+// one after another they would each fill the device no better than the unsplit GEMM.
 //
 // Design:
 // - S and P are fp16. The tolerance model's naive implementation rounds the scaled scores
@@ -28,12 +39,17 @@
 // - Rows of S/P are padded to a whole number of 16-byte vectors (ld = S rounded up to 8), so
 //   the softmax moves only 16-byte vectors and every row and batch of S/P is 16-byte aligned.
 //   The softmax writes zeros into the padding; the PV GEMM reads only k = S of each row.
+// - 3c's chunks start at multiples of 8 keys, so every chunk's P columns and V rows stay
+//   16-byte aligned. The partials are fp32, the unsplit GEMM's accumulation precision, with
+//   O's [B, H, S, D] layout: O is rounded to fp16 once, after the sum. The chunk GEMMs and
+//   the sum in chunk order are deterministic, so repeated launches agree bit for bit.
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
@@ -82,31 +98,35 @@ struct Unsplit {
   static constexpr const char* kId = "3b";
   static constexpr bool kSplitKPV = false;
 };
-// Phase 3c: the PV GEMM (k = S) with a split-K algorithm. QK^T stays unsplit: its k is the
-// head dim, one or two k-blocks of any GEMM main loop, so splitting it would only add a
-// reduction pass.
+// Phase 3c: the PV GEMM (k = S) split over chunks of keys into fp32 partials, then summed.
+// QK^T stays unsplit: its k is the head dim, one or two k-blocks of any GEMM main loop, so
+// splitting it would only add a reduction pass.
 struct SplitKPV {
   static constexpr const char* kId = "3c";
   static constexpr bool kSplitKPV = true;
 };
 
-// Per shape, the S/P buffer plus the cuBLASLt workspace may take at most this much: about a
-// tenth of an H100's 80 GB, so that the harness's own buffers (Q, K, V, O, the L2 flush) and
-// the plans of further shapes still fit beside it.
+// Per shape, the S/P buffer plus the cuBLASLt workspace (plus 3c's fp32 partials) may take at
+// most this much: about a tenth of an H100's 80 GB, so that the harness's own buffers (Q, K,
+// V, O, the L2 flush) and the plans of further shapes still fit beside it.
 constexpr std::int64_t kMemoryBudgetBytes = std::int64_t(8) << 30;
 // cuBLAS's recommended workspace for Hopper (cuBLAS API reference, cublasSetWorkspace).
 constexpr std::int64_t kGemmWorkspaceBytes = std::int64_t(32) << 20;
-// Split-K with a compute-type reduction keeps one fp32 partial O per split in the workspace;
-// the PV GEMM may use up to this many splits' worth.
+// 3c's chunk count: a power of two up to 16, one fp32 partial O each.
 constexpr int kMaxSplitK = 16;
-// Each split should own at least one k-block of the main loop; 32 is the k extent of a
-// typical cuBLAS fp16 tile. Below two splits' worth of keys (S < 64) there is nothing to
+// Each chunk should own at least one k-block of the main loop; 32 is the k extent of a
+// typical cuBLAS fp16 tile. Below two chunks' worth of keys (S < 64) there is nothing to
 // split: 3c then runs the PV GEMM unsplit, exactly as 3b, and its plan line says so.
 constexpr int kMinKeysPerSplit = 32;
-// How many heuristic results 3c inspects for a split-K configuration (best estimate first),
-// and how many algorithm ids it enumerates when none of those splits.
-constexpr int kHeuristicCandidates = 32;
-constexpr int kAlgoIdsQueried = 256;
+// 3c's split rule aims one wave of (batch entry, output tile, chunk) work items at the
+// H100 SXM's SM count, taking cuBLAS's usual 128 x 128 output tile. Both are assumptions
+// about the device and the library's kernels, not measurements: on another GPU the split is
+// still correct, only less even. Being constants, they let can_implement size the partials
+// exactly, without a device.
+constexpr double kTargetSms = 132;
+constexpr double kAssumedGemmTile = 128;
+// cudaMalloc's alignment, kept by every slice of the workspace that concurrent GEMMs share.
+constexpr std::size_t kWorkspaceAlignment = 256;
 // Operand pointers are only guaranteed 16-byte aligned (require_vector_alignment); the
 // heuristic must not assume cuBLASLt's default of 256.
 constexpr std::uint32_t kOperandAlignment = sizeof(uint4);
@@ -125,14 +145,6 @@ struct SoftmaxTraits {
                     INT_MAX,
                 "the softmax grid of any admitted shape fits grid x");
 };
-
-__device__ __forceinline__ uint4 pack8(const float (&f)[kHalvesPerVec]) {
-  uint4 v;
-  __half2* h = reinterpret_cast<__half2*>(&v);
-#pragma unroll
-  for (int i = 0; i < kHalvesPerVec / 2; ++i) h[i] = __floats2half2_rn(f[2 * i], f[2 * i + 1]);
-  return v;
-}
 
 // sp: rows of ld halves, each holding S scaled scores; rows: B*H*S. Row r is query r % S of
 // its head. Pass 1 folds the row into a running (max, sum) per lane, one warp reduction
@@ -187,6 +199,44 @@ __global__ void __launch_bounds__(SoftmaxTraits::kThreads)
 }
 
 // ---------------------------------------------------------------------------------------
+// 3c: the sum of the chunk GEMMs' fp32 partials.
+
+struct ReduceTraits {
+  static constexpr int kThreads = 256;  // one 16-byte output vector (8 halves) per thread
+  // With a split there are at least two partials inside the memory budget, which bounds the
+  // output's vector count, and with it the grid, below the 2^31 - 1 limit of grid x.
+  static_assert(kMemoryBudgetBytes / std::int64_t(2 * sizeof(float) * kHalvesPerVec) /
+                        kThreads <= INT_MAX,
+                "the reduction grid of any admitted shape fits grid x");
+};
+
+// partials: `count` fp32 copies of O's layout, `vecs` * 8 floats each, in chunk order; o:
+// [B, H, S, D] halves. Every element is summed in chunk order, so the result does not depend
+// on scheduling. The partials are dead after this read, hence the streaming loads.
+__global__ void __launch_bounds__(ReduceTraits::kThreads)
+    reduce_partials_kernel(const float* __restrict__ partials, int count, std::int64_t vecs,
+                           __half* __restrict__ o) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * ReduceTraits::kThreads + threadIdx.x;
+  if (i >= vecs) return;
+  const float4* src = reinterpret_cast<const float4*>(partials) + 2 * i;
+  const std::int64_t partial_stride = 2 * vecs;  // float4s per partial
+  float sum[kHalvesPerVec] = {};
+  for (int c = 0; c < count; ++c) {
+    const float4 lo = __ldcs(src + c * partial_stride);
+    const float4 hi = __ldcs(src + c * partial_stride + 1);
+    sum[0] += lo.x;
+    sum[1] += lo.y;
+    sum[2] += lo.z;
+    sum[3] += lo.w;
+    sum[4] += hi.x;
+    sum[5] += hi.y;
+    sum[6] += hi.z;
+    sum[7] += hi.w;
+  }
+  reinterpret_cast<uint4*>(o)[i] = pack8(sum);
+}
+
+// ---------------------------------------------------------------------------------------
 // Geometry shared by can_implement, prepare and launch.
 
 struct Geometry {
@@ -207,14 +257,35 @@ Geometry geometry(const Shape& s) {
   return g;
 }
 
-// The most workspace the heuristic may ask for: the general allowance plus, for split-K,
-// kMaxSplitK fp32 partial copies of O. In doubles, like the budget check that uses it, so that
-// no product overflows for absurd shapes before the check can refuse them.
+// How the PV GEMM's k = S keys are cut: `count` chunks, the first count - 1 of `keys` keys
+// each and the last of `last_keys`, the remainder. count = 1 is 3b's single GEMM, k = S,
+// straight into O.
+struct KeySplit {
+  int count;
+  int keys;
+  int last_keys;
+};
+
+// 3c's rule, no timing involved. The count: the largest power of two, at least 2 and at
+// most min(16, S / 32), for which (batch entries) x (128 x 128 output tiles of O^T, D x rS)
+// x (chunks) stays within one wave on 132 SMs. The chunk length: S / count rounded up to a
+// multiple of 8, which keeps the longest chunk, the critical path of chunks that run side by
+// side, within 7 keys of S / count; where that would leave the last chunk under 32 keys,
+// rounded down instead (at least 32, as count <= S / 32), the last taking the remainder.
+// Multiples of 8 keys start every chunk 16-byte aligned. In doubles where a product of
+// dimensions could overflow before the budget check that calls this refuses the shape.
 template <class Traits>
-double workspace_cap(const Shape& s) {
-  double cap = double(kGemmWorkspaceBytes);
-  if (Traits::kSplitKPV) cap += double(kMaxSplitK) * double(s.q_elems()) * sizeof(float);
-  return cap;
+KeySplit key_split(const Shape& s) {
+  const int max_count = std::min(kMaxSplitK, s.S / kMinKeysPerSplit);
+  if (!Traits::kSplitKPV || max_count < 2) return {1, s.S, s.S};
+  const double tiles = double(s.B) * s.H_kv * std::ceil(s.D / kAssumedGemmTile) *
+                       std::ceil(double(s.H / s.H_kv) * s.S / kAssumedGemmTile);
+  int count = 2;
+  while (2 * count <= max_count && tiles * (2 * count) <= kTargetSms) count *= 2;
+  int keys = ceil_div(s.S, count * kHalvesPerVec) * kHalvesPerVec;
+  if (s.S - (count - 1) * keys < kMinKeysPerSplit)
+    keys = s.S / (count * kHalvesPerVec) * kHalvesPerVec;
+  return {count, keys, s.S - (count - 1) * keys};
 }
 
 std::string gib(double bytes) {
@@ -231,33 +302,57 @@ Refusal can_implement_impl(const Shape& s) {
     return std::string("phase ") + Traits::kId + " supports head dim 64 and 128 only";
   if (s.dtype != DType::f16)
     return std::string("bf16 not implemented by phase ") + Traits::kId;
+  // In doubles, so that no product overflows for absurd shapes before the check refuses them.
   const double sp = double(s.B) * s.H * s.S * double(ceil_div(s.S, kHalvesPerVec)) *
                     kHalvesPerVec * sizeof(__half);
-  const double ws = workspace_cap<Traits>(s);
-  if (sp + ws > double(kMemoryBudgetBytes))
-    return "S/P (" + gib(sp) + ") plus cuBLASLt workspace (" + gib(ws) + ") would pass the " +
-           gib(double(kMemoryBudgetBytes)) + " per-shape memory budget of the unfused phases";
+  const double ws = double(kGemmWorkspaceBytes);
+  const KeySplit split = key_split<Traits>(s);
+  const double partials =
+      split.count > 1 ? double(split.count) * s.B * s.H * s.S * s.D * sizeof(float) : 0.;
+  if (sp + ws + partials > double(kMemoryBudgetBytes))
+    return "S/P (" + gib(sp) + ") plus cuBLASLt workspace (" + gib(ws) + ")" +
+           (split.count > 1 ? " plus " + std::to_string(split.count) +
+                                  " fp32 split-K partials of O (" + gib(partials) + ")"
+                            : std::string()) +
+           " would pass the " + gib(double(kMemoryBudgetBytes)) +
+           " per-shape memory budget of the unfused phases";
   return std::nullopt;
 }
 
 // ---------------------------------------------------------------------------------------
-// cuBLASLt resources as RAII. Destructors ignore the status, since they must not throw.
-// Preferences die once their heuristic has run; a plan's resources only die when prepare()
-// fails halfway, since finished plans live until the process ends.
+// cuBLASLt and CUDA resources as RAII. Destructors ignore the status, since they must not
+// throw. Preferences die once their heuristic has run; a plan's resources only die when
+// prepare() fails halfway, since finished plans live until the process ends.
 
 template <auto Destroy>
-struct LtDeleter {
+struct HandleDeleter {
   template <class P>
   void operator()(P p) const noexcept {
     (void)Destroy(p);
   }
 };
 template <class Raw, auto Destroy>
-using LtPtr = std::unique_ptr<std::remove_pointer_t<Raw>, LtDeleter<Destroy>>;
-using LtHandle = LtPtr<cublasLtHandle_t, &cublasLtDestroy>;
-using LtMatmulDesc = LtPtr<cublasLtMatmulDesc_t, &cublasLtMatmulDescDestroy>;
-using LtLayout = LtPtr<cublasLtMatrixLayout_t, &cublasLtMatrixLayoutDestroy>;
-using LtPreference = LtPtr<cublasLtMatmulPreference_t, &cublasLtMatmulPreferenceDestroy>;
+using HandlePtr = std::unique_ptr<std::remove_pointer_t<Raw>, HandleDeleter<Destroy>>;
+using LtHandle = HandlePtr<cublasLtHandle_t, &cublasLtDestroy>;
+using LtMatmulDesc = HandlePtr<cublasLtMatmulDesc_t, &cublasLtMatmulDescDestroy>;
+using LtLayout = HandlePtr<cublasLtMatrixLayout_t, &cublasLtMatrixLayoutDestroy>;
+using LtPreference = HandlePtr<cublasLtMatmulPreference_t, &cublasLtMatmulPreferenceDestroy>;
+using Stream = HandlePtr<cudaStream_t, &cudaStreamDestroy>;
+using Event = HandlePtr<cudaEvent_t, &cudaEventDestroy>;
+
+// Non-blocking: no implicit ordering against the legacy default stream, only the events'.
+Stream make_stream() {
+  cudaStream_t raw = nullptr;
+  ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
+  return Stream(raw);
+}
+
+// Only orders work: no timestamps, so recording it costs nothing.
+Event make_event() {
+  cudaEvent_t raw = nullptr;
+  ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
+  return Event(raw);
+}
 
 struct CudaFreeDeleter {
   void operator()(void* p) const noexcept { (void)cudaFree(p); }
@@ -270,8 +365,9 @@ DeviceMemory device_alloc(std::int64_t bytes) {
   return DeviceMemory(p);
 }
 
-// One column-major fp16 operand of a batched GEMM, as cuBLASLt sees it.
+// One column-major operand of a batched GEMM, as cuBLASLt sees it.
 struct MatrixSpec {
+  cudaDataType_t type;
   std::uint64_t rows;
   std::uint64_t cols;
   std::int64_t ld;
@@ -280,7 +376,7 @@ struct MatrixSpec {
 
 LtLayout make_layout(const MatrixSpec& m, std::int64_t batch) {
   cublasLtMatrixLayout_t raw = nullptr;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&raw, CUDA_R_16F, m.rows, m.cols, m.ld));
+  ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&raw, m.type, m.rows, m.cols, m.ld));
   LtLayout layout(raw);
   const std::int32_t count = std::int32_t(batch);
   ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
@@ -300,15 +396,12 @@ struct GemmSpec {
   MatrixSpec b;
   MatrixSpec d;
   std::int64_t batch;
-  std::int64_t k;  // the reduction length, the dimension split-K divides
-  bool split_k;
 };
 
 struct AlgoChoice {
   cublasLtMatmulAlgo_t algo{};
   std::size_t workspace_bytes = 0;
-  float waves = 0.f;   // the heuristic's estimate of device fill, not a measurement
-  std::string origin;  // how it was chosen
+  float waves = 0.f;  // the heuristic's estimate of device fill, not a measurement
 };
 
 struct GemmPlan {
@@ -328,179 +421,34 @@ T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttribut
   return value;
 }
 
-template <class T>
-T algo_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
-  T value{};
-  std::size_t written = 0;
-  ATTNLAB_CUBLAS_CHECK(
-      cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof(value), &written));
-  return value;
-}
-
-std::int32_t split_of(const cublasLtMatmulAlgo_t& algo) {
-  return algo_config<std::int32_t>(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
-}
-
-std::uint32_t reduction_of(const cublasLtMatmulAlgo_t& algo) {
-  return algo_config<std::uint32_t>(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
-}
-
-LtPreference make_preference(std::int64_t max_workspace, std::uint32_t reduction_mask) {
+// The heuristic's best algorithm with no split-K (reduction scheme NONE only), within
+// max_workspace bytes and the operands' guaranteed alignment.
+AlgoChoice choose_algo(cublasLtHandle_t handle, const GemmPlan& g, const GemmSpec& spec,
+                       std::int64_t max_workspace) {
   cublasLtMatmulPreference_t raw = nullptr;
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&raw));
-  LtPreference pref(raw);
+  const LtPreference pref(raw);
   const std::uint64_t ws = std::uint64_t(max_workspace);
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  const std::uint32_t no_split = CUBLASLT_REDUCTION_SCHEME_NONE;
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reduction_mask, sizeof(reduction_mask)));
+      raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &no_split, sizeof(no_split)));
   for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
     ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(raw, attr, &kOperandAlignment,
                                                               sizeof(kOperandAlignment)));
-  return pref;
-}
-
-std::vector<cublasLtMatmulHeuristicResult_t> heuristic(cublasLtHandle_t handle,
-                                                       const GemmPlan& g,
-                                                       cublasLtMatmulPreference_t pref,
-                                                       int count) {
-  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(count));
+  cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle, g.desc.get(), g.a.get(),
-                                                      g.b.get(), g.d.get(), g.d.get(), pref,
-                                                      count, results.data(), &returned));
-  results.resize(std::size_t(returned));
-  results.erase(std::remove_if(results.begin(), results.end(),
-                               [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; }),
-                results.end());
-  return results;
-}
-
-// The heuristic's best algorithm with no split-K (reduction scheme NONE only).
-AlgoChoice choose_unsplit(cublasLtHandle_t handle, const GemmPlan& g, const GemmSpec& spec) {
-  const LtPreference pref = make_preference(kGemmWorkspaceBytes, CUBLASLT_REDUCTION_SCHEME_NONE);
-  const auto results = heuristic(handle, g, pref.get(), 1);
-  if (results.empty())
+                                                      g.b.get(), g.d.get(), g.d.get(), raw, 1,
+                                                      &result, &returned));
+  if (returned == 0 || result.state != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string("cuBLASLt has no algorithm for the ") + spec.name +
                              " GEMM");
-  return {results[0].algo, results[0].workspaceSize, results[0].wavesCount,
-          "heuristic rank 0"};
-}
-
-// Reduction schemes in order of preference: fp32 partials in the workspace keep the unsplit
-// GEMM's accumulation precision; fp16 partials (output type) or in-place accumulation in the
-// fp16 output round each split's partial sum once more. cuBLASLt 13 on the H100 offered no
-// compute-type split-K algorithm for these GEMMs, so the others stay as fallbacks; which one
-// ran is in the plan line, and the correctness gate judges the result either way.
-constexpr std::uint32_t kSplitReductions[] = {CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE,
-                                              CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
-                                              CUBLASLT_REDUCTION_SCHEME_INPLACE};
-
-bool splits_with(const cublasLtMatmulAlgo_t& algo, std::uint32_t scheme) {
-  return split_of(algo) > 1 && reduction_of(algo) == scheme;
-}
-
-bool can_split_with(const cublasLtMatmulAlgo_t& algo, std::uint32_t scheme) {
-  return algo_cap<std::int32_t>(algo, CUBLASLT_ALGO_CAP_SPLITK_SUPPORT) != 0 &&
-         (algo_cap<std::uint32_t>(algo, CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK) & scheme) != 0;
-}
-
-// Statuses of cublasLtMatmulAlgoCheck/Init that mean "not this configuration".
-bool unsupported(cublasStatus_t st) {
-  return st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_INVALID_VALUE ||
-         st == CUBLAS_STATUS_ARCH_MISMATCH;
-}
-
-// Power-of-two splits of one configured algorithm, validated by cublasLtMatmulAlgoCheck: the
-// smallest that fills the device (estimated waves >= 1), else the largest that validates.
-std::optional<AlgoChoice> try_splits(cublasLtHandle_t handle, const GemmPlan& g,
-                                     const cublasLtMatmulAlgo_t& base, std::uint32_t scheme,
-                                     int max_split, std::int64_t max_workspace,
-                                     const std::string& origin) {
-  std::optional<AlgoChoice> best;
-  for (std::int32_t split = 2; split <= max_split; split *= 2) {
-    cublasLtMatmulAlgo_t algo = base;
-    ATTNLAB_CUBLAS_CHECK(cublasLtMatmulAlgoConfigSetAttribute(
-        &algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split, sizeof(split)));
-    ATTNLAB_CUBLAS_CHECK(cublasLtMatmulAlgoConfigSetAttribute(
-        &algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof(scheme)));
-    cublasLtMatmulHeuristicResult_t check{};
-    const cublasStatus_t st = cublasLtMatmulAlgoCheck(handle, g.desc.get(), g.a.get(), g.b.get(),
-                                                      g.d.get(), g.d.get(), &algo, &check);
-    if (unsupported(st)) continue;
-    ATTNLAB_CUBLAS_CHECK(st);
-    if (std::int64_t(check.workspaceSize) > max_workspace) continue;
-    best = AlgoChoice{algo, check.workspaceSize, check.wavesCount,
-                      origin + ", split set and checked"};
-    if (check.wavesCount >= 1.f) break;
-  }
-  return best;
-}
-
-// A split-K algorithm whose partial sums are fp32 in the workspace (compute-type reduction):
-// the same accumulation precision as the unsplit GEMM, and a separate, deterministic
-// reduction step (the in-place scheme would accumulate in the fp16 output). In order of
-// preference, with no timing involved:
-//   1. the best-ranked heuristic result that already splits k;
-//   2. the best-ranked heuristic result that supports split-K, with a split set on it;
-//   3. any algorithm id cuBLASLt lists that supports split-K, configured by the heuristic
-//      restricted to that id, with a split set on it.
-std::optional<AlgoChoice> choose_split_k(cublasLtHandle_t handle, const GemmPlan& g,
-                                         const GemmSpec& spec, std::int64_t max_workspace,
-                                         std::uint32_t scheme) {
-  const LtPreference pref = make_preference(max_workspace, scheme);
-  const auto results = heuristic(handle, g, pref.get(), kHeuristicCandidates);
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (splits_with(results[i].algo, scheme))
-      return AlgoChoice{results[i].algo, results[i].workspaceSize, results[i].wavesCount,
-              "heuristic rank " + std::to_string(i)};
-
-  const int max_split = int(std::min<std::int64_t>(kMaxSplitK, spec.k / kMinKeysPerSplit));
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (can_split_with(results[i].algo, scheme))
-      if (auto c = try_splits(handle, g, results[i].algo, scheme, max_split, max_workspace,
-                              "heuristic rank " + std::to_string(i)))
-        return *c;
-
-  std::vector<int> ids(kAlgoIdsQueried);
-  int n_ids = 0;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulAlgoGetIds(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F,
-                                                CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
-                                                kAlgoIdsQueried, ids.data(), &n_ids));
-  const LtPreference by_id = make_preference(max_workspace, scheme);
-  const std::uint32_t mode = CUBLASLT_SEARCH_LIMITED_BY_ALGO_ID;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      by_id.get(), CUBLASLT_MATMUL_PREF_SEARCH_MODE, &mode, sizeof(mode)));
-  for (int i = 0; i < n_ids; ++i) {
-    cublasLtMatmulHeuristicResult_t r{};
-    cublasStatus_t st = cublasLtMatmulAlgoInit(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F,
-                                               CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
-                                               ids[std::size_t(i)], &r.algo);
-    if (unsupported(st)) continue;
-    ATTNLAB_CUBLAS_CHECK(st);
-    if (!can_split_with(r.algo, scheme)) continue;
-    int returned = 0;
-    st = cublasLtMatmulAlgoGetHeuristic(handle, g.desc.get(), g.a.get(), g.b.get(), g.d.get(),
-                                        g.d.get(), by_id.get(), 1, &r, &returned);
-    if (unsupported(st) || returned == 0 || r.state != CUBLAS_STATUS_SUCCESS) continue;
-    ATTNLAB_CUBLAS_CHECK(st);
-    const std::string origin = "algo id " + std::to_string(ids[std::size_t(i)]) +
-                               " configured by the heuristic";
-    if (splits_with(r.algo, scheme)) return AlgoChoice{r.algo, r.workspaceSize, r.wavesCount, origin};
-    if (auto c = try_splits(handle, g, r.algo, scheme, max_split, max_workspace, origin)) return c;
-  }
-  return std::nullopt;
-}
-
-AlgoChoice choose_split_k(cublasLtHandle_t handle, const GemmPlan& g, const GemmSpec& spec,
-                          std::int64_t max_workspace) {
-  for (std::uint32_t scheme : kSplitReductions)
-    if (auto c = choose_split_k(handle, g, spec, max_workspace, scheme)) return *c;
-  throw std::runtime_error(std::string("no cuBLASLt algorithm for the ") + spec.name +
-                           " GEMM runs with split-K under any reduction scheme");
+  return {result.algo, result.workspaceSize, result.wavesCount};
 }
 
 GemmPlan make_gemm(cublasLtHandle_t handle, const GemmSpec& spec, std::int64_t max_workspace) {
@@ -512,19 +460,16 @@ GemmPlan make_gemm(cublasLtHandle_t handle, const GemmSpec& spec, std::int64_t m
                                                       &spec.trans_a, sizeof(spec.trans_a)));
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(raw, CUBLASLT_MATMUL_DESC_TRANSB,
                                                       &spec.trans_b, sizeof(spec.trans_b)));
-  g.choice = spec.split_k ? choose_split_k(handle, g, spec, max_workspace)
-                          : choose_unsplit(handle, g, spec);
+  g.choice = choose_algo(handle, g, spec, max_workspace);
   return g;
 }
 
-std::string describe(const char* name, const AlgoChoice& c) {
+std::string describe(const AlgoChoice& c) {
   std::ostringstream os;
-  os << name << " {algo " << algo_config<std::int32_t>(c.algo, CUBLASLT_ALGO_CONFIG_ID)
-     << ", tile " << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID)
-     << ", stages " << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)
-     << ", split-K " << split_of(c.algo) << ", reduction scheme " << reduction_of(c.algo)
-     << ", workspace " << c.workspace_bytes << " B, estimated waves " << c.waves << ", "
-     << c.origin << "}";
+  os << "{algo " << algo_config<std::int32_t>(c.algo, CUBLASLT_ALGO_CONFIG_ID) << ", tile "
+     << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID) << ", stages "
+     << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID) << ", workspace "
+     << c.workspace_bytes << " B, estimated waves " << c.waves << ", heuristic rank 0}";
   return os.str();
 }
 
@@ -532,10 +477,23 @@ std::string describe(const char* name, const AlgoChoice& c) {
 struct Plan {
   LtHandle handle;
   GemmPlan qk;  // S = scale * Q K^T
-  GemmPlan pv;  // O = P V
+  // O = P V when unsplit; with a split, one chunk of split.keys keys into an fp32 partial.
+  GemmPlan pv;
+  // The last chunk, only where its k (split.last_keys) differs from the others'.
+  std::optional<GemmPlan> pv_last;
+  KeySplit split{};
   DeviceMemory sp;         // S, then P in place: [B*H][S][ld] halves
-  DeviceMemory workspace;  // shared by the two GEMMs, which run in stream order
+  DeviceMemory partials;   // split.count fp32 copies of O's layout; none when unsplit
+  // QK^T and an unsplit PV use all of it, in stream order. The chunk GEMMs run concurrently,
+  // so chunk c uses its own slice [c * chunk_workspace_bytes, (c + 1) * chunk_workspace_bytes).
+  DeviceMemory workspace;
   std::size_t workspace_bytes = 0;
+  std::size_t chunk_workspace_bytes = 0;
+  // Split only: chunk 0 runs on the launch stream, chunk c > 0 on side[c - 1], forked after
+  // the softmax and joined before the reduction.
+  std::vector<Stream> side;
+  Event fork;
+  std::vector<Event> join;  // one per side stream
   Geometry geo{};
 };
 
@@ -543,31 +501,32 @@ struct Plan {
 // ld is a column-major C x R matrix with the same ld, so with r*S = group_rows:
 //   QK^T: S^T (S x rS, ld) = K^T (op T of K's D x S view) * Q^T (D x rS): m = S,  n = rS, k = D
 //   PV:   O^T (D x rS)      = V^T (D x S)                   * P^T (S x rS): m = D,  n = rS, k = S
+// A chunk of keys [k0, k0 + keys) is the same PV GEMM with k = keys on V^T's columns and P^T's
+// rows from k0: launch offsets the A and B pointers, the layouts keep their strides.
 GemmSpec qk_spec(const Shape& s, const Geometry& g) {
   const std::int64_t S = s.S, D = s.D;
   return {"QK^T",
           CUBLAS_OP_T,
           CUBLAS_OP_N,
-          {std::uint64_t(D), std::uint64_t(S), D, S * D},                       // K
-          {std::uint64_t(D), std::uint64_t(g.group_rows), D, g.group_rows * D},  // Q
-          {std::uint64_t(S), std::uint64_t(g.group_rows), g.ld, g.group_rows * g.ld},  // S
-          g.batch,
-          D,
-          false};
+          {CUDA_R_16F, std::uint64_t(D), std::uint64_t(S), D, S * D},  // K
+          {CUDA_R_16F, std::uint64_t(D), std::uint64_t(g.group_rows), D, g.group_rows * D},  // Q
+          {CUDA_R_16F, std::uint64_t(S), std::uint64_t(g.group_rows), g.ld,
+           g.group_rows * g.ld},  // S
+          g.batch};
 }
 
-template <class Traits>
-GemmSpec pv_spec(const Shape& s, const Geometry& g) {
+// keys: the GEMM's k; out: CUDA_R_16F for O itself, CUDA_R_32F for a chunk's partial.
+GemmSpec pv_spec(const char* name, const Shape& s, const Geometry& g, int keys,
+                 cudaDataType_t out) {
   const std::int64_t S = s.S, D = s.D;
-  return {"PV",
+  return {name,
           CUBLAS_OP_N,
           CUBLAS_OP_N,
-          {std::uint64_t(D), std::uint64_t(S), D, S * D},                              // V
-          {std::uint64_t(S), std::uint64_t(g.group_rows), g.ld, g.group_rows * g.ld},  // P
-          {std::uint64_t(D), std::uint64_t(g.group_rows), D, g.group_rows * D},        // O
-          g.batch,
-          S,
-          Traits::kSplitKPV && S >= 2 * kMinKeysPerSplit};
+          {CUDA_R_16F, std::uint64_t(D), std::uint64_t(keys), D, S * D},  // V
+          {CUDA_R_16F, std::uint64_t(keys), std::uint64_t(g.group_rows), g.ld,
+           g.group_rows * g.ld},  // P
+          {out, std::uint64_t(D), std::uint64_t(g.group_rows), D, g.group_rows * D},  // O
+          g.batch};
 }
 
 // The plan depends on the dimensions only: causal and non-causal launches share one.
@@ -592,6 +551,28 @@ std::string shape_text(const Shape& s) {
          std::to_string(s.D) + (s.H_kv != s.H ? ":hkv=" + std::to_string(s.H_kv) : "");
 }
 
+// The PV part of the plan line.
+template <class Traits>
+std::string describe_pv(const Shape& s, const Plan& plan) {
+  const KeySplit& k = plan.split;
+  std::ostringstream os;
+  if (k.count == 1) {
+    os << "PV " << describe(plan.pv.choice);
+    if (Traits::kSplitKPV)
+      os << ", not split: S = " << s.S << " keys is fewer than two chunks of "
+         << kMinKeysPerSplit;
+    return os.str();
+  }
+  os << "PV split into " << k.count << " chunks of k = " << k.keys << " keys";
+  if (plan.pv_last) os << " (the last k = " << k.last_keys << ")";
+  os << " on " << k.count << " streams, fp32 partials "
+     << gib(double(k.count) * double(s.q_elems()) * sizeof(float))
+     << " summed in chunk order by reduce_partials_kernel; chunk GEMM "
+     << describe(plan.pv.choice);
+  if (plan.pv_last) os << ", last chunk GEMM " << describe(plan.pv_last->choice);
+  return os.str();
+}
+
 template <class Traits>
 void prepare_impl(const Shape& s) {
   if (auto r = can_implement_impl<Traits>(s)) throw std::invalid_argument(*r);
@@ -601,24 +582,48 @@ void prepare_impl(const Shape& s) {
 
   auto plan = std::make_unique<Plan>();
   plan->geo = geometry(s);
+  plan->split = key_split<Traits>(s);
   cublasLtHandle_t raw = nullptr;
   ATTNLAB_CUBLAS_CHECK(cublasLtCreate(&raw));
   plan->handle.reset(raw);
-  const auto cap = std::int64_t(workspace_cap<Traits>(s));
-  plan->qk = make_gemm(raw, qk_spec(s, plan->geo), cap);
-  const GemmSpec pv = pv_spec<Traits>(s, plan->geo);
-  plan->pv = make_gemm(raw, pv, cap);
-  if (Traits::kSplitKPV && !pv.split_k)
-    plan->pv.choice.origin += "; not split: k = S is shorter than two k-blocks";
-  plan->workspace_bytes =
-      std::max(plan->qk.choice.workspace_bytes, plan->pv.choice.workspace_bytes);
+  plan->qk = make_gemm(raw, qk_spec(s, plan->geo), kGemmWorkspaceBytes);
+  const KeySplit& split = plan->split;
+  if (split.count == 1) {
+    plan->pv = make_gemm(raw, pv_spec("PV", s, plan->geo, s.S, CUDA_R_16F), kGemmWorkspaceBytes);
+    plan->workspace_bytes =
+        std::max(plan->qk.choice.workspace_bytes, plan->pv.choice.workspace_bytes);
+  } else {
+    // The concurrent chunk GEMMs share the general allowance: a power-of-two fraction of
+    // 32 MiB, so every slice stays a multiple of 256 bytes, cudaMalloc's alignment.
+    const std::int64_t slice_cap = kGemmWorkspaceBytes / split.count;
+    const auto chunk_spec = [&](const char* name, int keys) {
+      return pv_spec(name, s, plan->geo, keys, CUDA_R_32F);
+    };
+    plan->pv = make_gemm(raw, chunk_spec("PV chunk", split.keys), slice_cap);
+    if (split.last_keys != split.keys)
+      plan->pv_last = make_gemm(raw, chunk_spec("PV last chunk", split.last_keys), slice_cap);
+    const std::size_t chunk_ws =
+        std::max(plan->pv.choice.workspace_bytes,
+                 plan->pv_last ? plan->pv_last->choice.workspace_bytes : std::size_t(0));
+    plan->chunk_workspace_bytes =
+        chunk_ws == 0 ? 0 : (chunk_ws + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
+                                kWorkspaceAlignment;
+    plan->workspace_bytes = std::max(plan->qk.choice.workspace_bytes,
+                                     std::size_t(split.count) * plan->chunk_workspace_bytes);
+    plan->partials = device_alloc(std::int64_t(split.count) * s.q_elems() *
+                                  std::int64_t(sizeof(float)));
+    plan->fork = make_event();
+    for (int c = 1; c < split.count; ++c) {
+      plan->side.push_back(make_stream());
+      plan->join.push_back(make_event());
+    }
+  }
   plan->sp = device_alloc(plan->geo.sp_bytes);
   plan->workspace = device_alloc(std::int64_t(plan->workspace_bytes));
-  // Once per shape, outside every timed region: which algorithms cuBLASLt picked is part of
-  // what a reader of the run needs to interpret it.
-  std::clog << "attnlab phase " << Traits::kId << " plan " << shape_text(s) << ": "
-            << describe("QK^T", plan->qk.choice) << ", " << describe("PV", plan->pv.choice)
-            << std::endl;
+  // Once per shape, outside every timed region: which algorithms cuBLASLt picked, and how 3c
+  // split the keys, is part of what a reader of the run needs to interpret it.
+  std::clog << "attnlab phase " << Traits::kId << " plan " << shape_text(s) << ": QK^T "
+            << describe(plan->qk.choice) << ", " << describe_pv<Traits>(s, *plan) << std::endl;
   cache.plans.emplace(plan_key(s), std::move(plan));
 }
 
@@ -634,15 +639,15 @@ const Plan& find_plan(const Shape& s) {
 }
 
 void run_gemm(const Plan& plan, const GemmPlan& g, float alpha, const void* a, const void* b,
-              void* d, cudaStream_t stream) {
+              void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
   const float beta = 0.f;
   ATTNLAB_CUBLAS_CHECK(cublasLtMatmul(plan.handle.get(), g.desc.get(), &alpha, a, g.a.get(), b,
                                       g.b.get(), &beta, d, g.d.get(), d, g.d.get(),
-                                      &g.choice.algo, plan.workspace.get(),
-                                      plan.workspace_bytes, stream));
+                                      &g.choice.algo, workspace, workspace_bytes, stream));
 }
 
-// Enqueues the three steps of one plan. The plan's S/P buffer is shared by every launch of
+// Enqueues one plan's work: QK^T, the softmax, then PV as one GEMM or, split, one GEMM per
+// chunk and the reduction. The plan's S/P buffer and partials are shared by every launch of
 // its shape, so launches of one shape must be ordered (one stream, as in the harness).
 template <class Traits>
 void launch_impl(const Problem& p, cudaStream_t stream) {
@@ -652,13 +657,43 @@ void launch_impl(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   __half* sp = static_cast<__half*>(plan.sp.get());
 
-  run_gemm(plan, plan.qk, p.scale, p.k, p.q, sp, stream);
+  void* ws = plan.workspace.get();
+  run_gemm(plan, plan.qk, p.scale, p.k, p.q, sp, ws, plan.workspace_bytes, stream);
   using T = SoftmaxTraits;
   const unsigned blocks = unsigned((plan.geo.rows + T::kWarps - 1) / T::kWarps);
   softmax_rows_kernel<<<blocks, T::kThreads, 0, stream>>>(sp, plan.geo.rows, s.S,
                                                           int(plan.geo.ld), s.causal);
   ATTNLAB_CHECK_LAUNCH();
-  run_gemm(plan, plan.pv, 1.f, p.v, sp, p.o, stream);
+
+  const KeySplit& split = plan.split;
+  if (split.count == 1) {
+    run_gemm(plan, plan.pv, 1.f, p.v, sp, p.o, ws, plan.workspace_bytes, stream);
+    return;
+  }
+  const std::int64_t o_elems = s.q_elems();
+  float* partials = static_cast<float*>(plan.partials.get());
+  const __half* v = static_cast<const __half*>(p.v);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(plan.fork.get(), stream));
+  for (int c = 0; c < split.count; ++c) {
+    cudaStream_t chunk_stream = c == 0 ? stream : plan.side[std::size_t(c - 1)].get();
+    if (c > 0) ATTNLAB_CUDA_CHECK(cudaStreamWaitEvent(chunk_stream, plan.fork.get(), 0));
+    const GemmPlan& g = c + 1 == split.count && plan.pv_last ? *plan.pv_last : plan.pv;
+    const std::int64_t k0 = std::int64_t(c) * split.keys;  // a multiple of 8: 16-byte aligned
+    run_gemm(plan, g, 1.f, v + k0 * s.D, sp + k0, partials + c * o_elems,
+             static_cast<char*>(ws) + std::size_t(c) * plan.chunk_workspace_bytes,
+             plan.chunk_workspace_bytes, chunk_stream);
+    if (c > 0) {
+      cudaEvent_t joined = plan.join[std::size_t(c - 1)].get();
+      ATTNLAB_CUDA_CHECK(cudaEventRecord(joined, chunk_stream));
+      ATTNLAB_CUDA_CHECK(cudaStreamWaitEvent(stream, joined, 0));
+    }
+  }
+  using R = ReduceTraits;
+  const std::int64_t vecs = o_elems / kHalvesPerVec;  // D is a multiple of 8
+  const unsigned reduce_blocks = unsigned((vecs + R::kThreads - 1) / R::kThreads);
+  reduce_partials_kernel<<<reduce_blocks, R::kThreads, 0, stream>>>(
+      partials, split.count, vecs, static_cast<__half*>(p.o));
+  ATTNLAB_CHECK_LAUNCH();
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ const std::vector<Phase>& phases() {
        "batched GEMM O = PV",
        0, &phase3b::can_implement, &phase3b::launch, &phase3b::prepare},
       {"3c", "unfused split-K",
-       "phase 3b with a split-K cuBLASLt algorithm for the PV GEMM when S >= 64",
+       "phase 3b with the PV GEMM split over keys when S >= 64: concurrent cuBLASLt GEMMs per "
+       "chunk into fp32 partials, summed by a deterministic reduction kernel",
        0, &phase3c::can_implement, &phase3c::launch, &phase3c::prepare},
       {"4", "fused tiled",
        "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "

@@ -447,8 +447,12 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
     auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     p.deviceIndex = std::size_t(device);
     const CUptiResult code = cuptiDeviceGetChipName(&p);
-    if (code != CUPTI_SUCCESS || p.pChipName == nullptr) {
+    if (code != CUPTI_SUCCESS) {
       s.unavailable = reason("cuptiDeviceGetChipName", code);
+      return;
+    }
+    if (p.pChipName == nullptr) {
+      s.unavailable = "cuptiDeviceGetChipName named no chip for device " + std::to_string(device);
       return;
     }
     s.chip = p.pChipName;

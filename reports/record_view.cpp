@@ -141,10 +141,10 @@ const Regime* Result::regime(const std::string& n) const {
   return nullptr;
 }
 
-std::string Run::id() const { return phase + "/" + dir.filename().string(); }
+std::string Run::id() const { return phase + "/" + name; }
 
 std::string Run::time_key() const {
-  return started_utc.empty() ? dir.filename().string() : started_utc;
+  return started_utc.empty() ? name : started_utc;
 }
 
 const Result* Run::result(const std::string& shape_name) const {
@@ -165,6 +165,7 @@ Run load_run(const fs::path& path) {
   run.file = run.file.lexically_normal();
   run.dir = run.dir.lexically_normal();
   if (run.dir.filename().empty()) run.dir = run.dir.parent_path();
+  run.name = fs::weakly_canonical(fs::absolute(run.dir), ec).filename().string();
   const std::string file = run.file.string();
   if (!fs::exists(run.file, ec)) throw InputError(file + ": no such file");
   std::ifstream in(run.file, std::ios::binary);

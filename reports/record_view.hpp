@@ -77,6 +77,7 @@ struct Result {
 struct Run {
   fs::path file;  // .../run.json
   fs::path dir;   // its run directory
+  std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
   ordered_json json;
   std::string phase, status, started_utc, commit, gpu_name;
   bool dirty = false;

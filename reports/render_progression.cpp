@@ -92,8 +92,8 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     const fs::path rep = r->dir / "report.md";
     std::vector<std::string> row = {
         phase_label(*r),
-        fs::exists(rep) ? "[" + r->dir.filename().string() + "](" + link(out_dir, rep) + ")"
-                        : code(r->dir.filename().string()),
+        fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")"
+                        : code(r->name),
         code(r->short_commit()), r->gpu_name};
     for (const auto& [k, name] : shapes) {
       const Result* res = r->result(name);

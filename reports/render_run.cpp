@@ -589,7 +589,7 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
          std::to_string(c.sheet->fp32_lanes_per_sm) + " FP32 lanes x 2 FLOP x max SM clock\n";
   s += "dram(x) = bw * x / 1000.0  # [TFLOPS] at x FLOP/byte\n"
        "roof(x, peak) = dram(x) < peak ? dram(x) : peak\n"
-       "set title " + gp_quote("Roofline: phase " + run.phase + ", run " + run.dir.filename().string()) + " noenhanced\n"
+       "set title " + gp_quote("Roofline: phase " + run.phase + ", run " + run.name) + " noenhanced\n"
        "set logscale xy\n"
        "set xrange [" + gp_num(x0) + ":" + gp_num(x1) + "]\n"
        "set yrange [" + gp_num(y0) + ":" + gp_num(y1) + "]\n"
@@ -717,7 +717,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
     p.height = rows == 1 ? 500 : int(rows * 400);
     std::string& s = p.script;
     s += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) +
-         " title " + gp_quote("Phase " + run.phase + " run " + run.dir.filename().string() +
+         " title " + gp_quote("Phase " + run.phase + " run " + run.name +
                               ": time per launch, every sample") + " noenhanced\n"
          "set style data boxplot\n"
          "set style boxplot outliers pointtype 7\n"
@@ -768,7 +768,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   std::ostringstream md;
   const auto title = optional_string_at(run.json, "/experiment/title");
   md << "# Phase " << run.phase << (title ? " (" + *title + ")" : std::string()) << ", run "
-     << code(run.dir.filename().string()) << "\n\n";
+     << code(run.name) << "\n\n";
   md << "Rendered by `attnlab-report run` from [`run.json`](run.json); edits are overwritten. "
         "Every figure is read from that record, except datasheet peaks, which are named where "
         "used.\n\n";
