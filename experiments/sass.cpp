@@ -577,6 +577,16 @@ void merge_static_evidence(ordered_json& result, std::string_view phase_id,
   const auto report = parse_ptxas_report(ptxas_report);
   std::vector<std::string> kernels = kernels_of_result(result);
   std::string from = "CUPTI: the kernels one timed launch ran";
+  if (kernels.empty() && result.contains("static") && result["static"].contains("kernels") &&
+      result["static"]["kernels"].is_array()) {
+    // Another writer's launch facts (CUPTI launch callbacks) name them too.
+    for (const auto& k : result["static"]["kernels"])
+      if (k.is_object() && k.contains("name") && k["name"].is_string()) {
+        const auto name = k["name"].get<std::string>();
+        if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(name);
+      }
+    from = "CUPTI launch callbacks: the kernels in static.kernels";
+  }
   if (kernels.empty()) {
     kernels = phase_kernels_in_report(report, phase_id);
     from = kernels.empty()

@@ -14,9 +14,9 @@
 //   is copied elsewhere. cuobjdump -res-usage would give registers and stack too, but not the
 //   spill stores and loads that ptxas reports.
 // - Which kernels: those CUPTI saw one launch run (`result.timing.<regime>.kernels`,
-//   mangled names). A run without CUPTI timing (--check-only, a failed check) falls back to
-//   the kernels the build's ptxas report lists for the phase's own source,
-//   kernels/phase<id>_*.cu.
+//   mangled names), else those the launch facts name (`result.static.kernels[].name`). A run
+//   with neither (--check-only, a failed check) falls back to the kernels the build's ptxas
+//   report lists for the phase's own source, kernels/phase<id>_*.cu.
 #pragma once
 
 #include <cstdint>

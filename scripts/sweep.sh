@@ -18,7 +18,7 @@
 # --max-time 1"), SDPA_ARGS (the baseline's options, default ARGS), PYTHON (python3).
 # Exit status: 0 when every run that started ended ok; refusals of shapes are not failures.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 build=${BUILD:-build}
 results=${RESULTS:-results}
 python=${PYTHON:-python3}
@@ -27,7 +27,7 @@ read -r -a sdpa_args <<<"${SDPA_ARGS:-${ARGS:-}}"
 default_shapes="throughput latency
 64x16x512x64 32x16x1024x64 8x16x4096x64 4x16x8192x64
 32x16x512x128 16x16x1024x128 8x16x2048x128 4x16x4096x128 2x16x8192x128"
-read -r -a shapes <<<"$(echo ${SHAPES:-$default_shapes})"
+read -r -d '' -a shapes <<<"${SHAPES:-$default_shapes}"
 
 [ -x "$build/bin/attnlab-phases" ] || { echo "attnlab: $build/bin/attnlab-phases not built; run make"; exit 2; }
 if [ -n "${PHASES:-}" ]; then
@@ -76,9 +76,11 @@ case $? in
 esac
 
 if [ -x "$build/bin/attnlab-report" ]; then
-  "$build/bin/attnlab-report" progression "$results" "$results/progression" \
-    && summary+=("progression report: $results/progression/report.md") \
-    || { summary+=("progression report: FAILED"); status=1; }
+  if "$build/bin/attnlab-report" progression "$results" "$results/progression"; then
+    summary+=("progression report: $results/progression/report.md")
+  else
+    summary+=("progression report: FAILED"); status=1
+  fi
 else
   summary+=("progression report: skipped, $build/bin/attnlab-report is not built")
 fi

@@ -239,6 +239,16 @@ TEST(StaticEvidence, MergesIntoTheResultKeepingOtherStaticKeys) {
   EXPECT_EQ(p["kernels"][0]["source"], "kernels/d2_branchless.cu");
 }
 
+TEST(StaticEvidence, WithoutTimingKernelsTheLaunchFactsNameAreUsed) {
+  ordered_json result;
+  result["timing"] = {{"graph", {{"median_ns", 1.0}}}};  // the graph regime names no kernels
+  result["static"]["kernels"] = ordered_json::array({{{"name", kWgmma}, {"registers", 168}}});
+  merge_static_evidence(result, "5", fixture_listing(), fixture("phase-kernels.ptxas"));
+  EXPECT_EQ(result["static"]["sass"]["HGMMA"], 5);
+  EXPECT_EQ(result["static"]["ptxas"]["spill_store_bytes"], 1248);
+  EXPECT_EQ(result["static"]["kernels"][0]["registers"], 168);
+}
+
 TEST(StaticEvidence, WithoutTimingFallsBackToThePhaseSource) {
   ordered_json result;
   result["timing"] = nullptr;  // --check-only
