@@ -513,7 +513,7 @@ class Bench:
                 samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
             stop = should_stop(self.rule, samples, time.monotonic() - t0)
             if stop:
-                return samples, stop, time.monotonic() - t0, 1, call_names
+                return samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names))
 
     def graph_regime(self, call, estimate):
         torch = self.torch
