@@ -2,7 +2,6 @@
 // running binary, and the static-evidence JSON of run records.
 #include "experiments/sass.hpp"
 
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
