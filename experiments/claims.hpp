@@ -14,7 +14,7 @@ struct Claim {
   std::string id;    // short, stable: "faster-than-4-throughput"
   std::string text;  // the hypothesis as a reader would say it
   // What is measured: a JSON pointer into one result entry of a run record, e.g.
-  // "/timing/cold/median_ns", "/tflops", "/metrics/tensor/<metric>/value",
+  // "/timing/cold/median_ns", "/tflops", "/metrics/tensor/values/<metric>/value",
   // "/static/sass/LDL". Timing pointers let the judge use the samples' spread.
   std::string metric;
   std::string shape;  // shape spec of the result entry (as on the command line: "throughput")

@@ -206,10 +206,15 @@ void CUPTIAPI on_launch(void* userdata, CUpti_CallbackDomain domain, CUpti_Callb
     driver.api = data.functionName != nullptr ? data.functionName : "";
     driver.symbol = data.symbolName != nullptr ? data.symbolName : "";
     if (t_runtime_depth > 0 && !capture.launches.empty() && capture.launches.back().open) {
-      // The open runtime launch, one level down: keep its API name, take the CUfunction.
+      // The open runtime launch, one level down: keep its API name and, when it named one, its
+      // host stub. The runtime passes a CUkernel where cuLaunchKernel takes a CUfunction, and
+      // cuFuncGetAttribute rejects that handle (CUDA_ERROR_INVALID_HANDLE on the H100, CUDA
+      // 13.0); cudaGetFuncBySymbol resolves the stub to a function it accepts.
       Launch& outer = capture.launches.back();
-      outer.kind = driver.kind;
-      outer.handle = driver.handle;
+      if (outer.kind != Handle::kStub) {
+        outer.kind = driver.kind;
+        outer.handle = driver.handle;
+      }
       outer.grid = driver.grid;
       outer.block = driver.block;
       outer.dynamic_smem_bytes = driver.dynamic_smem_bytes;
