@@ -206,15 +206,10 @@ void CUPTIAPI on_launch(void* userdata, CUpti_CallbackDomain domain, CUpti_Callb
     driver.api = data.functionName != nullptr ? data.functionName : "";
     driver.symbol = data.symbolName != nullptr ? data.symbolName : "";
     if (t_runtime_depth > 0 && !capture.launches.empty() && capture.launches.back().open) {
-      // The open runtime launch, one level down: keep its API name and, when it named one, its
-      // host stub. The runtime passes a CUkernel where cuLaunchKernel takes a CUfunction, and
-      // cuFuncGetAttribute rejects that handle (CUDA_ERROR_INVALID_HANDLE on the H100, CUDA
-      // 13.0); cudaGetFuncBySymbol resolves the stub to a function it accepts.
+      // The open runtime launch, one level down: keep its API name, take the driver's handle.
       Launch& outer = capture.launches.back();
-      if (outer.kind != Handle::kStub) {
-        outer.kind = driver.kind;
-        outer.handle = driver.handle;
-      }
+      outer.kind = driver.kind;
+      outer.handle = driver.handle;
       outer.grid = driver.grid;
       outer.block = driver.block;
       outer.dynamic_smem_bytes = driver.dynamic_smem_bytes;
@@ -278,9 +273,20 @@ void resolve(const Launch& l, KernelFacts& k, int max_threads_per_sm) {
   const detail::DriverApi& api = *driver;
   CUfunction f = nullptr;
   switch (l.kind) {
-    case Handle::kFunction:
+    case Handle::kFunction: {
       f = static_cast<CUfunction>(const_cast<void*>(l.handle));
+      // The runtime passes a CUkernel where cuLaunchKernel takes a CUfunction; function
+      // queries reject that handle (CUDA_ERROR_INVALID_HANDLE, seen on the H100 with CUDA
+      // 13.0) until cuKernelGetFunction resolves it for the current context.
+      int probe = 0;
+      if (api.func_get_attribute(&probe, CU_FUNC_ATTRIBUTE_NUM_REGS, f) ==
+          CUDA_ERROR_INVALID_HANDLE) {
+        CUfunction resolved = nullptr;
+        if (api.kernel_get_function(&resolved, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS)
+          f = resolved;
+      }
       break;
+    }
     case Handle::kKernel: {
       const CUresult code =
           api.kernel_get_function(&f, static_cast<CUkernel>(const_cast<void*>(l.handle)));
@@ -294,6 +300,7 @@ void resolve(const Launch& l, KernelFacts& k, int max_threads_per_sm) {
       cudaFunction_t rf = nullptr;
       const cudaError_t code = cudaGetFuncBySymbol(&rf, l.handle);
       if (code != cudaSuccess) {
+        cudaGetLastError();  // the failed lookup must not surface at the next launch check
         k.attributes_reason = std::string("cudaGetFuncBySymbol failed: ") + cudaGetErrorName(code);
         return;
       }
