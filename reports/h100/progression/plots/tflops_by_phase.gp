@@ -12,10 +12,12 @@ set ylabel 'TFLOPS'
 set key above noenhanced
 set grid ytics lc rgb '#dddddd'
 set xtics noenhanced
-set yrange [0:28.7530546]
-set xrange [-0.6:1.6]
+set logscale y
+set yrange [0.1:1000]
+set xtics rotate by -30
+set xrange [-0.6:12.6]
 set xlabel 'phase'
 plot 'tflops_by_phase.dat' using 2:3:4:xtic(1) lc rgb '#1f77b4' title 'latency 1x8x512x64', \
      'tflops_by_phase.dat' using 6:7:8 lc rgb '#ff7f0e' title 'throughput 16x16x2048x64', \
-     '' using ($0 + -0.125):4:5 with labels offset 0,0.7 font ',9' notitle, \
-     '' using ($0 + 0.125):8:9 with labels offset 0,0.7 font ',9' notitle
+     '' using ($0 + -0.125):4:5 with labels rotate by 90 left offset 0,0.6 font ',8' notitle, \
+     '' using ($0 + 0.125):8:9 with labels rotate by 90 left offset 0,0.6 font ',8' notitle
