@@ -113,6 +113,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   const std::string origin = "the newest ok record of every phase under " + link(out_dir, root);
 
   // Bars: one cluster per phase, one bar per shape.
+  std::vector<std::string> missing;  // phase/shape pairs with no bar
   {
     Plot p;
     p.stem = "tflops_by_phase";
@@ -125,6 +126,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
       for (const auto& [k, name] : shapes) {
         const Result* res = r->result(name);
         if (!res || !res->timed()) {
+          missing.push_back(r->phase + "/" + shape_label(name));
           p.data += " ? ? ? ?";
           continue;
         }
@@ -149,7 +151,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     // readable next to tensor-core ones.
     if (hi > 30 * lo)
       s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(lo)))) + ":" +
-           gp_num(std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";
+           gp_num(3 * std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";  // room for the rotated labels
     else
       s += "set yrange [0:" + gp_num(hi * 1.25) + "]\n";
     // Ids like "sdpa-efficient" are wider than a bar cluster: slant them so they don't collide.
@@ -187,15 +189,22 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     int block = 0;
     double ylo = 1e300, yhi = 0;
     std::map<int, std::set<std::string>> at_s;  // S -> the shapes measured there
+    std::size_t phase_index = 0;
     for (const Run* r : chosen) {
-      std::map<std::tuple<int, bool, bool>, std::vector<const Result*>> series;
+      // A line joins shapes of one family: same D, causality, GQA and tokens per head (B*S),
+      // so a line's steps change S alone in cost per token. A family of one point (the
+      // latency shape beside the sweep) is left to the bar chart.
+      std::map<std::tuple<int, bool, bool, long long>, std::vector<const Result*>> series;
       for (const auto& res : r->results)
-        if (res.timed()) series[{res.shape.D, res.shape.causal, res.shape.H_kv != res.shape.H}].push_back(&res);
+        if (res.timed())
+          series[{res.shape.D, res.shape.causal, res.shape.H_kv != res.shape.H,
+                  1LL * res.shape.B * res.shape.S}].push_back(&res);
       for (auto& [key, list] : series) {
+        if (list.size() < 2) continue;
         std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
           return key_of(x->shape) < key_of(y->shape);
         });
-        const auto& [D, causal, gqa] = key;
+        const auto& [D, causal, gqa, tokens] = key;
         std::string title = "phase " + r->phase + ", D=" + std::to_string(D) + (causal ? ", causal" : "") + (gqa ? ", GQA" : "");
         p.data += "# " + title + "\n";
         for (const Result* res : list) {
@@ -209,30 +218,28 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
         p.data += "\n\n";
         plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_vs_s.dat' index " +
                 std::to_string(block) + " using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '" +
-                palette_colour(std::size_t(block)) + "' title " + gp_quote(title);
+                palette_colour(phase_index) + "' dt " + (D == 64 ? "1" : "2") + " title " +
+                gp_quote(title);
         ++block;
       }
+      ++phase_index;
     }
     // Tick labels name the shapes at each S: B, H and D differ between points as well as S.
     std::string xtics;
     for (const auto& [S, names] : at_s) {
-      std::string label = std::to_string(S);
-      for (const auto& n : names) label += "\\n" + n;
+      const std::string label = std::to_string(S);
       xtics += (xtics.empty() ? "" : ", ") + std::string("\"") + label + "\" " + std::to_string(S);
     }
     const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
-    std::size_t lines = 1;
-    for (const auto& [S, names] : at_s) lines = std::max(lines, names.size() + 1);
+    p.height = 700;
     std::string& s = p.script;
     s += "set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced\n"
          "set logscale x 2\n"
          "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
          "set xtics (" + xtics + ") noenhanced\n"
-         "set xlabel 'sequence length S (tick labels: the shapes BxHxSxD measured there)' offset 0," +
-         std::to_string(1 - int(lines)) + "\n"
-         "set bmargin " + std::to_string(lines + 3) + "\n"
+         "set xlabel 'sequence length S (B shrinks as S grows; shapes in tflops_vs_s.dat)' noenhanced\n"
          "set ylabel 'TFLOPS'\n"
-         "set key outside right top noenhanced\n"
+         "set key below maxrows 7 font ',8' noenhanced\n"
          "set grid lc rgb '#dddddd'\n";
     if (yhi > 30 * ylo)
       s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(ylo)))) + ":" +
@@ -242,10 +249,17 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     s += plot + "\n";
     out.scripts.push_back(write_plot(plots, p));
   }
-  md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n"
-     << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-     << "Lines join one record's shapes of the same head dimension (and causality, GQA); "
-        "shapes at different S also differ in B and H, as labelled. Scripts and data: "
+  md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
+  if (missing.empty()) md << "Every phase measured every shape.\n\n";
+  else {
+    md << "No bar (not measured): ";
+    for (std::size_t i = 0; i < missing.size(); ++i) md << (i ? ", " : "") << "`" << missing[i] << "`";
+    md << ".\n\n";
+  }
+  md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
+     << "Lines join one record's shapes of one family (same head dimension, causality, GQA "
+        "and B*S): colour is the phase, solid D=64, dashed D=128; single shapes outside a family "
+        "appear in the bar chart only. Scripts and data: "
         "`plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and their `.dat` files.\n";
   const fs::path f = out_dir / "report.md";
   write_text(f, md.str());

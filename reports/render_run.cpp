@@ -360,32 +360,44 @@ std::optional<Plot> stall_plot(const Run& run, const std::string& origin) {
     if (!v.empty()) rows.emplace_back(&r, std::move(v));
   }
   if (rows.empty()) return std::nullopt;
-  // Reasons ordered by their total over shapes, largest first (ties by name), so the legend
-  // reads top-down in order of importance.
-  std::map<std::string, double> total;
+  // Reasons in the fixed canonical order of the GH100 stall reasons (profiler/metric_groups.cpp),
+  // each with its own colour, so one colour means one reason in every record's plot. `selected`
+  // is left out: it is the warp that issued (always 1.0), not a stall. Reasons that are zero in
+  // every bar are left out too; reasons outside the canonical list follow, alphabetically.
+  static const std::vector<std::string> kCanonical = {
+      "barrier",         "branch resolving", "dispatch stall",     "drain",
+      "gmma",            "imc miss",         "lg throttle",        "long scoreboard",
+      "math pipe throttle", "membar",        "mio throttle",       "misc",
+      "no instruction",  "not selected",     "selected",           "short scoreboard",
+      "sleeping",        "tex throttle",     "wait"};
+  std::set<std::string> nonzero;
   for (const auto& [r, v] : rows)
-    for (const auto& [k, x] : v) total[k] += x;
-  std::vector<std::string> reasons;
-  for (const auto& [k, x] : total) reasons.push_back(k);
-  std::stable_sort(reasons.begin(), reasons.end(),
-                   [&](const std::string& a, const std::string& b) { return total[a] > total[b]; });
+    for (const auto& [k, x] : v)
+      if (k != "selected" && x != 0.0) nonzero.insert(k);
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // reason, colour index
+  for (std::size_t i = 0; i < kCanonical.size(); ++i)
+    if (nonzero.count(kCanonical[i])) reasons.emplace_back(kCanonical[i], i);
+  std::size_t extra = kCanonical.size();
+  for (const auto& k : nonzero)
+    if (std::find(kCanonical.begin(), kCanonical.end(), k) == kCanonical.end()) reasons.emplace_back(k, extra++);
+  if (reasons.empty()) return std::nullopt;
   Plot p;
   p.stem = "stalls";
   p.origin = origin;
   std::string& d = p.data;
-  d = "# warps stalled per issued instruction, by reason (" + kStallPrefix + "<reason>" + kStallSuffix + ")\n";
+  d = "# warps stalled per issued instruction, by reason (" + kStallPrefix + "<reason>" + kStallSuffix +
+      "); 'selected' (the warp that issued, always 1) and reasons zero in every shape left out\n";
   d += dat_quote("shape");
-  for (const auto& k : reasons) d += " " + dat_quote(k);
+  for (const auto& [k, c] : reasons) d += " " + dat_quote(k);
   d += "\n";
   for (const auto& [r, v] : rows) {
     d += dat_quote(shape_label(r->name));
-    for (const auto& k : reasons) d += " " + gp_num(v.count(k) ? v.at(k) : 0.0);
+    for (const auto& [k, c] : reasons) d += " " + gp_num(v.count(k) ? v.at(k) : 0.0);
     d += "\n";
   }
   std::string& s = p.script;
-  for (std::size_t i = 0; i < reasons.size(); ++i)
-    s += "set linetype " + std::to_string(i + 1) + " lc rgb '" + palette_colour(i) + "'\n";
-  s += "set title 'Warp stall breakdown: warps stalled per issued instruction, by reason' noenhanced\n"
+  s += "set title \"Warp stall breakdown: warps stalled per issued instruction, by reason\\n"
+       "fixed order and colour per reason; 'selected' (the issuing warp, always 1) not stacked\" noenhanced\n"
        "set ylabel 'stalled warps per issued instruction'\n"
        "set style data histograms\n"
        "set style histogram rowstacked\n"
@@ -394,8 +406,16 @@ std::optional<Plot> stall_plot(const Run& run, const std::string& origin) {
        "set key outside right top vertical invert noenhanced title 'reason (as stacked)'\n"
        "set grid ytics\n"
        "set yrange [0:*]\n"
-       "set xtics noenhanced\n"
-       "plot for [i=2:" + std::to_string(reasons.size() + 1) + "] 'stalls.dat' using i:xtic(1) title columnheader(i)\n";
+       "set xtics noenhanced\n";
+  std::string plot;
+  int col = 2;
+  for (const auto& [k, c] : reasons) {
+    plot += std::string(plot.empty() ? "plot 'stalls.dat'" : ", \\\n     ''") + " using " + std::to_string(col) +
+            (col == 2 ? ":xtic(1)" : "") + " lc rgb '" + palette_colour(c) + "' title columnheader(" +
+            std::to_string(col) + ")";
+    ++col;
+  }
+  s += plot + "\n";
   return p;
 }
 
@@ -408,7 +428,9 @@ void stall_section(std::ostringstream& md, bool plotted) {
   md << "![Warp stall breakdown](plots/stalls.png)\n\n"
         "Each bar stacks, per stall reason, the average number of warps stalled for that reason "
         "per issued instruction (`" << kStallPrefix << "<reason>" << kStallSuffix
-     << "`). Script and data: `plots/stalls.gp`, `plots/stalls.dat`.\n\n";
+     << "`). Reasons keep one order and one colour in every record; `selected` (the warp that "
+        "issued, always 1.0) is not a stall and is not stacked, and reasons that are zero in every "
+        "bar are left out. Script and data: `plots/stalls.gp`, `plots/stalls.dat`.\n\n";
 }
 
 // Numeric leaves of an object as ("a.b", value), in record order, skipping `skip` keys.
@@ -580,6 +602,13 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
   const double x1 = std::pow(10.0, std::ceil(std::log10(xmax * 4)));
   const double y0 = std::pow(10.0, std::floor(std::log10(std::min(ymin, c.dram_gbps * x0 / 1000.0) / 2)));
   const double y1 = std::pow(10.0, std::ceil(std::log10(ymax * 2)));
+  // Which intensity the points use: measured DRAM bytes where the record has them.
+  const bool all_measured = std::all_of(pts.begin(), pts.end(), [](const RoofPoint& q) { return q.basis != "minimum bytes"; });
+  const bool any_measured = std::any_of(pts.begin(), pts.end(), [](const RoofPoint& q) { return q.basis != "minimum bytes"; });
+  const std::string xlabel =
+      all_measured ? "arithmetic intensity [FLOP/byte], FLOPs / measured DRAM bytes"
+      : !any_measured ? "arithmetic intensity [FLOP/byte], FLOPs / minimum bytes (Q, K, V read once, O written once)"
+                      : "arithmetic intensity [FLOP/byte], FLOPs / measured DRAM bytes where measured, else / minimum bytes (Q, K, V read once, O written once)";
   std::string& s = p.script;
   s += "bw = " + gp_num(c.dram_gbps) + "  # [GB/s] provenance.gpu.peak_dram_gbps of the record\n";
   if (c.tensor_tflops)
@@ -593,7 +622,7 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
        "set logscale xy\n"
        "set xrange [" + gp_num(x0) + ":" + gp_num(x1) + "]\n"
        "set yrange [" + gp_num(y0) + ":" + gp_num(y1) + "]\n"
-       "set xlabel 'arithmetic intensity [FLOP/byte]'\n"
+       "set xlabel " + gp_quote(xlabel) + " noenhanced\n"
        "set ylabel 'TFLOPS'\n"
        "set format x '10^{%L}'\n"
        "set format y '10^{%L}'\n"
@@ -607,7 +636,7 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
     plot += "dram(x) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record); compute peak not known', bw), \\\n     ";
   if (c.fp32_tflops)
     plot += "roof(x, fp32) with lines lw 2 dt 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \\\n     ";
-  plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title 'this run, headline regime', \\\n"
+  plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title " + gp_quote(std::string("this run, headline regime; x: ") + (all_measured ? "measured DRAM bytes" : !any_measured ? "minimum bytes" : "measured DRAM bytes where measured, else minimum bytes")) + ", \\\n"
           "     '' using 2:3:1 with labels left offset 1.2,0.6 font ',9' noenhanced notitle\n";
   s += plot;
   return p;
@@ -725,7 +754,8 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
          "set boxwidth 0.5\n"
          "set pointsize 0.35\n"
          "unset key\n"
-         "set grid ytics lc rgb '#dddddd'\n";
+         "set grid ytics lc rgb '#dddddd'\n"
+         "set offsets 0,0,graph 0.05,graph 0.05\n";
     int block = 0;
     for (const Result* r : sampled) {
       const char* unit = time_unit(r->headline_regime()->median_ns);
@@ -739,7 +769,14 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
           hi = std::max(hi, in_unit(v, unit));
         }
       const int decimals = hi > lo ? std::max(0, 1 - int(std::floor(std::log10(hi - lo)))) : 2;
-      s += "set format y '%." + std::to_string(decimals) + "f'\n";
+      // A log axis where the panel spans more than a decade, so the bulk is not squashed.
+      if (lo > 0 && hi / lo > 10) {
+        s += "set logscale y\n";
+        s += "set format y '%g'\n";
+      } else {
+        s += "unset logscale y\n";
+        s += "set format y '%." + std::to_string(decimals) + "f'\n";
+      }
       std::string xtics, plot;
       int x = 0;
       for (const auto& g : r->regimes) {
