@@ -179,7 +179,8 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     out.scripts.push_back(write_plot(plots, p));
   }
 
-  // Lines: TFLOPS against S, one line per phase and head dimension (and causal, GQA).
+  // Lines: TFLOPS against S, one line per phase and shape family.
+  bool has_lines = false;
   {
     Plot p;
     p.stem = "tflops_vs_s";
@@ -224,30 +225,32 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
       }
       ++phase_index;
     }
-    // Tick labels name the shapes at each S: B, H and D differ between points as well as S.
-    std::string xtics;
-    for (const auto& [S, names] : at_s) {
-      const std::string label = std::to_string(S);
-      xtics += (xtics.empty() ? "" : ", ") + std::string("\"") + label + "\" " + std::to_string(S);
+    has_lines = !at_s.empty();
+    if (has_lines) {
+      std::string xtics;
+      for (const auto& [S, names] : at_s) {
+        const std::string label = std::to_string(S);
+        xtics += (xtics.empty() ? "" : ", ") + std::string("\"") + label + "\" " + std::to_string(S);
+      }
+      const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
+      p.height = 700;
+      std::string& s = p.script;
+      s += "set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced\n"
+           "set logscale x 2\n"
+           "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
+           "set xtics (" + xtics + ") noenhanced\n"
+           "set xlabel 'sequence length S (B shrinks as S grows; shapes in tflops_vs_s.dat)' noenhanced\n"
+           "set ylabel 'TFLOPS'\n"
+           "set key below maxrows 7 font ',8' noenhanced\n"
+           "set grid lc rgb '#dddddd'\n";
+      if (yhi > 30 * ylo)
+        s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(ylo)))) + ":" +
+             gp_num(std::pow(10.0, std::ceil(std::log10(yhi * 1.5)))) + "]\n";
+      else
+        s += "set yrange [0:" + gp_num(yhi * 1.3) + "]\n";
+      s += plot + "\n";
+      out.scripts.push_back(write_plot(plots, p));
     }
-    const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
-    p.height = 700;
-    std::string& s = p.script;
-    s += "set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced\n"
-         "set logscale x 2\n"
-         "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
-         "set xtics (" + xtics + ") noenhanced\n"
-         "set xlabel 'sequence length S (B shrinks as S grows; shapes in tflops_vs_s.dat)' noenhanced\n"
-         "set ylabel 'TFLOPS'\n"
-         "set key below maxrows 7 font ',8' noenhanced\n"
-         "set grid lc rgb '#dddddd'\n";
-    if (yhi > 30 * ylo)
-      s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(ylo)))) + ":" +
-           gp_num(std::pow(10.0, std::ceil(std::log10(yhi * 1.5)))) + "]\n";
-    else
-      s += "set yrange [0:" + gp_num(yhi * 1.3) + "]\n";
-    s += plot + "\n";
-    out.scripts.push_back(write_plot(plots, p));
   }
   md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
   if (missing.empty()) md << "Every phase measured every shape.\n\n";
@@ -256,11 +259,16 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     for (std::size_t i = 0; i < missing.size(); ++i) md << (i ? ", " : "") << "`" << missing[i] << "`";
     md << ".\n\n";
   }
+  if (!has_lines) {
+    md << "No TFLOPS-against-S plot: no record holds two shapes of one family (same head "
+          "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
+  } else {
   md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
      << "Lines join one record's shapes of one family (same head dimension, causality, GQA "
         "and B*S): colour is the phase, solid D=64, dashed D=128; single shapes outside a family "
         "appear in the bar chart only. Scripts and data: "
         "`plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and their `.dat` files.\n";
+  }
   const fs::path f = out_dir / "report.md";
   write_text(f, md.str());
   out.files.push_back(f);
