@@ -574,6 +574,8 @@ std::vector<RoofPoint> roof_points(const Run& run) {
   return out;
 }
 
+constexpr std::size_t kMaxLabelledRoofPoints = 4;
+
 Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoint>& pts,
                    const std::string& origin) {
   Plot p;
@@ -636,8 +638,12 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
     plot += "dram(x) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record); compute peak not known', bw), \\\n     ";
   if (c.fp32_tflops)
     plot += "roof(x, fp32) with lines lw 2 dt 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \\\n     ";
-  plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title " + gp_quote(std::string("this run, headline regime; x: ") + (all_measured ? "measured DRAM bytes" : !any_measured ? "minimum bytes" : "measured DRAM bytes where measured, else minimum bytes")) + ", \\\n"
-          "     '' using 2:3:1 with labels left offset 1.2,0.6 font ',9' noenhanced notitle\n";
+  plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title " + gp_quote(std::string("this run, headline regime; x: ") + (all_measured ? "measured DRAM bytes" : !any_measured ? "minimum bytes" : "measured DRAM bytes where measured, else minimum bytes"));
+  // Beyond a few points (a sweep) the labels pile up at similar intensities; the section's
+  // table names every point instead.
+  if (pts.size() <= kMaxLabelledRoofPoints)
+    plot += ", \\\n     '' using 2:3:1 with labels left offset 1.2,0.6 font ',9' noenhanced notitle";
+  plot += "\n";
   s += plot;
   return p;
 }
