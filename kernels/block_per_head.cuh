@@ -212,9 +212,7 @@ void launch(const Problem& p, cudaStream_t stream) {
 
 // The shape limits d1 and d2 share; nullopt if the shape fits.
 inline Refusal shape_refusal(const Shape& s, const char* phase) {
-  if (auto r = common_shape_refusal(s)) return r;
-  if (s.D != 64 && s.D != 128) return std::string(phase) + " supports head dim 64 and 128 only";
-  if (s.dtype != DType::f16) return std::string("bf16 not implemented by ") + phase;
+  if (auto r = fp16_head_dim_refusal(s, phase)) return r;
   // One block per head along grid x (up to 2^31 - 1 blocks); the head index is an int.
   if (std::int64_t(s.B) * s.H > INT_MAX) return "B*H exceeds the grid's 2^31 - 1 x-blocks";
   return std::nullopt;

@@ -14,9 +14,7 @@
 namespace attnlab::phase1 {
 
 Refusal can_implement(const Shape& s) {
-  if (auto r = common_shape_refusal(s)) return r;
-  if (s.D != 64 && s.D != 128) return "phase 1 supports head dim 64 and 128 only";
-  if (s.dtype != DType::f16) return "bf16 not implemented by phase 1";
+  if (auto r = fp16_head_dim_refusal(s, "phase 1")) return r;
   // Query tiles run along grid x (2^31 - 1 blocks, enough for any int S); heads along y.
   if (std::int64_t(s.B) * s.H > kMaxGridY) return "B*H exceeds the grid's 65535 y-blocks";
   return std::nullopt;

@@ -297,11 +297,7 @@ std::string gib(double bytes) {
 
 template <class Traits>
 Refusal can_implement_impl(const Shape& s) {
-  if (auto r = common_shape_refusal(s)) return r;
-  if (s.D != 64 && s.D != 128)
-    return std::string("phase ") + Traits::kId + " supports head dim 64 and 128 only";
-  if (s.dtype != DType::f16)
-    return std::string("bf16 not implemented by phase ") + Traits::kId;
+  if (auto r = fp16_head_dim_refusal(s, std::string("phase ") + Traits::kId)) return r;
   // In doubles, so that no product overflows for absurd shapes before the check refuses them.
   const double sp = double(s.B) * s.H * s.S * double(ceil_div(s.S, kHalvesPerVec)) *
                     kHalvesPerVec * sizeof(__half);

@@ -243,9 +243,7 @@ void launch_for(const Problem& p, cudaStream_t stream) {
 }  // namespace
 
 Refusal can_implement(const Shape& s) {
-  if (auto r = common_shape_refusal(s)) return r;
-  if (s.D != 64 && s.D != 128) return "phase d3 supports head dim 64 and 128 only";
-  if (s.dtype != DType::f16) return "bf16 not implemented by phase d3";
+  if (auto r = fp16_head_dim_refusal(s, "phase d3")) return r;
   // Query-row groups run along grid x (2^31 - 1 blocks, enough for any int S); heads along y.
   if (std::int64_t(s.B) * s.H > kMaxGridY) return "B*H exceeds the grid's 65535 y-blocks";
   return std::nullopt;

@@ -94,6 +94,13 @@ Refusal common_shape_refusal(const Shape& s) {
   return std::nullopt;
 }
 
+Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase) {
+  if (auto r = common_shape_refusal(s)) return r;
+  if (s.D != 64 && s.D != 128) return phase + " supports head dim 64 and 128 only";
+  if (s.dtype != DType::f16) return "bf16 not implemented by " + phase;
+  return std::nullopt;
+}
+
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor) {
   const int cc = cc_major * 10 + cc_minor;
   // sm_90a code runs only on compute capability 9.0 exactly: arch-specific features such as

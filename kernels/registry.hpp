@@ -39,8 +39,11 @@ const std::vector<Phase>& phases();
 const Phase* find_phase(std::string_view id);
 std::string phase_ids_joined(const char* sep = ", ");
 
-// Shape checks every phase shares (positive sizes, H % H_kv, dtype); nullopt if fine.
+// Shape checks every phase shares (positive sizes, H % H_kv); nullopt if fine.
 Refusal common_shape_refusal(const Shape& s);
+// common_shape_refusal plus what every phase implemented so far supports: fp16 and head dim
+// 64 or 128. `phase` names it in the reason ("phase 4").
+Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase);
 // Whether the phase can run on a device of compute capability major.minor.
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
 
