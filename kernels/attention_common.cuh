@@ -8,7 +8,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "kernels/check.hpp"
 #include "kernels/problem.hpp"
@@ -22,7 +25,6 @@ constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kWarpSize = 32;
 // Halves per 16-byte vector, the unit of every tile load and store.
 constexpr int kHalvesPerVec = 8;
-constexpr std::int64_t kMaxGridY = 65535;
 // Dynamic shared memory a kernel gets without opting in.
 constexpr std::size_t kDefaultSmemLimit = 48 * 1024;
 
@@ -144,6 +146,32 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
+// Normalises and stores the output rows a warp holds in registers, the layout of phases 3a
+// and 4: lane `lane` owns columns 64g + 2 lane and 64g + 2 lane + 1 of row row0 + r in
+// acc[r][g], and l[r] is its share of that row's softmax sum (summed across the warp here).
+// Each store instruction writes whole contiguous 128-byte row segments; rows at or past S are
+// skipped. A row with l == 0 cannot occur (its maximum contributes exp2(0) = 1) but would
+// store zeros rather than NaN.
+template <int D, int Rows, int Pairs>
+__device__ __forceinline__ void store_warp_rows(__half* o, int row0, int S, int lane,
+                                                const float2 (&acc)[Rows][Pairs],
+                                                const float (&l)[Rows]) {
+  static_assert(Pairs * 2 * kWarpSize == D, "a warp's lanes cover the row in pairs");
+#pragma unroll
+  for (int r = 0; r < Rows; ++r) {
+    const float l_row = warp_sum(l[r]);
+    const float inv_l = l_row > 0.f ? 1.f / l_row : 0.f;
+    const int row = row0 + r;
+    if (row < S) {
+      __half* o_row = o + std::int64_t(row) * D;
+#pragma unroll
+      for (int g = 0; g < Pairs; ++g)
+        *reinterpret_cast<__half2*>(o_row + g * 2 * kWarpSize + 2 * lane) =
+            __floats2half2_rn(acc[r][g].x * inv_l, acc[r][g].y * inv_l);
+    }
+  }
+}
+
 template <typename Kernel>
 inline void set_dynamic_smem(Kernel kernel, std::size_t bytes) {
   if (bytes > kDefaultSmemLimit)
@@ -157,6 +185,44 @@ inline void require_vector_alignment(const Problem& p) {
   for (const void* ptr : {p.q, p.k, p.v, static_cast<const void*>(p.o)})
     if (reinterpret_cast<std::uintptr_t>(ptr) % sizeof(uint4) != 0)
       throw std::invalid_argument("attention operands must be 16-byte aligned");
+}
+
+// The parameter list of every fused phase's kernel: q, k, v, o as [B, H(_kv), S, D] fp16,
+// H, H_kv, S, the softmax scale times log2(e), causal.
+using FusedKernel = void (*)(const __half*, const __half*, const __half*, __half*, int, int, int,
+                             float, bool);
+
+// Enqueues a fused kernel on the problem's tensors and checks the launch.
+inline void launch_fused(FusedKernel kernel, dim3 grid, int threads, std::size_t smem_bytes,
+                         const Problem& p, cudaStream_t stream) {
+  const Shape& s = p.shape;
+  set_dynamic_smem(kernel, smem_bytes);
+  kernel<<<grid, threads, smem_bytes, stream>>>(
+      static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
+      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
+      p.scale * kLog2e, s.causal);
+  ATTNLAB_CHECK_LAUNCH();
+}
+
+// The grid of the query-tiled phases: blocks of rows_per_block query rows along x (2^31 - 1
+// blocks, enough for any int S), one (batch, head) per y (checked by query_tiled_refusal).
+inline dim3 query_tiled_grid(const Shape& s, int rows_per_block) {
+  return dim3(unsigned(ceil_div(s.S, rows_per_block)), unsigned(s.B * s.H));
+}
+
+// The launch entry of every fp16 phase: throws the phase's refusal (the registry's callers
+// check can_implement first; this keeps a direct call from launching an unsupported shape),
+// requires 16-byte aligned operands, then calls for_head_dim with
+// std::integral_constant<int, D> for D = 64 or 128, the head dims can_implement accepts.
+template <class ForHeadDim>
+void launch_fp16(const Problem& p, const std::optional<std::string>& refusal,
+                 ForHeadDim&& for_head_dim) {
+  if (refusal) throw std::invalid_argument(*refusal);
+  require_vector_alignment(p);
+  if (p.shape.D == 64)
+    for_head_dim(std::integral_constant<int, 64>{});
+  else
+    for_head_dim(std::integral_constant<int, 128>{});
 }
 
 }  // namespace attnlab

@@ -201,13 +201,9 @@ __global__ void __launch_bounds__(Traits<D>::kThreads)
 template <int D, bool kBranchFree>
 void launch(const Problem& p, cudaStream_t stream) {
   using T = Traits<D>;
-  const Shape& s = p.shape;
-  set_dynamic_smem(attention_kernel<D, kBranchFree>, T::kSmemBytes);
-  attention_kernel<D, kBranchFree><<<unsigned(s.B * s.H), T::kThreads, T::kSmemBytes, stream>>>(
-      static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
-      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
-      p.scale * kLog2e, s.causal);
-  ATTNLAB_CHECK_LAUNCH();
+  // One block per (batch, head) along x; shape_refusal keeps B*H within 2^31 - 1.
+  launch_fused(attention_kernel<D, kBranchFree>, dim3(unsigned(p.shape.B * p.shape.H)),
+               T::kThreads, T::kSmemBytes, p, stream);
 }
 
 // The shape limits d1 and d2 share; nullopt if the shape fits.

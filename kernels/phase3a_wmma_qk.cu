@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/check.hpp"
@@ -200,50 +199,20 @@ __global__ void __launch_bounds__(Traits<D>::kThreads)
     }
   }
 
-#pragma unroll
-  for (int r = 0; r < kMma; ++r) {
-    const float l_row = warp_sum(l[r]);
-    const float inv_l = l_row > 0.f ? 1.f / l_row : 0.f;
-    const int row = row0 + r;
-    if (row < S) {
-      __half* o_row = o + std::int64_t(row) * D;
-#pragma unroll
-      for (int g = 0; g < T::kPairs; ++g)
-        *reinterpret_cast<__half2*>(o_row + g * 2 * kWarpSize + 2 * lane) =
-            __floats2half2_rn(acc[r][g].x * inv_l, acc[r][g].y * inv_l);
-    }
-  }
-}
-
-template <int D>
-void launch_for(const Problem& p, cudaStream_t stream) {
-  using T = Traits<D>;
-  const Shape& s = p.shape;
-  const dim3 grid(unsigned(ceil_div(s.S, T::kTileQ)), unsigned(s.B * s.H));
-  set_dynamic_smem(attention_kernel<D>, T::kSmemBytes);
-  attention_kernel<D><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
-      static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
-      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
-      p.scale * kLog2e, s.causal);
-  ATTNLAB_CHECK_LAUNCH();
+  store_warp_rows<D>(o, row0, S, lane, acc, l);
 }
 
 }  // namespace
 
-Refusal can_implement(const Shape& s) {
-  if (auto r = fp16_head_dim_refusal(s, "phase 3a")) return r;
-  // Query tiles run along grid x (2^31 - 1 blocks, enough for any int S); heads along y.
-  if (std::int64_t(s.B) * s.H > kMaxGridY) return "B*H exceeds the grid's 65535 y-blocks";
-  return std::nullopt;
-}
+Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 3a"); }
 
 void launch(const Problem& p, cudaStream_t stream) {
-  if (auto r = can_implement(p.shape)) throw std::invalid_argument(*r);
-  require_vector_alignment(p);
-  if (p.shape.D == 64)
-    launch_for<64>(p, stream);
-  else
-    launch_for<128>(p, stream);
+  launch_fp16(p, can_implement(p.shape), [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    using T = Traits<D>;
+    launch_fused(attention_kernel<D>, query_tiled_grid(p.shape, T::kTileQ), T::kThreads,
+                 T::kSmemBytes, p, stream);
+  });
 }
 
 }  // namespace attnlab::phase3a

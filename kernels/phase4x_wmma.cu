@@ -15,7 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/check.hpp"
@@ -309,35 +308,17 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, Traits<D>::kMinBlocksPerS
   }
 }
 
-template <int D>
-void launch_for(const Problem& p, cudaStream_t stream) {
-  using T = Traits<D>;
-  const Shape& s = p.shape;
-  const dim3 grid(unsigned(ceil_div(s.S, T::kTileQ)), unsigned(s.B * s.H));
-  set_dynamic_smem(attention_kernel<D>, T::kSmemBytes);
-  attention_kernel<D><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
-      static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
-      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
-      p.scale * kLog2e, s.causal);
-  ATTNLAB_CHECK_LAUNCH();
-}
-
 }  // namespace
 
-Refusal can_implement(const Shape& s) {
-  if (auto r = fp16_head_dim_refusal(s, "phase 4x")) return r;
-  // Query tiles run along grid x (2^31 - 1 blocks, enough for any int S); heads along y.
-  if (std::int64_t(s.B) * s.H > kMaxGridY) return "B*H exceeds the grid's 65535 y-blocks";
-  return std::nullopt;
-}
+Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 4x"); }
 
 void launch(const Problem& p, cudaStream_t stream) {
-  if (auto r = can_implement(p.shape)) throw std::invalid_argument(*r);
-  require_vector_alignment(p);
-  if (p.shape.D == 64)
-    launch_for<64>(p, stream);
-  else
-    launch_for<128>(p, stream);
+  launch_fp16(p, can_implement(p.shape), [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    using T = Traits<D>;
+    launch_fused(attention_kernel<D>, query_tiled_grid(p.shape, T::kTileQ), T::kThreads,
+                 T::kSmemBytes, p, stream);
+  });
 }
 
 }  // namespace attnlab::phase4x

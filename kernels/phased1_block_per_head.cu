@@ -10,7 +10,6 @@
 // effect lives in the run records.
 #include <cuda_runtime.h>
 
-#include <stdexcept>
 
 #include "kernels/block_per_head.cuh"
 #include "kernels/registry.hpp"
@@ -24,12 +23,9 @@ constexpr bool kBranchFree = false;
 Refusal can_implement(const Shape& s) { return block_per_head::shape_refusal(s, "phase d1"); }
 
 void launch(const Problem& p, cudaStream_t stream) {
-  if (auto r = can_implement(p.shape)) throw std::invalid_argument(*r);
-  require_vector_alignment(p);
-  if (p.shape.D == 64)
-    block_per_head::launch<64, kBranchFree>(p, stream);
-  else
-    block_per_head::launch<128, kBranchFree>(p, stream);
+  launch_fp16(p, can_implement(p.shape), [&](auto d) {
+    block_per_head::launch<decltype(d)::value, kBranchFree>(p, stream);
+  });
 }
 
 }  // namespace attnlab::phased1

@@ -3,6 +3,7 @@
 #include "kernels/registry.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace attnlab {
 
@@ -98,6 +99,13 @@ Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase) {
   if (auto r = common_shape_refusal(s)) return r;
   if (s.D != 64 && s.D != 128) return phase + " supports head dim 64 and 128 only";
   if (s.dtype != DType::f16) return "bf16 not implemented by " + phase;
+  return std::nullopt;
+}
+
+Refusal query_tiled_refusal(const Shape& s, const std::string& phase) {
+  if (auto r = fp16_head_dim_refusal(s, phase)) return r;
+  constexpr std::int64_t kMaxGridY = 65535;
+  if (std::int64_t(s.B) * s.H > kMaxGridY) return "B*H exceeds the grid's 65535 y-blocks";
   return std::nullopt;
 }
 

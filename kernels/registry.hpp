@@ -44,6 +44,9 @@ Refusal common_shape_refusal(const Shape& s);
 // common_shape_refusal plus what every phase implemented so far supports: fp16 and head dim
 // 64 or 128. `phase` names it in the reason ("phase 4").
 Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase);
+// fp16_head_dim_refusal plus the grid limit of the query-tiled phases: blocks of query rows
+// along x, one (batch, head) per y, so B*H must fit the 65535 y-blocks.
+Refusal query_tiled_refusal(const Shape& s, const std::string& phase);
 // Whether the phase can run on a device of compute capability major.minor.
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
 

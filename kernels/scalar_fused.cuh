@@ -217,14 +217,8 @@ __global__ void __launch_bounds__(Traits<D, Stages>::kThreads)
 template <int D, int Stages>
 void launch(const Problem& p, cudaStream_t stream) {
   using T = Traits<D, Stages>;
-  const Shape& s = p.shape;
-  const dim3 grid(unsigned(ceil_div(s.S, T::kTileQ)), unsigned(s.B * s.H));
-  set_dynamic_smem(attention_kernel<D, Stages>, T::kSmemBytes);
-  attention_kernel<D, Stages><<<grid, T::kThreads, T::kSmemBytes, stream>>>(
-      static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
-      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
-      p.scale * kLog2e, s.causal);
-  ATTNLAB_CHECK_LAUNCH();
+  launch_fused(attention_kernel<D, Stages>, query_tiled_grid(p.shape, T::kTileQ), T::kThreads,
+               T::kSmemBytes, p, stream);
 }
 
 }  // namespace attnlab::scalar_fused

@@ -49,3 +49,19 @@ TEST(Registry, HopperOnlyPhasesRefuseOtherGpus) {
   const Phase any{"y", "t", "t", 0, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(any, 8, 0));
 }
+
+TEST(Registry, QueryTiledPhasesRefuseMoreHeadsThanGridYBlocks) {
+  // Phases that put (batch, head) on grid y refuse B*H > 65535 with the reason; the
+  // block-per-head phases (one block per head along x) accept it.
+  Shape wide = parse_shape("1x65535x64x64");
+  EXPECT_FALSE(query_tiled_refusal(wide, "phase t"));
+  wide.B = 2;
+  auto why = query_tiled_refusal(wide, "phase t");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("65535"), std::string::npos);
+  for (const char* id : {"1", "2", "3a", "4", "4x", "d3"})
+    EXPECT_TRUE(find_phase(id)->can_implement(wide)) << id << " accepted B*H = 131070";
+  for (const char* id : {"d1", "d2"})
+    EXPECT_FALSE(find_phase(id)->can_implement(wide)) << id << " refused B*H = 131070";
+  EXPECT_TRUE(query_tiled_refusal(parse_shape("1x2x64x96"), "phase t"));
+}
