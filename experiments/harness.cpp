@@ -150,6 +150,12 @@ ordered_json regime_json(const profiler::RegimeResult& r, const Shape& s) {
   j["tflops"] = s.flops() / m.median / 1e3;              // FLOP/ns = GFLOP/s
   j["dram_gbps_min_bytes"] = s.min_bytes() / m.median;   // byte/ns = GB/s
   if (!r.kernel_names.empty()) j["kernels"] = r.kernel_names;
+  if (!r.busy_ns.empty()) {
+    // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
+    // the time any of them ran (equal to the span for a single kernel).
+    j["kernels_per_launch"] = r.kernels_per_launch;
+    j["busy_median_ns"] = profiler::summarize(r.busy_ns).median;
+  }
   j["samples_ns"] = r.samples_ns;
   return j;
 }

@@ -189,6 +189,17 @@ def percentile(samples, q):
     return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
 
 
+def union_length(intervals):
+    """Time covered by at least one [start, end) interval (profiler::union_length)."""
+    total, covered_to = 0.0, -math.inf
+    for start, end in sorted(intervals):
+        frm = max(start, covered_to)
+        if end > frm:
+            total += end - frm
+            covered_to = end
+    return total
+
+
 def summarize(samples):
     n = len(samples)
     mean = sum(samples) / n
@@ -285,7 +296,7 @@ def git_provenance():
     return {"commit": commit, "dirty": dirty}
 
 
-def regime_json(name, samples, stop, wall_s, per_sample, clocks, kernels, shape):
+def regime_json(name, samples, stop, wall_s, per_sample, clocks, kernels, shape, extra=None):
     m = summarize(samples)
     j = {"method": REGIME_METHODS[name], "median_ns": m["median"], "p10_ns": m["p10"],
          "p90_ns": m["p90"], "min_ns": m["min"], "max_ns": m["max"], "mean_ns": m["mean"],
@@ -296,6 +307,7 @@ def regime_json(name, samples, stop, wall_s, per_sample, clocks, kernels, shape)
          "dram_gbps_min_bytes": shape.min_bytes() / m["median"]}  # byte/ns = GB/s
     if kernels:
         j["kernels"] = kernels
+    j.update(extra or {})  # cold/warm: kernels_per_launch, busy_median_ns (harness.cpp)
     j["samples_ns"] = samples
     return j
 
@@ -494,7 +506,7 @@ class Bench:
             raise RuntimeError("torch.profiler saw no kernel for one SDPA call")
         pattern = flush_names + call_names
         batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / estimate)))
-        samples, t0 = [], time.monotonic()
+        samples, busy, t0 = [], [], time.monotonic()
         while True:
             n = min(batch, self.rule["max_samples"] - len(samples))
 
@@ -511,9 +523,13 @@ class Bench:
             for i in range(n):
                 mine = ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
                 samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
+                busy.append(union_length([(e[1], e[2]) for e in mine]))
             stop = should_stop(self.rule, samples, time.monotonic() - t0)
             if stop:
-                return samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names))
+                extra = {"kernels_per_launch": len(call_names),
+                         "busy_median_ns": percentile(busy, 0.5)}
+                return (samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names)),
+                        extra)
 
     def graph_regime(self, call, estimate):
         torch = self.torch
@@ -532,7 +548,7 @@ class Bench:
         batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-        samples, t0 = [], time.monotonic()
+        samples, busy, t0 = [], [], time.monotonic()
         while True:
             n = min(batch, self.rule["max_samples"] - len(samples))
             torch.cuda._sleep(self.spin_cycles)
@@ -679,10 +695,11 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, opt, tag):
             res = bench.graph_regime(call, estimate)
         else:
             res = bench.cupti_regime(call, name == "cold", estimate)
-        samples, stop, wall, per_sample, kernels = res
+        samples, stop, wall, per_sample, kernels = res[:5]
         clocks = {"before": before, "after": bench.sm_clock(),
                   "source": "NVML current SM clock (torch.cuda.clock_rate)"}
-        timing[name] = regime_json(name, samples, stop, wall, per_sample, clocks, kernels, s)
+        timing[name] = regime_json(name, samples, stop, wall, per_sample, clocks, kernels, s,
+                                   res[5] if len(res) > 5 else None)
         m = timing[name]
         print(f"{tag} {backend} {name}: median {m['median_ns'] / 1e3:.2f} us (p10 "
               f"{m['p10_ns'] / 1e3:.2f}, p90 {m['p90_ns'] / 1e3:.2f}, noise {m['noise_pct']:.2f}%, "

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <set>
+#include <utility>
 #include <stdexcept>
 
 #include "kernels/check.hpp"
@@ -92,7 +92,7 @@ Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, 
     : activity_(activity), flush_(flush), stream_(stream), rule_(rule) {}
 
 void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
-                          std::vector<double>& out, std::vector<std::string>* names) {
+                          std::vector<double>& spans, RegimeResult* res) {
   const std::uint64_t first = next_tag_;
   for (int i = 0; i < count; ++i) {
     if (flush_l2) flush_.flush(stream_);
@@ -100,25 +100,29 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
     launch(stream_);
   }
   ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  struct Span {
-    std::uint64_t start = UINT64_MAX, end = 0;
-  };
-  std::map<std::uint64_t, Span> spans;
-  std::set<std::string> seen;
+  std::map<std::uint64_t, std::vector<std::pair<double, double>>> kernels;  // per launch
   for (const auto& r : activity_.collect()) {
     if (r.tag < first || r.tag >= next_tag_) continue;
-    Span& s = spans[r.tag];
-    s.start = std::min(s.start, r.start_ns);
-    s.end = std::max(s.end, r.end_ns);
-    if (names) seen.insert(r.name);
+    kernels[r.tag].emplace_back(double(r.start_ns), double(r.end_ns));
+    if (res && std::find(res->kernel_names.begin(), res->kernel_names.end(), r.name) ==
+                   res->kernel_names.end())
+      res->kernel_names.push_back(r.name);
   }
-  if (spans.size() != std::size_t(count))
-    throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(spans.size()) +
+  if (kernels.size() != std::size_t(count))
+    throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(kernels.size()) +
                              " of " + std::to_string(count) + " timed launches");
-  for (const auto& [tag, s] : spans) out.push_back(double(s.end - s.start));
-  if (names)
-    for (const auto& n : seen)
-      if (std::find(names->begin(), names->end(), n) == names->end()) names->push_back(n);
+  for (const auto& [tag, iv] : kernels) {
+    double start = iv.front().first, end = iv.front().second;
+    for (const auto& [a, b] : iv) {
+      start = std::min(start, a);
+      end = std::max(end, b);
+    }
+    spans.push_back(end - start);
+    if (res) {
+      res->busy_ns.push_back(union_length(iv));
+      res->kernels_per_launch = std::max(res->kernels_per_launch, int(iv.size()));
+    }
+  }
 }
 
 double Sampler::warm_up(const LaunchFn& launch) {
@@ -142,7 +146,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     const int batch = clamp_count(kBatchSeconds * 1e9 / estimate_ns, kMaxBatch);
     do {
       const int n = int(std::min<std::size_t>(batch, rule_.max_samples - samples.size()));
-      cupti_batch(launch, n, regime == Regime::kCold, samples, &res.kernel_names);
+      cupti_batch(launch, n, regime == Regime::kCold, samples, &res);
     } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
   } else {
     const int k = clamp_count(kGraphWorkNs / estimate_ns, kMaxGraphLaunches);

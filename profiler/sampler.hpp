@@ -34,6 +34,10 @@ struct RegimeResult {
   double sm_clock_mhz_before = 0;  // [MHz] measured just before sampling
   double sm_clock_mhz_after = 0;   // [MHz] measured just after
   std::vector<std::string> kernel_names;  // distinct kernels one launch ran (CUPTI regimes)
+  // CUPTI regimes: per sample, the time at least one of the launch's kernels ran [ns]; below
+  // samples_ns (the span) by the idle gaps between a multi-kernel launch's kernels.
+  std::vector<double> busy_ns;
+  int kernels_per_launch = 0;  // CUPTI regimes: most kernels one timed launch ran
 };
 
 using LaunchFn = std::function<void(cudaStream_t)>;
@@ -51,9 +55,10 @@ class Sampler {
   RegimeResult run(Regime regime, const LaunchFn& launch, double estimate_ns);
 
  private:
-  // One batch of CUPTI-timed launches; appends one span per launch to `out`.
-  void cupti_batch(const LaunchFn& launch, int count, bool flush_l2, std::vector<double>& out,
-                   std::vector<std::string>* names);
+  // One batch of CUPTI-timed launches; appends one span per launch to `spans` and, when `res`
+  // is given, the launch's busy time, kernel count and kernel names to it.
+  void cupti_batch(const LaunchFn& launch, int count, bool flush_l2, std::vector<double>& spans,
+                   RegimeResult* res);
 
   KernelActivity& activity_;
   L2Flush& flush_;

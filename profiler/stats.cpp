@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -17,6 +18,20 @@ double percentile(std::vector<double> samples, double q) {
   const auto hi = std::min(lo + 1, samples.size() - 1);
   const double frac = pos - double(lo);
   return samples[lo] + frac * (samples[hi] - samples[lo]);
+}
+
+double union_length(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0;
+  double covered_to = -std::numeric_limits<double>::infinity();
+  for (const auto& [start, end] : intervals) {
+    const double from = std::max(start, covered_to);
+    if (end > from) {
+      total += end - from;
+      covered_to = end;
+    }
+  }
+  return total;
 }
 
 Summary summarize(const std::vector<double>& samples) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace attnlab::profiler {
@@ -25,6 +26,11 @@ double percentile(std::vector<double> samples, double q);
 
 // Throws std::invalid_argument on an empty sample.
 Summary summarize(const std::vector<double>& samples);
+
+// Total length of the union of [start, end) intervals: for the kernels of one launch, the
+// time at least one of them was running (their span minus the idle gaps between them;
+// overlapping kernels on several streams count once). Empty or reversed intervals add nothing.
+double union_length(std::vector<std::pair<double, double>> intervals);
 
 // When to stop sampling a regime: enough samples and relative noise under the target, or the
 // sample or wall-time budget spent.

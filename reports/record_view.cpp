@@ -43,6 +43,8 @@ Regime parse_regime(const ordered_json& root, const std::string& base, const std
   r.gbps = number_at(root, base + "/dram_gbps_min_bytes");
   r.clock_before_mhz = optional_number_at(root, base + "/sm_clock_mhz/before");
   r.clock_after_mhz = optional_number_at(root, base + "/sm_clock_mhz/after");
+  r.busy_median_ns = optional_number_at(root, base + "/busy_median_ns");
+  if (auto k = optional_number_at(root, base + "/kernels_per_launch")) r.kernels_per_launch = int(*k);
   if (!(r.median_ns > 0)) throw FieldError(base + "/median_ns is not positive");
   return r;
 }

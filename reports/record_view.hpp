@@ -49,6 +49,10 @@ struct Regime {
   double tflops = 0;  // at the median
   double gbps = 0;    // minimum bytes / median [GB/s]
   std::optional<double> clock_before_mhz, clock_after_mhz;
+  // Multi-kernel launches: median time any kernel ran (the span minus idle gaps), and the
+  // kernel count; absent in records written before they were measured.
+  std::optional<double> busy_median_ns;
+  std::optional<int> kernels_per_launch;
 };
 
 // One result entry (one shape).

@@ -168,6 +168,26 @@ void correctness_section(std::ostringstream& md, const Run& run) {
   md << t.str() << "\n";
 }
 
+// For launches of several kernels (unfused phases, some SDPA backends): how much of the span
+// they were running. Silent for single-kernel launches, where busy time equals the span.
+void idle_gap_notes(std::ostringstream& md, const Run& run) {
+  Table t({"shape", "regime", "kernels per launch", "median span", "median busy", "idle"},
+          "llrrrr");
+  for (const auto& r : run.results)
+    for (const auto& g : r.regimes) {
+      if (!g.busy_median_ns || g.kernels_per_launch.value_or(1) < 2) continue;
+      t.row({shape_label(r.name), g.name, std::to_string(*g.kernels_per_launch),
+             duration(g.median_ns), duration(*g.busy_median_ns),
+             pct(100.0 * (1.0 - *g.busy_median_ns / g.median_ns))});
+    }
+  if (t.empty()) return;
+  md << "A launch here runs several kernels. The span (the timing above) runs from the first "
+        "kernel's start to the last one's end; busy is the time any of them ran, so the "
+        "difference is idle time between them (launch gaps, stream hand-offs). Medians of "
+        "separate distributions, so idle is approximate:\n\n"
+     << t.str() << "\n";
+}
+
 void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, bool has_plot) {
   md << "## Timing\n\n";
   std::vector<std::pair<std::string, std::string>> methods;
@@ -203,6 +223,7 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
     }
   }
   md << t.str() << "\n";
+  idle_gap_notes(md, run);
   md << "TFLOPS count 4·B·H·S²·D FLOPs (halved for causal) at the median. GB/s counts the "
         "fewest bytes any implementation moves (Q, K, V read once, O written once). % of DRAM "
         "peak is against the record's `provenance.gpu.peak_dram_gbps` ("

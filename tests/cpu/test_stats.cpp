@@ -71,3 +71,16 @@ TEST(StoppingRule, MaxSamplesEndsSampling) {
   r.max_samples = 3;
   EXPECT_EQ(should_stop(r, {1, 50, 100}, 0.0), StopReason::kMaxSamples);
 }
+
+TEST(Stats, UnionLengthCountsOverlapOnceAndSkipsGaps) {
+  EXPECT_DOUBLE_EQ(union_length({}), 0.0);
+  EXPECT_DOUBLE_EQ(union_length({{10, 20}}), 10.0);
+  // Back-to-back kernels with a gap of 5 between them: span 25, busy 20.
+  EXPECT_DOUBLE_EQ(union_length({{0, 10}, {15, 25}}), 20.0);
+  // Concurrent kernels on two streams, given out of order: [0, 12) and [5, 30) cover 30.
+  EXPECT_DOUBLE_EQ(union_length({{5, 30}, {0, 12}}), 30.0);
+  // One kernel inside another adds nothing; an empty or reversed interval adds nothing.
+  EXPECT_DOUBLE_EQ(union_length({{0, 100}, {10, 20}, {50, 50}, {70, 60}}), 100.0);
+  // A gap after a nested interval is still found: [0,100) [10,20) then [150, 160).
+  EXPECT_DOUBLE_EQ(union_length({{0, 100}, {10, 20}, {150, 160}}), 110.0);
+}

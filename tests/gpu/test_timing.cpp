@@ -50,7 +50,47 @@ TEST_F(Timing, SpinKernelMeasuresItsDurationInEveryRegime) {
     EXPECT_GE(res.summary.median, double(kSpinNs)) << regime_name(r);
     EXPECT_LT(res.summary.median, 1.05 * kSpinNs) << regime_name(r);
     EXPECT_GT(res.sm_clock_mhz_before, 100.0);
+    if (r != Regime::kGraph) {  // one kernel: busy time is its span, sample for sample
+      EXPECT_EQ(res.kernels_per_launch, 1) << regime_name(r);
+      EXPECT_EQ(res.busy_ns, res.samples_ns) << regime_name(r);
+    }
   }
+  ATTNLAB_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TEST_F(Timing, BusyTimeOfAForkedLaunchCountsOverlapOnce) {
+  // One "launch" of two spin kernels, the second on a forked stream, as phase 3c runs its
+  // chunk GEMMs: the span covers both, busy time counts time when either ran once.
+  cudaStream_t stream{}, side{};
+  cudaEvent_t fork{}, join{};
+  ATTNLAB_CUDA_CHECK(cudaStreamCreate(&stream));
+  ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  StoppingRule rule;
+  rule.min_samples = 10;
+  rule.max_seconds = 0.3;
+  rule.max_samples = 30;
+  Sampler sampler(*activity, *flush, stream, rule);
+  const LaunchFn forked = [&](cudaStream_t s) {
+    ATTNLAB_CUDA_CHECK(cudaEventRecord(fork, s));
+    ATTNLAB_CUDA_CHECK(cudaStreamWaitEvent(side, fork, 0));
+    gpu_spin(s, kSpinNs);
+    gpu_spin(side, kSpinNs);
+    ATTNLAB_CUDA_CHECK(cudaEventRecord(join, side));
+    ATTNLAB_CUDA_CHECK(cudaStreamWaitEvent(s, join, 0));
+  };
+  const auto res = sampler.run(Regime::kWarm, forked, sampler.warm_up(forked));
+  EXPECT_EQ(res.kernels_per_launch, 2);
+  ASSERT_EQ(res.busy_ns.size(), res.samples_ns.size());
+  for (std::size_t i = 0; i < res.busy_ns.size(); ++i) {
+    // A sum of kernel times would exceed the span whenever the two overlap.
+    EXPECT_LE(res.busy_ns[i], res.samples_ns[i]) << i;
+    EXPECT_GE(res.busy_ns[i], double(kSpinNs)) << i;
+  }
+  ATTNLAB_CUDA_CHECK(cudaEventDestroy(join));
+  ATTNLAB_CUDA_CHECK(cudaEventDestroy(fork));
+  ATTNLAB_CUDA_CHECK(cudaStreamDestroy(side));
   ATTNLAB_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

@@ -185,6 +185,24 @@ TEST(Render, HardwareMetricsStallsAndStaticEvidenceAreShownWhenPresent) {
   EXPECT_EQ(out.scripts.size(), 3u);
 }
 
+TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches) {
+  TempDir t;
+  const fs::path dir = t.path / "3b" / "run";
+  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  // Shaped as experiments/harness.cpp writes them; placeholder values for the renderer.
+  auto& first = rec["results"][0]["timing"]["cold"];
+  first["kernels_per_launch"] = 3;
+  first["busy_median_ns"] = 0.75 * first["median_ns"].get<double>();
+  auto& second = rec["results"][1]["timing"]["cold"];
+  second["kernels_per_launch"] = 1;
+  second["busy_median_ns"] = second["median_ns"];
+  write_file(dir / "run.json", rec.dump(2));
+  render_run(load_run(dir), {});
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "| throughput 16x16x2048x64 | cold | 3 | 11.95 ms | 8.965 ms | 25.00% |")) << md;
+  EXPECT_FALSE(contains(md, "| latency 1x8x512x64 | cold | 1 |")) << md;
+}
+
 TEST(Render, EveryScriptRendersWithGnuplot) {
   const auto gnuplot = find_gnuplot();
   if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
