@@ -1,5 +1,5 @@
-// The progression over phases: the newest ok record of every phase (and of every baseline,
-// any other `phase` id), TFLOPS by phase as bars and TFLOPS against S as lines.
+// The progression over phases: per phase (and baseline, any other `phase` id) and shape, the
+// newest ok record that timed it; TFLOPS by phase as bars and TFLOPS against S as lines.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -16,23 +16,52 @@
 namespace attnlab::report {
 namespace {
 
+// One phase's row: for every shape, the newest ok record of the phase that timed it, so a
+// newer record at a few shapes does not hide an older sweep's other shapes.
+struct PhaseRow {
+  std::string id;
+  const Run* newest = nullptr;           // names the row; its untimed shapes say why
+  std::vector<const Run*> runs;          // those that supply a figure, newest first
+  std::map<std::string, const Result*> at;  // shape name -> its result
+  std::map<std::string, const Run*> from;   // shape name -> the record it came from
+
+  const Result* result(const std::string& name) const {
+    auto it = at.find(name);
+    return it == at.end() ? nullptr : it->second;
+  }
+  // "a", "b", ... for the runs, when more than one supplies figures.
+  std::string tag(const std::string& name) const {
+    if (runs.size() < 2) return "";
+    const auto i = std::find(runs.begin(), runs.end(), from.at(name)) - runs.begin();
+    return std::string(1, char('a' + i));
+  }
+};
+
 // Registry phases in registry order, then every other id (baselines) sorted.
-std::vector<const Run*> newest_per_phase(const std::vector<Run>& runs) {
+std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs) {
   std::vector<std::string> order;
   for (const auto& p : phases()) order.emplace_back(p.id);
   std::set<std::string> others;
   for (const auto& r : runs)
     if (std::find(order.begin(), order.end(), r.phase) == order.end()) others.insert(r.phase);
   order.insert(order.end(), others.begin(), others.end());
-  std::vector<const Run*> out;
+  std::vector<PhaseRow> out;
   for (const auto& id : order) {
-    const Run* best = nullptr;
-    for (const auto& r : runs)  // newest first already
-      if (r.phase == id && r.status == "ok") {
-        best = &r;
-        break;
-      }
-    if (best) out.push_back(best);
+    PhaseRow row;
+    row.id = id;
+    for (const auto& r : runs) {  // newest first already
+      if (r.phase != id || r.status != "ok") continue;
+      if (!row.newest) row.newest = &r;
+      bool used = false;
+      for (const auto& res : r.results)
+        if (res.timed() && !row.at.count(res.name)) {
+          row.at[res.name] = &res;
+          row.from[res.name] = &r;
+          used = true;
+        }
+      if (used) row.runs.push_back(&r);
+    }
+    if (row.newest) out.push_back(std::move(row));
   }
   return out;
 }
@@ -61,9 +90,8 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   const auto chosen = newest_per_phase(runs);
   // Every timed shape of the chosen records, in a fixed order.
   std::map<ShapeKey, std::string> shapes;
-  for (const Run* r : chosen)
-    for (const auto& res : r->results)
-      if (res.timed()) shapes[key_of(res.shape)] = res.name;
+  for (const PhaseRow& row : chosen)
+    for (const auto& [name, res] : row.at) shapes[key_of(res->shape)] = name;
   // The bars compare phases at the seed shapes when records hold them; a sweep's other shapes
   // (eleven more per phase) belong to the lines against S, where they stay readable.
   std::map<ShapeKey, std::string> bar_shapes;
@@ -74,10 +102,13 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
 
   std::ostringstream md;
   md << "# Progression\n\n"
-     << "The newest record with status ok of every phase under " << code(link(out_dir, root) + "/")
-     << ", in the registry's order (other ids, such as baselines, after). Each figure is the "
-        "shape's headline regime at the median; ranges and error bars map the p10-p90 interval "
-        "of the samples. Rendered by `attnlab-report progression`; edits are overwritten.\n\n";
+     << "Every phase under " << code(link(out_dir, root) + "/")
+     << ", in the registry's order (other ids, such as baselines, after), each shape from the "
+        "newest record with status ok of that phase that timed it. Where a phase's figures come "
+        "from several records, each figure ends with the letter of its record in the runs "
+        "column. Each figure is the shape's headline regime at the median; ranges and error "
+        "bars map the p10-p90 interval of the samples. Rendered by `attnlab-report "
+        "progression`; edits are overwritten.\n\n";
   if (chosen.empty()) {
     md << "No ok run records yet.\n";
     const fs::path f = out_dir / "report.md";
@@ -86,31 +117,45 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     return out;
   }
   std::set<std::string> gpus;
-  for (const Run* r : chosen) gpus.insert(r->gpu_name);
+  for (const PhaseRow& row : chosen)
+    for (const Run* r : row.runs) gpus.insert(r->gpu_name);
   if (gpus.size() > 1) md << "The records come from different GPUs; compare with care.\n\n";
 
-  std::vector<std::string> header = {"phase", "run", "commit", "GPU"};
-  std::string align = "llll";
+  std::vector<std::string> header = {"phase", "runs (commit)", "GPU"};
+  std::string align = "lll";
   for (const auto& [k, name] : shapes) {
     header.push_back(shape_label(name) + " TFLOPS");
     align += "r";
   }
   Table t(header, align);
-  for (const Run* r : chosen) {
-    const fs::path rep = r->dir / "report.md";
-    std::vector<std::string> row = {
-        phase_label(*r),
-        fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")"
-                        : code(r->name),
-        code(r->short_commit()), r->gpu_name};
+  for (const PhaseRow& pr : chosen) {
+    std::string run_cell;
+    std::set<std::string> row_gpus;
+    for (std::size_t i = 0; i < pr.runs.size(); ++i) {
+      const Run* r = pr.runs[i];
+      const fs::path rep = r->dir / "report.md";
+      if (i) run_cell += "; ";
+      if (pr.runs.size() > 1) run_cell += std::string(1, char('a' + i)) + ": ";
+      run_cell += (fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")" : code(r->name)) +
+                  " (" + code(r->short_commit()) + ")";
+      row_gpus.insert(r->gpu_name);
+    }
+    if (pr.runs.empty()) run_cell = code(pr.newest->name) + " (" + code(pr.newest->short_commit()) + ")";
+    std::string gpu_cell;
+    for (const auto& g : row_gpus) gpu_cell += (gpu_cell.empty() ? "" : "; ") + g;
+    std::vector<std::string> row = {phase_label(*pr.newest), run_cell,
+                                    gpu_cell.empty() ? pr.newest->gpu_name : gpu_cell};
     for (const auto& [k, name] : shapes) {
-      const Result* res = r->result(name);
-      if (!res) row.push_back("not run");
-      else if (!res->timed()) row.push_back(res->unavailable ? "not run" : "not timed");
-      else {
-        const Rate x = rate(*res);
-        row.push_back(value_and_range(x.mid, x.lo, x.hi) + ", " + res->headline);
+      const Result* res = pr.result(name);
+      if (!res) {
+        const Result* untimed = pr.newest->result(name);
+        row.push_back(untimed && !untimed->unavailable ? "not timed" : "not run");
+        continue;
       }
+      const Rate x = rate(*res);
+      const std::string tag = pr.tag(name);
+      row.push_back(value_and_range(x.mid, x.lo, x.hi) + ", " + res->headline +
+                    (tag.empty() ? "" : ", " + tag));
     }
     t.row(row);
   }
@@ -118,7 +163,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
 
   const fs::path plots = out_dir / "plots";
   clear_plots(plots);
-  const std::string origin = "the newest ok record of every phase under " + link(out_dir, root);
+  const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
 
   // Bars: one cluster per phase, one bar per shape.
   std::vector<std::string> missing;  // phase/shape pairs with no bar
@@ -128,13 +173,13 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     p.origin = origin;
     p.data = "# phase, then per shape: TFLOPS at the median, at p90, at p10 of the headline regime, label ('?': not run)\n";
     double lo = 1e300, hi = 0;
-    for (const Run* r : chosen) {
+    for (const PhaseRow& pr : chosen) {
       // Phase ids alone fit under the bars; the table above names each phase.
-      p.data += dat_quote(r->phase);
+      p.data += dat_quote(pr.id);
       for (const auto& [k, name] : bar_shapes) {
-        const Result* res = r->result(name);
-        if (!res || !res->timed()) {
-          missing.push_back(r->phase + "/" + shape_label(name));
+        const Result* res = pr.result(name);
+        if (!res) {
+          missing.push_back(pr.id + "/" + shape_label(name));
           p.data += " ? ? ? ?";
           continue;
         }
@@ -146,7 +191,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
       p.data += "\n";
     }
     std::string& s = p.script;
-    s += "set title 'TFLOPS by phase, newest ok record of each (headline regime; bars: median, whiskers: p10-p90)' noenhanced\n"
+    s += "set title 'TFLOPS by phase, newest ok record of each shape (headline regime; bars: median, whiskers: p10-p90)' noenhanced\n"
          "set style data histograms\n"
          "set style histogram errorbars gap 2 lw 1\n"
          "set style fill solid 0.8 border -1\n"
@@ -163,7 +208,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     else
       s += "set yrange [0:" + gp_num(hi * 1.25) + "]\n";
     // Ids like "sdpa-efficient" are wider than a bar cluster: slant them so they don't collide.
-    if (std::any_of(chosen.begin(), chosen.end(), [](const Run* r) { return r->phase.size() > 5; }))
+    if (std::any_of(chosen.begin(), chosen.end(), [](const PhaseRow& r) { return r.id.size() > 5; }))
       s += "set xtics rotate by -30\n";
     s += "set xrange [-0.6:" + gp_num(double(chosen.size()) - 0.4) + "]\n";
     std::string plot, labels;
@@ -199,22 +244,21 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     double ylo = 1e300, yhi = 0;
     std::map<int, std::set<std::string>> at_s;  // S -> the shapes measured there
     std::size_t phase_index = 0;
-    for (const Run* r : chosen) {
+    for (const PhaseRow& pr : chosen) {
       // A line joins shapes of one family: same D, causality, GQA and tokens per head (B*S),
       // so a line's steps change S alone in cost per token. A family of one point (the
       // latency shape beside the sweep) is left to the bar chart.
       std::map<std::tuple<int, bool, bool, long long>, std::vector<const Result*>> series;
-      for (const auto& res : r->results)
-        if (res.timed())
-          series[{res.shape.D, res.shape.causal, res.shape.H_kv != res.shape.H,
-                  1LL * res.shape.B * res.shape.S}].push_back(&res);
+      for (const auto& [name, res] : pr.at)
+        series[{res->shape.D, res->shape.causal, res->shape.H_kv != res->shape.H,
+                1LL * res->shape.B * res->shape.S}].push_back(res);
       for (auto& [key, list] : series) {
         if (list.size() < 2) continue;
         std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
           return key_of(x->shape) < key_of(y->shape);
         });
         const auto& [D, causal, gqa, tokens] = key;
-        std::string title = "phase " + r->phase + ", D=" + std::to_string(D) + (causal ? ", causal" : "") + (gqa ? ", GQA" : "");
+        std::string title = "phase " + pr.id + ", D=" + std::to_string(D) + (causal ? ", causal" : "") + (gqa ? ", GQA" : "");
         p.data += "# " + title + "\n";
         for (const Result* res : list) {
           const Rate x = rate(*res);
@@ -243,7 +287,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
       const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
       p.height = 700;
       std::string& s = p.script;
-      s += "set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced\n"
+      s += "set title 'TFLOPS against sequence length S (newest ok record of each phase and shape, headline regime)' noenhanced\n"
            "set logscale x 2\n"
            "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
            "set xtics (" + xtics + ") noenhanced\n"
@@ -272,8 +316,9 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
   } else {
   md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-     << "Lines join one record's shapes of one family (same head dimension, causality, GQA "
-        "and B*S): colour is the phase, solid D=64, dashed D=128; single shapes outside a family "
+     << "Lines join a phase's shapes of one family (same head dimension, causality, GQA "
+        "and B*S), each point from the record the table names for it: colour is the phase, "
+        "solid D=64, dashed D=128; single shapes outside a family "
         "appear in the bar chart only. Scripts and data: "
         "`plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and their `.dat` files.\n";
   }

@@ -203,6 +203,25 @@ TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches
   EXPECT_FALSE(contains(md, "| latency 1x8x512x64 | cold | 1 |")) << md;
 }
 
+TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
+  // A newer phase 4 record at the latency shape only must not hide the older record's
+  // throughput figure; each figure names its record when a row draws on two.
+  TempDir t;
+  make_fixture_root(t.path);
+  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  rec["started_utc"] = "2030-01-01T00:00:00Z";
+  rec["results"].erase(0);  // keep the latency shape
+  write_file(t.path / "4" / "20300101T000000Z-newer00" / "run.json", rec.dump(2));
+  const auto runs = load_root(t.path);
+  render_progression(runs, t.path, t.path / "progression");
+  const std::string md = read_file(t.path / "progression" / "report.md");
+  EXPECT_TRUE(contains(md, "| 4 fused tiled | a: `20300101T000000Z-newer00` (`dcabdff`); b: `")) << md;
+  // Latency from the newer record (a), throughput from the older one (b).
+  EXPECT_TRUE(contains(md, "cold, a | ")) << md;
+  EXPECT_TRUE(contains(md, "cold, b |")) << md;
+  EXPECT_FALSE(contains(md, "not run")) << md;
+}
+
 TEST(Render, EveryScriptRendersWithGnuplot) {
   const auto gnuplot = find_gnuplot();
   if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";

@@ -1,9 +1,9 @@
-# tflops_vs_s.gp: rendered by attnlab-report from the newest ok record of every phase under ../records.
+# tflops_vs_s.gp: rendered by attnlab-report from the newest ok record of every phase and shape under ../records.
 # Edits are overwritten on the next render; to restyle, copy this file. Render it
 # from this directory with: gnuplot tflops_vs_s.gp (reads tflops_vs_s.dat, writes tflops_vs_s.png)
 set terminal pngcairo size 900,700 enhanced font 'DejaVu Sans,10'
 set output 'tflops_vs_s.png'
-set title 'TFLOPS against sequence length S (newest ok record of each phase, headline regime)' noenhanced
+set title 'TFLOPS against sequence length S (newest ok record of each phase and shape, headline regime)' noenhanced
 set logscale x 2
 set xrange [320:13107.2]
 set xtics ("512" 512, "1024" 1024, "2048" 2048, "4096" 4096, "8192" 8192) noenhanced

@@ -1,9 +1,9 @@
-# tflops_by_phase.gp: rendered by attnlab-report from the newest ok record of every phase under ../records.
+# tflops_by_phase.gp: rendered by attnlab-report from the newest ok record of every phase and shape under ../records.
 # Edits are overwritten on the next render; to restyle, copy this file. Render it
 # from this directory with: gnuplot tflops_by_phase.gp (reads tflops_by_phase.dat, writes tflops_by_phase.png)
 set terminal pngcairo size 900,500 enhanced font 'DejaVu Sans,10'
 set output 'tflops_by_phase.png'
-set title 'TFLOPS by phase, newest ok record of each (headline regime; bars: median, whiskers: p10-p90)' noenhanced
+set title 'TFLOPS by phase, newest ok record of each shape (headline regime; bars: median, whiskers: p10-p90)' noenhanced
 set style data histograms
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.8 border -1

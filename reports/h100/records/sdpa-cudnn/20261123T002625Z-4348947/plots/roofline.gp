@@ -1,0 +1,25 @@
+# roofline.gp: rendered by attnlab-report from run.json of run sdpa-cudnn/20261123T002625Z-4348947.
+# Edits are overwritten on the next render; to restyle, copy this file. Render it
+# from this directory with: gnuplot roofline.gp (reads roofline.dat, writes roofline.png)
+set terminal pngcairo size 900,500 enhanced font 'DejaVu Sans,10'
+set output 'roofline.png'
+bw = 3352.32  # [GB/s] provenance.gpu.peak_dram_gbps of the record
+tensor = 989.4  # [TFLOPS] fp16 dense tensor peak: NVIDIA H100 datasheet, SXM: 1,979 TFLOPS fp16 tensor with sparsity, 989.4 dense
+fp32 = 66.90816  # [TFLOPS] SMs x 128 FP32 lanes x 2 FLOP x max SM clock
+dram(x) = bw * x / 1000.0  # [TFLOPS] at x FLOP/byte
+roof(x, peak) = dram(x) < peak ? dram(x) : peak
+set title 'Roofline: phase sdpa-cudnn, run 20261123T002625Z-4348947' noenhanced
+set logscale xy
+set xrange [1:10000]
+set yrange [1:10000]
+set xlabel 'arithmetic intensity [FLOP/byte], FLOPs / minimum bytes (Q, K, V read once, O written once)' noenhanced
+set ylabel 'TFLOPS'
+set format x '10^{%L}'
+set format y '10^{%L}'
+set grid xtics ytics mxtics mytics lc rgb '#d0d0d0', lc rgb '#ececec'
+set key top left Left reverse noenhanced box opaque
+set samples 2000
+plot roof(x, tensor) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record), fp16 tensor peak %.1f TFLOPS', bw, tensor), \
+     roof(x, fp32) with lines lw 2 dt 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \
+     'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title 'this run, headline regime; x: minimum bytes', \
+     '' using 2:3:1 with labels left offset 1.2,0.6 font ',9' noenhanced notitle
