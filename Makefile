@@ -117,7 +117,7 @@ help: build
 	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
 	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"
 	@echo "  make notebook [RESULTS=results] NOTEBOOK.md and index.jsonl of every run"
-	@echo "  make progression [RESULTS=results]  newest ok record of every phase, compared"
+	@echo "  make progression [RESULTS=results]  every phase compared, each shape from its newest ok record"
 	@echo "  make sweep [PHASES=\"...\"] [SHAPES=...] [ARGS=...]  every phase and the SDPA baseline"
 	@echo "                                  over S = 512..8192 at D = 64, 128; then the progression"
 	@echo "  make baseline [SHAPES=...] [ARGS=...]  PyTorch SDPA (cuDNN, flash, efficient) records"

@@ -8,22 +8,16 @@
 
 namespace attnlab::profiler {
 
-namespace {
-
-// The L2 does not replace lines in strict LRU order, and H100 splits its 50 MB into two
-// partitions; writing twice its size leaves no line of earlier data resident.
-constexpr std::size_t kL2Multiple = 2;
-
-}  // namespace
-
-L2Flush::L2Flush() {
+std::size_t l2_flush_bytes() {
+  constexpr std::size_t kL2Multiple = 2;
   int device = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   int l2_bytes = 0;
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  bytes_ = kL2Multiple * static_cast<std::size_t>(l2_bytes);
-  ATTNLAB_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
+  return kL2Multiple * static_cast<std::size_t>(l2_bytes);
 }
+
+L2Flush::L2Flush() : bytes_(l2_flush_bytes()) { ATTNLAB_CUDA_CHECK(cudaMalloc(&buffer_, bytes_)); }
 
 L2Flush::~L2Flush() {
   // cudaErrorCudartUnloading: the runtime was torn down first at exit and freed the memory.

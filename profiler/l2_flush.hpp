@@ -8,7 +8,12 @@
 
 namespace attnlab::profiler {
 
-// Owns a device buffer of twice the current device's L2 size. Construct it with the device
+// The size of a buffer whose sweep leaves no earlier line in the current device's L2: twice
+// the L2, since the L2 does not replace lines in strict LRU order and H100 splits it into two
+// partitions. Throws CudaError when the device cannot be queried.
+std::size_t l2_flush_bytes();
+
+// Owns a device buffer of l2_flush_bytes(). Construct it with the device
 // to be measured current; flush() on a stream of that device.
 class L2Flush {
  public:

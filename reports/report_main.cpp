@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", cmp_out, "also write the markdown to this file");
 
   std::string pr_root, pr_out;
-  auto* progression = app.add_subcommand("progression", "newest ok record of every phase, compared");
+  auto* progression = app.add_subcommand("progression", "every phase compared, each shape from its newest ok record");
   progression->add_option("results-root", pr_root, "root of <phase>/<run>/run.json")->required();
   progression->add_option("out-dir", pr_out, "directory for report.md and plots/")->required();
 

@@ -5,13 +5,11 @@
 #include <cstdio>
 
 #include "kernels/check.hpp"
+#include "profiler/l2_flush.hpp"
 
 namespace attnlab::profiler::detail {
 namespace {
 
-// As L2Flush: the L2 does not replace lines in strict LRU order and H100 splits it into two
-// partitions, so twice its size leaves no earlier line resident.
-constexpr std::size_t kL2Multiple = 2;
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 4;
 // The sweep's checksum is compared with this, so the compiler cannot drop the loads; no
@@ -35,12 +33,7 @@ __global__ void read_sweep(const uint4* __restrict__ buffer, std::size_t count, 
 
 }  // namespace
 
-CleanL2Flush::CleanL2Flush() {
-  int device = 0;
-  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
-  int l2_bytes = 0;
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  bytes_ = kL2Multiple * static_cast<std::size_t>(l2_bytes);
+CleanL2Flush::CleanL2Flush() : bytes_(l2_flush_bytes()) {
   ATTNLAB_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
   ATTNLAB_CUDA_CHECK(cudaMalloc(&sink_, sizeof(uint4)));
 }
