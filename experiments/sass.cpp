@@ -109,6 +109,7 @@ void count_instruction(Counts& c, std::string_view text, std::uint64_t address) 
   const std::string_view base = opcode.substr(0, opcode.find('.'));
   ++c.instructions;
   if (base == "HMMA") ++c.hmma;
+  else if (opcode == "HFMA2.MMA" || starts_with(opcode, "HFMA2.MMA.")) ++c.hfma2_mma;
   else if (base == "HGMMA") ++c.hgmma;
   else if (base == "UTMALDG") ++c.utmaldg;
   else if (base == "UBLKCP") ++c.ublkcp;
@@ -178,6 +179,7 @@ ordered_json counts_json(const Counts& c) {
   j["instructions"] = c.instructions;
   j["HMMA"] = c.hmma;
   j["HGMMA"] = c.hgmma;
+  j["HFMA2.MMA"] = c.hfma2_mma;
   j["UTMALDG"] = c.utmaldg;
   j["UBLKCP"] = c.ublkcp;
   j["LDL"] = c.ldl;
@@ -277,6 +279,7 @@ Counts& Counts::operator+=(const Counts& o) {
   instructions += o.instructions;
   hmma += o.hmma;
   hgmma += o.hgmma;
+  hfma2_mma += o.hfma2_mma;
   utmaldg += o.utmaldg;
   ublkcp += o.ublkcp;
   ldl += o.ldl;

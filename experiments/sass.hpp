@@ -49,6 +49,9 @@ struct Counts {
   std::int64_t instructions = 0;
   std::int64_t hmma = 0;     // HMMA.*: mma.sync / WMMA
   std::int64_t hgmma = 0;    // HGMMA.*: wgmma
+  // HFMA2.MMA*: fp16x2 FMA issued to the pipe the tensor (HMMA) counters cover; ptxas also
+  // emits it to move constants into registers, so scalar kernels have it too.
+  std::int64_t hfma2_mma = 0;
   std::int64_t utmaldg = 0;  // UTMALDG.*: TMA tensor loads
   std::int64_t ublkcp = 0;   // UBLKCP.*: bulk copies (cp.async.bulk)
   std::int64_t ldl = 0;      // LDL.*: local-memory loads (spills, local arrays)

@@ -26,6 +26,10 @@ std::vector<MetricGroup> build_groups() {
             "HMMA/HGMMA pipe active, % of peak over active cycles"},
            {"sm__inst_executed_pipe_tensor_op_hmma.sum", "inst",
             "warp-level HMMA (mma.sync) instructions executed"},
+           // Part of the count above: HFMA2.MMA, which scalar code also executes (ptxas moves
+           // constants with it), so an HMMA count without HMMA in the SASS is read against it.
+           {"sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum", "inst",
+            "HFMA2.MMA instructions executed on the HMMA pipe (not matrix math)"},
            {"sm__inst_executed_pipe_tensor_op_gmma.sum", "inst",
             "warpgroup GMMA (wgmma) instructions executed"},
            {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", "ops",

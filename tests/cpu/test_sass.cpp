@@ -120,6 +120,24 @@ TEST(Sass, CountsWgmmaTmaAndUniformBranches) {
   EXPECT_EQ(c.bra.self_loop, 1);          // printed "BRA 0x2a0;", no space before ';'
 }
 
+TEST(Sass, CountsHfma2MmaApartFromOtherHalfPrecisionFmas) {
+  // As ptxas writes them for sm_90: a constant moved with HFMA2.MMA, fp16x2 math with and
+  // without the .MMA form.
+  const std::string listing =
+      "\tcode for sm_90a\n"
+      "\t\tFunction : k\n"
+      "        /*0000*/                   HFMA2.MMA R5, -RZ, RZ, 0, 1.78e-07 ;\n"
+      "        /*0010*/                   HFMA2.MMA.RELU R6, R2, R3, -RZ ;\n"
+      "        /*0020*/                   HFMA2 R7, R2, R3, R4 ;\n"
+      "        /*0030*/                   HFMA2.BF16_V2 R8, R2, R3, -RZ ;\n"
+      "        /*0040*/                   EXIT ;\n";
+  const auto fs = parse_cuobjdump_sass(listing);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].counts.hfma2_mma, 2);
+  EXPECT_EQ(fs[0].counts.hmma, 0);
+  EXPECT_EQ(fs[0].counts.instructions, 5);
+}
+
 TEST(Sass, GuardFormsAndWhatIsNotAnInstruction) {
   const std::string listing =
       "\tcode for sm_90a\n"
