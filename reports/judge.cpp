@@ -210,10 +210,11 @@ std::vector<Claim> record_claims(const Run& run) {
 }
 
 const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
-                     const std::string& gpu) {
+                     const std::string& gpu, const std::string& shape) {
   const Run* best = nullptr;
   for (const auto& r : runs) {
     if (r.phase != phase || r.status != "ok" || r.gpu_name != gpu) continue;
+    if (!shape.empty() && !r.result(shape)) continue;
     if (!best || r.time_key() > best->time_key() ||
         (r.time_key() == best->time_key() && r.file < best->file))
       best = &r;
@@ -248,15 +249,12 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     rhs_text = plain(*c.value) + (rhs.unit.empty() ? "" : " " + rhs.unit) + " (stated" +
                (c.source.empty() ? "" : "; source: " + c.source) + ")";
   } else {
-    out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name);
+    out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name, shape);
     if (!out.compared)
       return not_tested("no ok record of phase " + c.other_phase + " on " + run.gpu_name +
-                        " in this results root");
+                        " with a result at shape " + shape + " in this results root");
     const Run& other = *out.compared;
     const Result* theirs = other.result(shape);
-    if (!theirs)
-      return not_tested("phase " + c.other_phase + " record " + other.id() +
-                        " has no result at shape " + shape);
     const Lookup l = measure_metric(*theirs, c.metric);
     if (!l.measure)
       return not_tested("phase " + c.other_phase + " record " + other.id() + ": " + l.missing);

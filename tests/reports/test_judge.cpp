@@ -137,6 +137,16 @@ TEST(Claims, TheNewestOkRecordOfTheOtherPhaseOnTheSameGpuIsUsed) {
   EXPECT_EQ(js[0].compared->started_utc, kT1);
 }
 
+TEST(Claims, ANewerRecordOfOtherShapesDoesNotHideTheOneWithTheShape) {
+  Lab lab;
+  lab.add(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}));  // has the shape
+  lab.add(synth_record("1", kT1, {{"latency", spread(10e3, 1e3)}}));      // newer, other shape
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT0);
+}
+
 TEST(Claims, MissingEvidenceIsNotTested) {
   Lab lab;
   auto rec = synth_record("4", kT2, {{"throughput", spread(100e3, 1e3)}, {"latency", {}}});
