@@ -24,12 +24,6 @@ std::vector<MetricGroup> build_groups() {
            // counter (sm__pipe_tensor_op_gmma_cycles_active does not exist there).
            {"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "%",
             "HMMA/HGMMA pipe active (with HFMA2.MMA), % of peak over active cycles"},
-           // The same pipe without HFMA2.MMA (fp16x2 FMA and the constant moves ptxas writes
-           // with it), which the two counters above include: matrix math alone. On the H100
-           // scalar phases show tensor-pipe cycles and HMMA-pipe instructions with no HMMA in
-           // their SASS, and this counter is zero for them (kernels/NOTES.md).
-           {"sm__pipe_tensor_op_hmma_type_hmma_hgmma_qgmma_cycles_active.avg.pct_of_peak_sustained_active",
-            "%", "HMMA/HGMMA/QGMMA matrix math active (no HFMA2.MMA), % of peak over active cycles"},
            {"sm__inst_executed_pipe_tensor_op_hmma.sum", "inst",
             "warp-level HMMA (mma.sync) instructions executed, HFMA2.MMA included"},
            // Part of the count above: ncu's description of it reads "HMMA/HFMA2.MMA/HGMMA/QGMMA
