@@ -560,9 +560,12 @@ void static_section(std::ostringstream& md, const Run& run) {
       s.row(row);
     }
     md << "SASS instruction counts of the kernels' code (`LDL`/`STL`: local-memory traffic; "
-          "`HMMA`/`HGMMA`: tensor-core instructions; `HFMA2.MMA`: fp16x2 FMA, or a constant "
-          "move, on the pipe the HMMA counters also cover; `BRA` by guard, `@P` and `@!P` "
-          "alike):\n\n"
+          "`HMMA`/`HGMMA`: tensor-core instructions; "
+       << (std::find(opcodes.begin(), opcodes.end(), "HFMA2.MMA") != opcodes.end()
+               ? "`HFMA2.MMA`: fp16x2 FMA, or a constant move, on the pipe the HMMA counters "
+                 "also count; "
+               : "")
+       << "`BRA` by guard, `@P` and `@!P` alike):\n\n"
        << s.str() << "\n";
   } else {
     md << "SASS instruction counts: not in the record.\n\n";

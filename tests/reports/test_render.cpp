@@ -145,7 +145,7 @@ ordered_json with_metrics(ordered_json rec) {
         {"kernels", {{{"name", "attention_kernel<64>"}, {"registers", 95}, {"static_smem_bytes", 16384},
                       {"dynamic_smem_bytes", 0}, {"local_bytes", 0}, {"block", {128, 1, 1}}, {"grid", {64, 16, 16}},
                       {"theoretical_occupancy_pct", 50.0}}}},
-        {"sass", {{"available", true}, {"complete", true}, {"instructions", 900}, {"HMMA", 0}, {"HGMMA", 0},
+        {"sass", {{"available", true}, {"complete", true}, {"instructions", 900}, {"HMMA", 0}, {"HGMMA", 0}, {"HFMA2.MMA", 4},
                   {"LDL", 0}, {"STL", 0}, {"BRA", {{"total", 10}, {"@P", 4}, {"@!P", 3}}},
                   {"kernels", ordered_json::array()}}},
         {"ptxas", {{"available", true}, {"kernels", {{{"name", "attention_kernel<64>"}, {"found", true}, {"registers", 95},
@@ -175,6 +175,8 @@ TEST(Render, HardwareMetricsStallsAndStaticEvidenceAreShownWhenPresent) {
   EXPECT_TRUE(contains(md, "- `tensor`: measured (1 passes, 0.250 s to collect)")) << md;
   EXPECT_TRUE(contains(md, "| `LDL` | 0 | 0 |")) << md;
   EXPECT_TRUE(contains(md, "| `BRA @!P` | 3 | 3 |")) << md;
+  EXPECT_TRUE(contains(md, "| `HFMA2.MMA` | 4 | 4 |")) << md;
+  EXPECT_TRUE(contains(md, "`HFMA2.MMA`: fp16x2 FMA, or a constant move")) << md;
   EXPECT_TRUE(contains(md, "left out `sm__inst_executed_pipe_tensor_op_gmma.sum`: not on this chip")) << md;
   EXPECT_TRUE(contains(md, "| `dram_gbps_measured` | not measured | the duration was not measured (metric group throughput) |")) << md;
   EXPECT_TRUE(contains(md, "measured DRAM bytes (derived.arithmetic_intensity_flop_per_byte)")) << md;
