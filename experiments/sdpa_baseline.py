@@ -548,7 +548,7 @@ class Bench:
         batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-        samples, busy, t0 = [], [], time.monotonic()
+        samples, t0 = [], time.monotonic()
         while True:
             n = min(batch, self.rule["max_samples"] - len(samples))
             torch.cuda._sleep(self.spin_cycles)
