@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/check.hpp"
 #include "profiler/clock_probe.hpp"
