@@ -802,11 +802,26 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
         }
       const int decimals = hi > lo ? std::max(0, 1 - int(std::floor(std::log10(hi - lo)))) : 2;
       // A log axis where the panel spans more than a decade, so the bulk is not squashed.
+      // Its range is the samples' own, a quarter beyond each end: autoscaling a log axis
+      // rounds out to whole decades and can leave most of the panel empty.
       if (lo > 0 && hi / lo > 10) {
         s += "set logscale y\n";
+        const double ylo = lo / 1.25, yhi = hi * 1.25;
+        s += "set yrange [" + gp_num(ylo) + ":" + gp_num(yhi) + "]\n";
+        // Labelled ticks at 1, 2 and 5 of every decade in range, so the low end of a panel
+        // that spans a decade or two still has a value beside it.
+        std::string tics;
+        for (int e = int(std::floor(std::log10(ylo))); e <= int(std::ceil(std::log10(yhi))); ++e)
+          for (double m : {1.0, 2.0, 5.0}) {
+            const double v = m * std::pow(10.0, e);
+            if (v >= ylo && v <= yhi) tics += (tics.empty() ? "" : ", ") + gp_num(v);
+          }
+        s += "set ytics (" + tics + ")\n";
         s += "set format y '%g'\n";
       } else {
         s += "unset logscale y\n";
+        s += "set autoscale y\n";
+        s += "set ytics autofreq\n";
         s += "set format y '%." + std::to_string(decimals) + "f'\n";
       }
       std::string xtics, plot;

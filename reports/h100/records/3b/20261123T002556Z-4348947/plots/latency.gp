@@ -16,6 +16,8 @@ set offsets 0,0,graph 0.05,graph 0.05
 set title 'throughput 16x16x2048x64' noenhanced
 set ylabel 'time per launch [ms]'
 unset logscale y
+set autoscale y
+set ytics autofreq
 set format y '%.3f'
 set xtics ('cold' 1, 'warm' 2, 'graph' 3)
 set xrange [0.4:3.6]
@@ -26,6 +28,8 @@ plot 'latency.dat' index 0 using (1):1 lc rgb '#1f77b4', \
 set title 'latency 1x8x512x64' noenhanced
 set ylabel 'time per launch [us]'
 unset logscale y
+set autoscale y
+set ytics autofreq
 set format y '%.0f'
 set xtics ('cold' 1, 'warm' 2, 'graph' 3)
 set xrange [0.4:3.6]
