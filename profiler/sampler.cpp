@@ -100,10 +100,10 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
     launch(stream_);
   }
   ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::map<std::uint64_t, std::vector<std::pair<double, double>>> kernels;  // per launch
+  std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> kernels;  // per launch
   for (const auto& r : activity_.collect()) {
     if (r.tag < first || r.tag >= next_tag_) continue;
-    kernels[r.tag].emplace_back(double(r.start_ns), double(r.end_ns));
+    kernels[r.tag].emplace_back(r.start_ns, r.end_ns);
     if (res && std::find(res->kernel_names.begin(), res->kernel_names.end(), r.name) ==
                    res->kernel_names.end())
       res->kernel_names.push_back(r.name);
@@ -112,14 +112,10 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
     throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(kernels.size()) +
                              " of " + std::to_string(count) + " timed launches");
   for (const auto& [tag, iv] : kernels) {
-    double start = iv.front().first, end = iv.front().second;
-    for (const auto& [a, b] : iv) {
-      start = std::min(start, a);
-      end = std::max(end, b);
-    }
-    spans.push_back(end - start);
+    const LaunchTime t = launch_time(iv);
+    spans.push_back(t.span_ns);
     if (res) {
-      res->busy_ns.push_back(union_length(iv));
+      res->busy_ns.push_back(t.busy_ns);
       res->kernels_per_launch = std::max(res->kernels_per_launch, int(iv.size()));
     }
   }

@@ -34,6 +34,20 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
   return total;
 }
 
+LaunchTime launch_time(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& kernels) {
+  if (kernels.empty()) throw std::invalid_argument("launch time of a launch without kernels");
+  std::uint64_t first = kernels.front().first, last = kernels.front().second;
+  for (const auto& [start, end] : kernels) {
+    first = std::min(first, start);
+    last = std::max(last, end);
+  }
+  std::vector<std::pair<double, double>> relative;
+  relative.reserve(kernels.size());
+  for (const auto& [start, end] : kernels)
+    relative.emplace_back(double(start - first), double(end - first));
+  return {double(last - first), union_length(std::move(relative))};
+}
+
 Summary summarize(const std::vector<double>& samples) {
   if (samples.empty()) throw std::invalid_argument("summary of an empty sample");
   Summary s;

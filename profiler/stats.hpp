@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,16 @@ Summary summarize(const std::vector<double>& samples);
 // time at least one of them was running (their span minus the idle gaps between them;
 // overlapping kernels on several streams count once). Empty or reversed intervals add nothing.
 double union_length(std::vector<std::pair<double, double>> intervals);
+
+// One launch's device time from its kernels' [start, end) timestamps [ns] (CUPTI's clock, ~1.8e18
+// since 1970): the span from the first start to the last end, and the busy time (union_length).
+// Computed in integers relative to the first start: a double holds those absolute timestamps
+// only to a multiple of 256 ns. Throws std::invalid_argument when `kernels` is empty.
+struct LaunchTime {
+  double span_ns = 0;
+  double busy_ns = 0;
+};
+LaunchTime launch_time(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& kernels);
 
 // When to stop sampling a regime: enough samples and relative noise under the target, or the
 // sample or wall-time budget spent.

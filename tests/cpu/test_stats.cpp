@@ -84,3 +84,16 @@ TEST(Stats, UnionLengthCountsOverlapOnceAndSkipsGaps) {
   // A gap after a nested interval is still found: [0,100) [10,20) then [150, 160).
   EXPECT_DOUBLE_EQ(union_length({{0, 100}, {10, 20}, {150, 160}}), 110.0);
 }
+
+TEST(Stats, LaunchTimeKeepsNanosecondsOfAbsoluteTimestamps) {
+  // CUPTI timestamps are nanoseconds since 1970; as doubles they round to multiples of 256.
+  constexpr std::uint64_t t0 = 1'800'000'000'000'000'123ull;
+  const LaunchTime one = launch_time({{t0, t0 + 1001}});
+  EXPECT_EQ(one.span_ns, 1001.0);
+  EXPECT_EQ(one.busy_ns, 1001.0);
+  // Two kernels with a 49 ns gap, given in reverse order.
+  const LaunchTime two = launch_time({{t0 + 150, t0 + 1151}, {t0 + 1, t0 + 101}});
+  EXPECT_EQ(two.span_ns, 1150.0);
+  EXPECT_EQ(two.busy_ns, 1101.0);
+  EXPECT_THROW(launch_time({}), std::invalid_argument);
+}
