@@ -210,11 +210,11 @@ std::vector<Claim> record_claims(const Run& run) {
 }
 
 const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
-                     const std::string& gpu, const std::string& shape) {
+                     const std::string& gpu, const std::function<bool(const Run&)>& accept) {
   const Run* best = nullptr;
   for (const auto& r : runs) {
     if (r.phase != phase || r.status != "ok" || r.gpu_name != gpu) continue;
-    if (!shape.empty() && !r.result(shape)) continue;
+    if (accept && !accept(r)) continue;
     if (!best || r.time_key() > best->time_key() ||
         (r.time_key() == best->time_key() && r.file < best->file))
       best = &r;
@@ -249,7 +249,16 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     rhs_text = plain(*c.value) + (rhs.unit.empty() ? "" : " " + rhs.unit) + " (stated" +
                (c.source.empty() ? "" : "; source: " + c.source) + ")";
   } else {
-    out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name, shape);
+    // The newest ok record of the other phase that measured the claim's metric at the shape,
+    // so a newer record of other shapes (or a --check-only one) does not hide it; failing
+    // that, the newest with the shape at all, whose result says why it cannot be compared.
+    out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name, [&](const Run& r) {
+      const Result* res = r.result(shape);
+      return res && measure_metric(*res, c.metric).measure.has_value();
+    });
+    if (!out.compared)
+      out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name,
+                               [&](const Run& r) { return r.result(shape) != nullptr; });
     if (!out.compared)
       return not_tested("no ok record of phase " + c.other_phase + " on " + run.gpu_name +
                         " with a result at shape " + shape + " in this results root");

@@ -14,6 +14,7 @@
 // answers "did this change move the bulk of the distribution".
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,11 +60,11 @@ struct Judgement {
 // claim's field when one is malformed.
 std::vector<Claim> record_claims(const Run& run);
 
-// The newest record with status ok of `phase` on the GPU named `gpu`, and with a result at
-// `shape` when one is named (so a newer record of other shapes does not hide it); nullptr
-// if none.
+// The newest record with status ok of `phase` on the GPU named `gpu` that `accept` accepts
+// (every one when `accept` is empty); nullptr if none.
 const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
-                     const std::string& gpu, const std::string& shape = "");
+                     const std::string& gpu,
+                     const std::function<bool(const Run&)>& accept = nullptr);
 
 // Judges one claim of `run`. `root_runs` is every record of the run's results root (for
 // claims against another phase); records on another GPU are never compared.

@@ -32,7 +32,8 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
 // Markdown comparing run B against run A, shape by shape and regime by regime.
 std::string compare_markdown(const Run& a, const Run& b);
 
-// <out_dir>/progression.md and its plots: the newest ok record of every phase.
+// <out_dir>/report.md and its plots: every phase, each shape from the newest ok record of that
+// phase (on the GPU of its newest ok record) that timed it.
 Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
 
 // --- shared by the renderers -------------------------------------------------------------

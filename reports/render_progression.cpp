@@ -52,6 +52,7 @@ std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs) {
     for (const auto& r : runs) {  // newest first already
       if (r.phase != id || r.status != "ok") continue;
       if (!row.newest) row.newest = &r;
+      if (r.gpu_name != row.newest->gpu_name) continue;  // a row never mixes GPUs
       bool used = false;
       for (const auto& res : r.results)
         if (res.timed() && !row.at.count(res.name)) {

@@ -17,12 +17,14 @@ toolkit "$t/a"
 toolkit "$t/b"
 toolkit "$t/nocupti" without-cupti
 
-out=$(CUDAToolkit_ROOT="$t/a" CUDA_HOME="$t/b" "$find_cuda") || fail "a complete toolkit was refused"
+out=$(env -u CUDACXX CUDAToolkit_ROOT="$t/a" CUDA_HOME="$t/b" "$find_cuda") || fail "a complete toolkit was refused"
 [ "$out" = "$t/a" ] || fail "CUDAToolkit_ROOT should win, got '$out'"
-out=$(env -u CUDAToolkit_ROOT CUDA_HOME="$t/b" "$find_cuda") || fail "CUDA_HOME was refused"
+out=$(CUDACXX="$t/b/bin/nvcc" CUDAToolkit_ROOT="$t/a" "$find_cuda") || fail "CUDACXX was refused"
+[ "$out" = "$t/b" ] || fail "CUDACXX (CMake's choice) should win, got '$out'"
+out=$(env -u CUDACXX -u CUDAToolkit_ROOT CUDA_HOME="$t/b" "$find_cuda") || fail "CUDA_HOME was refused"
 [ "$out" = "$t/b" ] || fail "CUDA_HOME should be used, got '$out'"
 # A directory without nvcc is passed over for the next candidate.
-out=$(CUDAToolkit_ROOT="$t/none" CUDA_HOME="$t/b" "$find_cuda") || fail "fell over a root without nvcc"
+out=$(env -u CUDACXX CUDAToolkit_ROOT="$t/none" CUDA_HOME="$t/b" "$find_cuda") || fail "fell over a root without nvcc"
 [ "$out" = "$t/b" ] || fail "a root without nvcc should be skipped, got '$out'"
 
 # The CI machine's PATH has a wrapper script `nvcc` outside any toolkit: a toolkit at
@@ -31,12 +33,12 @@ if [ -x /usr/local/cuda/bin/nvcc ] && [ -e /usr/local/cuda/include/cupti.h ]; th
   mkdir -p "$t/wrap/bin"
   printf '#!/bin/sh\nexec /usr/local/cuda/bin/nvcc "$@"\n' >"$t/wrap/bin/nvcc"
   chmod +x "$t/wrap/bin/nvcc"
-  out=$(env -u CUDAToolkit_ROOT -u CUDA_HOME -u CUDA_PATH PATH="$t/wrap/bin:/usr/bin:/bin" \
+  out=$(env -u CUDACXX -u CUDAToolkit_ROOT -u CUDA_HOME -u CUDA_PATH PATH="$t/wrap/bin:/usr/bin:/bin" \
         "$find_cuda") || fail "the wrapper on PATH hid /usr/local/cuda"
   [ "$out" = /usr/local/cuda ] || fail "/usr/local/cuda should win over a wrapper on PATH, got '$out'"
 fi
 
-err=$(CUDAToolkit_ROOT="$t/nocupti" "$find_cuda" 2>&1 >/dev/null)
+err=$(env -u CUDACXX CUDAToolkit_ROOT="$t/nocupti" "$find_cuda" 2>&1 >/dev/null)
 rc=$?
 [ $rc -eq 1 ] || fail "a toolkit without cupti.h exited $rc"
 [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "expected one line, got: $err"

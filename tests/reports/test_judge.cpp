@@ -147,6 +147,20 @@ TEST(Claims, ANewerRecordOfOtherShapesDoesNotHideTheOneWithTheShape) {
   EXPECT_EQ(js[0].compared->started_utc, kT0);
 }
 
+TEST(Claims, ANewerUntimedRecordAtTheShapeDoesNotHideATimedOne) {
+  // A --check-only run: correct at the shape, not timed.
+  Lab lab;
+  lab.add(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}));
+  auto check_only = synth_record("1", kT1, {{"throughput", {}}});
+  check_only["results"][0]["correctness"]["passed"] = true;
+  check_only["results"][0]["correctness"].erase("failure");
+  lab.add(check_only);
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT0);
+}
+
 TEST(Claims, MissingEvidenceIsNotTested) {
   Lab lab;
   auto rec = synth_record("4", kT2, {{"throughput", spread(100e3, 1e3)}, {"latency", {}}});

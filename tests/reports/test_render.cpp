@@ -224,6 +224,23 @@ TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
   EXPECT_FALSE(contains(md, "not run")) << md;
 }
 
+TEST(Render, ProgressionRowsNeverMixGpus) {
+  // The newest phase 4 record is from another GPU and has the latency shape only: the older
+  // H100 record's throughput figure must not join its row.
+  TempDir t;
+  make_fixture_root(t.path);
+  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  rec["started_utc"] = "2030-01-01T00:00:00Z";
+  rec["provenance"]["gpu"]["name"] = "NVIDIA A100-SXM4-80GB";
+  rec["results"].erase(0);
+  write_file(t.path / "4" / "20300101T000000Z-a100000" / "run.json", rec.dump(2));
+  const auto runs = load_root(t.path);
+  render_progression(runs, t.path, t.path / "progression");
+  const std::string md = read_file(t.path / "progression" / "report.md");
+  EXPECT_TRUE(contains(md, "| 4 fused tiled | `20300101T000000Z-a100000` (`dcabdff`) | NVIDIA A100-SXM4-80GB |")) << md;
+  EXPECT_TRUE(contains(md, "The records come from different GPUs")) << md;
+}
+
 TEST(Render, EveryScriptRendersWithGnuplot) {
   const auto gnuplot = find_gnuplot();
   if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
