@@ -205,18 +205,25 @@ TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches
   EXPECT_FALSE(contains(md, "| latency 1x8x512x64 | cold | 1 |")) << md;
 }
 
-TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
-  // A newer phase 4 record at the latency shape only must not hide the older record's
-  // throughput figure; each figure names its record when a row draws on two.
+// The progression of the fixture records plus a newer phase 4 record at the latency shape
+// only (run <run_name>), on `gpu`.
+static std::string progression_with_newer_latency_run(const std::string& run_name, const std::string& gpu) {
   TempDir t;
   make_fixture_root(t.path);
   auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
   rec["started_utc"] = "2030-01-01T00:00:00Z";
+  rec["provenance"]["gpu"]["name"] = gpu;
   rec["results"].erase(0);  // keep the latency shape
-  write_file(t.path / "4" / "20300101T000000Z-newer00" / "run.json", rec.dump(2));
-  const auto runs = load_root(t.path);
-  render_progression(runs, t.path, t.path / "progression");
-  const std::string md = read_file(t.path / "progression" / "report.md");
+  write_file(t.path / "4" / run_name / "run.json", rec.dump(2));
+  render_progression(load_root(t.path), t.path, t.path / "progression");
+  return read_file(t.path / "progression" / "report.md");
+}
+
+TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
+  // The newer record must not hide the older record's throughput figure; each figure names
+  // its record when a row draws on two.
+  const std::string md =
+      progression_with_newer_latency_run("20300101T000000Z-newer00", "NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(contains(md, "| 4 fused tiled | a: `20300101T000000Z-newer00` (`dcabdff`); b: `")) << md;
   // Latency from the newer record (a), throughput from the older one (b).
   EXPECT_TRUE(contains(md, "cold, a | ")) << md;
@@ -225,18 +232,10 @@ TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
 }
 
 TEST(Render, ProgressionRowsNeverMixGpus) {
-  // The newest phase 4 record is from another GPU and has the latency shape only: the older
-  // H100 record's throughput figure must not join its row.
-  TempDir t;
-  make_fixture_root(t.path);
-  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
-  rec["started_utc"] = "2030-01-01T00:00:00Z";
-  rec["provenance"]["gpu"]["name"] = "NVIDIA A100-SXM4-80GB";
-  rec["results"].erase(0);
-  write_file(t.path / "4" / "20300101T000000Z-a100000" / "run.json", rec.dump(2));
-  const auto runs = load_root(t.path);
-  render_progression(runs, t.path, t.path / "progression");
-  const std::string md = read_file(t.path / "progression" / "report.md");
+  // The newer record is from another GPU: the older H100 record's throughput figure must not
+  // join its row.
+  const std::string md =
+      progression_with_newer_latency_run("20300101T000000Z-a100000", "NVIDIA A100-SXM4-80GB");
   EXPECT_TRUE(contains(md, "| 4 fused tiled | `20300101T000000Z-a100000` (`dcabdff`) | NVIDIA A100-SXM4-80GB |")) << md;
   EXPECT_TRUE(contains(md, "The records come from different GPUs")) << md;
 }
