@@ -29,11 +29,13 @@ struct PhaseRow {
     auto it = at.find(name);
     return it == at.end() ? nullptr : it->second;
   }
-  // "a", "b", ... for the runs, when more than one supplies figures.
+  // "a", "b", ... for runs[i], when more than one run supplies figures; "" otherwise.
+  std::string letter(std::size_t i) const {
+    return runs.size() < 2 ? "" : std::string(1, char('a' + i));
+  }
+  // The letter of the run that supplied the figure at shape `name`.
   std::string tag(const std::string& name) const {
-    if (runs.size() < 2) return "";
-    const auto i = std::find(runs.begin(), runs.end(), from.at(name)) - runs.begin();
-    return std::string(1, char('a' + i));
+    return letter(std::size_t(std::find(runs.begin(), runs.end(), from.at(name)) - runs.begin()));
   }
 };
 
@@ -136,7 +138,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
       const Run* r = pr.runs[i];
       const fs::path rep = r->dir / "report.md";
       if (i) run_cell += "; ";
-      if (pr.runs.size() > 1) run_cell += std::string(1, char('a' + i)) + ": ";
+      if (pr.runs.size() > 1) run_cell += pr.letter(i) + ": ";
       run_cell += (fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")" : code(r->name)) +
                   " (" + code(r->short_commit()) + ")";
       row_gpus.insert(r->gpu_name);
