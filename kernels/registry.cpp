@@ -22,9 +22,11 @@ ATTNLAB_DECLARE_PHASE(phase3c)
 namespace phase3c { void prepare(const Shape& s); }
 ATTNLAB_DECLARE_PHASE(phase4)
 ATTNLAB_DECLARE_PHASE(phase4x)
+ATTNLAB_DECLARE_PHASE(phase5)
 ATTNLAB_DECLARE_PHASE(phased1)
 ATTNLAB_DECLARE_PHASE(phased2)
 ATTNLAB_DECLARE_PHASE(phased3)
+ATTNLAB_DECLARE_PHASE(phased4)
 #undef ATTNLAB_DECLARE_PHASE
 
 const std::vector<Phase>& phases() {
@@ -56,6 +58,10 @@ const std::vector<Phase>& phases() {
        "64x64 tiles, 8 warps, WMMA for QK^T and PV, cp.async double-buffered K/V, warp-shuffle "
        "softmax, padded shared memory",
        0, &phase4x::can_implement, &phase4x::launch, nullptr},
+      {"5", "Hopper wgmma + TMA",
+       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
+       "and two consumer warpgroups of 64 rows with setmaxnreg, 128x128 tiles",
+       90, &phase5::can_implement, &phase5::launch, nullptr},
       {"d1", "block per head",
        "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
        "16 with online softmax, K/V from global memory, fp32 math",
@@ -67,6 +73,10 @@ const std::vector<Phase>& phases() {
        "one warp per query row, 64-key K/V tiles shared by the block's warps (cp.async, two "
        "stages), lanes split keys then D, warp-shuffle softmax",
        0, &phased3::can_implement, &phased3::launch, nullptr},
+      {"d4", "cluster split-KV",
+       "mma.sync m16n8k16 for QK^T and PV with P in registers; the blocks of a thread-block "
+       "cluster split one 64-row query tile's keys and merge max, sum and O through DSMEM",
+       90, &phased4::can_implement, &phased4::launch, nullptr},
   };
   return table;
 }

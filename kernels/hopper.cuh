@@ -1,0 +1,120 @@
+// Hopper (sm_90a) building blocks of phase 5: wgmma with shared-memory descriptors, register
+// reallocation, and host-made TMA tensor maps. mbarriers and bulk tensor copies come from
+// CCCL's cuda::ptx; wgmma and setmaxnreg have no wrapper there and are inline PTX.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/check.hpp"
+
+namespace attnlab::hopper {
+
+// 128-byte swizzle: a row of 64 halves is one 128-byte line, and an atom of 8 such lines
+// (1024 bytes) is the unit TMA writes and wgmma reads. Tiles start on 1024-byte boundaries so
+// that the swizzle phase, taken from address bits 7-9, matches between the two.
+constexpr int kSwizzleBytes = 128;
+constexpr int kSwizzleHalves = kSwizzleBytes / 2;
+constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes;
+
+// A wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format"): start address,
+// leading and stride byte offsets, all in 16-byte units, and the layout type in bits 62-63
+// (1 = 128-byte swizzle). K-major operands: stride = the distance between 8-row groups,
+// leading unused. MN-major operands: stride = the distance between groups of 8 K rows,
+// leading = the distance between 64-element MN blocks.
+__device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* smem, std::uint32_t leading,
+                                                         std::uint32_t stride) {
+  const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
+  return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(leading >> 4) << 16) |
+         (std::uint64_t(stride >> 4) << 32) | (std::uint64_t(1) << 62);
+}
+
+// Orders this thread's register writes (accumulators, A fragments) before the wgmma that
+// reads them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+
+// Pins accumulator registers at this point: wgmma writes them asynchronously, and the
+// compiler must not move their reads or writes across a wgmma_wait.
+template <int R>
+__device__ __forceinline__ void fence_operands(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// m64nNk16, fp16 inputs, fp32 accumulators (N/2 per thread). scale_d 0 overwrites D.
+template <int N>
+__device__ void wgmma_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
+                         int scale_d);
+template <int N>
+__device__ void wgmma_rs_mn(float (&d)[N / 2], const std::uint32_t (&a)[4],
+                            std::uint64_t desc_b, int scale_d);
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#include "kernels/hopper_wgmma.inc"
+
+// Register reallocation between warpgroups; needs a register cap at entry
+// (__launch_bounds__(threads, 1)), and every warp of the warpgroup executes it.
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+#endif
+
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+__device__ __forceinline__ std::uint32_t pack_half2(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<std::uint32_t*>(&h);
+}
+
+// A tensor map for [planes, rows, D] fp16 (D contiguous) read in boxes of box_rows x 64
+// halves with the 128-byte swizzle; rows past `rows` read as zeros, so tails need no guard.
+// Made on the host through the driver entry point: the binary needs no libcuda at link time.
+inline CUtensorMap make_tensor_map_sw128(const void* base, int planes, int rows, int D,
+                                         int box_rows) {
+  static const auto encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    ATTNLAB_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                        cudaEnableDefault, &status));
+    if (status != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (needs 12.0+)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {cuuint64_t(D), cuuint64_t(rows), cuuint64_t(planes)};
+  const cuuint64_t strides[2] = {cuuint64_t(D) * sizeof(__half),
+                                 cuuint64_t(rows) * cuuint64_t(D) * sizeof(__half)};
+  const cuuint32_t box[3] = {cuuint32_t(kSwizzleHalves), cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<void*>(base),
+                            dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
+  return map;
+}
+
+}  // namespace attnlab::hopper

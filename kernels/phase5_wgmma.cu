@@ -1,0 +1,298 @@
+// Phase 5: Hopper-native fused attention. wgmma (m64nNk16, fp16 in, fp32 accumulate) for both
+// products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
+// form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
+// specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
+// two consumer warpgroups of 64 query rows each take the rest (setmaxnreg.inc).
+// The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
+// against the fp64 reference like every phase. Its measured effect lives in the run records
+// and kernels/NOTES.md.
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cuda/ptx>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/attention_common.cuh"
+#include "kernels/check.hpp"
+#include "kernels/hopper.cuh"
+#include "kernels/registry.hpp"
+
+namespace attnlab::phase5 {
+namespace {
+
+namespace ptx = cuda::ptx;
+using namespace hopper;
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kRowsPerConsumer = 64;  // wgmma's M
+
+template <int D>
+struct Traits {
+  static constexpr int kConsumers = 2;  // consumer warpgroups
+  static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
+  static constexpr int kTileK = 128;    // keys per K/V tile: QK^T is one m64n128 per k-step
+  // K/V tiles in flight: four of 32 KB at D = 64, two of 64 KB at D = 128, inside 227 KB.
+  static constexpr int kStages = D == 64 ? 4 : 2;
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr int kQKSteps = D / 16;                // k-steps of QK^T
+  static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
+  static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
+  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
+  // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
+  // (kTileK/4) fp32 registers each. 128 * 24 + 256 * 240 = 64512 of the SM's 65536.
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
+  static_assert(kTileK % 16 == 0 && D % kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
+};
+
+// One tile of R rows and D halves, stored as D/64 column blocks of R swizzled 128-byte rows
+// (the layout two TMA boxes of 64 columns write).
+template <int D>
+struct alignas(1024) SharedStorage {
+  using T = Traits<D>;
+  __half q[T::kTileQ * D];
+  __half k[T::kStages][T::kTileK * D];
+  __half v[T::kStages][T::kTileK * D];
+  std::uint64_t q_full;
+  std::uint64_t k_full[T::kStages];
+  std::uint64_t v_full[T::kStages];
+  std::uint64_t kv_empty[T::kStages];  // consumers are done with the stage
+};
+
+__device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t parity) {
+  while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// Copies rows [row0, row0 + rows) of plane z into a column-blocked tile; one box per 64
+// columns, all completing on `bar`.
+template <int D>
+__device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* map, int rows,
+                                              int row0, int z, std::uint64_t* bar) {
+#pragma unroll
+  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+    const std::int32_t coords[3] = {cb * kSwizzleHalves, row0, z};
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst + cb * rows * kSwizzleHalves,
+                              map, coords, bar);
+  }
+}
+
+template <int D>
+__global__ void __launch_bounds__(Traits<D>::kThreads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q,
+                     const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
+                     int H_kv, int S, float scale_log2, bool causal) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using T = Traits<D>;
+  extern __shared__ unsigned char smem_raw[];
+  // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
+  const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
+  auto& sm = *reinterpret_cast<SharedStorage<D>*>(smem_raw + ((1024 - raw % 1024) % 1024));
+
+  const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
+  // Causal blocks near the end of the sequence have the most key tiles: start them first.
+  const int m_block = int(gridDim.x) - 1 - int(blockIdx.x);
+  const int bh = int(blockIdx.y);
+  const int b = bh / H;
+  const int kv_plane = b * H_kv + (bh - b * H) / (H / H_kv);
+  const int q0 = m_block * T::kTileQ;
+  const int kv_end = causal ? min(S, q0 + T::kTileQ) : S;
+  const int n_tiles = ceil_div(kv_end, T::kTileK);
+
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&sm.q_full, 1);
+#pragma unroll
+    for (int s = 0; s < T::kStages; ++s) {
+      ptx::mbarrier_init(&sm.k_full[s], 1);
+      ptx::mbarrier_init(&sm.v_full[s], 1);
+      ptx::mbarrier_init(&sm.kv_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
+    }
+    // The copy engine (async proxy) will complete transactions on these barriers.
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // Producer: one thread issues every copy; a stage is refilled once all consumer warps
+    // have released it.
+    setmaxnreg_dec<T::kProducerRegs>();
+    if (threadIdx.x == 0) {
+      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full,
+                                     std::uint32_t{T::kQBytes});
+      tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, q0, bh, &sm.q_full);
+      for (int j = 0; j < n_tiles; ++j) {
+        const int s = j % T::kStages;
+        wait_barrier(&sm.kv_empty[s], ((j / T::kStages) & 1) ^ 1);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &sm.k_full[s], std::uint32_t{T::kKVTileBytes});
+        tma_load_tile<D>(sm.k[s], &tm_k, T::kTileK, j * T::kTileK, kv_plane, &sm.k_full[s]);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &sm.v_full[s], std::uint32_t{T::kKVTileBytes});
+        tma_load_tile<D>(sm.v[s], &tm_v, T::kTileK, j * T::kTileK, kv_plane, &sm.v_full[s]);
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<T::kConsumerRegs>();
+  const int consumer = warpgroup - 1;
+  const int tid = int(threadIdx.x) % kWarpgroupThreads;
+  const int warp = tid / kWarpSize;
+  const int lane = tid % kWarpSize;
+  // Accumulator layout of m64nN: thread (warp, lane) holds rows warp*16 + lane/4 (+8) and, per
+  // 8-column chunk i, columns 8i + 2(lane%4) (+1) in d[4i .. 4i+3].
+  const int row_lo = q0 + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
+  const int col_in_chunk = 2 * (lane % 4);
+
+  float o_acc[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+  float s_acc[T::kTileK / 2];
+  float m_row[2] = {kNegInf, kNegInf};  // running max of rows row_lo and row_lo + 8, log2 units
+  float l_row[2] = {0.f, 0.f};          // this thread's share of the running sums
+
+  const __half* q_tile = sm.q + consumer * kRowsPerConsumer * kSwizzleHalves;
+  wait_barrier(&sm.q_full, 0);
+
+  for (int j = 0; j < n_tiles; ++j) {
+    const int s = j % T::kStages;
+    const std::uint32_t parity = (j / T::kStages) & 1;
+
+    // S = Q K^T: Q and K both K-major (D contiguous); a k-step is 16 halves = 32 bytes inside
+    // a 128-byte swizzle row, the next column block after four steps.
+    wait_barrier(&sm.k_full[s], parity);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < T::kQKSteps; ++kk) {
+      const int cb = kk / 4;
+      const int within = (kk % 4) * 16;
+      const std::uint64_t da = smem_desc_sw128(q_tile + cb * T::kTileQ * kSwizzleHalves + within,
+                                               16, kSwizzleAtomBytes);
+      const std::uint64_t db = smem_desc_sw128(sm.k[s] + cb * T::kTileK * kSwizzleHalves + within,
+                                               16, kSwizzleAtomBytes);
+      wgmma_ss<T::kTileK>(s_acc, da, db, kk > 0);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_operands(s_acc);
+
+    // Keys past S (zero-filled by TMA) and, when causal, keys after the row are masked.
+    const int key0 = j * T::kTileK;
+    if (key0 + T::kTileK > S ||
+        (causal && key0 + T::kTileK - 1 > q0 + consumer * kRowsPerConsumer)) {
+#pragma unroll
+      for (int i = 0; i < T::kTileK / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = key0 + 8 * i + col_in_chunk + (e & 1);
+          const int row = row_lo + 8 * (e >> 1);
+          if (key >= S || (causal && key > row)) s_acc[4 * i + e] = kNegInf;
+        }
+    }
+
+    // Online softmax in log2 units; a row's four lanes share its maximum.
+    float corr[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = kNegInf;
+#pragma unroll
+      for (int i = 0; i < T::kTileK / 8; ++i)
+        mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
+      const float m_new = fmaxf(m_row[r], mx * scale_log2);
+      // A row with every key so far masked keeps m = -inf; exp2 of -inf - 0 then gives 0.
+      const float m_use = m_new == kNegInf ? 0.f : m_new;
+      corr[r] = exp2_approx(m_row[r] - m_use);
+      m_row[r] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int i = 0; i < T::kTileK / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& x = s_acc[4 * i + 2 * r + e];
+          x = exp2_approx(fmaf(x, scale_log2, -m_use));
+          sum += x;
+        }
+      l_row[r] = l_row[r] * corr[r] + sum;
+    }
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
+
+    // P as fp16 in the register-A layout of the next wgmma: for keys 16kk..16kk+15 it is the
+    // accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
+    std::uint32_t p_frag[T::kPVSteps][4];
+#pragma unroll
+    for (int kk = 0; kk < T::kPVSteps; ++kk)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+        p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
+
+    // O += P V: V is [keys][D], MN-major for this product; a k-step is 16 keys = 2 atoms.
+    wait_barrier(&sm.v_full[s], parity);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < T::kPVSteps; ++kk) {
+      const std::uint64_t db = smem_desc_sw128(sm.v[s] + kk * 16 * kSwizzleHalves,
+                                               T::kTileK * kSwizzleBytes, kSwizzleAtomBytes);
+      wgmma_rs_mn<D>(o_acc, p_frag[kk], db, 1);
+    }
+    wgmma_commit();
+    wgmma_wait<0>();
+    fence_operands(o_acc);
+
+    __syncwarp();
+    if (lane == 0) ptx::mbarrier_arrive(&sm.kv_empty[s]);
+  }
+
+  // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
+  const std::int64_t o_base = std::int64_t(bh) * S * D;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = l_row[r];
+    l += __shfl_xor_sync(kFullMask, l, 1);
+    l += __shfl_xor_sync(kFullMask, l, 2);
+    const float inv_l = l > 0.f ? 1.f / l : 0.f;
+    const int row = row_lo + 8 * r;
+    if (row < S) {
+      __half* o_row = o + o_base + std::int64_t(row) * D;
+#pragma unroll
+      for (int i = 0; i < D / 8; ++i)
+        *reinterpret_cast<__half2*>(o_row + 8 * i + col_in_chunk) =
+            __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
+    }
+  }
+#else
+  __trap();  // built without sm_90a: launch() refuses before getting here
+#endif
+}
+
+}  // namespace
+
+Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5"); }
+
+void launch(const Problem& p, cudaStream_t stream) {
+  launch_fp16(p, can_implement(p.shape), [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    using T = Traits<D>;
+    const Shape& s = p.shape;
+    const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
+    const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
+    const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
+    const std::size_t smem = sizeof(SharedStorage<D>) + 1024;  // + alignment slack
+    set_dynamic_smem(attention_kernel<D>, smem);
+    attention_kernel<D><<<query_tiled_grid(s, T::kTileQ), T::kThreads, smem, stream>>>(
+        tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
+        s.causal);
+    ATTNLAB_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace attnlab::phase5
