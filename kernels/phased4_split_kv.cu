@@ -13,10 +13,12 @@
 // rank r reads rows [r 64/C, (r + 1) 64/C) of every rank's state through DSMEM, rescales them
 // to the common max, and writes the normalised rows with 16-byte stores; a second barrier keeps
 // every block's shared memory alive until all ranks have read it. C (1, 2, 4 or 8) is chosen
-// per shape so that the grid fills the SMs about twice; C = 1 skips the cluster entirely.
+// per shape so that the grid has about one block per SM; C = 1 skips the cluster entirely.
 // What it fixes against d3: tensor cores instead of FFMA, every SM busy at the latency shape,
 // one launch. Any S (tails zero-filled and masked), causal, GQA, D 64 and 128. Hopper only
-// (clusters, distributed shared memory). Its measured effect lives in the run records.
+// (clusters, distributed shared memory). Its measured effect lives in the run records; what
+// limits it (one warp per scheduler issuing every ~5 cycles, a ~600-instruction prologue,
+// cluster.sync's GPU-scope fences) is in kernels/NOTES.md.
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -361,8 +363,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks<D, C>::value)
 #endif
 }
 
-// Cluster size for a shape: double C while the grid stays within about two blocks per SM and
-// every rank still has a key tile.
+// Cluster size for a shape: double C while the grid stays within one block per SM and every
+// rank still has a key tile. Measured in scratch at 1x8x512x64 (D 64 and 128, causal and not):
+// C = 2 (128 blocks) beat C = 4 (256 blocks, two per SM) and C = 8 (512 blocks, more than the
+// 62 clusters of 8 that fit at once): the extra cluster barriers and merge work cost more than
+// the second block per SM hides. See kernels/NOTES.md, phase d4.
 int choose_cluster(const Shape& s) {
   static const int sms = [] {
     int dev = 0, n = 0;
@@ -373,7 +378,7 @@ int choose_cluster(const Shape& s) {
   const std::int64_t blocks = std::int64_t(ceil_div(s.S, kRows)) * s.B * s.H;
   const int key_tiles = ceil_div(s.S, kTileK);
   int c = 1;
-  while (c < kMaxCluster && 2 * c <= key_tiles && blocks * 2 * c <= 2 * std::int64_t(sms)) c *= 2;
+  while (c < kMaxCluster && 2 * c <= key_tiles && blocks * 2 * c <= std::int64_t(sms)) c *= 2;
   return c;
 }
 

@@ -73,7 +73,7 @@ const std::vector<Phase>& phases() {
        "one warp per query row, 64-key K/V tiles shared by the block's warps (cp.async, two "
        "stages), lanes split keys then D, warp-shuffle softmax",
        0, &phased3::can_implement, &phased3::launch, nullptr},
-      {"d4", "cluster split-KV",
+      {"d4", "split-KV DSMEM",
        "mma.sync m16n8k16 for QK^T and PV with P in registers; the blocks of a thread-block "
        "cluster split one 64-row query tile's keys and merge max, sum and O through DSMEM",
        90, &phased4::can_implement, &phased4::launch, nullptr},
