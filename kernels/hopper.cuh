@@ -53,6 +53,14 @@ __device__ __forceinline__ void fence_operands(float (&d)[R]) {
 #pragma unroll
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for A fragments in registers, which wgmma also reads until its group completes.
+template <int K>
+__device__ __forceinline__ void fence_operands(std::uint32_t (&a)[K][4]) {
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[k][i])::"memory");
+}
 
 // m64nNk16, fp16 inputs, fp32 accumulators (N/2 per thread). scale_d 0 overwrites D.
 template <int N>

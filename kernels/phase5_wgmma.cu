@@ -2,7 +2,9 @@
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
 // form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
-// two consumer warpgroups of 64 query rows each take the rest (setmaxnreg.inc).
+// three (D = 64) or two (D = 128) consumer warpgroups of 64 query rows each take the rest
+// (setmaxnreg.inc). FA3's two overlaps: consumers take turns on the tensor cores (ping-pong),
+// and inside a consumer the softmax of key tile j runs while PV of tile j-1 is in flight.
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
@@ -29,39 +31,55 @@ using namespace hopper;
 constexpr int kWarpgroupThreads = 128;
 constexpr int kRowsPerConsumer = 64;  // wgmma's M
 
-template <int D>
+template <int HeadDim>
 struct Traits {
-  static constexpr int kConsumers = 2;  // consumer warpgroups
+  static constexpr int D = HeadDim;
+  // Consumer warpgroups: three at D = 64 (192-row tiles; measured faster than two on the
+  // H100, kernels/NOTES.md), two at D = 128, where three would need 160 registers each for
+  // S, O and P and spill.
+  static constexpr int kConsumers = D == 64 ? 3 : 2;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
   static constexpr int kTileK = 128;    // keys per K/V tile: QK^T is one m64n128 per k-step
-  // K/V tiles in flight: four of 32 KB at D = 64, two of 64 KB at D = 128, inside 227 KB.
-  static constexpr int kStages = D == 64 ? 4 : 2;
+  // K/V tiles in flight: four of 32 KB at D = 64, three of 64 KB at D = 128 (with Q, 225 KB
+  // of the 227 KB a block may have).
+  static constexpr int kStages = D == 64 ? 4 : 3;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr int kQKSteps = D / 16;                // k-steps of QK^T
   static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
   static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
   static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
-  // (kTileK/4) fp32 registers each. 128 * 24 + 256 * 240 = 64512 of the SM's 65536.
+  // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
   static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = 240;
+  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
+  static_assert(kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <= 65536,
+                "the register file holds every warpgroup's allocation");
   static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
   static_assert(kTileK % 16 == 0 && D % kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
 };
 
 // One tile of R rows and D halves, stored as D/64 column blocks of R swizzled 128-byte rows
 // (the layout two TMA boxes of 64 columns write).
-template <int D>
+template <class T, int D = T::D>
 struct alignas(1024) SharedStorage {
-  using T = Traits<D>;
   __half q[T::kTileQ * D];
   __half k[T::kStages][T::kTileK * D];
   __half v[T::kStages][T::kTileK * D];
   std::uint64_t q_full;
   std::uint64_t k_full[T::kStages];
   std::uint64_t v_full[T::kStages];
-  std::uint64_t kv_empty[T::kStages];  // consumers are done with the stage
+  // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
+  // so the next K streams in while PV of the previous tile still reads V.
+  std::uint64_t k_empty[T::kStages];
+  std::uint64_t v_empty[T::kStages];
 };
+
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 __device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t parity) {
   while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
@@ -81,18 +99,17 @@ __device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* ma
   }
 }
 
-template <int D>
-__global__ void __launch_bounds__(Traits<D>::kThreads, 1)
+template <class T, int D = T::D>
+__global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
                      int H_kv, int S, float scale_log2, bool causal) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = Traits<D>;
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
-  auto& sm = *reinterpret_cast<SharedStorage<D>*>(smem_raw + ((1024 - raw % 1024) % 1024));
+  auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
   // Causal blocks near the end of the sequence have the most key tiles: start them first.
@@ -110,7 +127,8 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
     for (int s = 0; s < T::kStages; ++s) {
       ptx::mbarrier_init(&sm.k_full[s], 1);
       ptx::mbarrier_init(&sm.v_full[s], 1);
-      ptx::mbarrier_init(&sm.kv_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
+      ptx::mbarrier_init(&sm.k_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
+      ptx::mbarrier_init(&sm.v_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
     }
     // The copy engine (async proxy) will complete transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
@@ -118,23 +136,26 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
   __syncthreads();
 
   if (warpgroup == 0) {
-    // Producer: one thread issues every copy; a stage is refilled once all consumer warps
-    // have released it.
+    // Producer: one thread issues every copy, in the order the consumers use them (K of tile
+    // j, then V of tile j-1); a buffer is refilled once every consumer warp has released it.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full,
                                      std::uint32_t{T::kQBytes});
       tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, q0, bh, &sm.q_full);
-      for (int j = 0; j < n_tiles; ++j) {
+      auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
+                      std::uint64_t* empty, const CUtensorMap* map, int j) {
         const int s = j % T::kStages;
-        wait_barrier(&sm.kv_empty[s], ((j / T::kStages) & 1) ^ 1);
+        wait_barrier(&empty[s], ((j / T::kStages) & 1) ^ 1);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &sm.k_full[s], std::uint32_t{T::kKVTileBytes});
-        tma_load_tile<D>(sm.k[s], &tm_k, T::kTileK, j * T::kTileK, kv_plane, &sm.k_full[s]);
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &sm.v_full[s], std::uint32_t{T::kKVTileBytes});
-        tma_load_tile<D>(sm.v[s], &tm_v, T::kTileK, j * T::kTileK, kv_plane, &sm.v_full[s]);
+                                       &full[s], std::uint32_t{T::kKVTileBytes});
+        tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, kv_plane, &full[s]);
+      };
+      for (int j = 0; j < n_tiles; ++j) {
+        load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
+        if (j > 0) load(sm.v, sm.v_full, sm.v_empty, &tm_v, j - 1);
       }
+      load(sm.v, sm.v_full, sm.v_empty, &tm_v, n_tiles - 1);
     }
     return;
   }
@@ -153,19 +174,17 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   float s_acc[T::kTileK / 2];
+  std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile, fp16, while PV reads it
   float m_row[2] = {kNegInf, kNegInf};  // running max of rows row_lo and row_lo + 8, log2 units
   float l_row[2] = {0.f, 0.f};          // this thread's share of the running sums
-
   const __half* q_tile = sm.q + consumer * kRowsPerConsumer * kSwizzleHalves;
-  wait_barrier(&sm.q_full, 0);
 
-  for (int j = 0; j < n_tiles; ++j) {
+  // S = Q K^T for tile j into s_acc, issued without waiting. Q and K are both K-major (D
+  // contiguous); a k-step is 16 halves = 32 bytes inside a 128-byte swizzle row, the next
+  // column block after four steps.
+  auto issue_qk = [&](int j) {
     const int s = j % T::kStages;
-    const std::uint32_t parity = (j / T::kStages) & 1;
-
-    // S = Q K^T: Q and K both K-major (D contiguous); a k-step is 16 halves = 32 bytes inside
-    // a 128-byte swizzle row, the next column block after four steps.
-    wait_barrier(&sm.k_full[s], parity);
+    wait_barrier(&sm.k_full[s], (j / T::kStages) & 1);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kQKSteps; ++kk) {
@@ -178,10 +197,29 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
       wgmma_ss<T::kTileK>(s_acc, da, db, kk > 0);
     }
     wgmma_commit();
-    wgmma_wait<0>();
-    fence_operands(s_acc);
-
-    // Keys past S (zero-filled by TMA) and, when causal, keys after the row are masked.
+  };
+  // O += P V for tile j from p_frag, issued without waiting. V is [keys][D], MN-major for this
+  // product; a k-step is 16 keys = two swizzle atoms.
+  auto issue_pv = [&](int j) {
+    const int s = j % T::kStages;
+    wait_barrier(&sm.v_full[s], (j / T::kStages) & 1);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < T::kPVSteps; ++kk) {
+      const std::uint64_t db = smem_desc_sw128(sm.v[s] + kk * 16 * kSwizzleHalves,
+                                               T::kTileK * kSwizzleBytes, kSwizzleAtomBytes);
+      wgmma_rs_mn<D>(o_acc, p_frag[kk], db, 1);
+    }
+    wgmma_commit();
+  };
+  // Once a GEMM of tile j has completed, the buffer it read goes back to the producer.
+  auto release = [&](std::uint64_t* empty, int j) {
+    __syncwarp();
+    if (lane == 0) ptx::mbarrier_arrive(&empty[j % T::kStages]);
+  };
+  // Online softmax of tile j in s_acc (in place, log2 units): masks keys past S and, when
+  // causal, after the row; returns each row's correction factor for O.
+  auto softmax = [&](int j, float (&corr)[2]) {
     const int key0 = j * T::kTileK;
     if (key0 + T::kTileK > S ||
         (causal && key0 + T::kTileK - 1 > q0 + consumer * kRowsPerConsumer)) {
@@ -194,15 +232,13 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
           if (key >= S || (causal && key > row)) s_acc[4 * i + e] = kNegInf;
         }
     }
-
-    // Online softmax in log2 units; a row's four lanes share its maximum.
-    float corr[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float mx = kNegInf;
 #pragma unroll
       for (int i = 0; i < T::kTileK / 8; ++i)
         mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]));
+      // A row's four lanes share its maximum.
       mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
       const float m_new = fmaxf(m_row[r], mx * scale_log2);
@@ -221,36 +257,68 @@ __global__ void __launch_bounds__(Traits<D>::kThreads, 1)
         }
       l_row[r] = l_row[r] * corr[r] + sum;
     }
-#pragma unroll
-    for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
-
-    // P as fp16 in the register-A layout of the next wgmma: for keys 16kk..16kk+15 it is the
-    // accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
-    std::uint32_t p_frag[T::kPVSteps][4];
+  };
+  // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
+  // accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
+  auto pack_p = [&] {
 #pragma unroll
     for (int kk = 0; kk < T::kPVSteps; ++kk)
 #pragma unroll
       for (int x = 0; x < 4; ++x)
         p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
+  };
 
-    // O += P V: V is [keys][D], MN-major for this product; a k-step is 16 keys = 2 atoms.
-    wait_barrier(&sm.v_full[s], parity);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < T::kPVSteps; ++kk) {
-      const std::uint64_t db = smem_desc_sw128(sm.v[s] + kk * 16 * kSwizzleHalves,
-                                               T::kTileK * kSwizzleBytes, kSwizzleAtomBytes);
-      wgmma_rs_mn<D>(o_acc, p_frag[kk], db, 1);
-    }
-    wgmma_commit();
+  // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
+  // another's GEMMs issue. Consumer c issues its GEMMs after named barrier 1 + c, which the previous
+  // consumer (round robin) arrives at once it has issued its own. Each consumer issues n + 1
+  // times (tile 0's QK^T, n - 1 overlapped pairs, the last PV); the last consumer skips its
+  // final arrival, which nobody would wait for, so every barrier is balanced at exit.
+  constexpr int kPairThreads = 2 * kWarpgroupThreads;
+  auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
+  auto sched_signal = [&](bool last) {
+    if (!(last && consumer == T::kConsumers - 1))
+      named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, kPairThreads);
+  };
+  if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
+
+  wait_barrier(&sm.q_full, 0);
+  float corr[2];
+  sched_wait();
+  issue_qk(0);
+  sched_signal(false);
+  wgmma_wait<0>();
+  fence_operands(s_acc);
+  release(sm.k_empty, 0);
+  softmax(0, corr);  // O is still zero: no correction
+  pack_p();
+  // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
+  // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
+  for (int j = 1; j < n_tiles; ++j) {
+    sched_wait();
+    issue_qk(j);
+    issue_pv(j - 1);
+    sched_signal(false);
+    wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+    fence_operands(s_acc);
+    release(sm.k_empty, j);
+    softmax(j, corr);
     wgmma_wait<0>();
     fence_operands(o_acc);
-
-    __syncwarp();
-    if (lane == 0) ptx::mbarrier_arrive(&sm.kv_empty[s]);
+    fence_operands(p_frag);
+    release(sm.v_empty, j - 1);
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
+    pack_p();
   }
+  sched_wait();
+  issue_pv(n_tiles - 1);
+  sched_signal(true);
+  wgmma_wait<0>();
+  fence_operands(o_acc);
+  fence_operands(p_frag);
+  release(sm.v_empty, n_tiles - 1);
 
   // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
   const std::int64_t o_base = std::int64_t(bh) * S * D;
@@ -286,9 +354,9 @@ void launch(const Problem& p, cudaStream_t stream) {
     const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
     const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
     const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
-    const std::size_t smem = sizeof(SharedStorage<D>) + 1024;  // + alignment slack
-    set_dynamic_smem(attention_kernel<D>, smem);
-    attention_kernel<D><<<query_tiled_grid(s, T::kTileQ), T::kThreads, smem, stream>>>(
+    const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
+    set_dynamic_smem(attention_kernel<T>, smem);
+    attention_kernel<T><<<query_tiled_grid(s, T::kTileQ), T::kThreads, smem, stream>>>(
         tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
         s.causal);
     ATTNLAB_CHECK_LAUNCH();
