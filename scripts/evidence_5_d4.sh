@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One device session's evidence for phases 5 and d4 (issues 9 and 10): build, their GPU
+# correctness tests and sanitizer runs, their experiments at the default shapes, and the cuDNN
+# SDPA baseline at the same shapes. Logs and packed records go to ${OUT:-evidence-out}.
+#   OUT=/tmp/ev scripts/evidence_5_d4.sh
+set -uo pipefail
+out=${OUT:-evidence-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+log="$out/evidence.log"
+step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv | tee -a "$log"
+step build
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 &&
+  cmake --build build -j "$(nproc)" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+step "gpu correctness tests, phases 5 and d4"
+ctest --test-dir build -L gpu -R "phase_(5|d4)_" -j 4 --output-on-failure >"$out/ctest.log" 2>&1
+grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest.log" | tee -a "$log"
+step "sanitizer, phases 5 and d4"
+PHASES="5 d4" tests/gpu/sanitizer.sh build/bin 2>&1 | tee -a "$log" | grep -E "^(ok|FAIL|skip|sanitizer)"
+res=results
+for p in 5 d4; do
+  step "experiment phase $p"
+  build/bin/attnlab-phase-$p --results-dir $res --max-time 1 2>&1 | tee -a "$log" \
+    | grep -E "cold:|status|metrics|failed" | sed 's/(p10.*samples, [a-z_]*)//'
+done
+step "cuDNN baseline at the same shapes"
+PYTHONUNBUFFERED=1 python3 experiments/sdpa_baseline.py --backends cudnn --max-time 1 --results-dir $res \
+  $(for s in throughput 4x16x4096x128 16x16x2048x64:causal 4x16x4096x128:causal latency \
+      1x8x1024x64 1x8x512x128 1x32x512x64:hkv=8 1x8x512x64:causal; do echo --shape $s; done) 2>&1 \
+  | tee -a "$log" | grep -E "cold:|status|FAIL"
+tar czf "$out/records.tar.gz" $res
+step done
