@@ -24,11 +24,12 @@ for p in 5 d4; do
   step "experiment phase $p"
   build/bin/attnlab-phase-$p --results-dir $res --max-time 1 2>&1 | tee -a "$log" \
     | grep -E "cold:|status|metrics|failed" | sed 's/(p10.*samples, [a-z_]*)//'
+  tar czf "$out/records-$p.tar.gz" $res/$p  # packed per step: a cut-off run keeps what it made
 done
 step "cuDNN baseline at the same shapes"
 PYTHONUNBUFFERED=1 python3 experiments/sdpa_baseline.py --backends cudnn --max-time 1 --results-dir $res \
   $(for s in throughput 4x16x4096x128 16x16x2048x64:causal 4x16x4096x128:causal latency \
       1x8x1024x64 1x8x512x128 1x32x512x64:hkv=8 1x8x512x64:causal; do echo --shape $s; done) 2>&1 \
   | tee -a "$log" | grep -E "cold:|status|FAIL"
-tar czf "$out/records.tar.gz" $res
+tar czf "$out/records-sdpa.tar.gz" $res/sdpa-cudnn
 step done
