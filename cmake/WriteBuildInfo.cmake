@@ -1,10 +1,17 @@
 # Script mode: writes build_info.cpp only when its content changes, so an unchanged tree
 # does not relink everything. A copy of the tree without .git (as sent to a remote GPU
-# machine) carries .attnlab-source, written by scripts/stamp-source from the checkout.
+# machine) carries .attnlab-source, written by scripts/stamp-source from the checkout; where
+# the copy's .git is not the checkout's, $ATTNLAB_SOURCE_STAMP names the stamp to trust.
 find_package(Git QUIET)
 set(commit "unknown")
 set(dirty "true")
-if(GIT_FOUND)
+set(stamp_file ${SOURCE_DIR}/.attnlab-source)
+if(DEFINED ENV{ATTNLAB_SOURCE_STAMP})
+  set(stamp_file $ENV{ATTNLAB_SOURCE_STAMP})
+  if(NOT EXISTS ${stamp_file})
+    message(FATAL_ERROR "attnlab: ATTNLAB_SOURCE_STAMP names ${stamp_file}, which does not exist")
+  endif()
+elseif(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${SOURCE_DIR}
                   OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE
                   RESULT_VARIABLE rc ERROR_QUIET)
@@ -17,8 +24,8 @@ if(GIT_FOUND)
     endif()
   endif()
 endif()
-if(commit STREQUAL "unknown" AND EXISTS ${SOURCE_DIR}/.attnlab-source)
-  file(STRINGS ${SOURCE_DIR}/.attnlab-source stamp)
+if(commit STREQUAL "unknown" AND EXISTS ${stamp_file})
+  file(STRINGS ${stamp_file} stamp)
   foreach(line ${stamp})
     if(line MATCHES "^commit=([0-9a-f]+)$")
       set(commit ${CMAKE_MATCH_1})

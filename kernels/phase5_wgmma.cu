@@ -14,6 +14,7 @@
 
 #include <cuda/ptx>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -66,6 +67,7 @@ struct alignas(1024) SharedStorage {
   __half k[T::kStages][T::kTileK * D];
   __half v[T::kStages][T::kTileK * D];
   std::uint64_t q_full;
+  std::uint64_t q_empty;  // consumers have issued the tile's last QK^T
   std::uint64_t k_full[T::kStages];
   std::uint64_t v_full[T::kStages];
   // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
@@ -104,7 +106,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
-                     int H_kv, int S, float scale_log2, bool causal) {
+                     int H_kv, int S, float scale_log2, bool causal, int m_blocks,
+                     std::int64_t n_work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -112,23 +115,34 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
-  // Causal blocks near the end of the sequence have the most key tiles: start them first.
-  const int m_block = int(gridDim.x) - 1 - int(blockIdx.x);
-  const int bh = int(blockIdx.y);
-  const int b = bh / H;
-  const int kv_plane = b * H_kv + (bh - b * H) / (H / H_kv);
-  const int q0 = m_block * T::kTileQ;
-  const int kv_end = causal ? min(S, q0 + T::kTileQ) : S;
-  const int n_tiles = ceil_div(kv_end, T::kTileK);
+  // Persistent: one block per SM walks work items w = blockIdx.x, + gridDim.x, ..., so the
+  // producer loads the next item's Q and K/V while the consumers finish the current one.
+  // Items run head by head (the blocks in flight share their heads' K/V in L2); inside a head
+  // the query blocks with the most key tiles (causal: the last ones) come first.
+  struct Work {
+    int bh, kv_plane, q0, n_tiles;
+  };
+  auto work_item = [&](std::int64_t w) {
+    Work t;
+    t.bh = int(w / m_blocks);
+    const int m_block = m_blocks - 1 - int(w % m_blocks);
+    const int b = t.bh / H;
+    t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
+    t.q0 = m_block * T::kTileQ;
+    t.n_tiles = ceil_div(causal ? min(S, t.q0 + T::kTileQ) : S, T::kTileK);
+    return t;
+  };
+  constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
 
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&sm.q_full, 1);
+    ptx::mbarrier_init(&sm.q_empty, kConsumerWarps);
 #pragma unroll
     for (int s = 0; s < T::kStages; ++s) {
       ptx::mbarrier_init(&sm.k_full[s], 1);
       ptx::mbarrier_init(&sm.v_full[s], 1);
-      ptx::mbarrier_init(&sm.k_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
-      ptx::mbarrier_init(&sm.v_empty[s], T::kConsumers * kWarpgroupThreads / kWarpSize);
+      ptx::mbarrier_init(&sm.k_empty[s], kConsumerWarps);
+      ptx::mbarrier_init(&sm.v_empty[s], kConsumerWarps);
     }
     // The copy engine (async proxy) will complete transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
@@ -138,24 +152,33 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (warpgroup == 0) {
     // Producer: one thread issues every copy, in the order the consumers use them (K of tile
     // j, then V of tile j-1); a buffer is refilled once every consumer warp has released it.
+    // Ring positions (stage, phase) count K/V tiles over all of the block's work items.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
-      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full,
-                                     std::uint32_t{T::kQBytes});
-      tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, q0, bh, &sm.q_full);
-      auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
-                      std::uint64_t* empty, const CUtensorMap* map, int j) {
-        const int s = j % T::kStages;
-        wait_barrier(&empty[s], ((j / T::kStages) & 1) ^ 1);
+      int ring = 0;
+      int local = 0;
+      for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
+        const Work t = work_item(w);
+        wait_barrier(&sm.q_empty, (local & 1) ^ 1);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[s], std::uint32_t{T::kKVTileBytes});
-        tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, kv_plane, &full[s]);
-      };
-      for (int j = 0; j < n_tiles; ++j) {
-        load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
-        if (j > 0) load(sm.v, sm.v_full, sm.v_empty, &tm_v, j - 1);
+                                       &sm.q_full, std::uint32_t{T::kQBytes});
+        tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full);
+        auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
+                        std::uint64_t* empty, const CUtensorMap* map, int j) {
+          const int pos = ring + j;
+          const int s = pos % T::kStages;
+          wait_barrier(&empty[s], ((pos / T::kStages) & 1) ^ 1);
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], std::uint32_t{T::kKVTileBytes});
+          tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
+        };
+        for (int j = 0; j < t.n_tiles; ++j) {
+          load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
+          if (j > 0) load(sm.v, sm.v_full, sm.v_empty, &tm_v, j - 1);
+        }
+        load(sm.v, sm.v_full, sm.v_empty, &tm_v, t.n_tiles - 1);
+        ring += t.n_tiles;
       }
-      load(sm.v, sm.v_full, sm.v_empty, &tm_v, n_tiles - 1);
     }
     return;
   }
@@ -167,24 +190,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int lane = tid % kWarpSize;
   // Accumulator layout of m64nN: thread (warp, lane) holds rows warp*16 + lane/4 (+8) and, per
   // 8-column chunk i, columns 8i + 2(lane%4) (+1) in d[4i .. 4i+3].
-  const int row_lo = q0 + consumer * kRowsPerConsumer + warp * 16 + lane / 4;
+  const int row_in_tile = consumer * kRowsPerConsumer + warp * 16 + lane / 4;
   const int col_in_chunk = 2 * (lane % 4);
 
   float o_acc[D / 2];
-#pragma unroll
-  for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   float s_acc[T::kTileK / 2];
   std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile, fp16, while PV reads it
-  float m_row[2] = {kNegInf, kNegInf};  // running max of rows row_lo and row_lo + 8, log2 units
-  float l_row[2] = {0.f, 0.f};          // this thread's share of the running sums
+  float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
+  float l_row[2];  // this thread's share of the running sums
   const __half* q_tile = sm.q + consumer * kRowsPerConsumer * kSwizzleHalves;
+  Work t{};        // the current work item
+  int ring = 0;    // ring position of its first K/V tile
+  int row_lo = 0;
 
   // S = Q K^T for tile j into s_acc, issued without waiting. Q and K are both K-major (D
   // contiguous); a k-step is 16 halves = 32 bytes inside a 128-byte swizzle row, the next
   // column block after four steps.
   auto issue_qk = [&](int j) {
-    const int s = j % T::kStages;
-    wait_barrier(&sm.k_full[s], (j / T::kStages) & 1);
+    const int s = (ring + j) % T::kStages;
+    wait_barrier(&sm.k_full[s], ((ring + j) / T::kStages) & 1);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kQKSteps; ++kk) {
@@ -201,8 +225,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // O += P V for tile j from p_frag, issued without waiting. V is [keys][D], MN-major for this
   // product; a k-step is 16 keys = two swizzle atoms.
   auto issue_pv = [&](int j) {
-    const int s = j % T::kStages;
-    wait_barrier(&sm.v_full[s], (j / T::kStages) & 1);
+    const int s = (ring + j) % T::kStages;
+    wait_barrier(&sm.v_full[s], ((ring + j) / T::kStages) & 1);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kPVSteps; ++kk) {
@@ -213,16 +237,18 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     wgmma_commit();
   };
   // Once a GEMM of tile j has completed, the buffer it read goes back to the producer.
-  auto release = [&](std::uint64_t* empty, int j) {
+  auto release = [&](std::uint64_t* bar) {
     __syncwarp();
-    if (lane == 0) ptx::mbarrier_arrive(&empty[j % T::kStages]);
+    if (lane == 0) ptx::mbarrier_arrive(bar);
   };
+  auto release_k = [&](int j) { release(&sm.k_empty[(ring + j) % T::kStages]); };
+  auto release_v = [&](int j) { release(&sm.v_empty[(ring + j) % T::kStages]); };
   // Online softmax of tile j in s_acc (in place, log2 units): masks keys past S and, when
   // causal, after the row; returns each row's correction factor for O.
   auto softmax = [&](int j, float (&corr)[2]) {
     const int key0 = j * T::kTileK;
     if (key0 + T::kTileK > S ||
-        (causal && key0 + T::kTileK - 1 > q0 + consumer * kRowsPerConsumer)) {
+        (causal && key0 + T::kTileK - 1 > t.q0 + consumer * kRowsPerConsumer)) {
 #pragma unroll
       for (int i = 0; i < T::kTileK / 8; ++i)
 #pragma unroll
@@ -269,10 +295,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   };
 
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
-  // another's GEMMs issue. Consumer c issues its GEMMs after named barrier 1 + c, which the previous
-  // consumer (round robin) arrives at once it has issued its own. Each consumer issues n + 1
-  // times (tile 0's QK^T, n - 1 overlapped pairs, the last PV); the last consumer skips its
-  // final arrival, which nobody would wait for, so every barrier is balanced at exit.
+  // another's GEMMs issue. Consumer c issues its GEMMs after named barrier 1 + c, which the
+  // previous consumer (round robin) arrives at once it has issued its own. Every consumer
+  // issues n + 1 times per work item (tile 0's QK^T, n - 1 overlapped pairs, the last PV) on
+  // the same items; the last consumer skips its very last arrival, which nobody would wait
+  // for, so every barrier is balanced at exit.
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
   auto sched_signal = [&](bool last) {
@@ -281,60 +308,74 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
-  wait_barrier(&sm.q_full, 0);
-  float corr[2];
-  sched_wait();
-  issue_qk(0);
-  sched_signal(false);
-  wgmma_wait<0>();
-  fence_operands(s_acc);
-  release(sm.k_empty, 0);
-  softmax(0, corr);  // O is still zero: no correction
-  pack_p();
-  // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
-  // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
-  for (int j = 1; j < n_tiles; ++j) {
+  int local = 0;
+  for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
+    t = work_item(w);
+    row_lo = t.q0 + row_in_tile;
+    const bool final_item = w + gridDim.x >= n_work;
+#pragma unroll
+    for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+    m_row[0] = m_row[1] = kNegInf;
+    l_row[0] = l_row[1] = 0.f;
+
+    wait_barrier(&sm.q_full, local & 1);
+    float corr[2];
     sched_wait();
-    issue_qk(j);
-    issue_pv(j - 1);
+    issue_qk(0);
     sched_signal(false);
-    wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+    wgmma_wait<0>();
     fence_operands(s_acc);
-    release(sm.k_empty, j);
-    softmax(j, corr);
+    release_k(0);
+    if (t.n_tiles == 1) release(&sm.q_empty);
+    softmax(0, corr);  // O is still zero: no correction
+    pack_p();
+    // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
+    // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
+    for (int j = 1; j < t.n_tiles; ++j) {
+      sched_wait();
+      issue_qk(j);
+      issue_pv(j - 1);
+      sched_signal(false);
+      wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+      fence_operands(s_acc);
+      release_k(j);
+      if (j == t.n_tiles - 1) release(&sm.q_empty);  // the producer may load the next Q
+      softmax(j, corr);
+      wgmma_wait<0>();
+      fence_operands(o_acc);
+      fence_operands(p_frag);
+      release_v(j - 1);
+#pragma unroll
+      for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
+      pack_p();
+    }
+    sched_wait();
+    issue_pv(t.n_tiles - 1);
+    sched_signal(final_item);
     wgmma_wait<0>();
     fence_operands(o_acc);
     fence_operands(p_frag);
-    release(sm.v_empty, j - 1);
-#pragma unroll
-    for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
-    pack_p();
-  }
-  sched_wait();
-  issue_pv(n_tiles - 1);
-  sched_signal(true);
-  wgmma_wait<0>();
-  fence_operands(o_acc);
-  fence_operands(p_frag);
-  release(sm.v_empty, n_tiles - 1);
+    release_v(t.n_tiles - 1);
+    ring += t.n_tiles;
 
-  // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
-  const std::int64_t o_base = std::int64_t(bh) * S * D;
+    // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
+    const std::int64_t o_base = std::int64_t(t.bh) * S * D;
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float l = l_row[r];
-    l += __shfl_xor_sync(kFullMask, l, 1);
-    l += __shfl_xor_sync(kFullMask, l, 2);
-    const float inv_l = l > 0.f ? 1.f / l : 0.f;
-    const int row = row_lo + 8 * r;
-    if (row < S) {
-      __half* o_row = o + o_base + std::int64_t(row) * D;
+    for (int r = 0; r < 2; ++r) {
+      float l = l_row[r];
+      l += __shfl_xor_sync(kFullMask, l, 1);
+      l += __shfl_xor_sync(kFullMask, l, 2);
+      const float inv_l = l > 0.f ? 1.f / l : 0.f;
+      const int row = row_lo + 8 * r;
+      if (row < S) {
+        __half* o_row = o + o_base + std::int64_t(row) * D;
 #pragma unroll
-      for (int i = 0; i < D / 8; ++i)
-        *reinterpret_cast<__half2*>(o_row + 8 * i + col_in_chunk) =
-            __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
+        for (int i = 0; i < D / 8; ++i)
+          *reinterpret_cast<__half2*>(o_row + 8 * i + col_in_chunk) =
+              __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
+      }
     }
   }
 #else
@@ -356,9 +397,16 @@ void launch(const Problem& p, cudaStream_t stream) {
     const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
     const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
     set_dynamic_smem(attention_kernel<T>, smem);
-    attention_kernel<T><<<query_tiled_grid(s, T::kTileQ), T::kThreads, smem, stream>>>(
+    // One block per SM (shared memory and registers admit no second), each looping over items.
+    int device = 0, sms = 0;
+    ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+    ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int m_blocks = ceil_div(s.S, T::kTileQ);
+    const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
+    const unsigned blocks = unsigned(std::min<std::int64_t>(n_work, sms));
+    attention_kernel<T><<<blocks, T::kThreads, smem, stream>>>(
         tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
-        s.causal);
+        s.causal, m_blocks, n_work);
     ATTNLAB_CHECK_LAUNCH();
   });
 }

@@ -7,6 +7,9 @@ set -uo pipefail
 out=${OUT:-evidence-out}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
+# A tree sent to a GPU machine carries its provenance in .attnlab-source (scripts/stamp-source);
+# whatever .git travels with it there is not the checkout's.
+[ -f .attnlab-source ] && export ATTNLAB_SOURCE_STAMP=$PWD/.attnlab-source
 log="$out/evidence.log"
 step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
@@ -18,7 +21,9 @@ step "gpu correctness tests, phases 5 and d4"
 ctest --test-dir build -L gpu -R "phase_(5|d4)_" -j 4 --output-on-failure >"$out/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest.log" | tee -a "$log"
 step "sanitizer, phases 5 and d4"
-PHASES="5 d4" tests/gpu/sanitizer.sh build/bin 2>&1 | tee -a "$log" | grep -E "^(ok|FAIL|skip|sanitizer)"
+SANITIZER_LOGS=/tmp/sanitizer-logs PHASES="5 d4" tests/gpu/sanitizer.sh build/bin 2>&1 | tee -a "$log" \
+  | grep -E "^(ok|FAIL|skip|sanitizer)"
+[ -d /tmp/sanitizer-logs ] && tar czf "$out/sanitizer-logs.tar.gz" -C /tmp sanitizer-logs
 res=results
 for p in 5 d4; do
   step "experiment phase $p"

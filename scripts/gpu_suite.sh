@@ -7,6 +7,8 @@ set -uo pipefail
 out=${OUT:-gpu-suite-out}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
+# A tree sent to a GPU machine carries its provenance in .attnlab-source (scripts/stamp-source).
+[ -f .attnlab-source ] && export ATTNLAB_SOURCE_STAMP=$PWD/.attnlab-source
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv \
   | tee "$out/gpu.txt"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 \

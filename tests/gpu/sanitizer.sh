@@ -20,7 +20,8 @@ done
 [ -n "$sanitizer" ] || { echo "compute-sanitizer not found on PATH or in /usr/local/cuda"; exit 77; }
 
 results=$(mktemp -d)
-logs=$(mktemp -d)
+logs=${SANITIZER_LOGS:-$(mktemp -d)}  # kept when a run fails
+mkdir -p "$logs"
 trap 'rm -rf "$results"' EXIT
 failed=0 ran=0
 for phase in ${PHASES:-$("$bin/attnlab-phases" --ids)}; do
