@@ -276,9 +276,15 @@ def write_json_atomically(path, record):
 
 
 def git_provenance():
-    """As cmake/WriteBuildInfo.cmake: git, else .attnlab-source, else unknown and dirty."""
+    """As cmake/WriteBuildInfo.cmake: the stamp $ATTNLAB_SOURCE_STAMP names (a tree whose .git is
+    not the checkout's), else git, else .attnlab-source, else unknown and dirty."""
     commit, dirty = "unknown", True
+    named = os.environ.get("ATTNLAB_SOURCE_STAMP")
+    if named and not Path(named).exists():
+        raise SystemExit(f"attnlab: ATTNLAB_SOURCE_STAMP names {named}, which does not exist")
     try:
+        if named:
+            raise OSError("provenance from the named stamp")
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
                                 text=True, check=True).stdout.strip()
         status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
@@ -286,7 +292,7 @@ def git_provenance():
         dirty = status.strip() != ""
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    stamp = REPO / ".attnlab-source"
+    stamp = Path(named) if named else REPO / ".attnlab-source"
     if commit == "unknown" and stamp.exists():
         for line in stamp.read_text().splitlines():
             if line.startswith("commit="):

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/check.hpp"
@@ -385,7 +386,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
 }  // namespace
 
-Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5"); }
+Refusal can_implement(const Shape& s) {
+  if (auto r = query_tiled_refusal(s, "phase 5")) return r;
+  // Causal launches one block per work item (query block, head), along x.
+  const std::int64_t items = std::int64_t(ceil_div(s.S, std::min(Traits<64>::kTileQ, Traits<128>::kTileQ))) * s.B * s.H;
+  if (s.causal && items > std::numeric_limits<int>::max())
+    return "phase 5: more causal work items than grid x-blocks";
+  return std::nullopt;
+}
 
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
@@ -397,13 +405,17 @@ void launch(const Problem& p, cudaStream_t stream) {
     const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
     const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
     set_dynamic_smem(attention_kernel<T>, smem);
-    // One block per SM (shared memory and registers admit no second), each looping over items.
+    // Non-causal: one block per SM (shared memory and registers admit no second), each
+    // looping over equal work items. Causal items differ in length, and a static stride can
+    // hand one block only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048;
+    // kernels/NOTES.md); there each item is a block, and the hardware's block dispatch
+    // balances them, longest first.
     int device = 0, sms = 0;
     ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
     ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int m_blocks = ceil_div(s.S, T::kTileQ);
     const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
-    const unsigned blocks = unsigned(std::min<std::int64_t>(n_work, sms));
+    const unsigned blocks = unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms));
     attention_kernel<T><<<blocks, T::kThreads, smem, stream>>>(
         tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
         s.causal, m_blocks, n_work);
