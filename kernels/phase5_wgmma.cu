@@ -389,7 +389,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 Refusal can_implement(const Shape& s) {
   if (auto r = query_tiled_refusal(s, "phase 5")) return r;
   // Causal launches one block per work item (query block, head), along x.
-  const std::int64_t items = std::int64_t(ceil_div(s.S, std::min(Traits<64>::kTileQ, Traits<128>::kTileQ))) * s.B * s.H;
+  constexpr int kSmallestTile = std::min(Traits<64>::kTileQ, Traits<128>::kTileQ);
+  const std::int64_t items = std::int64_t(ceil_div(s.S, kSmallestTile)) * s.B * s.H;
   if (s.causal && items > std::numeric_limits<int>::max())
     return "phase 5: more causal work items than grid x-blocks";
   return std::nullopt;
