@@ -15,7 +15,7 @@ set xtics noenhanced
 set logscale y
 set yrange [0.1:3000]
 set xtics rotate by -30
-set xrange [-0.6:12.6]
+set xrange [-0.6:14.6]
 set xlabel 'phase'
 plot 'tflops_by_phase.dat' using 2:3:4:xtic(1) lc rgb '#1f77b4' title 'latency 1x8x512x64', \
      'tflops_by_phase.dat' using 6:7:8 lc rgb '#ff7f0e' title 'throughput 16x16x2048x64', \
