@@ -48,6 +48,13 @@ TEST(Registry, HopperOnlyPhasesRefuseOtherGpus) {
   EXPECT_TRUE(device_refusal(hopper, 10, 0));
   const Phase any{"y", "t", "t", 0, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(any, 8, 0));
+  // wgmma/setmaxnreg (5) and clusters with st.async (d4) exist only in sm_90a code: their
+  // kernels trap elsewhere, so the registry must make other GPUs refuse them first.
+  for (const char* id : {"5", "d4"}) {
+    ASSERT_NE(find_phase(id), nullptr) << id;
+    EXPECT_TRUE(device_refusal(*find_phase(id), 8, 9)) << id;
+    EXPECT_FALSE(device_refusal(*find_phase(id), 9, 0)) << id;
+  }
 }
 
 TEST(Registry, QueryTiledPhasesRefuseMoreHeadsThanGridYBlocks) {
