@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -252,11 +254,31 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   return run;
 }
 
+// CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
+// an unsigned option by wrapping; these refuse both with one line.
+const CLI::Validator kPositiveFinite(
+    [](std::string& in) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(in.c_str(), &end);
+      if (end == in.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0)
+        return "must be a positive finite number, got '" + in + "'";
+      return "";
+    },
+    "POSITIVE");
+const CLI::Validator kNonNegativeInteger(
+    [](std::string& in) -> std::string {
+      if (in.empty() || in.find_first_not_of("0123456789") != std::string::npos)
+        return "must be a non-negative integer, got '" + in + "'";
+      return "";
+    },
+    "UINT");
+
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("-s,--shape", opt.shape_specs,
                  "shape to run, repeatable: " + shape_grammar())
       ->type_name("SPEC");
-  app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)");
+  app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)")
+      ->check(kNonNegativeInteger);
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
   app.add_option("--regimes", opt.regimes, "timing regimes: cold, warm, graph")
@@ -264,12 +286,16 @@ void add_options(CLI::App& app, Options& opt) {
       ->capture_default_str();
   app.add_option("--noise-target", opt.rule.noise_target_pct,
                  "stop sampling a regime once relative noise [%] is below this")
+      ->check(kPositiveFinite)
       ->capture_default_str();
   app.add_option("--max-time", opt.rule.max_seconds, "wall-time budget per regime and shape [s]")
+      ->check(kPositiveFinite)
       ->capture_default_str();
   app.add_option("--min-samples", opt.rule.min_samples, "samples per regime at least")
+      ->check(kNonNegativeInteger)
       ->capture_default_str();
   app.add_option("--max-samples", opt.rule.max_samples, "samples per regime at most")
+      ->check(kNonNegativeInteger)
       ->capture_default_str();
   app.add_flag("--check-only", opt.check_only, "correctness gate only, no timing");
   app.add_flag("--can-run", opt.can_run,
@@ -282,7 +308,9 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_flag("--profile-launch", opt.profile_launch,
                "for Nsight Compute (make profile): after the correctness gate, one launch per "
                "shape in NVTX range attnlab.profile.<phase>.<shape>; no timing, no CUPTI");
-  app.add_option("--device", opt.device, "CUDA device ordinal")->capture_default_str();
+  app.add_option("--device", opt.device, "CUDA device ordinal")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
 }
 
 int fail(int code, const std::string& msg) {

@@ -125,6 +125,23 @@ def parse_positive(text, what, spec):
     return int(text)
 
 
+def positive_finite(text):
+    """argparse type: as the C++ harness, NaN, infinities and values <= 0 are refused."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got '{text}'")
+    return v
+
+
+def non_negative_int(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'")
+    return int(text)
+
+
 def parse_shape(spec):
     parts = spec.split(":")
     if not parts[0]:
@@ -137,7 +154,10 @@ def parse_shape(spec):
             raise UsageError(f"shape '{spec}' is not BxHxSxD or B,H,S,D (optionally :causal, "
                              f":hkv=N); presets: throughput, latency")
         s = Shape(*(parse_positive(d, w, spec) for d, w in zip(dims, "BHSD")))
-    for mod in parts[1:]:
+    for i, mod in enumerate(parts[1:]):
+        key = mod.split("=")[0]
+        if key in (m.split("=")[0] for m in parts[1:i + 1]):
+            raise UsageError(f"modifier '{key}' repeated in shape '{spec}'")
         if mod == "causal":
             s.causal = True
         elif mod.startswith("hkv="):
@@ -831,16 +851,16 @@ def main(argv):
                         "throughput = 16x16x2048x64, latency = 1x8x512x64 (default: both)")
     p.add_argument("--backends", default="cudnn,flash,efficient",
                    help="SDPA backends, comma-separated (default: %(default)s)")
-    p.add_argument("--seed", type=int, help="input seed (default: fresh; recorded)")
+    p.add_argument("--seed", type=non_negative_int, help="input seed (default: fresh; recorded)")
     p.add_argument("-o", "--results-dir", default="results",
                    help="where run records go (default: %(default)s)")
     p.add_argument("--regimes", default="cold,warm,graph", help="timing regimes (default: %(default)s)")
-    p.add_argument("--noise-target", type=float, default=0.5, help="[%%] stop once relative noise is below")
-    p.add_argument("--max-time", type=float, default=2.0, help="[s] wall-time budget per regime and shape")
-    p.add_argument("--min-samples", type=int, default=10)
-    p.add_argument("--max-samples", type=int, default=1000)
+    p.add_argument("--noise-target", type=positive_finite, default=0.5, help="[%%] stop once relative noise is below")
+    p.add_argument("--max-time", type=positive_finite, default=2.0, help="[s] wall-time budget per regime and shape")
+    p.add_argument("--min-samples", type=non_negative_int, default=10)
+    p.add_argument("--max-samples", type=non_negative_int, default=1000)
     p.add_argument("--check-only", action="store_true", help="correctness check only, no timing")
-    p.add_argument("--device", type=int, default=0, help="CUDA device ordinal")
+    p.add_argument("--device", type=non_negative_int, default=0, help="CUDA device ordinal")
     p.add_argument("--write-example-record", metavar="PATH",
                    help="write a record built from synthetic numbers to PATH and exit (schema test; "
                         "needs neither torch nor a GPU)")

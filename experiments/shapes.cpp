@@ -77,6 +77,10 @@ Shape parse_shape(const std::string& spec) {
   }
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const std::string& mod = parts[i];
+    const std::string key = mod.substr(0, mod.find('='));
+    for (std::size_t k = 1; k < i; ++k)
+      if (parts[k].substr(0, parts[k].find('=')) == key)
+        throw std::invalid_argument("modifier '" + key + "' repeated in shape '" + spec + "'");
     if (mod == "causal") {
       s.causal = true;
     } else if (mod.rfind("hkv=", 0) == 0) {
