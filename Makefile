@@ -12,9 +12,11 @@ GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
 
 all: build
 
+# CMAKE_ARGS=-DATTNLAB_REPORTS_ONLY=ON (with its own BUILD): the report tool alone, no CUDA.
+CMAKE_ARGS  ?=
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH)
+	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_ARGS)
 
 configure: $(BUILD)/CMakeCache.txt
 

@@ -1,12 +1,6 @@
-# Finds every package the build needs and, when one is missing, names the Debian package
-# that provides it (scripts/setup installs them all).
-find_package(CUDAToolkit 12.4 REQUIRED)
-foreach(target CUDA::cudart_static CUDA::cupti CUDA::nvtx3)
-  if(NOT TARGET ${target})
-    message(FATAL_ERROR "attnlab: ${target} not found in the CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR}; install the CUDA Toolkit 13 with CUPTI and NVTX (cuda-cupti-dev, cuda-nvtx)")
-  endif()
-endforeach()
-
+# Finds the host packages every build needs (the reports-only one too) and, when one is
+# missing, names the Debian package that provides it (scripts/setup installs them all).
+# cmake/AttnlabCudaDependencies.cmake adds the CUDA Toolkit for the full build.
 macro(attnlab_require package debian)
   find_package(${package} ${ARGN} CONFIG QUIET)
   if(NOT ${package}_FOUND)

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/claims.hpp"
+#include "record/claims.hpp"
 
 namespace attnlab {
 

@@ -18,11 +18,12 @@
 
 #include "experiments/build_info.hpp"
 #include "experiments/gate.hpp"
+#include "experiments/registry_table.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/sass.hpp"
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 #include "kernels/check.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/clock_probe.hpp"
@@ -367,6 +368,7 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
   ordered_json record;
   try {
     ensure_writable_directory(opt.results_dir);
+    write_phase_table(opt.results_dir);  // the phase order reports read
 
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);

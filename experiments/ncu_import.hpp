@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 
 namespace attnlab {
 

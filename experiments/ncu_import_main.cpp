@@ -17,7 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "experiments/ncu_import.hpp"
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 #include "profiler/metric_groups.hpp"
 
 namespace {

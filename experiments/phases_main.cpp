@@ -1,11 +1,13 @@
-// attnlab-phases: prints the phase registry (for `make help`), or checks one phase id and
-// names the valid ones when it is unknown (for `make experiment`).
+// attnlab-phases: prints the phase registry (for `make help`; --json: the phase table the
+// experiments write beside their records), or checks one phase id and names the valid ones
+// when it is unknown (for `make experiment`).
 #include <iomanip>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "experiments/experiment.hpp"
+#include "experiments/registry_table.hpp"
 #include "kernels/registry.hpp"
 
 int main(int argc, char** argv) {
@@ -15,6 +17,8 @@ int main(int argc, char** argv) {
   app.add_option("--check", check, "exit 0 if PHASE is registered, else name the valid ones")
       ->type_name("PHASE");
   app.add_flag("--ids", ids, "print the phase ids only, one per line");
+  bool json = false;
+  app.add_flag("--json", json, "print the phase table (phases.json, attnlab.phases/1)");
   CLI11_PARSE(app, argc, argv);
 
   using namespace attnlab;
@@ -23,6 +27,10 @@ int main(int argc, char** argv) {
     std::cerr << "attnlab: unknown phase '" << check << "'; valid phases: " << phase_ids_joined()
               << std::endl;
     return kExitUsage;
+  }
+  if (json) {
+    std::cout << phase_table_json().dump(2) << "\n";
+    return kExitOk;
   }
   for (const auto& p : phases()) {
     if (ids) {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 #include "reports/format.hpp"
 
 namespace attnlab::report {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/claims.hpp"
+#include "record/claims.hpp"
 #include "reports/record_view.hpp"
 
 namespace attnlab::report {

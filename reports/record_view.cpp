@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 
 namespace attnlab::report {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/record.hpp"
-#include "kernels/problem.hpp"
+#include "record/record.hpp"
+#include "common/shape.hpp"
 
 namespace attnlab::report {
 

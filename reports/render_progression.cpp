@@ -7,8 +7,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "experiments/shapes.hpp"
-#include "kernels/registry.hpp"
+#include "common/shapes.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -39,10 +38,10 @@ struct PhaseRow {
   }
 };
 
-// Registry phases in registry order, then every other id (baselines) sorted.
-std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs) {
-  std::vector<std::string> order;
-  for (const auto& p : phases()) order.emplace_back(p.id);
+// The root's phase table (phases.json, written by the experiments from the registry) in its
+// order, then every other id (baselines, or all ids where the root has no table) sorted.
+std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs, const fs::path& root) {
+  std::vector<std::string> order = read_phase_order(root);
   std::set<std::string> others;
   for (const auto& r : runs)
     if (std::find(order.begin(), order.end(), r.phase) == order.end()) others.insert(r.phase);
@@ -90,7 +89,7 @@ Rate rate(const Result& r) {
 
 Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {
   Rendered out;
-  const auto chosen = newest_per_phase(runs);
+  const auto chosen = newest_per_phase(runs, root);
   // Every timed shape of the chosen records, in a fixed order.
   std::map<ShapeKey, std::string> shapes;
   for (const PhaseRow& row : chosen)

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

@@ -1,9 +1,11 @@
 // The phase registry: ids unique, every phase judges shapes with a reason, arch checks.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
+#include "experiments/registry_table.hpp"
 #include "kernels/registry.hpp"
 
 using namespace attnlab;
@@ -71,4 +73,16 @@ TEST(Registry, QueryTiledPhasesRefuseMoreHeadsThanGridYBlocks) {
   for (const char* id : {"d1", "d2"})
     EXPECT_FALSE(find_phase(id)->can_implement(wide)) << id << " refused B*H = 131070";
   EXPECT_TRUE(query_tiled_refusal(parse_shape("1x2x64x96"), "phase t"));
+}
+
+// The committed evidence's phase table (reports/h100/records/phases.json, which the report tool
+// reads for the progression's order) is the registry's: regenerate it with
+// `build/bin/attnlab-phases --json > reports/h100/records/phases.json` when phases change.
+TEST(Registry, CommittedPhaseTableMatchesTheRegistry) {
+  std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + "/reports/h100/records/phases.json");
+  ASSERT_TRUE(in) << "reports/h100/records/phases.json is missing";
+  EXPECT_EQ(ordered_json::parse(in), phase_table_json());
+  std::vector<std::string> ids;
+  for (const auto& p : phases()) ids.emplace_back(p.id);
+  EXPECT_EQ(read_phase_order(std::string(ATTNLAB_SOURCE_DIR) + "/reports/h100/records"), ids);
 }

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 #include "experiments/sass.hpp"
 
 using namespace attnlab;

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 
 using namespace attnlab;
 

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "experiments/gate.hpp"
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 #include "kernels/check.hpp"
 #include "kernels/registry.hpp"
 

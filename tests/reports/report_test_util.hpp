@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/record.hpp"
-#include "experiments/shapes.hpp"
+#include "record/record.hpp"
+#include "common/shapes.hpp"
 #include "profiler/stats.hpp"
 
 namespace attnlab::report::testing {

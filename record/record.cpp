@@ -1,5 +1,5 @@
 // Run-record directories, atomic writes and the schema's required keys.
-#include "experiments/record.hpp"
+#include "record/record.hpp"
 
 #include <unistd.h>
 
@@ -113,6 +113,23 @@ std::vector<std::string> record_problems(const ordered_json& record) {
     }
   }
   return out;
+}
+
+std::vector<std::string> read_phase_order(const std::filesystem::path& root) {
+  const std::filesystem::path file = root / kPhasesFile;
+  std::vector<std::string> ids;
+  std::ifstream in(file);
+  if (!in) return ids;
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || j.value("schema", "") != kPhasesSchema || !j.contains("phases") ||
+      !j["phases"].is_array())
+    throw std::runtime_error(file.string() + ": not an " + kPhasesSchema + " phase table");
+  for (const auto& p : j["phases"]) {
+    if (!p.is_object() || !p.contains("id") || !p["id"].is_string())
+      throw std::runtime_error(file.string() + ": a phase without a string id");
+    ids.push_back(p["id"].get<std::string>());
+  }
+  return ids;
 }
 
 }  // namespace attnlab

@@ -32,6 +32,14 @@ void write_json_atomically(const std::filesystem::path& path, const ordered_json
 // Throws std::runtime_error if `root` cannot hold new runs (not creatable or not writable).
 void ensure_writable_directory(const std::filesystem::path& root);
 
+// <root>/phases.json ("attnlab.phases/1"): the registry's phases in its order, with title,
+// technique and required compute capability, written beside the records by every experiment
+// so that reports order phases without linking the registry. The ids in file order; empty
+// when the file does not exist. Throws std::runtime_error on a malformed file.
+inline constexpr const char* kPhasesSchema = "attnlab.phases/1";
+inline constexpr const char* kPhasesFile = "phases.json";
+std::vector<std::string> read_phase_order(const std::filesystem::path& root);
+
 // The JSON-pointer paths every run record must have, and those every result entry must have.
 const std::vector<std::string>& required_record_keys();
 const std::vector<std::string>& required_result_keys();

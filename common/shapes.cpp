@@ -1,5 +1,5 @@
 // Shape presets and the parser of shape specifications.
-#include "experiments/shapes.hpp"
+#include "common/shapes.hpp"
 
 #include <cerrno>
 #include <cstdlib>

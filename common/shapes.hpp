@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/problem.hpp"
+#include "common/shape.hpp"
 
 namespace attnlab {
 
