@@ -56,6 +56,7 @@ struct Options {
   profiler::StoppingRule rule;
   bool check_only = false;
   bool can_run = false;  // judge shapes and options only (scripts/sweep.sh)
+  bool list_claims = false;
   int device = 0;
   std::string metrics = "all";  // counter groups collected after timing (metric_groups.hpp), or none
   bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
@@ -299,6 +300,8 @@ void add_options(CLI::App& app, Options& opt) {
       ->check(kNonNegativeInteger)
       ->capture_default_str();
   app.add_flag("--check-only", opt.check_only, "correctness gate only, no timing");
+  app.add_flag("--list-claims", opt.list_claims,
+               "print the claims this experiment states (JSON, as its records hold them) and exit");
   app.add_flag("--can-run", opt.can_run,
                "judge the shapes and options only, without touching the GPU: exit 0 if the "
                "phase can run every shape, else say why not and exit 2");
@@ -339,6 +342,13 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return fail(kExitUsage, e.what());
+  }
+
+  if (opt.list_claims) {
+    ordered_json claims = ordered_json::array();
+    for (const auto& c : exp.claims) claims.push_back(to_json(c));
+    std::cout << claims.dump(2) << std::endl;
+    return kExitOk;
   }
 
   // Every shape and option is judged before the GPU is touched.

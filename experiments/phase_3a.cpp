@@ -8,11 +8,7 @@ int main(int argc, char** argv) {
   const attnlab::Experiment exp{
       "3a", "Tensor cores for QK^T only (WMMA), scalar PV, against the scalar phase 1.",
       {"throughput", "latency"},
-      {{"faster-than-1-throughput", "Phase 3a is faster than phase 1 at the throughput shape.",
-        "/timing/cold/median_ns", "throughput", "<", std::nullopt, "1", 1.0, 0.0, ""},
-       {"seed-claim-throughput",
-        "Within 10% of the seed's claimed 3.75 TFLOPS at the throughput shape.", "/tflops",
-        "throughput", "within_pct", 3.75, "", 1.0, 10.0,
-        "../shared/SEEDS.md: seed phase 3a claim"}}};
+      {attnlab::faster_than("3a", "1", "throughput"),
+       attnlab::seed_claim("3a", "3.75", "throughput")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

@@ -9,9 +9,6 @@ int main(int argc, char** argv) {
       "3b",
       "Unfused: cuBLASLt GEMMs and a softmax kernel with S and P materialised in global memory.",
       {"throughput", "latency"},
-      {{"seed-claim-throughput",
-        "Within 10% of the seed's claimed 0.45 TFLOPS at the throughput shape.", "/tflops",
-        "throughput", "within_pct", 0.45, "", 1.0, 10.0,
-        "../shared/SEEDS.md: seed phase 3b claim"}}};
+      {attnlab::seed_claim("3b", "0.45", "throughput")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

@@ -8,11 +8,7 @@ int main(int argc, char** argv) {
   const attnlab::Experiment exp{
       "3c", "Split-K for the PV GEMM of the unfused phase 3b.",
       {"throughput", "latency"},
-      {{"faster-than-3b-throughput", "Phase 3c is faster than phase 3b at the throughput shape.",
-        "/timing/cold/median_ns", "throughput", "<", std::nullopt, "3b", 1.0, 0.0, ""},
-       {"seed-claim-throughput",
-        "Within 10% of the seed's claimed 0.83 TFLOPS at the throughput shape.", "/tflops",
-        "throughput", "within_pct", 0.83, "", 1.0, 10.0,
-        "../shared/SEEDS.md: seed phase 3c claim"}}};
+      {attnlab::faster_than("3c", "3b", "throughput"),
+       attnlab::seed_claim("3c", "0.83", "throughput")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

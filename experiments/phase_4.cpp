@@ -8,12 +8,7 @@ int main(int argc, char** argv) {
   const attnlab::Experiment exp{
       "4", "Fused tiles in shared memory with warp-shuffle softmax, against the scalar phase 1.",
       {"throughput", "latency"},
-      {{"faster-than-1-throughput", "Phase 4 is faster than phase 1 at the throughput shape.",
-        "/timing/cold/median_ns", "throughput", "<", std::nullopt, "1"},
-       {"faster-than-1-latency", "Phase 4 is faster than phase 1 at the latency shape.",
-        "/timing/cold/median_ns", "latency", "<", std::nullopt, "1"},
-       {"seed-claim-throughput", "Within 10% of the seed's claimed 6.42 TFLOPS at the throughput shape.",
-        "/tflops", "throughput", "within_pct", 6.42, "", 1.0, 10.0,
-        "../shared/SEEDS.md: seed phase 4 claim"}}};
+      {attnlab::faster_than("4", "1", "throughput"), attnlab::faster_than("4", "1", "latency"),
+       attnlab::seed_claim("4", "6.42", "throughput")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

@@ -16,19 +16,26 @@ int main(int argc, char** argv) {
       "5",
       "wgmma for both products, TMA K/V ring, producer/consumer warpgroups: against cuDNN and 4x.",
       {"throughput", kD128, "16x16x2048x64:causal", "4x16x4096x128:causal"},
-      {{"faster-than-cudnn-throughput",
-        "At least 1.10x the TFLOPS of the cuDNN SDPA backend at the throughput shape.", "/tflops",
-        "throughput", ">=", std::nullopt, "sdpa-cudnn", 1.10, 0.0,
-        "issue 9: phase 5 target (cuDNN measured in the same session by make baseline)"},
-       {"as-fast-as-cudnn-d128", "At least the TFLOPS of the cuDNN SDPA backend at 4x16x4096x128.",
-        "/tflops", kD128, ">=", std::nullopt, "sdpa-cudnn", 1.0, 0.0,
-        "issue 9: phase 5 target"},
-       {"faster-than-4x-throughput", "Phase 5 is faster than phase 4x at the throughput shape.",
-        "/timing/cold/median_ns", "throughput", "<", std::nullopt, "4x", 1.0, 0.0, ""},
-       {"tensor-pipe-60pct",
-        "The tensor pipe is active at least 60% of active cycles at the throughput shape.",
-        kTensorPipe, "throughput", ">=", 60.0, "", 1.0, 0.0, "issue 9: phase 5 target"},
-       {"no-local-loads", "Phase 5 has no local-memory loads (LDL) in its SASS.",
-        "/static/sass/LDL", "throughput", "==", 0.0, "", 1.0, 0.0, ""}}};
+      {attnlab::claim("faster-than-cudnn-throughput",
+                      "At least 1.10x the TFLOPS of the cuDNN SDPA backend at the throughput shape.")
+           .metric("/tflops")
+           .at("throughput")
+           .at_least_phase("sdpa-cudnn", 1.10)
+           .source("issue 9: phase 5 target (cuDNN measured in the same session by make baseline)"),
+       attnlab::claim("as-fast-as-cudnn-d128",
+                      "At least the TFLOPS of the cuDNN SDPA backend at 4x16x4096x128.")
+           .metric("/tflops")
+           .at(kD128)
+           .at_least_phase("sdpa-cudnn")
+           .source("issue 9: phase 5 target"),
+       attnlab::faster_than("5", "4x", "throughput"),
+       attnlab::claim("tensor-pipe-60pct",
+                      "The tensor pipe is active at least 60% of active cycles at the throughput "
+                      "shape.")
+           .metric(kTensorPipe)
+           .at("throughput")
+           .at_least(60.0)
+           .source("issue 9: phase 5 target"),
+       attnlab::no_local("5", false, "throughput")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

@@ -4,18 +4,20 @@
 //   build/bin/attnlab-phase-d2 --shape 1x8x512x128:causal
 #include "experiments/experiment.hpp"
 
+namespace {
+constexpr const char* kNoSpillsClaim = "../shared/SEEDS.md: seed phase d2 claim (\"0 spills\")";
+}  // namespace
+
 int main(int argc, char** argv) {
   const attnlab::Experiment exp{
       "d2", "d1 made branch-free: clamped loads, arithmetic masks, predicated stores.",
       {"latency"},
-      {{"fewer-branches-than-d1", "Phase d2's SASS has fewer BRA instructions than d1's.",
-        "/static/sass/BRA/total", "latency", "<", std::nullopt, "d1", 1.0, 0.0,
-        "../shared/SEEDS.md: seed phase d2 claim (\"4 branches\")"},
-       {"no-local-loads", "Phase d2 has no local-memory loads (LDL) in its SASS.",
-        "/static/sass/LDL", "latency", "==", 0.0, "", 1.0, 0.0,
-        "../shared/SEEDS.md: seed phase d2 claim (\"0 spills\")"},
-       {"no-local-stores", "Phase d2 has no local-memory stores (STL) in its SASS.",
-        "/static/sass/STL", "latency", "==", 0.0, "", 1.0, 0.0,
-        "../shared/SEEDS.md: seed phase d2 claim (\"0 spills\")"}}};
+      {attnlab::claim("fewer-branches-than-d1", "Phase d2's SASS has fewer BRA instructions than d1's.")
+           .metric("/static/sass/BRA/total")
+           .at("latency")
+           .below_phase("d1")
+           .source("../shared/SEEDS.md: seed phase d2 claim (\"4 branches\")"),
+       attnlab::no_local("d2", false, "latency").source(kNoSpillsClaim),
+       attnlab::no_local("d2", true, "latency").source(kNoSpillsClaim)}};
   return attnlab::run_experiment(exp, argc, argv);
 }

@@ -45,4 +45,90 @@ inline nlohmann::ordered_json to_json(const Claim& c) {
   return j;
 }
 
+// Building claims by name instead of positional fields:
+//   claim("tensor-pipe-60pct", "The tensor pipe is ...").metric(kPipe).at("throughput")
+//       .at_least(60.0).source("issue 9")
+//   faster_than("4x", "4", "throughput")
+class ClaimBuilder {
+ public:
+  ClaimBuilder(std::string id, std::string text) {
+    c_.id = std::move(id);
+    c_.text = std::move(text);
+  }
+  ClaimBuilder& metric(std::string pointer) { return c_.metric = std::move(pointer), *this; }
+  ClaimBuilder& at(std::string shape) { return c_.shape = std::move(shape), *this; }
+  ClaimBuilder& source(std::string s) { return c_.source = std::move(s), *this; }
+  // Against a stated value.
+  ClaimBuilder& below(double v) { return compare("<", v); }
+  ClaimBuilder& at_most(double v) { return compare("<=", v); }
+  ClaimBuilder& at_least(double v) { return compare(">=", v); }
+  ClaimBuilder& equals(double v) { return compare("==", v); }
+  ClaimBuilder& within_pct(double v, double pct) {
+    c_.tolerance_pct = pct;
+    return compare("within_pct", v);
+  }
+  // Against the same metric of another phase's newest ok record at the shape, times factor.
+  ClaimBuilder& below_phase(std::string other, double factor = 1.0) {
+    return against("<", std::move(other), factor);
+  }
+  ClaimBuilder& at_most_phase(std::string other, double factor = 1.0) {
+    return against("<=", std::move(other), factor);
+  }
+  ClaimBuilder& at_least_phase(std::string other, double factor = 1.0) {
+    return against(">=", std::move(other), factor);
+  }
+  operator Claim() const { return c_; }  // NOLINT: a builder reads as the claim it makes
+
+ private:
+  ClaimBuilder& compare(const char* op, double v) {
+    c_.op = op;
+    c_.value = v;
+    return *this;
+  }
+  ClaimBuilder& against(const char* op, std::string other, double factor) {
+    c_.op = op;
+    c_.other_phase = std::move(other);
+    c_.factor = factor;
+    return *this;
+  }
+  Claim c_;
+};
+
+inline ClaimBuilder claim(std::string id, std::string text) {
+  return ClaimBuilder(std::move(id), std::move(text));
+}
+
+// Phase `self`'s cold median is below phase `other`'s at the shape (intervals separated).
+inline ClaimBuilder faster_than(const std::string& self, const std::string& other,
+                                const std::string& shape) {
+  return claim("faster-than-" + other + "-" + shape,
+               "Phase " + self + " is faster than phase " + other + " at the " + shape + " shape.")
+      .metric("/timing/cold/median_ns")
+      .at(shape)
+      .below_phase(other);
+}
+
+// Within 10% of the TFLOPS the seed series claimed for phase `self` (../shared/SEEDS.md);
+// `claimed` is the seed's figure as written there.
+inline ClaimBuilder seed_claim(const std::string& self, const std::string& claimed,
+                               const std::string& shape) {
+  return claim("seed-claim-" + shape, "Within 10% of the seed's claimed " + claimed +
+                                          " TFLOPS at the " + shape + " shape.")
+      .metric("/tflops")
+      .at(shape)
+      .within_pct(std::stod(claimed), 10.0)
+      .source("../shared/SEEDS.md: seed phase " + self + " claim");
+}
+
+// No local-memory loads (LDL) or stores (STL) in phase `self`'s SASS.
+inline ClaimBuilder no_local(const std::string& self, bool stores, const std::string& shape) {
+  const std::string what = stores ? "stores" : "loads";
+  const std::string op = stores ? "STL" : "LDL";
+  return claim("no-local-" + what,
+               "Phase " + self + " has no local-memory " + what + " (" + op + ") in its SASS.")
+      .metric("/static/sass/" + op)
+      .at(shape)
+      .equals(0.0);
+}
+
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "record/claims.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;
@@ -109,3 +110,30 @@ TEST(Record, MissingKeysAndBadValuesAreNamed) {
   EXPECT_TRUE(has("missing /results/0/timing"));
   EXPECT_EQ(record_problems(ordered_json::array()).front(), "record is not a JSON object");
 }
+
+// The named claim builders write the same JSON the positional claims of earlier records held.
+TEST(Claims, NamedBuildersWriteTheRecordedFields) {
+  const auto faster = to_json(faster_than("4x", "4", "latency"));
+  EXPECT_EQ(faster.dump(), R"({"id":"faster-than-4-latency","text":"Phase 4x is faster than )"
+                           R"(phase 4 at the latency shape.","metric":"/timing/cold/median_ns",)"
+                           R"("shape":"latency","op":"<","other_phase":"4","factor":1.0})");
+  const Claim seed = seed_claim("2", "0.59", "throughput");
+  EXPECT_EQ(seed.op, "within_pct");
+  EXPECT_EQ(seed.value, 0.59);
+  EXPECT_EQ(seed.tolerance_pct, 10.0);
+  EXPECT_EQ(seed.source, "../shared/SEEDS.md: seed phase 2 claim");
+  EXPECT_EQ(seed.text, "Within 10% of the seed's claimed 0.59 TFLOPS at the throughput shape.");
+  const Claim stl = no_local("d2", true, "latency").source("s");
+  EXPECT_EQ(stl.id, "no-local-stores");
+  EXPECT_EQ(stl.metric, "/static/sass/STL");
+  EXPECT_EQ(stl.op, "==");
+  EXPECT_EQ(stl.value, 0.0);
+  EXPECT_EQ(stl.source, "s");
+  const Claim ratio =
+      claim("r", "t").metric("/tflops").at("throughput").at_least_phase("sdpa-cudnn", 1.1);
+  EXPECT_EQ(ratio.op, ">=");
+  EXPECT_FALSE(ratio.value.has_value());
+  EXPECT_EQ(ratio.other_phase, "sdpa-cudnn");
+  EXPECT_EQ(ratio.factor, 1.1);
+}
+
