@@ -16,14 +16,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "experiments/build_info.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/registry_table.hpp"
-#include "experiments/experiment.hpp"
-#include "record/record.hpp"
-#include "experiments/reference.hpp"
-#include "experiments/sass.hpp"
 #include "common/shapes.hpp"
+#include "experiments/build_info.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/gate.hpp"
+#include "experiments/reference.hpp"
+#include "experiments/registry_table.hpp"
+#include "experiments/sass.hpp"
 #include "kernels/check.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/clock_probe.hpp"
@@ -34,6 +33,7 @@
 #include "profiler/metrics.hpp"
 #include "profiler/nvtx.hpp"
 #include "profiler/sampler.hpp"
+#include "record/record.hpp"
 
 #include <cupti.h>
 

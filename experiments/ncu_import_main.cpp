@@ -17,8 +17,8 @@
 #include <CLI/CLI.hpp>
 
 #include "experiments/ncu_import.hpp"
-#include "record/record.hpp"
 #include "profiler/metric_groups.hpp"
+#include "record/record.hpp"
 
 namespace {
 

@@ -302,16 +302,15 @@ def git_provenance():
     named = os.environ.get("ATTNLAB_SOURCE_STAMP")
     if named and not Path(named).exists():
         raise SystemExit(f"attnlab: ATTNLAB_SOURCE_STAMP names {named}, which does not exist")
-    try:
-        if named:
-            raise OSError("provenance from the named stamp")
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                cwd=REPO, capture_output=True, text=True, check=True).stdout
-        dirty = status.strip() != ""
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
+    if not named:
+        try:
+            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
+                                    text=True, check=True).stdout.strip()
+            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                    cwd=REPO, capture_output=True, text=True, check=True).stdout
+            dirty = status.strip() != ""
+        except (OSError, subprocess.CalledProcessError):
+            commit = "unknown"
     stamp = Path(named) if named else REPO / ".attnlab-source"
     if commit == "unknown" and stamp.exists():
         for line in stamp.read_text().splitlines():

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "record/record.hpp"
 #include "common/shape.hpp"
+#include "record/record.hpp"
 
 namespace attnlab::report {
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "record/record.hpp"
 #include "experiments/sass.hpp"
+#include "record/record.hpp"
 
 using namespace attnlab;
 using namespace attnlab::sass;

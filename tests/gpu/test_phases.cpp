@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "experiments/gate.hpp"
 #include "common/shapes.hpp"
+#include "experiments/gate.hpp"
 #include "kernels/check.hpp"
 #include "kernels/registry.hpp"
 

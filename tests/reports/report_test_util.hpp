@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "record/record.hpp"
 #include "common/shapes.hpp"
 #include "profiler/stats.hpp"
+#include "record/record.hpp"
 
 namespace attnlab::report::testing {
 
