@@ -32,6 +32,12 @@ std::vector<Case> all_cases() {
     for (int s : {1, 17, 100, 333, 1000}) specs.push_back("2x3x" + std::to_string(s) + "x" + D);
     specs.push_back("1x8x200x" + D + ":hkv=2");  // grouped KV heads
   }
+  // More work items than a 132-SM H100 has blocks for the persistent phases (phase 5 runs one
+  // block per SM over items of 192 or 128 query rows), with key-tile counts that are not a
+  // multiple of their K/V stages (4 at D = 64, 3 at D = 128): the ring positions, Q buffer
+  // parity and consumer ping-pong then carry across items inside a block.
+  specs.push_back("8x16x333x64");
+  specs.push_back("8x16x400x128");
   std::vector<Case> out;
   for (const auto& p : phases())
     for (const auto& spec : specs)
