@@ -5,6 +5,7 @@
 // three (D = 64) or two (D = 128) consumer warpgroups of 64 query rows each take the rest
 // (setmaxnreg.inc). FA3's two overlaps: consumers take turns on the tensor cores (ping-pong),
 // and inside a consumer the softmax of key tile j runs while PV of tile j-1 is in flight.
+// Non-causal launches are persistent (one block per SM walks the work items).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
@@ -68,7 +69,7 @@ struct alignas(1024) SharedStorage {
   __half k[T::kStages][T::kTileK * D];
   __half v[T::kStages][T::kTileK * D];
   std::uint64_t q_full;
-  std::uint64_t q_empty;  // consumers have issued the tile's last QK^T
+  std::uint64_t q_empty;  // every consumer's last QK^T of the work item has completed
   std::uint64_t k_full[T::kStages];
   std::uint64_t v_full[T::kStages];
   // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
