@@ -58,7 +58,7 @@ const std::vector<Phase>& phases() {
        "64x64 tiles, 8 warps, WMMA for QK^T and PV, cp.async double-buffered K/V, warp-shuffle "
        "softmax, padded shared memory",
        0, &phase4x::can_implement, &phase4x::launch, nullptr},
-      {"5", "Hopper wgmma + TMA",
+      {"5", "wgmma + TMA",
        "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
        "and 3 (D=64) or 2 (D=128) consumer warpgroups of 64 rows with setmaxnreg, ping-pong and "
        "softmax overlapped with PV",
