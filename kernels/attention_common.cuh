@@ -132,6 +132,20 @@ __device__ __forceinline__ uint4 pack8(const float* f) {
   return v;
 }
 
+// One MUFU.EX2 (approximate, flush-to-zero); exp2(-inf) = 0.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// Two fp32 values rounded to fp16 in one 32-bit register: the A-fragment element pair of an
+// fp16 mma.sync or register-A wgmma.
+__device__ __forceinline__ std::uint32_t pack_half2(float lo, float hi) {
+  const __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<const std::uint32_t*>(&h);
+}
+
 __device__ __forceinline__ float warp_max(float x) {
 #pragma unroll
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2)

@@ -85,17 +85,6 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 }
 #endif
 
-__device__ __forceinline__ float exp2_approx(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ std::uint32_t pack_half2(float lo, float hi) {
-  __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<std::uint32_t*>(&h);
-}
-
 // A tensor map for [planes, rows, D] fp16 (D contiguous) read in boxes of box_rows x 64
 // halves with the 128-byte swizzle; rows past `rows` read as zeros, so tails need no guard.
 // Made on the host through the driver entry point: the binary needs no libcuda at link time.

@@ -117,18 +117,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// One MUFU.EX2; exp2(-inf) = 0.
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ unsigned pack_half2(float lo, float hi) {
-  const __half2 h = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<const unsigned*>(&h);
-}
-
 // Cluster primitives (sm_90).
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
@@ -344,7 +332,7 @@ __global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C
       if (i > 0) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const float alpha = ex2(m[r] * scale_log2 - ms[r]);  // m = -inf: 0, acc is 0 then
+          const float alpha = exp2_approx(m[r] * scale_log2 - ms[r]);  // m = -inf: 0, acc is 0 then
           accl[2 * r] *= alpha;
           accl[2 * r + 1] *= alpha;
 #pragma unroll
@@ -359,7 +347,7 @@ __global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C
 #pragma unroll
       for (int j = 0; j < kKeyTiles; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) s[j][e] = ex2(fmaf(s[j][e], scale_log2, -ms[e >> 1]));
+        for (int e = 0; e < 4; ++e) s[j][e] = exp2_approx(fmaf(s[j][e], scale_log2, -ms[e >> 1]));
       // The accumulator of key tiles 2ks and 2ks + 1 is, repacked to fp16, the A fragment of
       // keys 16ks..16ks + 15: (row g, keys 2t..), (row g + 8, ..), (row g, keys 8 + 2t..), ...
 #pragma unroll
@@ -455,7 +443,7 @@ __global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C
       float out[kHalvesPerVec] = {};
 #pragma unroll
       for (int j = 0; j < C; ++j) {
-        const float w = ex2(ml[j].x - mall);  // a rank without keys for this row: 0
+        const float w = exp2_approx(ml[j].x - mall);  // a rank without keys for this row: 0
         const float* src = recvO + (j * R + lr) * T::kOStride + c0;
         const float4 a = *reinterpret_cast<const float4*>(src);
         const float4 bb = *reinterpret_cast<const float4*>(src + 4);
