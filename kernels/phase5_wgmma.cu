@@ -34,7 +34,10 @@ using namespace hopper;
 constexpr int kWarpgroupThreads = 128;
 constexpr int kRowsPerConsumer = 64;  // wgmma's M
 
-template <int HeadDim>
+// TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 176 keys in two stages for
+// non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
+// three stages for causal ones, whose diagonal tiles favour the shorter tile.
+template <int HeadDim, int TileK, int Stages>
 struct Traits {
   static constexpr int D = HeadDim;
   // Consumer warpgroups: three at D = 64 (192-row tiles; measured faster than two on the
@@ -42,10 +45,9 @@ struct Traits {
   // S, O and P and spill.
   static constexpr int kConsumers = D == 64 ? 3 : 2;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
-  static constexpr int kTileK = 128;    // keys per K/V tile: QK^T is one m64n128 per k-step
-  // K/V tiles in flight: four of 32 KB at D = 64, three of 64 KB at D = 128 (with Q, 225 KB
-  // of the 227 KB a block may have).
-  static constexpr int kStages = D == 64 ? 4 : 3;
+  static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
+  // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
+  static constexpr int kStages = Stages;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr int kQKSteps = D / 16;                // k-steps of QK^T
   static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
@@ -59,6 +61,7 @@ struct Traits {
                 "the register file holds every warpgroup's allocation");
   static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
   static_assert(kTileK % 16 == 0 && D % kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
+  static_assert(kTileK % 8 == 0 && kTileK <= 256, "wgmma N and the TMA box");
 };
 
 // One tile of R rows and D halves, stored as D/64 column blocks of R swizzled 128-byte rows
@@ -77,6 +80,15 @@ struct alignas(1024) SharedStorage {
   std::uint64_t k_empty[T::kStages];
   std::uint64_t v_empty[T::kStages];
 };
+
+// v[0] = op over v[0 .. N): pairwise, depth ceil(log2 N).
+template <int N, class Op>
+__device__ __forceinline__ void tree_reduce(float (&v)[N], Op op) {
+#pragma unroll
+  for (int w = 1; w < N; w *= 2)
+#pragma unroll
+    for (int i = 0; i + w < N; i += 2 * w) v[i] = op(v[i], v[i + w]);
+}
 
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
@@ -262,10 +274,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     }
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float mx = kNegInf;
+      // Maxima and sums as pairwise trees (short dependency chains: the profile's leading
+      // stall is `wait` on fixed-latency results).
+      float v[T::kTileK / 8];
 #pragma unroll
       for (int i = 0; i < T::kTileK / 8; ++i)
-        mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]));
+        v[i] = fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]);
+      tree_reduce(v, [](float a, float b) { return fmaxf(a, b); });
+      float mx = v[0];
       // A row's four lanes share its maximum.
       mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
@@ -274,16 +290,16 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       const float m_use = m_new == kNegInf ? 0.f : m_new;
       corr[r] = exp2_approx(m_row[r] - m_use);
       m_row[r] = m_new;
-      float sum = 0.f;
 #pragma unroll
-      for (int i = 0; i < T::kTileK / 8; ++i)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = s_acc[4 * i + 2 * r + e];
-          x = exp2_approx(fmaf(x, scale_log2, -m_use));
-          sum += x;
-        }
-      l_row[r] = l_row[r] * corr[r] + sum;
+      for (int i = 0; i < T::kTileK / 8; ++i) {
+        float& x0 = s_acc[4 * i + 2 * r];
+        float& x1 = s_acc[4 * i + 2 * r + 1];
+        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
+        v[i] = x0 + x1;
+      }
+      tree_reduce(v, [](float a, float b) { return a + b; });
+      l_row[r] = l_row[r] * corr[r] + v[0];
     }
   };
   // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
@@ -385,12 +401,39 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #endif
 }
 
+template <class T>
+void launch_with(const Problem& p, cudaStream_t stream) {
+  constexpr int D = T::D;
+  const Shape& s = p.shape;
+  const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
+  const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
+  const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
+  const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
+  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
+  set_dynamic_smem(attention_kernel<T>, smem);
+  // Non-causal: one block per SM (shared memory and registers admit no second), each
+  // looping over equal work items. Causal items differ in length, and a static stride can
+  // hand one block only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048;
+  // kernels/NOTES.md); there each item is a block, and the hardware's block dispatch
+  // balances them, longest first.
+  int device = 0, sms = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int m_blocks = ceil_div(s.S, T::kTileQ);
+  const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
+  const unsigned blocks = unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms));
+  attention_kernel<T><<<blocks, T::kThreads, smem, stream>>>(
+      tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
+      s.causal, m_blocks, n_work);
+  ATTNLAB_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 Refusal can_implement(const Shape& s) {
   if (auto r = query_tiled_refusal(s, "phase 5")) return r;
   // Causal launches one block per work item (query block, head), along x.
-  constexpr int kSmallestTile = std::min(Traits<64>::kTileQ, Traits<128>::kTileQ);
+  constexpr int kSmallestTile = std::min(Traits<64, 128, 4>::kTileQ, Traits<128, 128, 3>::kTileQ);
   const std::int64_t items = std::int64_t(ceil_div(s.S, kSmallestTile)) * s.B * s.H;
   if (s.causal && items > std::numeric_limits<int>::max())
     return "phase 5: more causal work items than grid x-blocks";
@@ -400,28 +443,12 @@ Refusal can_implement(const Shape& s) {
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    using T = Traits<D>;
-    const Shape& s = p.shape;
-    const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
-    const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
-    const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
-    const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
-    set_dynamic_smem(attention_kernel<T>, smem);
-    // Non-causal: one block per SM (shared memory and registers admit no second), each
-    // looping over equal work items. Causal items differ in length, and a static stride can
-    // hand one block only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048;
-    // kernels/NOTES.md); there each item is a block, and the hardware's block dispatch
-    // balances them, longest first.
-    int device = 0, sms = 0;
-    ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
-    ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int m_blocks = ceil_div(s.S, T::kTileQ);
-    const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
-    const unsigned blocks = unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms));
-    attention_kernel<T><<<blocks, T::kThreads, smem, stream>>>(
-        tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
-        s.causal, m_blocks, n_work);
-    ATTNLAB_CHECK_LAUNCH();
+    if constexpr (D == 64)
+      launch_with<Traits<64, 128, 4>>(p, stream);
+    else if (p.shape.causal)
+      launch_with<Traits<128, 128, 3>>(p, stream);
+    else
+      launch_with<Traits<128, 176, 2>>(p, stream);
   });
 }
 

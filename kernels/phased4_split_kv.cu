@@ -144,13 +144,21 @@ __device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, uns
       "f"(x), "f"(y), "r"(bar)
       : "memory");
 }
-__device__ __forceinline__ void mbar_init_expect(unsigned bar, unsigned tx_bytes) {
+// An mbarrier expecting one arrival, its initialisation made visible to the cluster (the
+// remote st.async that complete its transactions) before the cluster barrier.
+__device__ __forceinline__ void mbar_init(unsigned bar) {
   asm volatile(
       "mbarrier.init.shared::cta.b64 [%0], 1;\n"
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
-      "fence.mbarrier_init.release.cluster;\n" ::"r"(bar),
-      "r"(tx_bytes)
+      "fence.mbarrier_init.release.cluster;\n" ::"r"(bar)
       : "memory");
+}
+// The one arrival, announcing the bytes the phase waits for. Remote complete_tx may come
+// first (the transaction count may go negative meanwhile); the phase cannot complete before
+// this arrival.
+__device__ __forceinline__ void mbar_arrive_expect(unsigned bar, unsigned tx_bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+               "r"(tx_bytes)
+               : "memory");
 }
 // Waits for phase 0 of the mbarrier: every expected byte landed (acquire at cluster scope).
 __device__ __forceinline__ bool mbar_try_wait_phase0(unsigned bar) {
@@ -227,12 +235,13 @@ __global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C
   k += (std::int64_t(b) * H_kv + kv_head) * S * D;
   v += (std::int64_t(b) * H_kv + kv_head) * S * D;
 
-  // The merge's mbarrier: initialised with the bytes all C senders will store, made visible to
-  // the cluster, and the cluster barrier arrived at now, so waiting on it later costs nothing.
+  // The merge's mbarrier: initialised and made visible to the cluster, and the cluster barrier
+  // arrived at now, so waiting on it later costs nothing; the bytes all C senders will store
+  // are announced after that wait.
   unsigned bar = 0;
   if constexpr (C > 1) {
     bar = smem_addr(reinterpret_cast<char*>(smem) + T::kInputBytes + T::kRecvBytes - 16);
-    if (tid == 0) mbar_init_expect(bar, T::kRecvTx);
+    if (tid == 0) mbar_init(bar);
     cluster_arrive_relaxed();
   }
 
@@ -404,6 +413,7 @@ __global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C
     float* const recvO = reinterpret_cast<float*>(reinterpret_cast<char*>(smem) + T::kInputBytes);
     float2* const recvML = reinterpret_cast<float2*>(recvO + Rows * T::kOStride);
     cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
+    if (tid == 0) mbar_arrive_expect(bar, T::kRecvTx);
     // Row x of this tile goes to rank x / R, slot rank * R + x % R of its receive area.
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
