@@ -2,6 +2,9 @@
 #include "reports/judge.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <optional>
 #include <stdexcept>
 
 #include "common/shapes.hpp"
@@ -222,6 +225,52 @@ const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
   return best;
 }
 
+namespace {
+
+// Seconds since the epoch of a record's start ("2026-11-23T21:41:55Z", or the run directory's
+// "20261123T214155Z" when the record lacks it); nullopt when neither parses.
+std::optional<std::int64_t> start_seconds(const Run& r) {
+  std::string digits;
+  for (char ch : r.time_key()) {
+    if (ch >= '0' && ch <= '9') digits += ch;
+    if (ch == 'Z' || digits.size() == 14) break;
+  }
+  if (digits.size() != 14) return std::nullopt;
+  std::tm t{};
+  t.tm_year = std::stoi(digits.substr(0, 4)) - 1900;
+  t.tm_mon = std::stoi(digits.substr(4, 2)) - 1;
+  t.tm_mday = std::stoi(digits.substr(6, 2));
+  t.tm_hour = std::stoi(digits.substr(8, 2));
+  t.tm_min = std::stoi(digits.substr(10, 2));
+  t.tm_sec = std::stoi(digits.substr(12, 2));
+  return std::int64_t(timegm(&t));
+}
+
+}  // namespace
+
+const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::string& phase,
+                      const std::function<bool(const Run&)>& accept) {
+  const auto when = start_seconds(to);
+  if (!when) return newest_ok(runs, phase, to.gpu_name, accept);
+  const Run* best = nullptr;
+  std::int64_t best_gap = 0;
+  for (const auto& r : runs) {
+    if (r.phase != phase || r.status != "ok" || r.gpu_name != to.gpu_name) continue;
+    if (accept && !accept(r)) continue;
+    const auto t = start_seconds(r);
+    if (!t) continue;
+    const std::int64_t gap = *t > *when ? *t - *when : *when - *t;
+    // Ties: the newer record, then the path, so the choice never depends on load order.
+    if (!best || gap < best_gap ||
+        (gap == best_gap && (r.time_key() > best->time_key() ||
+                             (r.time_key() == best->time_key() && r.file < best->file)))) {
+      best = &r;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
 bool needs_root(const Run& run) {
   for (const auto& c : record_claims(run))
     if (!c.other_phase.empty()) return true;
@@ -249,16 +298,18 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     rhs_text = plain(*c.value) + (rhs.unit.empty() ? "" : " " + rhs.unit) + " (stated" +
                (c.source.empty() ? "" : "; source: " + c.source) + ")";
   } else {
-    // The newest ok record of the other phase that measured the claim's metric at the shape,
-    // so a newer record of other shapes (or a --check-only one) does not hide it; failing
-    // that, the newest with the shape at all, whose result says why it cannot be compared.
-    out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name, [&](const Run& r) {
+    // The ok record of the other phase nearest in start time to this one (its own device
+    // session, when the two were measured together: a later session's records never change
+    // an earlier record's verdicts) that measured the claim's metric at the shape, so a
+    // record of other shapes (or a --check-only one) does not hide it; failing that, the
+    // nearest with the shape at all, whose result says why it cannot be compared.
+    out.compared = nearest_ok(root_runs, run, c.other_phase, [&](const Run& r) {
       const Result* res = r.result(shape);
       return res && measure_metric(*res, c.metric).measure.has_value();
     });
     if (!out.compared)
-      out.compared = newest_ok(root_runs, c.other_phase, run.gpu_name,
-                               [&](const Run& r) { return r.result(shape) != nullptr; });
+      out.compared = nearest_ok(root_runs, run, c.other_phase,
+                                [&](const Run& r) { return r.result(shape) != nullptr; });
     if (!out.compared)
       return not_tested("no ok record of phase " + c.other_phase + " on " + run.gpu_name +
                         " with a result at shape " + shape + " in this results root");

@@ -66,6 +66,11 @@ const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
                      const std::string& gpu,
                      const std::function<bool(const Run&)>& accept = nullptr);
 
+// The ok record of `phase` on `to`'s GPU nearest in start time to `to` (before or after; ties go
+// to the newer) that `accept` accepts; the newest such record when `to` has no start time.
+const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::string& phase,
+                      const std::function<bool(const Run&)>& accept = nullptr);
+
 // Judges one claim of `run`. `root_runs` is every record of the run's results root (for
 // claims against another phase); records on another GPU are never compared.
 Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& root_runs);

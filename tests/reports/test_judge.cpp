@@ -123,7 +123,7 @@ TEST(Claims, AFactorScalesTheOtherPhase) {
   EXPECT_EQ(lab2.judge(lab2.add(phase4(spread(60e3, 1e3), twice, kT2)))[0].verdict, Verdict::kSupported);
 }
 
-TEST(Claims, TheNewestOkRecordOfTheOtherPhaseOnTheSameGpuIsUsed) {
+TEST(Claims, TheNearestOkRecordOfTheOtherPhaseOnTheSameGpuIsUsed) {
   Lab lab;
   lab.add(synth_record("1", kT0, {{"throughput", spread(50e3, 1e3)}}));    // older: faster
   lab.add(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}));   // newest ok
@@ -135,6 +135,28 @@ TEST(Claims, TheNewestOkRecordOfTheOtherPhaseOnTheSameGpuIsUsed) {
   EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
   ASSERT_NE(js[0].compared, nullptr);
   EXPECT_EQ(js[0].compared->started_utc, kT1);
+}
+
+TEST(Claims, ARecordIsJudgedAgainstTheOtherPhaseFromItsOwnSession) {
+  // Phase 1 and phase 4 measured together at kT0 and again at kT2: the kT0 record of phase 4
+  // keeps its kT0 partner (which it beats), not the newer, faster phase 1 record.
+  Lab lab;
+  lab.add(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}));
+  const auto old_run = lab.add(phase4(spread(100e3, 1e3), kFasterThan1, "2026-11-22T10:01:00Z"));
+  lab.add(synth_record("1", kT2, {{"throughput", spread(50e3, 1e3)}}));
+  lab.add(phase4(spread(40e3, 1e3), kFasterThan1, "2026-11-22T12:01:00Z"));
+  const auto js = lab.judge(old_run);
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT0);
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  // The nearest may also be later than the judged record.
+  Lab lab2;
+  const auto early = lab2.add(phase4(spread(100e3, 1e3), kFasterThan1, kT0));
+  lab2.add(synth_record("1", "2026-11-22T10:00:30Z", {{"throughput", spread(200e3, 1e3)}}));
+  lab2.add(synth_record("1", kT2, {{"throughput", spread(50e3, 1e3)}}));
+  const auto js2 = lab2.judge(early);
+  ASSERT_NE(js2[0].compared, nullptr);
+  EXPECT_EQ(js2[0].compared->started_utc, "2026-11-22T10:00:30Z");
 }
 
 TEST(Claims, ANewerRecordOfOtherShapesDoesNotHideTheOneWithTheShape) {
