@@ -1,0 +1,74 @@
+// The JSON Schema of attnlab.run/1 (record/schema/attnlab.run-1.schema.json) and the record
+// library (record/record.hpp) state the same contract: its name, and every key the library
+// requires is required along its whole path in the schema. Records themselves are validated
+// against the schema by scripts/validate-records (ctest record.schema_*).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "record/record.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+ordered_json load_schema() {
+  std::ifstream in(ATTNLAB_RUN_SCHEMA);
+  if (!in) throw std::runtime_error(std::string("cannot read ") + ATTNLAB_RUN_SCHEMA);
+  return ordered_json::parse(in);
+}
+
+// The schema node a "$ref": "#/$defs/<name>" points to, or the node itself.
+const ordered_json& resolve(const ordered_json& schema, const ordered_json& node) {
+  if (!node.contains("$ref")) return node;
+  const std::string ref = node["$ref"];
+  const std::string prefix = "#/$defs/";
+  if (ref.rfind(prefix, 0) != 0) throw std::runtime_error("unexpected $ref " + ref);
+  return schema["$defs"].at(ref.substr(prefix.size()));
+}
+
+// Empty when every segment of `pointer` is required in its parent object, below `node`;
+// otherwise the first segment that is not.
+std::string first_unrequired(const ordered_json& schema, const ordered_json& start,
+                             const std::string& pointer) {
+  const ordered_json* node = &resolve(schema, start);
+  std::stringstream segments(pointer.substr(1));
+  std::string seg, path;
+  while (std::getline(segments, seg, '/')) {
+    path += "/" + seg;
+    const auto& req = node->value("required", ordered_json::array());
+    if (std::find(req.begin(), req.end(), seg) == req.end()) return path + " (not required)";
+    if (!node->contains("properties") || !(*node)["properties"].contains(seg))
+      return path + " (no property)";
+    node = &resolve(schema, (*node)["properties"][seg]);
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(RecordSchema, NamesTheLibrarysSchema) {
+  const auto schema = load_schema();
+  EXPECT_EQ(schema["properties"]["schema"]["const"], kRunSchema);
+}
+
+TEST(RecordSchema, RequiresEveryKeyTheLibraryRequires) {
+  const auto schema = load_schema();
+  for (const auto& k : required_record_keys())
+    EXPECT_EQ(first_unrequired(schema, schema, k), "") << k;
+  const ordered_json result = {{"$ref", "#/$defs/result"}};
+  for (const auto& k : required_result_keys())
+    EXPECT_EQ(first_unrequired(schema, result, k), "") << "/results/*" << k;
+}
+
+TEST(RecordSchema, StatusValuesMatchTheLibrary) {
+  const auto schema = load_schema();
+  // record_problems accepts exactly these; a record the schema accepts passes it too.
+  EXPECT_EQ(schema["properties"]["status"]["enum"], ordered_json({"ok", "failed", "incomplete"}));
+  ordered_json bad = {{"schema", kRunSchema}, {"status", "done"}};
+  bool named = false;
+  for (const auto& p : record_problems(bad)) named = named || p.find("/status") != std::string::npos;
+  EXPECT_TRUE(named);
+}
