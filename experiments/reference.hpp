@@ -30,6 +30,9 @@ struct RowRef {
 // random sample (from the seed) of at least kSampledRows, always including the first and
 // last row of the first and last head so tails and causal edges are covered.
 constexpr int kSampledRows = 256;
+// Below this many multiply-adds (rows * S * D) every row is checked: the fp64 reference of all
+// of them takes well under a second.
+constexpr double kAllRowsBudget = 1 << 28;
 std::vector<RowRef> rows_to_check(const Shape& s, std::uint64_t seed);
 
 // fp64 attention for one output row: out[d] for d < D.

@@ -44,7 +44,6 @@ import time
 import warnings
 from pathlib import Path
 
-SCHEMA = "attnlab.run/1"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 REPO = Path(__file__).resolve().parent.parent
 
@@ -53,24 +52,29 @@ BACKENDS = {  # backend name -> (phase id, SDPBackend member, title)
     "flash": ("sdpa-flash", "FLASH_ATTENTION", "PyTorch SDPA, flash backend (FlashAttention-2)"),
     "efficient": ("sdpa-efficient", "EFFICIENT_ATTENTION", "PyTorch SDPA, memory-efficient backend"),
 }
-PRESETS = {"throughput": (16, 16, 2048, 64), "latency": (1, 8, 512, 64)}  # experiments/shapes.cpp
-REGIMES = ("cold", "warm", "graph")
 
-# experiments/reference.hpp
-ERR_FACTOR = 2.0
-ABS_FLOOR = 1e-3
-REL_FLOOR = 1e-2
-SAMPLED_ROWS = 256
-ALL_ROWS_BUDGET = float(1 << 28)
+# What the C++ harness and this baseline share (presets, regimes, tolerances, the sampler's
+# batching), from record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the
+# C++ sources.
+CONSTANTS = json.loads((REPO / "record" / "constants.json").read_text())
+SCHEMA = CONSTANTS["run_schema"]
+PRESETS = {k: tuple(v) for k, v in CONSTANTS["presets"].items() if k != "source"}
+REGIMES = tuple(CONSTANTS["regimes"])
+STOPPING_RULE = CONSTANTS["stopping_rule"]
 
-# profiler/sampler.cpp
-MIN_WARMUP_CALLS = 3
-WARMUP_SECONDS = 0.2     # [s]
-BATCH_SECONDS = 0.05     # [s] device work per batch
-MAX_BATCH = 64           # calls per batch
-GRAPH_WORK_NS = 200e3    # [ns] device work per graph replay
-MAX_GRAPH_CALLS = 20     # calls per graph, as ANCHORS.md's SDPA graphs
-SPIN_LEAD_S = 1e-3       # [s] GPU sleep that lets the host queue a batch of replays
+ERR_FACTOR = CONSTANTS["correctness"]["err_factor"]
+ABS_FLOOR = CONSTANTS["correctness"]["abs_floor"]
+REL_FLOOR = CONSTANTS["correctness"]["rel_floor"]
+SAMPLED_ROWS = CONSTANTS["correctness"]["sampled_rows"]
+ALL_ROWS_BUDGET = float(CONSTANTS["correctness"]["all_rows_budget"])
+
+MIN_WARMUP_CALLS = CONSTANTS["sampler"]["min_warmup_launches"]
+WARMUP_SECONDS = CONSTANTS["sampler"]["warmup_seconds"]        # [s]
+BATCH_SECONDS = CONSTANTS["sampler"]["batch_seconds"]          # [s] device work per batch
+MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
+GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
+MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
+SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
 
 INPUTS_NOTE = ("N(0,1) fp32 from torch.Generator(device).manual_seed(seed), drawn for q, k, v "
                "in that order and rounded to fp16; reproducible with the same torch and GPU, not "
@@ -853,11 +857,11 @@ def main(argv):
     p.add_argument("--seed", type=non_negative_int, help="input seed (default: fresh; recorded)")
     p.add_argument("-o", "--results-dir", default="results",
                    help="where run records go (default: %(default)s)")
-    p.add_argument("--regimes", default="cold,warm,graph", help="timing regimes (default: %(default)s)")
-    p.add_argument("--noise-target", type=positive_finite, default=0.5, help="[%%] stop once relative noise is below")
-    p.add_argument("--max-time", type=positive_finite, default=2.0, help="[s] wall-time budget per regime and shape")
-    p.add_argument("--min-samples", type=non_negative_int, default=10)
-    p.add_argument("--max-samples", type=non_negative_int, default=1000)
+    p.add_argument("--regimes", default=",".join(REGIMES), help="timing regimes (default: %(default)s)")
+    p.add_argument("--noise-target", type=positive_finite, default=STOPPING_RULE["noise_target_pct"], help="[%%] stop once relative noise is below")
+    p.add_argument("--max-time", type=positive_finite, default=STOPPING_RULE["max_seconds"], help="[s] wall-time budget per regime and shape")
+    p.add_argument("--min-samples", type=non_negative_int, default=STOPPING_RULE["min_samples"])
+    p.add_argument("--max-samples", type=non_negative_int, default=STOPPING_RULE["max_samples"])
     p.add_argument("--check-only", action="store_true", help="correctness check only, no timing")
     p.add_argument("--device", type=non_negative_int, default=0, help="CUDA device ordinal")
     p.add_argument("--write-example-record", metavar="PATH",

@@ -17,13 +17,7 @@
 namespace attnlab::profiler {
 namespace {
 
-constexpr int kMinWarmupLaunches = 3;
-constexpr double kWarmupSeconds = 0.2;       // [s] long enough for clocks to ramp up
-constexpr double kBatchSeconds = 0.05;       // [s] device work per batch between CUPTI flushes
-constexpr int kMaxBatch = 64;                // launches per batch, bounds CUPTI buffer use
-constexpr double kGraphWorkNs = 200e3;       // [ns] device work per graph replay
-constexpr int kMaxGraphLaunches = 20;        // launches per graph, as ANCHORS.md's SDPA graphs
-constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host gets to queue a batch
+using namespace sampling;
 
 using Clock = std::chrono::steady_clock;
 

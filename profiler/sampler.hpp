@@ -15,6 +15,18 @@
 
 namespace attnlab::profiler {
 
+// How the sampler batches launches (record/constants.json carries the same values for
+// experiments/sdpa_baseline.py; tests/cpu/test_constants.cpp keeps the two equal).
+namespace sampling {
+inline constexpr int kMinWarmupLaunches = 3;
+inline constexpr double kWarmupSeconds = 0.2;       // [s] long enough for clocks to ramp up
+inline constexpr double kBatchSeconds = 0.05;       // [s] device work per batch between CUPTI flushes
+inline constexpr int kMaxBatch = 64;                // launches per batch, bounds CUPTI buffer use
+inline constexpr double kGraphWorkNs = 200e3;       // [ns] device work per graph replay
+inline constexpr int kMaxGraphLaunches = 20;        // launches per graph, as ANCHORS.md's SDPA graphs
+inline constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host gets to queue a batch
+}  // namespace sampling
+
 enum class Regime {
   kCold,   // L2 flushed before every launch; CUPTI kernel durations
   kWarm,   // back-to-back launches over the same buffers; CUPTI kernel durations

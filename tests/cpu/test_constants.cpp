@@ -1,0 +1,89 @@
+// record/constants.json carries the constants that the C++ experiments and
+// experiments/sdpa_baseline.py share; the C++ headers are their source. Any difference fails
+// here, so the Python baseline cannot drift from the harness it is compared with.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/shapes.hpp"
+#include "experiments/reference.hpp"
+#include "profiler/sampler.hpp"
+#include "profiler/stats.hpp"
+#include "record/record.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+ordered_json constants() {
+  const std::string path = std::string(ATTNLAB_SOURCE_DIR) + "/record/constants.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return ordered_json::parse(in);
+}
+
+}  // namespace
+
+TEST(SharedConstants, SchemaNames) {
+  const auto c = constants();
+  EXPECT_EQ(c["schema"], "attnlab.constants/1");
+  EXPECT_EQ(c["run_schema"], kRunSchema);
+}
+
+TEST(SharedConstants, PresetsAreTheShapeTable) {
+  const auto c = constants();
+  std::size_t n = 0;
+  for (const auto& p : shape_presets()) {
+    ASSERT_TRUE(c["presets"].contains(p.name)) << p.name;
+    const auto& v = c["presets"][p.name];
+    EXPECT_EQ(v, ordered_json({p.shape.B, p.shape.H, p.shape.S, p.shape.D})) << p.name;
+    // Presets are plain multi-head, non-causal shapes; the four numbers say all of them.
+    EXPECT_EQ(p.shape.H_kv, p.shape.H) << p.name;
+    EXPECT_FALSE(p.shape.causal) << p.name;
+    ++n;
+  }
+  EXPECT_EQ(c["presets"].size(), n + 1);  // + "source"
+}
+
+TEST(SharedConstants, RegimesAndStopReasons) {
+  const auto c = constants();
+  using profiler::Regime;
+  EXPECT_EQ(c["regimes"], ordered_json({profiler::regime_name(Regime::kCold),
+                                        profiler::regime_name(Regime::kWarm),
+                                        profiler::regime_name(Regime::kGraph)}));
+  using profiler::StopReason;
+  EXPECT_EQ(c["stop_reasons"], ordered_json({profiler::stop_reason_name(StopReason::kConverged),
+                                             profiler::stop_reason_name(StopReason::kMaxSamples),
+                                             profiler::stop_reason_name(StopReason::kTimeCap)}));
+}
+
+TEST(SharedConstants, StoppingRuleDefaults) {
+  const auto r = constants()["stopping_rule"];
+  const profiler::StoppingRule d;
+  EXPECT_EQ(r["min_samples"].get<std::size_t>(), d.min_samples);
+  EXPECT_EQ(r["max_samples"].get<std::size_t>(), d.max_samples);
+  EXPECT_EQ(r["noise_target_pct"].get<double>(), d.noise_target_pct);
+  EXPECT_EQ(r["max_seconds"].get<double>(), d.max_seconds);
+}
+
+TEST(SharedConstants, CorrectnessTolerances) {
+  const auto r = constants()["correctness"];
+  EXPECT_EQ(r["err_factor"].get<double>(), kErrFactor);
+  EXPECT_EQ(r["abs_floor"].get<double>(), kAbsFloor);
+  EXPECT_EQ(r["rel_floor"].get<double>(), kRelFloor);
+  EXPECT_EQ(r["sampled_rows"].get<int>(), kSampledRows);
+  EXPECT_EQ(r["all_rows_budget"].get<double>(), kAllRowsBudget);
+}
+
+TEST(SharedConstants, SamplerBatching) {
+  const auto r = constants()["sampler"];
+  namespace s = profiler::sampling;
+  EXPECT_EQ(r["min_warmup_launches"].get<int>(), s::kMinWarmupLaunches);
+  EXPECT_EQ(r["warmup_seconds"].get<double>(), s::kWarmupSeconds);
+  EXPECT_EQ(r["batch_seconds"].get<double>(), s::kBatchSeconds);
+  EXPECT_EQ(r["max_batch"].get<int>(), s::kMaxBatch);
+  EXPECT_EQ(r["graph_work_ns"].get<double>(), s::kGraphWorkNs);
+  EXPECT_EQ(r["max_graph_launches"].get<int>(), s::kMaxGraphLaunches);
+  EXPECT_EQ(r["spin_lead_ns"].get<std::uint64_t>(), s::kSpinLeadNs);
+}
