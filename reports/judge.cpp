@@ -212,20 +212,19 @@ std::vector<Claim> record_claims(const Run& run) {
   return out;
 }
 
-const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
-                     const std::string& gpu, const std::function<bool(const Run&)>& accept) {
-  const Run* best = nullptr;
-  for (const auto& r : runs) {
-    if (r.phase != phase || r.status != "ok" || r.gpu_name != gpu) continue;
-    if (accept && !accept(r)) continue;
-    if (!best || r.time_key() > best->time_key() ||
-        (r.time_key() == best->time_key() && r.file < best->file))
-      best = &r;
-  }
-  return best;
+namespace {
+
+// Whether `r` wins over `best` among equally good candidates: the newer, then the path, so the
+// choice never depends on load order.
+bool newer(const Run& r, const Run& best) {
+  return r.time_key() > best.time_key() || (r.time_key() == best.time_key() && r.file < best.file);
 }
 
-namespace {
+// An ok record of `phase` on `gpu` that `accept` (when given) accepts.
+bool candidate(const Run& r, const std::string& phase, const std::string& gpu,
+               const std::function<bool(const Run&)>& accept) {
+  return r.phase == phase && r.status == "ok" && r.gpu_name == gpu && (!accept || accept(r));
+}
 
 // Seconds since the epoch of a record's start ("2026-11-23T21:41:55Z", or the run directory's
 // "20261123T214155Z" when the record lacks it); nullopt when neither parses.
@@ -248,6 +247,15 @@ std::optional<std::int64_t> start_seconds(const Run& r) {
 
 }  // namespace
 
+const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
+                     const std::string& gpu, const std::function<bool(const Run&)>& accept) {
+  const Run* best = nullptr;
+  for (const auto& r : runs) {
+    if (candidate(r, phase, gpu, accept) && (!best || newer(r, *best))) best = &r;
+  }
+  return best;
+}
+
 const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::string& phase,
                       const std::function<bool(const Run&)>& accept) {
   const auto when = start_seconds(to);
@@ -255,15 +263,11 @@ const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::st
   const Run* best = nullptr;
   std::int64_t best_gap = 0;
   for (const auto& r : runs) {
-    if (r.phase != phase || r.status != "ok" || r.gpu_name != to.gpu_name) continue;
-    if (accept && !accept(r)) continue;
+    if (!candidate(r, phase, to.gpu_name, accept)) continue;
     const auto t = start_seconds(r);
     if (!t) continue;
     const std::int64_t gap = *t > *when ? *t - *when : *when - *t;
-    // Ties: the newer record, then the path, so the choice never depends on load order.
-    if (!best || gap < best_gap ||
-        (gap == best_gap && (r.time_key() > best->time_key() ||
-                             (r.time_key() == best->time_key() && r.file < best->file)))) {
+    if (!best || gap < best_gap || (gap == best_gap && newer(r, *best))) {
       best = &r;
       best_gap = gap;
     }
