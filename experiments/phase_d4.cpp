@@ -1,6 +1,6 @@
-// Experiment for phase d4, split-KV across a thread-block cluster with tensor-core matmuls and
-// a DSMEM merge: does filling every SM with mma.sync work bring the latency shape under 5 us
-// of kernel time, and ahead of d3?
+// Experiment for phase d4, split-KV across a thread-block cluster with wgmma and a DSMEM merge:
+// does filling every SM with warpgroup MMA work bring the latency shape under 5 us of kernel
+// time, and ahead of d3?
 //   make experiment PHASE=d4           (latency shape and its neighbours)
 //   build/bin/attnlab-phase-d4 --shape 1x8x512x128:causal
 #include "experiments/experiment.hpp"
@@ -8,8 +8,8 @@
 int main(int argc, char** argv) {
   const attnlab::Experiment exp{
       "d4",
-      "Split-KV inside a thread-block cluster: mma.sync for both GEMMs, P in registers, partial "
-      "softmax states merged through distributed shared memory, against d3.",
+      "Split-KV inside a thread-block cluster: wgmma for both GEMMs (TMA loads, P in registers), "
+      "partial softmax states merged through distributed shared memory, against d3.",
       // The latency shape and the neighbours issue 10 asks for: longer S, D = 128, GQA, causal.
       {"latency", "1x8x1024x64", "1x8x512x128", "1x32x512x64:hkv=8", "1x8x512x64:causal"},
       {attnlab::claim("target-latency", "At most 5 us of kernel time (cold) at the latency shape.")

@@ -1,120 +1,54 @@
-// Phase d4 (latency series): split-KV inside a thread-block cluster, tensor-core matmuls with P
-// kept in registers, partial softmax states pushed to their owner through distributed shared
-// memory.
+// Phase d4 (latency series): split-KV inside a thread-block cluster on Hopper's warpgroup
+// MMA, partial softmax states pushed to their owner through distributed shared memory.
 // Idea: at the latency shape (8 heads x 512 rows) a query-tiled grid has 64 blocks for 132 SMs,
 // and d3's scalar FMAs and shared-memory probabilities cost more than the loads. Here the C
-// blocks of one cluster take the same query tile and different 64-key tiles of the head (tile
-// r, r + C, ... for rank r, so causal work stays balanced): the grid grows by C without a
-// second kernel or a global workspace. Each block requests its Q tile and every K/V tile its
-// stages hold with cp.async before any math; each warp computes 16 query rows with mma.sync
-// m16n8k16 (fp16 in, fp32 out; operands by ldmatrix from padded rows), an online softmax in
-// registers, P.V with the score accumulators repacked to fp16 as the A fragments of the second
-// mma, and the row sums with one more mma against a fragment of ones. At the end each warp
-// sends its unnormalised O rows, row max and row sum with st.async to the rank that owns those
-// rows (rank r owns rows [r R, (r + 1) R), R = rows / C); the stores complete bytes on the
-// owner's mbarrier, so the owner waits for exactly its data, rescales the C partial states to
-// the common max and writes its rows with 16-byte stores. No GPU-scope fence anywhere (the
-// first version's cooperative_groups cluster.sync() compiled to MEMBAR.ALL.GPU): the barrier
-// that makes the mbarriers visible is arrived at before the loads and waited on after them; a
-// second, relaxed one, arrived at once a block has all its bytes and waited on at exit, keeps
-// every block alive until no st.async is in flight. Query tiles of 64 (or 128) rows and C (1,
-// 2, 4 or 8) per shape: about one block per SM (see choose()); C = 1 skips the cluster.
+// blocks of one cluster take the same 64-row query tile and different 64-key tiles of the head
+// (tile r, r + C, ... for rank r, so causal work stays balanced): the grid grows by C without a
+// second kernel or a global workspace. A block is one warpgroup, its 64 rows wgmma's M. Thread
+// 0 requests Q and the rank's first four K/V tiles with TMA (128-byte swizzle, tails
+// zero-filled) before any math, each tile on its own mbarrier; QK^T (wgmma m64n64k16, both
+// operands from shared memory) and PV (P kept in registers as wgmma's A, V MN-major) overlap
+// as in FA3: QK^T of tile i and PV of tile i - 1 are issued together and the softmax of tile i
+// runs while PV is in flight. The accumulators have mma.sync's m16n8 layout per warp. At the
+// end each thread sends its unnormalised O rows, row max and row sum with st.async to the rank
+// that owns those rows (rank r owns rows [r R, (r + 1) R), R = 64 / C); the stores complete
+// bytes on the owner's mbarrier, so the owner waits for exactly its data, rescales the C
+// partial states to the common max and writes its rows with 16-byte stores. No GPU-scope fence
+// anywhere (a first version's cooperative_groups cluster.sync() compiled to MEMBAR.ALL.GPU):
+// the barrier that makes the merge's mbarrier visible is arrived at before the loads and waited
+// on after them; a second, relaxed one, arrived at once a block has all its bytes and waited on
+// at exit, keeps every block alive until no st.async is in flight. C (1, 2, 4 or 8) per shape
+// (see choose()); C = 1 skips the cluster.
 // Against d3 it fixes: tensor cores instead of FFMA, every SM busy at the latency shape, one
-// launch. Any S (tails zero-filled and masked), causal, GQA, D 64 and 128. Hopper only
-// (clusters, st.async). Its measured effect lives in the run records; what still limits it
-// (one or two warps per scheduler, each running its whole dependent chain) is in
-// kernels/NOTES.md.
+// launch. Any S, causal, GQA, D 64 and 128. Hopper only (sm_90a: wgmma, TMA, clusters,
+// st.async). The mma.sync version it replaces, and the measured effect of both, are in
+// kernels/NOTES.md and the run records.
+#include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include <cuda/ptx>
 
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/check.hpp"
+#include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
 
 namespace attnlab::phased4 {
 namespace {
 
 constexpr int kTileK = 64;      // keys per K/V tile
+constexpr int kRows = 64;       // query rows per block: one warpgroup, wgmma's M
+constexpr int kThreads = 128;
+constexpr int kStages = 4;      // K/V tiles in flight
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
-
-template <int D, int C, int Rows>
-struct Traits {
-  static constexpr int kWarps = Rows / 16;  // 16 query rows per warp: the M of one m16n8k16
-  static constexpr int kThreads = kWarps * kWarpSize;
-  // K/V tiles in flight. At S = 512 a rank's share is 8 / C tiles: D = 64 requests all of them
-  // up front; D = 128 keeps two stages, for the shared memory of its larger tiles.
-  static constexpr int kStages = D == 64 && C <= 2 ? 4 : 2;
-  // One 16-byte vector of padding per row: the row stride is an odd number of 16-byte units,
-  // so the 8 rows one ldmatrix phase reads fall in distinct bank groups.
-  static constexpr int kStride = D + kHalvesPerVec;
-  static constexpr int kTileHalves = kTileK * kStride;
-  static constexpr int kQHalves = Rows * kStride;
-  static constexpr int kStageHalves = 2 * kTileHalves;  // a K tile, then a V tile
-  // The receive area of the merge: C senders x R rows = Rows rows of fp32 O (stride D + 8
-  // floats), then one (max, sum) float2 per row, then the mbarrier.
-  static constexpr int kOStride = D + 8;
-  static constexpr std::size_t kInputBytes =
-      (std::size_t(kQHalves) + std::size_t(kStages) * kStageHalves) * sizeof(__half);
-  static constexpr std::size_t kRecvOBytes = std::size_t(Rows) * kOStride * sizeof(float);
-  static constexpr std::size_t kRecvBytes = kRecvOBytes + std::size_t(Rows) * sizeof(float2) + 16;
-  // Bytes every sender's st.async complete on an owner's mbarrier, summed over the C senders.
-  static constexpr unsigned kRecvTx = unsigned(Rows) * (D * sizeof(float) + sizeof(float2));
-
-  static_assert(D == 64 || D == 128, "phase d4 is instantiated for head dim 64 and 128");
-  static_assert(Rows == 64 || Rows == 128, "query tiles of 4 or 8 warps");
-  static_assert((kStride / kHalvesPerVec) % 2 == 1, "odd vector stride: conflict-free ldmatrix");
-  static_assert(kRecvTx < (1u << 20), "within the mbarrier's transaction count");
-  static_assert(kInputBytes % 16 == 0 && (kOStride * sizeof(float)) % 16 == 0,
-                "16-byte aligned receive rows");
-};
-
-template <int D, int C, int Rows>
-constexpr std::size_t smem_bytes() {
-  using T = Traits<D, C, Rows>;
-  return T::kInputBytes + (C > 1 ? T::kRecvBytes : 0);
-}
-
-// Blocks per SM the register budget must allow: 256 threads' worth, except D = 64 at C = 8,
-// capped at 128 registers (two 256-thread blocks per SM) for grids of twice the SM count; it
-// spills 44 bytes. choose() picks C = 8 only for grids of at most 16 blocks.
-template <int D, int C, int Rows>
-constexpr int min_blocks() {
-  return (D == 64 && C == 8 ? 2 : 1) * (128 / Rows);
-}
+static_assert(kRows == kTileK, "Q, K and V tiles share one box shape");
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-// Four 8x8 fp16 matrices; lanes 8i..8i+7 give the row addresses of matrix i, register i gets
-// its fragment (lane l: row l / 4, columns 2 (l % 4) and + 1). volatile + memory: the data
-// comes from cp.async, ordered by the waits and barriers around these loads.
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const __half* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p))
-               : "memory");
-}
-
-// The same with each matrix transposed: lane l gets rows 2 (l % 4), + 1 of column l / 4.
-__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], const __half* p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_addr(p))
-               : "memory");
-}
-
-// c += a * b, a 16x16 (row), b 16x8 (col), c 16x8 fp32. Lane l = 4 g + t holds c rows g and
-// g + 8 at columns 2t, 2t + 1: c[0], c[1] and c[2], c[3].
-__device__ __forceinline__ void mma_16816(float (&c)[4], const unsigned (&a)[4], unsigned b0,
-                                          unsigned b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // Cluster primitives (sm_90).
@@ -184,307 +118,338 @@ __device__ __forceinline__ void mbar_wait_phase0(unsigned bar) {
 #endif
 }
 
-// Rows [0, Rows) of a tile starting at `src` (already offset to the tile's first row) into
-// shared memory with row stride Stride; rows at or past `valid` copy nothing and become zeros
-// (their source is `any`, an address inside the tensor). Unsigned index math: shifts, no
-// sign fix-ups.
-template <int Rows, int D, int Stride, int Threads>
-__device__ __forceinline__ void load_rows_async(__half* dst, const __half* src, int valid,
-                                                const __half* any, unsigned tid) {
-  constexpr unsigned kVecsPerRow = D / kHalvesPerVec;
-  static_assert((Rows * kVecsPerRow) % Threads == 0, "every thread copies as many vectors");
+// Normalises and stores rows (row, row + 8) of O from the m16n8 accumulator layout (columns
+// 8j + 2t, + 1); rows at or past S are not written.
+template <int D>
+__device__ __forceinline__ void store_rows(const float (&acc)[D / 8][4], const float (&l)[2],
+                                           int row0, int t, int S, __half* o) {
 #pragma unroll
-  for (unsigned it = 0; it < Rows * kVecsPerRow / Threads; ++it) {
-    const unsigned i = it * Threads + tid;
-    const unsigned r = i / kVecsPerRow;
-    const unsigned c = (i % kVecsPerRow) * kHalvesPerVec;
-    const bool in = int(r) < valid;
-    cp_async_16(dst + r * Stride + c, in ? src + r * D + c : any, in);
+  for (int r = 0; r < 2; ++r) {
+    const int row = row0 + 8 * r;
+    if (row < S) {
+      const float inv_l = __fdividef(1.f, l[r]);  // l >= 1: the row max contributes 1
+      __half* o_row = o + std::int64_t(row) * D + 2 * t;
+#pragma unroll
+      for (int j = 0; j < D / 8; ++j)
+        *reinterpret_cast<__half2*>(o_row + 8 * j) =
+            __floats2half2_rn(acc[j][2 * r] * inv_l, acc[j][2 * r + 1] * inv_l);
+    }
   }
 }
 
-template <int D, int C, int Rows>
-__global__ void __launch_bounds__(Traits<D, C, Rows>::kThreads, (min_blocks<D, C, Rows>()))
-    attention_kernel(const __half* __restrict__ q, const __half* __restrict__ k,
-                     const __half* __restrict__ v, __half* __restrict__ o, int H, int group,
-                     int H_kv, int S, float scale_log2, bool causal) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using T = Traits<D, C, Rows>;
-  constexpr int kThreads = T::kThreads;
-  constexpr int kStages = T::kStages;
-  constexpr int kDTiles = D / 8;   // n-tiles of the output
-  constexpr int kDSteps = D / 16;  // k-steps of QK^T
-  constexpr int kKeyTiles = kTileK / 8;
-  extern __shared__ uint4 smem[];
-  __half* const sQ = reinterpret_cast<__half*>(smem);
-  __half* const sStages = sQ + T::kQHalves;
+// The cluster's merge: this thread's partial state of tile rows x and x + 8 (O in the m16n8
+// layout, max in log2 units, sum) goes with st.async to the rank that owns those rows; each
+// rank waits on its mbarrier `bar` for exactly its bytes, rescales the C partial states to
+// their common max and writes its rows with 16-byte stores. The mbarrier was initialised and
+// the first cluster barrier arrived at before the loads.
+template <int D, int C>
+__device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], const float (&ms)[2],
+                                             const float (&l)[2], int x0, int t, unsigned tid,
+                                             unsigned rank, int q0, int S, __half* o,
+                                             float* recvO, float2* recvML, unsigned bar) {
+  constexpr int kDTiles = D / 8;
+  constexpr int kOStride = D + 8;
+  constexpr int R = kRows / C;  // rows each rank owns in the merge
+  constexpr unsigned kRecvTx = unsigned(kRows) * (D * sizeof(float) + sizeof(float2));
+  cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
+  if (tid == 0) mbar_arrive_expect(bar, kRecvTx);
+  // Row x of this tile goes to rank x / R, slot rank * R + x % R of its receive area.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int x = x0 + 8 * r;
+    const unsigned dst = unsigned(x / R);
+    const int slot = int(rank) * R + x % R;
+    const unsigned rbar = map_rank(bar, dst);
+    const unsigned ro = map_rank(smem_addr(recvO + slot * kOStride + 2 * t), dst);
+#pragma unroll
+    for (int j = 0; j < kDTiles; ++j)
+      st_async_f2(ro + 32u * j, acc[j][2 * r], acc[j][2 * r + 1], rbar);
+    if (t == 0) st_async_f2(map_rank(smem_addr(recvML + slot), dst), ms[r], l[r], rbar);
+  }
+  mbar_wait_phase0(bar);
+  // Every block past this arrival has received all its bytes, so once all have arrived no
+  // st.async of this block is still in flight; the wait at the end keeps the block until
+  // then, and the merge below hides the barrier's latency.
+  cluster_arrive_relaxed();
+
+  // This rank's rows: 8 output columns per thread and step, the C partial states rescaled to
+  // their common max.
+  constexpr int kVecsPerRow = D / kHalvesPerVec;
+  for (int vi = int(tid); vi < R * kVecsPerRow; vi += kThreads) {
+    const int lr = vi / kVecsPerRow;
+    const int c0 = (vi % kVecsPerRow) * kHalvesPerVec;
+    float2 ml[C];
+#pragma unroll
+    for (int j = 0; j < C; ++j) ml[j] = recvML[j * R + lr];
+    float mall = kNegInf;
+#pragma unroll
+    for (int j = 0; j < C; ++j) mall = fmaxf(mall, ml[j].x);
+    if (mall == kNegInf) mall = 0.f;  // a row past S that no rank scored: weights 0, unused
+    float lsum = 0.f;
+    float out[kHalvesPerVec] = {};
+#pragma unroll
+    for (int j = 0; j < C; ++j) {
+      const float w = exp2_approx(ml[j].x - mall);  // a rank without keys for this row: 0
+      const float* src = recvO + (j * R + lr) * kOStride + c0;
+      const float4 a = *reinterpret_cast<const float4*>(src);
+      const float4 bb = *reinterpret_cast<const float4*>(src + 4);
+      lsum = fmaf(w, ml[j].y, lsum);
+      out[0] = fmaf(w, a.x, out[0]);
+      out[1] = fmaf(w, a.y, out[1]);
+      out[2] = fmaf(w, a.z, out[2]);
+      out[3] = fmaf(w, a.w, out[3]);
+      out[4] = fmaf(w, bb.x, out[4]);
+      out[5] = fmaf(w, bb.y, out[5]);
+      out[6] = fmaf(w, bb.z, out[6]);
+      out[7] = fmaf(w, bb.w, out[7]);
+    }
+    const int row = q0 + int(rank) * R + lr;
+    if (row < S) {
+      const float inv_l = __fdividef(1.f, lsum);
+#pragma unroll
+      for (int e = 0; e < kHalvesPerVec; ++e) out[e] *= inv_l;
+      *reinterpret_cast<uint4*>(o + std::int64_t(row) * D + c0) = pack8(out);
+    }
+  }
+  cluster_wait();
+}
+
+template <int D>
+struct alignas(1024) Storage {
+  __half q[kRows * D];  // D / 64 column blocks of 64 swizzled 128-byte rows
+  __half k[kStages][kTileK * D];
+  __half v[kStages][kTileK * D];
+  std::uint64_t q_full;
+  std::uint64_t k_full[kStages];
+  std::uint64_t v_full[kStages];
+};
+
+template <int D, int C>
+constexpr std::size_t smem_bytes() {
+  constexpr std::size_t recv =
+      C > 1 ? std::size_t(kRows) * (D + 8) * sizeof(float) + kRows * sizeof(float2) + 16 : 0;
+  return sizeof(Storage<D>) + recv + 1024;  // + alignment slack
+}
+
+// Copies rows [row0, row0 + 64) of plane z (a Q, K or V tile) into a column-blocked tile,
+// completing on `bar`.
+template <int D>
+__device__ __forceinline__ void load_tile(__half* dst, const CUtensorMap* map, int row0, int z,
+                                          std::uint64_t* bar) {
+  namespace ptx = cuda::ptx;
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                 std::uint32_t(kTileK * D * sizeof(__half)));
+#pragma unroll
+  for (int cb = 0; cb < D / hopper::kSwizzleHalves; ++cb) {
+    const std::int32_t coords[3] = {cb * hopper::kSwizzleHalves, row0, z};
+    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
+                              dst + cb * kTileK * hopper::kSwizzleHalves, map, coords, bar);
+  }
+}
+
+__device__ __forceinline__ void wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+template <int D, int C>
+__global__ void __launch_bounds__(kThreads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q,
+                     const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
+                     int group, int H_kv, int S, float scale_log2, bool causal) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace hopper;
+  namespace ptx = cuda::ptx;
+  constexpr int kDTiles = D / 8;
+  extern __shared__ unsigned char smem_raw[];
+  // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
+  const unsigned raw = smem_addr(smem_raw);
+  unsigned char* const base = smem_raw + ((1024 - raw % 1024) % 1024);
+  auto& sm = *reinterpret_cast<Storage<D>*>(base);
+  float* const recvO = reinterpret_cast<float*>(base + sizeof(Storage<D>));
+  float2* const recvML = reinterpret_cast<float2*>(recvO + kRows * (D + 8));
 
   const unsigned tid = threadIdx.x;
   const int warp = int(tid / kWarpSize);
   const int lane = int(tid % kWarpSize);
-  const int g = lane >> 2;  // accumulator row (and row + 8)
-  const int t = lane & 3;   // accumulator column pair
-
+  const int g = lane >> 2;
+  const int t = lane & 3;
   const unsigned rank = C > 1 ? cluster_rank() : 0u;
-  const int q0 = int(blockIdx.x / C) * Rows;
+  const int q0 = int(blockIdx.x / C) * kRows;
   const int h = int(blockIdx.y);
   const int b = int(blockIdx.z);
-  const int kv_head = int(unsigned(h) / unsigned(group));  // GQA: `group` query heads per KV head
-  q += (std::int64_t(b) * H + h) * S * D;
-  o += (std::int64_t(b) * H + h) * S * D;
-  k += (std::int64_t(b) * H_kv + kv_head) * S * D;
-  v += (std::int64_t(b) * H_kv + kv_head) * S * D;
+  const int q_plane = b * H + h;
+  const int kv_plane = b * H_kv + h / group;  // GQA: `group` query heads per KV head
+  o += std::int64_t(q_plane) * S * D;
 
-  // The merge's mbarrier: initialised and made visible to the cluster, and the cluster barrier
-  // arrived at now, so waiting on it later costs nothing; the bytes all C senders will store
-  // are announced after that wait.
-  unsigned bar = 0;
+  unsigned bar = 0;  // the merge's mbarrier (C > 1): initialised, then the first cluster arrive
   if constexpr (C > 1) {
-    bar = smem_addr(reinterpret_cast<char*>(smem) + T::kInputBytes + T::kRecvBytes - 16);
+    bar = smem_addr(reinterpret_cast<char*>(recvML + kRows));
     if (tid == 0) mbar_init(bar);
     cluster_arrive_relaxed();
   }
-
-  // Key tiles of this query tile (causal: none wholly above its last row); rank r takes
-  // tiles r, r + C, r + 2C, ...
-  const int kv_end = causal ? min(S, q0 + Rows) : S;
+  const int kv_end = causal ? min(S, q0 + kRows) : S;
   const int n_tiles = ceil_div(kv_end, kTileK);
   const int n_mine = int(rank) < n_tiles ? ceil_div(n_tiles - int(rank), C) : 0;
+  auto key0 = [&](int i) { return (int(rank) + i * C) * kTileK; };
 
-  // The i-th own tile into stage i % kStages as two commit groups, K then V, so QK^T can start
-  // before V lands. Past the last tile the groups are empty, which keeps the wait counts below
-  // the same in every iteration.
-  auto issue_tile = [&](int i) {
-    __half* sk = sStages + (i % kStages) * T::kStageHalves;
-    const int k0 = (int(rank) + i * C) * kTileK;
-    if (i < n_mine)
-      load_rows_async<kTileK, D, T::kStride, kThreads>(sk, k + std::int64_t(k0) * D, S - k0, k,
-                                                       tid);
-    cp_async_commit();
-    if (i < n_mine)
-      load_rows_async<kTileK, D, T::kStride, kThreads>(sk + T::kTileHalves,
-                                                       v + std::int64_t(k0) * D, S - k0, v, tid);
-    cp_async_commit();
+  if (tid == 0) {
+    ptx::mbarrier_init(&sm.q_full, 1);
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      ptx::mbarrier_init(&sm.k_full[s], 1);
+      ptx::mbarrier_init(&sm.v_full[s], 1);
+    }
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    if (n_mine > 0) load_tile<D>(sm.q, &tm_q, q0, q_plane, &sm.q_full);
+    for (int i = 0; i < min(n_mine, kStages); ++i) {
+      load_tile<D>(sm.k[i], &tm_k, key0(i), kv_plane, &sm.k_full[i]);
+      load_tile<D>(sm.v[i], &tm_v, key0(i), kv_plane, &sm.v_full[i]);
+    }
+  }
+  __syncthreads();  // the mbarriers are initialised before anyone waits on them
+
+  float o_acc[D / 2];
+  float s_acc[kTileK / 2];
+  std::uint32_t p_frag[kTileK / 16][4];
+  float m_row[2] = {kNegInf, kNegInf};  // running max, log2 units
+  float l_row[2] = {0.f, 0.f};          // this thread's share of the row sums
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
+  const int row_lo = q0 + 16 * warp + g;
+  if (n_mine > 0) wait_parity(&sm.q_full, 0);
+
+  auto issue_qk = [&](int i) {
+    const int st = i % kStages;
+    wait_parity(&sm.k_full[st], (i / kStages) & 1);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int cb = kk / 4;
+      const int within = (kk % 4) * 16;
+      const std::uint64_t da =
+          smem_desc_sw128(sm.q + cb * kRows * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
+      const std::uint64_t db =
+          smem_desc_sw128(sm.k[st] + cb * kTileK * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
+      wgmma_ss<kTileK>(s_acc, da, db, kk > 0);
+    }
+    wgmma_commit();
   };
-  // Everything this block reads is requested before any math: Q joins K's first group.
-  if (n_mine > 0)
-    load_rows_async<Rows, D, T::kStride, kThreads>(sQ, q + std::int64_t(q0) * D, S - q0, q, tid);
+  auto issue_pv = [&](int i) {
+    const int st = i % kStages;
+    wait_parity(&sm.v_full[st], (i / kStages) & 1);
+    wgmma_fence();
 #pragma unroll
-  for (int i = 0; i < kStages; ++i) issue_tile(i);
-
-  const int wr0 = q0 + 16 * warp;  // this warp's first query row
-  float m[2] = {kNegInf, kNegInf};  // running max of the raw scores, rows g and g + 8
-  float acc[kDTiles][4];
-  float accl[4] = {0.f, 0.f, 0.f, 0.f};  // row sums: P times a column of ones
+    for (int kk = 0; kk < kTileK / 16; ++kk)
+      wgmma_rs_mn<D>(o_acc, p_frag[kk],
+                     smem_desc_sw128(sm.v[st] + kk * 16 * kSwizzleHalves, kTileK * kSwizzleBytes,
+                                     kSwizzleAtomBytes),
+                     1);
+    wgmma_commit();
+  };
+  // Online softmax of tile i in s_acc (in place, log2 units); each row's correction for O.
+  auto softmax = [&](int i, float (&corr)[2]) {
+    const int k0 = key0(i);
+    // Keys past S (zero-filled) and, causal, past the row: -inf.
+    if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > q0 + 16 * warp)) {
 #pragma unroll
-  for (int j = 0; j < kDTiles; ++j) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.f;
-  unsigned qa[kDSteps][4];
-  constexpr unsigned kOnes = 0x3c003c00u;  // two fp16 1.0
-
-  for (int i = 0; i < n_mine; ++i) {
-    const int k0 = (int(rank) + i * C) * kTileK;
-    const __half* sk = sStages + (i % kStages) * T::kStageHalves;
-    const __half* sv = sk + T::kTileHalves;
-    cp_async_wait<2 * kStages - 1>();  // K_i (and Q): the groups after it are V_i and later
-    __syncthreads();
-    if (i == 0) {
+      for (int j = 0; j < kTileK / 8; ++j)
 #pragma unroll
-      for (int kk = 0; kk < kDSteps; ++kk)
-        ldmatrix_x4(qa[kk], sQ + (16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1)) * T::kStride +
-                                16 * kk + 8 * (lane >> 4));
-    }
-    // Warp-uniform: rows past S, or (causal) a tile wholly above this warp's last row, add
-    // nothing; the warp still meets every barrier.
-    const bool live = wr0 < S && !(causal && k0 > wr0 + 15);
-
-    unsigned pa[kTileK / 16][4];  // P as the A fragments of P.V, one per 16 keys
-    if (live) {
-      float s[kKeyTiles][4];
-#pragma unroll
-      for (int j = 0; j < kKeyTiles; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;
-#pragma unroll
-      for (int j = 0; j < kKeyTiles; ++j) {
-#pragma unroll
-        for (int kk2 = 0; kk2 < kDSteps / 2; ++kk2) {
-          unsigned bk[4];  // keys 8j.., columns 32 kk2 + {0, 8, 16, 24}
-          ldmatrix_x4(bk, sk + (8 * j + (lane & 7)) * T::kStride + 32 * kk2 + 8 * (lane >> 3));
-          mma_16816(s[j], qa[2 * kk2], bk[0], bk[1]);
-          mma_16816(s[j], qa[2 * kk2 + 1], bk[2], bk[3]);
+        for (int e = 0; e < 4; ++e) {
+          const int key = k0 + 8 * j + 2 * t + (e & 1);
+          const int row = row_lo + 8 * (e >> 1);
+          if (key >= (causal ? min(S, row + 1) : S)) s_acc[4 * j + e] = kNegInf;
         }
-      }
-      // Keys past S (zero-filled rows) and, causal, past the row: -inf.
-      if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > wr0)) {
-#pragma unroll
-        for (int j = 0; j < kKeyTiles; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int key = k0 + 8 * j + 2 * t + (e & 1);
-            const int row = wr0 + g + 8 * (e >> 1);
-            const int lim = causal ? min(S, row + 1) : S;
-            if (key >= lim) s[j][e] = kNegInf;
-          }
-      }
-      float mx[2] = {m[0], m[1]};
-#pragma unroll
-      for (int j = 0; j < kKeyTiles; ++j) {
-        mx[0] = fmaxf(mx[0], fmaxf(s[j][0], s[j][1]));
-        mx[1] = fmaxf(mx[1], fmaxf(s[j][2], s[j][3]));
-      }
-      float ms[2];  // the new max in log2 units; 0 while the row has seen only masked keys
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(kFullMask, mx[r], 1));
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(kFullMask, mx[r], 2));
-        ms[r] = mx[r] == kNegInf ? 0.f : mx[r] * scale_log2;
-      }
-      // Before a warp's first tile acc and accl are zero and nothing needs rescaling.
-      if (i > 0) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const float alpha = exp2_approx(m[r] * scale_log2 - ms[r]);  // m = -inf: 0, acc is 0 then
-          accl[2 * r] *= alpha;
-          accl[2 * r + 1] *= alpha;
-#pragma unroll
-          for (int j = 0; j < kDTiles; ++j) {
-            acc[j][2 * r] *= alpha;
-            acc[j][2 * r + 1] *= alpha;
-          }
-        }
-      }
-      m[0] = mx[0];
-      m[1] = mx[1];
-#pragma unroll
-      for (int j = 0; j < kKeyTiles; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s[j][e] = exp2_approx(fmaf(s[j][e], scale_log2, -ms[e >> 1]));
-      // The accumulator of key tiles 2ks and 2ks + 1 is, repacked to fp16, the A fragment of
-      // keys 16ks..16ks + 15: (row g, keys 2t..), (row g + 8, ..), (row g, keys 8 + 2t..), ...
-#pragma unroll
-      for (int ks = 0; ks < kTileK / 16; ++ks) {
-        pa[ks][0] = pack_half2(s[2 * ks][0], s[2 * ks][1]);
-        pa[ks][1] = pack_half2(s[2 * ks][2], s[2 * ks][3]);
-        pa[ks][2] = pack_half2(s[2 * ks + 1][0], s[2 * ks + 1][1]);
-        pa[ks][3] = pack_half2(s[2 * ks + 1][2], s[2 * ks + 1][3]);
-      }
     }
-
-    cp_async_wait<2 * kStages - 2>();  // V_i
-    __syncthreads();
-    if (live) {
 #pragma unroll
-      for (int ks = 0; ks < kTileK / 16; ++ks) {
+    for (int r = 0; r < 2; ++r) {
+      float mx = kNegInf;
 #pragma unroll
-        for (int jj = 0; jj < D / 16; ++jj) {
-          unsigned bv[4];  // keys 16ks + {0..7, 8..15} x columns 16jj + {0..7, 8..15}, transposed
-          ldmatrix_x4_trans(bv, sv + (16 * ks + (lane & 7) + 8 * ((lane >> 3) & 1)) * T::kStride +
-                                    16 * jj + 8 * (lane >> 4));
-          mma_16816(acc[2 * jj], pa[ks], bv[0], bv[1]);
-          mma_16816(acc[2 * jj + 1], pa[ks], bv[2], bv[3]);
-        }
-        mma_16816(accl, pa[ks], kOnes, kOnes);  // every column: the sum of the fp16 P row
+      for (int j = 0; j < kTileK / 8; ++j)
+        mx = fmaxf(mx, fmaxf(s_acc[4 * j + 2 * r], s_acc[4 * j + 2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
+      const float m_new = fmaxf(m_row[r], mx * scale_log2);
+      const float m_use = m_new == kNegInf ? 0.f : m_new;  // all masked so far: p = 0
+      corr[r] = exp2_approx(m_row[r] - m_use);
+      m_row[r] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < kTileK / 8; ++j) {
+        float& x0 = s_acc[4 * j + 2 * r];
+        float& x1 = s_acc[4 * j + 2 * r + 1];
+        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
+        sum += x0 + x1;
       }
+      l_row[r] = l_row[r] * corr[r] + sum;
     }
+  };
+  // P as fp16 in the register-A layout of the PV wgmma (the accumulator's own ownership).
+  auto pack_p = [&] {
+#pragma unroll
+    for (int kk = 0; kk < kTileK / 16; ++kk)
+#pragma unroll
+      for (int x = 0; x < 4; ++x)
+        p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
+  };
+  // Once PV of tile i has completed in every warp, its stage takes tile i + kStages.
+  auto refill = [&](int i) {
     if (i + kStages < n_mine) {  // block-uniform
-      __syncthreads();           // every warp is done with this stage
-      issue_tile(i + kStages);
-    } else {
-      cp_async_commit();  // empty groups keep the wait counts uniform
-      cp_async_commit();
+      __syncthreads();
+      if (tid == 0) {
+        const int st = i % kStages;
+        load_tile<D>(sm.k[st], &tm_k, key0(i + kStages), kv_plane, &sm.k_full[st]);
+        load_tile<D>(sm.v[st], &tm_v, key0(i + kStages), kv_plane, &sm.v_full[st]);
+      }
     }
-  }
-  const float l[2] = {accl[0], accl[2]};
+  };
 
-  if constexpr (C == 1) {
-    // The whole key range was this block's: normalise and store from registers.
+  if (n_mine > 0) {
+    float corr[2];
+    issue_qk(0);
+    wgmma_wait<0>();
+    fence_operands(s_acc);
+    softmax(0, corr);  // O is still zero: no correction
+    pack_p();
+    // FA3's intra-warpgroup overlap: QK^T of tile i and PV of tile i - 1 are issued together,
+    // and the softmax of tile i runs while PV of tile i - 1 is in flight.
+    for (int i = 1; i < n_mine; ++i) {
+      issue_qk(i);
+      issue_pv(i - 1);
+      wgmma_wait<1>();  // groups complete in order: QK^T of tile i is done
+      fence_operands(s_acc);
+      softmax(i, corr);
+      wgmma_wait<0>();
+      fence_operands(o_acc);
+      fence_operands(p_frag);
+      refill(i - 1);
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = wr0 + g + 8 * r;
-      if (row < S) {
-        const float inv_l = __fdividef(1.f, l[r]);  // l >= 1: the row max contributes 1
-        __half* o_row = o + std::int64_t(row) * D + 2 * t;
-#pragma unroll
-        for (int j = 0; j < kDTiles; ++j)
-          *reinterpret_cast<__half2*>(o_row + 8 * j) =
-              __floats2half2_rn(acc[j][2 * r] * inv_l, acc[j][2 * r + 1] * inv_l);
-      }
+      for (int j = 0; j < D / 2; ++j) o_acc[j] *= corr[(j >> 1) & 1];
+      pack_p();
     }
-  } else {
-    constexpr int R = Rows / C;  // rows each rank owns in the merge
-    float* const recvO = reinterpret_cast<float*>(reinterpret_cast<char*>(smem) + T::kInputBytes);
-    float2* const recvML = reinterpret_cast<float2*>(recvO + Rows * T::kOStride);
-    cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
-    if (tid == 0) mbar_arrive_expect(bar, T::kRecvTx);
-    // Row x of this tile goes to rank x / R, slot rank * R + x % R of its receive area.
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int x = 16 * warp + g + 8 * r;
-      const unsigned dst = unsigned(x / R);
-      const int slot = int(rank) * R + x % R;
-      const unsigned rbar = map_rank(bar, dst);
-      const unsigned ro = map_rank(smem_addr(recvO + slot * T::kOStride + 2 * t), dst);
-#pragma unroll
-      for (int j = 0; j < kDTiles; ++j)
-        st_async_f2(ro + 32u * j, acc[j][2 * r], acc[j][2 * r + 1], rbar);
-      if (t == 0)
-        st_async_f2(map_rank(smem_addr(recvML + slot), dst),
-                    m[r] == kNegInf ? kNegInf : m[r] * scale_log2, l[r], rbar);
-    }
-    cp_async_wait<0>();  // only empty groups remain; none outlives the block
-    mbar_wait_phase0(bar);
-    // Every block past this arrival has received all its bytes, so once all have arrived no
-    // st.async of this block is still in flight; the wait at the end keeps the block until
-    // then, and the merge below hides the barrier's latency.
-    cluster_arrive_relaxed();
-
-    // This rank's rows: 8 output columns per thread and step, the C partial states rescaled to
-    // their common max.
-    constexpr int kVecsPerRow = D / kHalvesPerVec;
-    for (int vi = int(tid); vi < R * kVecsPerRow; vi += kThreads) {
-      const int lr = vi / kVecsPerRow;
-      const int c0 = (vi % kVecsPerRow) * kHalvesPerVec;
-      float2 ml[C];
-#pragma unroll
-      for (int j = 0; j < C; ++j) ml[j] = recvML[j * R + lr];
-      float mall = kNegInf;
-#pragma unroll
-      for (int j = 0; j < C; ++j) mall = fmaxf(mall, ml[j].x);
-      if (mall == kNegInf) mall = 0.f;  // a row past S that no rank scored: weights 0, unused
-      float lsum = 0.f;
-      float out[kHalvesPerVec] = {};
-#pragma unroll
-      for (int j = 0; j < C; ++j) {
-        const float w = exp2_approx(ml[j].x - mall);  // a rank without keys for this row: 0
-        const float* src = recvO + (j * R + lr) * T::kOStride + c0;
-        const float4 a = *reinterpret_cast<const float4*>(src);
-        const float4 bb = *reinterpret_cast<const float4*>(src + 4);
-        lsum = fmaf(w, ml[j].y, lsum);
-        out[0] = fmaf(w, a.x, out[0]);
-        out[1] = fmaf(w, a.y, out[1]);
-        out[2] = fmaf(w, a.z, out[2]);
-        out[3] = fmaf(w, a.w, out[3]);
-        out[4] = fmaf(w, bb.x, out[4]);
-        out[5] = fmaf(w, bb.y, out[5]);
-        out[6] = fmaf(w, bb.z, out[6]);
-        out[7] = fmaf(w, bb.w, out[7]);
-      }
-      const int row = q0 + int(rank) * R + lr;
-      if (row < S) {
-        const float inv_l = __fdividef(1.f, lsum);
-#pragma unroll
-        for (int e = 0; e < kHalvesPerVec; ++e) out[e] *= inv_l;
-        *reinterpret_cast<uint4*>(o + std::int64_t(row) * D + c0) = pack8(out);
-      }
-    }
-    cluster_wait();
+    issue_pv(n_mine - 1);
+    wgmma_wait<0>();
+    fence_operands(o_acc);
+    fence_operands(p_frag);
   }
+  float l[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] = l_row[r];
+    l[r] += __shfl_xor_sync(kFullMask, l[r], 1);
+    l[r] += __shfl_xor_sync(kFullMask, l[r], 2);
+  }
+  const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
+  if constexpr (C == 1)
+    store_rows<D>(acc, l, row_lo, t, S, o);
+  else
+    cluster_merge<D, C>(acc, m_row, l, 16 * warp + g, t, tid, rank, q0, S, o, recvO, recvML, bar);
+#else
+  __trap();  // built without sm_90a
 #endif
 }
-
-// Query rows per block and cluster size.
-struct Config {
-  int rows;
-  int cluster;
-};
 
 int sm_count() {
   static const int sms = [] {
@@ -496,53 +461,46 @@ int sm_count() {
   return sms;
 }
 
-// Double C while the grid stays within one block per SM and every rank keeps a key tile.
-// Measured in scratch at 1x8x512x64 (kernels/NOTES.md, phase d4): 64-row tiles with C = 2
-// (128 blocks) were the fastest of the 64/128-row x C = 1, 2, 4, 8 grid; every larger C and
-// the 128-row tiles were slower although they divide the work per warp further.
-Config choose(const Shape& s) {
-  constexpr int kAutoRows = 64;
-  const std::int64_t blocks = std::int64_t(ceil_div(s.S, kAutoRows)) * s.B * s.H;
+// The cluster size: doubled while every rank keeps at least four key tiles and the grid stays
+// within two blocks per SM (the shared memory of two D = 64 blocks fits on one). Measured
+// with ncu (cold) at the five shapes of the d4 experiment (kernels/NOTES.md, phase d4):
+// C = 2 was the fastest wherever this picks it (1x8x512x64, 1x8x1024x64, 1x8x512x128, the
+// causal latency shape), and C = 1 at 1x32x512x64:hkv=8; C = 4 and 8 were slower everywhere.
+int choose_cluster(const Shape& s) {
+  const std::int64_t blocks = std::int64_t(ceil_div(s.S, kRows)) * s.B * s.H;
   const int key_tiles = ceil_div(s.S, kTileK);
   int c = 1;
-  while (c < kMaxCluster && 2 * c <= key_tiles && blocks * 2 * c <= sm_count()) c *= 2;
-  return {kAutoRows, c};
+  while (c < kMaxCluster && key_tiles >= 4 * 2 * c && blocks * 2 * c <= 2 * sm_count()) c *= 2;
+  return c;
 }
 
-template <int D, int C, int Rows>
+// Grid: C blocks per query tile along x, heads along y, batch along z; clusters of C along x.
+template <int D, int C>
 void launch_config(const Problem& p, cudaStream_t stream) {
-  using T = Traits<D, C, Rows>;
   const Shape& s = p.shape;
-  const auto kernel = attention_kernel<D, C, Rows>;
-  constexpr std::size_t kSmem = smem_bytes<D, C, Rows>();
+  const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
+  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
+  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
+  constexpr std::size_t kSmem = smem_bytes<D, C>();
+  static_assert(kSmem <= 227 * 1024, "a block's shared memory limit");
+  const auto kernel = attention_kernel<D, C>;
   set_dynamic_smem(kernel, kSmem);
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(ceil_div(s.S, Rows) * C), unsigned(s.H), unsigned(s.B));
-  cfg.blockDim = dim3(T::kThreads);
+  cfg.gridDim = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(s.H), unsigned(s.B));
+  cfg.blockDim = dim3(unsigned(kThreads));
   cfg.dynamicSmemBytes = kSmem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = C;
+  attr[0].val.clusterDim.x = unsigned(C);
   attr[0].val.clusterDim.y = 1;
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
-  ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(
-      &cfg, kernel, static_cast<const __half*>(p.q), static_cast<const __half*>(p.k),
-      static_cast<const __half*>(p.v), static_cast<__half*>(p.o), s.H, s.H / s.H_kv, s.H_kv, s.S,
-      p.scale * kLog2e, s.causal));
+  ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
+                                        s.H, s.H / s.H_kv, s.H_kv, s.S, p.scale * kLog2e,
+                                        s.causal));
   ATTNLAB_CHECK_LAUNCH();
-}
-
-template <int D, int Rows>
-void launch_rows(const Problem& p, int c, cudaStream_t stream) {
-  switch (c) {
-    case 1: return launch_config<D, 1, Rows>(p, stream);
-    case 2: return launch_config<D, 2, Rows>(p, stream);
-    case 4: return launch_config<D, 4, Rows>(p, stream);
-    default: return launch_config<D, 8, Rows>(p, stream);
-  }
 }
 
 }  // namespace
@@ -550,26 +508,24 @@ void launch_rows(const Problem& p, int c, cudaStream_t stream) {
 Refusal can_implement(const Shape& s) {
   if (auto r = query_tiled_refusal(s, "phase d4")) return r;
   // The grid's x holds C blocks per query tile.
-  if (std::int64_t(ceil_div(s.S, 64)) * kMaxCluster > 0x7fffffff)
+  if (std::int64_t(ceil_div(s.S, kRows)) * kMaxCluster > 0x7fffffff)
     return "S too large for the grid's x dimension";
   return std::nullopt;
 }
 
-// rows 0 / cluster 0 pick automatically; otherwise rows 64 or 128 and cluster 1, 2, 4 or 8
-// force the configuration (scratch experiments).
-void launch_with(const Problem& p, int rows, int cluster, cudaStream_t stream) {
+// cluster 0 picks C automatically; 1, 2, 4 or 8 forces it (scratch experiments).
+void launch_with(const Problem& p, int cluster, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    Config cfg = choose(p.shape);
-    if (rows > 0) cfg.rows = rows;
-    if (cluster > 0) cfg.cluster = cluster;
-    if (cfg.rows == 64)
-      launch_rows<D, 64>(p, cfg.cluster, stream);
-    else
-      launch_rows<D, 128>(p, cfg.cluster, stream);
+    switch (cluster > 0 ? cluster : choose_cluster(p.shape)) {
+      case 1: return launch_config<D, 1>(p, stream);
+      case 2: return launch_config<D, 2>(p, stream);
+      case 4: return launch_config<D, 4>(p, stream);
+      default: return launch_config<D, 8>(p, stream);
+    }
   });
 }
 
-void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
+void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, stream); }
 
 }  // namespace attnlab::phased4

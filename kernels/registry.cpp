@@ -75,8 +75,9 @@ const std::vector<Phase>& phases() {
        "stages), lanes split keys then D, warp-shuffle softmax",
        0, &phased3::can_implement, &phased3::launch, nullptr},
       {"d4", "split-KV DSMEM",
-       "mma.sync m16n8k16 for QK^T and PV with P in registers; the blocks of a thread-block "
-       "cluster split one 64-row query tile's keys and merge max, sum and O through DSMEM",
+       "wgmma for QK^T and PV (P in registers, TMA loads, QK^T of a tile overlapped with PV of "
+       "the last); the blocks of a thread-block cluster split one 64-row query tile's keys and "
+       "merge max, sum and O through DSMEM",
        90, &phased4::can_implement, &phased4::launch, nullptr},
   };
   return table;
