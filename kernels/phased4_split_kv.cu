@@ -150,22 +150,32 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   constexpr int kDTiles = D / 8;
   constexpr int kOStride = D + 8;
   constexpr int R = kRows / C;  // rows each rank owns in the merge
-  constexpr unsigned kRecvTx = unsigned(kRows) * (D * sizeof(float) + sizeof(float2));
+  // The other ranks' rows arrive through st.async; a rank stores its own rows directly.
+  constexpr unsigned kRecvTx = unsigned((C - 1) * R) * (D * sizeof(float) + sizeof(float2));
   cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
   if (tid == 0) mbar_arrive_expect(bar, kRecvTx);
   // Row x of this tile goes to rank x / R, slot rank * R + x % R of its receive area.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int x = x0 + 8 * r;
-    const unsigned dst = unsigned(x / R);
+    const unsigned dst = unsigned(x / R);  // warp-uniform: a warp's 16 rows have one owner
     const int slot = int(rank) * R + x % R;
-    const unsigned rbar = map_rank(bar, dst);
-    const unsigned ro = map_rank(smem_addr(recvO + slot * kOStride + 2 * t), dst);
+    if (dst == rank) {
+      float* const lo = recvO + slot * kOStride + 2 * t;
 #pragma unroll
-    for (int j = 0; j < kDTiles; ++j)
-      st_async_f2(ro + 32u * j, acc[j][2 * r], acc[j][2 * r + 1], rbar);
-    if (t == 0) st_async_f2(map_rank(smem_addr(recvML + slot), dst), ms[r], l[r], rbar);
+      for (int j = 0; j < kDTiles; ++j)
+        *reinterpret_cast<float2*>(lo + 8 * j) = make_float2(acc[j][2 * r], acc[j][2 * r + 1]);
+      if (t == 0) recvML[slot] = make_float2(ms[r], l[r]);
+    } else {
+      const unsigned rbar = map_rank(bar, dst);
+      const unsigned ro = map_rank(smem_addr(recvO + slot * kOStride + 2 * t), dst);
+#pragma unroll
+      for (int j = 0; j < kDTiles; ++j)
+        st_async_f2(ro + 32u * j, acc[j][2 * r], acc[j][2 * r + 1], rbar);
+      if (t == 0) st_async_f2(map_rank(smem_addr(recvML + slot), dst), ms[r], l[r], rbar);
+    }
   }
+  __syncthreads();  // the own rows are visible to every thread of the merge below
   mbar_wait_phase0(bar);
   // Every block past this arrival has received all its bytes, so once all have arrived no
   // st.async of this block is still in flight; the wait at the end keeps the block until
