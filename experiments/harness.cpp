@@ -392,6 +392,14 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     cudaDeviceProp prop{};
     ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
     if (auto why = device_refusal(*phase, prop.major, prop.minor)) throw EnvironmentError(*why);
+    // Shapes that cannot fit are refused before anything is allocated or recorded.
+    std::size_t device_free = 0, device_total = 0;
+    ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+    const std::uint64_t host_available = host_available_bytes();
+    for (const auto& s : shapes)
+      if (auto why = memory_refusal(s, device_free, host_available))
+        return fail(kExitUsage, std::string("phase ") + phase->id + " cannot run shape " +
+                                    shape_name(s) + ": " + *why);
 
     std::optional<profiler::KernelActivity> activity;
     std::optional<profiler::L2Flush> flush;

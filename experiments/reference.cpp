@@ -1,8 +1,12 @@
 // fp64 reference attention, the naive fp16 yardstick and the comparison between them.
 #include "experiments/reference.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -211,6 +215,40 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
     c.first_failure = os.str();
   }
   return c;
+}
+
+Footprint footprint(const Shape& s) {
+  constexpr std::uint64_t kHalf = sizeof(__half);
+  const auto q = std::uint64_t(s.q_elems());
+  const auto kv = std::uint64_t(s.kv_elems());
+  return {(2 * q + 2 * kv) * kHalf, (q + 2 * kv + 3 * q) * kHalf};
+}
+
+std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
+                                          std::uint64_t host_available) {
+  const Footprint f = footprint(s);
+  auto gib = [](std::uint64_t b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1ull << 30));
+    return std::string(buf);
+  };
+  if (f.device_bytes > device_free)
+    return "it needs " + gib(f.device_bytes) + " of device memory for Q, K, V and O; the GPU has " +
+           gib(device_free) + " free";
+  if (f.host_bytes > host_available)
+    return "it needs " + gib(f.host_bytes) + " of host memory for the inputs and the checked "
+           "outputs; the host has " + gib(host_available) + " available";
+  return std::nullopt;
+}
+
+std::uint64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (meminfo >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return std::uint64_t(sysconf(_SC_AVPHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace attnlab

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,5 +68,20 @@ constexpr double kRelFloor = 1e-2;  // keeps relative error meaningful for outpu
 // given rows. Uses all hardware threads.
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
                          const std::vector<__half>& out, const std::vector<RowRef>& rows);
+
+// What a run holds in memory for one shape before anything is measured: on the device Q, K,
+// V and O (fp16; a phase's own workspace is not counted), on the host the fp16 inputs and the
+// gate's three output copies (the checked output, its repeat, the output after timing).
+struct Footprint {
+  std::uint64_t device_bytes = 0;
+  std::uint64_t host_bytes = 0;
+};
+Footprint footprint(const Shape& s);
+// Why the shape does not fit, with the numbers (device_free: bytes free on the GPU,
+// host_available: bytes the host can still give), or nullopt if it fits.
+std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
+                                          std::uint64_t host_available);
+// The host's available memory (MemAvailable of /proc/meminfo, else free physical pages).
+std::uint64_t host_available_bytes();
 
 }  // namespace attnlab

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/shapes.hpp"
 #include "experiments/reference.hpp"
 
 using namespace attnlab;
@@ -200,3 +201,26 @@ TEST_F(CheckOutputTest, UniformSoftmaxIsNotAccepted) {
       }
   EXPECT_FALSE(check_output(s, in, s.default_scale(), out, rows).passed);
 }
+
+// A shape that cannot fit is refused with the numbers before anything is allocated (issue 11).
+TEST(MemoryRefusal, CountsOperandsOnDeviceAndCopiesOnHost) {
+  const Footprint f = footprint(parse_shape("1x2x64x64:hkv=1"));
+  const std::uint64_t q = 2 * 64 * 64, kv = 64 * 64;
+  EXPECT_EQ(f.device_bytes, (2 * q + 2 * kv) * 2);
+  EXPECT_EQ(f.host_bytes, (q + 2 * kv + 3 * q) * 2);
+}
+
+TEST(MemoryRefusal, SaysWhatItNeedsAndWhatThereIs) {
+  constexpr std::uint64_t kGiB = 1ull << 30;
+  const Shape huge = parse_shape("64x64x32768x128");  // 32 GiB per tensor
+  const auto dev = memory_refusal(huge, 79 * kGiB, 1000 * kGiB);
+  ASSERT_TRUE(dev);
+  EXPECT_NE(dev->find("needs 128.0 GiB of device memory"), std::string::npos) << *dev;
+  EXPECT_NE(dev->find("the GPU has 79.0 GiB free"), std::string::npos) << *dev;
+  const auto host = memory_refusal(huge, 1000 * kGiB, 100 * kGiB);
+  ASSERT_TRUE(host);
+  EXPECT_NE(host->find("needs 192.0 GiB of host memory"), std::string::npos) << *host;
+  EXPECT_FALSE(memory_refusal(parse_shape("16x16x2048x64"), 79 * kGiB, 100 * kGiB));
+}
+
+TEST(MemoryRefusal, HostAvailableIsPositive) { EXPECT_GT(host_available_bytes(), 0u); }
