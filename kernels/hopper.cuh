@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <cuda/ptx>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -33,6 +35,26 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* smem, std::
   const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
   return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(leading >> 4) << 16) |
          (std::uint64_t(stride >> 4) << 32) | (std::uint64_t(1) << 62);
+}
+
+// Spins until the mbarrier's phase with the given parity has completed.
+__device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// Copies rows [row0, row0 + rows) of plane z of a tensor map made by make_tensor_map_sw128
+// into a column-blocked tile (D / 64 blocks of `rows` swizzled 128-byte rows); one box per 64
+// columns, all completing on `bar`, whose expected bytes the caller has announced.
+template <int D>
+__device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* map, int rows,
+                                              int row0, int z, std::uint64_t* bar) {
+#pragma unroll
+  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+    const std::int32_t coords[3] = {cb * kSwizzleHalves, row0, z};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                    dst + cb * rows * kSwizzleHalves, map, coords, bar);
+  }
 }
 
 // Orders this thread's register writes (accumulators, A fragments) before the wgmma that

@@ -97,24 +97,6 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-__device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t parity) {
-  while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
-  }
-}
-
-// Copies rows [row0, row0 + rows) of plane z into a column-blocked tile; one box per 64
-// columns, all completing on `bar`.
-template <int D>
-__device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* map, int rows,
-                                              int row0, int z, std::uint64_t* bar) {
-#pragma unroll
-  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
-    const std::int32_t coords[3] = {cb * kSwizzleHalves, row0, z};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global, dst + cb * rows * kSwizzleHalves,
-                              map, coords, bar);
-  }
-}
-
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,

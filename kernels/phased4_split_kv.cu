@@ -11,14 +11,14 @@
 // as in FA3: QK^T of tile i and PV of tile i - 1 are issued together and the softmax of tile i
 // runs while PV is in flight. The accumulators have mma.sync's m16n8 layout per warp. At the
 // end each thread sends its unnormalised O rows, row max and row sum with st.async to the rank
-// that owns those rows (rank r owns rows [r R, (r + 1) R), R = 64 / C); the stores complete
-// bytes on the owner's mbarrier, so the owner waits for exactly its data, rescales the C
-// partial states to the common max and writes its rows with 16-byte stores. No GPU-scope fence
-// anywhere (a first version's cooperative_groups cluster.sync() compiled to MEMBAR.ALL.GPU):
-// the barrier that makes the merge's mbarrier visible is arrived at before the loads and waited
-// on after them; a second, relaxed one, arrived at once a block has all its bytes and waited on
-// at exit, keeps every block alive until no st.async is in flight. C (1, 2, 4 or 8) per shape
-// (see choose()); C = 1 skips the cluster.
+// that owns those rows (rank r owns rows [r R, (r + 1) R), R = 64 / C; its own rows it stores
+// directly); the stores complete bytes on the owner's mbarrier, so the owner waits for exactly
+// its data, rescales the C partial states to the common max and writes its rows with 16-byte
+// stores. No GPU-scope fence anywhere (a first version's cooperative_groups cluster.sync()
+// compiled to MEMBAR.ALL.GPU): the barrier that makes the merge's mbarrier visible is arrived
+// at before the loads and waited on after them; a second, relaxed one, arrived at once a block
+// has all its bytes and waited on at exit, keeps every block alive until no st.async is in
+// flight. C (1, 2, 4 or 8) per shape (see choose_cluster()); C = 1 skips the cluster.
 // Against d3 it fixes: tensor cores instead of FFMA, every SM busy at the latency shape, one
 // launch. Any S, causal, GQA, D 64 and 128. Hopper only (sm_90a: wgmma, TMA, clusters,
 // st.async). The mma.sync version it replaces, and the measured effect of both, are in
@@ -241,25 +241,14 @@ constexpr std::size_t smem_bytes() {
   return sizeof(Storage<D>) + recv + 1024;  // + alignment slack
 }
 
-// Copies rows [row0, row0 + 64) of plane z (a Q, K or V tile) into a column-blocked tile,
-// completing on `bar`.
+// Announces a 64-row tile's bytes on `bar` and copies rows [row0, row0 + 64) of plane z there.
 template <int D>
 __device__ __forceinline__ void load_tile(__half* dst, const CUtensorMap* map, int row0, int z,
                                           std::uint64_t* bar) {
   namespace ptx = cuda::ptx;
   ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
                                  std::uint32_t(kTileK * D * sizeof(__half)));
-#pragma unroll
-  for (int cb = 0; cb < D / hopper::kSwizzleHalves; ++cb) {
-    const std::int32_t coords[3] = {cb * hopper::kSwizzleHalves, row0, z};
-    ptx::cp_async_bulk_tensor(ptx::space_cluster, ptx::space_global,
-                              dst + cb * kTileK * hopper::kSwizzleHalves, map, coords, bar);
-  }
-}
-
-__device__ __forceinline__ void wait_parity(std::uint64_t* bar, std::uint32_t parity) {
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
-  }
+  hopper::tma_load_tile<D>(dst, map, kTileK, row0, z, bar);
 }
 
 template <int D, int C>
@@ -328,11 +317,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   const int row_lo = q0 + 16 * warp + g;
-  if (n_mine > 0) wait_parity(&sm.q_full, 0);
+  if (n_mine > 0) wait_barrier(&sm.q_full, 0);
 
   auto issue_qk = [&](int i) {
     const int st = i % kStages;
-    wait_parity(&sm.k_full[st], (i / kStages) & 1);
+    wait_barrier(&sm.k_full[st], (i / kStages) & 1);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
@@ -348,7 +337,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
   auto issue_pv = [&](int i) {
     const int st = i % kStages;
-    wait_parity(&sm.v_full[st], (i / kStages) & 1);
+    wait_barrier(&sm.v_full[st], (i / kStages) & 1);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kTileK / 16; ++kk)
