@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "record/constants.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -13,14 +14,13 @@
 namespace attnlab::report {
 namespace {
 
-// The metric groups a record can carry (experiments' metrics collection); others that a
-// record has are shown too.
-const std::vector<std::string> kMetricGroups = {"tensor", "memory", "throughput", "stalls"};
-
-// Stall metrics: the ratio of warps stalled for a reason per issued instruction, as Nsight
-// Compute's WarpStateStats section reports it.
-const std::string kStallPrefix = "smsp__average_warps_issue_stalled_";
-const std::string kStallSuffix = "_per_issue_active.ratio";
+// The metric groups a record can carry (the experiments' metrics collection, in order, from
+// record/constants.json); others that a record has are shown too. Stall metrics are the ratio
+// of warps stalled for a reason per issued instruction, as Nsight Compute's WarpStateStats
+// section reports it, named prefix + reason + suffix.
+const std::vector<std::string>& kMetricGroups = metric_vocabulary().groups;
+const std::string& kStallPrefix = metric_vocabulary().stall_prefix;
+const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
 
 std::string fixed_line(const std::string& s) {
   std::string out = s;
@@ -381,16 +381,16 @@ std::optional<Plot> stall_plot(const Run& run, const std::string& origin) {
     if (!v.empty()) rows.emplace_back(&r, std::move(v));
   }
   if (rows.empty()) return std::nullopt;
-  // Reasons in the fixed canonical order of the GH100 stall reasons (profiler/metric_groups.cpp),
-  // each with its own colour, so one colour means one reason in every record's plot. `selected`
-  // is left out: it is the warp that issued (always 1.0), not a stall. Reasons that are zero in
-  // every bar are left out too; reasons outside the canonical list follow, alphabetically.
-  static const std::vector<std::string> kCanonical = {
-      "barrier",         "branch resolving", "dispatch stall",     "drain",
-      "gmma",            "imc miss",         "lg throttle",        "long scoreboard",
-      "math pipe throttle", "membar",        "mio throttle",       "misc",
-      "no instruction",  "not selected",     "selected",           "short scoreboard",
-      "sleeping",        "tex throttle",     "wait"};
+  // Reasons in the fixed canonical order of the GH100 stall reasons (record/constants.json,
+  // from profiler/metric_groups.cpp), each with its own colour, so one colour means one reason
+  // in every record's plot. `selected` is left out: it is the warp that issued (always 1.0),
+  // not a stall. Reasons that are zero in every bar are left out too; reasons outside the
+  // canonical list follow, alphabetically.
+  static const std::vector<std::string> kCanonical = [] {
+    std::vector<std::string> v = metric_vocabulary().stall_reasons;
+    for (auto& r : v) std::replace(r.begin(), r.end(), '_', ' ');  // as stall_values() names them
+    return v;
+  }();
   std::set<std::string> nonzero;
   for (const auto& [r, v] : rows)
     for (const auto& [k, x] : v)

@@ -3,13 +3,16 @@
 // here, so the Python baseline cannot drift from the harness it is compared with.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
 #include "common/shapes.hpp"
 #include "experiments/reference.hpp"
+#include "profiler/metric_groups.hpp"
 #include "profiler/sampler.hpp"
 #include "profiler/stats.hpp"
+#include "record/constants.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;
@@ -86,4 +89,24 @@ TEST(SharedConstants, SamplerBatching) {
   EXPECT_EQ(r["graph_work_ns"].get<double>(), s::kGraphWorkNs);
   EXPECT_EQ(r["max_graph_launches"].get<int>(), s::kMaxGraphLaunches);
   EXPECT_EQ(r["spin_lead_ns"].get<std::uint64_t>(), s::kSpinLeadNs);
+}
+
+TEST(SharedConstants, CompiledInCopyIsTheFile) {
+  EXPECT_EQ(shared_constants(), constants());
+}
+
+TEST(SharedConstants, MetricVocabularyIsTheProfilers) {
+  const MetricVocabulary& v = metric_vocabulary();
+  std::vector<std::string> groups;
+  for (const auto& g : profiler::metric_groups()) groups.push_back(g.name);
+  EXPECT_EQ(v.groups, groups);
+  EXPECT_EQ(v.stall_reasons, profiler::gh100_stall_reasons());
+  // The stalls group's metrics are exactly prefix + reason + suffix, in the canonical order.
+  const profiler::MetricGroup* stalls = profiler::find_metric_group("stalls");
+  ASSERT_NE(stalls, nullptr);
+  std::vector<std::string> names;
+  for (const auto& m : stalls->metrics) names.push_back(m.name);
+  std::vector<std::string> want;
+  for (const auto& r : v.stall_reasons) want.push_back(v.stall_prefix + r + v.stall_suffix);
+  EXPECT_EQ(names, want);
 }
