@@ -86,6 +86,16 @@ Rate rate(const Result& r) {
   return {g.tflops, g.tflops * g.median_ns / g.p90_ns, g.tflops * g.median_ns / g.p10_ns};
 }
 
+// A log y axis once the values span more than a decade and a half, so early phases stay
+// readable next to tensor-core ones, else a linear one from 0; `log_top` and `lin_top` scale
+// the room left above the highest value.
+std::string y_range(double lo, double hi, double log_top, double lin_top) {
+  if (hi > 30 * lo)
+    return "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(lo)))) +
+           ":" + gp_num(log_top * std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";
+  return "set yrange [0:" + gp_num(hi * lin_top) + "]\n";
+}
+
 // The table: one row per phase, its runs and GPU, then TFLOPS per shape with the p10-p90 range.
 std::string progression_table(const std::vector<PhaseRow>& chosen,
                               const std::map<ShapeKey, std::string>& shapes,
@@ -168,13 +178,7 @@ Plot bars_plot(const std::vector<PhaseRow>& chosen,
        "set key above noenhanced\n"
        "set grid ytics lc rgb '#dddddd'\n"
        "set xtics noenhanced\n";
-  // A log axis once the phases span more than a decade and a half, so early phases stay
-  // readable next to tensor-core ones.
-  if (hi > 30 * lo)
-    s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(lo)))) + ":" +
-         gp_num(3 * std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";  // room for the rotated labels
-  else
-    s += "set yrange [0:" + gp_num(hi * 1.25) + "]\n";
+  s += y_range(lo, hi, 3, 1.25);  // room above for the rotated value labels
   // Ids like "sdpa-efficient" are wider than a bar cluster: slant them so they don't collide.
   if (std::any_of(chosen.begin(), chosen.end(), [](const PhaseRow& r) { return r.id.size() > 5; }))
     s += "set xtics rotate by -30\n";
@@ -262,11 +266,7 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
        "set ylabel 'TFLOPS'\n"
        "set key below maxrows 7 font ',8' noenhanced\n"
        "set grid lc rgb '#dddddd'\n";
-  if (yhi > 30 * ylo)
-    s += "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(ylo)))) + ":" +
-         gp_num(std::pow(10.0, std::ceil(std::log10(yhi * 1.5)))) + "]\n";
-  else
-    s += "set yrange [0:" + gp_num(yhi * 1.3) + "]\n";
+  s += y_range(ylo, yhi, 1, 1.3);
   s += plot + "\n";
   return p;
 }
