@@ -1,28 +1,30 @@
-// Phase d4 (latency series): split-KV inside a thread-block cluster on Hopper's warpgroup
-// MMA, partial softmax states pushed to their owner through distributed shared memory.
+// Phase d4 (latency series): split-KV inside a thread-block cluster and inside the block, on
+// Hopper's warpgroup MMA, partial softmax states merged through distributed shared memory.
 // Idea: at the latency shape (8 heads x 512 rows) a query-tiled grid has 64 blocks for 132 SMs,
 // and d3's scalar FMAs and shared-memory probabilities cost more than the loads. Here the C
 // blocks of one cluster take the same 64-row query tile and different 64-key tiles of the head
 // (tile r, r + C, ... for rank r, so causal work stays balanced): the grid grows by C without a
-// second kernel or a global workspace. A block is one warpgroup, its 64 rows wgmma's M. Thread
-// 0 requests Q and the rank's first four K/V tiles with TMA (128-byte swizzle, tails
-// zero-filled) before any math, each tile on its own mbarrier; QK^T (wgmma m64n64k16, both
-// operands from shared memory) and PV (P kept in registers as wgmma's A, V MN-major) overlap
-// as in FA3: QK^T of tile i and PV of tile i - 1 are issued together and the softmax of tile i
-// runs while PV is in flight. The accumulators have mma.sync's m16n8 layout per warp. At the
-// end each thread sends its unnormalised O rows, row max and row sum with st.async to the rank
-// that owns those rows (rank r owns rows [r R, (r + 1) R), R = 64 / C; its own rows it stores
-// directly); the stores complete bytes on the owner's mbarrier, so the owner waits for exactly
-// its data, rescales the C partial states to the common max and writes its rows with 16-byte
-// stores. No GPU-scope fence anywhere (a first version's cooperative_groups cluster.sync()
-// compiled to MEMBAR.ALL.GPU): the barrier that makes the merge's mbarrier visible is arrived
-// at before the loads and waited on after them; a second, relaxed one, arrived at once a block
-// has all its bytes and waited on at exit, keeps every block alive until no st.async is in
-// flight. C (1, 2, 4 or 8) per shape (see choose_cluster()); C = 1 skips the cluster.
-// Against d3 it fixes: tensor cores instead of FFMA, every SM busy at the latency shape, one
-// launch. Any S, causal, GQA, D 64 and 128. Hopper only (sm_90a: wgmma, TMA, clusters,
-// st.async). The mma.sync version it replaces, and the measured effect of both, are in
-// kernels/NOTES.md and the run records.
+// second kernel or a global workspace. A block is KW warpgroups on the same 64 rows (wgmma's
+// M); warpgroup w takes the block's tiles w, w + KW, ..., so a block's dependent chain of
+// tiles is KW times shorter. Thread 0 requests Q and the block's first K/V tiles with TMA
+// (128-byte swizzle, tails zero-filled) before any math, each tile on its own mbarrier and
+// each stage owned by one warpgroup; QK^T (wgmma m64n64k16, both operands from shared memory)
+// and PV (P kept in registers as wgmma's A, V MN-major) overlap as in FA3: QK^T of a tile and
+// PV of the warpgroup's previous tile are issued together and the softmax runs while PV is in
+// flight. The accumulators have mma.sync's m16n8 layout per warp. At the end each thread sends
+// its unnormalised O rows, row max and row sum to the rank that owns those rows (rank r owns
+// rows [r R, (r + 1) R), R = 64 / C): with st.async to other ranks, completing bytes on the
+// owner's mbarrier, and with plain stores to its own, so the owner waits for exactly its data,
+// rescales the C KW partial states to the common max and writes its rows with 16-byte stores.
+// No GPU-scope fence anywhere (a first version's cooperative_groups cluster.sync() compiled to
+// MEMBAR.ALL.GPU): the barrier that makes the merge's mbarrier visible is arrived at before
+// the loads and waited on after them; a second, relaxed one, arrived at once a block has all
+// its bytes and waited on at exit, keeps every block alive until no st.async is in flight.
+// C (1, 2, 4 or 8) and KW (1, 2 or 4; 1 or 2 at D = 128) per shape (see choose_split());
+// C = 1 skips the cluster, C = KW = 1 the merge. Against d3 it fixes: tensor cores instead of
+// FFMA, every SM busy at the latency shape, one launch. Any S, causal, GQA, D 64 and 128.
+// Hopper only (sm_90a: wgmma, TMA, clusters, st.async). The versions it replaces, and the
+// measured effect of each, are in kernels/NOTES.md and the run records.
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -41,11 +43,15 @@ namespace attnlab::phased4 {
 namespace {
 
 constexpr int kTileK = 64;      // keys per K/V tile
-constexpr int kRows = 64;       // query rows per block: one warpgroup, wgmma's M
-constexpr int kThreads = 128;
-constexpr int kStages = 4;      // K/V tiles in flight
+constexpr int kRows = 64;       // query rows per block: wgmma's M
+constexpr int kWgThreads = 128;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
 static_assert(kRows == kTileK, "Q, K and V tiles share one box shape");
+// K/V tiles in flight with KW warpgroups per block: a multiple of KW, so that a stage stays with
+// one warpgroup, and at least 2 KW, so that a warpgroup's next tile is never in the stage its
+// previous tile still occupies.
+template <int KW>
+constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -142,24 +148,31 @@ __device__ __forceinline__ void store_rows(const float (&acc)[D / 8][4], const f
 // rank waits on its mbarrier `bar` for exactly its bytes, rescales the C partial states to
 // their common max and writes its rows with 16-byte stores. The mbarrier was initialised and
 // the first cluster barrier arrived at before the loads.
-template <int D, int C>
+template <int D, int C, int KW>
 __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], const float (&ms)[2],
-                                             const float (&l)[2], int x0, int t, unsigned tid,
-                                             unsigned rank, int q0, int S, __half* o,
-                                             float* recvO, float2* recvML, unsigned bar) {
+                                             const float (&l)[2], int x0, int t, int wg,
+                                             unsigned tid, unsigned rank, int q0, int S,
+                                             __half* o, float* recvO, float2* recvML,
+                                             unsigned bar) {
   constexpr int kDTiles = D / 8;
   constexpr int kOStride = D + 8;
-  constexpr int R = kRows / C;  // rows each rank owns in the merge
+  constexpr int kThreads = kWgThreads * KW;
+  constexpr int R = kRows / C;   // rows each rank owns in the merge
+  constexpr int kParts = C * KW;  // partial states per row
   // The other ranks' rows arrive through st.async; a rank stores its own rows directly.
-  constexpr unsigned kRecvTx = unsigned((C - 1) * R) * (D * sizeof(float) + sizeof(float2));
-  cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
-  if (tid == 0) mbar_arrive_expect(bar, kRecvTx);
-  // Row x of this tile goes to rank x / R, slot rank * R + x % R of its receive area.
+  constexpr unsigned kRecvTx =
+      unsigned((C - 1) * KW * R) * (D * sizeof(float) + sizeof(float2));
+  if constexpr (C > 1) {
+    cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
+    if (tid == 0) mbar_arrive_expect(bar, kRecvTx);
+  }
+  // Row x of warpgroup wg's partial goes to rank x / R, slot (rank KW + wg) R + x % R of its
+  // receive area.
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const int x = x0 + 8 * r;
     const unsigned dst = unsigned(x / R);  // warp-uniform: a warp's 16 rows have one owner
-    const int slot = int(rank) * R + x % R;
+    const int slot = (int(rank) * KW + wg) * R + x % R;
     if (dst == rank) {
       float* const lo = recvO + slot * kOStride + 2 * t;
 #pragma unroll
@@ -176,29 +189,31 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
     }
   }
   __syncthreads();  // the own rows are visible to every thread of the merge below
-  mbar_wait_phase0(bar);
-  // Every block past this arrival has received all its bytes, so once all have arrived no
-  // st.async of this block is still in flight; the wait at the end keeps the block until
-  // then, and the merge below hides the barrier's latency.
-  cluster_arrive_relaxed();
+  if constexpr (C > 1) {
+    mbar_wait_phase0(bar);
+    // Every block past this arrival has received all its bytes, so once all have arrived no
+    // st.async of this block is still in flight; the wait at the end keeps the block until
+    // then, and the merge below hides the barrier's latency.
+    cluster_arrive_relaxed();
+  }
 
-  // This rank's rows: 8 output columns per thread and step, the C partial states rescaled to
+  // This rank's rows: 8 output columns per thread and step, the partial states rescaled to
   // their common max.
   constexpr int kVecsPerRow = D / kHalvesPerVec;
   for (int vi = int(tid); vi < R * kVecsPerRow; vi += kThreads) {
     const int lr = vi / kVecsPerRow;
     const int c0 = (vi % kVecsPerRow) * kHalvesPerVec;
-    float2 ml[C];
+    float2 ml[kParts];
 #pragma unroll
-    for (int j = 0; j < C; ++j) ml[j] = recvML[j * R + lr];
+    for (int j = 0; j < kParts; ++j) ml[j] = recvML[j * R + lr];
     float mall = kNegInf;
 #pragma unroll
-    for (int j = 0; j < C; ++j) mall = fmaxf(mall, ml[j].x);
+    for (int j = 0; j < kParts; ++j) mall = fmaxf(mall, ml[j].x);
     if (mall == kNegInf) mall = 0.f;  // a row past S that no rank scored: weights 0, unused
     float lsum = 0.f;
     float out[kHalvesPerVec] = {};
 #pragma unroll
-    for (int j = 0; j < C; ++j) {
+    for (int j = 0; j < kParts; ++j) {
       const float w = exp2_approx(ml[j].x - mall);  // a rank without keys for this row: 0
       const float* src = recvO + (j * R + lr) * kOStride + c0;
       const float4 a = *reinterpret_cast<const float4*>(src);
@@ -221,24 +236,25 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
       *reinterpret_cast<uint4*>(o + std::int64_t(row) * D + c0) = pack8(out);
     }
   }
-  cluster_wait();
+  if constexpr (C > 1) cluster_wait();
 }
 
-template <int D>
+template <int D, int KW>
 struct alignas(1024) Storage {
   __half q[kRows * D];  // D / 64 column blocks of 64 swizzled 128-byte rows
-  __half k[kStages][kTileK * D];
-  __half v[kStages][kTileK * D];
+  __half k[kStages<KW>][kTileK * D];
+  __half v[kStages<KW>][kTileK * D];
   std::uint64_t q_full;
-  std::uint64_t k_full[kStages];
-  std::uint64_t v_full[kStages];
+  std::uint64_t k_full[kStages<KW>];
+  std::uint64_t v_full[kStages<KW>];
 };
 
-template <int D, int C>
+template <int D, int C, int KW>
 constexpr std::size_t smem_bytes() {
+  constexpr std::size_t rows = std::size_t(kRows) * KW;  // receive rows: C KW partials of 64 / C
   constexpr std::size_t recv =
-      C > 1 ? std::size_t(kRows) * (D + 8) * sizeof(float) + kRows * sizeof(float2) + 16 : 0;
-  return sizeof(Storage<D>) + recv + 1024;  // + alignment slack
+      C * KW > 1 ? rows * (D + 8) * sizeof(float) + rows * sizeof(float2) + 16 : 0;
+  return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
 }
 
 // Announces a 64-row tile's bytes on `bar` and copies rows [row0, row0 + 64) of plane z there.
@@ -251,8 +267,8 @@ __device__ __forceinline__ void load_tile(__half* dst, const CUtensorMap* map, i
   hopper::tma_load_tile<D>(dst, map, kTileK, row0, z, bar);
 }
 
-template <int D, int C>
-__global__ void __launch_bounds__(kThreads, 1)
+template <int D, int C, int KW>
+__global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
@@ -261,17 +277,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   using namespace hopper;
   namespace ptx = cuda::ptx;
   constexpr int kDTiles = D / 8;
+  constexpr int kStages = phased4::kStages<KW>;
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const unsigned raw = smem_addr(smem_raw);
   unsigned char* const base = smem_raw + ((1024 - raw % 1024) % 1024);
-  auto& sm = *reinterpret_cast<Storage<D>*>(base);
-  float* const recvO = reinterpret_cast<float*>(base + sizeof(Storage<D>));
-  float2* const recvML = reinterpret_cast<float2*>(recvO + kRows * (D + 8));
+  auto& sm = *reinterpret_cast<Storage<D, KW>*>(base);
+  float* const recvO = reinterpret_cast<float*>(base + sizeof(Storage<D, KW>));
+  float2* const recvML = reinterpret_cast<float2*>(recvO + KW * kRows * (D + 8));
 
   const unsigned tid = threadIdx.x;
   const int warp = int(tid / kWarpSize);
   const int lane = int(tid % kWarpSize);
+  const int wg = warp / 4;  // this warp's warpgroup: the block's key tiles wg, wg + KW, ...
+  const int wq = warp % 4;  // and its rows within the 64 of the tile: [16 wq, 16 wq + 16)
   const int g = lane >> 2;
   const int t = lane & 3;
   const unsigned rank = C > 1 ? cluster_rank() : 0u;
@@ -284,7 +303,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   unsigned bar = 0;  // the merge's mbarrier (C > 1): initialised, then the first cluster arrive
   if constexpr (C > 1) {
-    bar = smem_addr(reinterpret_cast<char*>(recvML + kRows));
+    bar = smem_addr(reinterpret_cast<char*>(recvML + KW * kRows));
     if (tid == 0) mbar_init(bar);
     cluster_arrive_relaxed();
   }
@@ -316,7 +335,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float l_row[2] = {0.f, 0.f};          // this thread's share of the row sums
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
-  const int row_lo = q0 + 16 * warp + g;
+  const int row_lo = q0 + 16 * wq + g;
   if (n_mine > 0) wait_barrier(&sm.q_full, 0);
 
   auto issue_qk = [&](int i) {
@@ -351,7 +370,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   auto softmax = [&](int i, float (&corr)[2]) {
     const int k0 = key0(i);
     // Keys past S (zero-filled) and, causal, past the row: -inf.
-    if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > q0 + 16 * warp)) {
+    if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > q0 + 16 * wq)) {
 #pragma unroll
       for (int j = 0; j < kTileK / 8; ++j)
 #pragma unroll
@@ -393,11 +412,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int x = 0; x < 4; ++x)
         p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
   };
-  // Once PV of tile i has completed in every warp, its stage takes tile i + kStages.
+  // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
+  // i + kStages (the same warpgroup's: kStages is a multiple of KW).
   auto refill = [&](int i) {
-    if (i + kStages < n_mine) {  // block-uniform
-      __syncthreads();
-      if (tid == 0) {
+    if (i + kStages < n_mine) {  // warpgroup-uniform
+      if constexpr (KW == 1)
+        __syncthreads();
+      else
+        asm volatile("bar.sync %0, %1;\n" ::"r"(wg + 1), "n"(kWgThreads) : "memory");
+      if (tid == unsigned(wg * kWgThreads)) {
         const int st = i % kStages;
         load_tile<D>(sm.k[st], &tm_k, key0(i + kStages), kv_plane, &sm.k_full[st]);
         load_tile<D>(sm.v[st], &tm_v, key0(i + kStages), kv_plane, &sm.v_full[st]);
@@ -405,30 +428,32 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   };
 
-  if (n_mine > 0) {
+  if (wg < n_mine) {
     float corr[2];
-    issue_qk(0);
+    issue_qk(wg);
     wgmma_wait<0>();
     fence_operands(s_acc);
-    softmax(0, corr);  // O is still zero: no correction
+    softmax(wg, corr);  // O is still zero: no correction
     pack_p();
-    // FA3's intra-warpgroup overlap: QK^T of tile i and PV of tile i - 1 are issued together,
-    // and the softmax of tile i runs while PV of tile i - 1 is in flight.
-    for (int i = 1; i < n_mine; ++i) {
+    // FA3's intra-warpgroup overlap: QK^T of tile i and PV of the previous tile are issued
+    // together, and the softmax of tile i runs while that PV is in flight.
+    int prev = wg;
+    for (int i = wg + KW; i < n_mine; i += KW) {
       issue_qk(i);
-      issue_pv(i - 1);
+      issue_pv(prev);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile i is done
       fence_operands(s_acc);
       softmax(i, corr);
       wgmma_wait<0>();
       fence_operands(o_acc);
       fence_operands(p_frag);
-      refill(i - 1);
+      refill(prev);
 #pragma unroll
       for (int j = 0; j < D / 2; ++j) o_acc[j] *= corr[(j >> 1) & 1];
       pack_p();
+      prev = i;
     }
-    issue_pv(n_mine - 1);
+    issue_pv(prev);
     wgmma_wait<0>();
     fence_operands(o_acc);
     fence_operands(p_frag);
@@ -441,10 +466,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     l[r] += __shfl_xor_sync(kFullMask, l[r], 2);
   }
   const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
-  if constexpr (C == 1)
+  if constexpr (C * KW == 1)
     store_rows<D>(acc, l, row_lo, t, S, o);
   else
-    cluster_merge<D, C>(acc, m_row, l, 16 * warp + g, t, tid, rank, q0, S, o, recvO, recvML, bar);
+    cluster_merge<D, C, KW>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
+                            bar);
 #else
   __trap();  // built without sm_90a
 #endif
@@ -460,33 +486,47 @@ int sm_count() {
   return sms;
 }
 
-// The cluster size: doubled while every rank keeps at least four key tiles and the grid stays
-// within two blocks per SM (the shared memory of two D = 64 blocks fits on one). Measured
-// with ncu (cold) at the five shapes of the d4 experiment (kernels/NOTES.md, phase d4):
-// C = 2 was the fastest wherever this picks it (1x8x512x64, 1x8x1024x64, 1x8x512x128, the
-// causal latency shape), and C = 1 at 1x32x512x64:hkv=8; C = 4 and 8 were slower everywhere.
-int choose_cluster(const Shape& s) {
+// The split of a shape: C blocks per query tile (the cluster), KW warpgroups per block.
+struct Split {
+  int cluster;
+  int key_warpgroups;
+};
+
+// The split, from an ncu sweep (cold) of every C and KW at the five shapes of the d4
+// experiment (kernels/NOTES.md, phase d4). C doubles while every rank keeps at least four key
+// tiles and the grid stays within one block per SM at D = 64 (two at D = 128, whose blocks
+// have no key warpgroups). At D = 64 the rank's tiles are then shared among warpgroups: four
+// when a rank has 16 or more (one block per SM: four warpgroups' stages fill its shared
+// memory), else two when it has four or more. Fastest there: C = 2 with KW = 2 at
+// 1x8x512x64 and its causal form, C = 1 with KW = 4 at 1x8x1024x64, C = 1 with KW = 2 at
+// 1x32x512x64:hkv=8, and C = 2 with KW = 1 at 1x8x512x128; C = 4 and 8 were slower everywhere.
+Split choose_split(const Shape& s) {
   const std::int64_t blocks = std::int64_t(ceil_div(s.S, kRows)) * s.B * s.H;
   const int key_tiles = ceil_div(s.S, kTileK);
+  const int per_sm = s.D == 64 ? 1 : 2;
   int c = 1;
-  while (c < kMaxCluster && key_tiles >= 4 * 2 * c && blocks * 2 * c <= 2 * sm_count()) c *= 2;
-  return c;
+  while (c < kMaxCluster && key_tiles >= 4 * 2 * c && blocks * 2 * c <= per_sm * sm_count())
+    c *= 2;
+  if (s.D != 64) return {c, 1};
+  const int tiles_per_rank = key_tiles / c;
+  if (tiles_per_rank >= 16 && blocks * c <= sm_count()) return {c, 4};
+  return {c, tiles_per_rank >= 4 ? 2 : 1};
 }
 
 // Grid: C blocks per query tile along x, heads along y, batch along z; clusters of C along x.
-template <int D, int C>
+template <int D, int C, int KW>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
   const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
   const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
-  constexpr std::size_t kSmem = smem_bytes<D, C>();
+  constexpr std::size_t kSmem = smem_bytes<D, C, KW>();
   static_assert(kSmem <= 227 * 1024, "a block's shared memory limit");
-  const auto kernel = attention_kernel<D, C>;
+  const auto kernel = attention_kernel<D, C, KW>;
   set_dynamic_smem(kernel, kSmem);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(s.H), unsigned(s.B));
-  cfg.blockDim = dim3(unsigned(kThreads));
+  cfg.blockDim = dim3(unsigned(kWgThreads * KW));
   cfg.dynamicSmemBytes = kSmem;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
@@ -502,6 +542,16 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   ATTNLAB_CHECK_LAUNCH();
 }
 
+template <int D, int KW>
+void launch_cluster(const Problem& p, int cluster, cudaStream_t stream) {
+  switch (cluster) {
+    case 1: return launch_config<D, 1, KW>(p, stream);
+    case 2: return launch_config<D, 2, KW>(p, stream);
+    case 4: return launch_config<D, 4, KW>(p, stream);
+    default: return launch_config<D, 8, KW>(p, stream);
+  }
+}
+
 }  // namespace
 
 Refusal can_implement(const Shape& s) {
@@ -512,19 +562,23 @@ Refusal can_implement(const Shape& s) {
   return std::nullopt;
 }
 
-// cluster 0 picks C automatically; 1, 2, 4 or 8 forces it (scratch experiments).
-void launch_with(const Problem& p, int cluster, cudaStream_t stream) {
+// Zeros pick the split automatically; cluster 1, 2, 4 or 8 and key_warpgroups 1, 2 or 4 (2 at
+// most at D = 128) force it (scratch experiments).
+void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    switch (cluster > 0 ? cluster : choose_cluster(p.shape)) {
-      case 1: return launch_config<D, 1>(p, stream);
-      case 2: return launch_config<D, 2>(p, stream);
-      case 4: return launch_config<D, 4>(p, stream);
-      default: return launch_config<D, 8>(p, stream);
+    const Split auto_split = choose_split(p.shape);
+    const int c = cluster > 0 ? cluster : auto_split.cluster;
+    switch (key_warpgroups > 0 ? key_warpgroups : auto_split.key_warpgroups) {
+      case 2: return launch_cluster<D, 2>(p, c, stream);
+      case 4:
+        if constexpr (D == 64) return launch_cluster<D, 4>(p, c, stream);
+        [[fallthrough]];
+      default: return launch_cluster<D, 1>(p, c, stream);
     }
   });
 }
 
-void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, stream); }
+void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
 
 }  // namespace attnlab::phased4

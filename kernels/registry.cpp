@@ -76,8 +76,8 @@ const std::vector<Phase>& phases() {
        0, &phased3::can_implement, &phased3::launch, nullptr},
       {"d4", "split-KV DSMEM",
        "wgmma for QK^T and PV (P in registers, TMA loads, QK^T of a tile overlapped with PV of "
-       "the last); the blocks of a thread-block cluster split one 64-row query tile's keys and "
-       "merge max, sum and O through DSMEM",
+       "the last); the blocks of a thread-block cluster and the warpgroups of a block split one "
+       "64-row query tile's keys and merge max, sum and O through shared memory and DSMEM",
        90, &phased4::can_implement, &phased4::launch, nullptr},
   };
   return table;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Memory safety of every registered phase: its experiment binary, correctness gate only
-# (--check-only: the launches the gate makes, no CUPTI), at two small shapes with tails and a
+# (--check-only: the launches the gate makes, no CUPTI), at three small shapes with tails and a
 # causal mask, under compute-sanitizer's memcheck, racecheck and synccheck. Any reported error
 # fails. Exit 77 (ctest: skipped) without a GPU or without compute-sanitizer.
 #   tests/gpu/sanitizer.sh build/bin            (ctest: gpu.sanitizer)
 #   PHASES="5 d4" tests/gpu/sanitizer.sh build/bin   (those phases only)
 set -u
 bin=${1:?usage: sanitizer.sh <directory of attnlab-phases and attnlab-phase-<id>>}
-shapes=("2x3x100x64:causal" "1x2x77x128")
+# The third makes d4 merge across a cluster of two blocks of two key warpgroups each.
+shapes=("2x3x100x64:causal" "1x2x77x128" "1x2x500x64:causal")
 tools=(memcheck racecheck synccheck)
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then

@@ -31,6 +31,9 @@ std::vector<Case> all_cases() {
     // Sequence lengths that are not multiples of any tile: every tail path runs.
     for (int s : {1, 17, 100, 333, 1000}) specs.push_back("2x3x" + std::to_string(s) + "x" + D);
     specs.push_back("1x8x200x" + D + ":hkv=2");  // grouped KV heads
+    // The latency shape: d4 splits each query tile over a cluster of two blocks there (with two
+    // key warpgroups per block at D = 64), a path no other shape here takes.
+    specs.push_back("1x8x512x" + D);
   }
   // More work items than a 132-SM H100 has blocks for the persistent phases (phase 5 runs one
   // block per SM over items of 192 or 128 query rows), with key-tile counts that are not a
