@@ -43,6 +43,12 @@ __device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t p
   }
 }
 
+// Brings a TMA descriptor (a __grid_constant__ kernel parameter) into the descriptor cache
+// ahead of its first copy.
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
 // Copies rows [row0, row0 + rows) of plane z of a tensor map made by make_tensor_map_sw128
 // into a column-blocked tile (D / 64 blocks of `rows` swizzled 128-byte rows); one box per 64
 // columns, all completing on `bar`, whose expected bytes the caller has announced.

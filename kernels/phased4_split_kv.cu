@@ -271,11 +271,18 @@ template <int D, int C, int KW>
 __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
-                     int group, int H_kv, int S, float scale_log2, bool causal) {
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o,
+                     int group, int S, float scale_log2, bool causal) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   namespace ptx = cuda::ptx;
+  // The TMA unit reads each descriptor from parameter memory on first use; fetch them now, so
+  // that read overlaps the prologue instead of delaying the first copy.
+  if (threadIdx.x == 0) {
+    prefetch_tensormap(&tm_q);
+    prefetch_tensormap(&tm_k);
+    prefetch_tensormap(&tm_v);
+  }
   constexpr int kDTiles = D / 8;
   constexpr int kStages = phased4::kStages<KW>;
   extern __shared__ unsigned char smem_raw[];
@@ -295,10 +302,10 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int t = lane & 3;
   const unsigned rank = C > 1 ? cluster_rank() : 0u;
   const int q0 = int(blockIdx.x / C) * kRows;
-  const int h = int(blockIdx.y);
-  const int b = int(blockIdx.z);
-  const int q_plane = b * H + h;
-  const int kv_plane = b * H_kv + h / group;  // GQA: `group` query heads per KV head
+  // Grid y: the query heads that share a KV head (GQA's `group`), z: the (batch, KV head)
+  // plane, so that q_plane = b H + h with h = kv_head group + y needs no division.
+  const int kv_plane = int(blockIdx.z);
+  const int q_plane = kv_plane * group + int(blockIdx.y);
   o += std::int64_t(q_plane) * S * D;
 
   unsigned bar = 0;  // the merge's mbarrier (C > 1): initialised, then the first cluster arrive
@@ -513,7 +520,8 @@ Split choose_split(const Shape& s) {
   return {c, tiles_per_rank >= 4 ? 2 : 1};
 }
 
-// Grid: C blocks per query tile along x, heads along y, batch along z; clusters of C along x.
+// Grid: C blocks per query tile along x, the query heads of one KV head along y, (batch, KV
+// head) along z (B H_kv <= B H, which query_tiled_refusal bounds); clusters of C along x.
 template <int D, int C, int KW>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
@@ -525,7 +533,8 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   const auto kernel = attention_kernel<D, C, KW>;
   set_dynamic_smem(kernel, kSmem);
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(s.H), unsigned(s.B));
+  const int group = s.H / s.H_kv;
+  cfg.gridDim = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(group), unsigned(s.B * s.H_kv));
   cfg.blockDim = dim3(unsigned(kWgThreads * KW));
   cfg.dynamicSmemBytes = kSmem;
   cfg.stream = stream;
@@ -537,8 +546,7 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   cfg.attrs = attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
   ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
-                                        s.H, s.H / s.H_kv, s.H_kv, s.S, p.scale * kLog2e,
-                                        s.causal));
+                                        group, s.S, p.scale * kLog2e, s.causal));
   ATTNLAB_CHECK_LAUNCH();
 }
 
