@@ -42,19 +42,20 @@ for phase in ${PHASES:-$("$bin/attnlab-phases" --ids)}; do
   [ ${#args[@]} -gt 0 ] || continue
   for tool in "${tools[@]}"; do
     log="$logs/phase-$phase-$tool.log"
+    start=$SECONDS
     "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 \
       "$exe" --check-only --seed 1 --results-dir "$results" "${args[@]}" >"$log" 2>&1
     rc=$?
     ran=$((ran + 1))
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     if [ "$rc" -eq 0 ]; then
-      echo "ok   phase $phase $tool: ${summary:-no summary line}"
+      echo "ok   phase $phase $tool ($((SECONDS - start)) s): ${summary:-no summary line}"
     else
       # A device refusal (exit 3: e.g. an sm_90a phase on another GPU) is not a memory error.
       if [ "$rc" -eq 3 ] && grep -q "needs a compute capability" "$log"; then
         echo "skip phase $phase: $(grep -m1 'attnlab:' "$log")"; continue
       fi
-      echo "FAIL phase $phase $tool (exit $rc): ${summary:-see log}; log $log"
+      echo "FAIL phase $phase $tool (exit $rc, $((SECONDS - start)) s): ${summary:-see log}; log $log"
       grep -E "^=========|attnlab:" "$log" | head -40
       failed=1
     fi
