@@ -27,11 +27,12 @@ results=$(mktemp -d)
 logs=${SANITIZER_LOGS:-$(mktemp -d)}  # kept when a run fails
 mkdir -p "$logs"
 trap 'rm -rf "$results"' EXIT
-failed=0 ran=0
-for phase in ${PHASES:-$("$bin/attnlab-phases" --ids)}; do
-  exe="$bin/attnlab-phase-$phase"
-  [ -x "$exe" ] || { echo "FAIL phase $phase: no experiment binary $exe"; failed=1; continue; }
-  args=()
+# One phase: its lines on stdout, "<runs> <failed>" in $results/status-<phase>.
+check_phase() {
+  local phase=$1 exe="$bin/attnlab-phase-$1" ran=0 failed=0 args=() s tool log start rc summary why
+  if [ ! -x "$exe" ]; then
+    echo "FAIL phase $phase: no experiment binary $exe"; echo "0 1" >"$results/status-$phase"; return
+  fi
   for s in "${shapes[@]}" ${extra_shapes[$phase]:-}; do
     if why=$("$exe" --can-run --shape "$s" 2>&1); then
       args+=(--shape "$s")
@@ -39,27 +40,44 @@ for phase in ${PHASES:-$("$bin/attnlab-phases" --ids)}; do
       echo "skip phase $phase $s: $why"
     fi
   done
-  [ ${#args[@]} -gt 0 ] || continue
-  for tool in "${tools[@]}"; do
-    log="$logs/phase-$phase-$tool.log"
-    start=$SECONDS
-    "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 \
-      "$exe" --check-only --seed 1 --results-dir "$results" "${args[@]}" >"$log" 2>&1
-    rc=$?
-    ran=$((ran + 1))
-    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-    if [ "$rc" -eq 0 ]; then
-      echo "ok   phase $phase $tool ($((SECONDS - start)) s): ${summary:-no summary line}"
-    else
-      # A device refusal (exit 3: e.g. an sm_90a phase on another GPU) is not a memory error.
-      if [ "$rc" -eq 3 ] && grep -q "needs a compute capability" "$log"; then
-        echo "skip phase $phase: $(grep -m1 'attnlab:' "$log")"; continue
+  if [ ${#args[@]} -gt 0 ]; then
+    for tool in "${tools[@]}"; do
+      log="$logs/phase-$phase-$tool.log"
+      start=$SECONDS
+      "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 \
+        "$exe" --check-only --seed 1 --results-dir "$results/$phase" "${args[@]}" >"$log" 2>&1
+      rc=$?
+      summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+      if [ "$rc" -eq 0 ]; then
+        ran=$((ran + 1))
+        echo "ok   phase $phase $tool ($((SECONDS - start)) s): ${summary:-no summary line}"
+      elif [ "$rc" -eq 3 ] && grep -q "needs a compute capability" "$log"; then
+        # A device refusal (exit 3: e.g. an sm_90a phase on another GPU) is not a memory error.
+        echo "skip phase $phase: $(grep -m1 'attnlab:' "$log")"; break
+      else
+        ran=$((ran + 1)) failed=1
+        echo "FAIL phase $phase $tool (exit $rc, $((SECONDS - start)) s): ${summary:-see log}; log $log"
+        grep -E "^=========|attnlab:" "$log" | head -40
       fi
-      echo "FAIL phase $phase $tool (exit $rc, $((SECONDS - start)) s): ${summary:-see log}; log $log"
-      grep -E "^=========|attnlab:" "$log" | head -40
-      failed=1
-    fi
-  done
+    done
+  fi
+  echo "$ran $failed" >"$results/status-$phase"
+}
+
+# Phases run side by side (SANITIZER_JOBS at a time, default 4: the GPU is far from full at
+# these shapes); their lines come out in phase order.
+jobs_max=${SANITIZER_JOBS:-4}
+phases=(${PHASES:-$("$bin/attnlab-phases" --ids)})
+for phase in "${phases[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  check_phase "$phase" >"$results/out-$phase" 2>&1 &
+done
+wait
+failed=0 ran=0
+for phase in "${phases[@]}"; do
+  cat "$results/out-$phase"
+  read -r r f <"$results/status-$phase" || { r=0 f=1; echo "FAIL phase $phase: no status"; }
+  ran=$((ran + r)) failed=$((failed | f))
 done
 [ "$ran" -gt 0 ] || { echo "no phase could run the sanitizer shapes"; exit 1; }
 if [ "$failed" -eq 0 ]; then rm -rf "$logs"; echo "sanitizer: $ran runs clean"; else echo "sanitizer: logs in $logs"; fi
