@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab {
 namespace {

@@ -23,7 +23,7 @@
 #include "experiments/reference.hpp"
 #include "experiments/registry_table.hpp"
 #include "experiments/sass.hpp"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/cupti_check.hpp"

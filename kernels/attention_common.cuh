@@ -13,7 +13,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/problem.hpp"
 
 namespace attnlab {

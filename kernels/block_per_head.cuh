@@ -12,7 +12,7 @@
 #include <string>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/problem.hpp"
 #include "kernels/registry.hpp"
 

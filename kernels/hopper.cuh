@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab::hopper {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 namespace attnlab::phase3a {

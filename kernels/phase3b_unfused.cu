@@ -65,7 +65,7 @@
 #include <vector>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 namespace attnlab::unfused {

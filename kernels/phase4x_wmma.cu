@@ -17,7 +17,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 namespace attnlab::phase4x {

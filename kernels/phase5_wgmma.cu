@@ -21,7 +21,7 @@
 #include <limits>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
 

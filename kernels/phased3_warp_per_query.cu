@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 namespace attnlab::phased3 {

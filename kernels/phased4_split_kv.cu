@@ -35,7 +35,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
 

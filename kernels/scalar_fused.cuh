@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/problem.hpp"
 
 namespace attnlab::scalar_fused {

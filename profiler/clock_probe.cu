@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab::profiler {
 

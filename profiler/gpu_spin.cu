@@ -1,5 +1,5 @@
 // The busy-wait kernel behind gpu_spin: one thread watching the global timer.
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/gpu_spin.hpp"
 
 namespace attnlab::profiler {

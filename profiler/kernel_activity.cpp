@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/cupti_check.hpp"
 
 namespace attnlab::profiler {

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab::profiler {
 

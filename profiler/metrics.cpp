@@ -24,7 +24,7 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/detail/driver_api.hpp"

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/gpu_spin.hpp"
 

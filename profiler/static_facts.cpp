@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/kernel_activity.hpp"

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 
 namespace attnlab::profiler::detail {
 namespace {

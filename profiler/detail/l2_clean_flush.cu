@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/l2_flush.hpp"
 
 namespace attnlab::profiler::detail {

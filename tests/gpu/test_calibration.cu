@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/metrics.hpp"

@@ -7,7 +7,7 @@
 
 #include "common/shapes.hpp"
 #include "experiments/gate.hpp"
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "kernels/registry.hpp"
 
 using namespace attnlab;

@@ -2,7 +2,7 @@
 // what it spins for in every regime, and the clock probe must read a plausible SM clock.
 #include <gtest/gtest.h>
 
-#include "kernels/check.hpp"
+#include "common/check.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/gpu_spin.hpp"
 #include "profiler/kernel_activity.hpp"
