@@ -34,6 +34,7 @@
 #include "profiler/nvtx.hpp"
 #include "profiler/sampler.hpp"
 #include "record/record.hpp"
+#include "record/timing.hpp"
 
 #include <cupti.h>
 
@@ -134,34 +135,36 @@ ordered_json shape_json(const Shape& s, double scale) {
           {"dtype", dtype_name(s.dtype)}, {"scale", scale}};
 }
 
-ordered_json regime_json(const profiler::RegimeResult& r, const Shape& s) {
+// The record's timing block of one regime (record/timing.hpp maps it to JSON).
+RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   const auto& m = r.summary;
-  ordered_json j;
-  j["method"] = profiler::regime_method(r.regime);
-  j["median_ns"] = m.median;
-  j["p10_ns"] = m.p10;
-  j["p90_ns"] = m.p90;
-  j["min_ns"] = m.min;
-  j["max_ns"] = m.max;
-  j["mean_ns"] = m.mean;
-  j["stdev_ns"] = m.stdev;
-  j["noise_pct"] = m.noise_pct;
-  j["count"] = m.count;
-  j["stop_reason"] = profiler::stop_reason_name(r.stop);
-  j["wall_s"] = r.wall_seconds;
-  j["launches_per_sample"] = r.launches_per_sample;
-  j["sm_clock_mhz"] = {{"before", r.sm_clock_mhz_before}, {"after", r.sm_clock_mhz_after}};
-  j["tflops"] = s.flops() / m.median / 1e3;              // FLOP/ns = GFLOP/s
-  j["dram_gbps_min_bytes"] = s.min_bytes() / m.median;   // byte/ns = GB/s
-  if (!r.kernel_names.empty()) j["kernels"] = r.kernel_names;
+  RegimeTiming t;
+  t.method = profiler::regime_method(r.regime);
+  t.median_ns = m.median;
+  t.p10_ns = m.p10;
+  t.p90_ns = m.p90;
+  t.min_ns = m.min;
+  t.max_ns = m.max;
+  t.mean_ns = m.mean;
+  t.stdev_ns = m.stdev;
+  t.noise_pct = m.noise_pct;
+  t.count = static_cast<long long>(m.count);
+  t.stop_reason = profiler::stop_reason_name(r.stop);
+  t.wall_s = r.wall_seconds;
+  t.launches_per_sample = r.launches_per_sample;
+  t.clock_before_mhz = r.sm_clock_mhz_before;
+  t.clock_after_mhz = r.sm_clock_mhz_after;
+  t.tflops = s.flops() / m.median / 1e3;               // FLOP/ns = GFLOP/s
+  t.dram_gbps_min_bytes = s.min_bytes() / m.median;    // byte/ns = GB/s
+  t.kernels = r.kernel_names;
   if (!r.busy_ns.empty()) {
     // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
     // the time any of them ran (equal to the span for a single kernel).
-    j["kernels_per_launch"] = r.kernels_per_launch;
-    j["busy_median_ns"] = profiler::summarize(r.busy_ns).median;
+    t.kernels_per_launch = r.kernels_per_launch;
+    t.busy_median_ns = profiler::summarize(r.busy_ns).median;
   }
-  j["samples_ns"] = r.samples_ns;
-  return j;
+  t.samples_ns = r.samples_ns;
+  return t;
 }
 
 struct ShapeRun {
@@ -227,7 +230,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     const Regime reg = profiler::parse_regime(name);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
     const auto res = sampler->run(reg, launch, estimate);
-    timing[name] = regime_json(res, s);
+    timing[name] = to_json(regime_timing(res, s));
     std::cout << tag << " " << name << ": median " << human_ns(res.summary.median) << " (p10 "
               << human_ns(res.summary.p10) << ", p90 " << human_ns(res.summary.p90) << ", noise "
               << fmt("%.2f%%", res.summary.noise_pct) << ", " << res.summary.count

@@ -146,14 +146,14 @@ Lookup measure_metric(const Result& r, const std::string& ptr) {
       return {std::nullopt, "not measured: the shape was not timed (" + r.untimed_reason() + ")"};
     if (rate_headline) {
       const Regime& g = *r.headline_regime();
-      return {tok[0] == "tflops" ? rate_measure(g, g.tflops, "TFLOPS") : rate_measure(g, g.gbps, "GB/s"), ""};
+      return {tok[0] == "tflops" ? rate_measure(g, g.tflops, "TFLOPS") : rate_measure(g, g.dram_gbps_min_bytes, "GB/s"), ""};
     }
     if (tok.size() < 2) return {std::nullopt, "metric " + ptr + " names no timing regime"};
     const Regime* g = r.regime(tok[1]);
     if (!g) return {std::nullopt, "not measured: the " + tok[1] + " regime was not run"};
     if (tok.size() == 3 && tok[2] == "median_ns") return {time_measure(*g), ""};
     if (tok.size() == 3 && tok[2] == "tflops") return {rate_measure(*g, g->tflops, "TFLOPS"), ""};
-    if (tok.size() == 3 && tok[2] == "dram_gbps_min_bytes") return {rate_measure(*g, g->gbps, "GB/s"), ""};
+    if (tok.size() == 3 && tok[2] == "dram_gbps_min_bytes") return {rate_measure(*g, g->dram_gbps_min_bytes, "GB/s"), ""};
   }
   const ordered_json* j = find(r.json, ptr);
   if (!j || j->is_null()) return {std::nullopt, why_absent(r, tok, ptr)};

@@ -10,10 +10,6 @@
 namespace attnlab::report {
 namespace {
 
-std::string type_problem(const std::string& ptr, const char* expected) {
-  return ptr + " is not " + expected;
-}
-
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the reader needs
 // only what follows.
 std::string strip_json_prefix(const std::string& what) {
@@ -24,28 +20,8 @@ std::string strip_json_prefix(const std::string& what) {
 
 Regime parse_regime(const ordered_json& root, const std::string& base, const std::string& name) {
   Regime r;
+  static_cast<RegimeTiming&>(r) = read_regime_timing(root, base);
   r.name = name;
-  r.method = optional_string_at(root, base + "/method").value_or("");
-  r.stop_reason = optional_string_at(root, base + "/stop_reason").value_or("");
-  r.median_ns = number_at(root, base + "/median_ns");
-  r.p10_ns = number_at(root, base + "/p10_ns");
-  r.p90_ns = number_at(root, base + "/p90_ns");
-  r.min_ns = number_at(root, base + "/min_ns");
-  r.max_ns = number_at(root, base + "/max_ns");
-  r.noise_pct = number_at(root, base + "/noise_pct");
-  r.count = static_cast<long long>(number_at(root, base + "/count"));
-  if (const ordered_json* s = find(root, base + "/samples_ns"); s && !s->is_null()) {
-    if (!s->is_array()) throw FieldError(type_problem(base + "/samples_ns", "an array"));
-    for (std::size_t i = 0; i < s->size(); ++i)
-      r.samples_ns.push_back(number_at(root, base + "/samples_ns/" + std::to_string(i)));
-  }
-  r.tflops = number_at(root, base + "/tflops");
-  r.gbps = number_at(root, base + "/dram_gbps_min_bytes");
-  r.clock_before_mhz = optional_number_at(root, base + "/sm_clock_mhz/before");
-  r.clock_after_mhz = optional_number_at(root, base + "/sm_clock_mhz/after");
-  r.busy_median_ns = optional_number_at(root, base + "/busy_median_ns");
-  if (auto k = optional_number_at(root, base + "/kernels_per_launch")) r.kernels_per_launch = int(*k);
-  if (!(r.median_ns > 0)) throw FieldError(base + "/median_ns is not positive");
   return r;
 }
 
@@ -85,51 +61,6 @@ Result parse_result(const ordered_json& root, std::size_t i) {
 }
 
 }  // namespace
-
-const ordered_json* find(const ordered_json& root, const std::string& ptr) {
-  try {
-    const ordered_json::json_pointer p(ptr);
-    return root.contains(p) ? &root.at(p) : nullptr;
-  } catch (const nlohmann::json::exception&) {
-    // A malformed pointer or one that indexes into a scalar: nothing is there.
-    return nullptr;
-  }
-}
-
-double number_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  if (!j) throw FieldError("missing " + ptr);
-  if (!j->is_number()) throw FieldError(type_problem(ptr, "a number"));
-  return j->get<double>();
-}
-
-std::optional<double> optional_number_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  if (!j || j->is_null()) return std::nullopt;
-  if (!j->is_number()) throw FieldError(type_problem(ptr, "a number"));
-  return j->get<double>();
-}
-
-std::string string_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  if (!j) throw FieldError("missing " + ptr);
-  if (!j->is_string()) throw FieldError(type_problem(ptr, "a string"));
-  return j->get<std::string>();
-}
-
-std::optional<std::string> optional_string_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  if (!j || j->is_null()) return std::nullopt;
-  if (!j->is_string()) throw FieldError(type_problem(ptr, "a string"));
-  return j->get<std::string>();
-}
-
-bool bool_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  if (!j) throw FieldError("missing " + ptr);
-  if (!j->is_boolean()) throw FieldError(type_problem(ptr, "true or false"));
-  return j->get<bool>();
-}
 
 std::string Result::untimed_reason() const {
   if (unavailable) return "not run: " + *unavailable;

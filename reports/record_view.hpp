@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "common/shape.hpp"
+#include "record/fields.hpp"
 #include "record/record.hpp"
+#include "record/timing.hpp"
 
 namespace attnlab::report {
 
@@ -22,37 +24,19 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A problem with one field, named by its JSON pointer; the loader prefixes the file.
-struct FieldError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Field errors and typed reads by JSON pointer come from the record library (record/fields.hpp);
+// the loader prefixes the file.
+using attnlab::bool_at;
+using attnlab::FieldError;
+using attnlab::find;
+using attnlab::number_at;
+using attnlab::optional_number_at;
+using attnlab::optional_string_at;
+using attnlab::string_at;
 
-// Typed access by JSON pointer from the record's root. Errors: "missing <ptr>",
-// "<ptr> is not a number", ... Optional variants return nullopt for an absent or null field
-// and still throw on a field of the wrong type.
-const ordered_json* find(const ordered_json& root, const std::string& ptr);
-double number_at(const ordered_json& root, const std::string& ptr);
-std::optional<double> optional_number_at(const ordered_json& root, const std::string& ptr);
-std::string string_at(const ordered_json& root, const std::string& ptr);
-std::optional<std::string> optional_string_at(const ordered_json& root, const std::string& ptr);
-bool bool_at(const ordered_json& root, const std::string& ptr);
-
-// One timing regime of one shape.
-struct Regime {
+// One timing regime of one shape: the record's typed timing block and its name.
+struct Regime : RegimeTiming {
   std::string name;  // "cold", "warm", "graph"
-  std::string method;
-  std::string stop_reason;
-  double median_ns = 0, p10_ns = 0, p90_ns = 0, min_ns = 0, max_ns = 0;
-  double noise_pct = 0;  // [%] 100 * stdev / mean
-  long long count = 0;
-  std::vector<double> samples_ns;
-  double tflops = 0;  // at the median
-  double gbps = 0;    // minimum bytes / median [GB/s]
-  std::optional<double> clock_before_mhz, clock_after_mhz;
-  // Multi-kernel launches: median time any kernel ran (the span minus idle gaps), and the
-  // kernel count; absent in records written before they were measured.
-  std::optional<double> busy_median_ns;
-  std::optional<int> kernels_per_launch;
 };
 
 // One result entry (one shape).

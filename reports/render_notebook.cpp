@@ -62,7 +62,7 @@ ordered_json index_line(const Run& run, const std::vector<Judgement>& js, const 
       s["noise_pct"] = g.noise_pct;
       s["samples"] = g.count;
       s["tflops"] = g.tflops;
-      s["dram_gbps_min_bytes"] = g.gbps;
+      s["dram_gbps_min_bytes"] = g.dram_gbps_min_bytes;
     } else {
       s["regime"] = nullptr;
     }

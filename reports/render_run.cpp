@@ -218,8 +218,8 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
       const int d = resolving_digits({in_unit(g.p10_ns, u), in_unit(g.median_ns, u), in_unit(g.p90_ns, u)});
       t.row({shape_label(r.name), g.name == r.headline ? g.name + " (headline)" : g.name,
              duration_in(g.median_ns, u, d), duration_in(g.p10_ns, u, d), duration_in(g.p90_ns, u, d), pct(g.noise_pct),
-             samples, sig(g.tflops), pct_of(g.tflops, c.tensor_tflops), sig(g.gbps),
-             pct(100.0 * g.gbps / c.dram_gbps), clock_text(g)});
+             samples, sig(g.tflops), pct_of(g.tflops, c.tensor_tflops), sig(g.dram_gbps_min_bytes),
+             pct(100.0 * g.dram_gbps_min_bytes / c.dram_gbps), clock_text(g)});
     }
   }
   md << t.str() << "\n";

@@ -1,14 +1,18 @@
 // The JSON Schema of attnlab.run/1 (record/schema/attnlab.run-1.schema.json) and the record
 // library (record/record.hpp) state the same contract: its name, and every key the library
 // requires is required along its whole path in the schema. Records themselves are validated
-// against the schema by scripts/validate-records (ctest record.schema_*).
+// against the schema by scripts/validate-records (ctest record.schema_*); the timing block's
+// mapping is checked against every committed record.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "record/fields.hpp"
 #include "record/record.hpp"
+#include "record/timing.hpp"
 
 using namespace attnlab;
 
@@ -71,4 +75,46 @@ TEST(RecordSchema, StatusValuesMatchTheLibrary) {
   bool named = false;
   for (const auto& p : record_problems(bad)) named = named || p.find("/status") != std::string::npos;
   EXPECT_TRUE(named);
+}
+
+// The timing block's one mapping (record/timing.hpp): reading a regime of any committed record
+// (C++ harness or sdpa_baseline.py) and writing it back gives the same bytes, keys in the same
+// order, so the reader and the writer share one layout with the records already kept.
+TEST(TimingMapping, EveryCommittedRegimeRoundTrips) {
+  namespace fs = std::filesystem;
+  int regimes = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json") continue;
+    std::ifstream in(entry.path());
+    const ordered_json record = ordered_json::parse(in);
+    for (std::size_t i = 0; i < record["results"].size(); ++i) {
+      const ordered_json& timing = record["results"][i]["timing"];
+      if (!timing.is_object()) continue;
+      for (const auto& [name, block] : timing.items()) {
+        const std::string ptr = "/results/" + std::to_string(i) + "/timing/" + name;
+        EXPECT_EQ(to_json(read_regime_timing(record, ptr)).dump(), block.dump())
+            << entry.path() << " " << ptr;
+        ++regimes;
+      }
+    }
+  }
+  EXPECT_GT(regimes, 100) << "too few committed timing blocks found under " << ATTNLAB_COMMITTED_REPORTS;
+}
+
+TEST(TimingMapping, ReaderNamesTheBadField) {
+  ordered_json record;
+  record["t"] = {{"median_ns", 5.0}, {"p10_ns", 4.0}, {"p90_ns", "6"}};
+  try {
+    read_regime_timing(record, "/t");
+    FAIL() << "expected FieldError";
+  } catch (const FieldError& e) {
+    EXPECT_STREQ(e.what(), "/t/p90_ns is not a number");
+  }
+  record["t"]["p90_ns"] = 6.0;
+  try {
+    read_regime_timing(record, "/t");
+    FAIL() << "expected FieldError";
+  } catch (const FieldError& e) {
+    EXPECT_STREQ(e.what(), "missing /t/min_ns");
+  }
 }

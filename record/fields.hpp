@@ -1,0 +1,32 @@
+// Typed reads of a run record's fields by JSON pointer, shared by every reader of records
+// (record/timing.cpp, the report tool). Errors name the pointer ("missing /results/0/timing",
+// "/results/0/flops is not a number"); a reader prefixes the file.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+// A problem with one field, named by its JSON pointer.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The value at `ptr` from `root`, or nullptr when absent (or the pointer does not apply).
+const nlohmann::ordered_json* find(const nlohmann::ordered_json& root, const std::string& ptr);
+// Required fields throw FieldError when absent or of the wrong type. The optional variants
+// return nullopt for an absent or null field and still throw on a field of the wrong type.
+double number_at(const nlohmann::ordered_json& root, const std::string& ptr);
+std::optional<double> optional_number_at(const nlohmann::ordered_json& root, const std::string& ptr);
+std::string string_at(const nlohmann::ordered_json& root, const std::string& ptr);
+std::optional<std::string> optional_string_at(const nlohmann::ordered_json& root,
+                                              const std::string& ptr);
+bool bool_at(const nlohmann::ordered_json& root, const std::string& ptr);
+// "<ptr> is not <expected>"
+std::string type_problem(const std::string& ptr, const char* expected);
+
+}  // namespace attnlab

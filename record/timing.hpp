@@ -1,0 +1,41 @@
+// One timing regime of one shape, /results/<i>/timing/<regime> of a run record: the typed
+// form that the harness fills and the report tool reads, with its one JSON mapping.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+struct RegimeTiming {
+  std::string method;       // how the samples were taken (the regime's description)
+  double median_ns = 0, p10_ns = 0, p90_ns = 0, min_ns = 0, max_ns = 0;
+  std::optional<double> mean_ns, stdev_ns;  // absent from no record written so far
+  double noise_pct = 0;     // [%] 100 * stdev / mean
+  long long count = 0;      // samples
+  std::string stop_reason;  // why sampling stopped: noise_target, time_cap, max_samples
+  std::optional<double> wall_s;               // host time spent sampling
+  std::optional<int> launches_per_sample;     // graph regime: launches in one graph
+  std::optional<double> clock_before_mhz, clock_after_mhz;  // SM clock around the sampling
+  std::string clock_source;  // how the clock was read, where the writer says (the baseline)
+  double tflops = 0;               // at the median
+  double dram_gbps_min_bytes = 0;  // the shape's minimum bytes / median [GB/s]
+  std::vector<std::string> kernels;  // distinct kernels one launch ran; empty: not recorded
+  // Multi-kernel launches: the most kernels one launch ran, and the median time any of them
+  // ran (the span minus idle gaps); absent in records written before they were measured.
+  std::optional<int> kernels_per_launch;
+  std::optional<double> busy_median_ns;
+  std::vector<double> samples_ns;  // one per sample, in sampling order
+};
+
+// The record's layout: keys in the order every record has them.
+nlohmann::ordered_json to_json(const RegimeTiming& t);
+
+// Reads the regime at JSON pointer `base` of `root`; throws FieldError naming the field
+// (missing, wrong type, a median that is not positive).
+RegimeTiming read_regime_timing(const nlohmann::ordered_json& root, const std::string& base);
+
+}  // namespace attnlab
