@@ -18,6 +18,7 @@
 
 #include "common/shapes.hpp"
 #include "experiments/build_info.hpp"
+#include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
 #include "experiments/reference.hpp"
@@ -62,17 +63,6 @@ struct Options {
   std::string metrics = "all";  // counter groups collected after timing (metric_groups.hpp), or none
   bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
 };
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string human_ns(double ns) {
-  if (ns >= 1e6) return fmt("%.3f ms", ns / 1e6);
-  return fmt("%.2f us", ns / 1e3);
-}
 
 ordered_json gpu_json(int dev) {
   cudaDeviceProp p{};
@@ -202,10 +192,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   const std::string& why = g.failure;
   if (!run.passed) cj["failure"] = why;
 
-  std::cout << tag << " correctness " << (run.passed ? "PASS" : "FAIL") << ": max_abs_err "
-            << fmt("%.3g", c.max_abs_err) << " (tolerance " << fmt("%.3g", c.tolerance)
-            << ", naive fp16 " << fmt("%.3g", c.naive_max_abs_err) << "), " << c.rows_checked
-            << " rows" << (run.passed ? "" : "; " + why) << std::endl;
+  console::correctness(tag, g);
 
   r["timing"] = nullptr;
   r["headline_regime"] = nullptr;
@@ -214,7 +201,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   if (run.passed && opt.profile_launch) {
     const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
     profiler::launch_for_profiler([&](cudaStream_t st) { phase.launch(p, st); }, stream, range);
-    std::cout << tag << " profiled launch in NVTX range attnlab@" << range << std::endl;
+    console::profiled_launch(tag, range);
     return run;
   }
   if (!run.passed || sampler == nullptr) return run;
@@ -229,22 +216,16 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   for (const auto& name : opt.regimes) {
     const Regime reg = profiler::parse_regime(name);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
-    const auto res = sampler->run(reg, launch, estimate);
-    timing[name] = to_json(regime_timing(res, s));
-    std::cout << tag << " " << name << ": median " << human_ns(res.summary.median) << " (p10 "
-              << human_ns(res.summary.p10) << ", p90 " << human_ns(res.summary.p90) << ", noise "
-              << fmt("%.2f%%", res.summary.noise_pct) << ", " << res.summary.count
-              << " samples, " << profiler::stop_reason_name(res.stop) << ") "
-              << fmt("%.2f TFLOPS", s.flops() / res.summary.median / 1e3) << ", SM clock "
-              << fmt("%.0f", res.sm_clock_mhz_before) << "->"
-              << fmt("%.0f MHz", res.sm_clock_mhz_after) << std::endl;
+    const RegimeTiming t = regime_timing(sampler->run(reg, launch, estimate), s);
+    timing[name] = to_json(t);
+    console::regime(tag, name, t);
   }
   // The timed launches rewrote the output many times; it must still be the checked result.
   if (!same_bits(g.output, launch_poisoned(phase, p, stream))) {
     run.passed = false;
     cj["passed"] = false;
     cj["failure"] = "output after timing differs from the checked output";
-    std::cout << tag << " FAIL: output after timing differs from the checked output" << std::endl;
+    console::output_changed_after_timing(tag);
     return run;
   }
   const std::string headline = timing.contains("cold") ? "cold" : opt.regimes.front();
@@ -253,9 +234,16 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   r["tflops"] = timing[headline]["tflops"];
   r["dram_gbps_min_bytes"] = timing[headline]["dram_gbps_min_bytes"];
   // Counters, static facts and derived figures: after timing, so they never perturb it.
-  if (evidence)
-    evidence->add_to(r, launch, stream, profiler::profile_range_name(phase.id, shape_name(s)),
-                     s.flops(), tag);
+  if (evidence) {
+    const profiler::ShapeEvidence ev = evidence->collect(
+        launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), s.flops(),
+        r["tflops"].is_number() ? std::optional<double>(r["tflops"].get<double>()) : std::nullopt);
+    console::evidence(tag, ev);
+    r["metrics"] = ordered_json::object();
+    for (const GroupResult& grp : ev.groups) r["metrics"][grp.group] = to_json(grp);
+    r["static"] = profiler::to_json(ev.facts);
+    r["derived"] = ev.derived;
+  }
   return run;
 }
 
@@ -325,6 +313,153 @@ int fail(int code, const std::string& msg) {
   return code;
 }
 
+// A bad argument or a shape the phase or the machine cannot take: one line, exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The shapes and counter groups of a run, every one judged before the GPU is touched.
+struct Plan {
+  std::vector<Shape> shapes;
+  std::vector<std::string> metric_groups;
+};
+
+Plan plan_run(const Phase& phase, const Experiment& exp, const Options& opt) {
+  Plan plan;
+  try {
+    for (const auto& spec : opt.shape_specs.empty() ? exp.default_shapes : opt.shape_specs) {
+      const Shape s = parse_shape(spec);
+      if (auto why = phase.can_implement(s))
+        throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
+                         ": " + *why);
+      plan.shapes.push_back(s);
+    }
+    for (const auto& r : opt.regimes) profiler::parse_regime(r);
+    plan.metric_groups = profiler::parse_metric_groups(opt.metrics);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (opt.rule.min_samples < 2 || opt.rule.max_samples < opt.rule.min_samples)
+    throw UsageError("need 2 <= --min-samples <= --max-samples");
+  return plan;
+}
+
+// Makes the requested device current after checking that it exists, that the phase can run on
+// it (EnvironmentError) and that every shape fits in its free memory and the host's (UsageError).
+cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0)
+    throw EnvironmentError(std::string("no CUDA device: ") +
+                           (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+  if (opt.device < 0 || opt.device >= count)
+    throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
+                           std::to_string(count) + ")");
+  ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+  if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
+  // Shapes that cannot fit are refused before anything is allocated or recorded.
+  std::size_t device_free = 0, device_total = 0;
+  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+  const std::uint64_t host_available = host_available_bytes();
+  for (const auto& s : shapes)
+    if (auto why = memory_refusal(s, device_free, host_available))
+      throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
+                       ": " + *why);
+  return prop;
+}
+
+// The record as it is first written: everything but the results, status "incomplete".
+ordered_json record_header(const Phase& phase, const Experiment& exp, const Options& opt,
+                           int argc, char** argv, std::uint64_t seed, long long now,
+                           const profiler::HardwareEvidence* evidence) {
+  ordered_json record;
+  record["schema"] = kRunSchema;
+  record["phase"] = phase.id;
+  record["status"] = "incomplete";
+  record["experiment"] = {{"title", phase.title},
+                          {"technique", phase.technique},
+                          {"question", exp.question}};
+  record["claims"] = ordered_json::array();
+  for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
+  record["started_utc"] = utc_iso8601(now);
+  record["provenance"] = provenance_json(argc, argv, seed, opt.device);
+  record["options"] = {{"regimes", opt.regimes},
+                       {"check_only", opt.check_only},
+                       {"stopping_rule",
+                        {{"min_samples", opt.rule.min_samples},
+                         {"max_samples", opt.rule.max_samples},
+                         {"noise_target_pct", opt.rule.noise_target_pct},
+                         {"max_seconds", opt.rule.max_seconds}}},
+                       {"metrics", opt.metrics},
+                       {"profile_launch", opt.profile_launch}};
+  record["metrics_config"] =
+      evidence ? evidence->config_json()
+               : ordered_json{{"groups", ordered_json::array()},
+                              {"unavailable", opt.profile_launch
+                                                  ? "--profile-launch: Nsight Compute collects"
+                                                  : "--check-only: nothing is timed"}};
+  record["results"] = ordered_json::array();
+  return record;
+}
+
+// What measures a run: CUPTI kernel activity, the L2 flush, the sampler and the hardware
+// evidence (all empty for --check-only and --profile-launch), and the stream it runs on.
+struct Instruments {
+  std::optional<profiler::KernelActivity> activity;
+  std::optional<profiler::L2Flush> flush;
+  cudaStream_t stream{};
+  std::optional<profiler::Sampler> sampler;
+  std::optional<profiler::HardwareEvidence> evidence;
+
+  Instruments(const Options& opt, const Plan& plan) {
+    const bool timed = !opt.check_only && !opt.profile_launch;
+    if (timed) {
+      try {
+        activity.emplace();
+      } catch (const std::exception& ex) {
+        throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
+      }
+      flush.emplace();
+    }
+    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    if (timed) {
+      sampler.emplace(*activity, *flush, stream, opt.rule);
+      evidence.emplace(opt.device, plan.metric_groups);
+    }
+  }
+};
+
+// Runs every shape, rewriting the record after each; returns the exit code.
+int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint64_t seed,
+            Instruments& inst, ordered_json& record, const fs::path& file) {
+  bool all_passed = true;
+  try {
+    for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+      const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
+                              "] " + shape_name(plan.shapes[i]);
+      auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
+                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag);
+      sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
+      all_passed = all_passed && run.passed;
+      record["results"].push_back(std::move(run.result));
+      write_json_atomically(file, record);
+    }
+    ATTNLAB_CUDA_CHECK(cudaStreamDestroy(inst.stream));
+  } catch (const std::exception& ex) {
+    // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
+    record["status"] = "failed";
+    record["error"] = ex.what();
+    write_json_atomically(file, record);
+    return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
+  }
+  record["status"] = all_passed ? "ok" : "failed";
+  write_json_atomically(file, record);
+  console::run_finished(record["status"].get<std::string>(), file.string());
+  return all_passed ? kExitOk : kExitFailed;
+}
+
 }  // namespace
 
 int run_experiment(const Experiment& exp, int argc, char** argv) {
@@ -354,134 +489,31 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     return kExitOk;
   }
 
-  // Every shape and option is judged before the GPU is touched.
-  std::vector<Shape> shapes;
-  std::vector<std::string> metric_groups;
-  try {
-    for (const auto& spec : opt.shape_specs.empty() ? exp.default_shapes : opt.shape_specs) {
-      const Shape s = parse_shape(spec);
-      if (auto why = phase->can_implement(s))
-        return fail(kExitUsage, std::string("phase ") + phase->id + " cannot run shape " +
-                                    shape_name(s) + ": " + *why);
-      shapes.push_back(s);
-    }
-    for (const auto& r : opt.regimes) profiler::parse_regime(r);
-    metric_groups = profiler::parse_metric_groups(opt.metrics);
-  } catch (const std::invalid_argument& e) {
-    return fail(kExitUsage, e.what());
-  }
-  if (opt.rule.min_samples < 2 || opt.rule.max_samples < opt.rule.min_samples)
-    return fail(kExitUsage, "need 2 <= --min-samples <= --max-samples");
-  if (opt.can_run) return kExitOk;
-
-  std::uint64_t seed = opt.seed ? *opt.seed
-                                : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-
   fs::path run_dir;
-  ordered_json record;
   try {
+    const Plan plan = plan_run(*phase, exp, opt);
+    if (opt.can_run) return kExitOk;
+    const std::uint64_t seed =
+        opt.seed ? *opt.seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+
     ensure_writable_directory(opt.results_dir);
     write_phase_table(opt.results_dir);  // the phase order reports read
-
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
-      throw EnvironmentError(std::string("no CUDA device: ") +
-                             (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-    if (opt.device < 0 || opt.device >= count)
-      throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
-                             std::to_string(count) + ")");
-    ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
-    cudaDeviceProp prop{};
-    ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
-    if (auto why = device_refusal(*phase, prop.major, prop.minor)) throw EnvironmentError(*why);
-    // Shapes that cannot fit are refused before anything is allocated or recorded.
-    std::size_t device_free = 0, device_total = 0;
-    ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
-    const std::uint64_t host_available = host_available_bytes();
-    for (const auto& s : shapes)
-      if (auto why = memory_refusal(s, device_free, host_available))
-        return fail(kExitUsage, std::string("phase ") + phase->id + " cannot run shape " +
-                                    shape_name(s) + ": " + *why);
-
-    std::optional<profiler::KernelActivity> activity;
-    std::optional<profiler::L2Flush> flush;
-    const bool timed = !opt.check_only && !opt.profile_launch;
-    if (timed) {
-      try {
-        activity.emplace();
-      } catch (const std::exception& ex) {
-        throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-      }
-      flush.emplace();
-    }
-    cudaStream_t stream{};
-    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    std::optional<profiler::Sampler> sampler;
-    if (timed) sampler.emplace(*activity, *flush, stream, opt.rule);
-    std::optional<profiler::HardwareEvidence> evidence;
-    if (timed) evidence.emplace(opt.device, metric_groups);
+    const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
+    Instruments inst(opt, plan);
 
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     run_dir = create_run_directory(opt.results_dir, phase->id, utc_stamp(now), sha);
-    record["schema"] = kRunSchema;
-    record["phase"] = phase->id;
-    record["status"] = "incomplete";
-    record["experiment"] = {{"title", phase->title},
-                            {"technique", phase->technique},
-                            {"question", exp.question}};
-    record["claims"] = ordered_json::array();
-    for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
-    record["started_utc"] = utc_iso8601(now);
-    record["provenance"] = provenance_json(argc, argv, seed, opt.device);
-    record["options"] = {{"regimes", opt.regimes},
-                         {"check_only", opt.check_only},
-                         {"stopping_rule",
-                          {{"min_samples", opt.rule.min_samples},
-                           {"max_samples", opt.rule.max_samples},
-                           {"noise_target_pct", opt.rule.noise_target_pct},
-                           {"max_seconds", opt.rule.max_seconds}}},
-                         {"metrics", opt.metrics},
-                         {"profile_launch", opt.profile_launch}};
-    record["metrics_config"] =
-        evidence ? evidence->config_json()
-                 : ordered_json{{"groups", ordered_json::array()},
-                                {"unavailable", opt.profile_launch
-                                                    ? "--profile-launch: Nsight Compute collects"
-                                                    : "--check-only: nothing is timed"}};
-    record["results"] = ordered_json::array();
+    ordered_json record = record_header(*phase, exp, opt, argc, argv, seed, now,
+                                        inst.evidence ? &*inst.evidence : nullptr);
     const fs::path file = run_dir / "run.json";
     write_json_atomically(file, record);
-    std::cout << "attnlab: phase " << phase->id << " on " << prop.name << ", seed " << seed
-              << ", record " << file.string() << std::endl;
+    console::run_started(phase->id, prop.name, seed, file.string());
 
-    bool all_passed = true;
-    try {
-      for (std::size_t i = 0; i < shapes.size(); ++i) {
-        const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(shapes.size()) +
-                                "] " + shape_name(shapes[i]);
-        auto run = run_shape(*phase, shapes[i], opt, seed, sampler ? &*sampler : nullptr,
-                             evidence ? &*evidence : nullptr, stream, tag);
-        sass::add_static_evidence(run.result, phase->id);  // static.sass, static.ptxas
-        all_passed = all_passed && run.passed;
-        record["results"].push_back(std::move(run.result));
-        write_json_atomically(file, record);
-      }
-    } catch (const std::exception& ex) {
-      // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
-      record["status"] = "failed";
-      record["error"] = ex.what();
-      write_json_atomically(file, record);
-      return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
-    }
-    record["status"] = all_passed ? "ok" : "failed";
-    write_json_atomically(file, record);
-    cudaStreamDestroy(stream);
-    std::cout << "attnlab: status " << record["status"].get<std::string>() << ", record "
-              << file.string() << std::endl;
-    return all_passed ? kExitOk : kExitFailed;
+    return measure(*phase, opt, plan, seed, inst, record, file);
+  } catch (const UsageError& ex) {
+    return fail(kExitUsage, ex.what());
   } catch (const EnvironmentError& ex) {
     return fail(kExitEnvironment, ex.what());
   } catch (const std::exception& ex) {

@@ -376,13 +376,6 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-std::optional<double> GroupResult::value(std::string_view metric) const {
-  if (!available) return std::nullopt;
-  for (const auto& v : values)
-    if (v.name == metric) return v.value;
-  return std::nullopt;
-}
-
 MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail::CollectorState>()) {
   detail::CollectorState& s = *state_;
   s.device = device;
@@ -507,24 +500,6 @@ GroupResult MetricsCollector::collect(const std::string& group, const LaunchFn& 
   return res;
 }
 
-nlohmann::ordered_json to_json(const GroupResult& group) {
-  nlohmann::ordered_json j;
-  j["available"] = group.available;
-  if (!group.available) {
-    j["reason"] = group.reason;
-    return j;
-  }
-  j["passes"] = group.passes;
-  j["collection_wall_s"] = group.collection_wall_s;
-  j["values"] = nlohmann::ordered_json::object();
-  for (const auto& v : group.values) j["values"][v.name] = {{"value", v.value}, {"unit", v.unit}};
-  if (!group.unavailable_metrics.empty()) {
-    j["unavailable_metrics"] = nlohmann::ordered_json::object();
-    for (const auto& [name, why] : group.unavailable_metrics) j["unavailable_metrics"][name] = why;
-  }
-  return j;
-}
-
 std::string console_line(const GroupResult& group) {
   if (!group.available) return group.group + ": unavailable: " + group.reason;
   std::string line = group.group + ": " + std::to_string(group.values.size()) + " metrics, " +
@@ -546,46 +521,24 @@ HardwareEvidence::HardwareEvidence(int device, std::vector<std::string> groups)
 
 HardwareEvidence::~HardwareEvidence() = default;
 
-void HardwareEvidence::add_to(nlohmann::ordered_json& result, const LaunchFn& launch,
-                              cudaStream_t stream, const std::string& range_name, double flops,
-                              const std::string& console_prefix) {
-  const StaticFacts facts = capture_static_facts(launch, stream);
-  if (!facts.available) {
-    std::cout << console_prefix << " static: unavailable: " << facts.reason << std::endl;
-  }
-  for (const KernelFacts& k : facts.kernels) {
-    std::cout << console_prefix << " static: " << k.name << " grid " << k.grid[0] << "x" << k.grid[1]
-              << "x" << k.grid[2] << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2];
-    if (k.registers)
-      std::cout << ", " << *k.registers << " registers, " << *k.static_smem_bytes << "+"
-                << k.dynamic_smem_bytes << " B shared, " << *k.local_bytes << " B local";
-    if (k.theoretical_occupancy_pct)
-      std::cout << ", theoretical occupancy " << fmt("%.1f%%", *k.theoretical_occupancy_pct);
-    if (!k.attributes_reason.empty()) std::cout << " (" << k.attributes_reason << ")";
-    std::cout << std::endl;
-  }
-
-  std::vector<GroupResult> groups;
-  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
-  for (const auto& g : groups_) {
-    groups.push_back(collector_->collect(g, launch, stream, range_name));
-    metrics[g] = to_json(groups.back());
-    std::cout << console_prefix << " metrics " << console_line(groups.back()) << std::endl;
-  }
-  result["metrics"] = std::move(metrics);
-  result["static"] = to_json(facts);
+ShapeEvidence HardwareEvidence::collect(const LaunchFn& launch, cudaStream_t stream,
+                                       const std::string& range_name, double flops,
+                                       std::optional<double> tflops) {
+  ShapeEvidence ev;
+  ev.facts = capture_static_facts(launch, stream);
+  for (const auto& g : groups_) ev.groups.push_back(collector_->collect(g, launch, stream, range_name));
 
   DerivedInputs in;
   in.flops = flops;
   in.gpu_name = gpu_name_;
-  if (result.contains("tflops") && result["tflops"].is_number())
-    in.tflops = result["tflops"].get<double>();
-  for (const GroupResult& g : groups) {
+  in.tflops = tflops;
+  for (const GroupResult& g : ev.groups) {
     if (auto v = g.value("dram__bytes_read.sum")) in.dram_read_bytes = v;
     if (auto v = g.value("dram__bytes_write.sum")) in.dram_write_bytes = v;
     if (auto v = g.value("gpu__time_duration.sum")) in.duration_ns = v;
   }
-  result["derived"] = derived_figures(in);
+  ev.derived = derived_figures(in);
+  return ev;
 }
 
 nlohmann::ordered_json HardwareEvidence::config_json() const {

@@ -18,27 +18,14 @@
 #include <nlohmann/json.hpp>
 
 #include "profiler/sampler.hpp"
+#include "profiler/static_facts.hpp"
+#include "record/metrics.hpp"
 
 namespace attnlab::profiler {
 
-struct MetricValue {
-  std::string name;  // full metric name
-  std::string unit;  // as in metric_groups.hpp
-  double value;
-};
-
-struct GroupResult {
-  std::string group;
-  bool available = false;
-  std::string reason;            // when unavailable: CUPTI's error and how to fix it, one line
-  int passes = 0;                // replay passes CUPTI asked for
-  double collection_wall_s = 0;  // [s] host time of the whole collection, passes and flushes
-  std::vector<MetricValue> values;
-  // Metrics of the group left out while the others were collected: name -> why.
-  std::vector<std::pair<std::string, std::string>> unavailable_metrics;
-
-  std::optional<double> value(std::string_view metric) const;  // nullopt when not collected
-};
+// The collector's result type is the record's (record/metrics.hpp), mapped to JSON there.
+using attnlab::GroupResult;
+using attnlab::MetricValue;
 
 namespace detail {
 struct CollectorState;
@@ -70,15 +57,18 @@ class MetricsCollector {
   std::unique_ptr<detail::CollectorState> state_;
 };
 
-// The record's metrics.<group> object: {"available": true, "passes", "collection_wall_s",
-// "values": {"<metric>": {"value", "unit"}}[, "unavailable_metrics": {"<metric>": reason}]}
-// or {"available": false, "reason"}.
-nlohmann::ordered_json to_json(const GroupResult& group);
 // One console line: "tensor: 5 metrics, 2 passes, 0.041 s" or "stalls: unavailable: <reason>".
 std::string console_line(const GroupResult& group);
 
-// What one result entry of a run record gets after timing: "metrics" (the requested groups),
-// "static" (static_facts.hpp) and "derived" (derived.hpp), with one console line each.
+// What one shape gets after timing: static facts of its launch, the requested counter groups
+// in order, and the figures derived from them (derived.hpp). The record maps it (results'
+// "static", "metrics", "derived"); the console reporter prints it.
+struct ShapeEvidence {
+  StaticFacts facts;
+  std::vector<GroupResult> groups;
+  nlohmann::ordered_json derived;
+};
+
 class HardwareEvidence {
  public:
   // `groups` as parse_metric_groups returns them; empty: static facts and derived figures only.
@@ -87,10 +77,10 @@ class HardwareEvidence {
   HardwareEvidence(const HardwareEvidence&) = delete;
   HardwareEvidence& operator=(const HardwareEvidence&) = delete;
 
-  // Adds "metrics", "static" and "derived" to `result` (which must already hold its "tflops",
-  // null or measured). `flops` is one launch's FLOP count; `console_prefix` starts each line.
-  void add_to(nlohmann::ordered_json& result, const LaunchFn& launch, cudaStream_t stream,
-              const std::string& range_name, double flops, const std::string& console_prefix);
+  // Static facts and every requested group for `launch`. `flops` is one launch's FLOP count,
+  // `tflops` the timed rate (nullopt when untimed), both for the derived figures.
+  ShapeEvidence collect(const LaunchFn& launch, cudaStream_t stream, const std::string& range_name,
+                        double flops, std::optional<double> tflops);
 
   // The record's top-level "metrics_config": what was requested and how it is collected.
   nlohmann::ordered_json config_json() const;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "record/fields.hpp"
+#include "record/metrics.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
 
@@ -117,4 +118,28 @@ TEST(TimingMapping, ReaderNamesTheBadField) {
   } catch (const FieldError& e) {
     EXPECT_STREQ(e.what(), "missing /t/min_ns");
   }
+}
+
+// The metrics block's one mapping (record/metrics.hpp), checked the same way on every
+// committed record: read, written back, the same bytes.
+TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
+  namespace fs = std::filesystem;
+  int groups = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json") continue;
+    std::ifstream in(entry.path());
+    const ordered_json record = ordered_json::parse(in);
+    for (std::size_t i = 0; i < record["results"].size(); ++i) {
+      const ordered_json& metrics = record["results"][i]["metrics"];
+      if (!metrics.is_object()) continue;
+      for (const auto& [name, block] : metrics.items()) {
+        const std::string ptr = "/results/" + std::to_string(i) + "/metrics/" + name;
+        const GroupResult g = read_group_result(record, ptr);
+        EXPECT_EQ(g.group, name);
+        EXPECT_EQ(to_json(g).dump(), block.dump()) << entry.path() << " " << ptr;
+        ++groups;
+      }
+    }
+  }
+  EXPECT_GT(groups, 100) << "too few committed metric groups found under " << ATTNLAB_COMMITTED_REPORTS;
 }

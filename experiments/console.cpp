@@ -1,0 +1,76 @@
+#include "experiments/console.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace attnlab::console {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string human_ns(double ns) {
+  if (ns >= 1e6) return fmt("%.3f ms", ns / 1e6);
+  return fmt("%.2f us", ns / 1e3);
+}
+
+void run_started(const std::string& phase, const std::string& gpu, std::uint64_t seed,
+                 const std::string& record_file) {
+  std::cout << "attnlab: phase " << phase << " on " << gpu << ", seed " << seed << ", record "
+            << record_file << std::endl;
+}
+
+void correctness(const std::string& tag, const GateResult& gate) {
+  const CheckResult& c = gate.check;
+  std::cout << tag << " correctness " << (gate.passed ? "PASS" : "FAIL") << ": max_abs_err "
+            << fmt("%.3g", c.max_abs_err) << " (tolerance " << fmt("%.3g", c.tolerance)
+            << ", naive fp16 " << fmt("%.3g", c.naive_max_abs_err) << "), " << c.rows_checked
+            << " rows" << (gate.passed ? "" : "; " + gate.failure) << std::endl;
+}
+
+void profiled_launch(const std::string& tag, const std::string& range) {
+  std::cout << tag << " profiled launch in NVTX range attnlab@" << range << std::endl;
+}
+
+void regime(const std::string& tag, const std::string& name, const RegimeTiming& t) {
+  const double nan = std::nan("");
+  std::cout << tag << " " << name << ": median " << human_ns(t.median_ns) << " (p10 "
+            << human_ns(t.p10_ns) << ", p90 " << human_ns(t.p90_ns) << ", noise "
+            << fmt("%.2f%%", t.noise_pct) << ", " << t.count << " samples, " << t.stop_reason
+            << ") " << fmt("%.2f TFLOPS", t.tflops) << ", SM clock "
+            << fmt("%.0f", t.clock_before_mhz.value_or(nan)) << "->"
+            << fmt("%.0f MHz", t.clock_after_mhz.value_or(nan)) << std::endl;
+}
+
+void output_changed_after_timing(const std::string& tag) {
+  std::cout << tag << " FAIL: output after timing differs from the checked output" << std::endl;
+}
+
+void evidence(const std::string& tag, const profiler::ShapeEvidence& ev) {
+  if (!ev.facts.available) std::cout << tag << " static: unavailable: " << ev.facts.reason << std::endl;
+  for (const profiler::KernelFacts& k : ev.facts.kernels) {
+    std::cout << tag << " static: " << k.name << " grid " << k.grid[0] << "x" << k.grid[1] << "x"
+              << k.grid[2] << " block " << k.block[0] << "x" << k.block[1] << "x" << k.block[2];
+    if (k.registers)
+      std::cout << ", " << *k.registers << " registers, " << *k.static_smem_bytes << "+"
+                << k.dynamic_smem_bytes << " B shared, " << *k.local_bytes << " B local";
+    if (k.theoretical_occupancy_pct)
+      std::cout << ", theoretical occupancy " << fmt("%.1f%%", *k.theoretical_occupancy_pct);
+    if (!k.attributes_reason.empty()) std::cout << " (" << k.attributes_reason << ")";
+    std::cout << std::endl;
+  }
+  for (const GroupResult& g : ev.groups)
+    std::cout << tag << " metrics " << profiler::console_line(g) << std::endl;
+}
+
+void run_finished(const std::string& status, const std::string& record_file) {
+  std::cout << "attnlab: status " << status << ", record " << record_file << std::endl;
+}
+
+}  // namespace attnlab::console
