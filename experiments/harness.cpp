@@ -34,6 +34,7 @@
 #include "profiler/metrics.hpp"
 #include "profiler/nvtx.hpp"
 #include "profiler/sampler.hpp"
+#include "record/correctness.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
 
@@ -179,18 +180,18 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   const GateResult g = run_gate(phase, p, in, seed, stream);
   const CheckResult& c = g.check;
   run.passed = g.passed;
-  ordered_json& cj = r["correctness"];
-  cj["passed"] = run.passed;
-  cj["max_abs_err"] = c.max_abs_err;
-  cj["max_rel_err"] = c.max_rel_err;
-  cj["tolerance_abs"] = c.tolerance;
-  cj["naive_fp16_max_abs_err"] = c.naive_max_abs_err;
-  cj["rows_checked"] = c.rows_checked;
-  cj["rows_total"] = std::int64_t(s.B) * s.H * s.S;
-  cj["nonfinite"] = c.nonfinite;
-  cj["repeat_identical"] = g.repeat_identical;
-  const std::string& why = g.failure;
-  if (!run.passed) cj["failure"] = why;
+  Correctness corr;
+  corr.passed = run.passed;
+  corr.max_abs_err = c.max_abs_err;
+  corr.max_rel_err = c.max_rel_err;
+  corr.tolerance_abs = c.tolerance;
+  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
+  corr.rows_checked = c.rows_checked;
+  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
+  corr.nonfinite = c.nonfinite;
+  corr.repeat_identical = g.repeat_identical;
+  if (!run.passed) corr.failure = g.failure;
+  r["correctness"] = to_json(corr);
 
   console::correctness(tag, g);
 
@@ -223,8 +224,9 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   // The timed launches rewrote the output many times; it must still be the checked result.
   if (!same_bits(g.output, launch_poisoned(phase, p, stream))) {
     run.passed = false;
-    cj["passed"] = false;
-    cj["failure"] = "output after timing differs from the checked output";
+    corr.passed = false;
+    corr.failure = "output after timing differs from the checked output";
+    r["correctness"] = to_json(corr);
     console::output_changed_after_timing(tag);
     return run;
   }

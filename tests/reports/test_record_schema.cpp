@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "record/correctness.hpp"
 #include "record/fields.hpp"
 #include "record/metrics.hpp"
 #include "record/record.hpp"
@@ -142,4 +143,32 @@ TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
     }
   }
   EXPECT_GT(groups, 100) << "too few committed metric groups found under " << ATTNLAB_COMMITTED_REPORTS;
+}
+
+// The correctness block's one mapping (record/correctness.hpp), on every committed record.
+TEST(CorrectnessMapping, EveryCommittedBlockRoundTrips) {
+  namespace fs = std::filesystem;
+  int blocks = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json") continue;
+    std::ifstream in(entry.path());
+    const ordered_json record = ordered_json::parse(in);
+    for (std::size_t i = 0; i < record["results"].size(); ++i) {
+      const ordered_json& block = record["results"][i]["correctness"];
+      if (!block.is_object() || !block["passed"].is_boolean()) continue;
+      const std::string ptr = "/results/" + std::to_string(i) + "/correctness";
+      EXPECT_EQ(to_json(read_correctness(record, ptr)).dump(), block.dump()) << entry.path() << " " << ptr;
+      ++blocks;
+    }
+  }
+  EXPECT_GT(blocks, 100) << "too few committed correctness blocks found under " << ATTNLAB_COMMITTED_REPORTS;
+}
+
+TEST(CorrectnessMapping, AFailureIsWrittenLast) {
+  Correctness c;
+  c.failure = "output after timing differs from the checked output";
+  const ordered_json j = to_json(c);
+  EXPECT_EQ(j.items().begin().key(), "passed");
+  EXPECT_EQ(std::prev(j.end()).key(), "failure");
+  EXPECT_EQ(read_correctness(ordered_json{{"c", j}}, "/c").failure, c.failure);
 }
