@@ -45,7 +45,13 @@ void regime(const std::string& tag, const std::string& name, const RegimeTiming&
             << fmt("%.2f%%", t.noise_pct) << ", " << t.count << " samples, " << t.stop_reason
             << ") " << fmt("%.2f TFLOPS", t.tflops) << ", SM clock "
             << fmt("%.0f", t.clock_before_mhz.value_or(nan)) << "->"
-            << fmt("%.0f MHz", t.clock_after_mhz.value_or(nan)) << std::endl;
+            << fmt("%.0f MHz", t.clock_after_mhz.value_or(nan));
+  if (t.gpu_state && t.gpu_state->throttled_all)
+    std::cout << "; every sample was taken while the GPU throttled (none left out)";
+  else if (t.gpu_state && !t.gpu_state->throttled_samples_ns.empty())
+    std::cout << "; " << t.gpu_state->throttled_samples_ns.size()
+              << " samples taken while the GPU throttled left out";
+  std::cout << std::endl;
 }
 
 void output_changed_after_timing(const std::string& tag) {

@@ -126,6 +126,39 @@ ordered_json shape_json(const Shape& s, double scale) {
           {"dtype", dtype_name(s.dtype)}, {"scale", scale}};
 }
 
+// What NVML said during a regime, summarised for the record.
+GpuState gpu_state(const profiler::RegimeResult& r) {
+  GpuState g;
+  if (r.gpu_readings.empty()) {
+    g.unavailable = r.gpu_unavailable.empty() ? "no NVML reading was taken" : r.gpu_unavailable;
+    return g;
+  }
+  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+             "GetCurrentClocksEventReasons), polled every " +
+             console::human_ns(r.gpu_poll_ms * 1e6) + " while sampling";
+  g.readings = static_cast<long long>(r.gpu_readings.size());
+  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
+  std::vector<double> sm;
+  for (const auto& x : r.gpu_readings) {
+    sm.push_back(x.sm_clock_mhz);
+    g.power_max_w = std::max(g.power_max_w, x.power_w);
+    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
+    if (profiler::is_throttled(x, r.max_sm_clock_mhz)) ++g.throttled_readings;
+  }
+  const profiler::Summary s = profiler::summarize(sm);
+  g.sm_clock_min_mhz = s.min;
+  g.sm_clock_median_mhz = s.median;
+  g.sm_clock_max_mhz = s.max;
+  for (const auto& [bit, name] : profiler::clock_event::names()) {
+    long long n = 0;
+    for (const auto& x : r.gpu_readings) n += (x.reasons & bit) != 0;
+    if (n > 0) g.clock_event_readings.emplace_back(name, n);
+  }
+  g.throttled_samples_ns = r.throttled_samples_ns;
+  g.throttled_all = r.throttled_all;
+  return g;
+}
+
 // The record's timing block of one regime (record/timing.hpp maps it to JSON).
 RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   const auto& m = r.summary;
@@ -155,6 +188,8 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
     t.busy_median_ns = profiler::summarize(r.busy_ns).median;
   }
   t.samples_ns = r.samples_ns;
+  if (!r.clock_source.empty()) t.clock_source = r.clock_source;
+  t.gpu_state = gpu_state(r);
   return t;
 }
 
@@ -412,6 +447,7 @@ struct Instruments {
   std::optional<profiler::KernelActivity> activity;
   std::optional<profiler::L2Flush> flush;
   cudaStream_t stream{};
+  std::optional<profiler::GpuMonitor> monitor;
   std::optional<profiler::Sampler> sampler;
   std::optional<profiler::HardwareEvidence> evidence;
 
@@ -427,7 +463,8 @@ struct Instruments {
     }
     ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (timed) {
-      sampler.emplace(*activity, *flush, stream, opt.rule);
+      monitor.emplace(opt.device);
+      sampler.emplace(*activity, *flush, stream, opt.rule, &*monitor);
       evidence.emplace(opt.device, plan.metric_groups);
     }
   }

@@ -50,6 +50,35 @@ struct GraphExec {
   GraphExec& operator=(const GraphExec&) = delete;
 };
 
+// Drops from a CUPTI regime's samples (and busy times) those whose window a throttled NVML
+// reading touched, unless that would drop them all.
+void exclude_throttled(RegimeResult& res) {
+  if (res.sample_windows.size() != res.samples_ns.size() || res.gpu_readings.empty()) return;
+  const auto bad = throttled_windows(res.sample_windows, res.gpu_readings, res.max_sm_clock_mhz,
+                                     std::uint64_t(kGpuPollMicroseconds) * 1000);
+  const auto n_bad = std::size_t(std::count(bad.begin(), bad.end(), true));
+  if (n_bad == 0) return;
+  if (n_bad == bad.size()) {
+    res.throttled_all = true;
+    return;
+  }
+  const bool busy = res.busy_ns.size() == res.samples_ns.size();
+  std::vector<double> kept, kept_busy;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> kept_windows;
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    if (bad[i]) {
+      res.throttled_samples_ns.push_back(res.samples_ns[i]);
+      continue;
+    }
+    kept.push_back(res.samples_ns[i]);
+    kept_windows.push_back(res.sample_windows[i]);
+    if (busy) kept_busy.push_back(res.busy_ns[i]);
+  }
+  res.samples_ns = std::move(kept);
+  res.sample_windows = std::move(kept_windows);
+  if (busy) res.busy_ns = std::move(kept_busy);
+}
+
 }  // namespace
 
 const char* regime_name(Regime r) {
@@ -82,8 +111,9 @@ Regime parse_regime(const std::string& name) {
   throw std::invalid_argument("unknown timing regime '" + name + "'; expected cold, warm or graph");
 }
 
-Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule)
-    : activity_(activity), flush_(flush), stream_(stream), rule_(rule) {}
+Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule,
+                 GpuMonitor* monitor)
+    : activity_(activity), flush_(flush), stream_(stream), rule_(rule), monitor_(monitor) {}
 
 void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
                           std::vector<double>& spans, RegimeResult* res) {
@@ -109,6 +139,12 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
     const LaunchTime t = launch_time(iv);
     spans.push_back(t.span_ns);
     if (res) {
+      std::uint64_t first_start = iv.front().first, last_end = iv.front().second;
+      for (const auto& [b, e] : iv) {
+        first_start = std::min(first_start, b);
+        last_end = std::max(last_end, e);
+      }
+      res->sample_windows.emplace_back(first_start, last_end);
       res->busy_ns.push_back(t.busy_ns);
       res->kernels_per_launch = std::max(res->kernels_per_launch, int(iv.size()));
     }
@@ -128,7 +164,18 @@ double Sampler::warm_up(const LaunchFn& launch) {
 RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate_ns) {
   RegimeResult res;
   res.regime = regime;
-  res.sm_clock_mhz_before = measure_sm_clock_mhz(stream_);
+  const bool nvml = monitor_ && !monitor_->unavailable();
+  if (nvml) {
+    const auto r = monitor_->read();
+    res.sm_clock_mhz_before = r ? r->sm_clock_mhz : std::nan("");
+    res.clock_source = "NVML current SM clock";
+    res.max_sm_clock_mhz = monitor_->max_sm_clock_mhz();
+    res.gpu_poll_ms = double(kGpuPollMicroseconds) / 1000.0;
+    monitor_->start(std::chrono::microseconds(kGpuPollMicroseconds));
+  } else {
+    res.sm_clock_mhz_before = measure_sm_clock_mhz(stream_);
+    res.gpu_unavailable = monitor_ ? *monitor_->unavailable() : "no GPU monitor";
+  }
   const auto t0 = Clock::now();
   auto& samples = res.samples_ns;
 
@@ -173,7 +220,14 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
   }
   res.wall_seconds = seconds_since(t0);
-  res.sm_clock_mhz_after = measure_sm_clock_mhz(stream_);
+  if (nvml) {
+    res.gpu_readings = monitor_->stop();
+    const auto r = monitor_->read();
+    res.sm_clock_mhz_after = r ? r->sm_clock_mhz : std::nan("");
+    exclude_throttled(res);
+  } else {
+    res.sm_clock_mhz_after = measure_sm_clock_mhz(stream_);
+  }
   res.summary = summarize(samples);
   return res;
 }

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "profiler/gpu_monitor.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/l2_flush.hpp"
 #include "profiler/stats.hpp"
@@ -25,6 +27,8 @@ inline constexpr int kMaxBatch = 64;                // launches per batch, bound
 inline constexpr double kGraphWorkNs = 200e3;       // [ns] device work per graph replay
 inline constexpr int kMaxGraphLaunches = 20;        // launches per graph, as ANCHORS.md's SDPA graphs
 inline constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host gets to queue a batch
+// [us] NVML polling period while a regime samples (readings of clocks and throttle reasons).
+inline constexpr int kGpuPollMicroseconds = 2000;
 }  // namespace sampling
 
 enum class Regime {
@@ -45,18 +49,36 @@ struct RegimeResult {
   int launches_per_sample = 1;     // graph regime: launches captured in the graph
   double sm_clock_mhz_before = 0;  // [MHz] measured just before sampling
   double sm_clock_mhz_after = 0;   // [MHz] measured just after
+  // How: "NVML current SM clock" when NVML answers; empty for the clock64 probe.
+  std::string clock_source;
+  // NVML readings polled every gpu_poll_ms while sampling; empty, with gpu_unavailable saying
+  // why, without NVML. max_sm_clock_mhz is NVML's maximum SM clock.
+  std::vector<GpuReading> gpu_readings;
+  std::string gpu_unavailable;
+  double gpu_poll_ms = 0;
+  double max_sm_clock_mhz = 0;
+  // CUPTI regimes: samples left out of samples_ns (and busy_ns and the summary) because a
+  // throttled reading (gpu_monitor.hpp) fell in or next to their window; none are left out
+  // when every sample was (throttled_all then says so).
+  std::vector<double> throttled_samples_ns;
+  bool throttled_all = false;
   std::vector<std::string> kernel_names;  // distinct kernels one launch ran (CUPTI regimes)
   // CUPTI regimes: per sample, the time at least one of the launch's kernels ran [ns]; below
   // samples_ns (the span) by the idle gaps between a multi-kernel launch's kernels.
   std::vector<double> busy_ns;
   int kernels_per_launch = 0;  // CUPTI regimes: most kernels one timed launch ran
+  // CUPTI regimes: per sample, its first kernel's start and last kernel's end (CUPTI clock).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sample_windows;
 };
 
 using LaunchFn = std::function<void(cudaStream_t)>;
 
 class Sampler {
  public:
-  Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule);
+  // `monitor` (may be null) reads the GPU's clocks and throttle reasons through NVML during
+  // every regime; without it the clock comes from the clock64 probe and nothing is excluded.
+  Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule,
+          GpuMonitor* monitor = nullptr);
 
   // Launches until the GPU is warm: at least kMinWarmupLaunches and kWarmupSeconds.
   // Returns the median device time of the warm-up launches [ns], an estimate that sizes
@@ -76,6 +98,7 @@ class Sampler {
   L2Flush& flush_;
   cudaStream_t stream_;
   StoppingRule rule_;
+  GpuMonitor* monitor_;
   std::uint64_t next_tag_ = 1;
 };
 

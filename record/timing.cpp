@@ -10,6 +10,59 @@ namespace {
 ordered_json number_or_null(const std::optional<double>& v) {
   return v ? ordered_json(*v) : ordered_json();
 }
+ordered_json to_json(const GpuState& g) {
+  ordered_json j;
+  if (!g.unavailable.empty()) {
+    j["unavailable"] = g.unavailable;
+    return j;
+  }
+  j["source"] = g.source;
+  j["readings"] = g.readings;
+  j["max_sm_clock_mhz"] = g.max_sm_clock_mhz;
+  j["sm_clock_mhz"] = {{"min", g.sm_clock_min_mhz},
+                       {"median", g.sm_clock_median_mhz},
+                       {"max", g.sm_clock_max_mhz}};
+  j["power_max_w"] = g.power_max_w;
+  j["temperature_max_c"] = g.temperature_max_c;
+  j["clock_event_readings"] = ordered_json::object();
+  for (const auto& [name, n] : g.clock_event_readings) j["clock_event_readings"][name] = n;
+  j["throttled_readings"] = g.throttled_readings;
+  j["throttled_samples_ns"] = g.throttled_samples_ns;
+  j["throttled_all"] = g.throttled_all;
+  return j;
+}
+
+GpuState read_gpu_state(const ordered_json& root, const std::string& base) {
+  GpuState g;
+  if (auto why = optional_string_at(root, base + "/unavailable")) {
+    g.unavailable = *why;
+    return g;
+  }
+  g.source = string_at(root, base + "/source");
+  g.readings = static_cast<long long>(number_at(root, base + "/readings"));
+  g.max_sm_clock_mhz = number_at(root, base + "/max_sm_clock_mhz");
+  g.sm_clock_min_mhz = number_at(root, base + "/sm_clock_mhz/min");
+  g.sm_clock_median_mhz = number_at(root, base + "/sm_clock_mhz/median");
+  g.sm_clock_max_mhz = number_at(root, base + "/sm_clock_mhz/max");
+  g.power_max_w = number_at(root, base + "/power_max_w");
+  g.temperature_max_c = number_at(root, base + "/temperature_max_c");
+  const ordered_json* ev = find(root, base + "/clock_event_readings");
+  if (!ev || !ev->is_object())
+    throw FieldError(type_problem(base + "/clock_event_readings", "an object"));
+  for (const auto& [name, v] : ev->items()) {
+    (void)v;
+    g.clock_event_readings.emplace_back(
+        name, static_cast<long long>(number_at(root, base + "/clock_event_readings/" + name)));
+  }
+  g.throttled_readings = static_cast<long long>(number_at(root, base + "/throttled_readings"));
+  const ordered_json* ts = find(root, base + "/throttled_samples_ns");
+  if (!ts || !ts->is_array()) throw FieldError(type_problem(base + "/throttled_samples_ns", "an array"));
+  for (std::size_t i = 0; i < ts->size(); ++i)
+    g.throttled_samples_ns.push_back(number_at(root, base + "/throttled_samples_ns/" + std::to_string(i)));
+  g.throttled_all = bool_at(root, base + "/throttled_all");
+  return g;
+}
+
 }  // namespace
 
 ordered_json to_json(const RegimeTiming& t) {
@@ -36,6 +89,7 @@ ordered_json to_json(const RegimeTiming& t) {
   if (t.kernels_per_launch) j["kernels_per_launch"] = *t.kernels_per_launch;
   if (t.busy_median_ns) j["busy_median_ns"] = *t.busy_median_ns;
   j["samples_ns"] = t.samples_ns;
+  if (t.gpu_state) j["gpu_state"] = to_json(*t.gpu_state);
   return j;
 }
 
@@ -72,6 +126,8 @@ RegimeTiming read_regime_timing(const ordered_json& root, const std::string& bas
     for (std::size_t i = 0; i < s->size(); ++i)
       t.samples_ns.push_back(number_at(root, base + "/samples_ns/" + std::to_string(i)));
   }
+  if (const ordered_json* g = find(root, base + "/gpu_state"); g && !g->is_null())
+    t.gpu_state = read_gpu_state(root, base + "/gpu_state");
   if (!(t.median_ns > 0)) throw FieldError(base + "/median_ns is not positive");
   return t;
 }

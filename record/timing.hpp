@@ -4,11 +4,30 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace attnlab {
+
+// What NVML said while a regime was sampled (profiler/gpu_monitor.hpp): the record's
+// timing.<regime>.gpu_state. Absent from records written before it was measured.
+struct GpuState {
+  std::string unavailable;  // why there are no readings; the rest is then empty
+  std::string source;       // "NVML, polled every 2 ms while sampling"
+  long long readings = 0;
+  double max_sm_clock_mhz = 0;  // NVML's maximum SM clock
+  double sm_clock_min_mhz = 0, sm_clock_median_mhz = 0, sm_clock_max_mhz = 0;
+  double power_max_w = 0, temperature_max_c = 0;
+  // Readings in which each clock-event reason was active (only reasons seen), in bit order.
+  std::vector<std::pair<std::string, long long>> clock_event_readings;
+  long long throttled_readings = 0;  // slowdown reason, or busy below 75% of the maximum clock
+  // Samples left out of the statistics because a throttled reading touched them, and their
+  // times; throttled_all: every sample was, so none were left out.
+  std::vector<double> throttled_samples_ns;
+  bool throttled_all = false;
+};
 
 struct RegimeTiming {
   std::string method;       // how the samples were taken (the regime's description)
@@ -29,6 +48,7 @@ struct RegimeTiming {
   std::optional<int> kernels_per_launch;
   std::optional<double> busy_median_ns;
   std::vector<double> samples_ns;  // one per sample, in sampling order
+  std::optional<GpuState> gpu_state;
 };
 
 // The record's layout: keys in the order every record has them.

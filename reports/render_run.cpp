@@ -188,6 +188,47 @@ void idle_gap_notes(std::ostringstream& md, const Run& run) {
      << t.str() << "\n";
 }
 
+// What NVML said while each regime was sampled; only for records that hold it.
+void gpu_state_notes(std::ostringstream& md, const Run& run) {
+  bool any = false;
+  for (const auto& r : run.results)
+    for (const auto& g : r.regimes) any = any || g.gpu_state.has_value();
+  if (!any) return;
+  Table t({"shape", "regime", "readings", "SM MHz min/median/max", "max power W", "max temp C",
+           "clock-event reasons (readings)", "throttled readings", "samples left out"},
+          "llrrrrlrr");
+  std::string source;
+  for (const auto& r : run.results)
+    for (const auto& g : r.regimes) {
+      if (!g.gpu_state) continue;
+      const GpuState& s = *g.gpu_state;
+      if (!s.unavailable.empty()) {
+        t.row({shape_label(r.name), g.name, "not measured: " + fixed_line(s.unavailable), "", "", "", "",
+               "", ""});
+        continue;
+      }
+      if (source.empty()) source = s.source;
+      std::string reasons;
+      for (const auto& [name, n] : s.clock_event_readings)
+        reasons += (reasons.empty() ? "" : ", ") + code(name) + " " + std::to_string(n);
+      const std::string left_out =
+          s.throttled_all ? "none (all " + std::to_string(g.count) + " throttled)"
+                          : std::to_string(s.throttled_samples_ns.size());
+      t.row({shape_label(r.name), g.name, std::to_string(s.readings),
+             sig(s.sm_clock_min_mhz, 4) + "/" + sig(s.sm_clock_median_mhz, 4) + "/" +
+                 sig(s.sm_clock_max_mhz, 4),
+             sig(s.power_max_w), sig(s.temperature_max_c), reasons.empty() ? "none" : reasons,
+             std::to_string(s.throttled_readings), left_out});
+    }
+  md << "### GPU state while sampling\n\n"
+     << (source.empty() ? std::string("NVML readings") : fixed_line(source))
+     << ". A reading is throttled when a slowdown reason (hardware, thermal, power brake) is "
+        "active, or when the busy GPU's SM clock is below 75% of its maximum (nvbench's rule). "
+        "Samples within one polling period of a throttled reading are left out of the "
+        "statistics above, unless every sample was.\n\n"
+     << t.str() << "\n";
+}
+
 void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, bool has_plot) {
   md << "## Timing\n\n";
   std::vector<std::pair<std::string, std::string>> methods;
@@ -224,6 +265,7 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
   }
   md << t.str() << "\n";
   idle_gap_notes(md, run);
+  gpu_state_notes(md, run);
   md << "TFLOPS count 4·B·H·S²·D FLOPs (halved for causal) at the median. GB/s counts the "
         "fewest bytes any implementation moves (Q, K, V read once, O written once). % of DRAM "
         "peak is against the record's `provenance.gpu.peak_dram_gbps` ("

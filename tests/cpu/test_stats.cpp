@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "profiler/gpu_monitor.hpp"
 #include "profiler/stats.hpp"
 
 using namespace attnlab::profiler;
@@ -96,4 +97,45 @@ TEST(Stats, LaunchTimeKeepsNanosecondsOfAbsoluteTimestamps) {
   EXPECT_EQ(two.span_ns, 1150.0);
   EXPECT_EQ(two.busy_ns, 1101.0);
   EXPECT_THROW(launch_time({}), std::invalid_argument);
+}
+
+// NVML readings (profiler/gpu_monitor.hpp): which count as throttled, and which sample windows
+// a throttled reading touches.
+TEST(GpuMonitor, ThrottledMeansSlowdownOrABusyClockBelowThreeQuarters) {
+  using namespace attnlab::profiler;
+  GpuReading r;
+  r.sm_clock_mhz = 1900;
+  r.reasons = clock_event::kSwPowerCap;  // a busy GPU at its power limit: normal, kept
+  EXPECT_FALSE(is_throttled(r, 1980));
+  r.reasons = clock_event::kHwSlowdown;
+  EXPECT_TRUE(is_throttled(r, 1980));
+  r.reasons = clock_event::kSwThermalSlowdown;
+  EXPECT_TRUE(is_throttled(r, 1980));
+  r.reasons = 0;
+  r.sm_clock_mhz = 1400;  // below 0.75 x 1980 = 1485 while busy
+  EXPECT_TRUE(is_throttled(r, 1980));
+  r.reasons = clock_event::kGpuIdle;  // an idle GPU parks its clock: not a throttled sample
+  r.sm_clock_mhz = 345;
+  EXPECT_FALSE(is_throttled(r, 1980));
+}
+
+TEST(GpuMonitor, WindowsNextToAThrottledReadingAreFlagged) {
+  using namespace attnlab::profiler;
+  const std::uint64_t ms = 1000000;
+  std::vector<GpuReading> readings(4);
+  for (std::size_t i = 0; i < readings.size(); ++i) {
+    readings[i].t_ns = 10 * ms + 2 * ms * i;  // 10, 12, 14, 16 ms
+    readings[i].sm_clock_mhz = 1980;
+  }
+  readings[1].reasons = clock_event::kHwThermalSlowdown;  // at 12 ms
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> windows = {
+      {10 * ms, 10 * ms + 5000},   // 2 ms before the bad reading: within the slack
+      {12 * ms - 100, 12 * ms + 100},  // around it
+      {14 * ms + 100, 14 * ms + 200},  // just over 2 ms after it
+      {20 * ms, 20 * ms + 10}};
+  const auto bad = throttled_windows(windows, readings, 1980, 2 * ms);
+  EXPECT_EQ(bad, (std::vector<bool>{true, true, false, false}));
+  readings[1].reasons = 0;
+  const auto none = throttled_windows(windows, readings, 1980, 2 * ms);
+  EXPECT_EQ(none, (std::vector<bool>(4, false)));
 }

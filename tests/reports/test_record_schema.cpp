@@ -172,3 +172,31 @@ TEST(CorrectnessMapping, AFailureIsWrittenLast) {
   EXPECT_EQ(std::prev(j.end()).key(), "failure");
   EXPECT_EQ(read_correctness(ordered_json{{"c", j}}, "/c").failure, c.failure);
 }
+
+TEST(TimingMapping, GpuStateRoundTrips) {
+  RegimeTiming t;
+  t.method = "m";
+  t.median_ns = t.p10_ns = t.p90_ns = t.min_ns = t.max_ns = 5.0;
+  t.count = 1;
+  t.samples_ns = {5.0};
+  GpuState g;
+  g.source = "NVML";
+  g.readings = 3;
+  g.max_sm_clock_mhz = 1980;
+  g.sm_clock_min_mhz = 1590;
+  g.sm_clock_median_mhz = 1785;
+  g.sm_clock_max_mhz = 1980;
+  g.power_max_w = 690.5;
+  g.temperature_max_c = 61;
+  g.clock_event_readings = {{"sw_power_cap", 2}};
+  g.throttled_readings = 1;
+  g.throttled_samples_ns = {7.5};
+  t.gpu_state = g;
+  const ordered_json j = ordered_json{{"t", to_json(t)}};
+  EXPECT_EQ(to_json(read_regime_timing(j, "/t")).dump(), j["t"].dump());
+  t.gpu_state = GpuState{};
+  t.gpu_state->unavailable = "NVML not loadable";
+  const ordered_json u = ordered_json{{"t", to_json(t)}};
+  EXPECT_EQ(u["t"]["gpu_state"].dump(), R"({"unavailable":"NVML not loadable"})");
+  EXPECT_EQ(read_regime_timing(u, "/t").gpu_state->unavailable, "NVML not loadable");
+}
