@@ -46,11 +46,9 @@ void regime(const std::string& tag, const std::string& name, const RegimeTiming&
             << ") " << fmt("%.2f TFLOPS", t.tflops) << ", SM clock "
             << fmt("%.0f", t.clock_before_mhz.value_or(nan)) << "->"
             << fmt("%.0f MHz", t.clock_after_mhz.value_or(nan));
-  if (t.gpu_state && t.gpu_state->throttled_all)
-    std::cout << "; every sample was taken while the GPU throttled (none left out)";
-  else if (t.gpu_state && !t.gpu_state->throttled_samples_ns.empty())
+  if (t.gpu_state && !t.gpu_state->throttled_samples_ns.empty())
     std::cout << "; " << t.gpu_state->throttled_samples_ns.size()
-              << " samples taken while the GPU throttled left out";
+              << " samples taken while the GPU throttled, " << t.gpu_state->throttled_policy;
   std::cout << std::endl;
 }
 

@@ -63,6 +63,7 @@ struct Options {
   int device = 0;
   std::string metrics = "all";  // counter groups collected after timing (metric_groups.hpp), or none
   bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
+  std::string throttled = "keep";  // samples taken while NVML said the GPU throttled: keep, exclude
 };
 
 ordered_json gpu_json(int dev) {
@@ -155,7 +156,7 @@ GpuState gpu_state(const profiler::RegimeResult& r) {
     if (n > 0) g.clock_event_readings.emplace_back(name, n);
   }
   g.throttled_samples_ns = r.throttled_samples_ns;
-  g.throttled_all = r.throttled_all;
+  g.throttled_policy = r.throttled_policy;
   return g;
 }
 
@@ -337,6 +338,12 @@ void add_options(CLI::App& app, Options& opt) {
                  "hardware-counter groups collected after timing with the CUPTI range profiler: "
                  "comma-separated tensor, memory, throughput, stalls; all; or none")
       ->capture_default_str();
+  app.add_option("--throttled", opt.throttled,
+                 "CUPTI samples taken while NVML reports the GPU throttled (a slowdown reason, or "
+                 "busy below 75% of its maximum SM clock): keep them in the statistics, as the "
+                 "SDPA baseline does, or exclude them (nvbench's rule); counted either way")
+      ->check(CLI::IsMember({"keep", "exclude"}))
+      ->capture_default_str();
   app.add_flag("--profile-launch", opt.profile_launch,
                "for Nsight Compute (make profile): after the correctness gate, one launch per "
                "shape in NVTX range attnlab.profile.<phase>.<shape>; no timing, no CUPTI");
@@ -430,6 +437,7 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
                          {"noise_target_pct", opt.rule.noise_target_pct},
                          {"max_seconds", opt.rule.max_seconds}}},
                        {"metrics", opt.metrics},
+                       {"throttled", opt.throttled},
                        {"profile_launch", opt.profile_launch}};
   record["metrics_config"] =
       evidence ? evidence->config_json()
@@ -465,6 +473,7 @@ struct Instruments {
     if (timed) {
       monitor.emplace(opt.device);
       sampler.emplace(*activity, *flush, stream, opt.rule, &*monitor);
+      sampler->exclude_throttled(opt.throttled == "exclude");
       evidence.emplace(opt.device, plan.metric_groups);
     }
   }

@@ -50,26 +50,29 @@ struct GraphExec {
   GraphExec& operator=(const GraphExec&) = delete;
 };
 
-// Drops from a CUPTI regime's samples (and busy times) those whose window a throttled NVML
-// reading touched, unless that would drop them all.
-void exclude_throttled(RegimeResult& res) {
+// Flags a CUPTI regime's samples whose window a throttled NVML reading touched and, with
+// `exclude`, drops them from the samples (and busy times) unless that would drop them all.
+void flag_throttled(RegimeResult& res, bool exclude) {
   if (res.sample_windows.size() != res.samples_ns.size() || res.gpu_readings.empty()) return;
   const auto bad = throttled_windows(res.sample_windows, res.gpu_readings, res.max_sm_clock_mhz,
                                      std::uint64_t(kGpuPollMicroseconds) * 1000);
-  const auto n_bad = std::size_t(std::count(bad.begin(), bad.end(), true));
-  if (n_bad == 0) return;
-  if (n_bad == bad.size()) {
-    res.throttled_all = true;
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    if (bad[i]) res.throttled_samples_ns.push_back(res.samples_ns[i]);
+  const std::size_t n_bad = res.throttled_samples_ns.size();
+  if (!exclude) {
+    res.throttled_policy = "kept in the statistics";
     return;
   }
+  if (n_bad == bad.size()) {
+    res.throttled_policy = "kept in the statistics: every sample was throttled";
+    return;
+  }
+  res.throttled_policy = "left out of the statistics";
   const bool busy = res.busy_ns.size() == res.samples_ns.size();
   std::vector<double> kept, kept_busy;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> kept_windows;
   for (std::size_t i = 0; i < bad.size(); ++i) {
-    if (bad[i]) {
-      res.throttled_samples_ns.push_back(res.samples_ns[i]);
-      continue;
-    }
+    if (bad[i]) continue;
     kept.push_back(res.samples_ns[i]);
     kept_windows.push_back(res.sample_windows[i]);
     if (busy) kept_busy.push_back(res.busy_ns[i]);
@@ -224,7 +227,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     res.gpu_readings = monitor_->stop();
     const auto r = monitor_->read();
     res.sm_clock_mhz_after = r ? r->sm_clock_mhz : std::nan("");
-    exclude_throttled(res);
+    flag_throttled(res, exclude_throttled_);
   } else {
     res.sm_clock_mhz_after = measure_sm_clock_mhz(stream_);
   }

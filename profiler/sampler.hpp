@@ -57,11 +57,11 @@ struct RegimeResult {
   std::string gpu_unavailable;
   double gpu_poll_ms = 0;
   double max_sm_clock_mhz = 0;
-  // CUPTI regimes: samples left out of samples_ns (and busy_ns and the summary) because a
-  // throttled reading (gpu_monitor.hpp) fell in or next to their window; none are left out
-  // when every sample was (throttled_all then says so).
+  // CUPTI regimes: the samples a throttled reading (gpu_monitor.hpp) fell in or next to, and
+  // what was done with them (throttled_policy): kept in samples_ns and the summary, or left
+  // out of both (and of busy_ns) when the sampler excludes throttled samples and some were not.
   std::vector<double> throttled_samples_ns;
-  bool throttled_all = false;
+  std::string throttled_policy;
   std::vector<std::string> kernel_names;  // distinct kernels one launch ran (CUPTI regimes)
   // CUPTI regimes: per sample, the time at least one of the launch's kernels ran [ns]; below
   // samples_ns (the span) by the idle gaps between a multi-kernel launch's kernels.
@@ -85,6 +85,10 @@ class Sampler {
   // batches and graphs.
   double warm_up(const LaunchFn& launch);
 
+  // With NVML readings, leave throttled CUPTI samples out of the statistics (nvbench's rule)
+  // instead of only counting them. Off by default: the SDPA baseline keeps every sample.
+  void exclude_throttled(bool on) { exclude_throttled_ = on; }
+
   // Samples one regime. `estimate_ns` is warm_up's result.
   RegimeResult run(Regime regime, const LaunchFn& launch, double estimate_ns);
 
@@ -99,6 +103,7 @@ class Sampler {
   cudaStream_t stream_;
   StoppingRule rule_;
   GpuMonitor* monitor_;
+  bool exclude_throttled_ = false;
   std::uint64_t next_tag_ = 1;
 };
 

@@ -28,7 +28,7 @@ ordered_json to_json(const GpuState& g) {
   for (const auto& [name, n] : g.clock_event_readings) j["clock_event_readings"][name] = n;
   j["throttled_readings"] = g.throttled_readings;
   j["throttled_samples_ns"] = g.throttled_samples_ns;
-  j["throttled_all"] = g.throttled_all;
+  j["throttled_policy"] = g.throttled_policy.empty() ? ordered_json() : ordered_json(g.throttled_policy);
   return j;
 }
 
@@ -59,7 +59,7 @@ GpuState read_gpu_state(const ordered_json& root, const std::string& base) {
   if (!ts || !ts->is_array()) throw FieldError(type_problem(base + "/throttled_samples_ns", "an array"));
   for (std::size_t i = 0; i < ts->size(); ++i)
     g.throttled_samples_ns.push_back(number_at(root, base + "/throttled_samples_ns/" + std::to_string(i)));
-  g.throttled_all = bool_at(root, base + "/throttled_all");
+  g.throttled_policy = optional_string_at(root, base + "/throttled_policy").value_or("");
   return g;
 }
 

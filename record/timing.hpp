@@ -23,10 +23,10 @@ struct GpuState {
   // Readings in which each clock-event reason was active (only reasons seen), in bit order.
   std::vector<std::pair<std::string, long long>> clock_event_readings;
   long long throttled_readings = 0;  // slowdown reason, or busy below 75% of the maximum clock
-  // Samples left out of the statistics because a throttled reading touched them, and their
-  // times; throttled_all: every sample was, so none were left out.
+  // CUPTI regimes: the samples a throttled reading touched, and whether they were "kept in the
+  // statistics" or "left out of the statistics" (empty policy: not flagged per sample).
   std::vector<double> throttled_samples_ns;
-  bool throttled_all = false;
+  std::string throttled_policy;
 };
 
 struct RegimeTiming {

@@ -195,7 +195,7 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
     for (const auto& g : r.regimes) any = any || g.gpu_state.has_value();
   if (!any) return;
   Table t({"shape", "regime", "readings", "SM MHz min/median/max", "max power W", "max temp C",
-           "clock-event reasons (readings)", "throttled readings", "samples left out"},
+           "clock-event reasons (readings)", "throttled readings", "throttled samples"},
           "llrrrrlrr");
   std::string source;
   for (const auto& r : run.results)
@@ -212,8 +212,10 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
       for (const auto& [name, n] : s.clock_event_readings)
         reasons += (reasons.empty() ? "" : ", ") + code(name) + " " + std::to_string(n);
       const std::string left_out =
-          s.throttled_all ? "none (all " + std::to_string(g.count) + " throttled)"
-                          : std::to_string(s.throttled_samples_ns.size());
+          s.throttled_policy.empty()
+              ? "not flagged"
+              : std::to_string(s.throttled_samples_ns.size()) +
+                    (s.throttled_samples_ns.empty() ? "" : ", " + s.throttled_policy);
       t.row({shape_label(r.name), g.name, std::to_string(s.readings),
              sig(s.sm_clock_min_mhz, 4) + "/" + sig(s.sm_clock_median_mhz, 4) + "/" +
                  sig(s.sm_clock_max_mhz, 4),
@@ -224,8 +226,10 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
      << (source.empty() ? std::string("NVML readings") : fixed_line(source))
      << ". A reading is throttled when a slowdown reason (hardware, thermal, power brake) is "
         "active, or when the busy GPU's SM clock is below 75% of its maximum (nvbench's rule). "
-        "Samples within one polling period of a throttled reading are left out of the "
-        "statistics above, unless every sample was.\n\n"
+        "A CUPTI sample within one polling period of a throttled reading is a throttled "
+        "sample; the last column says whether the run kept such samples in the statistics "
+        "above or left them out (`--throttled exclude`, unless every sample was throttled). "
+        "The graph regime's samples are not flagged one by one.\n\n"
      << t.str() << "\n";
 }
 

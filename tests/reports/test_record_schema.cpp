@@ -191,6 +191,7 @@ TEST(TimingMapping, GpuStateRoundTrips) {
   g.clock_event_readings = {{"sw_power_cap", 2}};
   g.throttled_readings = 1;
   g.throttled_samples_ns = {7.5};
+  g.throttled_policy = "left out of the statistics";
   t.gpu_state = g;
   const ordered_json j = ordered_json{{"t", to_json(t)}};
   EXPECT_EQ(to_json(read_regime_timing(j, "/t")).dump(), j["t"].dump());
