@@ -430,6 +430,9 @@ def example_record():
                                 20 if name == "graph" else 1, clocks,
                                 None if name == "graph" else ["example_kernel"], s)
               for name in REGIMES}
+    readings = [(1980.0, 310.5, 40.0, 0x1), (1605.0, 699.0, 51.0, 0x4), (1350.0, 698.0, 52.0, 0x4 | 0x20)]
+    for name in REGIMES:
+        timing[name]["gpu_state"] = gpu_state_json(readings, 1980.0)
     finish_timing(r, timing, list(REGIMES))
     rec["results"].append(r)
     rec["results"].append(unavailable_result(parse_shape("1x2x64x96"), "example: not supported"))
@@ -482,11 +485,126 @@ def driver_gpu_json(ordinal):
     return gpu, driver.value
 
 
+MONITOR = CONSTANTS["gpu_monitor"]
+CLOCK_EVENTS = [(int(bit, 16), name) for bit, name in MONITOR["clock_events"]]
+CLOCK_EVENT_BITS = {name: bit for bit, name in CLOCK_EVENTS}
+SLOWDOWN_MASK = sum(CLOCK_EVENT_BITS[name] for name in MONITOR["slowdown_events"])
+
+
+def is_throttled(reading, max_sm_clock_mhz):
+    """profiler::is_throttled: a slowdown reason, or busy below 75% of the maximum SM clock."""
+    sm, _, _, bits = reading
+    if bits & SLOWDOWN_MASK:
+        return True
+    idle = bits & CLOCK_EVENT_BITS["gpu_idle"]
+    return not idle and max_sm_clock_mhz > 0 and sm < MONITOR["throttled_below_max_clock"] * max_sm_clock_mhz
+
+
+def gpu_state_json(readings, max_sm_clock_mhz):
+    """A regime's gpu_state block (record/timing.hpp GpuState) from (SM MHz, power W,
+    temperature C, reason bits) readings. Samples are not flagged one by one here:
+    torch.profiler's timestamps are not on a clock NVML readings can be placed on."""
+    sm = summarize([r[0] for r in readings])
+    return {"source": f"NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+                      f"GetCurrentClocksEventReasons) through ctypes, polled every "
+                      f"{MONITOR['poll_ms']:g} ms while sampling; samples not flagged one by one",
+            "readings": len(readings),
+            "max_sm_clock_mhz": max_sm_clock_mhz,
+            "sm_clock_mhz": {"min": sm["min"], "median": sm["median"], "max": sm["max"]},
+            "power_max_w": max(r[1] for r in readings),
+            "temperature_max_c": max(r[2] for r in readings),
+            "clock_event_readings": {n: c for b, n in CLOCK_EVENTS
+                                     if (c := sum(1 for r in readings if r[3] & b))},
+            "throttled_readings": sum(1 for r in readings if is_throttled(r, max_sm_clock_mhz)),
+            "throttled_samples_ns": [],
+            "throttled_policy": None}
+
+
+class GpuMonitor:
+    """NVML through ctypes, as profiler/gpu_monitor.cpp reads it: SM clock, power, temperature
+    and clock-event reasons, polled on a thread while a regime samples. It never raises for a
+    missing or failing NVML: `unavailable` says why."""
+
+    def __init__(self, uuid):
+        self.unavailable, self.max_sm_clock_mhz, self.readings = None, 0.0, []
+        self._thread, self._stop = None, None
+        try:
+            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+        except OSError as e:
+            self.unavailable = f"NVML not loadable (libnvidia-ml.so.1 comes with the NVIDIA driver): {e}"
+            return
+        nv = self.lib
+        reasons = (getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                   or getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None))
+        if reasons is None:
+            self.unavailable = "NVML lacks an entry point this monitor uses (driver too old?)"
+            return
+        self._reasons = reasons
+        nv.nvmlErrorString.restype = ctypes.c_char_p
+        if (rc := nv.nvmlInit_v2()) != 0:
+            self.unavailable = self._error("nvmlInit_v2", rc)
+            return
+        self.device = ctypes.c_void_p()
+        if (rc := nv.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(self.device))) != 0:
+            self.unavailable = self._error("nvmlDeviceGetHandleByUUID", rc)
+            return
+        mhz = ctypes.c_uint()
+        if (rc := nv.nvmlDeviceGetMaxClockInfo(self.device, 1, ctypes.byref(mhz))) != 0:
+            self.unavailable = self._error("nvmlDeviceGetMaxClockInfo", rc)
+            return
+        self.max_sm_clock_mhz = float(mhz.value)
+        if self.read() is None:
+            self.unavailable = "NVML read of clocks, power, temperature or clock-event reasons failed"
+
+    def _error(self, call, rc):
+        return f"{call} failed: {self.lib.nvmlErrorString(rc).decode()} ({rc})"
+
+    def read(self):
+        """(SM MHz, power W, temperature C, reason bits), or None when a call fails."""
+        nv, d = self.lib, self.device
+        sm, mw, temp, bits = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
+        if (nv.nvmlDeviceGetClockInfo(d, 1, ctypes.byref(sm)) or
+                nv.nvmlDeviceGetPowerUsage(d, ctypes.byref(mw)) or
+                nv.nvmlDeviceGetTemperature(d, 0, ctypes.byref(temp)) or
+                self._reasons(d, ctypes.byref(bits))):
+            return None
+        return float(sm.value), mw.value / 1000.0, float(temp.value), bits.value
+
+    def start(self):
+        if self.unavailable:
+            return
+        import threading
+        self.readings, self._stop = [], threading.Event()
+
+        def poll():
+            period, nxt = MONITOR["poll_ms"] * 1e-3, time.monotonic()
+            while not self._stop.is_set():
+                r = self.read()
+                if r is not None:
+                    self.readings.append(r)
+                nxt += period
+                self._stop.wait(max(0.0, nxt - time.monotonic()))
+
+        self._thread = threading.Thread(target=poll, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        """The regime's gpu_state block (gpu_state_json) of the readings since start()."""
+        if self.unavailable:
+            return {"unavailable": self.unavailable}
+        self._stop.set()
+        self._thread.join()
+        if not self.readings:
+            return {"unavailable": "no NVML reading was taken"}
+        return gpu_state_json(self.readings, self.max_sm_clock_mhz)
+
+
 class Bench:
     """One device: the L2 flush buffer, event helpers and the timing regimes for one callable."""
 
     def __init__(self, torch, dev, gpu, rule):
         self.torch, self.dev, self.rule = torch, dev, rule
+        self.monitor = GpuMonitor(gpu["uuid"])
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
         self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_mhz"] or 2000) * 1e6)
@@ -495,10 +613,9 @@ class Bench:
         self.flush_buf.zero_()
 
     def sm_clock(self):
-        try:  # NVML's current SM clock; needs pynvml
-            return float(self.torch.cuda.clock_rate(self.dev))
-        except Exception:  # noqa: BLE001 - NVML absent or refused: the record says null
-            return None
+        """NVML's current SM clock [MHz]; None where NVML is unavailable (the record says null)."""
+        r = None if self.monitor.unavailable else self.monitor.read()
+        return r[0] if r else None
 
     def device_events(self, fn):
         """(name, start_ns, end_ns) of every device activity fn() causes, in start order."""
@@ -720,15 +837,18 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, opt, tag):
     timing = {}
     for name in opt.regimes:
         before = bench.sm_clock()
+        bench.monitor.start()
         if name == "graph":
             res = bench.graph_regime(call, estimate)
         else:
             res = bench.cupti_regime(call, name == "cold", estimate)
+        gpu_state = bench.monitor.stop()
         samples, stop, wall, per_sample, kernels = res[:5]
         clocks = {"before": before, "after": bench.sm_clock(),
-                  "source": "NVML current SM clock (torch.cuda.clock_rate)"}
+                  "source": "NVML current SM clock (nvmlDeviceGetClockInfo)"}
         timing[name] = regime_json(name, samples, stop, wall, per_sample, clocks, kernels, s,
                                    res[5] if len(res) > 5 else None)
+        timing[name]["gpu_state"] = gpu_state
         m = timing[name]
         print(f"{tag} {backend} {name}: median {m['median_ns'] / 1e3:.2f} us (p10 "
               f"{m['p10_ns'] / 1e3:.2f}, p90 {m['p90_ns'] / 1e3:.2f}, noise {m['noise_pct']:.2f}%, "

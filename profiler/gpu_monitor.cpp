@@ -159,7 +159,7 @@ std::vector<GpuReading> GpuMonitor::stop() {
 bool is_throttled(const GpuReading& r, double max_sm_clock_mhz) {
   if (r.reasons & clock_event::kSlowdown) return true;
   const bool idle = (r.reasons & clock_event::kGpuIdle) != 0;
-  return !idle && max_sm_clock_mhz > 0 && r.sm_clock_mhz < 0.75 * max_sm_clock_mhz;
+  return !idle && max_sm_clock_mhz > 0 && r.sm_clock_mhz < kThrottledBelowMaxClock * max_sm_clock_mhz;
 }
 
 std::vector<bool> throttled_windows(

@@ -50,6 +50,7 @@ struct GpuReading {
 // active, or the GPU was busy (not idle) with its SM clock below 75% of `max_sm_clock_mhz`
 // (nvbench's threshold for discarding a sample).
 bool is_throttled(const GpuReading& r, double max_sm_clock_mhz);
+inline constexpr double kThrottledBelowMaxClock = 0.75;  // the fraction in is_throttled
 
 // For each sample window [start, end] (CUPTI timestamps), whether a throttled reading was taken
 // inside it or within `slack_ns` of either end (readings are `slack_ns` apart).

@@ -91,6 +91,24 @@ TEST(SharedConstants, SamplerBatching) {
   EXPECT_EQ(r["spin_lead_ns"].get<std::uint64_t>(), s::kSpinLeadNs);
 }
 
+TEST(SharedConstants, GpuMonitorRules) {
+  const auto m = constants()["gpu_monitor"];
+  EXPECT_EQ(m["poll_ms"].get<double>() * 1000.0, profiler::sampling::kGpuPollMicroseconds);
+  EXPECT_EQ(m["throttled_below_max_clock"].get<double>(), profiler::kThrottledBelowMaxClock);
+  const auto& names = profiler::clock_event::names();
+  ASSERT_EQ(m["clock_events"].size(), names.size());
+  std::uint64_t slowdown = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string bit = m["clock_events"][i][0].get<std::string>();
+    EXPECT_EQ(std::stoull(bit, nullptr, 16), names[i].first) << bit;
+    EXPECT_EQ(m["clock_events"][i][1].get<std::string>(), names[i].second);
+    for (const auto& s : m["slowdown_events"])
+      if (s.get<std::string>() == names[i].second) slowdown |= names[i].first;
+  }
+  EXPECT_EQ(slowdown, profiler::clock_event::kSlowdown);
+  EXPECT_EQ(m["slowdown_events"].size(), 4u);
+}
+
 TEST(SharedConstants, CompiledInCopyIsTheFile) {
   EXPECT_EQ(shared_constants(), constants());
 }
