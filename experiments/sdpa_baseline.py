@@ -11,7 +11,9 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
 - cold/warm: device time of the SDPA kernels of one call from torch.profiler (CUPTI kernel
   activity): the span from the first kernel's start to the last one's end, as the C++ regimes
   take it; "cold" zeroes a buffer of twice the L2 before every call. A call's kernels are told
-  from the flush's by the kernel sequence one call and one flush produce on their own.
+  from the flush's by the kernel sequence one call and one flush produce on their own. One
+  profiler session holds about 0.25 s of calls, so that the GPU is about as busy while sampling
+  as under the C++ sampler (under the power cap, idle gaps raise the clock of the next calls).
 - graph: CUDA events around each replay of a CUDA graph of k calls (k sized so that a replay
   holds about 200 us of work, at most 20), queued behind torch.cuda._sleep so the host's
   enqueueing stays out of the interval; divided by k.
@@ -75,6 +77,10 @@ MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
 GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
 MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
 SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
+# [s] device work per torch.profiler session in the cold/warm regimes (Bench.cupti_regime):
+# long enough that the session's start and stop leave the GPU about as busy as the C++
+# sampler's CUPTI buffer flushes do.
+SESSION_SECONDS = 0.25
 
 INPUTS_NOTE = ("N(0,1) fp32 from torch.Generator(device).manual_seed(seed), drawn for q, k, v "
                "in that order and rounded to fp16; reproducible with the same torch and GPU, not "
@@ -646,15 +652,21 @@ class Bench:
         return percentile(times, 0.5)
 
     def cupti_regime(self, call, cold, estimate):
+        """Cold/warm samples from torch.profiler. Starting and stopping a profiler session
+        leaves the GPU idle for tens of milliseconds, and under the power cap an idle GPU
+        clocks up: with one session per batch the GPU ran at about 60% duty and a higher clock
+        than the C++ harness's (about 90%). So a session runs calls until it holds about
+        SESSION_SECONDS of device work (or the samples still allowed), and the stopping rule
+        is checked after each session."""
         call_names = [n for n, _, _ in self.device_events(call)]
         flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
         if not call_names:
             raise RuntimeError("torch.profiler saw no kernel for one SDPA call")
         pattern = flush_names + call_names
-        batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / estimate)))
+        per_session = max(1, int(SESSION_SECONDS * 1e9 / estimate))
         samples, busy, t0 = [], [], time.monotonic()
         while True:
-            n = min(batch, self.rule["max_samples"] - len(samples))
+            n = min(per_session, self.rule["max_samples"] - len(samples))
 
             def run():
                 for _ in range(n):

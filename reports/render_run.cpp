@@ -194,17 +194,24 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
   for (const auto& r : run.results)
     for (const auto& g : r.regimes) any = any || g.gpu_state.has_value();
   if (!any) return;
-  Table t({"shape", "regime", "readings", "SM MHz min/median/max", "max power W", "max temp C",
-           "clock-event reasons (readings)", "throttled readings", "throttled samples"},
-          "llrrrrlrr");
+  Table t({"shape", "regime", "busy share", "readings", "SM MHz min/median/max", "max power W",
+           "max temp C", "clock-event reasons (readings)", "throttled readings",
+           "throttled samples"},
+          "llrrrrrlrr");
   std::string source;
   for (const auto& r : run.results)
     for (const auto& g : r.regimes) {
       if (!g.gpu_state) continue;
       const GpuState& s = *g.gpu_state;
+      std::string share = "not measured";
+      if (g.wall_s && *g.wall_s > 0) {
+        double sum = 0;
+        for (double x : g.samples_ns) sum += x;
+        share = pct(100.0 * sum * g.launches_per_sample.value_or(1) / (*g.wall_s * 1e9));
+      }
       if (!s.unavailable.empty()) {
-        t.row({shape_label(r.name), g.name, "not measured: " + fixed_line(s.unavailable), "", "", "", "",
-               "", ""});
+        t.row({shape_label(r.name), g.name, share, "not measured: " + fixed_line(s.unavailable), "",
+               "", "", "", "", ""});
         continue;
       }
       if (source.empty()) source = s.source;
@@ -216,7 +223,7 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
               ? "not flagged"
               : std::to_string(s.throttled_samples_ns.size()) +
                     (s.throttled_samples_ns.empty() ? "" : ", " + s.throttled_policy);
-      t.row({shape_label(r.name), g.name, std::to_string(s.readings),
+      t.row({shape_label(r.name), g.name, share, std::to_string(s.readings),
              sig(s.sm_clock_min_mhz, 4) + "/" + sig(s.sm_clock_median_mhz, 4) + "/" +
                  sig(s.sm_clock_max_mhz, 4),
              sig(s.power_max_w), sig(s.temperature_max_c), reasons.empty() ? "none" : reasons,
@@ -229,7 +236,9 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
         "A CUPTI sample within one polling period of a throttled reading is a throttled "
         "sample; the last column says whether the run kept such samples in the statistics "
         "above or left them out (`--throttled exclude`, unless every sample was throttled). "
-        "The graph regime's samples are not flagged one by one.\n\n"
+        "The graph regime's samples are not flagged one by one. Busy share: the sampled device "
+        "time as a share of the regime's wall time; under a power cap, a GPU left idle between "
+        "samples runs the next ones at a higher clock, so compare kernels at similar shares.\n\n"
      << t.str() << "\n";
 }
 
