@@ -11,14 +11,16 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
 - cold/warm: device time of the SDPA kernels of one call from torch.profiler (CUPTI kernel
   activity): the span from the first kernel's start to the last one's end, as the C++ regimes
   take it; "cold" zeroes a buffer of twice the L2 before every call. A call's kernels are told
-  from the flush's by the kernel sequence one call and one flush produce on their own. One
-  profiler session holds about 0.25 s of calls, so that the GPU is about as busy while sampling
-  as under the C++ sampler (under the power cap, idle gaps raise the clock of the next calls).
+  from the flush's by the kernel sequence one call and one flush produce on their own. All the
+  calls of a regime run in one profiler session, back to back, so that the GPU is at least as
+  busy while sampling as under the C++ sampler (under the power cap, idle gaps raise the clock
+  of the calls after them); their number comes from --max-samples and --max-time, and the
+  regime does not stop early on low noise.
 - graph: CUDA events around each replay of a CUDA graph of k calls (k sized so that a replay
   holds about 200 us of work, at most 20), queued behind torch.cuda._sleep so the host's
   enqueueing stays out of the interval; divided by k.
-- Sampling stops as in profiler/stats.cpp: at least --min-samples, then relative noise under
-  --noise-target, or --max-time per regime (twice that when the minimum is not reached).
+- Graph sampling stops as in profiler/stats.cpp: at least --min-samples, then relative noise
+  under --noise-target, or --max-time per regime (twice that when the minimum is not reached).
 - Inputs are N(0,1) fp32 from torch.Generator(cuda).manual_seed(seed), rounded to fp16: the
   seed reproduces them under the same torch and GPU, but they are not bit-identical to the
   C++ phases' counter-based inputs (the record says so).
@@ -77,10 +79,6 @@ MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
 GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
 MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
 SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
-# [s] device work per torch.profiler session in the cold/warm regimes (Bench.cupti_regime):
-# long enough that the session's start and stop leave the GPU about as busy as the C++
-# sampler's CUPTI buffer flushes do.
-SESSION_SECONDS = 0.25
 
 INPUTS_NOTE = ("N(0,1) fp32 from torch.Generator(device).manual_seed(seed), drawn for q, k, v "
                "in that order and rounded to fp16; reproducible with the same torch and GPU, not "
@@ -611,6 +609,7 @@ class Bench:
     def __init__(self, torch, dev, gpu, rule):
         self.torch, self.dev, self.rule = torch, dev, rule
         self.monitor = GpuMonitor(gpu["uuid"])
+        self.flush_ns = None  # device time of one flush, estimated once
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
         self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_mhz"] or 2000) * 1e6)
@@ -652,42 +651,44 @@ class Bench:
         return percentile(times, 0.5)
 
     def cupti_regime(self, call, cold, estimate):
-        """Cold/warm samples from torch.profiler. Starting and stopping a profiler session
-        leaves the GPU idle for tens of milliseconds, and under the power cap an idle GPU
-        clocks up: with one session per batch the GPU ran at about 60% duty and a higher clock
-        than the C++ harness's (about 90%). So a session runs calls until it holds about
-        SESSION_SECONDS of device work (or the samples still allowed), and the stopping rule
-        is checked after each session."""
+        """Cold/warm samples from one torch.profiler session that holds every call of the
+        regime, queued back to back. Starting a session and reading its events leave the GPU
+        idle for tens of milliseconds per session, and under the power cap an idle GPU clocks
+        up: with a session per batch of calls the GPU was busy about 60% of the regime and ran
+        at a higher clock than under the C++ sampler (about 90%). The number of calls is set
+        before the session from the stopping rule's sample and time limits (the estimate of a
+        call, and of a flush in the cold regime), so the regime does not stop early on low
+        noise; its stop reason is max_samples or time_cap."""
         call_names = [n for n, _, _ in self.device_events(call)]
         flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
         if not call_names:
             raise RuntimeError("torch.profiler saw no kernel for one SDPA call")
         pattern = flush_names + call_names
-        per_session = max(1, int(SESSION_SECONDS * 1e9 / estimate))
-        samples, busy, t0 = [], [], time.monotonic()
-        while True:
-            n = min(per_session, self.rule["max_samples"] - len(samples))
+        if cold and self.flush_ns is None:
+            self.flush_ns = self.event_estimate(self.flush)
+        per_call = estimate + (self.flush_ns if cold else 0.0)
+        by_time = int(self.rule["max_seconds"] * 1e9 / per_call)
+        n = max(self.rule["min_samples"], min(self.rule["max_samples"], by_time))
+        t0 = time.monotonic()
 
-            def run():
-                for _ in range(n):
-                    if cold:
-                        self.flush()
-                    call()
+        def run():
+            for _ in range(n):
+                if cold:
+                    self.flush()
+                call()
 
-            ev = self.device_events(run)
-            if [e[0] for e in ev] != pattern * n:
-                raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
-                                   f"where {len(pattern) * n} in the pattern {pattern} were expected")
-            for i in range(n):
-                mine = ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
-                samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
-                busy.append(union_length([(e[1], e[2]) for e in mine]))
-            stop = should_stop(self.rule, samples, time.monotonic() - t0)
-            if stop:
-                extra = {"kernels_per_launch": len(call_names),
-                         "busy_median_ns": percentile(busy, 0.5)}
-                return (samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names)),
-                        extra)
+        ev = self.device_events(run)
+        if [e[0] for e in ev] != pattern * n:
+            raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
+                               f"where {len(pattern) * n} in the pattern {pattern} were expected")
+        samples, busy = [], []
+        for i in range(n):
+            mine = ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
+            samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
+            busy.append(union_length([(e[1], e[2]) for e in mine]))
+        stop = "max_samples" if n >= self.rule["max_samples"] else "time_cap"
+        extra = {"kernels_per_launch": len(call_names), "busy_median_ns": percentile(busy, 0.5)}
+        return samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names)), extra
 
     def graph_regime(self, call, estimate):
         torch = self.torch
@@ -990,8 +991,8 @@ def main(argv):
     p.add_argument("-o", "--results-dir", default="results",
                    help="where run records go (default: %(default)s)")
     p.add_argument("--regimes", default=",".join(REGIMES), help="timing regimes (default: %(default)s)")
-    p.add_argument("--noise-target", type=positive_finite, default=STOPPING_RULE["noise_target_pct"], help="[%%] stop once relative noise is below")
-    p.add_argument("--max-time", type=positive_finite, default=STOPPING_RULE["max_seconds"], help="[s] wall-time budget per regime and shape")
+    p.add_argument("--noise-target", type=positive_finite, default=STOPPING_RULE["noise_target_pct"], help="[%%] graph regime: stop once relative noise is below (cold and warm take every sample the limits allow)")
+    p.add_argument("--max-time", type=positive_finite, default=STOPPING_RULE["max_seconds"], help="[s] time budget per regime and shape (cold and warm: device time of the planned calls)")
     p.add_argument("--min-samples", type=non_negative_int, default=STOPPING_RULE["min_samples"])
     p.add_argument("--max-samples", type=non_negative_int, default=STOPPING_RULE["max_samples"])
     p.add_argument("--check-only", action="store_true", help="correctness check only, no timing")
