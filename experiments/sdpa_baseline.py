@@ -610,6 +610,7 @@ class Bench:
         self.torch, self.dev, self.rule = torch, dev, rule
         self.monitor = GpuMonitor(gpu["uuid"])
         self.flush_ns = None  # device time of one flush, estimated once
+        self.gpu_state = None  # the last regime's NVML readings (GpuMonitor.stop)
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
         self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_mhz"] or 2000) * 1e6)
@@ -669,13 +670,18 @@ class Bench:
         per_call = estimate + (self.flush_ns if cold else 0.0)
         by_time = int(self.rule["max_seconds"] * 1e9 / per_call)
         n = max(self.rule["min_samples"], min(self.rule["max_samples"], by_time))
-        t0 = time.monotonic()
+        window = {}
 
-        def run():
+        def run():  # the sampling window: from the first call queued to the last one done
+            self.monitor.start()
+            window["t0"] = time.monotonic()
             for _ in range(n):
                 if cold:
                     self.flush()
                 call()
+            self.torch.cuda.synchronize()
+            window["wall"] = time.monotonic() - window["t0"]
+            self.gpu_state = self.monitor.stop()
 
         ev = self.device_events(run)
         if [e[0] for e in ev] != pattern * n:
@@ -688,7 +694,7 @@ class Bench:
             busy.append(union_length([(e[1], e[2]) for e in mine]))
         stop = "max_samples" if n >= self.rule["max_samples"] else "time_cap"
         extra = {"kernels_per_launch": len(call_names), "busy_median_ns": percentile(busy, 0.5)}
-        return samples, stop, time.monotonic() - t0, 1, list(dict.fromkeys(call_names)), extra
+        return samples, stop, window["wall"], 1, list(dict.fromkeys(call_names)), extra
 
     def graph_regime(self, call, estimate):
         torch = self.torch
@@ -707,6 +713,7 @@ class Bench:
         batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
+        self.monitor.start()
         samples, t0 = [], time.monotonic()
         while True:
             n = min(batch, self.rule["max_samples"] - len(samples))
@@ -719,6 +726,7 @@ class Bench:
             samples += [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
             stop = should_stop(self.rule, samples, time.monotonic() - t0)
             if stop:
+                self.gpu_state = self.monitor.stop()
                 return samples, stop, time.monotonic() - t0, k, None
 
 
@@ -850,12 +858,11 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, opt, tag):
     timing = {}
     for name in opt.regimes:
         before = bench.sm_clock()
-        bench.monitor.start()
         if name == "graph":
             res = bench.graph_regime(call, estimate)
         else:
             res = bench.cupti_regime(call, name == "cold", estimate)
-        gpu_state = bench.monitor.stop()
+        gpu_state = bench.gpu_state  # NVML while the regime's samples ran
         samples, stop, wall, per_sample, kernels = res[:5]
         clocks = {"before": before, "after": bench.sm_clock(),
                   "source": "NVML current SM clock (nvmlDeviceGetClockInfo)"}
