@@ -28,10 +28,12 @@ void run_started(const std::string& phase, const std::string& gpu, std::uint64_t
 
 void correctness(const std::string& tag, const GateResult& gate) {
   const CheckResult& c = gate.check;
-  std::cout << tag << " correctness " << (gate.passed ? "PASS" : "FAIL") << ": max_abs_err "
-            << fmt("%.3g", c.max_abs_err) << " (tolerance " << fmt("%.3g", c.tolerance)
-            << ", naive fp16 " << fmt("%.3g", c.naive_max_abs_err) << "), " << c.rows_checked
-            << " rows" << (gate.passed ? "" : "; " + gate.failure) << std::endl;
+  std::cout << tag << " correctness " << (gate.passed ? "PASS" : "FAIL") << ": worst row rms err "
+            << fmt("%.3g", c.row_rms_err) << " (tolerance " << fmt("%.3g", c.row_tolerance_rms)
+            << ", ratio " << fmt("%.2f", c.row_err_ratio) << "), max_abs_err "
+            << fmt("%.3g", c.max_abs_err) << " (naive fp16 " << fmt("%.3g", c.naive_max_abs_err)
+            << "), " << c.rows_checked << " rows, " << c.nonfinite << " NaN/inf of "
+            << c.elements_scanned << (gate.passed ? "" : "; " + gate.failure) << std::endl;
 }
 
 void profiled_launch(const std::string& tag, const std::string& range) {

@@ -41,11 +41,12 @@ void parallel_for(std::int64_t n, Fn fn) {
 }
 
 void fill_normal(std::vector<__half>& out, std::int64_t n, std::uint64_t seed,
-                 std::uint64_t stream) {
+                 std::uint64_t stream, double sigma) {
   out.resize(std::size_t(n));
   parallel_for(n, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i)
-      out[std::size_t(i)] = __double2half(normal_from_counter(seed, stream, std::uint64_t(i)));
+      out[std::size_t(i)] =
+          __double2half(sigma * normal_from_counter(seed, stream, std::uint64_t(i)));
   });
 }
 
@@ -68,11 +69,19 @@ double normal_from_counter(std::uint64_t seed, std::uint64_t stream, std::uint64
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-HostTensors make_inputs(const Shape& s, std::uint64_t seed) {
+const char* inputs_name(Inputs d) { return d == Inputs::kWide ? "wide" : "normal"; }
+
+std::optional<Inputs> parse_inputs(const std::string& name) {
+  if (name == "normal") return Inputs::kNormal;
+  if (name == "wide") return Inputs::kWide;
+  return std::nullopt;
+}
+
+HostTensors make_inputs(const Shape& s, std::uint64_t seed, Inputs dist) {
   HostTensors t;
-  fill_normal(t.q, s.q_elems(), seed, 0);
-  fill_normal(t.k, s.kv_elems(), seed, 1);
-  fill_normal(t.v, s.kv_elems(), seed, 2);
+  fill_normal(t.q, s.q_elems(), seed, 0, dist == Inputs::kWide ? kWideQScale : 1.0);
+  fill_normal(t.k, s.kv_elems(), seed, 1, 1.0);
+  fill_normal(t.v, s.kv_elems(), seed, 2, 1.0);
   return t;
 }
 
@@ -149,14 +158,61 @@ void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r
   for (int d = 0; d < s.D; ++d) out[d] = __half2float(__float2half(out[d]));
 }
 
+double half_ulp_fp16(double x) {
+  int e = 0;
+  std::frexp(std::max(std::fabs(x), 0x1.0p-14), &e);  // |x| in [2^(e-1), 2^e)
+  return std::ldexp(1.0, e - 12);                      // half of the spacing 2^(e-11)
+}
+
+namespace {
+
+// One checked row's errors against the fp64 reference.
+struct RowErrors {
+  double max_abs = 0, max_rel = 0, naive_max_abs = 0;
+  double rms = 0, tolerance_rms = 0;
+  int worst_col = 0;
+  double got = 0, want = 0;  // at worst_col
+};
+
+RowErrors row_errors(const Shape& s, const double* ref, const float* naive, const __half* got) {
+  RowErrors r;
+  double sq = 0, naive_sq = 0, floor_sq = 0;
+  r.max_abs = -1;
+  for (int d = 0; d < s.D; ++d) {
+    const double g = __half2float(got[d]), want = ref[d];
+    const double err = std::isfinite(g) ? std::fabs(g - want) : std::numeric_limits<double>::infinity();
+    const double naive_err = std::fabs(double(naive[d]) - want);
+    if (err > r.max_abs) {
+      r.max_abs = err;
+      r.worst_col = d;
+      r.got = g;
+      r.want = want;
+    }
+    r.max_rel = std::max(r.max_rel, err / std::max(std::fabs(want), kRelFloor));
+    r.naive_max_abs = std::max(r.naive_max_abs, naive_err);
+    sq += err * err;
+    naive_sq += naive_err * naive_err;
+    floor_sq += half_ulp_fp16(want) * half_ulp_fp16(want);
+  }
+  r.rms = std::sqrt(sq / s.D);
+  r.tolerance_rms = kErrFactor * std::sqrt(naive_sq / s.D) + std::sqrt(floor_sq / s.D);
+  return r;
+}
+
+std::int64_t count_nonfinite(const std::vector<__half>& out) {
+  std::int64_t n = 0;
+  for (__half h : out) n += !std::isfinite(__half2float(h));
+  return n;
+}
+
+}  // namespace
+
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
                          const std::vector<__half>& out, const std::vector<RowRef>& rows) {
   struct Worst {
-    double abs = -1, rel = 0, naive = 0;  // abs < 0: no element seen yet
-    std::int64_t nonfinite = 0;
+    double ratio = -1, abs = 0, rel = 0, naive = 0;  // ratio < 0: no row seen yet
     RowRef where{};
-    int col = 0;
-    double got = 0, want = 0;
+    RowErrors row;
   };
   std::mutex mu;
   Worst total;
@@ -168,50 +224,46 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
       const RowRef r = rows[std::size_t(i)];
       reference_row(s, in, scale, r, ref.data());
       naive_fp16_row(s, in, float(scale), r, naive.data());
-      const __half* got = &out[std::size_t(q_offset(s, r))];
-      for (int d = 0; d < s.D; ++d) {
-        const double g = __half2float(got[d]), want = ref[std::size_t(d)];
-        double err = std::fabs(g - want);
-        if (!std::isfinite(g)) {
-          ++w.nonfinite;
-          err = std::numeric_limits<double>::infinity();
-        }
-        if (err > w.abs) {
-          w.abs = err;
-          w.where = r;
-          w.col = d;
-          w.got = g;
-          w.want = want;
-        }
-        w.rel = std::max(w.rel, err / std::max(std::fabs(want), kRelFloor));
-        w.naive = std::max(w.naive, std::fabs(double(naive[std::size_t(d)]) - want));
+      const RowErrors re = row_errors(s, ref.data(), naive.data(), &out[std::size_t(q_offset(s, r))]);
+      const double ratio = std::isfinite(re.rms) ? re.rms / re.tolerance_rms
+                                                 : std::numeric_limits<double>::infinity();
+      if (ratio > w.ratio) {
+        w.ratio = ratio;
+        w.where = r;
+        w.row = re;
       }
+      w.abs = std::max(w.abs, re.max_abs);
+      w.rel = std::max(w.rel, re.max_rel);
+      w.naive = std::max(w.naive, re.naive_max_abs);
     }
     std::lock_guard<std::mutex> lock(mu);
-    if (w.abs > total.abs) {
+    if (w.ratio > total.ratio) {
+      total.ratio = w.ratio;
       total.where = w.where;
-      total.col = w.col;
-      total.got = w.got;
-      total.want = w.want;
-      total.abs = w.abs;
+      total.row = w.row;
     }
+    total.abs = std::max(total.abs, w.abs);
     total.rel = std::max(total.rel, w.rel);
     total.naive = std::max(total.naive, w.naive);
-    total.nonfinite += w.nonfinite;
   });
   CheckResult c;
-  c.max_abs_err = std::max(0.0, total.abs);
+  c.max_abs_err = total.abs;
   c.max_rel_err = total.rel;
   c.naive_max_abs_err = total.naive;
-  c.tolerance = kErrFactor * total.naive + kAbsFloor;
+  c.row_rms_err = total.row.rms;
+  c.row_tolerance_rms = total.row.tolerance_rms;
+  c.row_err_ratio = std::max(0.0, total.ratio);
   c.rows_checked = std::int64_t(rows.size());
-  c.nonfinite = total.nonfinite;
-  c.passed = !rows.empty() && total.nonfinite == 0 && c.max_abs_err <= c.tolerance;
+  c.elements_scanned = std::int64_t(out.size());
+  c.nonfinite = count_nonfinite(out);
+  c.passed = !rows.empty() && c.nonfinite == 0 && total.ratio <= 1.0;
   if (!c.passed) {
     std::ostringstream os;
-    os << "worst element b=" << total.where.b << " h=" << total.where.h
-       << " row=" << total.where.row << " d=" << total.col << ": got " << total.got
-       << ", reference " << total.want;
+    if (c.nonfinite > 0) os << c.nonfinite << " NaN/inf output elements; ";
+    os << "worst row b=" << total.where.b << " h=" << total.where.h << " row=" << total.where.row
+       << ": rms error " << c.row_rms_err << " against tolerance " << c.row_tolerance_rms
+       << ", worst element d=" << total.row.worst_col << " got " << total.row.got
+       << ", reference " << total.row.want;
     c.first_failure = os.str();
   }
   return c;

@@ -165,7 +165,10 @@ TEST_F(CheckOutputTest, CorrectlyRoundedOutputPasses) {
   EXPECT_EQ(c.rows_checked, 2 * 65);
   EXPECT_GT(c.naive_max_abs_err, 0.0);
   EXPECT_LE(c.max_abs_err, 1e-3);
-  EXPECT_DOUBLE_EQ(c.tolerance, kErrFactor * c.naive_max_abs_err + kAbsFloor);
+  // Exactly rounded output: each row's rms error is at most its rms half-ulp floor.
+  EXPECT_LE(c.row_err_ratio, 1.0);
+  EXPECT_LE(c.row_rms_err, c.row_tolerance_rms);
+  EXPECT_EQ(c.elements_scanned, s.q_elems());
 }
 
 TEST_F(CheckOutputTest, OneWrongElementFails) {
@@ -173,7 +176,29 @@ TEST_F(CheckOutputTest, OneWrongElementFails) {
   const auto c = check_output(s, in, s.default_scale(), out, rows);
   EXPECT_FALSE(c.passed);
   EXPECT_NEAR(c.max_abs_err, 0.05, 1e-3);
-  EXPECT_NE(c.first_failure.find("row=1 d=13"), std::string::npos) << c.first_failure;
+  EXPECT_NE(c.first_failure.find("row=1:"), std::string::npos) << c.first_failure;
+  EXPECT_NE(c.first_failure.find("d=13"), std::string::npos) << c.first_failure;
+}
+
+TEST_F(CheckOutputTest, PoisonOutsideTheCheckedRowsFails) {
+  // Only row 0 of each head is checked; an unwritten element elsewhere still fails.
+  std::vector<RowRef> first_rows = {{0, 0, 0}, {0, 1, 0}};
+  out[std::size_t(s.q_elems() / 2 + 5)] = __ushort_as_half(0xFFFF);
+  const auto c = check_output(s, in, s.default_scale(), out, first_rows);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.nonfinite, 1);
+  EXPECT_NE(c.first_failure.find("1 NaN/inf"), std::string::npos) << c.first_failure;
+}
+
+TEST_F(CheckOutputTest, SmallErrorInALongRowFailsUnderTheRowRule) {
+  // 1% of the value in every element of the last (longest causal) row: far below a global
+  // bound set by the short rows' fp16 error, far above this row's own fp16 noise.
+  const std::size_t last = std::size_t(((s.H - 1) * s.S + s.S - 1) * s.D);
+  for (int d = 0; d < s.D; ++d)
+    out[last + std::size_t(d)] = __double2half(exact[last + std::size_t(d)] * 1.01);
+  const auto c = check_output(s, in, s.default_scale(), out, rows);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.first_failure.find("row=64:"), std::string::npos) << c.first_failure;
 }
 
 TEST_F(CheckOutputTest, UnwrittenPoisonFails) {

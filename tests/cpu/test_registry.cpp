@@ -7,6 +7,7 @@
 #include "common/shapes.hpp"
 #include "experiments/registry_table.hpp"
 #include "kernels/registry.hpp"
+#include "tests/gpu_cases.hpp"
 
 using namespace attnlab;
 
@@ -85,4 +86,19 @@ TEST(Registry, CommittedPhaseTableMatchesTheRegistry) {
   std::vector<std::string> ids;
   for (const auto& p : phases()) ids.emplace_back(p.id);
   EXPECT_EQ(read_phase_order(std::string(ATTNLAB_SOURCE_DIR) + "/reports/h100/records"), ids);
+}
+
+TEST(Registry, GpuSuiteRefusesOnlyTheExpectedShapes) {
+  std::set<std::pair<std::string, std::string>> refused;
+  for (const auto& p : phases())
+    for (const auto& spec : test::gpu_suite_specs())
+      if (auto why = p.can_implement(parse_shape(spec))) {
+        refused.insert({p.id, spec});
+        EXPECT_TRUE(test::expected_refusals().count({p.id, spec}))
+            << "phase " << p.id << " refuses " << spec << " (" << *why
+            << "), which tests/gpu_cases.hpp does not expect";
+      }
+  for (const auto& e : test::expected_refusals())
+    EXPECT_TRUE(refused.count(e)) << "phase " << e.first << " now runs " << e.second
+                                  << ": drop it from expected_refusals()";
 }

@@ -1,0 +1,165 @@
+// The gate's row rule (experiments/reference.hpp) against CPU emulations of kernels: a
+// FlashAttention-style kernel (fp32 scores, online softmax over 64-key tiles, unnormalised P
+// rounded to fp16, fp32 accumulation) must pass, as must one that rounds its scores to fp16
+// (phases 3b and 3c), on both input distributions; the same kernel with one bug each must
+// fail. These tests pin the rule's margins without a GPU; tests/gpu/test_gate.cu runs broken
+// kernels on the device through the whole gate.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/shapes.hpp"
+#include "experiments/reference.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+enum class Bug {
+  kNone,
+  kScoresFp16,   // not a bug: scores rounded to fp16, as the naive yardstick does
+  kSkipTailTile, // keys past the last full 64-key tile ignored
+  kNoRescale,    // O and l not rescaled when a later tile raises the row max
+  kWrongScale,   // softmax scale 2% off
+  kCausalOffByOne,  // row i also sees key i + 1
+  kNoMaxSubtraction,  // exp of the raw scores
+};
+constexpr int kTile = 64;
+
+// One output row as the emulated kernel computes it.
+void emulated_row(const Shape& s, const HostTensors& in, float scale, RowRef r, Bug bug,
+                  __half* out) {
+  int n = s.causal ? r.row + 1 : s.S;
+  if (bug == Bug::kCausalOffByOne && s.causal) n = std::min(s.S, r.row + 2);
+  if (bug == Bug::kSkipTailTile) n = std::min(n, s.S / kTile * kTile);
+  if (bug == Bug::kWrongScale) scale *= 1.02f;
+  const int kvh = r.h / (s.H / s.H_kv);
+  const __half* q = &in.q[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D];
+  std::vector<float> o(std::size_t(s.D), 0.f), sc(kTile);
+  float m = -std::numeric_limits<float>::infinity(), l = 0;
+  for (int t0 = 0; t0 < n; t0 += kTile) {
+    const int t1 = std::min(n, t0 + kTile);
+    float mt = m;
+    for (int j = t0; j < t1; ++j) {
+      const __half* k = &in.k[((std::size_t(r.b) * s.H_kv + kvh) * s.S + j) * s.D];
+      float dot = 0;
+      for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
+      dot *= scale;
+      if (bug == Bug::kScoresFp16) dot = __half2float(__float2half(dot));
+      sc[std::size_t(j - t0)] = dot;
+      mt = std::max(mt, dot);
+    }
+    if (bug == Bug::kNoMaxSubtraction) mt = 0;
+    float alpha = std::exp(m - mt);
+    if (bug == Bug::kNoRescale || bug == Bug::kNoMaxSubtraction) alpha = t0 == 0 ? 0.f : 1.f;
+    l *= alpha;
+    for (float& x : o) x *= alpha;
+    for (int j = t0; j < t1; ++j) {
+      const float p = std::exp(sc[std::size_t(j - t0)] - mt);
+      const float ph = __half2float(__float2half(p));  // P as the PV MMA reads it
+      l += p;
+      const __half* v = &in.v[((std::size_t(r.b) * s.H_kv + kvh) * s.S + j) * s.D];
+      for (int d = 0; d < s.D; ++d) o[std::size_t(d)] += ph * __half2float(v[d]);
+    }
+    m = mt;
+  }
+  for (int d = 0; d < s.D; ++d) out[d] = __float2half(o[std::size_t(d)] / l);
+}
+
+// The gate's verdict on the emulated kernel's output (rows the gate does not check are 0).
+CheckResult judge(const std::string& spec, Inputs dist, std::uint64_t seed, Bug bug) {
+  const Shape s = parse_shape(spec);
+  const HostTensors in = make_inputs(s, seed, dist);
+  const auto rows = rows_to_check(s, seed);
+  std::vector<__half> out(std::size_t(s.q_elems()), __float2half(0.f));
+  for (const RowRef& r : rows)
+    emulated_row(s, in, float(s.default_scale()), r, bug,
+                 &out[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D]);
+  return check_output(s, in, s.default_scale(), out, rows);
+}
+
+const char* kSpecs[] = {"1x4x300x64:causal", "2x2x333x64", "1x2x300x128:causal", "2x2x200x128"};
+
+TEST(GateRule, FlashStyleKernelPassesWithMargin) {
+  for (const char* spec : kSpecs)
+    for (Inputs dist : {Inputs::kNormal, Inputs::kWide})
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const auto c = judge(spec, dist, seed, Bug::kNone);
+        EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
+        // A margin for real kernels, which differ from this emulation in summation order.
+        EXPECT_LT(c.row_err_ratio, 0.75) << spec << " " << inputs_name(dist) << " seed " << seed;
+      }
+}
+
+TEST(GateRule, KernelWithFp16ScoresPasses) {
+  for (const char* spec : kSpecs)
+    for (Inputs dist : {Inputs::kNormal, Inputs::kWide})
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const auto c = judge(spec, dist, seed, Bug::kScoresFp16);
+        EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
+      }
+}
+
+// Each bug, at a shape where it changes the output by more than fp16 noise, on both input
+// distributions unless noted. Limit: where a bug's effect is below the fp16 noise of every
+// row no output comparison can see it; e.g. a skipped one-key tail at causal S = 64k + 1 moves
+// only the last row, by about 1/S of a value.
+TEST(GateRule, RejectsEachBrokenKernel) {
+  struct Case {
+    Bug bug;
+    const char* spec;
+    std::vector<Inputs> dists;
+  };
+  const std::vector<Case> cases = {
+      {Bug::kSkipTailTile, "2x2x333x64", {Inputs::kNormal, Inputs::kWide}},
+      {Bug::kSkipTailTile, "1x2x4097x64:causal", {Inputs::kNormal}},
+      {Bug::kNoRescale, "1x4x300x64:causal", {Inputs::kNormal, Inputs::kWide}},
+      {Bug::kNoRescale, "2x2x200x128", {Inputs::kNormal, Inputs::kWide}},
+      {Bug::kWrongScale, "2x2x333x64", {Inputs::kNormal, Inputs::kWide}},
+      {Bug::kCausalOffByOne, "1x4x300x64:causal", {Inputs::kNormal, Inputs::kWide}},
+      {Bug::kNoMaxSubtraction, "1x4x300x64:causal", {Inputs::kWide}},
+      {Bug::kNoMaxSubtraction, "2x2x333x64", {Inputs::kWide}},
+  };
+  for (const Case& k : cases)
+    for (Inputs dist : k.dists)
+      for (std::uint64_t seed : {1, 2, 3}) {
+        const auto c = judge(k.spec, dist, seed, k.bug);
+        EXPECT_FALSE(c.passed) << "bug " << int(k.bug) << " at " << k.spec << " "
+                               << inputs_name(dist) << " seed " << seed << " passed, ratio "
+                               << c.row_err_ratio;
+      }
+}
+
+// Why the wide distribution exists: N(0,1) scores never overflow, so a kernel without the max
+// subtraction passes on them.
+TEST(GateRule, MissingMaxSubtractionEscapesNormalInputs) {
+  EXPECT_TRUE(judge("2x2x333x64", Inputs::kNormal, 1, Bug::kNoMaxSubtraction).passed);
+  EXPECT_FALSE(judge("2x2x333x64", Inputs::kWide, 1, Bug::kNoMaxSubtraction).passed);
+}
+
+TEST(GateRule, WideInputsReachScoresOfThirty) {
+  const Shape s = parse_shape("1x1x512x64");
+  const HostTensors in = make_inputs(s, 5, Inputs::kWide);
+  double top = 0;
+  for (int j = 0; j < s.S; ++j) {
+    double dot = 0;
+    for (int d = 0; d < s.D; ++d)
+      dot += double(__half2float(in.q[std::size_t(d)])) * __half2float(in.k[std::size_t(j * s.D + d)]);
+    top = std::max(top, std::fabs(dot * s.default_scale()));
+  }
+  EXPECT_GT(top, 25.0);
+  EXPECT_LT(top, 60.0);
+}
+
+TEST(GateRule, HalfUlpOfFp16) {
+  EXPECT_EQ(half_ulp_fp16(1.0), std::ldexp(1.0, -11));
+  EXPECT_EQ(half_ulp_fp16(-1.5), std::ldexp(1.0, -11));
+  EXPECT_EQ(half_ulp_fp16(0.25), std::ldexp(1.0, -13));
+  EXPECT_EQ(half_ulp_fp16(1e-9), std::ldexp(1.0, -25));  // subnormal spacing 2^-24
+}
+
+}  // namespace
