@@ -16,7 +16,8 @@
 # Environment: BUILD (build), RESULTS (results), PHASES (every registered phase), SHAPES (the
 # list above), ARGS (options for every experiment and, unless SDPA_ARGS is set, the baseline:
 # those both know, e.g. "--seed 7 --max-time 1 --regimes cold,graph"), SDPA_ARGS (the
-# baseline's options, e.g. "--backends cudnn,flash"), PYTHON (python3).
+# baseline's options, e.g. "--backends cudnn,flash"), SDPA (0 skips the baseline), PYTHON
+# (python3).
 # Exit status: 0 when every run that started ended ok; refusals of shapes are not failures.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -67,14 +68,18 @@ done
 
 sdpa_shapes=()
 for s in "${shapes[@]}"; do sdpa_shapes+=(--shape "$s"); done
-echo "== PyTorch SDPA baseline"
-"$python" experiments/sdpa_baseline.py "${sdpa_shapes[@]}" --results-dir "$results" "${sdpa_args[@]}"
-case $? in
-  0) summary+=("sdpa baseline: ok") ;;
-  2) summary+=("sdpa baseline: exit 2, a bad option (ARGS the baseline lacks? set SDPA_ARGS) or a backend that cannot run a shape (its result says why)") ;;
-  3) summary+=("sdpa baseline: did not run (see above)") ;;
-  *) summary+=("sdpa baseline: FAILED (see its records)"); status=1 ;;
-esac
+if [ "${SDPA:-1}" = 0 ]; then
+  summary+=("sdpa baseline: skipped (SDPA=0)")
+else
+  echo "== PyTorch SDPA baseline"
+  "$python" experiments/sdpa_baseline.py "${sdpa_shapes[@]}" --results-dir "$results" "${sdpa_args[@]}"
+  case $? in
+    0) summary+=("sdpa baseline: ok") ;;
+    2) summary+=("sdpa baseline: exit 2, a bad option (ARGS the baseline lacks? set SDPA_ARGS) or a backend that cannot run a shape (its result says why)") ;;
+    3) summary+=("sdpa baseline: did not run (see above)") ;;
+    *) summary+=("sdpa baseline: FAILED (see its records)"); status=1 ;;
+  esac
+fi
 
 if [ -x "$build/bin/attnlab-report" ]; then
   if "$build/bin/attnlab-report" progression "$results" "$results/progression"; then
