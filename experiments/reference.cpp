@@ -174,9 +174,10 @@ struct RowErrors {
   double got = 0, want = 0;  // at worst_col
 };
 
-RowErrors row_errors(const Shape& s, const double* ref, const float* naive, const __half* got) {
+RowErrors row_errors(const Shape& s, const double* ref, const float* naive, const double* sigma,
+                     const __half* got) {
   RowErrors r;
-  double sq = 0, naive_sq = 0, floor_sq = 0;
+  double sq = 0, sigma_sq = 0, floor_sq = 0;
   r.max_abs = -1;
   for (int d = 0; d < s.D; ++d) {
     const double g = __half2float(got[d]), want = ref[d];
@@ -191,11 +192,11 @@ RowErrors row_errors(const Shape& s, const double* ref, const float* naive, cons
     r.max_rel = std::max(r.max_rel, err / std::max(std::fabs(want), kRelFloor));
     r.naive_max_abs = std::max(r.naive_max_abs, naive_err);
     sq += err * err;
-    naive_sq += naive_err * naive_err;
+    sigma_sq += sigma[d] * sigma[d];
     floor_sq += half_ulp_fp16(want) * half_ulp_fp16(want);
   }
   r.rms = std::sqrt(sq / s.D);
-  r.tolerance_rms = kErrFactor * std::sqrt(naive_sq / s.D) + std::sqrt(floor_sq / s.D);
+  r.tolerance_rms = kErrFactor * std::sqrt(sigma_sq / s.D) + std::sqrt(floor_sq / s.D);
   return r;
 }
 
@@ -206,6 +207,44 @@ std::int64_t count_nonfinite(const std::vector<__half>& out) {
 }
 
 }  // namespace
+
+void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
+                              double* sigma) {
+  const int n = keys_visible(s, r);
+  const __half* q = &in.q[std::size_t(q_offset(s, r))];
+  std::vector<double> qd(static_cast<std::size_t>(s.D)), sc(static_cast<std::size_t>(n)),
+      p(static_cast<std::size_t>(n)), o(static_cast<std::size_t>(s.D), 0.0);
+  for (int d = 0; d < s.D; ++d) qd[std::size_t(d)] = __half2float(q[d]);
+  double m = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < n; ++j) {
+    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
+    double dot = 0;
+    for (int d = 0; d < s.D; ++d) dot += qd[std::size_t(d)] * double(__half2float(k[d]));
+    sc[std::size_t(j)] = dot * scale;
+    m = std::max(m, sc[std::size_t(j)]);
+  }
+  double l = 0;
+  for (int j = 0; j < n; ++j) l += (p[std::size_t(j)] = std::exp(sc[std::size_t(j)] - m));
+  for (int j = 0; j < n; ++j) {
+    p[std::size_t(j)] /= l;
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+    for (int d = 0; d < s.D; ++d) o[std::size_t(d)] += p[std::size_t(j)] * double(__half2float(v[d]));
+  }
+  // A rounding to a grid of spacing u is uniform on +-u/2: variance u^2 / 12.
+  auto var = [](double x) { const double u = 2 * half_ulp_fp16(x); return u * u / 12; };
+  std::fill(sigma, sigma + s.D, 0.0);
+  for (int j = 0; j < n; ++j) {
+    const double pj = p[std::size_t(j)];
+    const double score_var = var(sc[std::size_t(j)]) * pj * pj;  // d p_j = p_j (d s_j) (v_j - o)
+    const double weight_var = var(pj);                          // d o = (d p_j) v_j
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+    for (int d = 0; d < s.D; ++d) {
+      const double vd = __half2float(v[d]), dv = vd - o[std::size_t(d)];
+      sigma[d] += score_var * dv * dv + weight_var * vd * vd;
+    }
+  }
+  for (int d = 0; d < s.D; ++d) sigma[d] = std::sqrt(sigma[d] + var(o[std::size_t(d)]));
+}
 
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
                          const std::vector<__half>& out, const std::vector<RowRef>& rows) {
@@ -220,11 +259,14 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
     Worst w;
     std::vector<double> ref(std::size_t(s.D));
     std::vector<float> naive(std::size_t(s.D));
+    std::vector<double> sigma(std::size_t(s.D));
     for (std::int64_t i = b; i < e; ++i) {
       const RowRef r = rows[std::size_t(i)];
       reference_row(s, in, scale, r, ref.data());
       naive_fp16_row(s, in, float(scale), r, naive.data());
-      const RowErrors re = row_errors(s, ref.data(), naive.data(), &out[std::size_t(q_offset(s, r))]);
+      expected_naive_error_row(s, in, scale, r, sigma.data());
+      const RowErrors re =
+          row_errors(s, ref.data(), naive.data(), sigma.data(), &out[std::size_t(q_offset(s, r))]);
       const double ratio = std::isfinite(re.rms) ? re.rms / re.tolerance_rms
                                                  : std::numeric_limits<double>::infinity();
       if (ratio > w.ratio) {

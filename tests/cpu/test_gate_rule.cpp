@@ -22,6 +22,7 @@ namespace {
 enum class Bug {
   kNone,
   kScoresFp16,   // not a bug: scores rounded to fp16, as the naive yardstick does
+  kUnscaledScoresFp16,  // not a bug: the unscaled dot products rounded to fp16, then scaled
   kSkipTailTile, // keys past the last full 64-key tile ignored
   kNoRescale,    // O and l not rescaled when a later tile raises the row max
   kWrongScale,   // softmax scale 2% off
@@ -48,6 +49,7 @@ void emulated_row(const Shape& s, const HostTensors& in, float scale, RowRef r, 
       const __half* k = &in.k[((std::size_t(r.b) * s.H_kv + kvh) * s.S + j) * s.D];
       float dot = 0;
       for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
+      if (bug == Bug::kUnscaledScoresFp16) dot = __half2float(__float2half(dot));
       dot *= scale;
       if (bug == Bug::kScoresFp16) dot = __half2float(__float2half(dot));
       sc[std::size_t(j - t0)] = dot;
@@ -95,19 +97,25 @@ TEST(GateRule, FlashStyleKernelPassesWithMargin) {
       }
 }
 
-TEST(GateRule, KernelWithFp16ScoresPasses) {
-  for (const char* spec : kSpecs)
-    for (Inputs dist : {Inputs::kNormal, Inputs::kWide})
-      for (std::uint64_t seed : {1, 2, 3}) {
-        const auto c = judge(spec, dist, seed, Bug::kScoresFp16);
-        EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
-      }
+// Kernels of the naive yardstick's precision, rounding their scores at the same point or at
+// another (independent roundings: the case a yardstick made of one naive run's own error let
+// fail on some rows).
+TEST(GateRule, KernelsWithFp16ScoresPass) {
+  for (Bug bug : {Bug::kScoresFp16, Bug::kUnscaledScoresFp16})
+    for (const char* spec : kSpecs)
+      for (Inputs dist : {Inputs::kNormal, Inputs::kWide})
+        for (std::uint64_t seed : {1, 2, 3, 4, 5}) {
+          const auto c = judge(spec, dist, seed, bug);
+          EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
+          EXPECT_LT(c.row_err_ratio, 0.75) << spec << " " << inputs_name(dist) << " seed " << seed;
+        }
 }
 
 // Each bug, at a shape where it changes the output by more than fp16 noise, on both input
 // distributions unless noted. Limit: where a bug's effect is below the fp16 noise of every
 // row no output comparison can see it; e.g. a skipped one-key tail at causal S = 64k + 1 moves
-// only the last row, by about 1/S of a value.
+// only the last row, by its weight on that key, about 1/S on N(0,1) inputs and often far less
+// on wide ones. With 33 tail keys (S = 4129) the last 33 rows move by several times the bound.
 TEST(GateRule, RejectsEachBrokenKernel) {
   struct Case {
     Bug bug;
@@ -116,7 +124,7 @@ TEST(GateRule, RejectsEachBrokenKernel) {
   };
   const std::vector<Case> cases = {
       {Bug::kSkipTailTile, "2x2x333x64", {Inputs::kNormal, Inputs::kWide}},
-      {Bug::kSkipTailTile, "1x2x4097x64:causal", {Inputs::kNormal}},
+      {Bug::kSkipTailTile, "1x2x4129x64:causal", {Inputs::kNormal}},
       {Bug::kNoRescale, "1x4x300x64:causal", {Inputs::kNormal, Inputs::kWide}},
       {Bug::kNoRescale, "2x2x200x128", {Inputs::kNormal, Inputs::kWide}},
       {Bug::kWrongScale, "2x2x333x64", {Inputs::kNormal, Inputs::kWide}},
