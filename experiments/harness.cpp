@@ -188,7 +188,10 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
     // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
     // the time any of them ran (equal to the span for a single kernel).
     t.kernels_per_launch = r.kernels_per_launch;
-    t.busy_median_ns = profiler::summarize(r.busy_ns).median;
+    const auto busy = profiler::summarize(r.busy_ns);
+    t.busy_median_ns = busy.median;
+    t.busy_p10_ns = busy.p10;
+    t.busy_p90_ns = busy.p90;
   }
   t.samples_ns = r.samples_ns;
   if (!r.clock_source.empty()) t.clock_source = r.clock_source;

@@ -88,6 +88,8 @@ ordered_json to_json(const RegimeTiming& t) {
   if (!t.kernels.empty()) j["kernels"] = t.kernels;
   if (t.kernels_per_launch) j["kernels_per_launch"] = *t.kernels_per_launch;
   if (t.busy_median_ns) j["busy_median_ns"] = *t.busy_median_ns;
+  if (t.busy_p10_ns) j["busy_p10_ns"] = *t.busy_p10_ns;
+  if (t.busy_p90_ns) j["busy_p90_ns"] = *t.busy_p90_ns;
   j["samples_ns"] = t.samples_ns;
   if (t.gpu_state) j["gpu_state"] = to_json(*t.gpu_state);
   return j;
@@ -120,6 +122,8 @@ RegimeTiming read_regime_timing(const ordered_json& root, const std::string& bas
   }
   if (auto k = optional_number_at(root, base + "/kernels_per_launch")) t.kernels_per_launch = int(*k);
   t.busy_median_ns = optional_number_at(root, base + "/busy_median_ns");
+  t.busy_p10_ns = optional_number_at(root, base + "/busy_p10_ns");
+  t.busy_p90_ns = optional_number_at(root, base + "/busy_p90_ns");
   if (const ordered_json* s = find(root, base + "/samples_ns"); s && !s->is_null()) {
     if (!s->is_array()) throw FieldError(type_problem(base + "/samples_ns", "an array"));
     t.samples_ns.reserve(s->size());

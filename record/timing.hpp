@@ -45,8 +45,10 @@ struct RegimeTiming {
   std::vector<std::string> kernels;  // distinct kernels one launch ran; empty: not recorded
   // Multi-kernel launches: the most kernels one launch ran, and the median time any of them
   // ran (the span minus idle gaps); absent in records written before they were measured.
+  // busy_p10_ns and busy_p90_ns: the same samples' busy p10 and p90, where the writer records
+  // them (the reports use them as the busy interval).
   std::optional<int> kernels_per_launch;
-  std::optional<double> busy_median_ns;
+  std::optional<double> busy_median_ns, busy_p10_ns, busy_p90_ns;
   std::vector<double> samples_ns;  // one per sample, in sampling order
   std::optional<GpuState> gpu_state;
 };

@@ -2,8 +2,6 @@
 #include "reports/judge.hpp"
 
 #include <algorithm>
-#include <cstdint>
-#include <ctime>
 #include <optional>
 #include <stdexcept>
 
@@ -29,15 +27,28 @@ std::string samples_spread(const Regime& g) {
   return "p10-p90 of " + std::to_string(g.count) + " " + g.name + " samples";
 }
 
-// Time: [p10, p90] of the samples.
-Measure time_measure(const Regime& g) {
-  return {g.median_ns, g.p10_ns, g.p90_ns, "ns", samples_spread(g)};
+// What a device time's interval is: "busy; p10-p90 of 12 cold samples".
+std::string time_spread(const DeviceTime& t, const Regime& g) {
+  return basis_words(t) + "; " +
+         (t.has_interval() ? samples_spread(g) : "of " + std::to_string(g.count) + " " + g.name + " samples");
 }
 
-// Work per time (TFLOPS, GB/s) at the median, its interval from the same samples' p10/p90.
-Measure rate_measure(const Regime& g, double at_median, const std::string& unit) {
-  return {at_median, at_median * g.median_ns / g.p90_ns, at_median * g.median_ns / g.p10_ns,
-          unit, "from " + samples_spread(g)};
+// Device time: [p10, p90] of the samples, and what the time is.
+Measure time_measure(const Result& r, const Regime& g) {
+  const DeviceTime t = device_time(r, g);
+  Measure m{t.median_ns, t.p10_ns, t.p90_ns, "ns", time_spread(t, g)};
+  if (!t.has_interval()) m.wide = std::make_pair(t.wide_p10_ns, t.wide_p90_ns);
+  return m;
+}
+
+// Work per device time (TFLOPS, GB/s) at the median, its interval from the same p10/p90.
+Measure rate_measure(const Result& r, const Regime& g, double recorded, const std::string& unit) {
+  const DeviceTime t = device_time(r, g);
+  Measure m{t.rate_at(g, recorded, t.median_ns), t.rate_at(g, recorded, t.p90_ns),
+            t.rate_at(g, recorded, t.p10_ns), unit, time_spread(t, g)};
+  if (!t.has_interval())
+    m.wide = std::make_pair(t.rate_at(g, recorded, t.wide_p90_ns), t.rate_at(g, recorded, t.wide_p10_ns));
+  return m;
 }
 
 std::string why_absent(const Result& r, const std::vector<std::string>& tok,
@@ -82,9 +93,10 @@ Decision decide(const std::string& op, Relation rel, bool points) {
   const std::string seen = relation_words(rel, points);
   const Decision ok{Verdict::kSupported, seen + ": as claimed"};
   const Decision against{Verdict::kRefuted, seen + ": against the claim"};
-  const Decision noise{Verdict::kRefuted,
-                       points ? seen + ": not strictly as claimed"
-                              : "within noise (" + seen + "): a strict difference needs separation"};
+  const Decision noise =
+      points ? Decision{Verdict::kRefuted, seen + ": not strictly as claimed"}
+             : Decision{Verdict::kInconclusive,
+                        "within noise (" + seen + "): a strict difference needs separation"};
   if (op == "<") return rel == Relation::kBelow ? ok : rel == Relation::kOverlap ? noise : against;
   if (op == ">") return rel == Relation::kAbove ? ok : rel == Relation::kOverlap ? noise : against;
   if (op == "<=") {
@@ -103,6 +115,22 @@ Decision decide(const std::string& op, Relation rel, bool points) {
   return rel == Relation::kOverlap ? ok : against;
 }
 
+// The interval a within_pct claim's value must touch: the right side +/- the tolerance.
+std::pair<double, double> band(const Claim& c, const Measure& rhs, bool widest) {
+  const auto [lo, hi] = rhs.interval(widest);
+  if (c.op != "within_pct") return {lo, hi};
+  const double t = c.tolerance_pct / 100.0;
+  return {std::min(lo * (1 - t), lo * (1 + t)), std::max(hi * (1 - t), hi * (1 + t))};
+}
+
+// The verdict of claim `c` on `m` against `rhs`, on their wide intervals where `widest`.
+Decision decide_claim(const Claim& c, const Measure& m, const Measure& rhs, bool widest) {
+  const bool points = m.spread.empty() && rhs.spread.empty() && c.op != "within_pct";
+  const auto [m_lo, m_hi] = m.interval(widest);
+  const auto [b_lo, b_hi] = band(c, rhs, widest);
+  return decide(c.op, relate(m_lo, m_hi, b_lo, b_hi), points);
+}
+
 bool valid_op(const std::string& op) {
   return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "within_pct";
 }
@@ -113,6 +141,7 @@ const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kSupported: return "SUPPORTED";
     case Verdict::kRefuted: return "REFUTED";
+    case Verdict::kInconclusive: return "INCONCLUSIVE";
     default: return "NOT TESTED";
   }
 }
@@ -122,11 +151,14 @@ Measure Measure::scaled(double f) const {
   m.value *= f;
   m.lo = std::min(lo * f, hi * f);
   m.hi = std::max(lo * f, hi * f);
+  if (wide) m.wide = std::make_pair(std::min(wide->first * f, wide->second * f),
+                                    std::max(wide->first * f, wide->second * f));
   return m;
 }
 
 std::string Measure::describe() const {
   if (spread.empty()) return with_unit(value, unit);
+  if (lo == hi) return with_unit(value, unit) + " (" + spread + ")";
   if (unit == "ns") {
     const char* u = time_unit(value);
     const int d = resolving_digits({in_unit(lo, u), in_unit(value, u), in_unit(hi, u)});
@@ -137,24 +169,34 @@ std::string Measure::describe() const {
          "-" + sig(hi, d) + (unit.empty() ? "" : " " + unit) + ")";
 }
 
+namespace {
+
+// A timing or throughput at device time: /tflops and /dram_gbps_min_bytes (the headline
+// regime), /timing/<regime>/ median_ns, busy_median_ns, tflops or dram_gbps_min_bytes;
+// nullopt for any other pointer, which is read from the record as it stands.
+std::optional<Lookup> device_time_metric(const Result& r, const std::vector<std::string>& tok,
+                                         const std::string& ptr) {
+  const bool headline = tok.size() == 1 && (tok[0] == "tflops" || tok[0] == "dram_gbps_min_bytes");
+  if (tok[0] != "timing" && !headline) return std::nullopt;
+  if (!r.timed())
+    return Lookup{std::nullopt, "not measured: the shape was not timed (" + r.untimed_reason() + ")"};
+  if (!headline && tok.size() < 2) return Lookup{std::nullopt, "metric " + ptr + " names no timing regime"};
+  const Regime* g = headline ? r.headline_regime() : r.regime(tok[1]);
+  if (!g) return Lookup{std::nullopt, "not measured: the " + tok[1] + " regime was not run"};
+  if (!headline && tok.size() != 3) return std::nullopt;
+  const std::string& leaf = tok.back();
+  if (leaf == "median_ns" || leaf == "busy_median_ns") return Lookup{time_measure(r, *g), ""};
+  if (leaf == "tflops") return Lookup{rate_measure(r, *g, g->tflops, "TFLOPS"), ""};
+  if (leaf == "dram_gbps_min_bytes") return Lookup{rate_measure(r, *g, g->dram_gbps_min_bytes, "GB/s"), ""};
+  return std::nullopt;
+}
+
+}  // namespace
+
 Lookup measure_metric(const Result& r, const std::string& ptr) {
   const auto tok = pointer_tokens(ptr);
   if (ptr.empty() || ptr.front() != '/' || tok.empty()) return {std::nullopt, "metric " + ptr + " is not a JSON pointer"};
-  const bool rate_headline = tok.size() == 1 && (tok[0] == "tflops" || tok[0] == "dram_gbps_min_bytes");
-  if (tok[0] == "timing" || rate_headline) {
-    if (!r.timed())
-      return {std::nullopt, "not measured: the shape was not timed (" + r.untimed_reason() + ")"};
-    if (rate_headline) {
-      const Regime& g = *r.headline_regime();
-      return {tok[0] == "tflops" ? rate_measure(g, g.tflops, "TFLOPS") : rate_measure(g, g.dram_gbps_min_bytes, "GB/s"), ""};
-    }
-    if (tok.size() < 2) return {std::nullopt, "metric " + ptr + " names no timing regime"};
-    const Regime* g = r.regime(tok[1]);
-    if (!g) return {std::nullopt, "not measured: the " + tok[1] + " regime was not run"};
-    if (tok.size() == 3 && tok[2] == "median_ns") return {time_measure(*g), ""};
-    if (tok.size() == 3 && tok[2] == "tflops") return {rate_measure(*g, g->tflops, "TFLOPS"), ""};
-    if (tok.size() == 3 && tok[2] == "dram_gbps_min_bytes") return {rate_measure(*g, g->dram_gbps_min_bytes, "GB/s"), ""};
-  }
+  if (auto l = device_time_metric(r, tok, ptr)) return *l;
   const ordered_json* j = find(r.json, ptr);
   if (!j || j->is_null()) return {std::nullopt, why_absent(r, tok, ptr)};
   double v = 0;
@@ -226,25 +268,6 @@ bool candidate(const Run& r, const std::string& phase, const std::string& gpu,
   return r.phase == phase && r.status == "ok" && r.gpu_name == gpu && (!accept || accept(r));
 }
 
-// Seconds since the epoch of a record's start ("2026-11-23T21:41:55Z", or the run directory's
-// "20261123T214155Z" when the record lacks it); nullopt when neither parses.
-std::optional<std::int64_t> start_seconds(const Run& r) {
-  std::string digits;
-  for (char ch : r.time_key()) {
-    if (ch >= '0' && ch <= '9') digits += ch;
-    if (ch == 'Z' || digits.size() == 14) break;
-  }
-  if (digits.size() != 14) return std::nullopt;
-  std::tm t{};
-  t.tm_year = std::stoi(digits.substr(0, 4)) - 1900;
-  t.tm_mon = std::stoi(digits.substr(4, 2)) - 1;
-  t.tm_mday = std::stoi(digits.substr(6, 2));
-  t.tm_hour = std::stoi(digits.substr(8, 2));
-  t.tm_min = std::stoi(digits.substr(10, 2));
-  t.tm_sec = std::stoi(digits.substr(12, 2));
-  return std::int64_t(timegm(&t));
-}
-
 }  // namespace
 
 const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
@@ -258,15 +281,15 @@ const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
 
 const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::string& phase,
                       const std::function<bool(const Run&)>& accept) {
-  const auto when = start_seconds(to);
+  const auto when = to.start_seconds();
   if (!when) return newest_ok(runs, phase, to.gpu_name, accept);
   const Run* best = nullptr;
-  std::int64_t best_gap = 0;
+  long long best_gap = 0;
   for (const auto& r : runs) {
     if (!candidate(r, phase, to.gpu_name, accept)) continue;
-    const auto t = start_seconds(r);
+    const auto t = r.start_seconds();
     if (!t) continue;
-    const std::int64_t gap = *t > *when ? *t - *when : *when - *t;
+    const long long gap = *t > *when ? *t - *when : *when - *t;
     if (!best || gap < best_gap || (gap == best_gap && newer(r, *best))) {
       best = &r;
       best_gap = gap;
@@ -274,6 +297,31 @@ const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::st
   }
   return best;
 }
+
+namespace {
+
+// The record a claim of `to` against `phase` compares with (see judge.hpp), and why that one.
+struct Partner {
+  const Run* run = nullptr;
+  std::string because;
+};
+
+Partner partner(const std::vector<Run>& runs, const Run& to, const std::string& phase,
+                const std::function<bool(const Run&)>& accept) {
+  const std::string session = session_key(to, runs);
+  auto same_gpu = [&](const Run& r) { return r.gpu_uuid == to.gpu_uuid && accept(r); };
+  if (const Run* p = nearest_ok(runs, to, phase, [&](const Run& r) {
+        return same_gpu(r) && session_key(r, runs) == session;
+      }))
+    return {p, "same GPU and session"};
+  if (const Run* p = newest_ok(runs, phase, to.gpu_name, same_gpu))
+    return {p, "same GPU, another session: the newest"};
+  if (const Run* p = newest_ok(runs, phase, to.gpu_name, accept))
+    return {p, "another GPU of this model, the newest: none on this GPU"};
+  return {};
+}
+
+}  // namespace
 
 bool needs_root(const Run& run) {
   for (const auto& c : record_claims(run))
@@ -302,18 +350,17 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     rhs_text = plain(*c.value) + (rhs.unit.empty() ? "" : " " + rhs.unit) + " (stated" +
                (c.source.empty() ? "" : "; source: " + c.source) + ")";
   } else {
-    // The ok record of the other phase nearest in start time to this one (its own device
-    // session, when the two were measured together: a later session's records never change
-    // an earlier record's verdicts) that measured the claim's metric at the shape, so a
-    // record of other shapes (or a --check-only one) does not hide it; failing that, the
-    // nearest with the shape at all, whose result says why it cannot be compared.
-    out.compared = nearest_ok(root_runs, run, c.other_phase, [&](const Run& r) {
+    // The record of the other phase that measured the claim's metric at the shape, so a
+    // record of other shapes (or a --check-only one) does not hide it; failing that, one with
+    // the shape at all, whose result says why it cannot be compared (judge.hpp: which one).
+    Partner p = partner(root_runs, run, c.other_phase, [&](const Run& r) {
       const Result* res = r.result(shape);
       return res && measure_metric(*res, c.metric).measure.has_value();
     });
-    if (!out.compared)
-      out.compared = nearest_ok(root_runs, run, c.other_phase,
-                                [&](const Run& r) { return r.result(shape) != nullptr; });
+    if (!p.run)
+      p = partner(root_runs, run, c.other_phase, [&](const Run& r) { return r.result(shape) != nullptr; });
+    out.compared = p.run;
+    out.compared_because = p.because;
     if (!out.compared)
       return not_tested("no ok record of phase " + c.other_phase + " on " + run.gpu_name +
                         " with a result at shape " + shape + " in this results root");
@@ -321,23 +368,29 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     const Result* theirs = other.result(shape);
     const Lookup l = measure_metric(*theirs, c.metric);
     if (!l.measure)
-      return not_tested("phase " + c.other_phase + " record " + other.id() + ": " + l.missing);
+      return not_tested("phase " + c.other_phase + " record " + other.id() + " (" + p.because +
+                        "): " + l.missing);
     rhs = l.measure->scaled(c.factor);
-    rhs_text = "phase " + c.other_phase + " (" + other.id() + ") " + l.measure->describe();
+    rhs_text = "phase " + c.other_phase + " (" + other.id() + ": " + p.because + ") " +
+               l.measure->describe();
     if (c.factor != 1.0) rhs_text += " x " + plain(c.factor) + " = " + with_unit(rhs.value, rhs.unit);
   }
   const Measure& m = *lhs.measure;
-  double b_lo = rhs.lo, b_hi = rhs.hi;
   if (c.op == "within_pct") {
-    const double t = c.tolerance_pct / 100.0;
-    b_lo = std::min(rhs.lo * (1 - t), rhs.lo * (1 + t));
-    b_hi = std::max(rhs.hi * (1 - t), rhs.hi * (1 + t));
+    const auto [b_lo, b_hi] = band(c, rhs, false);
     rhs_text = "the band " + sig(b_lo) + "-" + with_unit(b_hi, rhs.unit) + ", " + rhs_text +
                " +/- " + plain(c.tolerance_pct) + "%";
   }
-  const bool points = m.spread.empty() && rhs.spread.empty() && c.op != "within_pct";
-  const Relation rel = relate(m.lo, m.hi, b_lo, b_hi);
-  const Decision d = decide(c.op, rel, points);
+  Decision d = decide_claim(c, m, rhs, false);
+  if (m.wide || rhs.wide) {
+    // A busy median without its p10-p90: the verdict stands only if it also holds were the
+    // busy time to spread as its span does.
+    const Decision w = decide_claim(c, m, rhs, true);
+    if (w.verdict != d.verdict)
+      d = {Verdict::kInconclusive, "depends on the busy time's p10-p90, which the record does "
+                                   "not give: as a single value, " + d.reason +
+                                   "; spread as its span, " + w.reason};
+  }
   out.verdict = d.verdict;
   const std::string op_text = c.op == "within_pct" ? "within" : c.op;
   out.evidence = "phase " + run.phase + " " + m.describe() + "; claimed " + op_text + " " +
@@ -361,8 +414,9 @@ const char* change_name(Change c) {
   }
 }
 
-Change compare_regimes(const Regime& a, const Regime& b) {
-  switch (relate(b.p10_ns, b.p90_ns, a.p10_ns, a.p90_ns)) {
+Change compare_times(const DeviceTime& a, const DeviceTime& b) {
+  // Widest intervals: SAME unless separated however a busy median without p10-p90 spreads.
+  switch (relate(b.wide_p10_ns, b.wide_p90_ns, a.wide_p10_ns, a.wide_p90_ns)) {
     case Relation::kBelow: return Change::kFaster;
     case Relation::kAbove: return Change::kSlower;
     default: return Change::kSame;

@@ -2,6 +2,7 @@
 #include "reports/record_view.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -80,6 +81,116 @@ std::string Run::time_key() const {
   return started_utc.empty() ? name : started_utc;
 }
 
+std::optional<long long> Run::start_seconds() const {
+  // "2026-11-23T21:41:55Z", or the run directory's "20261123T214155Z".
+  std::string digits;
+  for (char ch : time_key()) {
+    if (ch >= '0' && ch <= '9') digits += ch;
+    if (ch == 'Z' || digits.size() == 14) break;
+  }
+  if (digits.size() != 14) return std::nullopt;
+  std::tm t{};
+  t.tm_year = std::stoi(digits.substr(0, 4)) - 1900;
+  t.tm_mon = std::stoi(digits.substr(4, 2)) - 1;
+  t.tm_mday = std::stoi(digits.substr(6, 2));
+  t.tm_hour = std::stoi(digits.substr(8, 2));
+  t.tm_min = std::stoi(digits.substr(10, 2));
+  t.tm_sec = std::stoi(digits.substr(12, 2));
+  return static_cast<long long>(timegm(&t));
+}
+
+std::string session_key(const Run& run, const std::vector<Run>& runs) {
+  const auto start = run.start_seconds();
+  if (!start) return run.gpu_uuid + "@" + run.time_key();
+  std::vector<long long> starts = {*start};
+  for (const auto& r : runs)
+    if (r.gpu_uuid == run.gpu_uuid)
+      if (const auto s = r.start_seconds()) starts.push_back(*s);
+  std::sort(starts.begin(), starts.end());
+  // Back from this record's start while the records before it follow on closely enough.
+  auto i = std::lower_bound(starts.begin(), starts.end(), *start);
+  while (i != starts.begin() && *i - *(i - 1) < kSessionGapSeconds) --i;
+  return run.gpu_uuid + "@" + std::to_string(*i);
+}
+
+namespace {
+
+// Kernels one launch ran: the regime's own count, else the distinct kernels it names, else
+// the most another regime of the shape (the same launch) says.
+std::optional<int> kernels_per_launch(const Result& r, const Regime& g) {
+  auto own = [](const Regime& x) -> std::optional<int> {
+    if (x.kernels_per_launch) return *x.kernels_per_launch;
+    if (!x.kernels.empty()) return int(x.kernels.size());
+    return std::nullopt;
+  };
+  if (const auto k = own(g)) return k;
+  std::optional<int> most;
+  for (const auto& x : r.regimes)
+    if (const auto k = own(x)) most = std::max(most.value_or(0), *k);
+  return most;
+}
+
+}  // namespace
+
+DeviceTime device_time(const Result& r, const Regime& g) {
+  DeviceTime t;
+  t.median_ns = g.median_ns;
+  t.p10_ns = t.wide_p10_ns = g.p10_ns;
+  t.p90_ns = t.wide_p90_ns = g.p90_ns;
+  t.kernels = kernels_per_launch(r, g);
+  if (t.kernels && *t.kernels <= 1) {
+    t.basis = TimeBasis::kOneKernel;
+    return t;
+  }
+  if (!g.busy_median_ns) return t;
+  t.median_ns = *g.busy_median_ns;
+  if (g.busy_p10_ns && g.busy_p90_ns) {
+    t.p10_ns = t.wide_p10_ns = *g.busy_p10_ns;
+    t.p90_ns = t.wide_p90_ns = *g.busy_p90_ns;
+    t.basis = TimeBasis::kBusy;
+    return t;
+  }
+  // No spread is invented for the figure (the span's carries the jitter of the idle gaps that
+  // busy time leaves out); the wide interval moves the span's onto the busy median, scaled
+  // instead where that would reach zero.
+  t.basis = TimeBasis::kBusyMedian;
+  t.p10_ns = t.p90_ns = t.median_ns;
+  const double idle = g.median_ns - t.median_ns;
+  t.wide_p10_ns = g.p10_ns > idle ? g.p10_ns - idle : g.p10_ns * t.median_ns / g.median_ns;
+  t.wide_p90_ns = g.p90_ns - idle;
+  return t;
+}
+
+std::string basis_words(const DeviceTime& t) {
+  switch (t.basis) {
+    case TimeBasis::kBusy: return "busy";
+    case TimeBasis::kOneKernel: return "busy = span, one kernel";
+    case TimeBasis::kBusyMedian: return "busy median only, its p10-p90 not recorded";
+    default:
+      return t.kernels ? "span of " + std::to_string(*t.kernels) + " kernels, busy not recorded"
+                       : "span, kernels per launch not recorded";
+  }
+}
+
+std::string basis_marker(TimeBasis b) {
+  return b == TimeBasis::kSpan ? "†" : b == TimeBasis::kBusyMedian ? "‡" : "";
+}
+
+std::string basis_footnote(TimeBasis b) {
+  if (b == TimeBasis::kSpan)
+    return "† Span, not busy time: the record has no busy time for this launch of several "
+           "kernels (or does not say how many it ran), so the time runs from the first "
+           "kernel's start to the last one's end, idle gaps included, and overstates the "
+           "device time.";
+  if (b == TimeBasis::kBusyMedian)
+    return "‡ Busy median only: the record gives the median of the busy time but not its "
+           "p10-p90 (`busy_p10_ns`, `busy_p90_ns`), so the figure has no range. Verdicts take "
+           "it both ways, as a single value and spread as its span (the span's p10-p90 moved "
+           "onto the busy median), and stand only where the two agree: otherwise a comparison "
+           "says SAME and a claim INCONCLUSIVE.";
+  return "";
+}
+
 const Result* Run::result(const std::string& shape_name) const {
   for (const auto& r : results)
     if (r.name == shape_name) return &r;
@@ -129,6 +240,7 @@ Run load_run(const fs::path& path) {
     run.commit = string_at(j, "/provenance/git/commit");
     run.dirty = bool_at(j, "/provenance/git/dirty");
     run.gpu_name = string_at(j, "/provenance/gpu/name");
+    run.gpu_uuid = string_at(j, "/provenance/gpu/uuid");
     number_at(j, "/provenance/gpu/peak_dram_gbps");
     for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
   } catch (const FieldError& e) {

@@ -67,7 +67,7 @@ struct Run {
   fs::path dir;   // its run directory
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
   ordered_json json;
-  std::string phase, status, started_utc, commit, gpu_name;
+  std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
   bool dirty = false;
   std::vector<Result> results;
 
@@ -76,8 +76,48 @@ struct Run {
   std::string short_commit() const { return commit.substr(0, 7); }
   // Sort key, oldest first: the start time (the directory name when a record lacks it).
   std::string time_key() const;
+  // Seconds since the epoch of the start (from time_key()); nullopt when it does not parse.
+  std::optional<long long> start_seconds() const;
   const Result* result(const std::string& shape_name) const;
 };
+
+// A device session: records on one GPU (provenance.gpu.uuid) whose start times follow each
+// other by less than kSessionGapSeconds. The key names the GPU and the session's first start;
+// records without a start time are a session of their own.
+inline constexpr long long kSessionGapSeconds = 3600;
+std::string session_key(const Run& run, const std::vector<Run>& runs);
+
+// The headline quantity of every report: the device time during which a launch's kernels ran
+// (busy time; idle gaps between kernels are left out), and how a regime's record gives it.
+enum class TimeBasis {
+  kBusy,        // busy_median_ns with its recorded busy p10/p90
+  kOneKernel,   // one kernel per launch: busy time is the span, the recorded samples
+  kBusyMedian,  // busy median recorded, busy p10/p90 not: a point, p10 == p90 == median
+  kSpan,        // several (or an unknown number of) kernels and no busy time: the span
+};
+
+struct DeviceTime {
+  double median_ns = 0, p10_ns = 0, p90_ns = 0;
+  // The widest interval the time may have: p10/p90, except for a busy median without them,
+  // where it is the span's p10-p90 moved by the difference of the two medians. Verdicts that
+  // must hold however the busy time spread use it.
+  double wide_p10_ns = 0, wide_p90_ns = 0;
+  TimeBasis basis = TimeBasis::kSpan;
+  std::optional<int> kernels;  // kernels per launch, where the record says
+  bool has_interval() const { return basis != TimeBasis::kBusyMedian; }
+  // A rate recorded at the span's median (TFLOPS, GB/s) at `ns` of device time instead.
+  double rate_at(const Regime& g, double recorded_rate, double ns) const {
+    return recorded_rate * g.median_ns / ns;
+  }
+};
+DeviceTime device_time(const Result& r, const Regime& g);
+// What the time is, in a few words: "busy", "busy = span, one kernel", ...
+std::string basis_words(const DeviceTime& t);
+// Whether the figure is not the busy time as measured: a footnote marker for the tables,
+// "" for busy time ("†" span, "‡" busy median without its p10-p90).
+std::string basis_marker(TimeBasis b);
+// The footnote that explains a marker.
+std::string basis_footnote(TimeBasis b);
 
 // `path` is a run directory or a run.json. Throws InputError naming the file and field.
 // The file is only read: reports never modify a run record.

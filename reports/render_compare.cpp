@@ -1,5 +1,6 @@
 // Two runs side by side: per shape and regime, SAME / FASTER / SLOWER by separation of the
 // samples' p10-p90 intervals (see judge.hpp for why not a rank test).
+#include <set>
 #include <sstream>
 
 #include "reports/format.hpp"
@@ -15,8 +16,10 @@ std::string describe(const char* letter, const Run& r) {
          (r.started_utc.empty() ? "(not recorded)" : r.started_utc) + "\n";
 }
 
-std::string timing_cell(const Regime& g) {
-  return median_and_range(g.median_ns, g.p10_ns, g.p90_ns);
+std::string timing_cell(const DeviceTime& t) {
+  const std::string value = t.has_interval() ? median_and_range(t.median_ns, t.p10_ns, t.p90_ns)
+                                             : duration(t.median_ns) + " (p10-p90 not recorded)";
+  return value + basis_marker(t.basis);
 }
 
 }  // namespace
@@ -28,13 +31,16 @@ std::string compare_markdown(const Run& a, const Run& b) {
   if (a.gpu_name != b.gpu_name)
     md << "The runs are on different GPUs; the verdicts compare the GPUs as much as the "
           "kernels.\n\n";
-  md << "Verdict per shape and regime, B against A: FASTER when B's p10-p90 interval of "
-        "samples lies wholly below A's, SLOWER when wholly above, SAME when the intervals "
-        "overlap (a difference within the noise).\n\n";
-  Table t({"shape", "regime", "A median (p10-p90)", "B median (p10-p90)", "B/A", "A TFLOPS",
-           "B TFLOPS", "verdict"},
+  md << "Times are device time: the time during which a launch's kernels ran (busy time, "
+        "idle gaps between kernels left out; for one kernel per launch, the span of its "
+        "samples), with TFLOPS at that time. Verdict per shape and regime, B against A: FASTER "
+        "when B's p10-p90 interval of samples lies wholly below A's, SLOWER when wholly above, "
+        "SAME when the intervals overlap (a difference within the noise).\n\n";
+  Table t({"shape", "regime", "A busy median (p10-p90)", "B busy median (p10-p90)", "B/A",
+           "A TFLOPS", "B TFLOPS", "verdict"},
           "llrrrrrl");
   std::vector<std::string> only_a, only_b, untimed;
+  std::set<TimeBasis> marked;
   int counts[3] = {0, 0, 0};
   for (const auto& ra : a.results) {
     const Result* rb = b.result(ra.name);
@@ -50,11 +56,14 @@ std::string compare_markdown(const Run& a, const Run& b) {
     for (const auto& ga : ra.regimes) {
       const Regime* gb = rb->regime(ga.name);
       if (!gb) continue;
-      const Change ch = compare_regimes(ga, *gb);
+      const DeviceTime ta = device_time(ra, ga), tb = device_time(*rb, *gb);
+      marked.insert({ta.basis, tb.basis});
+      const Change ch = compare_times(ta, tb);
       const bool headline = ga.name == ra.headline && ga.name == rb->headline;
       if (headline) ++counts[int(ch)];
-      t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, timing_cell(ga),
-             timing_cell(*gb), sig(gb->median_ns / ga.median_ns, 3), sig(ga.tflops), sig(gb->tflops),
+      t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, timing_cell(ta),
+             timing_cell(tb), sig(tb.median_ns / ta.median_ns, 3),
+             sig(ta.rate_at(ga, ga.tflops, ta.median_ns)), sig(tb.rate_at(*gb, gb->tflops, tb.median_ns)),
              std::string("**") + change_name(ch) + "**"});
     }
   }
@@ -64,6 +73,8 @@ std::string compare_markdown(const Run& a, const Run& b) {
     md << "No shape was timed in both runs.\n";
   } else {
     md << t.str() << "\n";
+    for (TimeBasis b : marked)
+      if (!basis_footnote(b).empty()) md << basis_footnote(b) << "\n\n";
     md << "Headline regime: FASTER at " << counts[int(Change::kFaster)] << ", SLOWER at "
        << counts[int(Change::kSlower)] << ", SAME at " << counts[int(Change::kSame)]
        << " shape(s).\n";

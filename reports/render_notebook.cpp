@@ -28,8 +28,11 @@ std::string headline_cell(const Run& run) {
       continue;
     }
     const Regime& g = *r.headline_regime();
-    out += "**" + sig(g.tflops) + "** TFLOPS (" + g.name + " median " + duration(g.median_ns) +
-           ", noise " + pct(g.noise_pct) + ")";
+    const DeviceTime t = device_time(r, g);
+    // Words only where the record gives less than busy time with its interval.
+    const std::string less = basis_marker(t.basis).empty() ? "" : " (" + basis_words(t) + ")";
+    out += "**" + sig(t.rate_at(g, g.tflops, t.median_ns)) + "** TFLOPS (" + g.name + " median " +
+           duration(t.median_ns) + less + ", noise " + pct(g.noise_pct) + ")";
   }
   return out.empty() ? "no shapes" : out;
 }
@@ -63,6 +66,13 @@ ordered_json index_line(const Run& run, const std::vector<Judgement>& js, const 
       s["samples"] = g.count;
       s["tflops"] = g.tflops;
       s["dram_gbps_min_bytes"] = g.dram_gbps_min_bytes;
+      // The headline quantity of the reports: device (busy) time, and what the record gave.
+      const DeviceTime t = device_time(r, g);
+      s["device_time"] = basis_words(t);
+      s["device_median_ns"] = t.median_ns;
+      s["device_p10_ns"] = t.has_interval() ? ordered_json(t.p10_ns) : ordered_json(nullptr);
+      s["device_p90_ns"] = t.has_interval() ? ordered_json(t.p90_ns) : ordered_json(nullptr);
+      s["device_tflops"] = t.rate_at(g, g.tflops, t.median_ns);
     } else {
       s["regime"] = nullptr;
     }
@@ -93,7 +103,11 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
      << "). Rendered by `attnlab-report notebook` from the records; edits are overwritten. "
         "The same figures, one JSON object per run: [`index.jsonl`](index.jsonl) "
         "(`pandas.read_json(\"index.jsonl\", lines=True)`; `pandas.json_normalize` flattens "
-        "`headline`).\n\n";
+        "`headline`). Headline figures are device time, the time during which a launch's "
+        "kernels ran (busy time: idle gaps between kernels left out; for one kernel per launch, "
+        "the span of its samples), and TFLOPS at that time; each says where a record gives "
+        "less. Claims: SUPPORTED, REFUTED, INCONCLUSIVE (a strict claim whose intervals "
+        "overlap) or NOT TESTED.\n\n";
   if (runs.empty()) md << "No run records yet: `make experiment PHASE=<id>` writes one.\n";
   Table t({"started (UTC)", "phase", "commit", "status", "shapes: headline figures", "claims", "report"},
           "lllllll");

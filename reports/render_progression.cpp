@@ -1,5 +1,6 @@
 // The progression over phases: per phase (and baseline, any other `phase` id) and shape, the
-// newest ok record that timed it; TFLOPS by phase as bars and TFLOPS against S as lines.
+// newest ok record that timed it, at device (busy) time; TFLOPS by phase as dots and TFLOPS
+// against S as lines, one panel per head dimension.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -77,13 +78,54 @@ std::string phase_label(const Run& r) {
   return r.phase + (title ? " " + *title : std::string());
 }
 
-// TFLOPS at the median and at p90 / p10 of the headline regime.
+// TFLOPS at the median and at p90 / p10 of the headline regime's device time, and what that
+// time is.
 struct Rate {
   double mid, lo, hi;
+  TimeBasis basis;
 };
 Rate rate(const Result& r) {
   const Regime& g = *r.headline_regime();
-  return {g.tflops, g.tflops * g.median_ns / g.p90_ns, g.tflops * g.median_ns / g.p10_ns};
+  const DeviceTime t = device_time(r, g);
+  return {t.rate_at(g, g.tflops, t.median_ns), t.rate_at(g, g.tflops, t.p90_ns),
+          t.rate_at(g, g.tflops, t.p10_ns), t.basis};
+}
+
+// Filled points for busy time, hollow where the record gives the span only.
+const char* point_type(const Rate& x) { return x.basis == TimeBasis::kSpan ? "6" : "7"; }
+
+// Where most figures of the table were measured: the GPU (uuid) and, on it, the session
+// (session_key) that supply the most figures; ties go to the newer record.
+struct Reference {
+  std::string uuid, session;
+};
+
+Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>& runs) {
+  std::map<std::string, std::pair<int, std::string>> uuids, sessions;  // figures, newest start
+  auto count = [](std::pair<int, std::string>& c, const Run& r) {
+    ++c.first;
+    c.second = std::max(c.second, r.time_key());
+  };
+  auto most = [](const std::map<std::string, std::pair<int, std::string>>& m) {
+    auto best = m.begin();
+    for (auto it = m.begin(); it != m.end(); ++it)
+      if (it->second > best->second) best = it;
+    return best == m.end() ? std::string() : best->first;
+  };
+  for (const PhaseRow& row : rows)
+    for (const auto& [shape, run] : row.from) count(uuids[run->gpu_uuid], *run);
+  Reference ref{most(uuids), ""};
+  for (const PhaseRow& row : rows)
+    for (const auto& [shape, run] : row.from)
+      if (run->gpu_uuid == ref.uuid) count(sessions[session_key(*run, runs)], *run);
+  ref.session = most(sessions);
+  return ref;
+}
+
+// "§" for a record from another GPU than the reference, "¶" for another session on it.
+std::string provenance_marker(const Run& r, const Reference& ref, const std::vector<Run>& runs) {
+  if (r.gpu_uuid != ref.uuid) return "§";
+  return session_key(r, runs) != ref.session ? "¶" : "";
 }
 
 // A log y axis once the values span more than a decade and a half, so early phases stay
@@ -96,10 +138,37 @@ std::string y_range(double lo, double hi, double log_top, double lin_top) {
   return "set yrange [0:" + gp_num(hi * lin_top) + "]\n";
 }
 
+// What the table marks, for its footnotes: time bases other than busy time, and the records
+// from another GPU or session than most figures (run id -> its uuid).
+struct Marks {
+  std::set<TimeBasis> bases;
+  std::map<std::string, std::string> other_gpu, other_session;
+  std::size_t empty_cells = 0;  // "not run" / "not timed"
+};
+
+// One row's runs cell: each record linked (lettered where several), with its provenance mark.
+std::string runs_cell(const PhaseRow& pr, const Reference& ref, const std::vector<Run>& runs,
+                      const fs::path& out_dir, Marks& marks) {
+  if (pr.runs.empty()) return code(pr.newest->name) + " (" + code(pr.newest->short_commit()) + ")";
+  std::string cell;
+  for (std::size_t i = 0; i < pr.runs.size(); ++i) {
+    const Run* r = pr.runs[i];
+    const fs::path rep = r->dir / "report.md";
+    const std::string mark = provenance_marker(*r, ref, runs);
+    if (mark == "§") marks.other_gpu[r->id()] = r->gpu_uuid;
+    if (mark == "¶") marks.other_session[r->id()] = r->gpu_uuid;
+    if (i) cell += "; ";
+    if (pr.runs.size() > 1) cell += pr.letter(i) + ": ";
+    cell += (fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")" : code(r->name)) +
+            " (" + code(r->short_commit()) + ")" + mark;
+  }
+  return cell;
+}
+
 // The table: one row per phase, its runs and GPU, then TFLOPS per shape with the p10-p90 range.
 std::string progression_table(const std::vector<PhaseRow>& chosen,
-                              const std::map<ShapeKey, std::string>& shapes,
-                              const fs::path& out_dir) {
+                              const std::map<ShapeKey, std::string>& shapes, const Reference& ref,
+                              const std::vector<Run>& runs, const fs::path& out_dir, Marks& marks) {
   std::vector<std::string> header = {"phase", "runs (commit)", "GPU"};
   std::string align = "lll";
   for (const auto& [k, name] : shapes) {
@@ -108,95 +177,112 @@ std::string progression_table(const std::vector<PhaseRow>& chosen,
   }
   Table t(header, align);
   for (const PhaseRow& pr : chosen) {
-    std::string run_cell;
     std::set<std::string> row_gpus;
-    for (std::size_t i = 0; i < pr.runs.size(); ++i) {
-      const Run* r = pr.runs[i];
-      const fs::path rep = r->dir / "report.md";
-      if (i) run_cell += "; ";
-      if (pr.runs.size() > 1) run_cell += pr.letter(i) + ": ";
-      run_cell += (fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")" : code(r->name)) +
-                  " (" + code(r->short_commit()) + ")";
-      row_gpus.insert(r->gpu_name);
-    }
-    if (pr.runs.empty()) run_cell = code(pr.newest->name) + " (" + code(pr.newest->short_commit()) + ")";
+    for (const Run* r : pr.runs) row_gpus.insert(r->gpu_name);
     std::string gpu_cell;
     for (const auto& g : row_gpus) gpu_cell += (gpu_cell.empty() ? "" : "; ") + g;
-    std::vector<std::string> row = {phase_label(*pr.newest), run_cell,
+    std::vector<std::string> row = {phase_label(*pr.newest), runs_cell(pr, ref, runs, out_dir, marks),
                                     gpu_cell.empty() ? pr.newest->gpu_name : gpu_cell};
     for (const auto& [k, name] : shapes) {
       const Result* res = pr.result(name);
       if (!res) {
         const Result* untimed = pr.newest->result(name);
         row.push_back(untimed && !untimed->unavailable ? "not timed" : "not run");
+        ++marks.empty_cells;
         continue;
       }
       const Rate x = rate(*res);
+      marks.bases.insert(x.basis);
       const std::string tag = pr.tag(name);
-      row.push_back(value_and_range(x.mid, x.lo, x.hi) + ", " + res->headline +
-                    (tag.empty() ? "" : ", " + tag));
+      const std::string value =
+          x.basis == TimeBasis::kBusyMedian ? sig(x.mid) : value_and_range(x.mid, x.lo, x.hi);
+      row.push_back(value + basis_marker(x.basis) + ", " + res->headline + (tag.empty() ? "" : ", " + tag));
     }
     t.row(row);
   }
   return t.str() + "\n";
 }
 
-// Bars: one cluster per phase, one bar per shape; `missing` gets the phase/shape pairs
-// without one.
-Plot bars_plot(const std::vector<PhaseRow>& chosen,
-               const std::map<ShapeKey, std::string>& bar_shapes, const std::string& origin,
-               std::vector<std::string>& missing) {
+// The footnotes of the table's marks.
+std::string footnotes(const Marks& marks, const Reference& ref) {
+  std::string out;
+  for (TimeBasis b : marks.bases)
+    if (!basis_footnote(b).empty()) out += basis_footnote(b) + "\n\n";
+  auto list = [](const std::map<std::string, std::string>& m) {
+    std::string l;
+    for (const auto& [id, uuid] : m) l += (l.empty() ? "" : ", ") + code(id) + " on " + code(uuid);
+    return l;
+  };
+  if (!marks.other_gpu.empty())
+    out += "§ From another GPU than most figures of the table (" + code(ref.uuid) +
+           "): " + list(marks.other_gpu) + ". Same model, but clocks, power and memory differ "
+           "from one GPU to the next; compare across them with care.\n\n";
+  if (!marks.other_session.empty())
+    out += "¶ From another session on that GPU than most figures (a session: records on one "
+           "GPU, each started less than " + std::to_string(kSessionGapSeconds / 60) +
+           " minutes after the one before): " + list(marks.other_session) + ".\n\n";
+  return out;
+}
+
+// Dots: one column per phase, one point per shape with its p10-p90 bar, on a log axis where
+// the values span more than a decade and a half (a point's position, not a bar's length,
+// carries the value); `missing` gets the phase/shape pairs without one.
+Plot dots_plot(const std::vector<PhaseRow>& chosen, const std::map<ShapeKey, std::string>& dot_shapes,
+               const std::string& origin, std::vector<std::string>& missing) {
   Plot p;
   p.stem = "tflops_by_phase";
   p.origin = origin;
-  p.data = "# phase, then per shape: TFLOPS at the median, at p90, at p10 of the headline regime, label ('?': not run)\n";
+  p.data = "# phase, then per shape: TFLOPS at the median, at p90, at p10 of the headline regime's "
+           "device time, label, point type (7: busy time, 6: span only) ('?': not run)\n";
   double lo = 1e300, hi = 0;
   for (const PhaseRow& pr : chosen) {
-    // Phase ids alone fit under the bars; the table above names each phase.
+    // Phase ids alone fit under the columns; the table above names each phase.
     p.data += dat_quote(pr.id);
-    for (const auto& [k, name] : bar_shapes) {
+    for (const auto& [k, name] : dot_shapes) {
       const Result* res = pr.result(name);
       if (!res) {
         missing.push_back(pr.id + "/" + shape_label(name));
-        p.data += " ? ? ? ?";
+        p.data += " ? ? ? ? ?";
         continue;
       }
       const Rate x = rate(*res);
-      p.data += " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) + " " + dat_quote(sig(x.mid));
+      p.data += " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) + " " +
+                dat_quote(sig(x.mid)) + " " + point_type(x);
       lo = std::min(lo, x.lo);
       hi = std::max(hi, x.hi);
     }
     p.data += "\n";
   }
   std::string& s = p.script;
-  s += "set title 'TFLOPS by phase, newest ok record of each shape (headline regime; bars: median, whiskers: p10-p90)' noenhanced\n"
-       "set style data histograms\n"
-       "set style histogram errorbars gap 2 lw 1\n"
-       "set style fill solid 0.8 border -1\n"
+  s += "set title \"TFLOPS by phase: newest ok record of each shape, headline regime at device "
+       "time\\npoints: median, bars: p10-p90; hollow points: span only (busy time not "
+       "recorded)\" noenhanced\n"
        "set datafile missing '?'\n"
        "set ylabel 'TFLOPS'\n"
        "set key above noenhanced\n"
-       "set grid ytics lc rgb '#dddddd'\n"
+       "set grid xtics ytics lc rgb '#dddddd'\n"
        "set xtics noenhanced\n";
   s += y_range(lo, hi, 3, 1.25);  // room above for the rotated value labels
-  // Ids like "sdpa-efficient" are wider than a bar cluster: slant them so they don't collide.
+  // Ids like "sdpa-efficient" are wider than a column: slant them so they don't collide.
   if (std::any_of(chosen.begin(), chosen.end(), [](const PhaseRow& r) { return r.id.size() > 5; }))
     s += "set xtics rotate by -30\n";
   s += "set xrange [-0.6:" + gp_num(double(chosen.size()) - 0.4) + "]\n";
   std::string plot, labels;
   int col = 2;
-  const std::size_t n = bar_shapes.size();
+  const std::size_t n = dot_shapes.size();
   std::size_t j = 0;
-  for (const auto& [k, name] : bar_shapes) {
-    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_by_phase.dat' using " +
-            std::to_string(col) + ":" + std::to_string(col + 1) + ":" + std::to_string(col + 2) +
-            (col == 2 ? ":xtic(1)" : "") + " lc rgb '" + palette_colour(j) + "' title " +
+  for (const auto& [k, name] : dot_shapes) {
+    // Shapes side by side within a phase's column, a third of it wide, so bars don't overlap.
+    const double dx = n < 2 ? 0.0 : (double(j) / double(n - 1) - 0.5) / 3;
+    const std::string x = "($0 + " + gp_num(dx) + ")";
+    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_by_phase.dat' using " + x +
+            ":" + std::to_string(col) + ":" + std::to_string(col + 1) + ":" + std::to_string(col + 2) +
+            ":" + std::to_string(col + 4) + (col == 2 ? ":xtic(1)" : "") +
+            " with yerrorbars pt variable ps 1.3 lw 1.5 lc rgb '" + palette_colour(j) + "' title " +
             gp_quote(shape_label(name));
-    // Value labels over the bars: cluster i is centred at x = i, bars 1/(n + gap) wide.
-    const double dx = (double(j) - (double(n) - 1) / 2) / double(n + 2);
-    labels += ", \\\n     '' using ($0 + " + gp_num(dx) + "):" + std::to_string(col + 2) +
-              ":" + std::to_string(col + 3) + " with labels rotate by 90 left offset 0,0.6 font ',8' notitle";
-    col += 4;
+    labels += ", \\\n     '' using " + x + ":" + std::to_string(col + 2) + ":" + std::to_string(col + 3) +
+              " with labels rotate by 90 left offset 0,0.6 font ',8' notitle";
+    col += 5;
     ++j;
   }
   s += "set xlabel 'phase'\n";
@@ -204,70 +290,166 @@ Plot bars_plot(const std::vector<PhaseRow>& chosen,
   return p;
 }
 
-// Lines: TFLOPS against S, one line per phase and shape family; nullopt when no family has
-// two shapes.
+// One line of the TFLOPS-against-S panels: a phase's shapes of one family.
+struct Line {
+  std::size_t colour;
+  std::string label;  // at its right end: the phase, and causal or GQA where the family is
+  std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
+};
+
+// A phase's families, by head dimension: same D, causality, GQA and tokens per head (B*S),
+// so a line's steps change S alone in cost per token. A family of one point (the latency
+// shape beside the sweep) is left to the dot chart.
+void add_lines(const PhaseRow& pr, std::size_t colour, std::map<int, std::vector<Line>>& by_d) {
+  std::map<std::tuple<int, bool, bool, long long>, std::vector<const Result*>> families;
+  for (const auto& [name, res] : pr.at)
+    families[{res->shape.D, res->shape.causal, res->shape.H_kv != res->shape.H,
+              1LL * res->shape.B * res->shape.S}].push_back(res);
+  for (auto& [key, list] : families) {
+    if (list.size() < 2) continue;
+    std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
+      return key_of(x->shape) < key_of(y->shape);
+    });
+    const auto& [D, causal, gqa, tokens] = key;
+    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}};
+    for (const Result* res : list) line.points.emplace_back(res->shape.S, rate(*res));
+    by_d[D].push_back(std::move(line));
+  }
+}
+
+// A panel's y axis, from the values it draws: log where they span more than a decade and a
+// half, else linear from 0.
+struct Axis {
+  bool log = false;
+  double lo = 0, hi = 0;  // the range
+  std::string script() const {
+    return std::string(log ? "set logscale y\n" : "unset logscale y\n") + "set yrange [" +
+           gp_num(lo) + ":" + gp_num(hi) + "]\n";
+  }
+  double to_axis(double v) const { return log ? std::log10(v) : v; }  // the axis's own scale
+  double from_axis(double y) const { return log ? std::pow(10.0, y) : y; }
+};
+
+Axis panel_axis(double lo, double hi) {
+  if (hi > 30 * lo)
+    return {true, std::pow(10.0, std::floor(std::log10(lo))),
+            std::pow(10.0, std::ceil(std::log10(hi * 1.5)))};
+  return {false, 0, hi * 1.3};
+}
+
+// Label positions for wanted positions `want` (ascending) at least `gap` apart: labels that
+// would overlap form a group centred on the mean of their wanted positions, merged with the
+// group below while the two overlap, so each label moves as little as its neighbours allow.
+std::vector<double> spread_labels(const std::vector<double>& want, double gap) {
+  struct Group {
+    double start, sum;
+    std::size_t n;
+  };
+  std::vector<Group> groups;
+  for (double w : want) {
+    groups.push_back({w, w, 1});
+    while (groups.size() > 1) {
+      Group& below = groups[groups.size() - 2];
+      const Group& top = groups.back();
+      if (below.start + double(below.n) * gap <= top.start) break;
+      below.sum += top.sum;
+      below.n += top.n;
+      below.start = below.sum / double(below.n) - double(below.n - 1) * gap / 2;
+      groups.pop_back();
+    }
+  }
+  std::vector<double> out;
+  for (const Group& g : groups)
+    for (std::size_t i = 0; i < g.n; ++i) out.push_back(g.start + double(i) * gap);
+  return out;
+}
+
+// Labels at the lines' right ends, in the lines' colours; labels that end at the same S are
+// spread apart where they would overlap.
+std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
+  std::map<int, std::vector<std::pair<double, const Line*>>> at_end;  // S -> (axis y, line)
+  for (const Line& l : lines)
+    at_end[l.points.back().first].emplace_back(axis.to_axis(l.points.back().second.mid), &l);
+  // One label's height at font 8 in a panel of about 360 px of plot, in the axis's own scale.
+  const double gap = 0.034 * (axis.to_axis(axis.hi) - (axis.log ? axis.to_axis(axis.lo) : 0.0));
+  std::string out;
+  for (auto& [S, ls] : at_end) {
+    std::stable_sort(ls.begin(), ls.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> want;
+    for (const auto& [y, l] : ls) want.push_back(y);
+    const std::vector<double> at = spread_labels(want, gap);
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      const Line& l = *ls[i].second;
+      out += "set label " + gp_quote(l.label) + " at " + gp_num(S * 1.08) + "," +
+             gp_num(axis.from_axis(at[i])) + " left font ',8' tc rgb '" + palette_colour(l.colour) +
+             "' noenhanced\n";
+    }
+  }
+  return out;
+}
+
+// One panel of the lines: head dimension D, its axis, labels and lines (data blocks from
+// `block` on).
+void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines) {
+  double lo = 1e300, hi = 0;
+  for (const Line& l : lines)
+    for (const auto& [S, x] : l.points) {
+      lo = std::min(lo, x.lo);
+      hi = std::max(hi, x.hi);
+    }
+  const Axis axis = panel_axis(lo, hi);
+  p.script += "\nunset label\nset title 'D = " + std::to_string(D) + "'\n" + axis.script() +
+              end_labels(lines, axis);
+  std::string plot;
+  for (const Line& l : lines) {
+    p.data += "# D=" + std::to_string(D) + ", phase " + l.label + "\n";
+    for (const auto& [S, x] : l.points)
+      p.data += std::to_string(S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
+                " " + point_type(x) + "\n";
+    p.data += "\n\n";
+    // Points drawn apart: yerrorlines takes no variable point type.
+    const std::string data = "'tflops_vs_s.dat' index " + std::to_string(block++);
+    const std::string colour = " lc rgb '" + palette_colour(l.colour) + "'";
+    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + data +
+            " using 1:2:3:4 with yerrorlines pt -1 lw 2" + colour + ", \\\n     " + data +
+            " using 1:2:5 with points pt variable ps 1.1" + colour;
+  }
+  p.script += plot + "\n";
+}
+
+// Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end;
+// nullopt when no family has two shapes.
 std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin) {
+  std::map<int, std::vector<Line>> by_d;
+  for (std::size_t i = 0; i < chosen.size(); ++i) add_lines(chosen[i], i, by_d);
+  if (by_d.empty()) return std::nullopt;
+  std::set<int> all_s;
+  for (const auto& [D, lines] : by_d)
+    for (const Line& l : lines)
+      for (const auto& [S, x] : l.points) all_s.insert(S);
+  std::string xtics;
+  for (int S : all_s)
+    xtics += (xtics.empty() ? "\"" : ", \"") + std::to_string(S) + "\" " + std::to_string(S);
   Plot p;
   p.stem = "tflops_vs_s";
   p.origin = origin;
-  p.data = "# per series (a gnuplot index): S, TFLOPS at the median, at p90, at p10, shape\n";
-  std::string plot;
-  int block = 0;
-  double ylo = 1e300, yhi = 0;
-  std::map<int, std::set<std::string>> at_s;  // S -> the shapes measured there
-  std::size_t phase_index = 0;
-  for (const PhaseRow& pr : chosen) {
-    // A line joins shapes of one family: same D, causality, GQA and tokens per head (B*S),
-    // so a line's steps change S alone in cost per token. A family of one point (the
-    // latency shape beside the sweep) is left to the bar chart.
-    std::map<std::tuple<int, bool, bool, long long>, std::vector<const Result*>> series;
-    for (const auto& [name, res] : pr.at)
-      series[{res->shape.D, res->shape.causal, res->shape.H_kv != res->shape.H,
-              1LL * res->shape.B * res->shape.S}].push_back(res);
-    for (auto& [key, list] : series) {
-      if (list.size() < 2) continue;
-      std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
-        return key_of(x->shape) < key_of(y->shape);
-      });
-      const auto& [D, causal, gqa, tokens] = key;
-      std::string title = "phase " + pr.id + ", D=" + std::to_string(D) + (causal ? ", causal" : "") + (gqa ? ", GQA" : "");
-      p.data += "# " + title + "\n";
-      for (const Result* res : list) {
-        const Rate x = rate(*res);
-        p.data += std::to_string(res->shape.S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " +
-                  gp_num(x.hi) + " " + dat_quote(res->name) + "\n";
-        at_s[res->shape.S].insert(res->name);
-        ylo = std::min(ylo, x.lo);
-        yhi = std::max(yhi, x.hi);
-      }
-      p.data += "\n\n";
-      plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_vs_s.dat' index " +
-              std::to_string(block) + " using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '" +
-              palette_colour(phase_index) + "' dt " + (D == 64 ? "1" : "2") + " title " +
-              gp_quote(title);
-      ++block;
-    }
-    ++phase_index;
-  }
-  if (at_s.empty()) return std::nullopt;
-  std::string xtics;
-  for (const auto& [S, names] : at_s) {
-    const std::string label = std::to_string(S);
-    xtics += (xtics.empty() ? "" : ", ") + std::string("\"") + label + "\" " + std::to_string(S);
-  }
-  const int smin = at_s.begin()->first, smax = at_s.rbegin()->first;
-  p.height = 700;
+  p.height = 60 + 440 * int(by_d.size());
+  p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
+           "regime's device time, point type (7: busy time, 6: span only)\n";
   std::string& s = p.script;
-  s += "set title 'TFLOPS against sequence length S (newest ok record of each phase and shape, headline regime)' noenhanced\n"
+  s += "set multiplot layout " + std::to_string(by_d.size()) + ",1 title " +
+       "\"TFLOPS against sequence length S: newest ok record of each phase and shape, headline "
+       "regime at device time\\nhollow points: span only (busy time not recorded)\" noenhanced\n"
        "set logscale x 2\n"
-       "set xrange [" + gp_num(smin / 1.6) + ":" + gp_num(smax * 1.6) + "]\n"
+       "set xrange [" + gp_num(*all_s.begin() / 1.6) + ":" + gp_num(*all_s.rbegin() * 2.2) + "]\n"
        "set xtics (" + xtics + ") noenhanced\n"
-       "set xlabel 'sequence length S (B shrinks as S grows; shapes in tflops_vs_s.dat)' noenhanced\n"
+       "set xlabel 'sequence length S (B shrinks as S grows; shapes in the report''s table)' noenhanced\n"
        "set ylabel 'TFLOPS'\n"
-       "set key below maxrows 7 font ',8' noenhanced\n"
+       "unset key\n"
        "set grid lc rgb '#dddddd'\n";
-  s += y_range(ylo, yhi, 1, 1.3);
-  s += plot + "\n";
+  int block = 0;
+  for (const auto& [D, lines] : by_d) lines_panel(p, block, D, lines);
+  s += "unset multiplot\n";
   return p;
 }
 
@@ -280,13 +462,13 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   std::map<ShapeKey, std::string> shapes;
   for (const PhaseRow& row : chosen)
     for (const auto& [name, res] : row.at) shapes[key_of(res->shape)] = name;
-  // The bars compare phases at the seed shapes when records hold them; a sweep's other shapes
+  // The dots compare phases at the seed shapes when records hold them; a sweep's other shapes
   // (eleven more per phase) belong to the lines against S, where they stay readable.
-  std::map<ShapeKey, std::string> bar_shapes;
+  std::map<ShapeKey, std::string> dot_shapes;
   for (const auto& preset : shape_presets())
     for (const auto& [k, name] : shapes)
-      if (name == shape_name(preset.shape)) bar_shapes[k] = name;
-  if (bar_shapes.empty()) bar_shapes = shapes;
+      if (name == shape_name(preset.shape)) dot_shapes[k] = name;
+  if (dot_shapes.empty()) dot_shapes = shapes;
 
   std::ostringstream md;
   md << "# Progression\n\n"
@@ -294,9 +476,11 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
      << ", in the registry's order (other ids, such as baselines, after), each shape from the "
         "newest record with status ok of that phase that timed it. Where a phase's figures come "
         "from several records, each figure ends with the letter of its record in the runs "
-        "column. Each figure is the shape's headline regime at the median; ranges and error "
-        "bars map the p10-p90 interval of the samples. Rendered by `attnlab-report "
-        "progression`; edits are overwritten.\n\n";
+        "column. Each figure is the TFLOPS of the shape's headline regime at its device time: "
+        "the time during which the launch's kernels ran (busy time: idle gaps between kernels, "
+        "such as launch gaps after a memset, left out; for one kernel per launch, the span of "
+        "its samples), at the median; ranges and error bars map the p10-p90 interval of the "
+        "samples. Rendered by `attnlab-report progression`; edits are overwritten.\n\n";
   if (chosen.empty()) {
     md << "No ok run records yet.\n";
     const fs::path f = out_dir / "report.md";
@@ -309,33 +493,36 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
     for (const Run* r : row.runs) gpus.insert(r->gpu_name);
   if (gpus.size() > 1) md << "The records come from different GPUs; compare with care.\n\n";
 
-  md << progression_table(chosen, shapes, out_dir);
+  const Reference ref = reference_of(chosen, runs);
+  Marks marks;
+  md << progression_table(chosen, shapes, ref, runs, out_dir, marks) << footnotes(marks, ref);
 
   const fs::path plots = out_dir / "plots";
   clear_plots(plots);
   const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
 
-  std::vector<std::string> missing;  // phase/shape pairs with no bar
-  out.scripts.push_back(write_plot(plots, bars_plot(chosen, bar_shapes, origin, missing)));
+  std::vector<std::string> missing;  // phase/shape pairs with no point
+  out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, missing)));
   const std::optional<Plot> lines = lines_plot(chosen, origin);
   if (lines) out.scripts.push_back(write_plot(plots, *lines));
   md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
-  if (missing.empty()) md << "Every phase measured every shape.\n\n";
-  else {
-    md << "No bar (not measured): ";
+  if (!missing.empty()) {
+    md << "No point (not measured): ";
     for (std::size_t i = 0; i < missing.size(); ++i) md << (i ? ", " : "") << "`" << missing[i] << "`";
     md << ".\n\n";
   }
+  if (marks.empty_cells == 0) md << "Every phase measured every shape.\n\n";
   if (!lines) {
     md << "No TFLOPS-against-S plot: no record holds two shapes of one family (same head "
           "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
   } else {
     md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-       << "Lines join a phase's shapes of one family (same head dimension, causality, GQA "
-          "and B*S), each point from the record the table names for it: colour is the phase, "
-          "solid D=64, dashed D=128; single shapes outside a family "
-          "appear in the bar chart only. Scripts and data: "
-          "`plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and their `.dat` files.\n";
+       << "One panel per head dimension D. Lines join a phase's shapes of one family (same "
+          "head dimension, causality, GQA and B*S), each point from the record the table names "
+          "for it, and are labelled at their right end with the phase (labels that would "
+          "overlap are moved up); single shapes outside a family appear in the dot chart "
+          "only. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
+          "their `.dat` files.\n";
   }
   const fs::path f = out_dir / "report.md";
   write_text(f, md.str());

@@ -22,6 +22,10 @@ const std::vector<std::string>& kMetricGroups = metric_vocabulary().groups;
 const std::string& kStallPrefix = metric_vocabulary().stall_prefix;
 const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
 
+// Latency plots draw a regime with fewer samples as its samples: a box of a handful says
+// nothing.
+constexpr std::size_t kMinBoxSamples = 10;
+
 std::string fixed_line(const std::string& s) {
   std::string out = s;
   std::replace(out.begin(), out.end(), '\n', ' ');
@@ -72,6 +76,29 @@ bool any_result_has(const Run& run, const char* key) {
   });
 }
 
+// Whether any shape has a metric group that was collected (`"available": true`).
+bool any_metric_measured(const Run& run) {
+  for (const auto& r : run.results) {
+    const ordered_json* m = find(r.json, "/metrics");
+    if (!m || !m->is_object()) continue;
+    for (const auto& [name, group] : m->items()) {
+      (void)name;
+      const ordered_json* a = find(group, "/available");
+      if (a && *a == true) return true;
+    }
+  }
+  return false;
+}
+
+// The summary's line on hardware metrics: "measured" only where a group was collected.
+std::string metrics_summary(const Run& run) {
+  if (any_metric_measured(run)) return "measured, see below";
+  if (!any_result_has(run, "metrics")) return "not measured (this record has no `metrics`)";
+  if (optional_string_at(run.json, "/options/metrics") == std::optional<std::string>("none"))
+    return "not measured (the run was started with `--metrics none`)";
+  return "not measured (no metric group was collected; see below)";
+}
+
 // --- sections --------------------------------------------------------------------------
 
 void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js,
@@ -97,26 +124,33 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
      << ", commit " << code(run.short_commit()) << (run.dirty ? " with uncommitted changes" : " (clean)")
      << ", " << run.gpu_name << "\n";
   md << "- **Claims:** " << verdict_counts(js) << "\n";
-  md << "- **Hardware metrics:** "
-     << (any_result_has(run, "metrics") ? "measured, see below"
-                                         : "not measured (this record has no `metrics`)")
-     << "\n\n";
+  md << "- **Hardware metrics:** " << metrics_summary(run) << "\n\n";
 
-  Table t({"shape", "regime", "median", "p10-p90", "noise", "TFLOPS", "% of tensor peak"},
-          "llrrrrr");
+  Table t({"shape", "regime", "device time", "p10-p90", "time counted", "noise of samples", "TFLOPS",
+           "% of tensor peak"},
+          "llrrlrrr");
   for (const auto& r : run.results) {
     if (!r.timed()) {
-      t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", ""});
+      t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", "", ""});
       continue;
     }
     const Regime& g = *r.headline_regime();
-    const char* u = time_unit(g.median_ns);
-    const int d = resolving_digits({in_unit(g.p10_ns, u), in_unit(g.median_ns, u), in_unit(g.p90_ns, u)});
-    t.row({shape_label(r.name), g.name, duration_in(g.median_ns, u, d),
-           duration_range(g.p10_ns, g.p90_ns, g.median_ns), pct(g.noise_pct), sig(g.tflops),
-           pct_of(g.tflops, c.tensor_tflops)});
+    const DeviceTime dt = device_time(r, g);
+    const char* u = time_unit(dt.median_ns);
+    const int d = resolving_digits({in_unit(dt.p10_ns, u), in_unit(dt.median_ns, u), in_unit(dt.p90_ns, u)});
+    const double tflops = dt.rate_at(g, g.tflops, dt.median_ns);
+    t.row({shape_label(r.name), g.name, duration_in(dt.median_ns, u, d),
+           dt.has_interval() ? duration_range(dt.p10_ns, dt.p90_ns, dt.median_ns) : "not recorded",
+           basis_words(dt), pct(g.noise_pct),
+           sig(tflops), pct_of(tflops, c.tensor_tflops)});
   }
-  if (!t.empty()) md << "Headline figures (each shape's headline regime):\n\n" << t.str() << "\n";
+  if (t.empty()) return;
+  md << "Headline figures: each shape's headline regime at its device time, the time during "
+        "which the launch's kernels ran (busy time: idle gaps between kernels left out; for one "
+        "kernel per launch, the span of its samples). Progression, comparisons and claims use "
+        "the same figure; \"time counted\" says where a record gives less, and the timing "
+        "section below gives each regime's span.\n\n"
+     << t.str() << "\n";
 }
 
 void claims_section(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js) {
@@ -126,11 +160,16 @@ void claims_section(std::ostringstream& md, const Run& run, const std::vector<Ju
     return;
   }
   md << "Each claim is a predicate over measurements. A timing is the p10-p90 interval of its "
-        "samples (a throughput maps that interval through work / time). `<` and `>` are "
-        "SUPPORTED only when the intervals are separated in the claimed direction; overlapping "
-        "intervals are a difference within the noise and REFUTE a strict claim. `<=`, `>=`, "
-        "`==` and `within_pct` are REFUTED only by separation against them. NOT TESTED: the "
-        "metric or the record to compare with is missing, or the shape failed.\n\n";
+        "samples' device time (busy time, where the record has it; a throughput maps that "
+        "interval through work / time). `<` and `>` are SUPPORTED only when the intervals are "
+        "separated in the claimed direction and REFUTED when separated against it; overlapping "
+        "intervals are a difference within the noise, so a strict claim is INCONCLUSIVE. `<=`, "
+        "`>=`, `==` and `within_pct` are REFUTED only by separation against them. NOT TESTED: "
+        "the metric or the record to compare with is missing, or the shape failed. A claim "
+        "against another phase uses that phase's ok record of the same session (same GPU, "
+        "nearest in start time) where there is one; else the newest on the same GPU (uuid); "
+        "else the newest on another GPU of the same model. The evidence names the record and "
+        "which of these it is.\n\n";
   Table t({"claim", "verdict", "evidence"}, "lll");
   for (const auto& jd : js) {
     std::string ev = jd.evidence;
@@ -277,6 +316,9 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
     }
   }
   md << t.str() << "\n";
+  md << "This table gives each regime's samples as recorded: the span of a launch, from its "
+        "first kernel's start to its last one's end (for one kernel, the time it ran), with "
+        "TFLOPS at that median. The headline figures above are the device (busy) time.\n\n";
   idle_gap_notes(md, run);
   gpu_state_notes(md, run);
   md << "TFLOPS count 4·B·H·S²·D FLOPs (halved for causal) at the median. GB/s counts the "
@@ -291,9 +333,13 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
        << "tensor peak is not shown.\n\n";
   if (has_plot)
     md << "### Latency distribution\n\n![Latency distribution of every shape and regime](plots/latency.png)\n\n"
-          "One panel per shape, each on its own scale. Box: quartiles; line: median; whiskers: "
-          "1.5 times the interquartile range; points: samples beyond the whiskers. Script and "
-          "data: `plots/latency.gp`, `plots/latency.dat`.\n\n";
+          "One panel per shape, each on its own scale. Box: quartiles (linear between closest "
+          "ranks); black line: median; whiskers: the furthest samples within 1.5 interquartile "
+          "ranges of the box; points: samples beyond the whiskers, each where it is. A regime "
+          "of fewer than "
+       << kMinBoxSamples
+       << " samples is drawn as its samples, without a box. Script and data: "
+          "`plots/latency.gp`, `plots/latency.dat`.\n\n";
   else
     md << "### Latency distribution\n\nNot plotted: the record holds no timing samples.\n\n";
 }
@@ -648,8 +694,10 @@ std::vector<RoofPoint> roof_points(const Run& run) {
       key = "arithmetic_intensity";
       measured = optional_number_at(r.json, std::string("/derived/") + key);
     }
+    const Regime& g = *r.headline_regime();
+    const DeviceTime t = device_time(r, g);
     out.push_back({r.name, measured ? *measured : r.flops / r.min_bytes,
-                   r.headline_regime()->tflops,
+                   t.rate_at(g, g.tflops, t.median_ns),
                    measured ? std::string("measured DRAM bytes (derived.") + key + ")" : "minimum bytes"});
   }
   return out;
@@ -662,7 +710,7 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
   Plot p;
   p.stem = "roofline";
   p.origin = origin;
-  p.data = "# shape  arithmetic_intensity[FLOP/byte]  TFLOPS(headline regime)\n";
+  p.data = "# shape  arithmetic_intensity[FLOP/byte]  TFLOPS(headline regime, device time)\n";
   double xmin = 1e300, xmax = 0, ymin = 1e300, ymax = 0;
   for (const auto& q : pts) {
     p.data += dat_quote(shape_label(q.label)) + " " + gp_num(q.intensity) + " " + gp_num(q.tflops) + "\n";
@@ -744,7 +792,13 @@ void roofline_section(std::ostringstream& md, const Ceilings& c, const std::vect
        << c.sheet->fp32_lanes_per_sm << " lanes x 2 FLOP x max SM clock, from the record)";
   if (!c.tensor_tflops) md << "; the compute peaks of this GPU are not known to this tool";
   md << ". A point's intensity uses the fewest bytes any implementation must move unless the "
-        "record measured DRAM bytes; a kernel that moves more sits further left than drawn.\n\n";
+        "record measured DRAM bytes; a kernel that moves more sits further left than drawn. "
+        "Its TFLOPS is at the headline regime's device time.";
+  if (std::any_of(pts.begin(), pts.end(), [](const RoofPoint& q) { return q.basis != "minimum bytes"; }))
+    md << " Measured DRAM bytes come from the CUPTI range profiler's replay pass (one launch "
+          "with a clean L2, after timing), the time from the timing regime: two different "
+          "passes over the kernel, so a point pairs the bytes of one with the time of another.";
+  md << "\n\n";
   Table t({"shape", "FLOP/byte", "bytes counted", "TFLOPS"}, "lrlr");
   for (const auto& q : pts) t.row({shape_label(q.label), count(q.intensity), q.basis, sig(q.tflops)});
   md << t.str() << "\n";
@@ -760,6 +814,147 @@ void provenance_section(std::ostringstream& md, const Run& run) {
   Table t({"field", "value"}, "ll");
   for (const auto& [k, v] : rows) t.row({code(k), v});
   md << t.str() << "\n";
+}
+
+// --- latency distributions --------------------------------------------------------------
+
+// Quantile q of sorted values, linear between the closest ranks.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * double(sorted.size() - 1);
+  const std::size_t i = std::size_t(pos);
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (pos - double(i)) * (sorted[i + 1] - sorted[i]);
+}
+
+// Tukey's box: quartiles, whiskers to the furthest samples within 1.5 interquartile ranges
+// of the box, and the samples beyond them, each drawn where it is (no spreading of equal ones).
+struct Box {
+  double q1 = 0, median = 0, q3 = 0, lo = 0, hi = 0;
+  std::vector<double> outliers;
+};
+
+Box box_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  Box b;
+  b.q1 = b.lo = quantile(v, 0.25);
+  b.median = quantile(v, 0.5);
+  b.q3 = b.hi = quantile(v, 0.75);
+  const double reach = 1.5 * (b.q3 - b.q1);
+  for (double x : v) {
+    if (x < b.q1 - reach || x > b.q3 + reach) {
+      b.outliers.push_back(x);
+      continue;
+    }
+    b.lo = std::min(b.lo, x);
+    b.hi = std::max(b.hi, x);
+  }
+  return b;
+}
+
+// One data block ("x value" per line) of `values`; returns its plot clause.
+std::string points_block(Plot& p, int& block, int x, const std::vector<double>& values,
+                         const char* unit, const std::string& colour, const char* size) {
+  for (double v : values) p.data += std::to_string(x) + " " + gp_num(in_unit(v, unit)) + "\n";
+  p.data += "\n\n";
+  return "'latency.dat' index " + std::to_string(block++) +
+         " using 1:2 with points pt 7 ps " + size + " lc rgb '" + colour + "'";
+}
+
+// One regime's samples at x: a box with its outliers, or every sample where there are few.
+std::string regime_clauses(Plot& p, int& block, int x, const Regime& g, const char* unit,
+                           const std::string& colour) {
+  if (g.samples_ns.size() < kMinBoxSamples) {
+    p.data += "# samples (fewer than " + std::to_string(kMinBoxSamples) + ")\n";
+    return points_block(p, block, x, g.samples_ns, unit, colour, "0.8");
+  }
+  const Box b = box_of(g.samples_ns);
+  p.data += "# x q1 whisker_lo whisker_hi q3 median\n" + std::to_string(x);
+  for (double v : {b.q1, b.lo, b.hi, b.q3, b.median}) p.data += " " + gp_num(in_unit(v, unit));
+  p.data += "\n\n\n";
+  const std::string box = "'latency.dat' index " + std::to_string(block++);
+  std::string out = box + " using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '" + colour +
+                    "', \\\n     " + box + " using 1:6:6:6:6 with candlesticks lc rgb '#000000'";
+  if (b.outliers.empty()) return out;
+  p.data += "# beyond the whiskers\n";
+  return out + ", \\\n     " + points_block(p, block, x, b.outliers, unit, colour, "0.35");
+}
+
+// The panel's y axis: a log axis where it spans more than a decade, so the bulk is not
+// squashed, over the samples' own range a quarter beyond each end (autoscaling a log axis
+// rounds out to whole decades and can leave most of the panel empty), labelled at 1, 2 and 5
+// of every decade; else linear, with the decimals its range needs on every tick.
+std::string y_axis(double lo, double hi) {
+  if (lo > 0 && hi / lo > 10) {
+    const double ylo = lo / 1.25, yhi = hi * 1.25;
+    std::string tics;
+    for (int e = int(std::floor(std::log10(ylo))); e <= int(std::ceil(std::log10(yhi))); ++e)
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, e);
+        if (v >= ylo && v <= yhi) tics += (tics.empty() ? "" : ", ") + gp_num(v);
+      }
+    return "set logscale y\nset yrange [" + gp_num(ylo) + ":" + gp_num(yhi) + "]\nset ytics (" +
+           tics + ")\nset format y '%g'\n";
+  }
+  const int decimals = hi > lo ? std::max(0, 1 - int(std::floor(std::log10(hi - lo)))) : 2;
+  return "unset logscale y\nset autoscale y\nset ytics autofreq\nset format y '%." +
+         std::to_string(decimals) + "f'\n";
+}
+
+// One panel: the shape's regimes side by side.
+void latency_panel(Plot& p, int& block, const Result& r) {
+  const char* unit = time_unit(r.headline_regime()->median_ns);
+  std::string& s = p.script;
+  s += "\nset title " + gp_quote(shape_label(r.name)) + " noenhanced\n";
+  s += "set ylabel " + gp_quote(std::string("time per launch [") + unit + "]") + "\n";
+  double lo = 1e300, hi = -1e300;
+  for (const auto& g : r.regimes)
+    for (double v : g.samples_ns) {
+      lo = std::min(lo, in_unit(v, unit));
+      hi = std::max(hi, in_unit(v, unit));
+    }
+  s += y_axis(lo, hi);
+  std::string xtics, plot;
+  int x = 0;
+  for (const auto& g : r.regimes) {
+    if (g.samples_ns.empty()) continue;
+    ++x;
+    p.data += "# " + r.name + " " + g.name + " [" + unit + "], " +
+              std::to_string(g.samples_ns.size()) + " samples\n";
+    xtics += (xtics.empty() ? "" : ", ") + gp_quote(g.name) + " " + std::to_string(x);
+    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") +
+            regime_clauses(p, block, x, g, unit, palette_colour(std::size_t(x - 1)));
+  }
+  s += "set xtics (" + xtics + ")\n";
+  s += "set xrange [0.4:" + std::to_string(x) + ".6]\n";
+  s += plot + "\n";
+}
+
+// Latency distributions: one panel per timed shape with samples; nullopt when none has any.
+std::optional<Plot> latency_plot(const Run& run, const std::string& origin) {
+  std::vector<const Result*> sampled;
+  for (const auto& r : run.results)
+    if (std::any_of(r.regimes.begin(), r.regimes.end(), [](const Regime& g) { return !g.samples_ns.empty(); }))
+      sampled.push_back(&r);
+  if (sampled.empty()) return std::nullopt;
+  Plot p;
+  p.stem = "latency";
+  p.origin = origin;
+  const std::size_t cols = std::min<std::size_t>(sampled.size(), 3);
+  const std::size_t rows = (sampled.size() + cols - 1) / cols;
+  p.height = rows == 1 ? 500 : int(rows * 400);
+  p.script += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) +
+              " title " + gp_quote("Phase " + run.phase + " run " + run.name +
+                                   ": time per launch (boxes; every sample where fewer than " +
+                                   std::to_string(kMinBoxSamples) + ")") + " noenhanced\n"
+              "set style fill solid 0.35 border -1\n"
+              "set boxwidth 0.5\n"
+              "unset key\n"
+              "set grid ytics lc rgb '#dddddd'\n"
+              "set offsets 0,0,graph 0.05,graph 0.05\n";
+  int block = 0;
+  for (const Result* r : sampled) latency_panel(p, block, *r);
+  p.script += "unset multiplot\n";
+  return p;
 }
 
 }  // namespace
@@ -799,7 +994,7 @@ std::string link(const fs::path& from, const fs::path& to) {
 std::string verdict_counts(const std::vector<Judgement>& js) {
   if (js.empty()) return "none stated";
   std::string out;
-  for (Verdict v : {Verdict::kSupported, Verdict::kRefuted, Verdict::kNotTested}) {
+  for (Verdict v : kVerdicts) {
     const auto n = std::count_if(js.begin(), js.end(), [&](const Judgement& j) { return j.verdict == v; });
     if (n) out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + verdict_name(v);
   }
@@ -819,86 +1014,8 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   clear_plots(plots);
   const std::string origin = "run.json of run " + run.id();
 
-  // Latency distributions: one panel per timed shape with samples.
-  std::vector<const Result*> sampled;
-  for (const auto& r : run.results)
-    if (std::any_of(r.regimes.begin(), r.regimes.end(), [](const Regime& g) { return !g.samples_ns.empty(); }))
-      sampled.push_back(&r);
-  if (!sampled.empty()) {
-    Plot p;
-    p.stem = "latency";
-    p.origin = origin;
-    const std::size_t cols = std::min<std::size_t>(sampled.size(), 3);
-    const std::size_t rows = (sampled.size() + cols - 1) / cols;
-    p.height = rows == 1 ? 500 : int(rows * 400);
-    std::string& s = p.script;
-    s += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) +
-         " title " + gp_quote("Phase " + run.phase + " run " + run.name +
-                              ": time per launch, every sample") + " noenhanced\n"
-         "set style data boxplot\n"
-         "set style boxplot outliers pointtype 7\n"
-         "set style fill solid 0.35 border -1\n"
-         "set boxwidth 0.5\n"
-         "set pointsize 0.35\n"
-         "unset key\n"
-         "set grid ytics lc rgb '#dddddd'\n"
-         "set offsets 0,0,graph 0.05,graph 0.05\n";
-    int block = 0;
-    for (const Result* r : sampled) {
-      const char* unit = time_unit(r->headline_regime()->median_ns);
-      s += "\nset title " + gp_quote(shape_label(r->name)) + " noenhanced\n";
-      s += "set ylabel " + gp_quote(std::string("time per launch [") + unit + "]") + "\n";
-      // Tick labels with the decimals the panel's range needs, the same on every tick.
-      double lo = 1e300, hi = -1e300;
-      for (const auto& g : r->regimes)
-        for (double v : g.samples_ns) {
-          lo = std::min(lo, in_unit(v, unit));
-          hi = std::max(hi, in_unit(v, unit));
-        }
-      const int decimals = hi > lo ? std::max(0, 1 - int(std::floor(std::log10(hi - lo)))) : 2;
-      // A log axis where the panel spans more than a decade, so the bulk is not squashed.
-      // Its range is the samples' own, a quarter beyond each end: autoscaling a log axis
-      // rounds out to whole decades and can leave most of the panel empty.
-      if (lo > 0 && hi / lo > 10) {
-        s += "set logscale y\n";
-        const double ylo = lo / 1.25, yhi = hi * 1.25;
-        s += "set yrange [" + gp_num(ylo) + ":" + gp_num(yhi) + "]\n";
-        // Labelled ticks at 1, 2 and 5 of every decade in range, so the low end of a panel
-        // that spans a decade or two still has a value beside it.
-        std::string tics;
-        for (int e = int(std::floor(std::log10(ylo))); e <= int(std::ceil(std::log10(yhi))); ++e)
-          for (double m : {1.0, 2.0, 5.0}) {
-            const double v = m * std::pow(10.0, e);
-            if (v >= ylo && v <= yhi) tics += (tics.empty() ? "" : ", ") + gp_num(v);
-          }
-        s += "set ytics (" + tics + ")\n";
-        s += "set format y '%g'\n";
-      } else {
-        s += "unset logscale y\n";
-        s += "set autoscale y\n";
-        s += "set ytics autofreq\n";
-        s += "set format y '%." + std::to_string(decimals) + "f'\n";
-      }
-      std::string xtics, plot;
-      int x = 0;
-      for (const auto& g : r->regimes) {
-        if (g.samples_ns.empty()) continue;
-        ++x;
-        p.data += "# " + r->name + " " + g.name + " [" + unit + "]\n";
-        for (double v : g.samples_ns) p.data += gp_num(in_unit(v, unit)) + "\n";
-        p.data += "\n\n";
-        xtics += (xtics.empty() ? "" : ", ") + gp_quote(g.name) + " " + std::to_string(x);
-        plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'latency.dat' index " +
-                std::to_string(block++) + " using (" + std::to_string(x) + "):1 lc rgb '" +
-                palette_colour(std::size_t(x - 1)) + "'";
-      }
-      s += "set xtics (" + xtics + ")\n";
-      s += "set xrange [0.4:" + std::to_string(x) + ".6]\n";
-      s += plot + "\n";
-    }
-    s += "unset multiplot\n";
-    out.scripts.push_back(write_plot(plots, p));
-  }
+  const std::optional<Plot> latency = latency_plot(run, origin);
+  if (latency) out.scripts.push_back(write_plot(plots, *latency));
   std::optional<Plot> stalls = stall_plot(run, origin);
   if (stalls) out.scripts.push_back(write_plot(plots, *stalls));
   const auto pts = roof_points(run);
@@ -914,7 +1031,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   summary(md, run, js, c);
   claims_section(md, run, js);
   correctness_section(md, run);
-  timing_section(md, run, c, !sampled.empty());
+  timing_section(md, run, c, latency.has_value());
   metrics_section(md, run);
   stall_section(md, stalls.has_value());
   static_section(md, run);

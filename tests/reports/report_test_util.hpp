@@ -146,6 +146,24 @@ inline ordered_json synth_record(const std::string& phase, const std::string& st
   return r;
 }
 
+// `rec` measured on the GPU with this uuid (same model).
+inline ordered_json on_gpu(ordered_json rec, const std::string& uuid) {
+  rec["provenance"]["gpu"]["uuid"] = uuid;
+  return rec;
+}
+
+// Result `i`'s cold regime as a launch of `kernels` kernels, with the busy statistics the
+// harness writes: the median, and p10/p90 where given (0: not recorded).
+inline ordered_json with_busy(ordered_json rec, std::size_t i, int kernels, double median,
+                              double p10 = 0, double p90 = 0) {
+  auto& c = rec["results"][i]["timing"]["cold"];
+  c["kernels_per_launch"] = kernels;
+  c["busy_median_ns"] = median;
+  if (p10 > 0) c["busy_p10_ns"] = p10;
+  if (p90 > 0) c["busy_p90_ns"] = p90;
+  return rec;
+}
+
 // Writes <root>/<phase>/<stamp>/run.json; returns the run directory.
 inline fs::path write_record(const fs::path& root, const ordered_json& rec) {
   const fs::path dir = root / rec["phase"].get<std::string>() /

@@ -72,14 +72,61 @@ TEST(Claims, SeparatedIntervalsSupportAStrictClaim) {
   EXPECT_EQ(js[0].compared->phase, "1");
 }
 
-TEST(Claims, ADifferenceWithinTheNoiseIsNeverSupported) {
+TEST(Claims, ADifferenceWithinTheNoiseIsInconclusive) {
   Lab lab;
-  // Medians differ by 2%, but each spreads +/-10%: the intervals overlap.
+  // Medians differ by 2%, but each spreads +/-10%: the intervals overlap, so the strict claim
+  // is neither shown nor disproved.
   lab.add(synth_record("1", kT1, {{"throughput", spread(102e3, 10e3)}}));
   const auto run = lab.add(phase4(spread(100e3, 10e3), kFasterThan1));
   const auto js = lab.judge(run);
-  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_EQ(js[0].verdict, Verdict::kInconclusive) << js[0].evidence;
+  EXPECT_STREQ(verdict_name(js[0].verdict), "INCONCLUSIVE");
   EXPECT_NE(js[0].evidence.find("within noise"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, TimingsAreJudgedOnBusyTimeNotTheSpan) {
+  // The other phase launches two kernels: its span (200 us) includes an idle gap, its busy
+  // time (89-91 us) does not. Phase 4's 99-101 us beats the span but not the busy time.
+  Lab lab;
+  lab.add(with_busy(synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}}), 0, 2, 90e3, 89e3, 91e3));
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("90.00 us (busy; p10-p90 of 21 cold samples: 89.00-91.00 us)"),
+            std::string::npos) << js[0].evidence;
+  // The synthetic phase 4 record names no kernels: its span, said so.
+  EXPECT_NE(js[0].evidence.find("(span, kernels per launch not recorded;"), std::string::npos) << js[0].evidence;
+}
+
+TEST(Claims, ABusyMedianWithoutItsIntervalDecidesOnlyWhereBothReadingsAgree) {
+  // Phase 1 records a busy median of 100 us and no busy p10/p90; its span spreads about
+  // +/-8 us around 150 us, so spread as its span the busy time would reach about 92-108 us.
+  const auto one = with_busy(synth_record("1", kT1, {{"throughput", spread(150e3, 10e3)}}), 0, 2, 100e3);
+  const auto le = against(claim("le", "/timing/cold/busy_median_ns", "throughput", "<="), "1");
+  // 59-61 us: below 100 us either way.
+  Lab agree;
+  agree.add(one);
+  const auto a = agree.judge(agree.add(phase4(spread(60e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(a[0].verdict, Verdict::kSupported) << a[0].evidence;
+  // 103-105 us: above 100 us as a single value, inside 92-108 us spread as the span.
+  Lab depends;
+  depends.add(one);
+  const auto d = depends.judge(depends.add(phase4(spread(104e3, 1e3), le)));
+  EXPECT_EQ(d[0].verdict, Verdict::kInconclusive) << d[0].evidence;
+  EXPECT_NE(d[0].evidence.find("depends on the busy time's p10-p90, which the record does not give"),
+            std::string::npos) << d[0].evidence;
+  EXPECT_NE(d[0].evidence.find("100.0 us (busy median only, its p10-p90 not recorded; of 21 cold samples)"),
+            std::string::npos) << d[0].evidence;
+}
+
+TEST(Claims, ASeveralKernelLaunchWithoutBusyTimeIsJudgedOnItsSpanAndSaysSo) {
+  Lab lab;
+  auto other = synth_record("1", kT1, {{"throughput", spread(200e3, 1e3)}});
+  other["results"][0]["timing"]["cold"]["kernels"] = {"gemm", "softmax", "gemm2"};
+  lab.add(other);
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 1e3), kFasterThan1)));
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("(span of 3 kernels, busy not recorded;"), std::string::npos)
+      << js[0].evidence;
 }
 
 TEST(Claims, TheOppositeIsRefuted) {
@@ -157,6 +204,54 @@ TEST(Claims, ARecordIsJudgedAgainstTheOtherPhaseFromItsOwnSession) {
   const auto js2 = lab2.judge(early);
   ASSERT_NE(js2[0].compared, nullptr);
   EXPECT_EQ(js2[0].compared->started_utc, "2026-11-22T10:00:30Z");
+}
+
+TEST(Claims, ARecordOnTheSameGpuIsPreferredToANewerOneOnAnother) {
+  Lab lab;
+  lab.add(on_gpu(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}), "GPU-a"));
+  lab.add(on_gpu(synth_record("1", kT2, {{"throughput", spread(50e3, 1e3)}}), "GPU-b"));  // newer
+  const auto js = lab.judge(lab.add(on_gpu(phase4(spread(100e3, 1e3), kFasterThan1, kT1), "GPU-a")));
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT0);
+  EXPECT_EQ(js[0].compared_because, "same GPU, another session: the newest");  // an hour apart
+  EXPECT_NE(js[0].evidence.find("(1/20261122T100000Z-0123456: same GPU, another session: the newest)"),
+            std::string::npos) << js[0].evidence;
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+}
+
+TEST(Claims, OnTheSameGpuTheRecordOfTheSameSessionIsUsed) {
+  Lab lab;
+  lab.add(on_gpu(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}), "GPU-a"));
+  lab.add(on_gpu(synth_record("1", "2026-11-22T11:50:00Z", {{"throughput", spread(50e3, 1e3)}}), "GPU-a"));
+  const auto js = lab.judge(lab.add(on_gpu(phase4(spread(100e3, 1e3), kFasterThan1, kT2), "GPU-a")));
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, "2026-11-22T11:50:00Z");
+  EXPECT_EQ(js[0].compared_because, "same GPU and session");
+}
+
+TEST(Claims, OnTheSameGpuWithoutASessionInCommonTheNewestIsUsed) {
+  Lab lab;
+  lab.add(on_gpu(synth_record("1", "2026-11-22T07:00:00Z", {{"throughput", spread(50e3, 1e3)}}), "GPU-a"));
+  lab.add(on_gpu(synth_record("1", kT0, {{"throughput", spread(200e3, 1e3)}}), "GPU-a"));  // newest
+  // Judged at 06:00, two hours before the newest and one before the nearest.
+  const auto js = lab.judge(lab.add(on_gpu(phase4(spread(100e3, 1e3), kFasterThan1, "2026-11-22T06:00:00Z"), "GPU-a")));
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT0);
+  EXPECT_EQ(js[0].compared_because, "same GPU, another session: the newest");
+}
+
+TEST(Claims, WithoutARecordOnTheSameGpuTheNewestOnTheModelIsUsed) {
+  Lab lab;
+  lab.add(on_gpu(synth_record("1", kT0, {{"throughput", spread(50e3, 1e3)}}), "GPU-b"));
+  lab.add(on_gpu(synth_record("1", kT2, {{"throughput", spread(200e3, 1e3)}}), "GPU-c"));  // newest
+  lab.add(on_gpu(synth_record("1", "2026-11-22T12:30:00Z", {{"throughput", spread(10e3, 1e3)}},
+                              "NVIDIA A100-SXM4-80GB"), "GPU-a"));  // another model, even on "GPU-a"
+  const auto js = lab.judge(lab.add(on_gpu(phase4(spread(100e3, 1e3), kFasterThan1, "2026-11-22T10:00:30Z"), "GPU-a")));
+  ASSERT_NE(js[0].compared, nullptr);
+  EXPECT_EQ(js[0].compared->started_utc, kT2);
+  EXPECT_EQ(js[0].compared_because, "another GPU of this model, the newest: none on this GPU");
+  EXPECT_NE(js[0].evidence.find("1/20261122T120000Z-0123456"), std::string::npos) << js[0].evidence;
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
 }
 
 TEST(Claims, ANewerRecordOfOtherShapesDoesNotHideTheOneWithTheShape) {
@@ -259,7 +354,7 @@ TEST(Claims, ThroughputSpreadComesFromTheHeadlineSamples) {
   auto rec = phase4(samples, constant(claim("gt-inside", "/tflops", "throughput", ">"), tflops * 0.99));
   rec["claims"].push_back(constant(claim("gt-below", "/tflops", "throughput", ">"), tflops * 0.9));
   const auto js = lab.judge(lab.add(rec));
-  EXPECT_EQ(js[0].verdict, Verdict::kRefuted) << js[0].evidence;
+  EXPECT_EQ(js[0].verdict, Verdict::kInconclusive) << js[0].evidence;
   EXPECT_NE(js[0].evidence.find("within noise"), std::string::npos) << js[0].evidence;
   EXPECT_EQ(js[1].verdict, Verdict::kSupported) << js[1].evidence;
   const report::Run r = load_run(lab.runs.back());
@@ -290,19 +385,22 @@ TEST(Claims, MalformedClaimsNameTheField) {
   }
 }
 
+namespace {
+DeviceTime interval(double p10, double p90) {
+  DeviceTime t;
+  t.basis = TimeBasis::kBusy;
+  t.p10_ns = t.wide_p10_ns = p10;
+  t.p90_ns = t.wide_p90_ns = p90;
+  t.median_ns = (p10 + p90) / 2;
+  return t;
+}
+}  // namespace
+
 TEST(Compare, VerdictsFollowIntervalSeparation) {
-  Regime a;
-  a.p10_ns = 99;
-  a.p90_ns = 101;
-  Regime b = a;
-  EXPECT_EQ(compare_regimes(a, b), Change::kSame);
-  b.p10_ns = 100.5;  // overlapping, though B's median may be higher: within noise
-  b.p90_ns = 103;
-  EXPECT_EQ(compare_regimes(a, b), Change::kSame);
-  b.p10_ns = 101.5;
-  b.p90_ns = 104;
-  EXPECT_EQ(compare_regimes(a, b), Change::kSlower);
-  b.p10_ns = 90;
-  b.p90_ns = 98.9;
-  EXPECT_EQ(compare_regimes(a, b), Change::kFaster);
+  const DeviceTime a = interval(99, 101);
+  EXPECT_EQ(compare_times(a, a), Change::kSame);
+  // Overlapping, though B's median may be higher: within noise.
+  EXPECT_EQ(compare_times(a, interval(100.5, 103)), Change::kSame);
+  EXPECT_EQ(compare_times(a, interval(101.5, 104)), Change::kSlower);
+  EXPECT_EQ(compare_times(a, interval(90, 98.9)), Change::kFaster);
 }

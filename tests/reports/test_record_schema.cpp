@@ -173,6 +173,29 @@ TEST(CorrectnessMapping, AFailureIsWrittenLast) {
   EXPECT_EQ(read_correctness(ordered_json{{"c", j}}, "/c").failure, c.failure);
 }
 
+TEST(TimingMapping, BusyStatisticsRoundTripAfterTheBusyMedian) {
+  RegimeTiming t;
+  t.method = "m";
+  t.median_ns = t.p10_ns = t.p90_ns = t.min_ns = t.max_ns = 5.0;
+  t.count = 1;
+  t.samples_ns = {5.0};
+  t.kernels_per_launch = 2;
+  t.busy_median_ns = 3.0;
+  t.busy_p10_ns = 2.5;
+  t.busy_p90_ns = 3.5;
+  const ordered_json j = ordered_json{{"t", to_json(t)}};
+  const std::string text = j["t"].dump();
+  EXPECT_NE(text.find(R"("busy_median_ns":3.0,"busy_p10_ns":2.5,"busy_p90_ns":3.5)"), std::string::npos) << text;
+  const RegimeTiming back = read_regime_timing(j, "/t");
+  EXPECT_EQ(back.busy_p10_ns, 2.5);
+  EXPECT_EQ(back.busy_p90_ns, 3.5);
+  EXPECT_EQ(to_json(back).dump(), text);
+  // And the schema knows them.
+  const auto props = load_schema()["$defs"]["regime"]["properties"];
+  EXPECT_TRUE(props.contains("busy_p10_ns"));
+  EXPECT_TRUE(props.contains("busy_p90_ns"));
+}
+
 TEST(TimingMapping, GpuStateRoundTrips) {
   RegimeTiming t;
   t.method = "m";

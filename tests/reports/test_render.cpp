@@ -4,6 +4,7 @@
 //   UPDATE_GOLDEN=1 ctest --test-dir build -R Golden      (then review `git diff tests/reports/golden`)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -119,6 +120,7 @@ TEST(Render, WhatARecordLacksIsSaidPlainly) {
   EXPECT_TRUE(contains(md, "Not measured: no shape of this record has stall metrics")) << md;
   EXPECT_TRUE(contains(md, "Not measured: this record has no `static` evidence")) << md;
   EXPECT_TRUE(contains(md, "This record states no claims.")) << md;
+  EXPECT_FALSE(contains(md, "replay pass")) << md;  // no measured DRAM bytes in the roofline
   EXPECT_FALSE(fs::exists(runs.front().dir / "plots" / "stalls.gp"));
 }
 
@@ -180,11 +182,52 @@ TEST(Render, HardwareMetricsStallsAndStaticEvidenceAreShownWhenPresent) {
   EXPECT_TRUE(contains(md, "left out `sm__inst_executed_pipe_tensor_op_gmma.sum`: not on this chip")) << md;
   EXPECT_TRUE(contains(md, "| `dram_gbps_measured` | not measured | the duration was not measured (metric group throughput) |")) << md;
   EXPECT_TRUE(contains(md, "measured DRAM bytes (derived.arithmetic_intensity_flop_per_byte)")) << md;
+  EXPECT_TRUE(contains(md, "Measured DRAM bytes come from the CUPTI range profiler's replay pass")) << md;
+  EXPECT_TRUE(contains(md, "the time from the timing regime: two different passes")) << md;
+  EXPECT_TRUE(contains(md, "- **Hardware metrics:** measured, see below")) << md;
   EXPECT_TRUE(contains(md, "Requested groups: `tensor`, `memory`, `stalls`.")) << md;
   EXPECT_TRUE(contains(md, "| `no-local`: No local memory traffic. | **SUPPORTED** |")) << md;
   const std::string dat = read_file(dir / "plots" / "stalls.dat");
   EXPECT_TRUE(contains(dat, "\"long scoreboard\"")) << dat;
   EXPECT_EQ(out.scripts.size(), 3u);
+}
+
+TEST(Render, ARunWithoutMetricsNeverSaysTheyWereMeasured) {
+  TempDir t;
+  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  // As the harness writes a --metrics none run: an empty metrics object per shape.
+  rec["options"]["metrics"] = "none";
+  for (auto& res : rec["results"]) res["metrics"] = ordered_json::object();
+  write_file(t.path / "none" / "run.json", rec.dump(2));
+  render_run(load_run(t.path / "none"), {});
+  const std::string none = read_file(t.path / "none" / "report.md");
+  EXPECT_TRUE(contains(none, "- **Hardware metrics:** not measured (the run was started with `--metrics none`)")) << none;
+  EXPECT_FALSE(contains(none, "measured, see below")) << none;
+  // Groups requested but none available.
+  rec["options"]["metrics"] = "all";
+  for (auto& res : rec["results"]) res["metrics"] = {{"memory", {{"available", false}, {"reason", "no permission"}}}};
+  write_file(t.path / "unavailable" / "run.json", rec.dump(2));
+  render_run(load_run(t.path / "unavailable"), {});
+  const std::string unavailable = read_file(t.path / "unavailable" / "report.md");
+  EXPECT_TRUE(contains(unavailable, "- **Hardware metrics:** not measured (no metric group was collected; see below)")) << unavailable;
+}
+
+TEST(Render, TheHeadlineIsBusyTimeAndSaysSo) {
+  TempDir t;
+  const fs::path dir = t.path / "sdpa" / "run";
+  auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  // Placeholder figures for the renderer: the throughput shape ran 2 kernels, busy 3/4 of the span.
+  const double span = rec["results"][0]["timing"]["cold"]["median_ns"];
+  rec = with_busy(rec, 0, 2, 0.75 * span, 0.74 * span, 0.76 * span);
+  write_file(dir / "run.json", rec.dump(2));
+  render_run(load_run(dir), {});
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "Headline figures: each shape's headline regime at its device time, the time during which "
+                           "the launch's kernels ran (busy time")) << md;
+  EXPECT_TRUE(contains(md, "| throughput 16x16x2048x64 | cold | " + duration(0.75 * span) + " | ")) << md;
+  EXPECT_TRUE(contains(md, " | busy | ")) << md;
+  EXPECT_TRUE(contains(md, "| latency 1x8x512x64 | cold | ")) << md;
+  EXPECT_TRUE(contains(md, " | busy = span, one kernel | ")) << md;
 }
 
 TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches) {
@@ -207,12 +250,14 @@ TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches
 
 // The progression of the fixture records plus a newer phase 4 record at the latency shape
 // only (run <run_name>), on `gpu`.
-static std::string progression_with_newer_latency_run(const std::string& run_name, const std::string& gpu) {
+static std::string progression_with_newer_latency_run(const std::string& run_name, const std::string& gpu,
+                                                      const std::string& uuid = "") {
   TempDir t;
   make_fixture_root(t.path);
   auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
   rec["started_utc"] = "2030-01-01T00:00:00Z";
   rec["provenance"]["gpu"]["name"] = gpu;
+  if (!uuid.empty()) rec["provenance"]["gpu"]["uuid"] = uuid;
   rec["results"].erase(0);  // keep the latency shape
   write_file(t.path / "4" / run_name / "run.json", rec.dump(2));
   render_progression(load_root(t.path), t.path, t.path / "progression");
@@ -224,7 +269,9 @@ TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
   // its record when a row draws on two.
   const std::string md =
       progression_with_newer_latency_run("20300101T000000Z-newer00", "NVIDIA H100 80GB HBM3");
-  EXPECT_TRUE(contains(md, "| 4 fused tiled | a: `20300101T000000Z-newer00` (`dcabdff`); b: `")) << md;
+  // The newer record, on the fixtures' GPU years later, is from another session.
+  EXPECT_TRUE(contains(md, "| 4 fused tiled | a: `20300101T000000Z-newer00` (`dcabdff`)¶; b: `")) << md;
+  EXPECT_TRUE(contains(md, "¶ From another session on that GPU than most figures")) << md;
   // Latency from the newer record (a), throughput from the older one (b).
   EXPECT_TRUE(contains(md, "cold, a | ")) << md;
   EXPECT_TRUE(contains(md, "cold, b |")) << md;
@@ -234,10 +281,169 @@ TEST(Render, ProgressionTakesEachShapeFromTheNewestRecordThatTimedIt) {
 TEST(Render, ProgressionRowsNeverMixGpus) {
   // The newer record is from another GPU: the older H100 record's throughput figure must not
   // join its row.
-  const std::string md =
-      progression_with_newer_latency_run("20300101T000000Z-a100000", "NVIDIA A100-SXM4-80GB");
-  EXPECT_TRUE(contains(md, "| 4 fused tiled | `20300101T000000Z-a100000` (`dcabdff`) | NVIDIA A100-SXM4-80GB |")) << md;
+  const std::string md = progression_with_newer_latency_run("20300101T000000Z-a100000",
+                                                            "NVIDIA A100-SXM4-80GB", "GPU-a100");
+  EXPECT_TRUE(contains(md, "| 4 fused tiled | `20300101T000000Z-a100000` (`dcabdff`)§ | NVIDIA A100-SXM4-80GB |")) << md;
+  EXPECT_TRUE(contains(md, "§ From another GPU than most figures of the table (`GPU-43697a0f-fc44-419f-7edf-06685e9ff149`): "
+                           "`4/20300101T000000Z-a100000` on `GPU-a100`.")) << md;
   EXPECT_TRUE(contains(md, "The records come from different GPUs")) << md;
+}
+
+// A results root with the fixture records and `extra` synthetic ones; its progression's
+// report.md, and the root for the scripts.
+static std::string progression_of(const TempDir& t, const std::vector<ordered_json>& extra) {
+  make_fixture_root(t.path);
+  for (const auto& rec : extra) write_record(t.path, rec);
+  render_progression(load_root(t.path), t.path, t.path / "progression");
+  return read_file(t.path / "progression" / "report.md");
+}
+
+// A synthetic record on the fixtures' GPU (the same uuid), started a minute after them.
+static ordered_json beside_fixtures(const std::string& phase, const std::vector<SynthShape>& shapes,
+                                    const std::string& started = "2026-11-22T21:57:42Z") {
+  return on_gpu(synth_record(phase, started, shapes), "GPU-43697a0f-fc44-419f-7edf-06685e9ff149");
+}
+
+TEST(Render, ProgressionSaysEveryShapeWasMeasuredOnlyWhenNoCellIsEmpty) {
+  TempDir full;
+  EXPECT_TRUE(contains(progression_of(full, {}), "Every phase measured every shape.\n"));
+  // Phase 9 also measured a shape outside the dot chart's seed shapes: phases 1 and 4 did not.
+  TempDir gaps;
+  const std::string md = progression_of(
+      gaps, {beside_fixtures("9", {{"throughput", spread(100e3, 1e3)}, {"latency", spread(10e3, 1e3)},
+                                   {"1x8x1024x64", spread(20e3, 1e3)}})});
+  EXPECT_TRUE(contains(md, "| not run |")) << md;
+  EXPECT_FALSE(contains(md, "Every phase measured every shape.")) << md;
+  EXPECT_FALSE(contains(md, "No point (not measured)")) << md;  // the dot chart has every point
+}
+
+TEST(Render, ProgressionFiguresAreBusyTimeAndMarkWhereARecordGivesLess) {
+  TempDir t;
+  const std::string md = progression_of(
+      t, {with_busy(beside_fixtures("7", {{"throughput", spread(200e3, 1e3)}}), 0, 2, 100e3, 99e3, 101e3),
+          with_busy(beside_fixtures("8", {{"throughput", spread(200e3, 1e3)}}), 0, 2, 100e3),
+          [] {
+            auto r = beside_fixtures("9", {{"throughput", spread(200e3, 1e3)}});
+            r["results"][0]["timing"]["cold"]["kernels"] = {"a", "b"};
+            return r;
+          }()});
+  EXPECT_TRUE(contains(md, "at its device time: the time during which the launch's kernels ran (busy time")) << md;
+  const double flops = parse_shape("throughput").flops();
+  // Busy time with its own interval: unmarked.
+  EXPECT_TRUE(contains(md, "| " + value_and_range(flops / 100e3 / 1e3, flops / 101e3 / 1e3, flops / 99e3 / 1e3) + ", cold |")) << md;
+  // A busy median alone: no range, marked.
+  EXPECT_TRUE(contains(md, "| " + sig(flops / 100e3 / 1e3) + "‡, cold |")) << md;
+  EXPECT_TRUE(contains(md, "‡ Busy median only:")) << md;
+  // Two kernels and no busy time: the span, marked.
+  EXPECT_TRUE(contains(md, sig(flops / 200e3 / 1e3) + " (")) << md;
+  EXPECT_TRUE(contains(md, ")†, cold |")) << md;
+  EXPECT_TRUE(contains(md, "† Span, not busy time:")) << md;
+  // All on the fixtures' GPU and session: no provenance marks.
+  EXPECT_FALSE(contains(md, "§")) << md;
+  EXPECT_FALSE(contains(md, "¶")) << md;
+}
+
+TEST(Render, ProgressionTflopsByPhaseIsADotPlot) {
+  TempDir t;
+  progression_of(t, {});
+  const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_by_phase.gp");
+  EXPECT_TRUE(contains(gp, "with yerrorbars pt variable")) << gp;
+  EXPECT_FALSE(contains(gp, "histogram")) << gp;
+  EXPECT_FALSE(contains(gp, "boxes")) << gp;
+}
+
+TEST(Render, ProgressionTflopsAgainstSHasAPanelPerHeadDimensionAndLabelledLines) {
+  TempDir t;
+  // Phase 9 holds one family at D=64 and one at D=128 (B*S = 16384 each).
+  progression_of(t, {beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)},
+                                           {"32x16x512x128", spread(200e3, 1e3)}, {"16x16x1024x128", spread(400e3, 1e3)}})});
+  const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_vs_s.gp");
+  EXPECT_TRUE(contains(gp, "set multiplot layout 2,1")) << gp;
+  EXPECT_TRUE(contains(gp, "set title 'D = 64'")) << gp;
+  EXPECT_TRUE(contains(gp, "set title 'D = 128'")) << gp;
+  // Each line labelled at its right end (S = 1024), in its colour; no key to decode.
+  EXPECT_TRUE(contains(gp, "set label '9' at 1105.92,")) << gp;
+  EXPECT_TRUE(contains(gp, "unset key")) << gp;
+  EXPECT_FALSE(contains(gp, "title 'phase 9")) << gp;
+}
+
+TEST(Render, EndLabelsThatWouldOverlapAreSpreadApart) {
+  TempDir t;
+  // Phases 8 and 9 end at the same S with the same TFLOPS: their labels must not coincide.
+  const std::vector<SynthShape> same = {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}};
+  progression_of(t, {beside_fixtures("8", same), beside_fixtures("9", same)});
+  const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_vs_s.gp");
+  auto y_of = [&](const std::string& label) {
+    const std::string key = "set label '" + label + "' at 1105.92,";
+    const auto at = gp.find(key);
+    EXPECT_NE(at, std::string::npos) << gp;
+    return at == std::string::npos ? 0.0 : std::stod(gp.substr(at + key.size()));
+  };
+  const double tflops = parse_shape("16x16x1024x64").flops() / 200e3 / 1e3;
+  const double y8 = y_of("8"), y9 = y_of("9");
+  EXPECT_GT(std::abs(y8 - y9), 0.03 * tflops) << gp;
+  EXPECT_LT(std::min(y8, y9), tflops) << gp;  // the pair straddles the lines' end
+  EXPECT_GT(std::max(y8, y9), tflops) << gp;
+}
+
+TEST(Render, LatencyPlotDrawsFewSamplesAsPointsAndOutliersWhereTheyAre) {
+  TempDir t;
+  // 40 samples in 100-120 us and five equal outliers at 300 us; a shape with 4 samples.
+  std::vector<double> many = spread(110e3, 10e3, 40);
+  for (int i = 0; i < 5; ++i) many.push_back(300e3);
+  const fs::path dir = write_record(t.path, synth_record("9", "2026-11-22T10:00:00Z",
+                                                       {{"throughput", many}, {"latency", {5e3, 6e3, 6e3, 7e3}}}));
+  render_run(load_run(dir), {});
+  const std::string gp = read_file(dir / "plots" / "latency.gp");
+  const std::string dat = read_file(dir / "plots" / "latency.dat");
+  EXPECT_FALSE(contains(gp, "boxplot")) << gp;  // gnuplot's boxplot spreads equal outliers sideways
+  EXPECT_TRUE(contains(gp, "using 1:2:3:4:5 with candlesticks whiskerbars")) << gp;
+  // Quartiles (ranks 11, 22 and 33 of 45: 100 + k * 20/39 us), whiskers to the furthest
+  // samples within 1.5 IQR (100 and 120 us), the median; then the outliers.
+  EXPECT_TRUE(contains(dat, "# x q1 whisker_lo whisker_hi q3 median\n1 105.641026 100 120 116.923077 111.282051\n")) << dat;
+  EXPECT_TRUE(contains(dat, "# beyond the whiskers\n1 300\n1 300\n1 300\n1 300\n1 300\n\n")) << dat;
+  // Four samples: the samples themselves, no box.
+  EXPECT_TRUE(contains(dat, "# samples (fewer than 10)\n1 5\n1 6\n1 6\n1 7\n")) << dat;
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "A regime of fewer than 10 samples is drawn as its samples, without a box.")) << md;
+}
+
+TEST(Render, CompareIsOnBusyTime) {
+  TempDir t;
+  // A launches two kernels: 200 us of span, 99-101 us busy. B: one kernel, 150 us.
+  auto a = with_busy(synth_record("x", "2026-11-22T10:00:00Z", {{"throughput", spread(200e3, 1e3)}}), 0, 2,
+                     100e3, 99e3, 101e3);
+  auto b = synth_record("y", "2026-11-22T10:01:00Z", {{"throughput", spread(150e3, 1e3)}});
+  b["results"][0]["timing"]["cold"]["kernels_per_launch"] = 1;
+  const std::string md = compare_markdown(load_run(write_record(t.path, a)), load_run(write_record(t.path, b)));
+  EXPECT_TRUE(contains(md, "Times are device time: the time during which a launch's kernels ran")) << md;
+  EXPECT_TRUE(contains(md, "| 100.0 us (99.00-101.0 us) | 150.0 us (149.2-150.8 us) | 1.50 |")) << md;
+  EXPECT_TRUE(contains(md, "Headline regime: FASTER at 0, SLOWER at 1, SAME at 0 shape(s).")) << md;
+}
+
+TEST(Render, NotebookHeadlinesAreBusyTimeAndSayWhereARecordGivesLess) {
+  TempDir t;
+  write_record(t.path, with_busy(synth_record("x", "2026-11-22T10:00:00Z", {{"throughput", spread(200e3, 1e3)}}),
+                                 0, 2, 100e3));
+  const auto runs = load_root(t.path);
+  render_notebook(runs, t.path, t.path);
+  const std::string md = read_file(t.path / "NOTEBOOK.md");
+  const double tflops = parse_shape("throughput").flops() / 100e3 / 1e3;
+  EXPECT_TRUE(contains(md, "**" + sig(tflops) + "** TFLOPS (cold median 100.0 us (busy median only, its p10-p90 "
+                           "not recorded), noise ")) << md;
+  const auto line = ordered_json::parse(read_file(t.path / "index.jsonl"));
+  const auto& shape = line["headline"][shape_name(parse_shape("throughput"))];
+  EXPECT_EQ(shape["device_median_ns"], 100e3);
+  EXPECT_TRUE(shape["device_p10_ns"].is_null());
+  EXPECT_GT(shape["median_ns"].get<double>(), 190e3);  // the span (about 200 us) stays beside it
+}
+
+TEST(Render, VerdictCountsIncludeInconclusive) {
+  std::vector<Judgement> js(3);
+  js[0].verdict = Verdict::kSupported;
+  js[1].verdict = Verdict::kInconclusive;
+  js[2].verdict = Verdict::kInconclusive;
+  EXPECT_EQ(verdict_counts(js), "1 SUPPORTED, 2 INCONCLUSIVE");
 }
 
 TEST(Render, EveryScriptRendersWithGnuplot) {

@@ -1,41 +1,102 @@
 # tflops_vs_s.gp: rendered by attnlab-report from the newest ok record of every phase and shape under ../records.
 # Edits are overwritten on the next render; to restyle, copy this file. Render it
 # from this directory with: gnuplot tflops_vs_s.gp (reads tflops_vs_s.dat, writes tflops_vs_s.png)
-set terminal pngcairo size 900,700 enhanced font 'DejaVu Sans,10'
+set terminal pngcairo size 900,940 enhanced font 'DejaVu Sans,10'
 set output 'tflops_vs_s.png'
-set title 'TFLOPS against sequence length S (newest ok record of each phase and shape, headline regime)' noenhanced
+set multiplot layout 2,1 title "TFLOPS against sequence length S: newest ok record of each phase and shape, headline regime at device time\nhollow points: span only (busy time not recorded)" noenhanced
 set logscale x 2
-set xrange [320:13107.2]
+set xrange [320:18022.4]
 set xtics ("512" 512, "1024" 1024, "2048" 2048, "4096" 4096, "8192" 8192) noenhanced
-set xlabel 'sequence length S (B shrinks as S grows; shapes in tflops_vs_s.dat)' noenhanced
+set xlabel 'sequence length S (B shrinks as S grows; shapes in the report''s table)' noenhanced
 set ylabel 'TFLOPS'
-set key below maxrows 7 font ',8' noenhanced
+unset key
 set grid lc rgb '#dddddd'
+
+unset label
+set title 'D = 64'
 set logscale y
 set yrange [1:1000]
-plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' dt 1 title 'phase 1, D=64', \
-     'tflops_vs_s.dat' index 1 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' dt 2 title 'phase 1, D=128', \
-     'tflops_vs_s.dat' index 2 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' dt 1 title 'phase 2, D=64', \
-     'tflops_vs_s.dat' index 3 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' dt 2 title 'phase 2, D=128', \
-     'tflops_vs_s.dat' index 4 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' dt 1 title 'phase 3a, D=64', \
-     'tflops_vs_s.dat' index 5 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#2ca02c' dt 2 title 'phase 3a, D=128', \
-     'tflops_vs_s.dat' index 6 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#d62728' dt 1 title 'phase 3b, D=64', \
-     'tflops_vs_s.dat' index 7 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#d62728' dt 2 title 'phase 3b, D=128', \
-     'tflops_vs_s.dat' index 8 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#9467bd' dt 1 title 'phase 3c, D=64', \
-     'tflops_vs_s.dat' index 9 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#9467bd' dt 2 title 'phase 3c, D=128', \
-     'tflops_vs_s.dat' index 10 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' dt 1 title 'phase 4, D=64', \
-     'tflops_vs_s.dat' index 11 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' dt 2 title 'phase 4, D=128', \
-     'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#e377c2' dt 1 title 'phase 4x, D=64', \
-     'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#e377c2' dt 2 title 'phase 4x, D=128', \
-     'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#bcbd22' dt 1 title 'phase d1, D=64', \
-     'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#bcbd22' dt 2 title 'phase d1, D=128', \
-     'tflops_vs_s.dat' index 16 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#17becf' dt 1 title 'phase d2, D=64', \
-     'tflops_vs_s.dat' index 17 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#17becf' dt 2 title 'phase d2, D=128', \
-     'tflops_vs_s.dat' index 18 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#aec7e8' dt 1 title 'phase d3, D=64', \
-     'tflops_vs_s.dat' index 19 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#aec7e8' dt 2 title 'phase d3, D=128', \
-     'tflops_vs_s.dat' index 20 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#98df8a' dt 1 title 'phase sdpa-cudnn, D=64', \
-     'tflops_vs_s.dat' index 21 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#98df8a' dt 2 title 'phase sdpa-cudnn, D=128', \
-     'tflops_vs_s.dat' index 22 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#ff9896' dt 1 title 'phase sdpa-efficient, D=64', \
-     'tflops_vs_s.dat' index 23 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#ff9896' dt 2 title 'phase sdpa-efficient, D=128', \
-     'tflops_vs_s.dat' index 24 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#c5b0d5' dt 1 title 'phase sdpa-flash, D=64', \
-     'tflops_vs_s.dat' index 25 using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#c5b0d5' dt 2 title 'phase sdpa-flash, D=128'
+set label '3c' at 4423.68,63.9342093 left font ',8' tc rgb '#9467bd' noenhanced
+set label '3b' at 4423.68,80.8599184 left font ',8' tc rgb '#d62728' noenhanced
+set label 'd2' at 8847.36,4.73053741 left font ',8' tc rgb '#17becf' noenhanced
+set label 'd1' at 8847.36,5.9828826 left font ',8' tc rgb '#bcbd22' noenhanced
+set label 'd3' at 8847.36,13.4303021 left font ',8' tc rgb '#aec7e8' noenhanced
+set label '2' at 8847.36,16.9857913 left font ',8' tc rgb '#ff7f0e' noenhanced
+set label '1' at 8847.36,21.4825476 left font ',8' tc rgb '#1f77b4' noenhanced
+set label '4' at 8847.36,27.1697588 left font ',8' tc rgb '#8c564b' noenhanced
+set label '3a' at 8847.36,53.2617527 left font ',8' tc rgb '#2ca02c' noenhanced
+set label '4x' at 8847.36,96.307526 left font ',8' tc rgb '#e377c2' noenhanced
+set label 'sdpa-efficient' at 8847.36,138.359598 left font ',8' tc rgb '#ff9896' noenhanced
+set label 'sdpa-flash' at 8847.36,308.918745 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-cudnn' at 8847.36,462.70961 left font ',8' tc rgb '#98df8a' noenhanced
+plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 0 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 1 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 1 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 2 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 2 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 3 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 3 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 4 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 4 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 5 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 5 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 6 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 6 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 7 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 7 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 8 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 8 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 9 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 9 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 10 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 10 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 11 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 11 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 12 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+
+unset label
+set title 'D = 128'
+set logscale y
+set yrange [1:1000]
+set label 'd1' at 8847.36,2.03942614 left font ',8' tc rgb '#bcbd22' noenhanced
+set label 'd2' at 8847.36,2.57933637 left font ',8' tc rgb '#17becf' noenhanced
+set label 'd3' at 8847.36,12.6572689 left font ',8' tc rgb '#aec7e8' noenhanced
+set label '2' at 8847.36,16.0081081 left font ',8' tc rgb '#ff7f0e' noenhanced
+set label '1' at 8847.36,20.2460361 left font ',8' tc rgb '#1f77b4' noenhanced
+set label '4' at 8847.36,25.6058978 left font ',8' tc rgb '#8c564b' noenhanced
+set label '3a' at 8847.36,57.7086894 left font ',8' tc rgb '#2ca02c' noenhanced
+set label '4x' at 8847.36,104.797984 left font ',8' tc rgb '#e377c2' noenhanced
+set label '3c' at 8847.36,132.54182 left font ',8' tc rgb '#9467bd' noenhanced
+set label '3b' at 8847.36,167.630457 left font ',8' tc rgb '#d62728' noenhanced
+set label 'sdpa-efficient' at 8847.36,212.008332 left font ',8' tc rgb '#ff9896' noenhanced
+set label 'sdpa-flash' at 8847.36,361.894724 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-cudnn' at 8847.36,654.5729 left font ',8' tc rgb '#98df8a' noenhanced
+plot 'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 13 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 14 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 16 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 16 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 17 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 17 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 18 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 18 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 19 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 19 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 20 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 20 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 21 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 21 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 22 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 22 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 23 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 23 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 24 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 24 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 25 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 25 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+unset multiplot

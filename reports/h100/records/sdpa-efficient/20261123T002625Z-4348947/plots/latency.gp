@@ -3,12 +3,9 @@
 # from this directory with: gnuplot latency.gp (reads latency.dat, writes latency.png)
 set terminal pngcairo size 900,500 enhanced font 'DejaVu Sans,10'
 set output 'latency.png'
-set multiplot layout 1,2 title 'Phase sdpa-efficient run 20261123T002625Z-4348947: time per launch, every sample' noenhanced
-set style data boxplot
-set style boxplot outliers pointtype 7
+set multiplot layout 1,2 title 'Phase sdpa-efficient run 20261123T002625Z-4348947: time per launch (boxes; every sample where fewer than 10)' noenhanced
 set style fill solid 0.35 border -1
 set boxwidth 0.5
-set pointsize 0.35
 unset key
 set grid ytics lc rgb '#dddddd'
 set offsets 0,0,graph 0.05,graph 0.05
@@ -21,9 +18,13 @@ set ytics autofreq
 set format y '%.1f'
 set xtics ('cold' 1, 'warm' 2, 'graph' 3)
 set xrange [0.4:3.6]
-plot 'latency.dat' index 0 using (1):1 lc rgb '#1f77b4', \
-     'latency.dat' index 1 using (2):1 lc rgb '#ff7f0e', \
-     'latency.dat' index 2 using (3):1 lc rgb '#2ca02c'
+plot 'latency.dat' index 0 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#1f77b4', \
+     'latency.dat' index 0 using 1:6:6:6:6 with candlesticks lc rgb '#000000', \
+     'latency.dat' index 1 using 1:2 with points pt 7 ps 0.35 lc rgb '#1f77b4', \
+     'latency.dat' index 2 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#ff7f0e', \
+     'latency.dat' index 2 using 1:6:6:6:6 with candlesticks lc rgb '#000000', \
+     'latency.dat' index 3 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#2ca02c', \
+     'latency.dat' index 3 using 1:6:6:6:6 with candlesticks lc rgb '#000000'
 
 set title 'throughput 16x16x2048x64' noenhanced
 set ylabel 'time per launch [ms]'
@@ -33,7 +34,12 @@ set ytics autofreq
 set format y '%.2f'
 set xtics ('cold' 1, 'warm' 2, 'graph' 3)
 set xrange [0.4:3.6]
-plot 'latency.dat' index 3 using (1):1 lc rgb '#1f77b4', \
-     'latency.dat' index 4 using (2):1 lc rgb '#ff7f0e', \
-     'latency.dat' index 5 using (3):1 lc rgb '#2ca02c'
+plot 'latency.dat' index 4 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#1f77b4', \
+     'latency.dat' index 4 using 1:6:6:6:6 with candlesticks lc rgb '#000000', \
+     'latency.dat' index 5 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#ff7f0e', \
+     'latency.dat' index 5 using 1:6:6:6:6 with candlesticks lc rgb '#000000', \
+     'latency.dat' index 6 using 1:2 with points pt 7 ps 0.35 lc rgb '#ff7f0e', \
+     'latency.dat' index 7 using 1:2:3:4:5 with candlesticks whiskerbars lc rgb '#2ca02c', \
+     'latency.dat' index 7 using 1:6:6:6:6 with candlesticks lc rgb '#000000', \
+     'latency.dat' index 8 using 1:2 with points pt 7 ps 0.35 lc rgb '#2ca02c'
 unset multiplot
