@@ -157,7 +157,12 @@ TEST(CorrectnessMapping, EveryCommittedBlockRoundTrips) {
       const ordered_json& block = record["results"][i]["correctness"];
       if (!block.is_object() || !block["passed"].is_boolean()) continue;
       const std::string ptr = "/results/" + std::to_string(i) + "/correctness";
-      EXPECT_EQ(to_json(read_correctness(record, ptr)).dump(), block.dump()) << entry.path() << " " << ptr;
+      // Every key and value, in any order: the SDPA baseline's records of 8bb50a2 list
+      // repeat_identical after the row rule's fields, the C++ mapping before them (key order
+      // is not data; the baseline now writes the C++ order).
+      EXPECT_EQ(nlohmann::json::parse(to_json(read_correctness(record, ptr)).dump()),
+                nlohmann::json::parse(block.dump()))
+          << entry.path() << " " << ptr;
       ++blocks;
     }
   }
