@@ -940,6 +940,24 @@ def torch_versions(torch, driver):
             "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None}
 
 
+def device_footprint(s):
+    """[bytes] what a shape holds on the device: fp16 Q, K, V and the two outputs the check keeps."""
+    q = s.B * s.H * s.S * s.D
+    kv = s.B * s.H_kv * s.S * s.D
+    return 2 * (3 * q + 2 * kv)
+
+
+def memory_refusal(s, device_free):
+    """Why the shape does not fit in device_free bytes (as reference.cpp's memory_refusal says
+    it), or None."""
+    need = device_footprint(s)
+    if need <= device_free:
+        return None
+    gib = 1 << 30
+    return (f"it needs {need / gib:.1f} GiB of device memory for Q, K, V and two outputs; the GPU "
+            f"has {device_free / gib:.1f} GiB free")
+
+
 def run(opt, argv):
     shapes = [parse_shape(x) for x in opt.shapes]
     for name in opt.regimes:
@@ -959,6 +977,10 @@ def run(opt, argv):
         raise EnvironmentProblem(f"no CUDA device {opt.device} visible to torch")
     dev = torch.device("cuda", opt.device)
     torch.cuda.set_device(dev)
+    free, _ = torch.cuda.mem_get_info(dev)
+    for spec, s in zip(opt.shapes, shapes):
+        if (why := memory_refusal(s, free)) is not None:
+            raise UsageError(f"cannot run shape '{spec}': {why}")
     gpu, driver = driver_gpu_json(opt.device)
     versions = torch_versions(torch, driver)
     seed = opt.seed if opt.seed is not None else int.from_bytes(os.urandom(8), "little")
