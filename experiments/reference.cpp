@@ -111,27 +111,48 @@ std::vector<RowRef> rows_to_check(const Shape& s, std::uint64_t seed) {
   return out;
 }
 
-void reference_row(const Shape& s, const HostTensors& in, double scale, RowRef r, double* out) {
+namespace {
+
+// One row's scaled scores and softmax weights in fp64.
+struct RowSoftmax {
+  std::vector<double> scores, weights;
+};
+
+RowSoftmax softmax_row(const Shape& s, const HostTensors& in, double scale, RowRef r) {
   const int n = keys_visible(s, r);
   const __half* q = &in.q[std::size_t(q_offset(s, r))];
-  std::vector<double> qd(static_cast<std::size_t>(s.D)), p(static_cast<std::size_t>(n));
+  std::vector<double> qd(static_cast<std::size_t>(s.D));
   for (int d = 0; d < s.D; ++d) qd[std::size_t(d)] = __half2float(q[d]);
+  RowSoftmax rs{std::vector<double>(static_cast<std::size_t>(n)),
+                std::vector<double>(static_cast<std::size_t>(n))};
   double m = -std::numeric_limits<double>::infinity();
   for (int j = 0; j < n; ++j) {
     const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
     double dot = 0;
     for (int d = 0; d < s.D; ++d) dot += qd[std::size_t(d)] * double(__half2float(k[d]));
-    p[std::size_t(j)] = dot * scale;
-    m = std::max(m, p[std::size_t(j)]);
+    rs.scores[std::size_t(j)] = dot * scale;
+    m = std::max(m, rs.scores[std::size_t(j)]);
   }
   double l = 0;
-  for (auto& x : p) l += (x = std::exp(x - m));
+  for (int j = 0; j < n; ++j) l += (rs.weights[std::size_t(j)] = std::exp(rs.scores[std::size_t(j)] - m));
+  for (auto& w : rs.weights) w /= l;
+  return rs;
+}
+
+// out[d] = sum_j weights[j] v_j[d].
+void weighted_values(const Shape& s, const HostTensors& in, RowRef r, const RowSoftmax& rs,
+                     double* out) {
   std::fill(out, out + s.D, 0.0);
-  for (int j = 0; j < n; ++j) {
-    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
-    const double w = p[std::size_t(j)] / l;
-    for (int d = 0; d < s.D; ++d) out[d] += w * double(__half2float(v[d]));
+  for (std::size_t j = 0; j < rs.weights.size(); ++j) {
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, int(j)))];
+    for (int d = 0; d < s.D; ++d) out[d] += rs.weights[j] * double(__half2float(v[d]));
   }
+}
+
+}  // namespace
+
+void reference_row(const Shape& s, const HostTensors& in, double scale, RowRef r, double* out) {
+  weighted_values(s, in, r, softmax_row(s, in, scale, r), out);
 }
 
 void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
@@ -210,34 +231,17 @@ std::int64_t count_nonfinite(const std::vector<__half>& out) {
 
 void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
                               double* sigma) {
-  const int n = keys_visible(s, r);
-  const __half* q = &in.q[std::size_t(q_offset(s, r))];
-  std::vector<double> qd(static_cast<std::size_t>(s.D)), sc(static_cast<std::size_t>(n)),
-      p(static_cast<std::size_t>(n)), o(static_cast<std::size_t>(s.D), 0.0);
-  for (int d = 0; d < s.D; ++d) qd[std::size_t(d)] = __half2float(q[d]);
-  double m = -std::numeric_limits<double>::infinity();
-  for (int j = 0; j < n; ++j) {
-    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
-    double dot = 0;
-    for (int d = 0; d < s.D; ++d) dot += qd[std::size_t(d)] * double(__half2float(k[d]));
-    sc[std::size_t(j)] = dot * scale;
-    m = std::max(m, sc[std::size_t(j)]);
-  }
-  double l = 0;
-  for (int j = 0; j < n; ++j) l += (p[std::size_t(j)] = std::exp(sc[std::size_t(j)] - m));
-  for (int j = 0; j < n; ++j) {
-    p[std::size_t(j)] /= l;
-    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
-    for (int d = 0; d < s.D; ++d) o[std::size_t(d)] += p[std::size_t(j)] * double(__half2float(v[d]));
-  }
+  const RowSoftmax rs = softmax_row(s, in, scale, r);
+  std::vector<double> o(static_cast<std::size_t>(s.D));
+  weighted_values(s, in, r, rs, o.data());
   // A rounding to a grid of spacing u is uniform on +-u/2: variance u^2 / 12.
   auto var = [](double x) { const double u = 2 * half_ulp_fp16(x); return u * u / 12; };
   std::fill(sigma, sigma + s.D, 0.0);
-  for (int j = 0; j < n; ++j) {
-    const double pj = p[std::size_t(j)];
-    const double score_var = var(sc[std::size_t(j)]) * pj * pj;  // d p_j = p_j (d s_j) (v_j - o)
-    const double weight_var = var(pj);                          // d o = (d p_j) v_j
-    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+  for (std::size_t j = 0; j < rs.weights.size(); ++j) {
+    const double pj = rs.weights[j];
+    const double score_var = var(rs.scores[j]) * pj * pj;  // d p_j = p_j (d s_j) (v_j - o)
+    const double weight_var = var(pj);                     // d o = (d p_j) v_j
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, int(j)))];
     for (int d = 0; d < s.D; ++d) {
       const double vd = __half2float(v[d]), dv = vd - o[std::size_t(d)];
       sigma[d] += score_var * dv * dv + weight_var * vd * vd;
