@@ -36,6 +36,7 @@
 #include "profiler/nvtx.hpp"
 #include "profiler/sampler.hpp"
 #include "record/correctness.hpp"
+#include "record/provenance.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
 
@@ -68,65 +69,61 @@ struct Options {
   Inputs inputs = Inputs::kNormal;  // the gate's input distribution (reference.hpp)
 };
 
-ordered_json gpu_json(int dev) {
+GpuIdentity gpu_identity(int dev) {
   cudaDeviceProp p{};
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
   int sm_khz = 0, mem_khz = 0, bus_bits = 0;
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  char uuid[64];
-  std::string u = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    std::snprintf(uuid, sizeof uuid, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
-    u += uuid;
-    if (i == 3 || i == 5 || i == 7 || i == 9) u += "-";
-  }
-  ordered_json g;
-  g["name"] = p.name;
-  g["uuid"] = u;
-  g["compute_capability"] = std::to_string(p.major) + "." + std::to_string(p.minor);
-  g["sm_count"] = p.multiProcessorCount;
-  g["sm_clock_mhz"] = sm_khz / 1000;  // maximum (boost) clock the driver reports
-  g["mem_clock_mhz"] = mem_khz / 1000;
-  g["l2_bytes"] = p.l2CacheSize;
-  g["global_mem_bytes"] = p.totalGlobalMem;
-  g["smem_per_sm_bytes"] = p.sharedMemPerMultiprocessor;
-  // Double data rate: two transfers per memory clock over the whole bus.
-  g["peak_dram_gbps"] = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  unsigned char uuid[16];
+  for (int i = 0; i < 16; ++i) uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
+  GpuIdentity g;
+  g.name = p.name;
+  g.uuid = gpu_uuid_string(uuid);
+  g.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+  g.sm_count = p.multiProcessorCount;
+  g.sm_clock_mhz = sm_khz / 1000;
+  g.mem_clock_mhz = mem_khz / 1000;
+  g.l2_bytes = p.l2CacheSize;
+  g.global_mem_bytes = p.totalGlobalMem;
+  g.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
+  g.peak_dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
   return g;
 }
 
-ordered_json provenance_json(int argc, char** argv, std::uint64_t seed, int dev) {
-  ordered_json pv;
-  pv["git"] = {{"commit", build_info::kGitCommit}, {"dirty", build_info::kGitDirty}};
-  pv["argv"] = std::vector<std::string>(argv, argv + argc);
-  pv["build"] = {{"type", build_info::kBuildType},
-                 {"cuda_architectures", build_info::kCudaArchitectures},
-                 {"cuda_flags", build_info::kCudaFlags},
-                 {"cxx_flags", build_info::kCxxFlags},
-                 {"cxx_compiler", build_info::kCxxCompiler}};
-  int driver = 0, runtime = 0;
-  uint32_t cupti = 0;
-  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&cupti));
-  pv["versions"] = {{"nvcc", build_info::kNvccVersion},
-                    {"driver", driver},
-                    {"runtime", runtime},
-                    {"cupti", cupti}};
-  pv["gpu"] = gpu_json(dev);
-  pv["seed"] = seed;
+Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev) {
+  Provenance pv;
+  pv.git = {build_info::kGitCommit, build_info::kGitDirty};
+  pv.argv.assign(argv, argv + argc);
+  pv.build = {build_info::kBuildType, build_info::kCudaArchitectures, build_info::kCudaFlags,
+              build_info::kCxxFlags, build_info::kCxxCompiler};
+  pv.versions.nvcc = build_info::kNvccVersion;
+  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&pv.versions.driver));
+  ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
+  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&pv.versions.cupti));
+  pv.gpu = gpu_identity(dev);
+  pv.seed = seed;
   char host[256] = "unknown";
   gethostname(host, sizeof host);
-  pv["host"] = host;
+  host[sizeof host - 1] = '\0';
+  pv.host = host;
   return pv;
 }
 
-ordered_json shape_json(const Shape& s, double scale) {
-  return {{"B", s.B},           {"H", s.H},         {"H_kv", s.H_kv},
-          {"S", s.S},           {"D", s.D},         {"causal", s.causal},
-          {"dtype", dtype_name(s.dtype)}, {"scale", scale}};
+RecordedOptions recorded_options(const Options& opt) {
+  RecordedOptions o;
+  o.regimes = opt.regimes;
+  o.check_only = opt.check_only;
+  o.min_samples = opt.rule.min_samples;
+  o.max_samples = opt.rule.max_samples;
+  o.noise_target_pct = opt.rule.noise_target_pct;
+  o.max_seconds = opt.rule.max_seconds;
+  o.metrics = opt.metrics;
+  o.throttled = opt.throttled;
+  o.inputs = inputs_name(opt.inputs);
+  o.profile_launch = opt.profile_launch;
+  return o;
 }
 
 // What NVML said during a regime, summarised for the record.
@@ -211,7 +208,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   const double scale = s.default_scale();
   ordered_json& r = run.result;
   r["name"] = shape_name(s);
-  r["shape"] = shape_json(s, scale);
+  r["shape"] = shape_to_json(s, scale);
   r["flops"] = s.flops();
   r["min_bytes"] = s.min_bytes();
 
@@ -444,18 +441,8 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
   record["claims"] = ordered_json::array();
   for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
   record["started_utc"] = utc_iso8601(now);
-  record["provenance"] = provenance_json(argc, argv, seed, opt.device);
-  record["options"] = {{"regimes", opt.regimes},
-                       {"check_only", opt.check_only},
-                       {"stopping_rule",
-                        {{"min_samples", opt.rule.min_samples},
-                         {"max_samples", opt.rule.max_samples},
-                         {"noise_target_pct", opt.rule.noise_target_pct},
-                         {"max_seconds", opt.rule.max_seconds}}},
-                       {"metrics", opt.metrics},
-                       {"throttled", opt.throttled},
-                       {"inputs", inputs_name(opt.inputs)},
-                       {"profile_launch", opt.profile_launch}};
+  record["provenance"] = to_json(provenance(argc, argv, seed, opt.device));
+  record["options"] = to_json(recorded_options(opt));
   record["metrics_config"] =
       evidence ? evidence->config_json()
                : ordered_json{{"groups", ordered_json::array()},

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/shapes.hpp"
+#include "record/provenance.hpp"
 
 namespace attnlab::report {
 namespace {
@@ -237,11 +238,11 @@ Run load_run(const fs::path& path) {
     run.phase = string_at(j, "/phase");
     run.status = string_at(j, "/status");
     run.started_utc = optional_string_at(j, "/started_utc").value_or("");
-    run.commit = string_at(j, "/provenance/git/commit");
-    run.dirty = bool_at(j, "/provenance/git/dirty");
-    run.gpu_name = string_at(j, "/provenance/gpu/name");
-    run.gpu_uuid = string_at(j, "/provenance/gpu/uuid");
-    number_at(j, "/provenance/gpu/peak_dram_gbps");
+    const RunIdentity id = read_identity(j);
+    run.commit = id.git.commit;
+    run.dirty = id.git.dirty;
+    run.gpu_name = id.gpu_name;
+    run.gpu_uuid = id.gpu_uuid;
     for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());

@@ -1,0 +1,92 @@
+// Where a run came from and how it was run: the record's "provenance", "options" and each
+// result's "shape", as typed structs with their one JSON mapping. The harness fills them from
+// CUDA, CUPTI and its build; the report tool reads the identity back (`read_identity`).
+// experiments/sdpa_baseline.py writes the same keys (its build and versions name PyTorch's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/shape.hpp"
+
+namespace attnlab {
+
+struct GitState {
+  std::string commit;  // full SHA, or "unknown" outside a git checkout
+  bool dirty = false;  // tracked files differed from the commit at build time
+};
+
+struct BuildFlags {
+  std::string type, cuda_architectures, cuda_flags, cxx_flags, cxx_compiler;
+};
+
+struct ToolVersions {
+  std::string nvcc;
+  int driver = 0;   // cudaDriverGetVersion
+  int runtime = 0;  // cudaRuntimeGetVersion
+  std::uint32_t cupti = 0;
+};
+
+// The GPU as CUDA describes it; the uuid tells two boards of one model apart.
+struct GpuIdentity {
+  std::string name;
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string compute_capability;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;  // maximum (boost) clock the driver reports
+  int mem_clock_mhz = 0;
+  long long l2_bytes = 0;
+  unsigned long long global_mem_bytes = 0;
+  unsigned long long smem_per_sm_bytes = 0;
+  double peak_dram_gbps = 0;  // two transfers per memory clock over the whole bus
+};
+
+struct Provenance {
+  GitState git;
+  std::vector<std::string> argv;
+  BuildFlags build;
+  ToolVersions versions;
+  GpuIdentity gpu;
+  std::uint64_t seed = 0;
+  std::string host;
+};
+
+// What a run was asked to do, as recorded (options that only steer the process, such as
+// --results-dir or --device, are not).
+struct RecordedOptions {
+  std::vector<std::string> regimes;
+  bool check_only = false;
+  std::size_t min_samples = 0;
+  std::size_t max_samples = 0;
+  double noise_target_pct = 0;
+  double max_seconds = 0;
+  std::string metrics;
+  std::string throttled;
+  std::string inputs;
+  bool profile_launch = false;
+};
+
+// "uuid" of 16 bytes as CUDA's cudaUUID_t holds them, in the 8-4-4-4-12 form nvidia-smi prints.
+std::string gpu_uuid_string(const unsigned char (&bytes)[16]);
+
+nlohmann::ordered_json to_json(const GpuIdentity& g);
+nlohmann::ordered_json to_json(const Provenance& p);
+nlohmann::ordered_json to_json(const RecordedOptions& o);
+// A result's "shape": sizes, masking, dtype and the softmax scale the kernel used.
+nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
+
+// The identity every reader needs from a record (any writer's): commit, dirty flag and the
+// GPU. Throws FieldError (record/fields.hpp) naming the pointer of a missing or mistyped field.
+struct RunIdentity {
+  GitState git;
+  std::string gpu_name;
+  std::string gpu_uuid;
+  double peak_dram_gbps = 0;
+};
+RunIdentity read_identity(const nlohmann::ordered_json& record);
+
+}  // namespace attnlab

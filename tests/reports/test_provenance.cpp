@@ -1,0 +1,103 @@
+// The typed provenance, options and shape (record/provenance.hpp): the JSON they map to is the
+// committed records' (same keys, same order), and the reader names the field it misses.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "record/fields.hpp"
+#include "record/provenance.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> keys(const nlohmann::ordered_json& j) {
+  std::vector<std::string> k;
+  for (const auto& [name, v] : j.items()) k.push_back(name);
+  return k;
+}
+
+// The newest committed record of a C++ phase: its provenance, options and first shape were
+// written by the harness before the typed structs existed.
+nlohmann::ordered_json committed_phase_record() {
+  fs::path newest;
+  const fs::path dir = fs::path(ATTNLAB_COMMITTED_REPORTS) / "h100" / "records" / "4";
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename() == "run.json" && e.path() > newest) newest = e.path();
+  EXPECT_FALSE(newest.empty());
+  std::ifstream in(newest);
+  return nlohmann::ordered_json::parse(in);
+}
+
+}  // namespace
+
+TEST(Provenance, MapsToTheCommittedRecordsKeysInOrder) {
+  const auto rec = committed_phase_record();
+  Provenance p;
+  EXPECT_EQ(keys(to_json(p)), keys(rec["provenance"]));
+  EXPECT_EQ(keys(to_json(p)["gpu"]), keys(rec["provenance"]["gpu"]));
+  EXPECT_EQ(keys(to_json(p)["build"]), keys(rec["provenance"]["build"]));
+  EXPECT_EQ(keys(to_json(p)["versions"]), keys(rec["provenance"]["versions"]));
+  RecordedOptions o;
+  EXPECT_EQ(keys(to_json(o)), keys(rec["options"]));
+  EXPECT_EQ(keys(to_json(o)["stopping_rule"]), keys(rec["options"]["stopping_rule"]));
+  EXPECT_EQ(keys(shape_to_json(Shape{}, 0.125)), keys(rec["results"][0]["shape"]));
+}
+
+TEST(Provenance, WritesWhatItIsGiven) {
+  Provenance p;
+  p.git = {"abc", true};
+  p.gpu.uuid = "GPU-1";
+  p.gpu.sm_count = 132;
+  p.seed = 18446744073709551615ull;  // the largest seed survives as an unsigned integer
+  const auto j = to_json(p);
+  EXPECT_EQ(j["git"]["commit"], "abc");
+  EXPECT_EQ(j["git"]["dirty"], true);
+  EXPECT_EQ(j["gpu"]["sm_count"], 132);
+  EXPECT_EQ(j["seed"].get<std::uint64_t>(), 18446744073709551615ull);
+  Shape s;
+  s.B = 2;
+  s.causal = true;
+  s.dtype = DType::bf16;
+  const auto sj = shape_to_json(s, 0.5);
+  EXPECT_EQ(sj["B"], 2);
+  EXPECT_EQ(sj["causal"], true);
+  EXPECT_EQ(sj["dtype"], "bf16");
+  EXPECT_EQ(sj["scale"], 0.5);
+}
+
+TEST(Provenance, ReadsTheIdentityBack) {
+  Provenance p;
+  p.git = {"0123abcd", false};
+  p.gpu.name = "NVIDIA H100 80GB HBM3";
+  p.gpu.uuid = "GPU-5e687859";
+  p.gpu.peak_dram_gbps = 3352.32;
+  nlohmann::ordered_json rec;
+  rec["provenance"] = to_json(p);
+  const RunIdentity id = read_identity(rec);
+  EXPECT_EQ(id.git.commit, "0123abcd");
+  EXPECT_FALSE(id.git.dirty);
+  EXPECT_EQ(id.gpu_name, p.gpu.name);
+  EXPECT_EQ(id.gpu_uuid, p.gpu.uuid);
+  EXPECT_DOUBLE_EQ(id.peak_dram_gbps, p.gpu.peak_dram_gbps);
+}
+
+TEST(Provenance, ReaderNamesTheMissingField) {
+  nlohmann::ordered_json rec;
+  rec["provenance"] = to_json(Provenance{});
+  rec["provenance"]["gpu"].erase("uuid");
+  try {
+    read_identity(rec);
+    FAIL() << "a record without a GPU uuid was read";
+  } catch (const FieldError& e) {
+    EXPECT_NE(std::string(e.what()).find("/provenance/gpu/uuid"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Provenance, UuidInNvidiaSmiForm) {
+  unsigned char b[16];
+  for (int i = 0; i < 16; ++i) b[i] = static_cast<unsigned char>(i * 17);
+  EXPECT_EQ(gpu_uuid_string(b), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+}
