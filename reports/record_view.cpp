@@ -8,17 +8,10 @@
 
 #include "common/shapes.hpp"
 #include "record/provenance.hpp"
+#include "record/reader.hpp"
 
 namespace attnlab::report {
 namespace {
-
-// nlohmann's messages start with "[json.exception.parse_error.101] "; the reader needs
-// only what follows.
-std::string strip_json_prefix(const std::string& what) {
-  const auto close = what.find("] ");
-  return what.rfind("[json.exception", 0) == 0 && close != std::string::npos ? what.substr(close + 2)
-                                                                            : what;
-}
 
 Regime parse_regime(const ordered_json& root, const std::string& base, const std::string& name) {
   Regime r;
@@ -212,26 +205,10 @@ Run load_run(const fs::path& path) {
   if (run.dir.filename().empty()) run.dir = run.dir.parent_path();
   run.name = fs::weakly_canonical(fs::absolute(run.dir), ec).filename().string();
   const std::string file = run.file.string();
-  if (!fs::exists(run.file, ec)) throw InputError(file + ": no such file");
-  std::ifstream in(run.file, std::ios::binary);
-  if (!in) throw InputError(file + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    run.json = ordered_json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(file + ": not valid JSON: " + strip_json_prefix(e.what()));
-  }
-  // The schema string first: a record of another schema version has other keys, and
-  // "missing ..." would hide the real cause.
-  if (run.json.is_object() && run.json.contains("schema") && run.json["schema"] != kRunSchema)
-    throw InputError(file + ": /schema is " + run.json["schema"].dump() + ", expected \"" +
-                     kRunSchema + "\"");
-  const auto problems = record_problems(run.json);
-  if (!problems.empty()) {
-    std::string more;
-    if (problems.size() > 1) more = " (and " + std::to_string(problems.size() - 1) + " more)";
-    throw InputError(file + ": " + problems.front() + more);
+    run.json = read_record(run.file);
+  } catch (const RecordError& e) {
+    throw InputError(e.what());
   }
   try {
     const ordered_json& j = run.json;
@@ -251,17 +228,12 @@ Run load_run(const fs::path& path) {
 }
 
 std::vector<Run> load_root(const fs::path& root) {
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) throw InputError(root.string() + ": no such directory");
   std::vector<fs::path> files;
-  for (const auto& phase : fs::directory_iterator(root, ec)) {
-    if (!phase.is_directory()) continue;
-    std::error_code ec2;
-    for (const auto& run : fs::directory_iterator(phase.path(), ec2))
-      if (run.is_directory() && fs::is_regular_file(run.path() / "run.json"))
-        files.push_back(run.path() / "run.json");
+  try {
+    files = find_records(root);
+  } catch (const RecordError& e) {
+    throw InputError(e.what());
   }
-  std::sort(files.begin(), files.end());
   std::vector<Run> runs;
   for (const auto& f : files) runs.push_back(load_run(f));
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
