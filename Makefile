@@ -91,6 +91,26 @@ reports-h100: report-tool
 	$(REPORT) run $(wildcard $(H100)/records/*/*/)
 	$(REPORT) notebook $(H100)/records --out $(H100)
 	$(REPORT) progression $(H100)/records $(H100)/progression
+	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
+
+# README.md's results table (between its attnlab:results markers) from the committed records:
+# every phase and baseline at the seed shapes, each figure from the record the progression takes.
+.PHONY: readme-results
+readme-results: report-tool
+	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
+
+# make reproduce RUN=<run dir> [DRY_RUN=1] [DEVICE=N] [RESULTS=results]: re-run a recorded run
+# (phase or SDPA backend, shapes, seed, regimes, stopping rule, options) with the current
+# build, write a new record under $(RESULTS), name every difference in the environment, then
+# compare the two (scripts/reproduce --help). DRY_RUN=1 prints the command and runs nothing.
+DRY_RUN     ?=
+DEVICE      ?=
+.PHONY: reproduce
+reproduce:
+	@if [ -z "$(RUN)" ]; then echo "attnlab: set RUN, e.g. make reproduce RUN=reports/h100/records/5/<run>"; exit 2; fi
+	$(if $(DRY_RUN),,$(MAKE) --no-print-directory build)
+	scripts/reproduce --build $(BUILD) --results $(RESULTS) $(if $(DEVICE),--device $(DEVICE)) \
+	  $(if $(DRY_RUN),--dry-run) $(RUN)
 
 # make sweep [PHASES="1 4"] [SHAPES="spec ..."] [ARGS="..."]: every phase and the PyTorch SDPA
 # baseline over the sweep shapes (scripts/sweep.sh says which and why), then the progression.
@@ -123,7 +143,10 @@ help: build
 	@echo "  make sweep [PHASES=\"...\"] [SHAPES=...] [ARGS=...]  every phase and the SDPA baseline"
 	@echo "                                  over S = 512..8192 at D = 64, 128; then the progression"
 	@echo "  make baseline [SHAPES=...] [ARGS=...]  PyTorch SDPA (cuDNN, flash, efficient) records"
-	@echo "  make reports-h100               re-render everything under reports/h100/"
+	@echo "  make reports-h100               re-render everything under reports/h100/ and the README's table"
+	@echo "  make readme-results             README.md's results table from reports/h100/records"
+	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"
+	@echo "  docker/run.sh <target> [VAR=...]  any target in the docker/ image (GPUs, results/ mounted)"
 	@echo "phases:"
 	@$(BUILD)/bin/attnlab-phases
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,26 @@ std::string compare_markdown(const Run& a, const Run& b);
 // <out_dir>/report.md and its plots: every phase, each shape from the newest ok record of that
 // phase (on the GPU of its newest ok record) that timed it.
 Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
+
+// The progression's choice of figures, for other renderers that must agree with it: per phase
+// (the root's phase table in order, then other ids such as baselines, sorted), the newest ok
+// record (`newest`) and, per shape name, the result and record that supply its figure.
+struct ProgressionRow {
+  std::string id;
+  const Run* newest = nullptr;
+  std::map<std::string, const Result*> at;
+  std::map<std::string, const Run*> from;
+};
+std::vector<ProgressionRow> progression_rows(const std::vector<Run>& runs, const fs::path& root);
+
+// `readme` with the text between its markers "<!-- attnlab:results begin -->" and
+// "<!-- attnlab:results end -->" replaced by the results table: every phase and baseline at the
+// seed shapes, TFLOPS and device time from the record the progression takes (linked relative
+// to `readme`'s directory), and links to the progression in `progression_dir`. Throws
+// InputError when the markers are missing or out of order.
+std::string readme_with_results(const std::vector<Run>& runs, const fs::path& root,
+                                const fs::path& progression_dir, const fs::path& readme,
+                                const std::string& readme_text);
 
 // --- shared by the renderers -------------------------------------------------------------
 

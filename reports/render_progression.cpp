@@ -455,6 +455,12 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
 
 }  // namespace
 
+std::vector<ProgressionRow> progression_rows(const std::vector<Run>& runs, const fs::path& root) {
+  std::vector<ProgressionRow> out;
+  for (const PhaseRow& r : newest_per_phase(runs, root)) out.push_back({r.id, r.newest, r.at, r.from});
+  return out;
+}
+
 Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {
   Rendered out;
   const auto chosen = newest_per_phase(runs, root);

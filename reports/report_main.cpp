@@ -4,9 +4,12 @@
 //   attnlab-report notebook results                          (make notebook)
 //   attnlab-report compare results/1/<run> results/4/<run>   (make compare A=... B=...)
 //   attnlab-report progression results results/progression   (make progression)
+//   attnlab-report readme-table reports/h100/records README.md (make readme-results)
 // Exit codes: 0 ok, 1 an input record is missing or bad, 2 bad command line, 3 an output
 // cannot be written or gnuplot rejected a script.
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <map>
 #include <set>
 
@@ -40,6 +43,15 @@ void render_figures(const std::vector<fs::path>& scripts, bool run_plots) {
               << " && gnuplot *.gp" << std::endl;
 }
 
+// A text file's contents; InputError naming it where it cannot be read.
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": no such file or not readable");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +82,15 @@ int main(int argc, char** argv) {
   auto* progression = app.add_subcommand("progression", "every phase compared, each shape from its newest ok record");
   progression->add_option("results-root", pr_root, "root of <phase>/<run>/run.json")->required();
   progression->add_option("out-dir", pr_out, "directory for report.md and plots/")->required();
+
+  std::string rd_root, rd_readme, rd_prog, rd_out;
+  auto* readme = app.add_subcommand(
+      "readme-table", "write the results table (every phase at the seed shapes, from the records the "
+                      "progression takes) into README between its attnlab:results markers");
+  readme->add_option("results-root", rd_root, "root of <phase>/<run>/run.json")->required();
+  readme->add_option("readme", rd_readme, "the README (links are relative to its directory)")->required();
+  readme->add_option("--progression", rd_prog, "the progression's directory, linked (default: <results-root>/../progression)");
+  readme->add_option("--out", rd_out, "write the result here instead of over the README (links stay relative to the README)");
 
   try {
     app.parse(argc, argv);
@@ -114,6 +135,15 @@ int main(int argc, char** argv) {
       const std::string md = compare_markdown(a, b);
       std::cout << md;
       if (!cmp_out.empty()) write_text(cmp_out, md);
+    } else if (*readme) {
+      const auto runs = load_root(rd_root);
+      const std::string text = read_text(rd_readme);
+      fs::path root = fs::path(rd_root).lexically_normal();
+      if (root.filename().empty()) root = root.parent_path();  // "records/"
+      const fs::path prog = rd_prog.empty() ? root.parent_path() / "progression" : fs::path(rd_prog);
+      const fs::path out = rd_out.empty() ? fs::path(rd_readme) : fs::path(rd_out);
+      write_text(out, readme_with_results(runs, rd_root, prog, rd_readme, text));
+      std::cout << "attnlab-report: wrote " << out.string() << std::endl;
     } else if (*progression) {
       const auto runs = load_root(pr_root);
       done(render_progression(runs, pr_root, pr_out), fs::path(pr_out) / "report.md");
