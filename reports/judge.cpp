@@ -414,6 +414,12 @@ const char* change_name(Change c) {
   }
 }
 
+std::string device_time_cell(const DeviceTime& t) {
+  const std::string value = t.has_interval() ? median_and_range(t.median_ns, t.p10_ns, t.p90_ns)
+                                             : duration(t.median_ns) + " (p10-p90 not recorded)";
+  return value + basis_marker(t.basis);
+}
+
 Change compare_times(const DeviceTime& a, const DeviceTime& b) {
   // Widest intervals: SAME unless separated however a busy median without p10-p90 spreads.
   switch (relate(b.wide_p10_ns, b.wide_p90_ns, a.wide_p10_ns, a.wide_p90_ns)) {

@@ -108,5 +108,8 @@ const char* change_name(Change c);
 // when wholly above, SAME when they overlap. A busy median without its p10-p90 is taken at its
 // widest interval (DeviceTime::wide_p10_ns), so a verdict never rests on a spread not recorded.
 Change compare_times(const DeviceTime& a, const DeviceTime& b);
+// A device time as comparisons print it: "11.952 ms (p10-p90 11.949-11.954 ms)", or the median
+// with "(p10-p90 not recorded)", then its basis marker (basis_marker).
+std::string device_time_cell(const DeviceTime& t);
 
 }  // namespace attnlab::report

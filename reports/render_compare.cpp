@@ -16,12 +16,6 @@ std::string describe(const char* letter, const Run& r) {
          (r.started_utc.empty() ? "(not recorded)" : r.started_utc) + "\n";
 }
 
-std::string timing_cell(const DeviceTime& t) {
-  const std::string value = t.has_interval() ? median_and_range(t.median_ns, t.p10_ns, t.p90_ns)
-                                             : duration(t.median_ns) + " (p10-p90 not recorded)";
-  return value + basis_marker(t.basis);
-}
-
 }  // namespace
 
 std::string compare_markdown(const Run& a, const Run& b) {
@@ -61,8 +55,8 @@ std::string compare_markdown(const Run& a, const Run& b) {
       const Change ch = compare_times(ta, tb);
       const bool headline = ga.name == ra.headline && ga.name == rb->headline;
       if (headline) ++counts[int(ch)];
-      t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, timing_cell(ta),
-             timing_cell(tb), sig(tb.median_ns / ta.median_ns, 3),
+      t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, device_time_cell(ta),
+             device_time_cell(tb), sig(tb.median_ns / ta.median_ns, 3),
              sig(ta.rate_at(ga, ga.tflops, ta.median_ns)), sig(tb.rate_at(*gb, gb->tflops, tb.median_ns)),
              std::string("**") + change_name(ch) + "**"});
     }

@@ -2,6 +2,7 @@
 // evidence, roofline and provenance, with gnuplot figures in plots/.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -675,6 +676,349 @@ void static_section(std::ostringstream& md, const Run& run) {
   if (!notes.empty()) md << "\n";
 }
 
+// --- side by side with the baselines ------------------------------------------------------
+
+// The baselines every run's report sets its headline time beside: phase directory, name.
+constexpr std::pair<const char*, const char*> kBaselines[] = {{"sdpa-cudnn", "cuDNN"}, {"sdpa-flash", "flash"}};
+
+void baselines_section(std::ostringstream& md, const Run& run, const std::vector<Run>& root_runs) {
+  md << "## Side by side with the baselines\n\n";
+  md << "Per shape, this run's headline device time (busy time, as the progression and `attnlab-report "
+        "compare` use it) against the newest ok record of each PyTorch SDPA baseline in this records "
+        "tree (sibling phase directories ";
+  for (std::size_t i = 0; i < std::size(kBaselines); ++i) md << (i ? ", " : "") << code(kBaselines[i].first);
+  md << ") that timed the shape on the same GPU (`provenance.gpu.uuid` " << code(run.gpu_uuid)
+     << "). Ratio: this run's median over the baseline's; difference: (this run - baseline) / "
+        "baseline. Verdict, this run against the baseline, by the rule of `attnlab-report compare`: "
+        "FASTER when this run's p10-p90 interval lies wholly below the baseline's, SLOWER when wholly "
+        "above, SAME when they overlap (a difference within the noise). Records of another device "
+        "session on the GPU are marked: figures move between sessions.\n\n";
+  Table t({"shape", "baseline", "baseline record", "regimes", "baseline device time", "this run",
+           "ratio", "difference", "verdict"},
+          "llllrrrrl");
+  std::set<TimeBasis> marked;
+  const std::string session = session_key(run, root_runs);
+  for (const auto& r : run.results) {
+    for (const auto& [phase, label] : kBaselines) {
+      auto missing = [&](const std::string& why) {
+        t.row({shape_label(r.name), label, why, "", "", "", "", "", ""});
+      };
+      if (run.phase == phase) {
+        missing("this record is that baseline");
+        continue;
+      }
+      if (!r.timed()) {
+        missing("not measured: this run did not time the shape (" + r.untimed_reason() + ")");
+        continue;
+      }
+      const Run* b = newest_ok(root_runs, phase, run.gpu_name, [&](const Run& x) {
+        const Result* xr = x.result(r.name);
+        return x.gpu_uuid == run.gpu_uuid && xr && xr->timed();
+      });
+      if (!b) {
+        missing("not measured: no ok " + code(phase) + " record of this GPU that timed the shape in "
+                "this records tree");
+        continue;
+      }
+      const Result& br = *b->result(r.name);
+      const Regime& bg = *br.headline_regime();
+      const Regime& g = *r.headline_regime();
+      const DeviceTime tb = device_time(br, bg), tr = device_time(r, g);
+      marked.insert({tb.basis, tr.basis});
+      const std::string when = session_key(*b, root_runs) == session ? "same session" : "another session";
+      t.row({shape_label(r.name), label,
+             "[" + code(b->name) + "](" + link(run.dir, b->dir / "report.md") + ") (" + when + ")",
+             bg.name == g.name ? g.name : bg.name + " (baseline), " + g.name + " (this run)",
+             device_time_cell(tb), device_time_cell(tr), sig(tr.median_ns / tb.median_ns, 3),
+             pct(100.0 * (tr.median_ns - tb.median_ns) / tb.median_ns),
+             std::string("**") + change_name(compare_times(tb, tr)) + "**"});
+    }
+  }
+  if (t.empty()) {
+    md << "No shape in this record.\n\n";
+    return;
+  }
+  md << t.str() << "\n";
+  for (TimeBasis b : marked)
+    if (!basis_footnote(b).empty()) md << basis_footnote(b) << "\n\n";
+}
+
+// --- the Nsight Compute cross-check -------------------------------------------------------
+
+// A metric's CUPTI value in a result entry: metrics.<group>.values.<name>.value of any group.
+std::optional<double> cupti_value(const Result& r, const std::string& name) {
+  const ordered_json* m = find(r.json, "/metrics");
+  if (!m || !m->is_object()) return std::nullopt;
+  for (const auto& [group, gj] : m->items()) {
+    (void)group;
+    if (!gj.is_object() || !gj.contains("values") || !gj["values"].is_object()) continue;
+    const auto& vals = gj["values"];
+    if (!vals.contains(name)) continue;
+    const ordered_json& v = vals[name];
+    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+    if (value && value->is_number()) return value->get<double>();
+  }
+  return std::nullopt;
+}
+
+void ncu_section(std::ostringstream& md, const Run& run) {
+  md << "## Nsight Compute cross-check\n\n";
+  if (!any_result_has(run, "ncu")) {
+    md << "Not measured: this record has no `ncu` values. `make profile` reruns each shape's launch "
+          "under Nsight Compute, keeps its `.ncu-rep` report beside the record and imports ncu's "
+          "values of the same metrics here, against CUPTI's.\n\n";
+    return;
+  }
+  if (const ordered_json* p = find(run.json, "/ncu_profile"); p && p->is_object()) {
+    if (const auto v = optional_string_at(*p, "/ncu_version")) md << "Nsight Compute: " << fixed_line(*v) << ". ";
+    if (const auto c = optional_string_at(*p, "/ncu_command")) md << "Command: " << code(fixed_line(*c)) << ". ";
+    if (const auto m = optional_string_at(*p, "/method")) md << "Method: " << fixed_line(*m) << ".";
+    md << "\n\n";
+  }
+  md << "Difference: (CUPTI - ncu) / |ncu|, as the record gives it (`ncu.rel_diff_pct`). CUPTI's "
+        "value comes from the range profiler's replay of one launch (hardware metrics above), ncu's "
+        "from a separate run of the launch under Nsight Compute: two passes over the kernel.\n\n";
+  for (const auto& r : run.results) {
+    const ordered_json* n = find(r.json, "/ncu");
+    if (!n || !n->is_object()) {
+      if (r.timed()) md << "### " << shape_label(r.name) << "\n\nNot measured: no `ncu` values for this shape.\n\n";
+      continue;
+    }
+    md << "### " << shape_label(r.name) << "\n\n";
+    const auto report = optional_string_at(*n, "/report");
+    if (report) {
+      std::error_code ec;
+      if (fs::is_regular_file(run.dir / *report, ec))
+        md << "Nsight Compute report: [" << code(*report) << "](" << fs::path(*report).generic_string() << ")";
+      else
+        md << "Nsight Compute report: " << code(*report) << " (not beside the record)";
+    } else {
+      md << "Nsight Compute report: not recorded";
+    }
+    if (const ordered_json* k = find(*n, "/kernels"); k && k->is_number())
+      md << "; " << count(k->get<double>()) << " kernel" << (k->get<double>() == 1 ? "" : "s") << " profiled";
+    md << ".";
+    if (const auto c = optional_string_at(*n, "/combined")) md << " Combined " << fixed_line(*c) << ".";
+    md << "\n\n";
+    const ordered_json* vals = find(*n, "/values");
+    if (!vals || !vals->is_object()) {
+      const ordered_json* why = find(*n, "/unavailable");
+      md << "Not measured: " << (why && why->is_string() ? fixed_line(why->get<std::string>()) : "no ncu values")
+         << ".\n\n";
+      continue;
+    }
+    Table t({"metric", "unit", "CUPTI", "ncu", "difference"}, "llrrr");
+    for (const auto& [name, v] : vals->items()) {
+      const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+      const auto unit = v.is_object() ? optional_string_at(v, "/unit") : std::nullopt;
+      const auto cupti = cupti_value(r, name);
+      std::string diff = "not computed";
+      const ordered_json* d = find(*n, "/rel_diff_pct/" + name);
+      if (d && d->is_number()) {
+        diff = pct(d->get<double>());
+      } else if (const ordered_json* why = find(*n, "/rel_diff_reason/" + name); why && why->is_string()) {
+        diff = "not computed: " + why->get<std::string>();
+      }
+      t.row({code(name), unit.value_or(""), cupti ? sig(*cupti) : "not measured",
+             value && value->is_number() ? sig(value->get<double>()) : "not measured", diff});
+    }
+    md << t.str() << "\n";
+    if (const ordered_json* u = find(*n, "/unavailable"); u && u->is_object() && !u->empty()) {
+      md << "Not in ncu's values:\n\n";
+      for (const auto& [name, why] : u->items()) md << "- " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
+      md << "\n";
+    }
+    // Wall time of the profiled process, keyed by the report's shape part (ncu-<slug>.ncu-rep).
+    if (report && report->rfind("ncu-", 0) == 0 && report->size() > 12 &&
+        report->compare(report->size() - 8, 8, ".ncu-rep") == 0) {
+      const std::string slug = report->substr(4, report->size() - 12);
+      const ordered_json* s = find(run.json, "/ncu_profile/shapes/" + slug);
+      const auto wall = s ? optional_number_at(*s, "/wall_s") : std::nullopt;
+      const auto base = s ? optional_number_at(*s, "/baseline_wall_s") : std::nullopt;
+      if (wall) {
+        md << "Wall time of the experiment under ncu: " << sig(*wall) << " s";
+        if (base) md << ", without ncu " << sig(*base) << " s (ncu's overhead " << sig(*wall - *base) << " s)";
+        md << ".\n\n";
+      }
+    }
+  }
+}
+
+// --- launch statistics and occupancy ------------------------------------------------------
+
+// Nsight Compute's names for the metrics these sections read from the throughput group.
+constexpr const char* kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kSmCyclesMin = "sm__cycles_active.min";
+constexpr const char* kSmCyclesAvg = "sm__cycles_active.avg";
+constexpr const char* kSmCyclesMax = "sm__cycles_active.max";
+
+std::optional<double> throughput_value(const Result& r, const char* name) {
+  const ordered_json* a = find(r.json, "/metrics/throughput/available");
+  if (!a || *a != true) return std::nullopt;
+  const ordered_json* v = find(r.json, std::string("/metrics/throughput/values/") + name + "/value");
+  if (!v || !v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
+// Why the throughput group gives nothing for a shape.
+std::string throughput_missing(const Result& r, const std::string& what) {
+  const ordered_json* g = find(r.json, "/metrics/throughput");
+  if (!g || g->is_null()) return "not measured (metric group `throughput` was not collected)";
+  if (const ordered_json* a = find(*g, "/available"); !a || *a != true) {
+    const auto why = optional_string_at(*g, "/reason");
+    return "not measured (metric group `throughput` unavailable" + (why ? ": " + fixed_line(*why) : std::string()) + ")";
+  }
+  return "not measured (the `throughput` group of this record has no " + what + ")";
+}
+
+std::optional<long long> product(const ordered_json& kj, const char* key) {
+  const ordered_json* v = find(kj, std::string("/") + key);
+  if (!v || !v->is_array() || v->empty()) return std::nullopt;
+  long long p = 1;
+  for (const auto& x : *v) {
+    if (!x.is_number()) return std::nullopt;
+    p *= x.get<long long>();
+  }
+  return p;
+}
+
+std::string limit_cell(const ordered_json& occ, const char* resource) {
+  const ordered_json* v = find(occ, std::string("/ctas_per_sm/") + resource);
+  if (!v) return "not measured";
+  return v->is_number() ? count(v->get<double>()) : "no limit";
+}
+
+// One kernel's waves in words, from its CTAs, the SM count and the CTAs an SM holds.
+std::string waves_words(const std::string& kernel, long long ctas, int sms, int per_sm) {
+  const long long full = 1LL * sms * per_sm;
+  const double waves = double(ctas) / double(full);
+  std::string s = kernel + ": " + std::to_string(ctas) + " CTAs on " + std::to_string(sms) + " SMs x " +
+                  std::to_string(per_sm) + " CTAs per SM = " + std::to_string(full) + " at once: " +
+                  sig(waves) + " waves";
+  if (ctas < full) {
+    s += ", under one wave";
+    if (ctas < sms)
+      s += ": at most " + std::to_string(ctas) + " of the " + std::to_string(sms) +
+           " SMs get a CTA, and at least " + std::to_string(sms - ctas) + " SMs have none of it";
+    else
+      s += ": every SM can get a CTA, but the SMs hold " + pct(100.0 * double(ctas) / double(full)) +
+           " of the CTAs they could";
+  } else if (ctas % full != 0) {
+    s += ": " + std::to_string(ctas / full) + " full wave" + (ctas / full == 1 ? "" : "s") +
+         " and a last one of " + std::to_string(ctas % full) + " CTAs (" +
+         pct(100.0 * double(ctas % full) / double(full)) + " of a wave), a tail in which the GPU is partly idle";
+  } else {
+    s += ", whole waves";
+  }
+  return s + ".";
+}
+
+void launch_stats_section(std::ostringstream& md, const Run& run) {
+  md << "## Launch statistics and occupancy\n\n";
+  const auto sms = optional_number_at(run.json, "/provenance/gpu/sm_count");
+  md << "Per kernel of each shape's launch, as Nsight Compute's Launch Statistics and Occupancy "
+        "sections show them. CTAs: the grid's blocks. CTAs per SM: what "
+        "`cuOccupancyMaxActiveBlocksPerMultiprocessor` allowed for the launch's block and shared "
+        "memory (`static.kernels`). Waves per SM: CTAs / (SMs x CTAs per SM), with the SM count "
+        "of the record (`provenance.gpu.sm_count`: "
+     << (sms ? count(*sms) : std::string("not recorded"))
+     << "); under one wave, part of the GPU has no work. CTA limits per resource (registers, "
+        "shared memory, warp slots, CTA slots) are computed as CUDA's occupancy calculator does "
+        "(`static.kernels[].occupancy_limits`); the least of them sets the theoretical occupancy. "
+        "Achieved occupancy and SM busy balance are counters of the `throughput` group, from the "
+        "range profiler's replay of one launch (every kernel of it).\n\n";
+  if (!any_result_has(run, "static")) {
+    md << "Not measured: this record has no `static` evidence (launch configuration and occupancy "
+          "per kernel), so neither launch statistics nor occupancy limits.\n\n";
+    return;
+  }
+  for (const auto& r : run.results) {
+    md << "### " << shape_label(r.name) << "\n\n";
+    const ordered_json* kernels = find(r.json, "/static/kernels");
+    if (!kernels || !kernels->is_array() || kernels->empty()) {
+      const auto why = optional_string_at(r.json, "/static/kernels_unavailable");
+      md << "Launch statistics: not measured"
+         << (why ? " (" + fixed_line(*why) + ")" : r.timed() ? std::string() : " (" + r.untimed_reason() + ")")
+         << ".\n\n";
+      continue;
+    }
+    Table t({"kernel", "grid", "block", "CTAs", "CTAs per SM", "waves per SM", "theoretical occupancy",
+             "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
+            "lllrrrrlrrrr");
+    std::vector<std::string> words, notes;
+    for (const auto& kj : *kernels) {
+      const std::string name = code(optional_string_at(kj, "/name").value_or("?"));
+      // The bullets below name the kernel only where the launch ran several.
+      const std::string who = kernels->size() == 1 ? std::string("The kernel") : name;
+      const auto ctas = product(kj, "grid");
+      const ordered_json* per = find(kj, "/active_blocks_per_sm");
+      const int per_sm = per && per->is_number() ? per->get<int>() : -1;  // -1: not recorded
+      std::string waves = "not measured";
+      if (ctas && per_sm > 0 && sms) {
+        waves = sig(double(*ctas) / (*sms * per_sm));
+        words.push_back(waves_words(who, *ctas, int(*sms), per_sm));
+      } else if (per_sm == 0) {
+        waves = "none: no CTA fits an SM";
+      }
+      const ordered_json* occ_pct = find(kj, "/theoretical_occupancy_pct");
+      const ordered_json* occ = find(kj, "/occupancy_limits");
+      std::vector<std::string> row = {name, dims(kj, "grid"), dims(kj, "block"),
+                                      ctas ? count(double(*ctas)) : "not recorded",
+                                      per_sm >= 0 ? count(per_sm) : "not measured", waves,
+                                      occ_pct && occ_pct->is_number() ? pct(occ_pct->get<double>()) : "not measured"};
+      if (occ && occ->is_object()) {
+        std::string by;
+        if (const ordered_json* l = find(*occ, "/limited_by"); l && l->is_array())
+          for (const auto& x : *l) by += (by.empty() ? "" : ", ") + json_scalar(x);
+        std::replace(by.begin(), by.end(), '_', ' ');
+        row.push_back(by.empty() ? "not measured" : by);
+        for (const char* res : {"registers", "shared_memory", "warps", "blocks"}) row.push_back(limit_cell(*occ, res));
+        if (const ordered_json* agree = find(*occ, "/agrees_with_driver"); agree && *agree == false)
+          notes.push_back(who + ": the least computed limit (" + count(number_at(*occ, "/active_blocks_per_sm")) +
+                          ") differs from the driver's CTAs per SM; the driver's figure is the one shown, "
+                          "and it reflects a limit this calculation does not model");
+      } else {
+        const auto why = optional_string_at(kj, "/occupancy_limits_reason");
+        row.push_back("not measured");
+        for (int i = 0; i < 4; ++i) row.push_back("not measured");
+        notes.push_back(who + ": CTA limits per resource not measured (" +
+                        (why ? fixed_line(*why) : std::string("the record predates them")) + ")");
+      }
+      t.row(row);
+    }
+    md << t.str() << "\n";
+    for (const auto& w : words) md << "- " << w << "\n";
+    for (const auto& n : notes) md << "- " << n << "\n";
+    const std::string scope = kernels->size() > 1 ? " (over the launch's " + std::to_string(kernels->size()) + " kernels)" : "";
+    if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
+      md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "
+         << "the SMs' active cycles (" << code(kAchievedOccupancy) << ")";
+      const ordered_json* occ_pct = find((*kernels)[0], "/theoretical_occupancy_pct");
+      if (kernels->size() == 1 && occ_pct && occ_pct->is_number() && occ_pct->get<double>() > 0)
+        md << ", " << pct(100.0 * *achieved / occ_pct->get<double>()) << " of the theoretical "
+           << pct(occ_pct->get<double>());
+      md << ".\n";
+    } else {
+      md << "- Achieved occupancy: " << throughput_missing(r, code(kAchievedOccupancy)) << ".\n";
+    }
+    const auto lo = throughput_value(r, kSmCyclesMin), avg = throughput_value(r, kSmCyclesAvg),
+               hi = throughput_value(r, kSmCyclesMax);
+    if (lo && avg && hi && *avg > 0 && *hi > 0) {
+      md << "- SM busy balance" << scope << ": active cycles per SM min " << count(*lo) << ", mean "
+         << count(*avg) << ", max " << count(*hi) << " (" << code("sm__cycles_active") << " .min/.avg/.max); "
+         << "the busiest SM is active " << sig(*hi / *avg, 3) << "x the mean, the least busy "
+         << pct(100.0 * *lo / *hi) << " of the busiest";
+      if (*lo == 0) md << "; at least one SM ran none of the launch";
+      md << ".\n";
+    } else {
+      md << "- SM busy balance: "
+         << throughput_missing(r, code(kSmCyclesMin) + ", " + code(kSmCyclesAvg) + " and " + code(kSmCyclesMax))
+         << ".\n";
+    }
+    md << "\n";
+  }
+}
+
 struct RoofPoint {
   std::string label;
   double intensity;  // [FLOP/byte]
@@ -1032,8 +1376,11 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   claims_section(md, run, js);
   correctness_section(md, run);
   timing_section(md, run, c, latency.has_value());
+  baselines_section(md, run, root_runs);
   metrics_section(md, run);
+  ncu_section(md, run);
   stall_section(md, stalls.has_value());
+  launch_stats_section(md, run);
   static_section(md, run);
   roofline_section(md, c, pts);
   provenance_section(md, run);

@@ -118,11 +118,19 @@ int main(int argc, char** argv) {
         } catch (const FieldError& e) {
           throw InputError(r.file.string() + ": " + e.what());
         }
-        if (need) {
-          const fs::path root = fs::absolute(r.dir).lexically_normal().parent_path().parent_path();
-          if (!roots.count(root)) roots[root] = load_root(root);
-          root_runs = &roots[root];
+        // Every report sets its run beside the baselines of its results root, so the root is
+        // read for every run; only claims against another phase make an unreadable root fatal.
+        const fs::path root = fs::absolute(r.dir).lexically_normal().parent_path().parent_path();
+        if (!roots.count(root)) {
+          try {
+            roots[root] = load_root(root);
+          } catch (const InputError& e) {
+            if (need) throw;
+            std::cerr << "attnlab-report: warning: no baselines for " << r.dir.string()
+                      << ": its results root cannot be read: " << e.what() << std::endl;
+          }
         }
+        if (roots.count(root)) root_runs = &roots[root];
         done(render_run(r, *root_runs), r.dir / "report.md");
       }
     } else if (*notebook) {

@@ -72,6 +72,20 @@ inline std::vector<fs::path> make_fixture_root(const fs::path& root) {
   return dirs;
 }
 
+// A copy of tests/reports/inputs/side-by-side at `root`: a phase 4 record with launch facts,
+// throughput counters and ncu values, and SDPA baseline records beside it (placeholder values;
+// see its README.md), with a stand-in for the Nsight Compute report the phase's record names
+// (the report links it). Returns the phase 4 run's directory.
+inline fs::path make_side_by_side_root(const fs::path& root) {
+  const fs::path inputs = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "inputs" / "side-by-side";
+  fs::create_directories(root);
+  fs::copy(inputs, root, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::remove(root / "README.md");
+  const fs::path run = root / "4" / "20261122T215639Z-dcabdff";
+  write_file(run / "ncu-16x16x2048x64.ncu-rep", "stand-in for an Nsight Compute report\n");
+  return run;
+}
+
 // n samples evenly spread over [centre - half_width, centre + half_width] [ns].
 inline std::vector<double> spread(double centre, double half_width, int n = 21) {
   std::vector<double> v;

@@ -32,6 +32,11 @@ void render_all(const fs::path& out) {
   const report::Run* four = newest_ok(runs, "4", runs.front().gpu_name);
   ASSERT_TRUE(one && four);
   write_text(out / "compare-1-4.md", compare_markdown(*one, *four));
+  // A record with launch statistics, baselines beside it and Nsight Compute values.
+  make_side_by_side_root(out / "side-by-side");
+  const auto beside = load_root(out / "side-by-side");
+  for (const auto& r : beside)
+    if (r.phase == "4") render_run(r, beside);
 }
 
 // Relative path -> contents of every rendered file with one of `exts` under `dir`.
