@@ -47,13 +47,19 @@ std::vector<MetricGroup> build_groups() {
             "shared-memory bank conflicts (LSU pipe)"},
        }},
       {"throughput",
-       "speed of light, duration and achieved occupancy",
+       "speed of light, duration, achieved occupancy and SM busy balance",
        {
            // Needs about 8 passes on its own (ANCHORS.md): the costliest metric here.
            {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
             "SM throughput (speed of light), % of peak over elapsed cycles"},
            {"gpu__time_duration.sum", "ns", "GPU time of the profiled range"},
            {"sm__warps_active.avg.pct_of_peak_sustained_active", "%", "achieved occupancy"},
+           // Cycles with a warp resident, per SM, rolled up over the SMs: how evenly the launch
+           // kept them busy (Nsight Compute's workload-distribution figures). Names accepted by
+           // CUPTI 13.0's profiler host for chip GH100 (cuptiProfilerHostGetMetricProperties).
+           {"sm__cycles_active.min", "cycles", "active cycles of the least busy SM"},
+           {"sm__cycles_active.avg", "cycles", "active cycles per SM, mean over the SMs"},
+           {"sm__cycles_active.max", "cycles", "active cycles of the busiest SM"},
        }},
       {"stalls",
        "warp-stall reasons per issued instruction, so they can be ranked",

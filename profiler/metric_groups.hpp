@@ -11,7 +11,8 @@ namespace attnlab::profiler {
 
 struct MetricSpec {
   const char* name;  // full CUPTI/ncu metric name, e.g. "dram__bytes_read.sum"
-  const char* unit;  // unit of the value as recorded: "%", "bytes", "ns", "inst", "ops", "count", "ratio"
+  const char* unit;  // unit of the value as recorded: "%", "bytes", "ns", "inst", "ops", "count", "ratio",
+                     // "cycles"
   const char* what;  // one line for reports
 };
 

@@ -261,8 +261,33 @@ class Subscription {
   CUptiResult code_ = CUPTI_ERROR_UNKNOWN;
 };
 
+// The device properties that bound CTAs per SM, for the current device.
+DeviceLimits device_limits() {
+  int device = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+  auto get = [&](cudaDeviceAttr attr) {
+    int v = 0;
+    ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&v, attr, device));
+    return v;
+  };
+  DeviceLimits d;
+  d.cc_major = get(cudaDevAttrComputeCapabilityMajor);
+  d.cc_minor = get(cudaDevAttrComputeCapabilityMinor);
+  d.sm_count = get(cudaDevAttrMultiProcessorCount);
+  d.warp_size = get(cudaDevAttrWarpSize);
+  d.max_threads_per_block = get(cudaDevAttrMaxThreadsPerBlock);
+  d.max_threads_per_sm = get(cudaDevAttrMaxThreadsPerMultiProcessor);
+  d.max_blocks_per_sm = get(cudaDevAttrMaxBlocksPerMultiprocessor);
+  d.regs_per_sm = get(cudaDevAttrMaxRegistersPerMultiprocessor);
+  d.regs_per_block = get(cudaDevAttrMaxRegistersPerBlock);
+  d.smem_per_sm_bytes = get(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  d.smem_per_block_optin_bytes = get(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  d.reserved_smem_per_block_bytes = get(cudaDevAttrReservedSharedMemoryPerBlock);
+  return d;
+}
+
 // Driver attributes and occupancy of one launched function.
-void resolve(const Launch& l, KernelFacts& k, int max_threads_per_sm) {
+void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
   const detail::DriverApi* driver = nullptr;
   try {
     driver = &detail::driver_api();
@@ -345,8 +370,26 @@ void resolve(const Launch& l, KernelFacts& k, int max_threads_per_sm) {
     return;
   }
   k.active_blocks_per_sm = blocks;
-  const long long warps_per_block = (threads + 31) / 32;
-  k.theoretical_occupancy_pct = 100.0 * double(blocks * warps_per_block) / (max_threads_per_sm / 32);
+  const long long warps_per_block = (threads + device.warp_size - 1) / device.warp_size;
+  k.theoretical_occupancy_pct =
+      100.0 * double(blocks * warps_per_block) / (device.max_threads_per_sm / device.warp_size);
+
+  // Which resource sets that figure: each one's CTA limit, computed as CUDA's occupancy
+  // calculator does, and checked against the driver's answer above.
+  int carveout = -1;
+  if (const CUresult c = api.func_get_attribute(&carveout, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, f);
+      c != CUDA_SUCCESS) {
+    k.occupancy_reason = "cuFuncGetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT) failed: " + api.describe(c);
+    return;
+  }
+  k.carveout_pct = carveout;
+  FunctionUse use;
+  use.threads_per_block = int(threads);
+  use.registers_per_thread = regs;
+  use.static_smem_bytes = smem;
+  use.dynamic_smem_bytes = k.dynamic_smem_bytes;
+  use.carveout_pct = carveout;
+  k.occupancy = occupancy_limits(device, use, &k.occupancy_reason);
 }
 
 }  // namespace
@@ -388,10 +431,7 @@ StaticFacts capture_static_facts(const LaunchFn& launch, cudaStream_t stream) {
     out.reason = "CUPTI saw no kernel launch API call during the launch";
     return out;
   }
-  int device = 0, max_threads_per_sm = 0;
-  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads_per_sm,
-                                            cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  out.device = device_limits();
   for (const Launch& l : capture.launches) {
     KernelFacts k;
     k.name = l.symbol;
@@ -399,7 +439,7 @@ StaticFacts capture_static_facts(const LaunchFn& launch, cudaStream_t stream) {
     k.grid = l.grid;
     k.block = l.block;
     k.dynamic_smem_bytes = l.dynamic_smem_bytes;
-    resolve(l, k, max_threads_per_sm);
+    resolve(l, k, *out.device);
     out.kernels.push_back(std::move(k));
   }
   out.available = true;
@@ -410,6 +450,7 @@ nlohmann::ordered_json to_json(const StaticFacts& facts) {
   nlohmann::ordered_json j;
   j["kernels"] = nlohmann::ordered_json::array();
   if (!facts.available) j["kernels_unavailable"] = facts.reason;
+  if (facts.device) j["device"] = to_json(*facts.device);
   const auto opt = [](const auto& v) -> nlohmann::ordered_json {
     if (v) return *v;
     return nullptr;
@@ -426,6 +467,20 @@ nlohmann::ordered_json to_json(const StaticFacts& facts) {
     kj["grid"] = k.grid;
     kj["active_blocks_per_sm"] = opt(k.active_blocks_per_sm);
     kj["theoretical_occupancy_pct"] = opt(k.theoretical_occupancy_pct);
+    if (k.occupancy) {
+      nlohmann::ordered_json oj = to_json(*k.occupancy);
+      oj["carveout_pct"] = opt(k.carveout_pct);
+      // cuOccupancyMaxActiveBlocksPerMultiprocessor's answer against the least limit computed.
+      oj["agrees_with_driver"] =
+          k.active_blocks_per_sm ? nlohmann::ordered_json(*k.active_blocks_per_sm == k.occupancy->active_blocks_per_sm)
+                                 : nlohmann::ordered_json();
+      oj["source"] = "profiler/occupancy.cpp (as cuda_occupancy.h) from cuFuncGetAttribute and the device properties";
+      kj["occupancy_limits"] = std::move(oj);
+    } else {
+      kj["occupancy_limits"] = nullptr;
+      kj["occupancy_limits_reason"] =
+          k.occupancy_reason.empty() ? std::string("the function's attributes were not resolved") : k.occupancy_reason;
+    }
     if (!k.attributes_reason.empty()) kj["attributes_reason"] = k.attributes_reason;
     kj["launch_api"] = k.launch_api;
     kj["source"] = "CUPTI launch callback; cuFuncGetAttribute; "

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profiler/occupancy.hpp"
 #include "profiler/sampler.hpp"
 
 namespace attnlab::profiler {
@@ -32,6 +33,11 @@ struct KernelFacts {
   std::optional<int> max_threads_per_block;
   std::optional<int> active_blocks_per_sm;          // occupancy API, for this block and smem
   std::optional<double> theoretical_occupancy_pct;  // [%] resident warps / max warps per SM
+  std::optional<int> carveout_pct;  // preferred shared-memory carveout [%]; -1: none preferred
+  // CTAs per SM by resource (profiler/occupancy.hpp), from the same attributes and the device's
+  // properties; unset, with occupancy_reason, where it could not be computed.
+  std::optional<OccupancyLimits> occupancy;
+  std::string occupancy_reason;
   std::string attributes_reason;
 };
 
@@ -39,6 +45,7 @@ struct StaticFacts {
   bool available = false;
   std::string reason;               // when unavailable: the error and what to do about it
   std::vector<KernelFacts> kernels;  // in launch order
+  std::optional<DeviceLimits> device;  // the properties the occupancy limits divide
 };
 
 // Launches once on `stream` with CUPTI launch callbacks subscribed (KernelActivity paused),
@@ -50,7 +57,10 @@ StaticFacts capture_static_facts(const LaunchFn& launch, cudaStream_t stream);
 // reason}; experiments/sass.hpp adds "sass" and "ptxas" beside. Kernel fields: name,
 // registers, static_smem_bytes, dynamic_smem_bytes, local_bytes, max_threads_per_block,
 // block, grid, active_blocks_per_sm, theoretical_occupancy_pct (null, with
-// attributes_reason, when the function could not be resolved), launch_api, source.
+// attributes_reason, when the function could not be resolved), occupancy_limits (CTAs per SM
+// by resource, what limits them and whether their least equals the driver's
+// active_blocks_per_sm; null with occupancy_limits_reason where not computed), launch_api,
+// source; and "device", the device properties those limits divide.
 nlohmann::ordered_json to_json(const StaticFacts& facts);
 
 }  // namespace attnlab::profiler

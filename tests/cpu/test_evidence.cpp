@@ -46,7 +46,7 @@ TEST(MetricGroups, NamesAreUniqueWithUnitsAndTheNineteenGh100Stalls) {
   const MetricGroup* group = nullptr;
   ASSERT_NE(find_metric("dram__bytes_write.sum", &group), nullptr);
   EXPECT_STREQ(group->name, "memory");
-  EXPECT_EQ(metric_names({"throughput"}).size(), 3u);
+  EXPECT_EQ(metric_names({"throughput"}).size(), 6u);
 }
 
 TEST(MetricGroups, ProfileRangeNamesAvoidNcuFilterSyntax) {
