@@ -893,7 +893,7 @@ std::string waves_words(const std::string& kernel, long long ctas, int sms, int 
   const long long full = 1LL * sms * per_sm;
   const double waves = double(ctas) / double(full);
   std::string s = kernel + ": " + std::to_string(ctas) + " CTAs on " + std::to_string(sms) + " SMs x " +
-                  std::to_string(per_sm) + " CTAs per SM = " + std::to_string(full) + " at once: " +
+                  std::to_string(per_sm) + " CTA" + (per_sm == 1 ? "" : "s") + " per SM = " + std::to_string(full) + " at once: " +
                   sig(waves) + " waves";
   if (ctas < full) {
     s += ", under one wave";
@@ -908,7 +908,7 @@ std::string waves_words(const std::string& kernel, long long ctas, int sms, int 
          " and a last one of " + std::to_string(ctas % full) + " CTAs (" +
          pct(100.0 * double(ctas % full) / double(full)) + " of a wave), a tail in which the GPU is partly idle";
   } else {
-    s += ", whole waves";
+    s += ": " + std::to_string(ctas / full) + " full wave" + (ctas / full == 1 ? "" : "s") + ", no tail";
   }
   return s + ".";
 }
@@ -946,6 +946,7 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
              "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
             "lllrrrrlrrrr");
     std::vector<std::string> words, notes;
+    std::vector<std::pair<std::string, std::string>> unlimited;  // kernel, why its limits are absent
     for (const auto& kj : *kernels) {
       const std::string name = code(optional_string_at(kj, "/name").value_or("?"));
       // The bullets below name the kernel only where the launch ran several.
@@ -981,14 +982,21 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
         const auto why = optional_string_at(kj, "/occupancy_limits_reason");
         row.push_back("not measured");
         for (int i = 0; i < 4; ++i) row.push_back("not measured");
-        notes.push_back(who + ": CTA limits per resource not measured (" +
-                        (why ? fixed_line(*why) : std::string("the record predates them")) + ")");
+        unlimited.emplace_back(who, why ? fixed_line(*why) : std::string("the record predates them"));
       }
       t.row(row);
     }
     md << t.str() << "\n";
     for (const auto& w : words) md << "- " << w << "\n";
     for (const auto& n : notes) md << "- " << n << "\n";
+    // One line where no kernel has them for the same reason (older records), else one per kernel.
+    const bool one_reason = !unlimited.empty() && unlimited.size() == kernels->size() &&
+                            std::all_of(unlimited.begin(), unlimited.end(),
+                                        [&](const auto& u) { return u.second == unlimited.front().second; });
+    if (one_reason)
+      md << "- CTA limits per resource: not measured (" << unlimited.front().second << ").\n";
+    else
+      for (const auto& [who, why] : unlimited) md << "- " << who << ": CTA limits per resource not measured (" << why << ").\n";
     const std::string scope = kernels->size() > 1 ? " (over the launch's " + std::to_string(kernels->size()) + " kernels)" : "";
     if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
       md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "

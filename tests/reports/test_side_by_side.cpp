@@ -91,7 +91,7 @@ TEST(SideBySide, SeveralKernelsAreNamedAndADisagreementWithTheDriverIsSaid) {
   EXPECT_TRUE(contains(md, "- `attention_kernel<64>`: ")) << md;
   EXPECT_TRUE(contains(md, "- `combine_kernel`: the least computed limit (5) differs from the driver's")) << md;
   EXPECT_TRUE(contains(md, "Achieved occupancy (over the launch's 2 kernels)")) << md;
-  EXPECT_TRUE(contains(md, "- The kernel: CTA limits per resource not measured (the record predates them)")) << md;
+  EXPECT_TRUE(contains(md, "- CTA limits per resource: not measured (the record predates them).")) << md;
 }
 
 TEST(SideBySide, BaselinesAreTheNewestOfTheSameGpuAndJudgedAsCompareJudges) {
