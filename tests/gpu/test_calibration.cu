@@ -97,6 +97,15 @@ __global__ void chase(const std::uint32_t* __restrict__ next, std::uint32_t* out
   out[tid] = idx;
 }
 
+// ---- occupancy probe: a kernel whose residency only its launch configuration decides ----
+__global__ void occupancy_probe(int* out) {
+  extern __shared__ int buf[];
+  if (out != nullptr && threadIdx.x == 0) {  // never taken: the launches pass nullptr
+    buf[0] = int(blockIdx.x);
+    out[blockIdx.x] = buf[0];
+  }
+}
+
 int sm_count() {
   int device = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
@@ -267,6 +276,71 @@ TEST_F(Calibration, StaticFactsDescribeTheLaunchedKernel) {
   ASSERT_TRUE(k.theoretical_occupancy_pct.has_value()) << k.attributes_reason;
   EXPECT_GT(*k.theoretical_occupancy_pct, 0.0);
   EXPECT_LE(*k.theoretical_occupancy_pct, 100.0);
+  // The limits per resource, computed, agree with the driver's answer.
+  ASSERT_TRUE(facts.device.has_value());
+  EXPECT_EQ(facts.device->sm_count, sm_count());
+  ASSERT_TRUE(k.occupancy.has_value()) << k.occupancy_reason;
+  ASSERT_TRUE(k.active_blocks_per_sm.has_value());
+  EXPECT_EQ(k.occupancy->active_blocks_per_sm, *k.active_blocks_per_sm);
+  EXPECT_FALSE(k.occupancy->limited_by.empty());
+  EXPECT_DOUBLE_EQ(k.occupancy->theoretical_occupancy_pct, *k.theoretical_occupancy_pct);
+}
+
+// The CTA limits per resource (profiler/occupancy.hpp) against the driver over launch
+// configurations that reach each limit: warp slots (1024 threads), shared memory (100 KiB and
+// 200 KiB per CTA), CTA slots (64 threads, no shared memory).
+TEST_F(Calibration, OccupancyLimitsAgreeWithTheDriverOverLaunchConfigurations) {
+  int device = 0, optin = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(occupancy_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  int compared = 0;
+  for (int threads : {64, 256, 1024})
+    for (int smem : {0, 13824, 100 * 1024, 200 * 1024}) {
+      if (smem > optin) continue;
+      const LaunchFn probe = [&](cudaStream_t s) {
+        occupancy_probe<<<sm_count(), threads, std::size_t(smem), s>>>(nullptr);
+        ATTNLAB_CHECK_LAUNCH();
+      };
+      const StaticFacts facts = capture_static_facts(probe, stream);
+      if (!facts.available && environmental(facts.reason)) GTEST_SKIP() << facts.reason;
+      ASSERT_TRUE(facts.available) << facts.reason;
+      ASSERT_EQ(facts.kernels.size(), 1u);
+      const KernelFacts& k = facts.kernels[0];
+      ASSERT_TRUE(k.occupancy.has_value()) << k.occupancy_reason;
+      int driver = 0;
+      ATTNLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&driver, occupancy_probe, threads, std::size_t(smem)));
+      EXPECT_EQ(k.occupancy->active_blocks_per_sm, driver) << threads << " threads, " << smem << " B dynamic";
+      ASSERT_TRUE(k.active_blocks_per_sm.has_value());
+      EXPECT_EQ(*k.active_blocks_per_sm, driver);
+      ++compared;
+    }
+  EXPECT_GT(compared, 0);
+}
+
+// SM busy balance (sm__cycles_active .min/.avg/.max): a full resident wave keeps every SM about
+// equally busy; a grid of half as many CTAs as SMs leaves SMs without any.
+TEST_F(Calibration, SmBusyBalanceSeesIdleSms) {
+  const int full = sm_count() * kTensorBlocksPerSm;
+  DeviceMemory out(std::size_t(full) * kTensorThreads * sizeof(float));
+  auto balance = [&](int blocks, const std::string& range) {
+    const LaunchFn loop = [&](cudaStream_t s) {
+      tensor_loop<<<blocks, kTensorThreads, 0, s>>>(out.as<float>(), kTensorIters);
+      ATTNLAB_CHECK_LAUNCH();
+    };
+    return collect("throughput", loop, range);
+  };
+  const GroupResult even = balance(full, "calibration.balance.full");
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(even);
+  const auto lo = even.value("sm__cycles_active.min"), hi = even.value("sm__cycles_active.max");
+  ASSERT_TRUE(lo && hi);
+  EXPECT_GT(*lo, 0.9 * *hi) << "least busy SM against the busiest, a full resident wave";
+  const GroupResult half = balance(sm_count() / 2, "calibration.balance.half");
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(half);
+  const auto hlo = half.value("sm__cycles_active.min"), hhi = half.value("sm__cycles_active.max");
+  ASSERT_TRUE(hlo && hhi);
+  EXPECT_GT(*hhi, 0.0);
+  EXPECT_LT(*hlo, 0.01 * *hhi) << "least busy SM against the busiest, CTAs for half the SMs";
 }
 
 }  // namespace
