@@ -34,6 +34,7 @@
 #include "profiler/metric_groups.hpp"
 #include "profiler/metrics.hpp"
 #include "profiler/nvtx.hpp"
+#include "profiler/pc_sampling.hpp"
 #include "profiler/sampler.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
@@ -203,7 +204,7 @@ struct ShapeRun {
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
-                   cudaStream_t stream, const std::string& tag) {
+                   cudaStream_t stream, const std::string& tag, bool pc_sampling) {
   ShapeRun run;
   const double scale = s.default_scale();
   ordered_json& r = run.result;
@@ -257,10 +258,13 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     estimate = sampler->warm_up(launch);
   }
   ordered_json timing = ordered_json::object();
+  std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
   for (const auto& name : opt.regimes) {
     const Regime reg = profiler::parse_regime(name);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
-    const RegimeTiming t = regime_timing(sampler->run(reg, launch, estimate), s);
+    profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
+    const RegimeTiming t = regime_timing(rr, s);
+    if (!rr.kernel_ns.empty()) per_kernel[name] = std::move(rr);
     timing[name] = to_json(t);
     console::regime(tag, name, t);
   }
@@ -288,6 +292,29 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     for (const GroupResult& grp : ev.groups) r["metrics"][grp.group] = to_json(grp);
     r["static"] = profiler::to_json(ev.facts);
     r["derived"] = ev.derived;
+  }
+  // Stalls by source line (--metrics pcsampling): a launch of its own, after timing.
+  std::optional<PcSamplingResult> pcs;
+  if (pc_sampling) {
+    profiler::PcSamplingOptions po;
+    if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
+      po.expected_ns = b->get<double>();
+    pcs = profiler::collect_pc_samples(launch, stream, po);
+    r["pc_sampling"] = to_json(*pcs);
+    if (pcs->available)
+      std::cout << tag << " pcsampling: " << pcs->total_samples << " samples (" << pcs->dropped_samples
+                << " dropped), period 2^" << pcs->sampling_period_log2 << " cycles, "
+                << pcs->kernels.size() << " kernels, launch " << console::human_ns(*pcs->sampled_launch_ns)
+                << " sampled vs " << console::human_ns(*pcs->unsampled_launch_ns) << " unsampled" << std::endl;
+    else
+      std::cout << tag << " pcsampling: unavailable: " << pcs->reason << std::endl;
+  }
+  // Per-kernel breakdown: each kernel's time in a launch and its share (record/pc_sampling.hpp).
+  if (auto k = per_kernel.find(headline); k != per_kernel.end()) {
+    r["kernels"] = ordered_json::array();
+    for (const auto& share : profiler::kernel_shares(k->second.kernel_ns, k->second.kernel_instances,
+                                                     headline, pcs ? &*pcs : nullptr))
+      r["kernels"].push_back(to_json(share));
   }
   return run;
 }
@@ -349,7 +376,8 @@ void add_options(CLI::App& app, Options& opt) {
                "phase can run every shape, else say why not and exit 2");
   app.add_option("--metrics", opt.metrics,
                  "hardware-counter groups collected after timing with the CUPTI range profiler: "
-                 "comma-separated tensor, memory, throughput, stalls; all; or none")
+                 "comma-separated tensor, memory, throughput, stalls, pcsampling (CUPTI PC sampling: "
+                 "stalls by source line); all; or none")
       ->capture_default_str();
   app.add_option("--throttled", opt.throttled,
                  "CUPTI samples taken while NVML reports the GPU throttled (a slowdown reason, or "
@@ -379,6 +407,7 @@ struct UsageError : std::runtime_error {
 struct Plan {
   std::vector<Shape> shapes;
   std::vector<std::string> metric_groups;
+  bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
 };
 
 Plan plan_run(const Phase& phase, const Experiment& exp, const Options& opt) {
@@ -392,7 +421,9 @@ Plan plan_run(const Phase& phase, const Experiment& exp, const Options& opt) {
       plan.shapes.push_back(s);
     }
     for (const auto& r : opt.regimes) profiler::parse_regime(r);
-    plan.metric_groups = profiler::parse_metric_groups(opt.metrics);
+    const auto [pc_sampling, counter_groups] = profiler::split_pcsampling(opt.metrics);
+    plan.pc_sampling = pc_sampling;
+    plan.metric_groups = profiler::parse_metric_groups(counter_groups);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -492,7 +523,8 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
       const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                               "] " + shape_name(plan.shapes[i]);
       auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
-                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag);
+                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag,
+                           plan.pc_sampling);
       sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
       record["results"].push_back(std::move(run.result));

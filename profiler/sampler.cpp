@@ -129,7 +129,8 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
   }
   ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> kernels;  // per launch
-  for (const auto& r : activity_.collect()) {
+  const std::vector<KernelRecord> records = activity_.collect();
+  for (const auto& r : records) {
     if (r.tag < first || r.tag >= next_tag_) continue;
     kernels[r.tag].emplace_back(r.start_ns, r.end_ns);
     if (res && std::find(res->kernel_names.begin(), res->kernel_names.end(), r.name) ==
@@ -139,6 +140,28 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
   if (kernels.size() != std::size_t(count))
     throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(kernels.size()) +
                              " of " + std::to_string(count) + " timed launches");
+  if (res) {  // per kernel: its time in each launch, for the per-kernel breakdown
+    std::map<std::uint64_t, std::map<std::string, std::pair<double, int>>> per;
+    for (const auto& r : records)
+      if (r.tag >= first && r.tag < next_tag_) {
+        auto& x = per[r.tag][r.name];
+        x.first += double(r.end_ns - r.start_ns);
+        ++x.second;
+      }
+    for (const auto& [tag, names] : per)
+      for (const auto& [name, x] : names) {
+        auto it = std::find_if(res->kernel_ns.begin(), res->kernel_ns.end(),
+                               [&](const auto& k) { return k.first == name; });
+        if (it == res->kernel_ns.end()) {
+          res->kernel_ns.emplace_back(name, std::vector<double>{});
+          res->kernel_instances.emplace_back(name, 0);
+          it = res->kernel_ns.end() - 1;
+        }
+        it->second.push_back(x.first);
+        auto& inst = res->kernel_instances[std::size_t(it - res->kernel_ns.begin())].second;
+        inst = std::max(inst, x.second);
+      }
+  }
   for (const auto& [tag, iv] : kernels) {
     const LaunchTime t = launch_time(iv);
     spans.push_back(t.span_ns);

@@ -67,6 +67,11 @@ struct RegimeResult {
   // samples_ns (the span) by the idle gaps between a multi-kernel launch's kernels.
   std::vector<double> busy_ns;
   int kernels_per_launch = 0;  // CUPTI regimes: most kernels one timed launch ran
+  // CUPTI regimes: per kernel name (first-seen order), its time in each launch [ns] (summed over
+  // its instances in that launch) and the most instances one launch ran; every CUPTI sample,
+  // throttled or not (the per-kernel breakdown, record/pc_sampling.hpp).
+  std::vector<std::pair<std::string, std::vector<double>>> kernel_ns;
+  std::vector<std::pair<std::string, int>> kernel_instances;
   // CUPTI regimes: per sample, its first kernel's start and last kernel's end (CUPTI clock).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> sample_windows;
 };

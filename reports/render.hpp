@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ std::string link(const fs::path& from, const fs::path& to);
 
 // The record's input seed as text (64-bit unsigned: JSON readers may round it as a number).
 std::string json_seed(const Run& run);
+
+// The run report's "Hot lines (PC sampling)" and "Per-kernel breakdown" sections
+// (render_hotlines.cpp), appended to `md`; their charts go to `plots`, scripts to `scripts`.
+void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
+                       std::vector<fs::path>& scripts);
 
 // One claim-verdict count line: "2 SUPPORTED, 1 REFUTED" or "none stated".
 std::string verdict_counts(const std::vector<Judgement>& js);

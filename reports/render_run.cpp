@@ -1389,6 +1389,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   ncu_section(md, run);
   stall_section(md, stalls.has_value());
   launch_stats_section(md, run);
+  hotlines_sections(md, run, plots, origin, out.scripts);
   static_section(md, run);
   roofline_section(md, c, pts);
   provenance_section(md, run);

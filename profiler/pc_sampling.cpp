@@ -1,0 +1,447 @@
+// CUPTI PC sampling of one launch: enable on the context, configure (period, continuous
+// collection with start/stop control, parsed output), start, launch, stop, drain with
+// cuptiPCSamplingGetData, disable; then map the PCs to lines and SASS (see the header).
+#include "profiler/pc_sampling.hpp"
+
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "common/check.hpp"
+#include "profiler/cupti_check.hpp"
+#include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/l2_clean_flush.hpp"
+#include "profiler/kernel_activity.hpp"
+#include "profiler/stats.hpp"
+
+namespace attnlab::profiler {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cupti_reason(const char* call, CUptiResult code) {
+  std::string r = std::string(call) + " failed: " + CuptiError::describe(code);
+  if (code == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+    r += "; PC sampling needs profiling permission: run as root, or load the driver with "
+         "NVreg_RestrictProfilingToAdminUsers=0, or give the container --cap-add SYS_ADMIN";
+  else if (code == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || code == CUPTI_ERROR_NOT_COMPATIBLE)
+    r += "; another profiler (Nsight Compute, Nsight Systems, a CUPTI client) holds the GPU";
+  return r;
+}
+
+// Output of a shell command, or nullopt when it could not run or failed.
+std::optional<std::string> run_command(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return std::nullopt;
+  std::string out;
+  std::array<char, 65536> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  const int status = pclose(p);
+  if (status != 0) return std::nullopt;
+  return out;
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string find_cuobjdump() {
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
+    if (const char* v = std::getenv(var)) {
+      const fs::path p = fs::path(v) / "bin" / "cuobjdump";
+      if (fs::exists(p)) return p.string();
+    }
+  if (auto out = run_command("command -v cuobjdump 2>/dev/null")) {
+    std::string p = *out;
+    p.erase(p.find_last_not_of("\n\r ") + 1);
+    if (!p.empty()) return p;
+  }
+  if (fs::exists("/usr/local/cuda/bin/cuobjdump")) return "/usr/local/cuda/bin/cuobjdump";
+  return "";
+}
+
+struct Cubin {
+  std::string file;
+  std::vector<char> bytes;
+  std::string sass;  // cuobjdump -sass of it, "" when that failed
+};
+
+// The executable's cubins by CUPTI's CRC, or why there are none.
+struct Cubins {
+  std::map<std::uint64_t, Cubin> by_crc;
+  std::string problem;
+};
+
+Cubins extract_cubins(const std::string& executable) {
+  Cubins out;
+  const std::string tool = find_cuobjdump();
+  if (tool.empty()) {
+    out.problem = "cuobjdump not found (CUDA_HOME, PATH, /usr/local/cuda/bin)";
+    return out;
+  }
+  char tmpl[] = "/tmp/attnlab-cubins-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    out.problem = "cannot create a temporary directory for the cubins";
+    return out;
+  }
+  const fs::path dir(tmpl);
+  std::string exe = executable;
+  if (exe == "/proc/self/exe") exe = "/proc/" + std::to_string(getpid()) + "/exe";
+  if (!run_command("cd " + shell_quoted(dir.string()) + " && " + shell_quoted(tool) + " -xelf all " + shell_quoted(exe) +
+                   " >/dev/null 2>&1")) {
+    out.problem = tool + " -xelf all " + exe + " failed";
+  } else {
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() != ".cubin") continue;
+      Cubin c;
+      c.file = e.path().filename().string();
+      std::ifstream in(e.path(), std::ios::binary);
+      c.bytes.assign(std::istreambuf_iterator<char>(in), {});
+      if (c.bytes.empty()) continue;
+      CUpti_GetCubinCrcParams p{};
+      p.size = CUpti_GetCubinCrcParamsSize;
+      p.cubin = c.bytes.data();
+      p.cubinSize = c.bytes.size();
+      if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) continue;
+      if (auto s = run_command(shell_quoted(tool) + " -sass " + shell_quoted(e.path().string()) + " 2>/dev/null"))
+        c.sass = *s;
+      out.by_crc.emplace(p.cubinCrc, std::move(c));
+    }
+    if (out.by_crc.empty()) out.problem = "no cubin in " + exe;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return out;
+}
+
+// One PC's source file and line from the cubin's line table; {"", 0} when it has none.
+std::pair<std::string, int> source_of(const Cubin& c, const std::string& function, std::uint64_t offset) {
+  CUpti_GetSassToSourceCorrelationParams p{};
+  p.size = CUpti_GetSassToSourceCorrelationParamsSize;
+  p.cubin = c.bytes.data();
+  p.cubinSize = c.bytes.size();
+  p.functionName = function.c_str();
+  p.pcOffset = offset;
+  if (cuptiGetSassToSourceCorrelation(&p) != CUPTI_SUCCESS) return {"", 0};
+  std::string file = p.fileName ? p.fileName : "";
+  const std::string dirname = p.dirName ? p.dirName : "";
+  std::free(p.fileName);  // CUPTI allocates both; the caller frees them
+  std::free(p.dirName);
+  if (!file.empty() && file.front() != '/' && !dirname.empty()) file = dirname + "/" + file;
+  return {file, int(p.lineNumber)};
+}
+
+// The PC-sampling data buffer of `pcs` records with every stall reason, owned here.
+struct DataBuffer {
+  CUpti_PCSamplingData data{};
+  std::vector<CUpti_PCSamplingPCData> pcs;
+  std::vector<std::vector<CUpti_PCSamplingStallReason>> reasons;
+  DataBuffer(std::size_t n, std::size_t num_reasons) : pcs(n), reasons(n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      reasons[i].resize(num_reasons);
+      pcs[i].size = sizeof(CUpti_PCSamplingPCData);
+      pcs[i].stallReason = reasons[i].data();
+    }
+    data.size = sizeof(CUpti_PCSamplingData);
+    data.collectNumPcs = n;
+    data.pPcData = pcs.data();
+  }
+};
+
+constexpr std::size_t kMaxPcs = 20000;  // distinct PCs per drain; CUPTI keeps the rest for the next
+
+struct Raw {
+  std::map<std::string, std::map<std::uint64_t, std::map<std::uint32_t, std::uint64_t>>> by_kernel;
+  std::map<std::string, std::uint64_t> crc;  // kernel -> cubin CRC
+  std::uint64_t total = 0, dropped = 0, non_user = 0;
+  bool buffer_full = false;
+};
+
+void absorb(Raw& raw, const CUpti_PCSamplingData& d) {
+  raw.total += d.totalSamples;
+  raw.dropped += d.droppedSamples;
+  raw.non_user += d.nonUsrKernelsTotalSamples;
+  raw.buffer_full = raw.buffer_full || d.hardwareBufferFull != 0;
+  for (std::size_t i = 0; i < d.totalNumPcs; ++i) {
+    const CUpti_PCSamplingPCData& pc = d.pPcData[i];
+    const std::string fn = pc.functionName ? pc.functionName : "(unknown function)";
+    raw.crc[fn] = pc.cubinCrc;
+    auto& reasons = raw.by_kernel[fn][pc.pcOffset];
+    for (std::size_t r = 0; r < pc.stallReasonCount; ++r)
+      reasons[pc.stallReason[r].pcSamplingStallReasonIndex] += pc.stallReason[r].samples;
+  }
+}
+
+struct Enabled {
+  CUcontext ctx;
+  bool on = false;
+  ~Enabled() {
+    if (!on) return;
+    CUpti_PCSamplingDisableParams p{};
+    p.size = CUpti_PCSamplingDisableParamsSize;
+    p.ctx = ctx;
+    const CUptiResult c = cuptiPCSamplingDisable(&p);
+    if (c != CUPTI_SUCCESS)
+      std::fprintf(stderr, "attnlab: cuptiPCSamplingDisable failed: %s\n", CuptiError::describe(c).c_str());
+  }
+};
+
+float event_launch_ms(const LaunchFn& launch, cudaStream_t stream, detail::CleanL2Flush& flush,
+                      cudaEvent_t a, cudaEvent_t b) {
+  flush.flush_and_wait(stream);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(a, stream));
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(b, stream));
+  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(b));
+  float ms = 0;
+  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+}  // namespace
+
+PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
+                                    const PcSamplingOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PcSamplingResult res;
+  auto unavailable = [&](std::string why) {
+    res.available = false;
+    res.reason = std::move(why);
+    return res;
+  };
+  int dev = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  int sms = 0, khz = 0;
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists
+  CUcontext ctx = nullptr;
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&ctx);
+    if (code != CUDA_SUCCESS || ctx == nullptr)
+      return unavailable("cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")");
+  } catch (const std::exception& e) {
+    return unavailable(std::string("the CUDA driver lacks an entry point: ") + e.what());
+  }
+
+  const ActivityPause pause;  // no activity records of these launches in any timing window
+  detail::CleanL2Flush flush;
+  cudaEvent_t ev_a{}, ev_b{};
+  ATTNLAB_CUDA_CHECK(cudaEventCreate(&ev_a));
+  ATTNLAB_CUDA_CHECK(cudaEventCreate(&ev_b));
+  struct Events {
+    cudaEvent_t a, b;
+    ~Events() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  } events{ev_a, ev_b};
+
+  // Baseline: unsampled launches, timed as the sampled one is (events, L2 flushed clean).
+  std::vector<double> unsampled;
+  for (int i = 0; i < kUnsampledLaunches; ++i)
+    unsampled.push_back(1e6 * event_launch_ms(launch, stream, flush, ev_a, ev_b));
+
+  res.sampling_period_log2 =
+      options.period_log2 > 0
+          ? options.period_log2
+          : choose_period_log2(options.expected_ns > 0 ? options.expected_ns : summarize(unsampled).median,
+                               sms, khz / 1000.0);
+
+  Enabled enabled{ctx};
+  {
+    CUpti_PCSamplingEnableParams p{};
+    p.size = CUpti_PCSamplingEnableParamsSize;
+    p.ctx = ctx;
+    if (const CUptiResult c = cuptiPCSamplingEnable(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingEnable", c));
+    enabled.on = true;
+  }
+  std::size_t num_reasons = 0;
+  {
+    CUpti_PCSamplingGetNumStallReasonsParams p{};
+    p.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+    p.ctx = ctx;
+    p.numStallReasons = &num_reasons;
+    if (const CUptiResult c = cuptiPCSamplingGetNumStallReasons(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingGetNumStallReasons", c));
+  }
+  std::vector<std::uint32_t> reason_index(num_reasons);
+  std::vector<std::array<char, CUPTI_STALL_REASON_STRING_SIZE>> reason_text(num_reasons);
+  std::vector<char*> reason_ptr(num_reasons);
+  for (std::size_t i = 0; i < num_reasons; ++i) reason_ptr[i] = reason_text[i].data();
+  {
+    CUpti_PCSamplingGetStallReasonsParams p{};
+    p.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    p.ctx = ctx;
+    p.numStallReasons = num_reasons;
+    p.stallReasonIndex = reason_index.data();
+    p.stallReasons = reason_ptr.data();
+    if (const CUptiResult c = cuptiPCSamplingGetStallReasons(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingGetStallReasons", c));
+  }
+  std::map<std::uint32_t, std::string> reason_name;
+  for (std::size_t i = 0; i < num_reasons; ++i) {
+    reason_text[i].back() = '\0';
+    reason_name[reason_index[i]] = reason_text[i].data();
+    res.stall_reason_names.emplace_back(reason_text[i].data());
+  }
+
+  DataBuffer config_buffer(kMaxPcs, num_reasons);  // what Disable copies out, if anything
+  DataBuffer drain(kMaxPcs, num_reasons);
+  {
+    std::vector<CUpti_PCSamplingConfigurationInfo> info(6);
+    info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    info[0].attributeData.samplingPeriodData.samplingPeriod = std::uint32_t(res.sampling_period_log2);
+    info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+    info[1].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+    info[2].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+    info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+    info[3].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+    info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+    info[4].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer.data;
+    info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+    info[5].attributeData.scratchBufferSizeData.scratchBufferSize = std::size_t(64) << 20;
+    CUpti_PCSamplingConfigurationInfoParams p{};
+    p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    p.ctx = ctx;
+    p.numAttributes = info.size();
+    p.pPCSamplingConfigurationInfo = info.data();
+    if (const CUptiResult c = cuptiPCSamplingSetConfigurationAttribute(&p); c != CUPTI_SUCCESS) {
+      std::string which;
+      for (const auto& i : info)
+        if (i.attributeStatus != CUPTI_SUCCESS)
+          which += " attribute " + std::to_string(int(i.attributeType)) + ": " + CuptiError::describe(i.attributeStatus);
+      return unavailable(cupti_reason("cuptiPCSamplingSetConfigurationAttribute", c) + which);
+    }
+  }
+
+  flush.flush_and_wait(stream);
+  {
+    CUpti_PCSamplingStartParams p{};
+    p.size = CUpti_PCSamplingStartParamsSize;
+    p.ctx = ctx;
+    if (const CUptiResult c = cuptiPCSamplingStart(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingStart", c));
+  }
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev_a, stream));
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev_b, stream));
+  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(ev_b));
+  {
+    CUpti_PCSamplingStopParams p{};
+    p.size = CUpti_PCSamplingStopParamsSize;
+    p.ctx = ctx;
+    if (const CUptiResult c = cuptiPCSamplingStop(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingStop", c));
+  }
+  float sampled_ms = 0;
+  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&sampled_ms, ev_a, ev_b));
+
+  Raw raw;
+  for (int round = 0; round < 1000; ++round) {
+    drain.data.totalNumPcs = 0;
+    drain.data.remainingNumPcs = 0;
+    CUpti_PCSamplingGetDataParams p{};
+    p.size = CUpti_PCSamplingGetDataParamsSize;
+    p.ctx = ctx;
+    p.pcSamplingData = &drain.data;
+    if (const CUptiResult c = cuptiPCSamplingGetData(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingGetData", c));
+    absorb(raw, drain.data);
+    if (drain.data.remainingNumPcs == 0) break;
+  }
+  {
+    CUpti_PCSamplingDisableParams p{};
+    p.size = CUpti_PCSamplingDisableParamsSize;
+    p.ctx = ctx;
+    enabled.on = false;
+    if (const CUptiResult c = cuptiPCSamplingDisable(&p); c != CUPTI_SUCCESS)
+      return unavailable(cupti_reason("cuptiPCSamplingDisable", c));
+    absorb(raw, config_buffer.data);
+  }
+
+  res.sampled_launch_ns = 1e6 * double(sampled_ms);
+  res.unsampled_launch_ns = summarize(unsampled).median;
+  if (*res.unsampled_launch_ns > 0)
+    res.overhead_pct = 100.0 * (*res.sampled_launch_ns / *res.unsampled_launch_ns - 1.0);
+  res.total_samples = raw.total;
+  res.dropped_samples = raw.dropped;
+  res.non_user_samples = raw.non_user;
+  res.hardware_buffer_full = raw.buffer_full;
+
+  const Cubins cubins = extract_cubins(options.executable);
+  for (const auto& [fn, pcs] : raw.by_kernel) {
+    KernelPcSamples k;
+    k.name = fn;
+    const auto crc = raw.crc.find(fn);
+    const Cubin* cubin = nullptr;
+    if (crc != raw.crc.end()) {
+      const auto it = cubins.by_crc.find(crc->second);
+      if (it != cubins.by_crc.end()) cubin = &it->second;
+    }
+    k.cubin = cubin ? cubin->file + " (from " + options.executable + ", matched by CUPTI's cubin CRC)"
+                    : "not found: " + (cubins.problem.empty()
+                                           ? "no cubin of " + options.executable + " has the CRC CUPTI reports "
+                                             "(a library's kernel): no source lines or SASS"
+                                           : cubins.problem);
+    const std::map<std::uint64_t, std::string> sass =
+        cubin ? sass_by_offset(cubin->sass, fn) : std::map<std::uint64_t, std::string>{};
+    for (const auto& [offset, reasons] : pcs) {
+      SampledPc pc;
+      pc.offset = offset;
+      std::map<std::string, std::uint64_t> all, not_issued;
+      for (const auto& [idx, n] : reasons) {
+        const auto nm = reason_name.find(idx);
+        const std::string name = strip_stall_reason(nm != reason_name.end() ? nm->second : "reason_" + std::to_string(idx));
+        if (is_not_issued(name))
+          not_issued[name] += n;
+        else
+          all[name] += n;
+      }
+      pc.stalls = top_reasons(StallCounts(all.begin(), all.end()), all.size());
+      pc.not_issued = top_reasons(StallCounts(not_issued.begin(), not_issued.end()), not_issued.size());
+      for (const auto& [name, n] : pc.stalls) pc.samples += n;
+      if (pc.samples == 0) continue;
+      if (cubin) std::tie(pc.file, pc.line) = source_of(*cubin, fn, offset);
+      if (const auto s = sass.find(offset); s != sass.end()) pc.sass = s->second;
+      k.samples += pc.samples;
+      k.pcs.push_back(std::move(pc));
+    }
+    k.lines = aggregate_lines(k.pcs, &read_source_line);
+    res.kernels.push_back(std::move(k));
+  }
+  std::sort(res.kernels.begin(), res.kernels.end(),
+            [](const KernelPcSamples& a, const KernelPcSamples& b) {
+              return a.samples != b.samples ? a.samples > b.samples : a.name < b.name;
+            });
+  res.method = "CUPTI PC sampling (cupti_pcsampling.h), continuous mode with start/stop around one "
+               "launch of its own after timing, L2 flushed clean before it; lines from "
+               "cuptiGetSassToSourceCorrelation on the executable's cubin of the samples' CRC, SASS "
+               "from cuobjdump -sass of that cubin; overhead: that launch against the median of " +
+               std::to_string(kUnsampledLaunches) + " unsampled launches, both timed with CUDA events";
+  res.collection_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.available = true;
+  return res;
+}
+
+}  // namespace attnlab::profiler

@@ -1,0 +1,43 @@
+// Stalls by source line and by instruction: CUPTI PC sampling (cupti_pcsampling.h) of one
+// launch, on launches of its own after timing. Every warp-state sample is kept per kernel and
+// PC (function offset) with its stall reasons; each PC is mapped to its source line with
+// cuptiGetSassToSourceCorrelation on the cubin the samples name (by CUPTI's cubin CRC), and to
+// its SASS instruction from `cuobjdump -sass` of that cubin. The builds use -lineinfo.
+//
+// Cubins: the kernels' modules are loaded (lazily, at their first launch) before any sampler
+// exists, and CUPTI allows one callback subscriber at a time, which static facts take for
+// each capture; so CUPTI_CBID_RESOURCE_MODULE_LOADED cannot be kept subscribed for the whole
+// run. The cubins come instead from the running executable (`cuobjdump -xelf all`), matched
+// to the samples by cuptiGetCubinCrc, the CRC CUPTI itself puts in every PC record. Kernels
+// of other libraries (cuBLAS) keep their samples per PC, without lines or SASS, and say why.
+//
+// Unavailable (another profiler attached, counters restricted, any CUPTI error) -> the result
+// says {"available": false, "reason"}; every CUPTI and CUDA return code is checked. Host-only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+#include "profiler/sampler.hpp"
+#include "profiler/pc_sampling_plan.hpp"
+#include "record/pc_sampling.hpp"
+
+namespace attnlab::profiler {
+
+struct PcSamplingOptions {
+  // 2^n cycles between samples per SM, 5..31; 0: chosen from `expected_ns` so that one launch
+  // gives about kTargetSamples samples.
+  int period_log2 = 0;
+  double expected_ns = 0;  // [ns] the unsampled launch's device time (its timing median)
+  std::string executable = "/proc/self/exe";  // where the cubins are extracted from
+};
+
+// Samples one launch of `launch` on `stream` (the device current). Suspends KernelActivity
+// meanwhile. Never throws for a CUPTI refusal (the result says why); CUDA errors of the launch
+// propagate as CudaError.
+PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
+                                    const PcSamplingOptions& options);
+
+}  // namespace attnlab::profiler

@@ -1,0 +1,33 @@
+// The CUDA-free parts of PC sampling (profiler/pc_sampling.hpp): the --metrics spec, the
+// sampling period and the per-kernel breakdown of a launch. Host-only; tested without a GPU.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "record/pc_sampling.hpp"
+
+namespace attnlab::profiler {
+
+inline constexpr double kTargetSamples = 2e6;
+inline constexpr int kUnsampledLaunches = 3;  // unsampled launches whose median is the baseline
+
+// The period for a launch of `expected_ns` on `sm_count` SMs at `sm_clock_mhz`: the smallest
+// 2^n (5 <= n <= 31) with fewer than kTargetSamples samples expected. CUDA-free.
+int choose_period_log2(double expected_ns, int sm_count, double sm_clock_mhz);
+
+// The --metrics spec with "pcsampling" taken out: {wanted, what is left for
+// parse_metric_groups}. "all" wants it and leaves "all"; a spec of "pcsampling" alone leaves
+// "none". CUDA-free.
+std::pair<bool, std::string> split_pcsampling(const std::string& spec);
+
+// The per-kernel breakdown of one result entry: each kernel's time per launch from the
+// headline regime's CUPTI records (`per_kernel_ns`: name -> one value per sample, summed over
+// its instances in that launch), its share, and its PC-sampling summary when `pc` has one.
+std::vector<KernelShare> kernel_shares(
+    const std::vector<std::pair<std::string, std::vector<double>>>& per_kernel_ns,
+    const std::vector<std::pair<std::string, int>>& instances, const std::string& regime,
+    const PcSamplingResult* pc);
+
+}  // namespace attnlab::profiler

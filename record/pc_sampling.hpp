@@ -1,0 +1,111 @@
+// CUPTI PC sampling of one shape (/results/<i>/pc_sampling of a run record) and the per-kernel
+// breakdown of a launch (/results/<i>/kernels): the typed form the collector
+// (profiler/pc_sampling.hpp) fills and the report tool reads, their one JSON mapping, and the
+// CPU-only pieces of the analysis: SASS by function offset from a `cuobjdump -sass` listing,
+// CUPTI's stall-reason names stripped to the record's vocabulary, and the aggregation of
+// sampled PCs into source lines. Host-only, CUDA-free.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+// Samples of one reason at one PC or line, by the stripped name.
+using StallCounts = std::vector<std::pair<std::string, std::uint64_t>>;
+
+struct SampledPc {
+  std::uint64_t offset = 0;    // [bytes] from the function's start, as cuobjdump prints /*0070*/
+  std::uint64_t samples = 0;   // every sample at this PC (the sum of `stalls`)
+  StallCounts stalls;          // stripped reason -> samples, descending; "_not_issued" ones apart
+  StallCounts not_issued;      // CUPTI's "*_not_issued" reasons (a subset of the samples)
+  std::string file;            // source file ("" when the cubin has no line for it)
+  int line = 0;                // 0: unknown
+  std::string sass;            // the instruction at this offset ("" when not found)
+};
+
+struct SourceLine {
+  std::string file;
+  int line = 0;
+  std::string text;            // the line read from the file; "" when the file was not readable
+  std::uint64_t samples = 0;
+  double share_pct = 0;        // of the kernel's samples
+  StallCounts stalls;          // descending by samples
+  std::vector<std::uint64_t> pcs;  // offsets of the sampled PCs behind the line, ascending
+};
+
+struct KernelPcSamples {
+  std::string name;            // mangled, as CUPTI reports it
+  std::uint64_t samples = 0;   // sum over PCs
+  std::string cubin;           // where the line table came from, or why there is none
+  std::vector<SampledPc> pcs;  // ascending offset
+  std::vector<SourceLine> lines;  // descending samples (ties: file, line)
+};
+
+struct PcSamplingResult {
+  bool available = false;
+  std::string reason;                // when unavailable
+  std::string method;                // one line
+  int sampling_period_log2 = 0;      // CUPTI's period: 2^n cycles between samples per SM
+  std::uint64_t total_samples = 0;   // CUPTI's totalSamples of the sampled launch
+  std::uint64_t dropped_samples = 0; // CUPTI's droppedSamples
+  std::uint64_t non_user_samples = 0;  // nonUsrKernelsTotalSamples
+  bool hardware_buffer_full = false;
+  std::optional<double> sampled_launch_ns;    // [ns] the sampled launch, events around it
+  std::optional<double> unsampled_launch_ns;  // [ns] median of unsampled launches, same method
+  std::optional<double> overhead_pct;         // sampled / unsampled - 1, in %
+  double collection_wall_s = 0;
+  std::vector<std::string> stall_reason_names;  // CUPTI's full names, as it lists them
+  std::vector<KernelPcSamples> kernels;
+};
+
+nlohmann::ordered_json to_json(const PcSamplingResult& r);
+// Reads /results/<i>/pc_sampling at `base`; throws FieldError naming the field.
+PcSamplingResult read_pc_sampling(const nlohmann::ordered_json& root, const std::string& base);
+
+// One kernel of a launch of several: its own time from CUPTI kernel records of the headline
+// regime (summed over its instances in one launch), its share, and its PC-sampling summary.
+struct KernelShare {
+  std::string name;
+  std::string regime;            // the regime the times come from
+  int instances_per_launch = 0;
+  double median_ns = 0;          // [ns] median over samples of the kernel's time in one launch
+  double p10_ns = 0, p90_ns = 0;
+  double share_pct = 0;          // median_ns / sum of every kernel's median_ns
+  std::optional<std::uint64_t> pc_samples;  // from pc_sampling, when collected
+  StallCounts top_stalls;        // at most 3, from pc_sampling
+  std::string metrics;           // counters per kernel: what was measured, or why not
+};
+nlohmann::ordered_json to_json(const KernelShare& k);
+std::vector<KernelShare> read_kernel_shares(const nlohmann::ordered_json& root, const std::string& base);
+
+// CUPTI's stall-reason name stripped to the record's vocabulary (record/constants.json
+// stall_reasons): "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard";
+// "..._not_issued" keeps its suffix; names of other forms are returned whole.
+std::string strip_stall_reason(std::string_view cupti_name);
+bool is_not_issued(std::string_view stripped);
+
+// SASS of one function by offset from a `cuobjdump -sass` (or `nvdisasm`) listing: "/*0070*/
+// LDG.E R2, desc[UR4][R2.64] ;" -> {0x70, "LDG.E R2, desc[UR4][R2.64]"}. Functions are found by
+// their "Function : <name>" header; an empty map when the function is not in the listing.
+std::map<std::uint64_t, std::string> sass_by_offset(std::string_view listing, std::string_view function);
+
+// Lines of a kernel from its sampled PCs (file and line set where known; PCs without a line
+// are gathered under file "" line 0). `read_source` returns a line's text or "" (tests pass a
+// fake); shares are of the kernel's samples.
+std::vector<SourceLine> aggregate_lines(const std::vector<SampledPc>& pcs,
+                                        std::string (*read_source)(const std::string& file, int line));
+// The text of `line` (1-based) of `file`, trimmed; "" when unreadable.
+std::string read_source_line(const std::string& file, int line);
+
+// The most frequent reasons of a count list, descending by samples, ties by name.
+StallCounts top_reasons(StallCounts counts, std::size_t n);
+
+}  // namespace attnlab

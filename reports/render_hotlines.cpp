@@ -1,0 +1,246 @@
+// The run report's "Hot lines" (CUPTI PC sampling: the top source lines per shape and kernel,
+// their dominant stall reasons, the SASS behind them and a stall chart by line) and
+// "Per-kernel breakdown" (each kernel's time and share of a launch) sections, from a
+// result entry's "pc_sampling" and "kernels" (record/pc_sampling.hpp).
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "record/constants.hpp"
+#include "record/fields.hpp"
+#include "record/pc_sampling.hpp"
+#include "reports/format.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+namespace attnlab::report {
+namespace {
+
+constexpr std::size_t kTopLines = 10;   // lines in a kernel's table and chart
+constexpr std::size_t kSassLines = 5;   // lines whose SASS is listed
+constexpr std::size_t kSassPerLine = 8; // sampled instructions listed per line
+
+std::string base_name(const std::string& file) {
+  const auto slash = file.find_last_of('/');
+  return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+std::string line_label(const SourceLine& l) {
+  return l.line > 0 ? base_name(l.file) + ":" + std::to_string(l.line) : "(no line)";
+}
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream o;
+  o << "0x" << std::hex << std::setfill('0') << std::setw(4) << v;
+  return o.str();
+}
+
+std::string reasons_text(const StallCounts& stalls, std::uint64_t total, std::size_t n) {
+  std::string out;
+  for (const auto& [name, c] : top_reasons(stalls, n)) {
+    if (!out.empty()) out += ", ";
+    out += name + " " + sig(total > 0 ? 100.0 * double(c) / double(total) : 0.0, 3) + "%";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Reasons in the record vocabulary's order (one colour per reason in every chart), then others.
+std::vector<std::pair<std::string, std::size_t>> ordered_reasons(const std::set<std::string>& present) {
+  const std::vector<std::string>& canon = metric_vocabulary().stall_reasons;
+  std::vector<std::pair<std::string, std::size_t>> out;
+  for (std::size_t i = 0; i < canon.size(); ++i)
+    if (present.count(canon[i])) out.emplace_back(canon[i], i);
+  std::size_t extra = canon.size();
+  for (const auto& r : present)
+    if (std::find(canon.begin(), canon.end(), r) == canon.end()) out.emplace_back(r, extra++);
+  return out;
+}
+
+Plot line_plot(const KernelPcSamples& k, const std::string& stem, const std::string& shape,
+               const std::string& origin) {
+  const std::size_t n = std::min(kTopLines, k.lines.size());
+  std::set<std::string> present;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& [r, c] : k.lines[i].stalls)
+      if (c > 0) present.insert(r);
+  const auto reasons = ordered_reasons(present);
+  Plot p;
+  p.stem = stem;
+  p.origin = origin;
+  std::string& d = p.data;
+  d = "# PC samples per source line (top " + std::to_string(n) + " by samples) and stall reason; kernel " +
+      k.name + ", shape " + shape + "\n";
+  d += dat_quote("line");
+  for (const auto& [r, c] : reasons) d += " " + dat_quote(r);
+  d += "\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const SourceLine& l = k.lines[i];
+    d += dat_quote(line_label(l));
+    std::map<std::string, std::uint64_t> by(l.stalls.begin(), l.stalls.end());
+    for (const auto& [r, c] : reasons) d += " " + gp_num(double(by.count(r) ? by.at(r) : 0));
+    d += "\n";
+  }
+  std::string& s = p.script;
+  s += "set title " + gp_quote("PC samples by source line and stall reason\\n" + shape) + " noenhanced\n";
+  s += "set ylabel 'PC samples'\n"
+       "set style data histograms\n"
+       "set style histogram rowstacked\n"
+       "set style fill solid 0.9 border rgb '#333333'\n"
+       "set boxwidth 0.6\n"
+       "set key outside right top vertical invert noenhanced title 'stall reason'\n"
+       "set grid ytics\n"
+       "set yrange [0:*]\n"
+       "set xtics rotate by -30 noenhanced\n";
+  std::string plot;
+  int col = 2;
+  for (const auto& [r, c] : reasons) {
+    plot += std::string(plot.empty() ? "plot '" + stem + ".dat'" : ", \\\n     ''") + " using " +
+            std::to_string(col) + (col == 2 ? ":xtic(1)" : "") + " lc rgb '" + palette_colour(c) +
+            "' title columnheader(" + std::to_string(col) + ")";
+    ++col;
+  }
+  if (plot.empty()) plot = "plot '" + stem + ".dat' using 0:xtic(1) notitle";
+  s += plot + "\n";
+  return p;
+}
+
+PcSamplingResult read_or_throw(const Run& run, const Result& r) {
+  try {
+    return read_pc_sampling(r.json, "/pc_sampling");
+  } catch (const FieldError& e) {
+    throw InputError(run.file.string() + ": " + r.pointer + "/pc_sampling: " + e.what());
+  }
+}
+
+void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t launch_samples,
+                  const std::string& plot_file) {
+  md << "#### " << code(k.name) << "\n\n";
+  md << count(double(k.samples)) << " samples ("
+     << sig(launch_samples > 0 ? 100.0 * double(k.samples) / double(launch_samples) : 0.0, 3)
+     << "% of the launch's); line table and SASS: " << k.cubin << ".\n\n";
+  if (k.lines.empty()) {
+    md << "No sampled PC.\n\n";
+    return;
+  }
+  Table t({"#", "line", "source", "samples", "share", "dominant stall reasons"}, "rllrrl");
+  const std::size_t n = std::min(kTopLines, k.lines.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const SourceLine& l = k.lines[i];
+    t.row({std::to_string(i + 1), code(line_label(l)),
+           l.line <= 0 ? "PCs without a line in the cubin's line table"
+                       : l.text.empty() ? "(source not readable where the run was)" : code(l.text),
+           count(double(l.samples)), sig(l.share_pct, 3) + "%", reasons_text(l.stalls, l.samples, 3)});
+  }
+  md << t.str() << "\n";
+  if (k.lines.size() > n)
+    md << "The other " << k.lines.size() - n << " lines hold the remaining samples.\n\n";
+  std::map<std::uint64_t, const SampledPc*> by_offset;
+  for (const auto& pc : k.pcs) by_offset[pc.offset] = &pc;
+  Table s({"line", "offset", "SASS", "samples", "dominant stall reasons"}, "lllrl");
+  for (std::size_t i = 0; i < std::min(kSassLines, n); ++i) {
+    const SourceLine& l = k.lines[i];
+    std::vector<const SampledPc*> pcs;
+    for (auto off : l.pcs)
+      if (by_offset.count(off)) pcs.push_back(by_offset.at(off));
+    std::sort(pcs.begin(), pcs.end(), [](const SampledPc* a, const SampledPc* b) {
+      return a->samples != b->samples ? a->samples > b->samples : a->offset < b->offset;
+    });
+    for (std::size_t j = 0; j < std::min(kSassPerLine, pcs.size()); ++j)
+      s.row({code(line_label(l)), code(hex(pcs[j]->offset)),
+             pcs[j]->sass.empty() ? "not found in the SASS listing" : code(pcs[j]->sass),
+             count(double(pcs[j]->samples)), reasons_text(pcs[j]->stalls, pcs[j]->samples, 2)});
+    if (pcs.size() > kSassPerLine)
+      s.row({code(line_label(l)), "", "(" + std::to_string(pcs.size() - kSassPerLine) + " more sampled instructions)",
+             "", ""});
+  }
+  md << "SASS behind the top " << std::min(kSassLines, n) << " lines (each line's most sampled instructions, "
+     << "offsets from the function's start):\n\n"
+     << s.str() << "\n";
+  if (!plot_file.empty()) md << "![PC samples by line and stall reason](plots/" << plot_file << ".png)\n\n";
+}
+
+}  // namespace
+
+void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
+                       std::vector<fs::path>& scripts) {
+  md << "## Hot lines (PC sampling)\n\n";
+  bool any = false;
+  for (const auto& r : run.results) any = any || r.json.contains("pc_sampling");
+  if (!any) {
+    md << "Not measured: no shape of this record has PC samples (`--metrics pcsampling`).\n\n";
+  } else {
+    md << "CUPTI PC sampling of one launch per shape, on a launch of its own after timing: each sample "
+          "is one warp's state at one instruction; a line's samples are those of the instructions the "
+          "cubin's line table maps to it. Share: of the kernel's samples. Stall reasons are CUPTI's, named "
+          "as the stall metrics are (`selected`: the warp issued).\n\n";
+    std::size_t shape_index = 0;
+    for (const auto& r : run.results) {
+      ++shape_index;
+      if (!r.json.contains("pc_sampling")) continue;
+      md << "### " << shape_label(r.name) << "\n\n";
+      const PcSamplingResult pc = read_or_throw(run, r);
+      if (!pc.available) {
+        md << "Not measured: " << pc.reason << "\n\n";
+        continue;
+      }
+      md << count(double(pc.total_samples)) << " samples, one per 2^" << pc.sampling_period_log2
+         << " cycles per SM; " << count(double(pc.dropped_samples)) << " dropped"
+         << (pc.hardware_buffer_full ? " (the hardware buffer filled)" : "") << ". ";
+      if (pc.sampled_launch_ns && pc.unsampled_launch_ns && pc.overhead_pct)
+        md << "The sampled launch took " << duration(*pc.sampled_launch_ns) << " against "
+           << duration(*pc.unsampled_launch_ns) << " unsampled (overhead " << sig(*pc.overhead_pct, 3)
+           << "%, CUDA events around each).\n\n";
+      else
+        md << "Overhead: not measured.\n\n";
+      std::size_t ki = 0;
+      for (const auto& k : pc.kernels) {
+        ++ki;
+        std::string stem;
+        if (!k.lines.empty()) {
+          stem = "hotlines_" + std::to_string(shape_index) + "_" + std::to_string(ki);
+          scripts.push_back(write_plot(plots, line_plot(k, stem, shape_label(r.name), origin)));
+        }
+        kernel_block(md, k, pc.total_samples, stem);
+      }
+    }
+  }
+
+  md << "## Per-kernel breakdown\n\n";
+  bool any_kernels = false;
+  for (const auto& r : run.results) any_kernels = any_kernels || r.json.contains("kernels");
+  if (!any_kernels) {
+    md << "Not measured: the record has no per-kernel times (`kernels` of a result entry).\n\n";
+    return;
+  }
+  md << "Each kernel's time in one launch (summed over its instances in it), median and p10-p90 over "
+        "the timed samples of the regime named, from CUPTI kernel records; share: of the sum of the "
+        "kernels' medians. PC samples and stalls from the hot-lines data where collected.\n\n";
+  for (const auto& r : run.results) {
+    if (!r.json.contains("kernels")) continue;
+    std::vector<KernelShare> ks;
+    try {
+      ks = read_kernel_shares(r.json, "/kernels");
+    } catch (const FieldError& e) {
+      throw InputError(run.file.string() + ": " + r.pointer + "/kernels: " + e.what());
+    }
+    md << "### " << shape_label(r.name) << "\n\n";
+    Table t({"kernel", "per launch", "regime", "median", "p10-p90", "share", "PC samples", "top stalls",
+             "counters"},
+            "lrlrrrrll");
+    for (const auto& k : ks) {
+      std::uint64_t total = 0;
+      for (const auto& [n, c] : k.top_stalls) total += c;
+      if (k.pc_samples) total = *k.pc_samples;
+      t.row({code(k.name), std::to_string(k.instances_per_launch), k.regime, duration(k.median_ns),
+             duration_range(k.p10_ns, k.p90_ns, k.median_ns), sig(k.share_pct, 3) + "%",
+             k.pc_samples ? count(double(*k.pc_samples)) : "not measured",
+             k.top_stalls.empty() ? "not measured" : reasons_text(k.top_stalls, total, 3),
+             k.metrics.empty() ? "not measured" : k.metrics});
+    }
+    md << t.str() << "\n";
+  }
+}
+
+}  // namespace attnlab::report

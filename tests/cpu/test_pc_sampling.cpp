@@ -1,0 +1,190 @@
+// The CPU-only pieces of PC sampling (record/pc_sampling.hpp, profiler/pc_sampling_plan.hpp):
+// SASS by function offset from a cuobjdump listing, CUPTI's stall-reason names, source-line
+// aggregation, the record's JSON mapping, the --metrics spec, the sampling period and the
+// per-kernel breakdown.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "profiler/pc_sampling_plan.hpp"
+#include "record/fields.hpp"
+#include "record/pc_sampling.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+std::string fixture_sass() {
+  std::ifstream in(std::string(ATTNLAB_FIXTURES_DIR) + "/sm90a-kernels.sass");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kD2 = "_Z13d2_branchlessPK6__halfS1_S1_PS_f";
+const char* k4x =
+    "_ZN7attnlab7phase4x48_GLOBAL__N__7f3c2a10_15_phase4x_wmma_cu_5d2e8a0116attention_kernelILi64EEEvPK6__"
+    "halfS5_S5_PS3_iiifb";
+
+TEST(PcSamplingSass, InstructionsByOffsetOfTheNamedFunctionOnly) {
+  const std::string listing = fixture_sass();
+  const auto d2 = sass_by_offset(listing, kD2);
+  ASSERT_FALSE(d2.empty());
+  EXPECT_EQ(d2.at(0x0), "LDC R1, c[0x0][0x28]");
+  EXPECT_EQ(d2.at(0x60), "@!PT LDS RZ, [RZ]");
+  EXPECT_EQ(d2.at(0x70), "@P0 EXIT");
+  // Offsets step by 16 bytes, from 0, without gaps: every instruction line was read and no
+  // encoding-only line was taken for one.
+  std::uint64_t expect = 0;
+  for (const auto& [off, text] : d2) {
+    EXPECT_EQ(off, expect) << text;
+    expect += 16;
+    EXPECT_EQ(text.find("/*"), std::string::npos) << text;
+  }
+  // The next function's instructions are not the first one's.
+  const auto p4x = sass_by_offset(listing, k4x);
+  ASSERT_FALSE(p4x.empty());
+  EXPECT_NE(p4x.size(), d2.size());
+  EXPECT_TRUE(sass_by_offset(listing, "no_such_kernel").empty());
+  EXPECT_TRUE(sass_by_offset("", kD2).empty());
+}
+
+TEST(PcSamplingSass, NvdisasmStyleLinesWithoutEncodingsAreRead) {
+  const std::string listing =
+      "\t\tFunction : k\n"
+      "        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
+      "        /*0010*/                   LDG.E R2, desc[UR4][R2.64] ;\n"
+      "\t\tFunction : other\n"
+      "        /*0000*/                   EXIT ;\n";
+  const auto k = sass_by_offset(listing, "k");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.at(0x10), "LDG.E R2, desc[UR4][R2.64]");
+}
+
+TEST(PcSamplingStalls, CuptiNamesAreStrippedToTheRecordVocabulary) {
+  EXPECT_EQ(strip_stall_reason("smsp__pcsamp_warps_issue_stalled_long_scoreboard"), "long_scoreboard");
+  EXPECT_EQ(strip_stall_reason("smsp__pcsamp_warps_issue_stalled_math_pipe_throttle_not_issued"),
+            "math_pipe_throttle_not_issued");
+  EXPECT_TRUE(is_not_issued("math_pipe_throttle_not_issued"));
+  EXPECT_FALSE(is_not_issued("long_scoreboard"));
+  EXPECT_EQ(strip_stall_reason("smsp__pcsamp_sample_count"), "smsp__pcsamp_sample_count");
+  const StallCounts top = top_reasons({{"wait", 5}, {"barrier", 9}, {"drain", 0}, {"alu", 5}}, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].first, "barrier");
+  EXPECT_EQ(top[1].first, "alu");  // ties by name
+}
+
+std::string fake_source(const std::string& file, int line) { return file + "#" + std::to_string(line); }
+
+TEST(PcSamplingLines, PcsAggregateIntoLinesWithSharesAndStalls) {
+  std::vector<SampledPc> pcs(4);
+  pcs[0] = {0x10, 30, {{"long_scoreboard", 20}, {"selected", 10}}, {}, "a.cu", 7, "LDG"};
+  pcs[1] = {0x20, 50, {{"long_scoreboard", 40}, {"wait", 10}}, {}, "a.cu", 7, "LDG"};
+  pcs[2] = {0x30, 15, {{"math_pipe_throttle", 15}}, {}, "a.cu", 9, "HMMA"};
+  pcs[3] = {0x40, 5, {{"barrier", 5}}, {}, "", 0, "BAR"};
+  const auto lines = aggregate_lines(pcs, &fake_source);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].line, 7);
+  EXPECT_EQ(lines[0].samples, 80u);
+  EXPECT_DOUBLE_EQ(lines[0].share_pct, 80.0);
+  EXPECT_EQ(lines[0].text, "a.cu#7");
+  EXPECT_EQ(lines[0].pcs, (std::vector<std::uint64_t>{0x10, 0x20}));
+  ASSERT_EQ(lines[0].stalls.size(), 3u);
+  EXPECT_EQ(lines[0].stalls[0], (std::pair<std::string, std::uint64_t>{"long_scoreboard", 60}));
+  EXPECT_EQ(lines[1].line, 9);
+  EXPECT_DOUBLE_EQ(lines[1].share_pct, 15.0);
+  EXPECT_EQ(lines[2].line, 0);  // PCs without a line, gathered
+  EXPECT_EQ(lines[2].text, "");
+  double total = 0;
+  for (const auto& l : lines) total += l.share_pct;
+  EXPECT_DOUBLE_EQ(total, 100.0);
+  EXPECT_TRUE(aggregate_lines({}, &fake_source).empty());
+}
+
+TEST(PcSamplingLines, SourceTextIsReadFromTheFile) {
+  const std::string here = std::string(ATTNLAB_SOURCE_DIR) + "/tests/cpu/test_pc_sampling.cpp";
+  EXPECT_EQ(read_source_line(here, 1).rfind("// The CPU-only pieces", 0), 0u);
+  EXPECT_EQ(read_source_line(here, 1000000), "");
+  EXPECT_EQ(read_source_line("/no/such/file.cu", 3), "");
+}
+
+TEST(PcSamplingRecord, JsonRoundTripsAndUnavailableKeepsOnlyItsReason) {
+  PcSamplingResult r;
+  r.available = true;
+  r.method = "m";
+  r.sampling_period_log2 = 9;
+  r.total_samples = 100;
+  r.dropped_samples = 2;
+  r.sampled_launch_ns = 12.0;
+  r.unsampled_launch_ns = 10.0;
+  r.overhead_pct = 20.0;
+  KernelPcSamples k;
+  k.name = "k";
+  k.samples = 95;
+  k.pcs = {{0x10, 95, {{"wait", 95}}, {{"wait_not_issued", 3}}, "a.cu", 3, "MOV R1, R2"}};
+  k.lines = aggregate_lines(k.pcs, nullptr);
+  r.kernels = {k};
+  const nlohmann::ordered_json j = {{"pc", to_json(r)}};
+  EXPECT_EQ(j["pc"]["sampling_period_cycles"], 512);
+  const PcSamplingResult back = read_pc_sampling(j, "/pc");
+  EXPECT_EQ(to_json(back), to_json(r));
+  PcSamplingResult no;
+  no.reason = "why";
+  const nlohmann::ordered_json n = {{"pc", to_json(no)}};
+  EXPECT_EQ(n["pc"].size(), 2u);
+  EXPECT_EQ(read_pc_sampling(n, "/pc").reason, "why");
+  nlohmann::ordered_json bad = j;
+  bad["pc"]["kernels"][0]["pcs"][0]["stalls"]["wait"] = "many";
+  EXPECT_THROW(read_pc_sampling(bad, "/pc"), FieldError);
+}
+
+TEST(PcSamplingPlan, MetricsSpecSplitsOutPcsampling) {
+  using attnlab::profiler::split_pcsampling;
+  EXPECT_EQ(split_pcsampling("all"), std::make_pair(true, std::string("all")));
+  EXPECT_EQ(split_pcsampling("none"), std::make_pair(false, std::string("none")));
+  EXPECT_EQ(split_pcsampling("pcsampling"), std::make_pair(true, std::string("none")));
+  EXPECT_EQ(split_pcsampling("tensor,pcsampling,stalls"), std::make_pair(true, std::string("tensor,stalls")));
+  EXPECT_EQ(split_pcsampling("tensor"), std::make_pair(false, std::string("tensor")));
+}
+
+TEST(PcSamplingPlan, PeriodGrowsWithTheLaunchAndStaysInCuptisRange) {
+  using attnlab::profiler::choose_period_log2;
+  EXPECT_EQ(choose_period_log2(0, 132, 1980), 5);
+  const int short_launch = choose_period_log2(1e4, 132, 1980);
+  const int long_launch = choose_period_log2(1e7, 132, 1980);
+  EXPECT_GE(short_launch, 5);
+  EXPECT_GT(long_launch, short_launch);
+  EXPECT_EQ(choose_period_log2(1e30, 132, 1980), 31);
+  // The expected samples at the chosen period are under the target, and at half of it not.
+  const double per_cycle = 1e7 * 1e-3 * 1980 * 132 * 4;
+  EXPECT_LT(per_cycle / std::ldexp(1.0, long_launch), attnlab::profiler::kTargetSamples);
+  EXPECT_GE(per_cycle / std::ldexp(1.0, long_launch - 1), attnlab::profiler::kTargetSamples);
+}
+
+TEST(PcSamplingPlan, KernelSharesAddUpAndTakeStallsFromTheSamples) {
+  PcSamplingResult pc;
+  pc.available = true;
+  KernelPcSamples a;
+  a.name = "gemm";
+  a.samples = 10;
+  a.pcs = {{0, 10, {{"wait", 7}, {"selected", 3}}, {}, "", 0, ""}};
+  pc.kernels = {a};
+  const auto ks = attnlab::profiler::kernel_shares(
+      {{"gemm", {30, 30, 31}}, {"softmax", {10, 9, 10}}, {"never", {}}}, {{"gemm", 2}, {"softmax", 1}},
+      "cold", &pc);
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_DOUBLE_EQ(ks[0].median_ns, 30);
+  EXPECT_DOUBLE_EQ(ks[0].share_pct + ks[1].share_pct, 100.0);
+  EXPECT_DOUBLE_EQ(ks[0].share_pct, 75.0);
+  EXPECT_EQ(ks[0].instances_per_launch, 2);
+  EXPECT_EQ(ks[0].pc_samples, 10u);
+  EXPECT_EQ(ks[0].top_stalls.front().first, "wait");
+  EXPECT_FALSE(ks[1].pc_samples);
+  const nlohmann::ordered_json j = {{"k", {to_json(ks[0]), to_json(ks[1])}}};
+  const auto back = read_kernel_shares(j, "/k");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(to_json(back[1]), to_json(ks[1]));
+}
+
+}  // namespace

@@ -1,0 +1,119 @@
+// The run report's "Hot lines (PC sampling)" and "Per-kernel breakdown" sections
+// (reports/render_hotlines.cpp), rendered from tests/reports/inputs/hotlines/run.json (the
+// phase 4 fixture with a placeholder PC-sampling block; see its README.md): golden markdown
+// and chart script, and what each part of the section says.
+// Regenerate the golden files: UPDATE_GOLDEN=1 ctest --test-dir build -R Hotlines
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+#include "report_test_util.hpp"
+
+using namespace attnlab;
+using namespace attnlab::report;
+using namespace attnlab::report::testing;
+
+namespace {
+
+const fs::path kInput = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "inputs" / "hotlines" / "run.json";
+const fs::path kGolden = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "golden-hotlines";
+
+// The fixture rendered in `dir`/4/<run>; returns the run directory.
+fs::path render_fixture(const fs::path& dir) {
+  const fs::path run = dir / "4" / "20261122T215639Z-dcabdff";
+  write_file(run / "run.json", read_file(kInput));
+  const auto runs = load_root(dir);
+  EXPECT_EQ(runs.size(), 1u);
+  render_run(runs.front(), runs);
+  return run;
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The hot-lines part of the report: from its heading to the next section after the breakdown.
+std::string hot_part(const std::string& md) {
+  const auto a = md.find("## Hot lines");
+  const auto b = md.find("\n## ", md.find("## Per-kernel breakdown"));
+  return md.substr(a, b == std::string::npos ? std::string::npos : b - a + 1);
+}
+
+TEST(Hotlines, GoldenSectionAndChartScript) {
+  TempDir t;
+  const fs::path run = render_fixture(t.path);
+  const std::map<std::string, std::string> got = {
+      {"hotlines.md", hot_part(read_file(run / "report.md"))},
+      {"hotlines_1_1.gp", read_file(run / "plots" / "hotlines_1_1.gp")},
+      {"hotlines_1_1.dat", read_file(run / "plots" / "hotlines_1_1.dat")}};
+  if (std::getenv("UPDATE_GOLDEN")) {
+    for (const auto& [name, text] : got) write_file(kGolden / name, text);
+    GTEST_SKIP() << "golden files rewritten under " << kGolden << "; review them with git diff";
+  }
+  for (const auto& [name, text] : got) {
+    ASSERT_TRUE(fs::exists(kGolden / name)) << name << " has no golden file";
+    EXPECT_EQ(text, read_file(kGolden / name)) << name << " differs from its golden file";
+  }
+}
+
+TEST(Hotlines, TopLinesSassStallsOverheadAndTheUnavailableShape) {
+  TempDir t;
+  const fs::path run = render_fixture(t.path);
+  const std::string md = hot_part(read_file(run / "report.md"));
+  // Lines by samples, with file:line, source text and share; the line-less PCs said as such.
+  const auto l120 = md.find("`phase4_tiled.cu:120`"), l131 = md.find("`phase4_tiled.cu:131`");
+  ASSERT_NE(l120, std::string::npos) << md;
+  ASSERT_NE(l131, std::string::npos) << md;
+  EXPECT_LT(l120, l131);
+  EXPECT_TRUE(contains(md, "`float4 k = K4[j];`")) << md;
+  EXPECT_TRUE(contains(md, "long_scoreboard 80.0%")) << md;  // 600 of 750 samples of line 120
+  EXPECT_TRUE(contains(md, "PCs without a line")) << md;
+  // SASS behind the lines, by offset.
+  EXPECT_TRUE(contains(md, "`0x0470`")) << md;
+  EXPECT_TRUE(contains(md, "`LDG.E.128 R4, desc[UR4][R2.64]`")) << md;
+  EXPECT_TRUE(contains(md, "overhead 100%")) << md;
+  EXPECT_TRUE(contains(md, "![PC samples by line and stall reason](plots/hotlines_1_1.png)")) << md;
+  // The second shape's sampling was refused: said, with CUPTI's reason.
+  EXPECT_TRUE(contains(md, "Not measured: cuptiPCSamplingEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")) << md;
+  // The per-kernel breakdown.
+  EXPECT_TRUE(contains(md, "## Per-kernel breakdown")) << md;
+  EXPECT_TRUE(contains(md, "not measured: placeholder")) << md;
+}
+
+TEST(Hotlines, ARecordWithoutThemSaysNotMeasured) {
+  TempDir t;
+  const auto dirs = make_fixture_root(t.path);
+  const auto runs = load_root(t.path);
+  render_run(runs.front(), runs);
+  const std::string md = read_file(runs.front().dir / "report.md");
+  EXPECT_TRUE(contains(md, "Not measured: no shape of this record has PC samples")) << md;
+  EXPECT_TRUE(contains(md, "Not measured: the record has no per-kernel times")) << md;
+  EXPECT_FALSE(fs::exists(runs.front().dir / "plots" / "hotlines_1_1.gp"));
+}
+
+TEST(Hotlines, AMalformedBlockNamesTheField) {
+  TempDir t;
+  auto j = ordered_json::parse(read_file(kInput));
+  j["results"][0]["pc_sampling"]["kernels"][0]["lines"] = 3;
+  const fs::path run = t.path / "4" / "20261122T215639Z-dcabdff";
+  write_file(run / "run.json", j.dump());
+  const auto runs = load_root(t.path);
+  try {
+    render_run(runs.front(), runs);
+    FAIL() << "rendered a malformed pc_sampling block";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "/results/0/pc_sampling")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "lines")) << e.what();
+  }
+}
+
+TEST(Hotlines, ChartScriptRendersWithGnuplot) {
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) GTEST_SKIP() << "gnuplot not on PATH";
+  TempDir t;
+  const fs::path run = render_fixture(t.path);
+  run_gnuplot(*gnuplot, {run / "plots" / "hotlines_1_1.gp"});
+  EXPECT_TRUE(fs::exists(run / "plots" / "hotlines_1_1.png"));
+}
+
+}  // namespace
