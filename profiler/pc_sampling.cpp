@@ -388,17 +388,29 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
   res.non_user_samples = raw.non_user;
   res.hardware_buffer_full = raw.buffer_full;
 
-  const Cubins cubins = extract_cubins(options.executable);
+  // The executable's cubins do not change while it runs: extracted once per executable.
+  static std::map<std::string, Cubins> extracted;
+  auto found = extracted.find(options.executable);
+  if (found == extracted.end()) found = extracted.emplace(options.executable, extract_cubins(options.executable)).first;
+  const Cubins& cubins = found->second;
   for (const auto& [fn, pcs] : raw.by_kernel) {
     KernelPcSamples k;
     k.name = fn;
     const auto crc = raw.crc.find(fn);
     const Cubin* cubin = nullptr;
+    std::string matched_by = "CUPTI's cubin CRC";
     if (crc != raw.crc.end()) {
       const auto it = cubins.by_crc.find(crc->second);
       if (it != cubins.by_crc.end()) cubin = &it->second;
     }
-    k.cubin = cubin ? cubin->file + " (from " + options.executable + ", matched by CUPTI's cubin CRC)"
+    if (!cubin)  // no cubin with CUPTI's CRC: the one whose listing has the function, if one does
+      for (const auto& [c, bin] : cubins.by_crc)
+        if (bin.sass.find("Function : " + fn + "\n") != std::string::npos) {
+          cubin = &bin;
+          matched_by = "the function's name (no cubin has the CRC CUPTI reports)";
+          break;
+        }
+    k.cubin = cubin ? cubin->file + " (from " + options.executable + ", matched by " + matched_by + ")"
                     : "not found: " + (cubins.problem.empty()
                                            ? "no cubin of " + options.executable + " has the CRC CUPTI reports "
                                              "(a library's kernel): no source lines or SASS"
