@@ -204,7 +204,8 @@ struct ShapeRun {
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
-                   cudaStream_t stream, const std::string& tag, bool pc_sampling) {
+                   cudaStream_t stream, const std::string& tag, bool pc_sampling,
+                   profiler::PcSamplingSession* pc_session) {
   ShapeRun run;
   const double scale = s.default_scale();
   ordered_json& r = run.result;
@@ -299,12 +300,13 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     profiler::PcSamplingOptions po;
     if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
       po.expected_ns = b->get<double>();
-    pcs = profiler::collect_pc_samples(launch, stream, po);
+    pcs = profiler::collect_pc_samples(launch, stream, po, pc_session);
     r["pc_sampling"] = to_json(*pcs);
     if (pcs->available)
       std::cout << tag << " pcsampling: " << pcs->total_samples << " samples (" << pcs->dropped_samples
                 << " dropped), period 2^" << pcs->sampling_period_log2 << " cycles, "
-                << pcs->kernels.size() << " kernels, launch " << console::human_ns(*pcs->sampled_launch_ns)
+                << pcs->kernels.size() << " kernels (" << pcs->non_user_samples
+                << " samples of non-user kernels), launch " << console::human_ns(*pcs->sampled_launch_ns)
                 << " sampled vs " << console::human_ns(*pcs->unsampled_launch_ns) << " unsampled" << std::endl;
     else
       std::cout << tag << " pcsampling: unavailable: " << pcs->reason << std::endl;
@@ -487,6 +489,9 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
 // What measures a run: CUPTI kernel activity, the L2 flush, the sampler and the hardware
 // evidence (all empty for --check-only and --profile-launch), and the stream it runs on.
 struct Instruments {
+  // PC sampling set up before any kernel is loaded (profiler/pc_sampling.hpp says why);
+  // ATTNLAB_PC_SAMPLING=per-launch sets it up around each sampled launch instead.
+  std::optional<profiler::PcSamplingSession> pc_session;
   std::optional<profiler::KernelActivity> activity;
   std::optional<profiler::L2Flush> flush;
   cudaStream_t stream{};
@@ -496,6 +501,8 @@ struct Instruments {
 
   Instruments(const Options& opt, const Plan& plan) {
     const bool timed = !opt.check_only && !opt.profile_launch;
+    const char* pc_mode = std::getenv("ATTNLAB_PC_SAMPLING");
+    if (timed && plan.pc_sampling && !(pc_mode && std::string(pc_mode) == "per-launch")) pc_session.emplace();
     if (timed) {
       try {
         activity.emplace();
@@ -524,7 +531,7 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
                               "] " + shape_name(plan.shapes[i]);
       auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
                            inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag,
-                           plan.pc_sampling);
+                           plan.pc_sampling, inst.pc_session ? &*inst.pc_session : nullptr);
       sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
       record["results"].push_back(std::move(run.result));

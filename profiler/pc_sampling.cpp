@@ -188,20 +188,6 @@ void absorb(Raw& raw, const CUpti_PCSamplingData& d) {
   }
 }
 
-struct Enabled {
-  CUcontext ctx;
-  bool on = false;
-  ~Enabled() {
-    if (!on) return;
-    CUpti_PCSamplingDisableParams p{};
-    p.size = CUpti_PCSamplingDisableParamsSize;
-    p.ctx = ctx;
-    const CUptiResult c = cuptiPCSamplingDisable(&p);
-    if (c != CUPTI_SUCCESS)
-      std::fprintf(stderr, "attnlab: cuptiPCSamplingDisable failed: %s\n", CuptiError::describe(c).c_str());
-  }
-};
-
 float event_launch_ms(const LaunchFn& launch, cudaStream_t stream, detail::CleanL2Flush& flush,
                       cudaEvent_t a, cudaEvent_t b) {
   flush.flush_and_wait(stream);
@@ -216,8 +202,152 @@ float event_launch_ms(const LaunchFn& launch, cudaStream_t stream, detail::Clean
 
 }  // namespace
 
+namespace detail {
+
+// PC sampling enabled and configured on one context: stall-reason names, the buffers.
+struct PcSamplingState {
+  CUcontext ctx = nullptr;
+  bool enabled = false;
+  std::optional<std::string> unavailable;
+  std::map<std::uint32_t, std::string> reason_name;
+  std::vector<std::string> names;
+  std::unique_ptr<DataBuffer> config_buffer;  // what Disable copies out, if anything
+  std::unique_ptr<DataBuffer> drain;          // what GetData fills
+
+  // Enables and configures; the reason on failure (PC sampling then disabled again).
+  std::optional<std::string> open(CUcontext c, int period_log2) {
+    ctx = c;
+    CUpti_PCSamplingEnableParams ep{};
+    ep.size = CUpti_PCSamplingEnableParamsSize;
+    ep.ctx = ctx;
+    if (const CUptiResult code = cuptiPCSamplingEnable(&ep); code != CUPTI_SUCCESS)
+      return cupti_reason("cuptiPCSamplingEnable", code);
+    enabled = true;
+    std::size_t num_reasons = 0;
+    CUpti_PCSamplingGetNumStallReasonsParams np{};
+    np.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+    np.ctx = ctx;
+    np.numStallReasons = &num_reasons;
+    if (const CUptiResult code = cuptiPCSamplingGetNumStallReasons(&np); code != CUPTI_SUCCESS)
+      return fail(cupti_reason("cuptiPCSamplingGetNumStallReasons", code));
+    std::vector<std::uint32_t> index(num_reasons);
+    std::vector<std::array<char, CUPTI_STALL_REASON_STRING_SIZE>> text(num_reasons);
+    std::vector<char*> ptr(num_reasons);
+    for (std::size_t i = 0; i < num_reasons; ++i) ptr[i] = text[i].data();
+    CUpti_PCSamplingGetStallReasonsParams rp{};
+    rp.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+    rp.ctx = ctx;
+    rp.numStallReasons = num_reasons;
+    rp.stallReasonIndex = index.data();
+    rp.stallReasons = ptr.data();
+    if (const CUptiResult code = cuptiPCSamplingGetStallReasons(&rp); code != CUPTI_SUCCESS)
+      return fail(cupti_reason("cuptiPCSamplingGetStallReasons", code));
+    for (std::size_t i = 0; i < num_reasons; ++i) {
+      text[i].back() = '\0';
+      reason_name[index[i]] = text[i].data();
+      names.emplace_back(text[i].data());
+    }
+    config_buffer = std::make_unique<DataBuffer>(kMaxPcs, num_reasons);
+    drain = std::make_unique<DataBuffer>(kMaxPcs, num_reasons);
+    std::vector<CUpti_PCSamplingConfigurationInfo> info(6);
+    info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    info[0].attributeData.samplingPeriodData.samplingPeriod = std::uint32_t(period_log2);
+    info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+    info[1].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
+    info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+    info[2].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+    info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+    info[3].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+    info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+    info[4].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer->data;
+    info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+    info[5].attributeData.scratchBufferSizeData.scratchBufferSize = std::size_t(64) << 20;
+    if (auto why = configure(info)) return fail(*why);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> configure(std::vector<CUpti_PCSamplingConfigurationInfo>& info) {
+    CUpti_PCSamplingConfigurationInfoParams p{};
+    p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    p.ctx = ctx;
+    p.numAttributes = info.size();
+    p.pPCSamplingConfigurationInfo = info.data();
+    if (const CUptiResult code = cuptiPCSamplingSetConfigurationAttribute(&p); code != CUPTI_SUCCESS) {
+      std::string which;
+      for (const auto& i : info)
+        if (i.attributeStatus != CUPTI_SUCCESS)
+          which += "; attribute " + std::to_string(int(i.attributeType)) + ": " +
+                   CuptiError::describe(i.attributeStatus);
+      return cupti_reason("cuptiPCSamplingSetConfigurationAttribute", code) + which;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> set_period(int period_log2) {
+    std::vector<CUpti_PCSamplingConfigurationInfo> info(1);
+    info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    info[0].attributeData.samplingPeriodData.samplingPeriod = std::uint32_t(period_log2);
+    return configure(info);
+  }
+
+  std::string fail(std::string why) {
+    close();
+    return why;
+  }
+
+  // Disables; the reason on failure.
+  std::optional<std::string> close() {
+    if (!enabled) return std::nullopt;
+    enabled = false;
+    CUpti_PCSamplingDisableParams p{};
+    p.size = CUpti_PCSamplingDisableParamsSize;
+    p.ctx = ctx;
+    if (const CUptiResult code = cuptiPCSamplingDisable(&p); code != CUPTI_SUCCESS)
+      return cupti_reason("cuptiPCSamplingDisable", code);
+    return std::nullopt;
+  }
+
+  ~PcSamplingState() {
+    if (auto why = close()) std::fprintf(stderr, "attnlab: %s\n", why->c_str());
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+// The current context, or why there is none.
+std::pair<CUcontext, std::string> current_context() {
+  ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists
+  CUcontext ctx = nullptr;
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&ctx);
+    if (code != CUDA_SUCCESS || ctx == nullptr)
+      return {nullptr, "cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")"};
+  } catch (const std::exception& e) {
+    return {nullptr, std::string("the CUDA driver lacks an entry point: ") + e.what()};
+  }
+  return {ctx, ""};
+}
+
+}  // namespace
+
+PcSamplingSession::PcSamplingSession() : state_(std::make_unique<detail::PcSamplingState>()) {
+  const auto [ctx, why] = current_context();
+  if (!ctx) {
+    state_->unavailable = why;
+    return;
+  }
+  // The period is set again for every launch sampled (collect_pc_samples).
+  state_->unavailable = state_->open(ctx, 10);
+}
+PcSamplingSession::~PcSamplingSession() = default;
+const std::optional<std::string>& PcSamplingSession::unavailable() const { return state_->unavailable; }
+detail::PcSamplingState& PcSamplingSession::state() { return *state_; }
+
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
-                                    const PcSamplingOptions& options) {
+                                    const PcSamplingOptions& options, PcSamplingSession* session) {
   const auto t0 = std::chrono::steady_clock::now();
   PcSamplingResult res;
   auto unavailable = [&](std::string why) {
@@ -225,21 +355,14 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     res.reason = std::move(why);
     return res;
   };
+  if (session && session->unavailable()) return unavailable(*session->unavailable());
   int dev = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
   int sms = 0, khz = 0;
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
-  ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists
-  CUcontext ctx = nullptr;
-  try {
-    const detail::DriverApi& driver = detail::driver_api();
-    const CUresult code = driver.ctx_get_current(&ctx);
-    if (code != CUDA_SUCCESS || ctx == nullptr)
-      return unavailable("cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")");
-  } catch (const std::exception& e) {
-    return unavailable(std::string("the CUDA driver lacks an entry point: ") + e.what());
-  }
+  const auto [ctx, no_ctx] = current_context();
+  if (!ctx) return unavailable(no_ctx);
 
   const ActivityPause pause;  // no activity records of these launches in any timing window
   detail::CleanL2Flush flush;
@@ -265,74 +388,18 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
           : choose_period_log2(options.expected_ns > 0 ? options.expected_ns : summarize(unsampled).median,
                                sms, khz / 1000.0);
 
-  Enabled enabled{ctx};
-  {
-    CUpti_PCSamplingEnableParams p{};
-    p.size = CUpti_PCSamplingEnableParamsSize;
-    p.ctx = ctx;
-    if (const CUptiResult c = cuptiPCSamplingEnable(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingEnable", c));
-    enabled.on = true;
+  std::optional<detail::PcSamplingState> own;
+  detail::PcSamplingState* st = nullptr;
+  if (session) {
+    st = &session->state();
+    if (auto why = st->set_period(res.sampling_period_log2)) return unavailable(*why);
+  } else {
+    own.emplace();
+    if (auto why = own->open(ctx, res.sampling_period_log2)) return unavailable(*why);
+    st = &*own;
   }
-  std::size_t num_reasons = 0;
-  {
-    CUpti_PCSamplingGetNumStallReasonsParams p{};
-    p.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
-    p.ctx = ctx;
-    p.numStallReasons = &num_reasons;
-    if (const CUptiResult c = cuptiPCSamplingGetNumStallReasons(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingGetNumStallReasons", c));
-  }
-  std::vector<std::uint32_t> reason_index(num_reasons);
-  std::vector<std::array<char, CUPTI_STALL_REASON_STRING_SIZE>> reason_text(num_reasons);
-  std::vector<char*> reason_ptr(num_reasons);
-  for (std::size_t i = 0; i < num_reasons; ++i) reason_ptr[i] = reason_text[i].data();
-  {
-    CUpti_PCSamplingGetStallReasonsParams p{};
-    p.size = CUpti_PCSamplingGetStallReasonsParamsSize;
-    p.ctx = ctx;
-    p.numStallReasons = num_reasons;
-    p.stallReasonIndex = reason_index.data();
-    p.stallReasons = reason_ptr.data();
-    if (const CUptiResult c = cuptiPCSamplingGetStallReasons(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingGetStallReasons", c));
-  }
-  std::map<std::uint32_t, std::string> reason_name;
-  for (std::size_t i = 0; i < num_reasons; ++i) {
-    reason_text[i].back() = '\0';
-    reason_name[reason_index[i]] = reason_text[i].data();
-    res.stall_reason_names.emplace_back(reason_text[i].data());
-  }
-
-  DataBuffer config_buffer(kMaxPcs, num_reasons);  // what Disable copies out, if anything
-  DataBuffer drain(kMaxPcs, num_reasons);
-  {
-    std::vector<CUpti_PCSamplingConfigurationInfo> info(6);
-    info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-    info[0].attributeData.samplingPeriodData.samplingPeriod = std::uint32_t(res.sampling_period_log2);
-    info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
-    info[1].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS;
-    info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
-    info[2].attributeData.enableStartStopControlData.enableStartStopControl = 1;
-    info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
-    info[3].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
-    info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
-    info[4].attributeData.samplingDataBufferData.samplingDataBuffer = &config_buffer.data;
-    info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
-    info[5].attributeData.scratchBufferSizeData.scratchBufferSize = std::size_t(64) << 20;
-    CUpti_PCSamplingConfigurationInfoParams p{};
-    p.size = CUpti_PCSamplingConfigurationInfoParamsSize;
-    p.ctx = ctx;
-    p.numAttributes = info.size();
-    p.pPCSamplingConfigurationInfo = info.data();
-    if (const CUptiResult c = cuptiPCSamplingSetConfigurationAttribute(&p); c != CUPTI_SUCCESS) {
-      std::string which;
-      for (const auto& i : info)
-        if (i.attributeStatus != CUPTI_SUCCESS)
-          which += " attribute " + std::to_string(int(i.attributeType)) + ": " + CuptiError::describe(i.attributeStatus);
-      return unavailable(cupti_reason("cuptiPCSamplingSetConfigurationAttribute", c) + which);
-    }
-  }
+  res.stall_reason_names = st->names;
+  const std::map<std::uint32_t, std::string>& reason_name = st->reason_name;
 
   flush.flush_and_wait(stream);
   {
@@ -357,6 +424,7 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
   ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&sampled_ms, ev_a, ev_b));
 
   Raw raw;
+  DataBuffer& drain = *st->drain;
   for (int round = 0; round < 1000; ++round) {
     drain.data.totalNumPcs = 0;
     drain.data.remainingNumPcs = 0;
@@ -369,14 +437,9 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     absorb(raw, drain.data);
     if (drain.data.remainingNumPcs == 0) break;
   }
-  {
-    CUpti_PCSamplingDisableParams p{};
-    p.size = CUpti_PCSamplingDisableParamsSize;
-    p.ctx = ctx;
-    enabled.on = false;
-    if (const CUptiResult c = cuptiPCSamplingDisable(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingDisable", c));
-    absorb(raw, config_buffer.data);
+  if (own) {  // this launch's own enabling: disable, and take what Disable copies out
+    if (auto why = own->close()) return unavailable(*why);
+    absorb(raw, own->config_buffer->data);
   }
 
   res.sampled_launch_ns = 1e6 * double(sampled_ms);
@@ -445,8 +508,9 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
             [](const KernelPcSamples& a, const KernelPcSamples& b) {
               return a.samples != b.samples ? a.samples > b.samples : a.name < b.name;
             });
-  res.method = "CUPTI PC sampling (cupti_pcsampling.h), continuous mode with start/stop around one "
-               "launch of its own after timing, L2 flushed clean before it; lines from "
+  res.method = std::string("CUPTI PC sampling (cupti_pcsampling.h), ") +
+               (session ? "enabled for the whole run before any kernel was loaded, " : "enabled for this launch, ") +
+               "continuous mode with start/stop around one launch of its own after timing, L2 flushed clean before it; lines from "
                "cuptiGetSassToSourceCorrelation on the executable's cubin of the samples' CRC, SASS "
                "from cuobjdump -sass of that cubin; overhead: that launch against the median of " +
                std::to_string(kUnsampledLaunches) + " unsampled launches, both timed with CUDA events";

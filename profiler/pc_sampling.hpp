@@ -17,6 +17,8 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -34,10 +36,37 @@ struct PcSamplingOptions {
   std::string executable = "/proc/self/exe";  // where the cubins are extracted from
 };
 
+namespace detail {
+struct PcSamplingState;
+}
+
+// PC sampling enabled and configured on the current context for the whole run (start/stop
+// control: nothing is sampled outside collect_pc_samples' Start/Stop), created before any
+// kernel of the phase is loaded and before KernelActivity: CUPTI gives PC records only for
+// kernels whose module it saw loaded while PC sampling was set up, or that were loaded before
+// CUPTI attached at all; a module loaded under activity tracing alone comes back as
+// "non-user kernel" samples without PCs (seen on H100, CUDA 13.0, driver 580). Never throws
+// for a CUPTI refusal: unavailable() says why. Disables PC sampling when destroyed.
+class PcSamplingSession {
+ public:
+  PcSamplingSession();
+  ~PcSamplingSession();
+  PcSamplingSession(const PcSamplingSession&) = delete;
+  PcSamplingSession& operator=(const PcSamplingSession&) = delete;
+  const std::optional<std::string>& unavailable() const;
+  detail::PcSamplingState& state();
+
+ private:
+  std::unique_ptr<detail::PcSamplingState> state_;
+};
+
 // Samples one launch of `launch` on `stream` (the device current). Suspends KernelActivity
 // meanwhile. Never throws for a CUPTI refusal (the result says why); CUDA errors of the launch
 // propagate as CudaError.
+// With `session`, samples within it (enabled once for the run); without, enables PC sampling
+// for this launch alone and disables it after.
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
-                                    const PcSamplingOptions& options);
+                                    const PcSamplingOptions& options,
+                                    PcSamplingSession* session = nullptr);
 
 }  // namespace attnlab::profiler

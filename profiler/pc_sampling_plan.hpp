@@ -10,7 +10,10 @@
 
 namespace attnlab::profiler {
 
-inline constexpr double kTargetSamples = 2e6;
+// Samples one launch should give at most, by the estimate below (which counts every SM
+// sub-partition busy all the launch, so it overestimates: on H100 a period of 2^5 cycles on a
+// 31 us launch gave fewer samples than a tenth of the estimate, a third of them dropped).
+inline constexpr double kTargetSamples = 2e5;
 inline constexpr int kUnsampledLaunches = 3;  // unsampled launches whose median is the baseline
 
 // The period for a launch of `expected_ns` on `sm_count` SMs at `sm_clock_mhz`: the smallest

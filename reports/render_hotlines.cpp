@@ -194,6 +194,9 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
            << "%, CUDA events around each).\n\n";
       else
         md << "Overhead: not measured.\n\n";
+      if (pc.kernels.empty())
+        md << "No PC records: CUPTI counted " << count(double(pc.non_user_samples))
+           << " of the samples as samples of non-user kernels, for which it gives no PCs.\n\n";
       std::size_t ki = 0;
       for (const auto& k : pc.kernels) {
         ++ki;
