@@ -197,6 +197,16 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   return t;
 }
 
+// CUDA_MODULE_LOADING as PC sampling ran (profiler/pc_sampling.hpp: why the harness sets it).
+std::string& module_loading_set_by() {
+  static std::string who = "not set by the harness";
+  return who;
+}
+std::string module_loading_note() {
+  const char* v = std::getenv("CUDA_MODULE_LOADING");
+  return std::string("CUDA_MODULE_LOADING=") + (v ? v : "(unset: lazy)") + ", " + module_loading_set_by();
+}
+
 struct ShapeRun {
   ordered_json result;
   bool passed = false;
@@ -204,8 +214,7 @@ struct ShapeRun {
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
-                   cudaStream_t stream, const std::string& tag, bool pc_sampling,
-                   profiler::PcSamplingSession* pc_session) {
+                   cudaStream_t stream, const std::string& tag, bool pc_sampling) {
   ShapeRun run;
   const double scale = s.default_scale();
   ordered_json& r = run.result;
@@ -300,7 +309,8 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     profiler::PcSamplingOptions po;
     if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
       po.expected_ns = b->get<double>();
-    pcs = profiler::collect_pc_samples(launch, stream, po, pc_session);
+    pcs = profiler::collect_pc_samples(launch, stream, po);
+    if (pcs->available) pcs->method += "; module loading: " + module_loading_note();
     r["pc_sampling"] = to_json(*pcs);
     if (pcs->available)
       std::cout << tag << " pcsampling: " << pcs->total_samples << " samples (" << pcs->dropped_samples
@@ -489,9 +499,6 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
 // What measures a run: CUPTI kernel activity, the L2 flush, the sampler and the hardware
 // evidence (all empty for --check-only and --profile-launch), and the stream it runs on.
 struct Instruments {
-  // PC sampling set up before any kernel is loaded (profiler/pc_sampling.hpp says why);
-  // ATTNLAB_PC_SAMPLING=per-launch sets it up around each sampled launch instead.
-  std::optional<profiler::PcSamplingSession> pc_session;
   std::optional<profiler::KernelActivity> activity;
   std::optional<profiler::L2Flush> flush;
   cudaStream_t stream{};
@@ -501,8 +508,6 @@ struct Instruments {
 
   Instruments(const Options& opt, const Plan& plan) {
     const bool timed = !opt.check_only && !opt.profile_launch;
-    const char* pc_mode = std::getenv("ATTNLAB_PC_SAMPLING");
-    if (timed && plan.pc_sampling && !(pc_mode && std::string(pc_mode) == "per-launch")) pc_session.emplace();
     if (timed) {
       try {
         activity.emplace();
@@ -531,7 +536,7 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
                               "] " + shape_name(plan.shapes[i]);
       auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
                            inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag,
-                           plan.pc_sampling, inst.pc_session ? &*inst.pc_session : nullptr);
+                           plan.pc_sampling);
       sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
       record["results"].push_back(std::move(run.result));
@@ -589,6 +594,13 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
 
     ensure_writable_directory(opt.results_dir);
     write_phase_table(opt.results_dir);  // the phase order reports read
+    // PC sampling: every kernel loaded when CUDA starts, before CUPTI attaches (see
+    // profiler/pc_sampling.hpp), unless the caller chose a loading mode.
+    if (plan.pc_sampling && !opt.check_only && !opt.profile_launch && !std::getenv("CUDA_MODULE_LOADING")) {
+      if (setenv("CUDA_MODULE_LOADING", "EAGER", 1) != 0)
+        throw EnvironmentError("cannot set CUDA_MODULE_LOADING for PC sampling");
+      module_loading_set_by() = "set by the harness for PC sampling before CUDA started";
+    }
     const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
     Instruments inst(opt, plan);
 

@@ -283,13 +283,6 @@ struct PcSamplingState {
     return std::nullopt;
   }
 
-  std::optional<std::string> set_period(int period_log2) {
-    std::vector<CUpti_PCSamplingConfigurationInfo> info(1);
-    info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-    info[0].attributeData.samplingPeriodData.samplingPeriod = std::uint32_t(period_log2);
-    return configure(info);
-  }
-
   std::string fail(std::string why) {
     close();
     return why;
@@ -333,21 +326,8 @@ std::pair<CUcontext, std::string> current_context() {
 
 }  // namespace
 
-PcSamplingSession::PcSamplingSession() : state_(std::make_unique<detail::PcSamplingState>()) {
-  const auto [ctx, why] = current_context();
-  if (!ctx) {
-    state_->unavailable = why;
-    return;
-  }
-  // The period is set again for every launch sampled (collect_pc_samples).
-  state_->unavailable = state_->open(ctx, 10);
-}
-PcSamplingSession::~PcSamplingSession() = default;
-const std::optional<std::string>& PcSamplingSession::unavailable() const { return state_->unavailable; }
-detail::PcSamplingState& PcSamplingSession::state() { return *state_; }
-
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
-                                    const PcSamplingOptions& options, PcSamplingSession* session) {
+                                    const PcSamplingOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PcSamplingResult res;
   auto unavailable = [&](std::string why) {
@@ -355,7 +335,6 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     res.reason = std::move(why);
     return res;
   };
-  if (session && session->unavailable()) return unavailable(*session->unavailable());
   int dev = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
   int sms = 0, khz = 0;
@@ -389,15 +368,9 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
                                sms, khz / 1000.0);
 
   std::optional<detail::PcSamplingState> own;
-  detail::PcSamplingState* st = nullptr;
-  if (session) {
-    st = &session->state();
-    if (auto why = st->set_period(res.sampling_period_log2)) return unavailable(*why);
-  } else {
-    own.emplace();
-    if (auto why = own->open(ctx, res.sampling_period_log2)) return unavailable(*why);
-    st = &*own;
-  }
+  own.emplace();
+  if (auto why = own->open(ctx, res.sampling_period_log2)) return unavailable(*why);
+  detail::PcSamplingState* st = &*own;
   res.stall_reason_names = st->names;
   const std::map<std::uint32_t, std::string>& reason_name = st->reason_name;
 
@@ -437,10 +410,9 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     absorb(raw, drain.data);
     if (drain.data.remainingNumPcs == 0) break;
   }
-  if (own) {  // this launch's own enabling: disable, and take what Disable copies out
-    if (auto why = own->close()) return unavailable(*why);
-    absorb(raw, own->config_buffer->data);
-  }
+  // Disable, and take what Disable copies out.
+  if (auto why = own->close()) return unavailable(*why);
+  absorb(raw, own->config_buffer->data);
 
   res.sampled_launch_ns = 1e6 * double(sampled_ms);
   res.unsampled_launch_ns = summarize(unsampled).median;
@@ -509,7 +481,7 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
               return a.samples != b.samples ? a.samples > b.samples : a.name < b.name;
             });
   res.method = std::string("CUPTI PC sampling (cupti_pcsampling.h), ") +
-               (session ? "enabled for the whole run before any kernel was loaded, " : "enabled for this launch, ") +
+               "enabled for this launch alone, " +
                "continuous mode with start/stop around one launch of its own after timing, L2 flushed clean before it; lines from "
                "cuptiGetSassToSourceCorrelation on the executable's cubin of the samples' CRC, SASS "
                "from cuobjdump -sass of that cubin; overhead: that launch against the median of " +

@@ -17,8 +17,6 @@
 
 #include <cuda_runtime.h>
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -36,37 +34,20 @@ struct PcSamplingOptions {
   std::string executable = "/proc/self/exe";  // where the cubins are extracted from
 };
 
-namespace detail {
-struct PcSamplingState;
-}
-
-// PC sampling enabled and configured on the current context for the whole run (start/stop
-// control: nothing is sampled outside collect_pc_samples' Start/Stop), created before any
-// kernel of the phase is loaded and before KernelActivity: CUPTI gives PC records only for
-// kernels whose module it saw loaded while PC sampling was set up, or that were loaded before
-// CUPTI attached at all; a module loaded under activity tracing alone comes back as
-// "non-user kernel" samples without PCs (seen on H100, CUDA 13.0, driver 580). Never throws
-// for a CUPTI refusal: unavailable() says why. Disables PC sampling when destroyed.
-class PcSamplingSession {
- public:
-  PcSamplingSession();
-  ~PcSamplingSession();
-  PcSamplingSession(const PcSamplingSession&) = delete;
-  PcSamplingSession& operator=(const PcSamplingSession&) = delete;
-  const std::optional<std::string>& unavailable() const;
-  detail::PcSamplingState& state();
-
- private:
-  std::unique_ptr<detail::PcSamplingState> state_;
-};
-
 // Samples one launch of `launch` on `stream` (the device current). Suspends KernelActivity
 // meanwhile. Never throws for a CUPTI refusal (the result says why); CUDA errors of the launch
 // propagate as CudaError.
-// With `session`, samples within it (enabled once for the run); without, enables PC sampling
-// for this launch alone and disables it after.
+// PC sampling is enabled for this launch alone and disabled after it: it cannot stay enabled
+// for the run, since CUPTI then refuses the kernel activity tracing that times the launches
+// (cuptiActivityEnable: CUPTI_ERROR_NOT_COMPATIBLE, H100, CUDA 13.0).
+//
+// CUPTI gives PC records only for kernels of modules it can attribute: on the H100, kernels
+// whose module was loaded before any CUPTI client attached came back with PCs; kernels of a
+// module loaded (lazily, at the first launch) while CUPTI kernel activity was enabled came back
+// as "non-user kernel" samples without PCs (non_user_samples). The harness therefore sets
+// CUDA_MODULE_LOADING=EAGER before CUDA starts when PC sampling is requested, so that every
+// kernel of the binary is loaded before KernelActivity attaches (experiments/harness.cpp).
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
-                                    const PcSamplingOptions& options,
-                                    PcSamplingSession* session = nullptr);
+                                    const PcSamplingOptions& options);
 
 }  // namespace attnlab::profiler

@@ -141,12 +141,15 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
     throw std::runtime_error("CUPTI delivered kernel records for " + std::to_string(kernels.size()) +
                              " of " + std::to_string(count) + " timed launches");
   if (res) {  // per kernel: its time in each launch, for the per-kernel breakdown
-    std::map<std::uint64_t, std::map<std::string, std::pair<double, int>>> per;
+    // Per launch, its kernels in the order they started (collect() sorts records by start).
+    std::map<std::uint64_t, std::vector<std::pair<std::string, std::pair<double, int>>>> per;
     for (const auto& r : records)
       if (r.tag >= first && r.tag < next_tag_) {
-        auto& x = per[r.tag][r.name];
-        x.first += double(r.end_ns - r.start_ns);
-        ++x.second;
+        auto& names = per[r.tag];
+        auto at = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == r.name; });
+        if (at == names.end()) at = names.insert(names.end(), {r.name, {0.0, 0}});
+        at->second.first += double(r.end_ns - r.start_ns);
+        ++at->second.second;
       }
     for (const auto& [tag, names] : per)
       for (const auto& [name, x] : names) {
