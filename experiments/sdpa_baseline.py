@@ -230,6 +230,25 @@ def union_length(intervals):
     return total
 
 
+def kernel_shares(per_kernel, instances, regime):
+    """The result entry's "kernels" (record/pc_sampling.hpp KernelShare): per kernel, in the
+    order a call ran them, its time in one call (summed over its instances) over the regime's
+    samples, and its share of the kernels' summed medians. torch.profiler gives times only."""
+    out = []
+    for name, ns in per_kernel.items():
+        if not ns:
+            continue
+        out.append({"name": name, "regime": regime, "instances_per_launch": instances[name],
+                    "median_ns": percentile(ns, 0.5), "p10_ns": percentile(ns, 0.1),
+                    "p90_ns": percentile(ns, 0.9), "share_pct": 0.0, "pc_samples": None,
+                    "top_stalls": {},
+                    "metrics": "not measured: torch.profiler gives kernel times only"})
+    total = sum(k["median_ns"] for k in out)
+    for k in out:
+        k["share_pct"] = 100.0 * k["median_ns"] / total if total > 0 else 0.0
+    return out
+
+
 def summarize(samples):
     n = len(samples)
     mean = sum(samples) / n
@@ -442,6 +461,8 @@ def example_record():
     for name in REGIMES:
         timing[name]["gpu_state"] = gpu_state_json(readings, 1980.0)
     finish_timing(r, timing, list(REGIMES))
+    r["kernels"] = kernel_shares({"example_kernel": [640e3, 641e3, 639e3], "example_memset": [2e3, 2e3, 2e3]},
+                                 {"example_kernel": 1, "example_memset": 1}, "cold")
     rec["results"].append(r)
     rec["results"].append(unavailable_result(parse_shape("1x2x64x96"), "example: not supported"))
     rec["status"] = "failed"
@@ -615,6 +636,7 @@ class Bench:
         self.monitor = GpuMonitor(gpu["uuid"])
         self.flush_ns = None  # device time of one flush, estimated once
         self.gpu_state = None  # the last regime's NVML readings (GpuMonitor.stop)
+        self.kernels = {}  # regime -> its per-kernel breakdown (kernel_shares), of this shape
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
         self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_mhz"] or 2000) * 1e6)
@@ -692,10 +714,16 @@ class Bench:
             raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
                                f"where {len(pattern) * n} in the pattern {pattern} were expected")
         samples, busy = [], []
+        per_kernel = {name: [] for name in dict.fromkeys(call_names)}
+        instances = {name: call_names.count(name) for name in per_kernel}
         for i in range(n):
             mine = ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
             samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
             busy.append(union_length([(e[1], e[2]) for e in mine]))
+            for name in per_kernel:
+                per_kernel[name].append(sum(e[2] - e[1] for e in mine if e[0] == name))
+        self.kernels[("cold" if cold else "warm")] = kernel_shares(per_kernel, instances,
+                                                                   "cold" if cold else "warm")
         stop = "max_samples" if n >= self.rule["max_samples"] else "time_cap"
         extra = {"kernels_per_launch": len(call_names), "busy_median_ns": percentile(busy, 0.5),
                  "busy_p10_ns": percentile(busy, 0.1), "busy_p90_ns": percentile(busy, 0.9)}
@@ -901,6 +929,7 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, sigma, opt, ta
         return r, c["passed"]
 
     estimate = bench.event_estimate(call)
+    bench.kernels = {}
     timing = {}
     for name in opt.regimes:
         before = bench.sm_clock()
@@ -925,6 +954,8 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, sigma, opt, ta
         print(f"{tag} {backend} FAIL: {c['failure']}", flush=True)
         return r, False
     finish_timing(r, timing, opt.regimes)
+    if r["headline_regime"] in bench.kernels:  # per-kernel breakdown of the headline regime
+        r["kernels"] = bench.kernels[r["headline_regime"]]
     return r, True
 
 
