@@ -28,6 +28,7 @@
 #include "common/check.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/pc_sampling.hpp"
+#include "profiler/static_facts.hpp"
 
 using namespace attnlab;
 using namespace attnlab::profiler;
@@ -99,8 +100,9 @@ Hot hottest(const KernelPcSamples& k) {
 }
 
 // `harness_mode`: as the harness runs it with CUDA_MODULE_LOADING=EAGER, the kernels' module
-// loaded before CUPTI attaches and CUPTI kernel activity alive (paused) while sampling; else
-// no other CUPTI client at all. The module is loaded by a first launch before either.
+// loaded before CUPTI attaches, CUPTI kernel activity alive (paused) while sampling and static
+// facts captured before; else no other CUPTI client at all. The module is loaded by a first
+// launch before either.
 void calibrate(bool harness_mode) {
   std::optional<KernelActivity> activity;
   // A single-cycle permutation (Sattolo): every chase visits distinct addresses.
@@ -137,6 +139,7 @@ void calibrate(bool harness_mode) {
     launch(stream);  // a traced launch, as the harness times them
     ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     (void)activity->collect();
+    (void)capture_static_facts(launch, stream);  // its CUPTI callback subscriber, as the harness
   }
 
   const PcSamplingResult r =
