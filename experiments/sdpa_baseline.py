@@ -421,6 +421,8 @@ def new_record(backend, argv, seed, versions, gpu, options, now):
             "versions": versions,
             "gpu": gpu,
             "seed": seed,
+            **({"sweep_id": os.environ["ATTNLAB_SWEEP_ID"]}  # scripts/sweep.sh
+               if os.environ.get("ATTNLAB_SWEEP_ID") else {}),
             "inputs": INPUTS_NOTE,
             "host": socket.gethostname(),
         },

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The sweep: every registered phase and the PyTorch SDPA baseline over the seed shapes and
-# S = 512 ... 8192 at D = 64 and 128, one run record per phase and backend; each phase runs
-# the shapes it can and names the ones it cannot. Then the progression report, when the
-# report tool is built.
+# S = 512 ... 8192 at D = 64 and 128, one run record per phase, backend and shape group; each
+# phase runs the shapes it can and names the ones it cannot. Then the progression report, when
+# the report tool is built.
 #   scripts/sweep.sh                                  (make sweep)
 #   PHASES="4 4x" SHAPES="throughput 8x16x4096x64" ARGS="--regimes cold,graph" scripts/sweep.sh
+#   GPUS="0 1" scripts/sweep.sh                       (two GPUs of this machine)
+#   scripts/sweep.sh --help
 #
 # Shapes (H = 16): the batch shrinks as S grows so that every shape holds the same tokens,
 # B*S = 32768 at D = 64 and 16384 at D = 128, the FlashAttention-3 paper's convention
@@ -13,19 +15,38 @@
 # columns: 16x16x2048x64 is the throughput shape (the 2k column), 4x16x4096x128 ANCHORS.md's
 # cuDNN shape. The latency shape 1x8x512x64 is added as is.
 #
+# Several GPUs: the work is cut into tasks, one per phase (or SDPA baseline) and shape group
+# (seed: the named shapes; d64, d128: the S sweep at each head dimension; a spec with another D
+# gets its own group), and one worker per GPU takes the next task from a shared queue whenever
+# it is free, running one experiment process at a time with its own --device, so a slow phase
+# holds one GPU, not the sweep. Every record names the sweep (provenance.sweep_id, from
+# ATTNLAB_SWEEP_ID) and its GPU (provenance.gpu.uuid); the sweep's manifest,
+# RESULTS/sweeps/<sweep id>/manifest.json (scripts/sweep_manifest.py), lists the GPUs, every
+# task, the GPU that ran it, its start and end, exit code and records, and the wall time; each
+# task's output is in RESULTS/sweeps/<sweep id>/logs/. With one GPU the tasks run one after
+# another, as before.
+#
 # Environment: BUILD (build), RESULTS (results), PHASES (every registered phase), SHAPES (the
 # list above), ARGS (options for every experiment and, unless SDPA_ARGS is set, the baseline:
 # those both know, e.g. "--seed 7 --max-time 1 --regimes cold,graph"), SDPA_ARGS (the
 # baseline's options, e.g. "--backends cudnn,flash"), SDPA (0 skips the baseline), PYTHON
-# (python3).
-# Exit status: 0 when every run that started ended ok; refusals of shapes are not failures.
+# (python3), GPUS (device ordinals, e.g. "0 1"; default: every GPU visible, that is one per
+# entry of CUDA_VISIBLE_DEVICES when set, else one per line of `nvidia-smi -L`), SWEEP_ID
+# (default <UTC stamp>-<short commit>), PROGRESSION (0 skips the progression report).
+# Exit status: 0 when every run that started ended ok; refusals of shapes are not failures;
+# 2 for bad input (unknown phase, no GPUs, the build missing).
 set -uo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+  "") ;;
+  *) echo "attnlab: sweep.sh takes no arguments ('$1'); see scripts/sweep.sh --help"; exit 2 ;;
+esac
 cd "$(dirname "$0")/.." || exit 2
 build=${BUILD:-build}
 results=${RESULTS:-results}
 python=${PYTHON:-python3}
 read -r -a args <<<"${ARGS:-}"
-read -r -a sdpa_args <<<"${SDPA_ARGS:-${ARGS:-}}"
+sdpa_args_str=${SDPA_ARGS:-${ARGS:-}}
 default_shapes="throughput latency
 64x16x512x64 32x16x1024x64 8x16x4096x64 4x16x8192x64
 32x16x512x128 16x16x1024x128 8x16x2048x128 4x16x4096x128 2x16x8192x128"
@@ -39,14 +60,64 @@ else
   mapfile -t phases < <("$build/bin/attnlab-phases" --ids)
 fi
 
+# The GPUs: device ordinals as the experiments see them (under CUDA_VISIBLE_DEVICES, 0..n-1).
+gpu_names=()
+if [ -n "${GPUS+x}" ]; then
+  read -r -a gpus <<<"$GPUS"
+  for g in "${gpus[@]}"; do
+    [[ $g =~ ^[0-9]+$ ]] || { echo "attnlab: GPUS='$GPUS': '$g' is not a device ordinal"; exit 2; }
+    gpu_names+=("ordinal $g")
+  done
+elif [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+  IFS=, read -r -a visible <<<"$CUDA_VISIBLE_DEVICES"
+  gpus=()
+  for i in "${!visible[@]}"; do gpus+=("$i"); gpu_names+=("CUDA_VISIBLE_DEVICES entry ${visible[$i]}"); done
+else
+  gpus=()
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    while IFS= read -r line; do
+      [[ $line =~ ^GPU\ ([0-9]+): ]] && { gpus+=("${BASH_REMATCH[1]}"); gpu_names+=("$line"); }
+    done < <(nvidia-smi -L 2>/dev/null)
+  fi
+fi
+if [ ${#gpus[@]} -eq 0 ]; then
+  echo "attnlab: no GPUs to sweep on (nvidia-smi -L lists none and neither GPUS nor CUDA_VISIBLE_DEVICES names one; e.g. GPUS=\"0\")"
+  exit 2
+fi
+
+sha=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+sweep_id=${SWEEP_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$sha}
+[[ $sweep_id =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || { echo "attnlab: SWEEP_ID='$sweep_id' is not a name of letters, digits, . _ -"; exit 2; }
+sweep_dir=$results/sweeps/$sweep_id
+mkdir -p "$sweep_dir/logs" || { echo "attnlab: cannot create $sweep_dir"; exit 2; }
+export ATTNLAB_SWEEP_ID=$sweep_id
+
+# The shape group of a spec: seed for named shapes, d<D> for BxHxSxD[:...].
+group_of() {
+  local base=${1%%:*}
+  if [[ $base =~ ^[0-9]+x[0-9]+x[0-9]+x([0-9]+)$ ]]; then echo "d${BASH_REMATCH[1]}"; else echo seed; fi
+}
+
+# The tasks, one line each in the queue: id <TAB> kind <TAB> phase <TAB> group <TAB> shapes.
+queue=$sweep_dir/tasks.tsv
+: >"$queue"
 summary=()
-status=0
+ntasks=0
+add_task() {  # kind phase group shapes...
+  local kind=$1 phase=$2 group=$3; shift 3
+  ntasks=$((ntasks + 1))
+  printf '%s\t%s\t%s\t%s\t%s\n' "$ntasks" "$kind" "$phase" "$group" "$*" >>"$queue"
+}
+groups_in_order() {  # the groups of the given shapes, first appearance first
+  local s g seen=" "
+  for s in "$@"; do g=$(group_of "$s"); [[ $seen == *" $g "* ]] || { seen+="$g "; echo "$g"; }; done
+}
 for phase in "${phases[@]}"; do
   exe="$build/bin/attnlab-phase-$phase"
   run_shapes=()
   for s in "${shapes[@]}"; do
     if why=$("$exe" --can-run --shape "$s" 2>&1); then
-      run_shapes+=(--shape "$s")
+      run_shapes+=("$s")
     else
       echo "== phase $phase skips $s: ${why#*"$s": }"
     fi
@@ -55,33 +126,92 @@ for phase in "${phases[@]}"; do
     summary+=("phase $phase: no shape it can run")
     continue
   fi
-  echo "== phase $phase: $(( ${#run_shapes[@]} / 2 )) of ${#shapes[@]} shapes"
-  "$exe" "${run_shapes[@]}" --results-dir "$results" "${args[@]}"
-  rc=$?
-  case $rc in
-    0) summary+=("phase $phase: ok") ;;
-    1) summary+=("phase $phase: FAILED (a check failed or the run broke; see its record)"); status=1 ;;
-    3) summary+=("phase $phase: did not run (environment, see above)"); status=1 ;;
-    *) summary+=("phase $phase: exit $rc"); status=1 ;;
-  esac
+  echo "== phase $phase: ${#run_shapes[@]} of ${#shapes[@]} shapes"
+  while IFS= read -r g; do
+    group_shapes=()
+    for s in "${run_shapes[@]}"; do [ "$(group_of "$s")" = "$g" ] && group_shapes+=("$s"); done
+    add_task phase "$phase" "$g" "${group_shapes[@]}"
+  done < <(groups_in_order "${run_shapes[@]}")
 done
-
-sdpa_shapes=()
-for s in "${shapes[@]}"; do sdpa_shapes+=(--shape "$s"); done
 if [ "${SDPA:-1}" = 0 ]; then
   summary+=("sdpa baseline: skipped (SDPA=0)")
 else
-  echo "== PyTorch SDPA baseline"
-  "$python" experiments/sdpa_baseline.py "${sdpa_shapes[@]}" --results-dir "$results" "${sdpa_args[@]}"
-  case $? in
-    0) summary+=("sdpa baseline: ok") ;;
-    2) summary+=("sdpa baseline: exit 2, a bad option (ARGS the baseline lacks? set SDPA_ARGS) or a backend that cannot run a shape (its result says why)") ;;
-    3) summary+=("sdpa baseline: did not run (see above)") ;;
-    *) summary+=("sdpa baseline: FAILED (see its records)"); status=1 ;;
-  esac
+  while IFS= read -r g; do
+    group_shapes=()
+    for s in "${shapes[@]}"; do [ "$(group_of "$s")" = "$g" ] && group_shapes+=("$s"); done
+    add_task sdpa sdpa "$g" "${group_shapes[@]}"
+  done < <(groups_in_order "${shapes[@]}")
 fi
 
-if [ -x "$build/bin/attnlab-report" ]; then
+# One worker per GPU; each takes the next task under a lock (flock) and logs its start and end.
+events=$sweep_dir/events.tsv
+: >"$events"
+next=$sweep_dir/next
+echo 1 >"$next"
+lock=$sweep_dir/queue.lock
+now() { date -u +%Y-%m-%dT%H:%M:%S.%NZ | sed 's/\([0-9]\{3\}\)[0-9]*Z$/\1Z/'; }
+worker() {  # gpu ordinal
+  local gpu=$1 n line id kind phase group shape_list start end rc t0
+  while :; do
+    n=$(flock "$lock" bash -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo "$n"' _ "$next")
+    line=$(sed -n "${n}p" "$queue")
+    [ -n "$line" ] || return 0
+    IFS=$'\t' read -r id kind phase group shape_list <<<"$line"
+    read -r -a task_shapes <<<"$shape_list"
+    shape_args=()
+    for s in "${task_shapes[@]}"; do shape_args+=(--shape "$s"); done
+    log=$sweep_dir/logs/$id-$phase-$group.log
+    start=$(now); t0=$(date +%s.%N)
+    echo "== [$id/$ntasks] gpu $gpu: $kind $phase, $group (${#task_shapes[@]} shapes) started"
+    if [ "$kind" = sdpa ]; then
+      read -r -a sdpa_args <<<"$sdpa_args_str"
+      "$python" experiments/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
+        --device "$gpu" "${sdpa_args[@]}" >"$log" 2>&1
+    else
+      "$build/bin/attnlab-phase-$phase" "${shape_args[@]}" --results-dir "$results" \
+        --device "$gpu" "${args[@]}" >"$log" 2>&1
+    fi
+    rc=$?
+    end=$(now)
+    echo "== [$id/$ntasks] gpu $gpu: $kind $phase, $group ended, exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s (log $log)"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$gpu" "$start" "$end" "$rc" | flock "$lock" tee -a "$events" >/dev/null
+  done
+}
+echo "== sweep $sweep_id: $ntasks tasks on ${#gpus[@]} GPU(s): ${gpus[*]}"
+sweep_start=$(now)
+pids=()
+for g in "${gpus[@]}"; do worker "$g" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+sweep_end=$(now)
+
+gpu_lines=$(printf '%s\n' "${gpu_names[@]}")
+"$python" scripts/sweep_manifest.py --sweep-dir "$sweep_dir" --results "$results" \
+  --sweep-id "$sweep_id" --gpus "${gpus[*]}" --gpu-names "$gpu_lines" \
+  --start "$sweep_start" --end "$sweep_end" --scheduler local
+manifest_rc=$?
+if [ $manifest_rc -eq 0 ]; then
+  summary+=("sweep manifest: $sweep_dir/manifest.json")
+else
+  summary+=("sweep manifest: FAILED"); status=1
+fi
+
+status=${status:-0}
+while IFS=$'\t' read -r id kind phase group shape_list; do
+  rc=$(awk -F'\t' -v id="$id" '$1 == id {print $5}' "$events")
+  gpu=$(awk -F'\t' -v id="$id" '$1 == id {print $2}' "$events")
+  what="phase $phase"; [ "$kind" = sdpa ] && what="sdpa baseline"
+  case $kind:$rc in
+    *:0) summary+=("$what, $group on gpu $gpu: ok") ;;
+    phase:1) summary+=("$what, $group on gpu $gpu: FAILED (a check failed or the run broke; see its record)"); status=1 ;;
+    *:3) summary+=("$what, $group on gpu $gpu: did not run (environment, see its log)"); status=1 ;;
+    sdpa:2) summary+=("$what, $group on gpu $gpu: exit 2, a bad option (ARGS the baseline lacks? set SDPA_ARGS) or a backend that cannot run a shape (its result says why)") ;;
+    *) summary+=("$what, $group on gpu ${gpu:-none}: exit ${rc:-none} (see $sweep_dir/logs/)"); status=1 ;;
+  esac
+done <"$queue"
+
+if [ "${PROGRESSION:-1}" = 0 ]; then
+  summary+=("progression report: skipped (PROGRESSION=0)")
+elif [ -x "$build/bin/attnlab-report" ]; then
   if "$build/bin/attnlab-report" progression "$results" "$results/progression"; then
     summary+=("progression report: $results/progression/report.md")
   else
@@ -90,6 +220,6 @@ if [ -x "$build/bin/attnlab-report" ]; then
 else
   summary+=("progression report: skipped, $build/bin/attnlab-report is not built")
 fi
-echo "== sweep summary"
+echo "== sweep $sweep_id summary"
 printf '  %s\n' "${summary[@]}"
 exit "$status"
