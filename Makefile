@@ -121,6 +121,16 @@ sweep: build
 	BUILD=$(BUILD) RESULTS=$(RESULTS) PHASES="$(PHASES)" SHAPES="$(SHAPES)" ARGS="$(ARGS)" \
 	  scripts/sweep.sh
 
+# make sweep-slurm [GRES=gpu:1] [SBATCH_ARGS="--partition=..."] [DRY_RUN=1]: the sweep as a Slurm
+# job array, one array task per phase and shape group, and a dependent collect job
+# (scripts/sweep_slurm.sh); make sweep-collect SWEEP=results/sweeps/<id>: the collect step by hand.
+.PHONY: sweep-slurm sweep-collect
+sweep-slurm:
+	BUILD=$(BUILD) RESULTS=$(RESULTS) PHASES="$(PHASES)" SHAPES="$(SHAPES)" ARGS="$(ARGS)" \
+	  scripts/sweep_slurm.sh $(if $(DRY_RUN),--dry-run)
+sweep-collect:
+	BUILD=$(BUILD) scripts/sweep_slurm.sh --collect $(SWEEP)
+
 # make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
 # results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
 baseline:
@@ -142,6 +152,9 @@ help: build
 	@echo "  make progression [RESULTS=results]  every phase compared, each shape from its newest ok record"
 	@echo "  make sweep [PHASES=\"...\"] [SHAPES=...] [ARGS=...]  every phase and the SDPA baseline"
 	@echo "                                  over S = 512..8192 at D = 64, 128; then the progression"
+	@echo "                                  (one worker per GPU: GPUS=\"0 1\" or every visible GPU)"
+	@echo "  make sweep-slurm [GRES=gpu:1] [DRY_RUN=1]  the sweep as a Slurm job array + collect job"
+	@echo "  make sweep-collect SWEEP=results/sweeps/<id>  a Slurm sweep's manifest and progression"
 	@echo "  make baseline [SHAPES=...] [ARGS=...]  PyTorch SDPA (cuDNN, flash, efficient) records"
 	@echo "  make reports-h100               re-render everything under reports/h100/ and the README's table"
 	@echo "  make readme-results             README.md's results table from reports/h100/records"

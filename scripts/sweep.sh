@@ -61,8 +61,12 @@ else
 fi
 
 # The GPUs: device ordinals as the experiments see them (under CUDA_VISIBLE_DEVICES, 0..n-1).
+# The Slurm sweep (scripts/sweep_slurm.sh) plans here (SWEEP_PLAN_ONLY=1: the task queue, no
+# GPU) and runs one task per array task (SWEEP_TASK=<n>: on the GPU Slurm gives it, device 0).
 gpu_names=()
-if [ -n "${GPUS+x}" ]; then
+if [ -n "${SWEEP_PLAN_ONLY:-}${SWEEP_TASK:-}" ]; then
+  gpus=(0)
+elif [ -n "${GPUS+x}" ]; then
   read -r -a gpus <<<"$GPUS"
   for g in "${gpus[@]}"; do
     [[ $g =~ ^[0-9]+$ ]] || { echo "attnlab: GPUS='$GPUS': '$g' is not a device ordinal"; exit 2; }
@@ -92,6 +96,44 @@ sweep_dir=$results/sweeps/$sweep_id
 mkdir -p "$sweep_dir/logs" || { echo "attnlab: cannot create $sweep_dir"; exit 2; }
 export ATTNLAB_SWEEP_ID=$sweep_id
 
+now() { date -u +%Y-%m-%dT%H:%M:%S.%NZ | sed 's/\([0-9]\{3\}\)[0-9]*Z$/\1Z/'; }
+lock=$sweep_dir/queue.lock
+queue=$sweep_dir/tasks.tsv
+events=$sweep_dir/events.tsv
+run_task() {  # run_task N GPU [WHERE]: task N of the queue on device GPU; its event names WHERE
+  local n=$1 gpu=$2 where=${3:-$2} line id kind phase group shape_list start end rc t0 log ntasks
+  ntasks=$(wc -l <"$queue")
+  line=$(sed -n "${n}p" "$queue")
+  [ -n "$line" ] || return 100
+  IFS=$'\t' read -r id kind phase group shape_list <<<"$line"
+  read -r -a task_shapes <<<"$shape_list"
+  shape_args=()
+  for s in "${task_shapes[@]}"; do shape_args+=(--shape "$s"); done
+  log=$sweep_dir/logs/$id-$phase-$group.log
+  start=$(now); t0=$(date +%s.%N)
+  echo "== [$id/$ntasks] gpu $where: $kind $phase, $group (${#task_shapes[@]} shapes) started"
+  if [ "$kind" = sdpa ]; then
+    read -r -a sdpa_args <<<"$sdpa_args_str"
+    "$python" experiments/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
+      --device "$gpu" "${sdpa_args[@]}" >"$log" 2>&1
+  else
+    "$build/bin/attnlab-phase-$phase" "${shape_args[@]}" --results-dir "$results" \
+      --device "$gpu" "${args[@]}" >"$log" 2>&1
+  fi
+  rc=$?
+  end=$(now)
+  echo "== [$id/$ntasks] gpu $where: $kind $phase, $group ended, exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s (log $log)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$where" "$start" "$end" "$rc" "$(hostname)" | flock "$lock" tee -a "$events" >/dev/null
+  return 0
+}
+if [ -n "${SWEEP_TASK:-}" ]; then
+  [ -s "$queue" ] || { echo "attnlab: $queue: no task queue (plan the sweep first)"; exit 2; }
+  where="$(hostname):${CUDA_VISIBLE_DEVICES:-all}"
+  run_task "$SWEEP_TASK" 0 "$where"
+  [ $? -eq 100 ] && { echo "attnlab: the sweep $sweep_id has no task $SWEEP_TASK"; exit 2; }
+  exit 0
+fi
+
 # The shape group of a spec: seed for named shapes, d<D> for BxHxSxD[:...].
 group_of() {
   local base=${1%%:*}
@@ -99,7 +141,6 @@ group_of() {
 }
 
 # The tasks, one line each in the queue: id <TAB> kind <TAB> phase <TAB> group <TAB> shapes.
-queue=$sweep_dir/tasks.tsv
 : >"$queue"
 summary=()
 ntasks=0
@@ -143,38 +184,21 @@ else
   done < <(groups_in_order "${shapes[@]}")
 fi
 
+if [ -n "${SWEEP_PLAN_ONLY:-}" ]; then
+  echo "== sweep $sweep_id: $ntasks tasks planned in $queue"
+  exit 0
+fi
+[ "$ntasks" -gt 0 ] || { echo "attnlab: nothing to sweep (no phase can run these shapes, SDPA=0)"; exit 2; }
+
 # One worker per GPU; each takes the next task under a lock (flock) and logs its start and end.
-events=$sweep_dir/events.tsv
 : >"$events"
 next=$sweep_dir/next
 echo 1 >"$next"
-lock=$sweep_dir/queue.lock
-now() { date -u +%Y-%m-%dT%H:%M:%S.%NZ | sed 's/\([0-9]\{3\}\)[0-9]*Z$/\1Z/'; }
 worker() {  # gpu ordinal
-  local gpu=$1 n line id kind phase group shape_list start end rc t0
+  local n
   while :; do
     n=$(flock "$lock" bash -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo "$n"' _ "$next")
-    line=$(sed -n "${n}p" "$queue")
-    [ -n "$line" ] || return 0
-    IFS=$'\t' read -r id kind phase group shape_list <<<"$line"
-    read -r -a task_shapes <<<"$shape_list"
-    shape_args=()
-    for s in "${task_shapes[@]}"; do shape_args+=(--shape "$s"); done
-    log=$sweep_dir/logs/$id-$phase-$group.log
-    start=$(now); t0=$(date +%s.%N)
-    echo "== [$id/$ntasks] gpu $gpu: $kind $phase, $group (${#task_shapes[@]} shapes) started"
-    if [ "$kind" = sdpa ]; then
-      read -r -a sdpa_args <<<"$sdpa_args_str"
-      "$python" experiments/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
-        --device "$gpu" "${sdpa_args[@]}" >"$log" 2>&1
-    else
-      "$build/bin/attnlab-phase-$phase" "${shape_args[@]}" --results-dir "$results" \
-        --device "$gpu" "${args[@]}" >"$log" 2>&1
-    fi
-    rc=$?
-    end=$(now)
-    echo "== [$id/$ntasks] gpu $gpu: $kind $phase, $group ended, exit $rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}') s (log $log)"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$gpu" "$start" "$end" "$rc" | flock "$lock" tee -a "$events" >/dev/null
+    run_task "$n" "$1" || return 0
   done
 }
 echo "== sweep $sweep_id: $ntasks tasks on ${#gpus[@]} GPU(s): ${gpus[*]}"
