@@ -31,7 +31,18 @@ if os.environ.get("ATTNLAB_SWEEP_ID"):
     r["provenance"]["sweep_id"] = os.environ["ATTNLAB_SWEEP_ID"]
 now = datetime.datetime.now(datetime.timezone.utc)
 r["started_utc"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
-r["results"] = r["results"][:1]
+# One result per shape, copies of the fixture's first (its numbers are the fixture's, not a
+# measurement), named and shaped as the spec says, so the progression sees the task's shapes.
+named = {"latency": "1x8x512x64", "throughput": "16x16x2048x64"}
+results_out = []
+for spec in shapes:
+    name = named.get(spec, spec.split(":")[0])
+    b, h, s_, d = (int(v) for v in name.split("x"))
+    res = json.loads(json.dumps(r["results"][0]))
+    res["name"] = name
+    res["shape"].update({"B": b, "H": h, "H_kv": h, "S": s_, "D": d})
+    results_out.append(res)
+r["results"] = results_out
 base = pathlib.Path(results) / phase
 base.mkdir(parents=True, exist_ok=True)
 n = 0
