@@ -22,6 +22,7 @@
 #include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
+#include "experiments/pc_sampling_child.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/registry_table.hpp"
 #include "experiments/sass.hpp"
@@ -68,6 +69,7 @@ struct Options {
   bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
   std::string throttled = "keep";  // samples taken while NVML said the GPU throttled: keep, exclude
   Inputs inputs = Inputs::kNormal;  // the gate's input distribution (reference.hpp)
+  PcSamplingChildOptions child;     // hidden: this process is a PC-sampling child (pc_sampling_child.hpp)
 };
 
 GpuIdentity gpu_identity(int dev) {
@@ -197,24 +199,20 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   return t;
 }
 
-// CUDA_MODULE_LOADING as PC sampling ran (profiler/pc_sampling.hpp: why the harness sets it).
-std::string& module_loading_set_by() {
-  static std::string who = "not set by the harness";
-  return who;
-}
-std::string module_loading_note() {
-  const char* v = std::getenv("CUDA_MODULE_LOADING");
-  return std::string("CUDA_MODULE_LOADING=") + (v ? v : "(unset: lazy)") + ", " + module_loading_set_by();
-}
-
 struct ShapeRun {
   ordered_json result;
   bool passed = false;
+  // Set once the shape was timed and its output checked again: what finish_shape needs after
+  // the shape's buffers are freed.
+  bool timed = false;
+  std::string headline;                                // the headline regime
+  std::optional<profiler::RegimeResult> per_kernel;    // its CUPTI per-kernel times, if any
+  double expected_ns = 0;                              // [ns] its busy median, 0 when unknown
 };
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
-                   cudaStream_t stream, const std::string& tag, bool pc_sampling) {
+                   cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
   const double scale = s.default_scale();
   ordered_json& r = run.result;
@@ -288,6 +286,11 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     return run;
   }
   const std::string headline = timing.contains("cold") ? "cold" : opt.regimes.front();
+  run.timed = true;
+  run.headline = headline;
+  if (auto k = per_kernel.find(headline); k != per_kernel.end()) run.per_kernel = std::move(k->second);
+  if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
+    run.expected_ns = b->get<double>();
   r["timing"] = timing;
   r["headline_regime"] = headline;
   r["tflops"] = timing[headline]["tflops"];
@@ -303,32 +306,48 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     r["static"] = profiler::to_json(ev.facts);
     r["derived"] = ev.derived;
   }
-  // Stalls by source line (--metrics pcsampling): a launch of its own, after timing.
+  return run;
+}
+
+// After run_shape, its buffers freed: stalls by source line (--metrics pcsampling), sampled in
+// a child process (experiments/pc_sampling_child.hpp: why), and the per-kernel breakdown.
+void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64_t seed,
+                  const std::string& tag, bool pc_sampling) {
+  if (!run.passed || !run.timed) return;
+  ordered_json& r = run.result;
   std::optional<PcSamplingResult> pcs;
   if (pc_sampling) {
-    profiler::PcSamplingOptions po;
-    if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
-      po.expected_ns = b->get<double>();
-    pcs = profiler::collect_pc_samples(launch, stream, po);
-    if (pcs->available) pcs->method += "; module loading: " + module_loading_note();
+    PcSamplingChildRequest req;
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) req.executable = exe.string();
+    req.shape = shape_name(s);
+    req.seed = seed;
+    req.inputs = inputs_name(opt.inputs);
+    req.device = opt.device;
+    req.expected_ns = run.expected_ns;
+    pcs = sample_in_child_process(req);
+    if (pcs->available) pcs->method += "; " + pc_sampling_child_method_note();
     r["pc_sampling"] = to_json(*pcs);
     if (pcs->available)
       std::cout << tag << " pcsampling: " << pcs->total_samples << " samples (" << pcs->dropped_samples
                 << " dropped), period 2^" << pcs->sampling_period_log2 << " cycles, "
                 << pcs->kernels.size() << " kernels (" << pcs->non_user_samples
-                << " samples of non-user kernels), launch " << console::human_ns(*pcs->sampled_launch_ns)
-                << " sampled vs " << console::human_ns(*pcs->unsampled_launch_ns) << " unsampled" << std::endl;
+                << " samples of non-user kernels), launch "
+                << (pcs->sampled_launch_ns ? console::human_ns(*pcs->sampled_launch_ns) : "?")
+                << " sampled vs "
+                << (pcs->unsampled_launch_ns ? console::human_ns(*pcs->unsampled_launch_ns) : "?")
+                << " unsampled" << std::endl;
     else
       std::cout << tag << " pcsampling: unavailable: " << pcs->reason << std::endl;
   }
   // Per-kernel breakdown: each kernel's time in a launch and its share (record/pc_sampling.hpp).
-  if (auto k = per_kernel.find(headline); k != per_kernel.end()) {
+  if (run.per_kernel) {
     r["kernels"] = ordered_json::array();
-    for (const auto& share : profiler::kernel_shares(k->second.kernel_ns, k->second.kernel_instances,
-                                                     headline, pcs ? &*pcs : nullptr))
+    for (const auto& share : profiler::kernel_shares(run.per_kernel->kernel_ns, run.per_kernel->kernel_instances,
+                                                     run.headline, pcs ? &*pcs : nullptr))
       r["kernels"].push_back(to_json(share));
   }
-  return run;
 }
 
 // CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
@@ -403,6 +422,7 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--device", opt.device, "CUDA device ordinal")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
+  add_pc_sampling_child_options(app, opt.child);
 }
 
 int fail(int code, const std::string& msg) {
@@ -537,8 +557,8 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
       const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                               "] " + shape_name(plan.shapes[i]);
       auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
-                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag,
-                           plan.pc_sampling);
+                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag);
+      finish_shape(run, plan.shapes[i], opt, seed, tag, plan.pc_sampling);
       sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
       record["results"].push_back(std::move(run.result));
@@ -556,6 +576,51 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
   write_json_atomically(file, record);
   console::run_finished(record["status"].get<std::string>(), file.string());
   return all_passed ? kExitOk : kExitFailed;
+}
+
+// Child mode (--pc-sampling-child <out.json>, experiments/pc_sampling_child.hpp): no activity
+// tracing, sampler, NVML monitor, evidence, static facts, run record or phase table; the
+// shape's inputs from the seed and the correctness gate as in the run, then one sampled launch,
+// its result written to <out.json>. Any failure is written there as an unavailable result; the
+// exit code is non-zero only when that file cannot be written.
+int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) {
+  PcSamplingResult res;
+  try {
+    if (plan.shapes.size() != 1) throw UsageError("a PC-sampling child takes exactly one --shape");
+    if (!opt.seed) throw UsageError("a PC-sampling child needs --seed");
+    const Shape& s = plan.shapes.front();
+    open_device(phase, opt, plan.shapes);
+    cudaStream_t stream{};
+    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    struct Stream {
+      cudaStream_t s;
+      ~Stream() {
+        if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
+          std::cerr << "attnlab: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
+      }
+    } stream_guard{stream};
+    const HostTensors in = make_inputs(s, *opt.seed, opt.inputs);
+    const ProblemBuffers buffers(s, in);
+    const Problem p = buffers.problem(float(s.default_scale()));
+    // Its first launch loads the kernels' module before PC sampling is enabled.
+    const GateResult g = run_gate(phase, p, in, *opt.seed, stream);
+    if (!g.passed) {
+      res.reason = "the correctness gate failed in the PC-sampling child process: " + g.failure;
+    } else {
+      profiler::PcSamplingOptions po;
+      po.expected_ns = opt.child.expected_ns;
+      res = profiler::collect_pc_samples([&](cudaStream_t st) { phase.launch(p, st); }, stream, po);
+    }
+  } catch (const std::exception& ex) {
+    res = PcSamplingResult{};
+    res.reason = std::string("PC-sampling child process: ") + ex.what();
+  }
+  try {
+    write_json_atomically(opt.child.out_file, to_json(res));
+  } catch (const std::exception& ex) {
+    return fail(kExitEnvironment, std::string("PC-sampling child cannot write its result: ") + ex.what());
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -591,18 +656,12 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
   try {
     const Plan plan = plan_run(*phase, exp, opt);
     if (opt.can_run) return kExitOk;
+    if (!opt.child.out_file.empty()) return pc_sampling_child(*phase, opt, plan);
     const std::uint64_t seed =
         opt.seed ? *opt.seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
 
     ensure_writable_directory(opt.results_dir);
     write_phase_table(opt.results_dir);  // the phase order reports read
-    // PC sampling: every kernel loaded when CUDA starts, before CUPTI attaches (see
-    // profiler/pc_sampling.hpp), unless the caller chose a loading mode.
-    if (plan.pc_sampling && !opt.check_only && !opt.profile_launch && !std::getenv("CUDA_MODULE_LOADING")) {
-      if (setenv("CUDA_MODULE_LOADING", "EAGER", 1) != 0)
-        throw EnvironmentError("cannot set CUDA_MODULE_LOADING for PC sampling");
-      module_loading_set_by() = "set by the harness for PC sampling before CUDA started";
-    }
     const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
     Instruments inst(opt, plan);
 

@@ -41,12 +41,12 @@ struct PcSamplingOptions {
 // for the run, since CUPTI then refuses the kernel activity tracing that times the launches
 // (cuptiActivityEnable: CUPTI_ERROR_NOT_COMPATIBLE, H100, CUDA 13.0).
 //
-// CUPTI gives PC records only for kernels of modules it can attribute: on the H100, kernels
-// whose module was loaded before any CUPTI client attached came back with PCs; kernels of a
-// module loaded (lazily, at the first launch) while CUPTI kernel activity was enabled came back
-// as "non-user kernel" samples without PCs (non_user_samples). The harness therefore sets
-// CUDA_MODULE_LOADING=EAGER before CUDA starts when PC sampling is requested, so that every
-// kernel of the binary is loaded before KernelActivity attaches (experiments/harness.cpp).
+// Call it in a process in which PC sampling is the only CUPTI client, after a first launch
+// has loaded the kernels' module: on the H100, in a process where CUPTI kernel activity tracing
+// and a CUPTI callback subscriber (static facts) had been used before, every sample came back
+// as a "non-user kernel" sample without PCs (non_user_samples), CUDA_MODULE_LOADING=EAGER or
+// not. The harness therefore samples in a child process of its own
+// (experiments/pc_sampling_child.hpp).
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
                                     const PcSamplingOptions& options);
 

@@ -220,6 +220,9 @@ PcSamplingResult read_pc_sampling(const ordered_json& root, const std::string& b
   r.unsampled_launch_ns = optional_number_at(root, base + "/unsampled_launch_ns");
   r.overhead_pct = optional_number_at(root, base + "/overhead_pct");
   if (auto v = optional_number_at(root, base + "/collection_wall_s")) r.collection_wall_s = *v;
+  if (const ordered_json* names = find(root, base + "/stall_reason_names"); names && names->is_array())
+    for (const auto& n : *names)
+      if (n.is_string()) r.stall_reason_names.push_back(n.get<std::string>());
   const ordered_json* ks = find(root, base + "/kernels");
   if (!ks || !ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
   for (std::size_t i = 0; i < ks->size(); ++i) {

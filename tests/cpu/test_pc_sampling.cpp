@@ -119,6 +119,10 @@ TEST(PcSamplingRecord, JsonRoundTripsAndUnavailableKeepsOnlyItsReason) {
   r.sampled_launch_ns = 12.0;
   r.unsampled_launch_ns = 10.0;
   r.overhead_pct = 20.0;
+  r.non_user_samples = 5;
+  r.hardware_buffer_full = true;
+  r.collection_wall_s = 0.25;
+  r.stall_reason_names = {"smsp__pcsamp_warps_issue_stalled_wait", "smsp__pcsamp_warps_issue_stalled_wait_not_issued"};
   KernelPcSamples k;
   k.name = "k";
   k.samples = 95;
@@ -129,6 +133,7 @@ TEST(PcSamplingRecord, JsonRoundTripsAndUnavailableKeepsOnlyItsReason) {
   EXPECT_EQ(j["pc"]["sampling_period_cycles"], 512);
   const PcSamplingResult back = read_pc_sampling(j, "/pc");
   EXPECT_EQ(to_json(back), to_json(r));
+  EXPECT_EQ(back.stall_reason_names, r.stall_reason_names);
   PcSamplingResult no;
   no.reason = "why";
   const nlohmann::ordered_json n = {{"pc", to_json(no)}};
