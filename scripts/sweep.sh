@@ -32,7 +32,8 @@
 # baseline's options, e.g. "--backends cudnn,flash"), SDPA (0 skips the baseline), PYTHON
 # (python3), GPUS (device ordinals, e.g. "0 1"; default: every GPU visible, that is one per
 # entry of CUDA_VISIBLE_DEVICES when set, else one per line of `nvidia-smi -L`), SWEEP_ID
-# (default <UTC stamp>-<short commit>), PROGRESSION (0 skips the progression report).
+# (default <UTC stamp>-<short commit>), PROGRESSION (0 skips the progression report), GROUP_BY
+# (shape: the groups above; phase: one task per phase, one record per phase as before).
 # Exit status: 0 when every run that started ended ok; refusals of shapes are not failures;
 # 2 for bad input (unknown phase, no GPUs, the build missing).
 set -uo pipefail
@@ -136,6 +137,7 @@ fi
 
 # The shape group of a spec: seed for named shapes, d<D> for BxHxSxD[:...].
 group_of() {
+  [ "${GROUP_BY:-shape}" = phase ] && { echo all; return; }
   local base=${1%%:*}
   if [[ $base =~ ^[0-9]+x[0-9]+x[0-9]+x([0-9]+)$ ]]; then echo "d${BASH_REMATCH[1]}"; else echo seed; fi
 }
