@@ -90,7 +90,10 @@ if [ ${#gpus[@]} -eq 0 ]; then
   exit 2
 fi
 
-sha=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit: git's, else the stamp a copy without .git carries (scripts/stamp-source), as the build reads it.
+stamp=${ATTNLAB_SOURCE_STAMP:-.attnlab-source}
+sha=$(git rev-parse --short HEAD 2>/dev/null || sed -n 's/^commit=\(.\{7\}\).*/\1/p' "$stamp" 2>/dev/null)
+sha=${sha:-unknown}
 sweep_id=${SWEEP_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$sha}
 [[ $sweep_id =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || { echo "attnlab: SWEEP_ID='$sweep_id' is not a name of letters, digits, . _ -"; exit 2; }
 sweep_dir=$results/sweeps/$sweep_id
