@@ -217,9 +217,13 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
     md << "Not measured: the record has no per-kernel times (`kernels` of a result entry).\n\n";
     return;
   }
+  // The SDPA baseline times its kernels with torch.profiler, the C++ harness with CUPTI.
+  const bool baseline = run.phase.rfind("sdpa-", 0) == 0;
   md << "Each kernel's time in one launch (summed over its instances in it), median and p10-p90 over "
-        "the timed samples of the regime named, from CUPTI kernel records; share: of the sum of the "
-        "kernels' medians. PC samples and stalls from the hot-lines data where collected.\n\n";
+        "the timed samples of the regime named, from "
+     << (baseline ? "torch.profiler's kernel events" : "CUPTI kernel records")
+     << "; share: of the sum of the kernels' medians. PC samples and stalls from the hot-lines data "
+        "where collected.\n\n";
   for (const auto& r : run.results) {
     if (!r.json.contains("kernels")) continue;
     std::vector<KernelShare> ks;
