@@ -28,9 +28,12 @@ std::string record_link(const Run& r, const fs::path& base) {
   return "[" + r.id() + "](" + link(base, fs::exists(rep) ? rep : r.file) + ")";
 }
 
+// "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart here.
+std::string board(const Run& r) { return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4)); }
+
 std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std::string>& ids,
                   const fs::path& base, std::set<TimeBasis>& bases, std::set<std::string>& regimes,
-                  std::set<std::string>& gpus) {
+                  std::set<std::string>& gpus, std::set<std::string>& boards) {
   const auto& presets = shape_presets();
   std::vector<std::string> header = {"phase"};
   std::string align = "l";
@@ -69,6 +72,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
       cells.push_back(sig(in_unit(dt.median_ns, "us")) + mark);
       const Run* from = row->from.at(name);
       gpus.insert(from->gpu_name);
+      boards.insert(board(*from));
       bool seen = false;
       for (auto& [run, shapes] : sources)
         if (run == from) {
@@ -79,7 +83,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
     }
     std::string recs;
     for (const auto& [run, shapes] : sources)
-      recs += (recs.empty() ? "" : "; ") + shapes + ": " + record_link(*run, base);
+      recs += (recs.empty() ? "" : "; ") + shapes + ": " + record_link(*run, base) + " on " + board(*run);
     cells.push_back(recs.empty() ? "none" : recs);
     t.row(cells);
   }
@@ -112,8 +116,8 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
     if (std::find(ids.begin(), ids.end(), r.id) == ids.end()) ids.push_back(r.id);
 
   std::set<TimeBasis> bases;
-  std::set<std::string> regimes, gpus;
-  const std::string tab = table(rows, ids, base, bases, regimes, gpus);
+  std::set<std::string> regimes, gpus, boards;
+  const std::string tab = table(rows, ids, base, bases, regimes, gpus, boards);
   const fs::path prog = progression_dir / "report.md";
 
   std::ostringstream md;
@@ -131,8 +135,13 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
         "shape's figure comes from the record the "
      << "[progression](" << link(base, prog) << ") takes for it (the newest ok record of the "
         "phase that timed the shape), named in the last column; the progression gives the "
-        "p10-p90 ranges and every other shape.\n\n"
-     << tab << "\n";
+        "p10-p90 ranges and every other shape.";
+  if (boards.size() > 1)
+    md << " The figures come from " << boards.size() << " boards (" << join(boards)
+       << ", by uuid, named beside each record): clocks, power caps and sessions differ between "
+          "them, so compare two rows only where they name the same board; the progression marks "
+          "figures from another board or session.";
+  md << "\n\n" << tab << "\n";
   for (TimeBasis b : bases)
     if (!basis_footnote(b).empty()) md << basis_footnote(b) << "\n\n";
   md << "Charts: [TFLOPS by phase](" << link(base, progression_dir / "plots" / "tflops_by_phase.png")

@@ -41,7 +41,7 @@ check "text before the markers kept" test "$(head -1 "$tmp/README.md")" = before
 check "text after the markers kept" test "$(tail -1 "$tmp/README.md")" = after
 check "the old table replaced" test "$(grep -c 'old table' "$tmp/README.md")" -eq 0
 check "a phase without a record: not measured" has "$tmp/README.md" "| 2 | not measured | not measured | not measured | not measured | none |"
-check "a shape the phase did not time: not measured" grep -qE '^\| 4 [^|]*\| [0-9.]+ \| [0-9.]+ \| not measured \| not measured \| throughput: \[4/20261122T215639Z-dcabdff\]\(records/4/20261122T215639Z-dcabdff/run.json\) \|$' "$tmp/README.md"
+check "a shape the phase did not time: not measured" grep -qE '^\| 4 [^|]*\| [0-9.]+ \| [0-9.]+ \| not measured \| not measured \| throughput: \[4/20261122T215639Z-dcabdff\]\(records/4/20261122T215639Z-dcabdff/run.json\) on GPU-[0-9a-f]+ \|$' "$tmp/README.md"
 check "the ok record, not the newer failed one" has "$tmp/README.md" "throughput, latency: [1/20261122T215642Z-dcabdff](records/1/20261122T215642Z-dcabdff/run.json)"
 check "the progression linked" has "$tmp/README.md" "[progression report](progression/report.md)"
 cp "$tmp/README.md" "$tmp/first.md"
