@@ -111,6 +111,8 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev) {
   gethostname(host, sizeof host);
   host[sizeof host - 1] = '\0';
   pv.host = host;
+  if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
+    pv.sweep_id = sweep;
   return pv;
 }
 
@@ -505,8 +507,6 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
   for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
   record["started_utc"] = utc_iso8601(now);
   record["provenance"] = to_json(provenance(argc, argv, seed, opt.device));
-  if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
-    record["provenance"]["sweep_id"] = sweep;
   record["options"] = to_json(recorded_options(opt));
   record["metrics_config"] =
       evidence ? evidence->config_json()

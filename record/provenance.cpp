@@ -50,6 +50,7 @@ ordered_json to_json(const Provenance& p) {
   j["gpu"] = to_json(p.gpu);
   j["seed"] = p.seed;
   j["host"] = p.host;
+  if (!p.sweep_id.empty()) j["sweep_id"] = p.sweep_id;
   return j;
 }
 

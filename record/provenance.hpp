@@ -53,6 +53,7 @@ struct Provenance {
   GpuIdentity gpu;
   std::uint64_t seed = 0;
   std::string host;
+  std::string sweep_id;  // the sweep the run belongs to (scripts/sweep.sh); empty: none, not written
 };
 
 // What a run was asked to do, as recorded (options that only steer the process, such as

@@ -57,6 +57,10 @@ TEST(Provenance, WritesWhatItIsGiven) {
   EXPECT_EQ(j["git"]["dirty"], true);
   EXPECT_EQ(j["gpu"]["sm_count"], 132);
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), 18446744073709551615ull);
+  EXPECT_FALSE(j.contains("sweep_id"));  // outside a sweep the key is absent, as in older records
+  p.sweep_id = "20261125T014004Z-43f53af";
+  EXPECT_EQ(to_json(p)["sweep_id"], "20261125T014004Z-43f53af");
+  EXPECT_EQ(to_json(p).items().begin().key(), "git");
   Shape s;
   s.B = 2;
   s.causal = true;
