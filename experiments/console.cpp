@@ -75,6 +75,19 @@ void evidence(const std::string& tag, const profiler::ShapeEvidence& ev) {
     std::cout << tag << " metrics " << profiler::console_line(g) << std::endl;
 }
 
+void pc_sampling(const std::string& tag, const PcSamplingResult& pcs) {
+  if (!pcs.available) {
+    std::cout << tag << " pcsampling: unavailable: " << pcs.reason << std::endl;
+    return;
+  }
+  std::cout << tag << " pcsampling: " << pcs.total_samples << " samples (" << pcs.dropped_samples
+            << " dropped), period 2^" << pcs.sampling_period_log2 << " cycles, " << pcs.kernels.size()
+            << " kernels (" << pcs.non_user_samples << " samples of non-user kernels), launch "
+            << (pcs.sampled_launch_ns ? human_ns(*pcs.sampled_launch_ns) : "?") << " sampled vs "
+            << (pcs.unsampled_launch_ns ? human_ns(*pcs.unsampled_launch_ns) : "?") << " unsampled"
+            << std::endl;
+}
+
 void run_finished(const std::string& status, const std::string& record_file) {
   std::cout << "attnlab: status " << status << ", record " << record_file << std::endl;
 }

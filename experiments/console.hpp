@@ -8,6 +8,7 @@
 
 #include "experiments/gate.hpp"
 #include "profiler/metrics.hpp"
+#include "record/pc_sampling.hpp"
 #include "record/timing.hpp"
 
 namespace attnlab::console {
@@ -24,6 +25,9 @@ void regime(const std::string& tag, const std::string& name, const RegimeTiming&
 void output_changed_after_timing(const std::string& tag);
 // One line per launched kernel's static facts (or why there are none), one per counter group.
 void evidence(const std::string& tag, const profiler::ShapeEvidence& ev);
+// "[1/2] 16x16x2048x64 pcsampling: N samples (D dropped), period 2^k cycles, K kernels (...)"
+// or "... pcsampling: unavailable: <reason>".
+void pc_sampling(const std::string& tag, const PcSamplingResult& pcs);
 void run_finished(const std::string& status, const std::string& record_file);
 
 // "588.24 us" below a millisecond, "2.926 ms" from there.

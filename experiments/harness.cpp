@@ -331,17 +331,7 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
     pcs = sample_in_child_process(req);
     if (pcs->available) pcs->method += "; " + pc_sampling_child_method_note();
     r["pc_sampling"] = to_json(*pcs);
-    if (pcs->available)
-      std::cout << tag << " pcsampling: " << pcs->total_samples << " samples (" << pcs->dropped_samples
-                << " dropped), period 2^" << pcs->sampling_period_log2 << " cycles, "
-                << pcs->kernels.size() << " kernels (" << pcs->non_user_samples
-                << " samples of non-user kernels), launch "
-                << (pcs->sampled_launch_ns ? console::human_ns(*pcs->sampled_launch_ns) : "?")
-                << " sampled vs "
-                << (pcs->unsampled_launch_ns ? console::human_ns(*pcs->unsampled_launch_ns) : "?")
-                << " unsampled" << std::endl;
-    else
-      std::cout << tag << " pcsampling: unavailable: " << pcs->reason << std::endl;
+    console::pc_sampling(tag, *pcs);
   }
   // Per-kernel breakdown: each kernel's time in a launch and its share (record/pc_sampling.hpp).
   if (run.per_kernel) {
