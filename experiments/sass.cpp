@@ -2,20 +2,15 @@
 // running binary, and the static-evidence JSON of run records.
 #include "experiments/sass.hpp"
 
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <optional>
 
-extern char** environ;
+#include "common/process.hpp"
 
 namespace attnlab::sass {
 namespace {
@@ -200,71 +195,6 @@ std::string basename_of(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-bool executable_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-std::optional<std::string> find_cuobjdump() {
-  if (const char* path = std::getenv("PATH")) {
-    std::string_view rest = path;
-    while (true) {
-      const auto colon = rest.find(':');
-      std::string dir(rest.substr(0, colon));
-      if (dir.empty()) dir = ".";
-      const std::string candidate = dir + "/cuobjdump";
-      if (executable_file(candidate)) return candidate;
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
-  }
-#ifdef ATTNLAB_CUDA_BIN_DIR
-  // The toolkit that compiled this binary: its cuobjdump reads its SASS.
-  const std::string built_with = std::string(ATTNLAB_CUDA_BIN_DIR) + "/cuobjdump";
-  if (executable_file(built_with)) return built_with;
-#endif
-  return std::nullopt;
-}
-
-// Runs argv[0] (a path) with stdout and stderr into `out`; returns the exit status, or -1
-// with `out` holding the reason when it could not be started.
-int run_capture(const std::vector<std::string>& argv, std::string& out) {
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    out = std::string("pipe: ") + std::strerror(errno);
-    return -1;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (rc != 0) {
-    ::close(fds[0]);
-    out = "cannot start " + argv[0] + ": " + std::strerror(rc);
-    return -1;
-  }
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n > 0) out.append(buf, std::size_t(n));
-    else if (n == 0 || errno != EINTR) break;
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 std::string last_line(std::string_view text) {
   std::string_view last;
   for_each_line(text, [&](std::string_view l) {
@@ -425,7 +355,7 @@ const Listing& running_binary_sass() {
     char resolved[4096];
     const ssize_t n = ::readlink("/proc/self/exe", resolved, sizeof resolved - 1);
     l.binary = n > 0 ? std::string(resolved, std::size_t(n)) : exe;
-    const auto tool = find_cuobjdump();
+    const auto tool = find_tool("cuobjdump");
     if (!tool) {
       l.reason = kNoCuobjdump;
       return l;

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "common/check.hpp"
+#include "common/process.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
@@ -42,40 +43,6 @@ std::string cupti_reason(const char* call, CUptiResult code) {
   return r;
 }
 
-// Output of a shell command, or nullopt when it could not run or failed.
-std::optional<std::string> run_command(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return std::nullopt;
-  std::string out;
-  std::array<char, 65536> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  const int status = pclose(p);
-  if (status != 0) return std::nullopt;
-  return out;
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string find_cuobjdump() {
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT"})
-    if (const char* v = std::getenv(var)) {
-      const fs::path p = fs::path(v) / "bin" / "cuobjdump";
-      if (fs::exists(p)) return p.string();
-    }
-  if (auto out = run_command("command -v cuobjdump 2>/dev/null")) {
-    std::string p = *out;
-    p.erase(p.find_last_not_of("\n\r ") + 1);
-    if (!p.empty()) return p;
-  }
-  if (fs::exists("/usr/local/cuda/bin/cuobjdump")) return "/usr/local/cuda/bin/cuobjdump";
-  return "";
-}
-
 struct Cubin {
   std::string file;
   std::vector<char> bytes;
@@ -90,11 +57,12 @@ struct Cubins {
 
 Cubins extract_cubins(const std::string& executable) {
   Cubins out;
-  const std::string tool = find_cuobjdump();
-  if (tool.empty()) {
-    out.problem = "cuobjdump not found (CUDA_HOME, PATH, /usr/local/cuda/bin)";
+  const std::optional<std::string> found = find_tool("cuobjdump");
+  if (!found) {
+    out.problem = "cuobjdump not found (PATH, the CUDA Toolkit that built this binary)";
     return out;
   }
+  const std::string& tool = *found;
   char tmpl[] = "/tmp/attnlab-cubins-XXXXXX";
   if (!mkdtemp(tmpl)) {
     out.problem = "cannot create a temporary directory for the cubins";
@@ -103,9 +71,10 @@ Cubins extract_cubins(const std::string& executable) {
   const fs::path dir(tmpl);
   std::string exe = executable;
   if (exe == "/proc/self/exe") exe = "/proc/" + std::to_string(getpid()) + "/exe";
-  if (!run_command("cd " + shell_quoted(dir.string()) + " && " + shell_quoted(tool) + " -xelf all " + shell_quoted(exe) +
-                   " >/dev/null 2>&1")) {
-    out.problem = tool + " -xelf all " + exe + " failed";
+  std::string log;
+  if (const int rc = run_capture({tool, "-xelf", "all", exe}, log, dir.string()); rc != 0) {
+    out.problem = tool + " -xelf all " + exe + " failed (" +
+                  (rc < 0 ? log : "exit " + std::to_string(rc)) + ")";
   } else {
     for (const auto& e : fs::directory_iterator(dir)) {
       if (e.path().extension() != ".cubin") continue;
@@ -119,8 +88,9 @@ Cubins extract_cubins(const std::string& executable) {
       p.cubin = c.bytes.data();
       p.cubinSize = c.bytes.size();
       if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) continue;
-      if (auto s = run_command(shell_quoted(tool) + " -sass " + shell_quoted(e.path().string()) + " 2>/dev/null"))
-        c.sass = *s;
+      // stdout and stderr together: a listing that failed has no SASS lines to match
+      if (std::string listing; run_capture({tool, "-sass", e.path().string()}, listing) == 0)
+        c.sass = std::move(listing);
       out.by_crc.emplace(p.cubinCrc, std::move(c));
     }
     if (out.by_crc.empty()) out.problem = "no cubin in " + exe;
