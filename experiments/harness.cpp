@@ -210,6 +210,7 @@ struct ShapeRun {
   std::string headline;                                // the headline regime
   std::optional<profiler::RegimeResult> per_kernel;    // its CUPTI per-kernel times, if any
   double expected_ns = 0;                              // [ns] its busy median, 0 when unknown
+  std::vector<GroupResult> groups;                     // its counter groups, for the breakdown
 };
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
@@ -305,6 +306,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     console::evidence(tag, ev);
     r["metrics"] = ordered_json::object();
     for (const GroupResult& grp : ev.groups) r["metrics"][grp.group] = to_json(grp);
+    run.groups = ev.groups;
     r["static"] = profiler::to_json(ev.facts);
     r["derived"] = ev.derived;
   }
@@ -337,7 +339,7 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
   if (run.per_kernel) {
     r["kernels"] = ordered_json::array();
     for (const auto& share : profiler::kernel_shares(run.per_kernel->kernel_ns, run.per_kernel->kernel_instances,
-                                                     run.headline, pcs ? &*pcs : nullptr))
+                                                     run.headline, pcs ? &*pcs : nullptr, run.groups))
       r["kernels"].push_back(to_json(share));
   }
 }

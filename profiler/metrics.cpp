@@ -6,7 +6,8 @@
 // the context with a counter-data image for one range; then, per pass, the L2 is flushed
 // clean, the profiler started, the user range pushed, the launch run and waited for, the range
 // popped and the profiler stopped, until CUPTI says every pass was submitted; the counter
-// data is decoded once and evaluated to metric values.
+// data is decoded once and evaluated to metric values. A launch of several kernels is then
+// profiled again with CUPTI's auto range: one range per kernel, numbered in launch order.
 #include "profiler/metrics.hpp"
 
 #include <cuda.h>
@@ -56,8 +57,6 @@ using Clock = std::chrono::steady_clock;
 
 // The metric groups are GH100's (metric_groups.hpp); other chips name counters differently.
 constexpr const char* kChip = "GH100";
-// One user range per pass: the launch. The counter-data image holds exactly that one.
-constexpr std::size_t kRanges = 1;
 
 // CUPTI parameter structs: zeroed, with structSize set, as every CUPTI call requires.
 template <class T>
@@ -105,10 +104,10 @@ std::string reason(const char* call, CUptiResult code) {
   return std::string(call) + " failed: " + CuptiError::describe(code) + "; " + fix_for(code);
 }
 
-// True (and the group's reason set) when `code` is a failure.
-bool failed(CUptiResult code, const char* call, GroupResult& res) {
+// True (and `why` set) when `code` is a failure.
+bool failed(CUptiResult code, const char* call, std::string& why) {
   if (code == CUPTI_SUCCESS) return false;
-  res.reason = reason(call, code);
+  why = reason(call, code);
   return true;
 }
 
@@ -170,67 +169,224 @@ class OpenPass {
   CUpti_RangeProfiler_Object* object_;
 };
 
-// The whole collection of one group; returns early, with res.reason set, at the first refusal.
-void collect_group(detail::CollectorState& s, const MetricGroup& g, const LaunchFn& launch,
-                   cudaStream_t stream, const std::string& range_name, GroupResult& res) {
+// A group's metrics as the chip knows them, scheduled into passes (CUPTI's config image).
+struct GroupConfig {
   HostObject host;
+  std::vector<const char*> names;
+  std::vector<const MetricSpec*> specs;
+  std::vector<std::uint8_t> image;
+  std::size_t expected_passes = 0;
+};
+
+// Fills `c` for group `g`; metrics the chip lacks go to res.unavailable_metrics. Returns false,
+// with res.reason set, at the first refusal.
+bool build_config(const detail::CollectorState& s, const MetricGroup& g, GroupConfig& c, GroupResult& res) {
   {
     auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = s.chip.c_str();
     p.pCounterAvailabilityImage = s.availability.data();
-    if (failed(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize", res)) return;
-    host.object = p.pHostObject;
+    if (failed(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize", res.reason)) return false;
+    c.host.object = p.pHostObject;
   }
-
   // One unknown name would fail the whole config image: validate each first, collect the rest.
-  std::vector<const char*> names;
-  std::vector<const MetricSpec*> specs;
   for (const MetricSpec& m : g.metrics) {
     auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
-    p.pHostObject = host.object;
+    p.pHostObject = c.host.object;
     p.pMetricName = m.name;
     const CUptiResult code = cuptiProfilerHostGetMetricProperties(&p);
     if (code == CUPTI_SUCCESS) {
-      names.push_back(m.name);
-      specs.push_back(&m);
+      c.names.push_back(m.name);
+      c.specs.push_back(&m);
     } else {
       res.unavailable_metrics.emplace_back(
           m.name, reason("cuptiProfilerHostGetMetricProperties", code) + " (chip " + s.chip + ")");
     }
   }
-  if (names.empty()) {
+  if (c.names.empty()) {
     res.reason = "none of the group's metrics exists on chip " + s.chip;
-    return;
+    return false;
+  }
+  auto add = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+  add.pHostObject = c.host.object;
+  add.ppMetricNames = c.names.data();
+  add.numMetrics = c.names.size();
+  if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", res.reason))
+    return false;
+  auto size = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+  size.pHostObject = c.host.object;
+  if (failed(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize", res.reason))
+    return false;
+  c.image.resize(size.configImageSize);
+  auto image = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+  image.pHostObject = c.host.object;
+  image.configImageSize = c.image.size();
+  image.pConfigImage = c.image.data();
+  if (failed(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", res.reason))
+    return false;
+  auto passes = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+  passes.configImageSize = c.image.size();
+  passes.pConfigImage = c.image.data();
+  if (failed(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", res.reason))
+    return false;
+  c.expected_passes = passes.numOfPasses;
+  return true;
+}
+
+// What one profiling session delimits: one user range named `user_range` around the launch, or
+// (user_range empty) CUPTI's auto range, one range per kernel the launch starts, `ranges` of them.
+struct Ranges {
+  std::string user_range;
+  std::size_t ranges = 1;
+};
+
+// One session of the range profiler over `launch`, user replay: per pass the L2 is flushed
+// clean and the GPU idle, the profiler started (and the user range pushed), the launch run and
+// waited for, until CUPTI says every pass was submitted; then the counter data is decoded.
+// Returns false, with `why` set, at the first refusal or when the ranges are not as expected.
+bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, cudaStream_t stream,
+             const Ranges& want, std::vector<std::uint8_t>& counter_data, int& passes, std::string& why) {
+  const bool user = !want.user_range.empty();
+  RangeProfiler profiler;
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    p.ctx = s.context;
+    if (failed(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable", why)) return false;
+    profiler.object = p.pRangeProfilerObject;
+  }
+  {
+    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    size.pRangeProfilerObject = profiler.object;
+    size.pMetricNames = c.names.data();
+    size.numMetrics = c.names.size();
+    size.maxNumOfRanges = want.ranges;
+    size.maxNumRangeTreeNodes = want.ranges;
+    if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", why))
+      return false;
+    counter_data.assign(size.counterDataSize, 0);
+    auto init = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    init.pRangeProfilerObject = profiler.object;
+    init.counterDataSize = counter_data.size();
+    init.pCounterData = counter_data.data();
+    if (failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
+               "cuptiRangeProfilerCounterDataImageInitialize", why))
+      return false;
+  }
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    p.pRangeProfilerObject = profiler.object;
+    p.configSize = c.image.size();
+    p.pConfig = c.image.data();
+    p.counterDataImageSize = counter_data.size();
+    p.pCounterDataImage = counter_data.data();
+    p.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
+    p.replayMode = CUPTI_UserReplay;
+    p.maxRangesPerPass = want.ranges;
+    p.numNestingLevels = 1;  // auto range requires 1
+    p.minNestingLevel = 1;
+    p.passIndex = 0;
+    p.targetNestingLevel = 1;  // in-process replay starts at the lowest profiled level
+    if (failed(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig", why)) return false;
   }
 
-  std::vector<std::uint8_t> config;
-  std::size_t expected_passes = 0;
-  {
-    auto add = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = host.object;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    if (failed(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics", res))
-      return;
-    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    size.pHostObject = host.object;
-    if (failed(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize", res))
-      return;
-    config.resize(size.configImageSize);
-    auto image = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-    image.pHostObject = host.object;
-    image.configImageSize = config.size();
-    image.pConfigImage = config.data();
-    if (failed(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage", res))
-      return;
-    auto passes = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-    passes.configImageSize = config.size();
-    passes.pConfigImage = config.data();
-    if (failed(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses", res))
-      return;
-    expected_passes = passes.numOfPasses;
+  // CUPTI says when every pass was submitted; the cap only stops a runaway loop.
+  const std::size_t expected = c.expected_passes;
+  const std::size_t max_passes = std::max<std::size_t>(2 * expected, expected + 4);
+  passes = 0;
+  for (bool all_submitted = false; !all_submitted;) {
+    if (std::size_t(passes) >= max_passes) {
+      why = "CUPTI asked for more than " + std::to_string(max_passes) +
+            " passes where its config image declared " + std::to_string(expected);
+      return false;
+    }
+    // Clean L2 and an idle GPU: every pass starts from the state ncu's cache control gives.
+    s.flush->flush_and_wait(stream);
+    OpenPass pass(profiler.object);
+    auto start = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = profiler.object;
+    if (failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart", why)) return false;
+    pass.started = true;
+    if (user) {
+      auto push = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+      push.pRangeProfilerObject = profiler.object;
+      push.pRangeName = want.user_range.c_str();
+      if (failed(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange", why)) return false;
+      pass.pushed = true;
+    }
+    launch(stream);
+    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (user) {
+      auto pop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+      pop.pRangeProfilerObject = profiler.object;
+      pass.pushed = false;
+      if (failed(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange", why)) return false;
+    }
+    auto stop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = profiler.object;
+    pass.started = false;
+    if (failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", why)) return false;
+    ++passes;
+    all_submitted = stop.isAllPassSubmitted != 0;
   }
+
+  {
+    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    p.pRangeProfilerObject = profiler.object;
+    if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", why)) return false;
+    if (p.numOfRangeDropped != 0) {
+      why = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) + " profiled ranges (the counter-data image holds " +
+            std::to_string(want.ranges) + (user ? ")" : "; did the launch start more kernels than its static facts name?)");
+      return false;
+    }
+  }
+  auto info = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  info.pCounterDataImage = counter_data.data();
+  info.counterDataImageSize = counter_data.size();
+  if (failed(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo", why))
+    return false;
+  if (info.numTotalRanges != want.ranges) {
+    why = "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges where " + std::to_string(want.ranges) +
+          (user ? " user range was pushed; did the launch start a kernel?"
+                : " kernels were launched (static facts); the ranges cannot be matched to kernels");
+    return false;
+  }
+  return true;
+}
+
+// The values of range `index` of decoded counter data; metrics evaluated non-finite go to
+// `dropped`. Returns false, with `why` set, when CUPTI refuses.
+bool evaluate(GroupConfig& c, const std::vector<std::uint8_t>& counter_data, std::size_t index,
+              std::vector<MetricValue>& out, std::vector<std::pair<std::string, std::string>>* dropped,
+              std::string& why) {
+  std::vector<double> values(c.names.size());
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+  p.pHostObject = c.host.object;
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  p.rangeIndex = index;
+  p.ppMetricNames = c.names.data();
+  p.numMetrics = c.names.size();
+  p.pMetricValues = values.data();
+  if (failed(cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues", why)) return false;
+  for (std::size_t i = 0; i < c.names.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      if (dropped) dropped->emplace_back(c.names[i], "CUPTI evaluated a non-finite value");
+      continue;
+    }
+    out.push_back({c.specs[i]->name, c.specs[i]->unit, values[i]});
+  }
+  return true;
+}
+
+// The whole collection of one group: the launch-wide values from one user range, then, for a
+// launch of several kernels (`kernels`: their names in launch order), one auto range per kernel
+// in passes of their own. Returns early, with res.reason set, at the first refusal of the
+// launch-wide collection; a refusal of the per-kernel one only sets res.kernels_reason.
+void collect_group(detail::CollectorState& s, const MetricGroup& g, const LaunchFn& launch,
+                   cudaStream_t stream, const std::string& range_name,
+                   const std::vector<std::string>& kernels, GroupResult& res) {
+  GroupConfig c;
+  if (!build_config(s, g, c, res)) return;
 
   // Activity tracing stays off while the range profiler replays the launch.
   std::optional<ActivityPause> pause;
@@ -241,131 +397,32 @@ void collect_group(detail::CollectorState& s, const MetricGroup& g, const Launch
     return;
   }
 
-  RangeProfiler profiler;
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-    p.ctx = s.context;
-    if (failed(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable", res)) return;
-    profiler.object = p.pRangeProfilerObject;
-  }
-
   std::vector<std::uint8_t> counter_data;
-  {
-    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-    size.pRangeProfilerObject = profiler.object;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kRanges;
-    size.maxNumRangeTreeNodes = kRanges;
-    if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", res))
-      return;
-    counter_data.resize(size.counterDataSize);
-    auto init = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-    init.pRangeProfilerObject = profiler.object;
-    init.counterDataSize = counter_data.size();
-    init.pCounterData = counter_data.data();
-    if (failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
-               "cuptiRangeProfilerCounterDataImageInitialize", res))
-      return;
-  }
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-    p.pRangeProfilerObject = profiler.object;
-    p.configSize = config.size();
-    p.pConfig = config.data();
-    p.counterDataImageSize = counter_data.size();
-    p.pCounterDataImage = counter_data.data();
-    p.range = CUPTI_UserRange;
-    p.replayMode = CUPTI_UserReplay;
-    p.maxRangesPerPass = kRanges;
-    p.numNestingLevels = 1;
-    p.minNestingLevel = 1;
-    p.passIndex = 0;
-    p.targetNestingLevel = 1;  // in-process replay starts at the lowest profiled level
-    if (failed(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig", res)) return;
-  }
-
-  // CUPTI says when every pass was submitted; the cap only stops a runaway loop.
-  const std::size_t max_passes = std::max<std::size_t>(2 * expected_passes, expected_passes + 4);
-  for (bool all_submitted = false; !all_submitted;) {
-    if (std::size_t(res.passes) >= max_passes) {
-      res.reason = "CUPTI asked for more than " + std::to_string(max_passes) +
-                   " passes where its config image declared " + std::to_string(expected_passes);
-      return;
-    }
-    // Clean L2 and an idle GPU: every pass starts from the state ncu's cache control gives.
-    s.flush->flush_and_wait(stream);
-    OpenPass pass(profiler.object);
-    auto start = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-    start.pRangeProfilerObject = profiler.object;
-    if (failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart", res)) return;
-    pass.started = true;
-    auto push = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-    push.pRangeProfilerObject = profiler.object;
-    push.pRangeName = range_name.c_str();
-    if (failed(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange", res)) return;
-    pass.pushed = true;
-    launch(stream);
-    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    auto pop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-    pop.pRangeProfilerObject = profiler.object;
-    pass.pushed = false;
-    if (failed(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange", res)) return;
-    auto stop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-    stop.pRangeProfilerObject = profiler.object;
-    pass.started = false;
-    if (failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", res)) return;
-    ++res.passes;
-    all_submitted = stop.isAllPassSubmitted != 0;
-  }
-
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-    p.pRangeProfilerObject = profiler.object;
-    if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", res)) return;
-    if (p.numOfRangeDropped != 0) {
-      res.reason = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) +
-                   " profiled ranges (the counter-data image holds one)";
-      return;
-    }
-  }
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-    p.pCounterDataImage = counter_data.data();
-    p.counterDataImageSize = counter_data.size();
-    if (failed(cuptiRangeProfilerGetCounterDataInfo(&p), "cuptiRangeProfilerGetCounterDataInfo", res))
-      return;
-    if (p.numTotalRanges != kRanges) {
-      res.reason = "CUPTI recorded " + std::to_string(p.numTotalRanges) +
-                   " ranges for one pushed range; did the launch start a kernel?";
-      return;
-    }
-  }
-  std::vector<double> values(names.size());
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-    p.pHostObject = host.object;
-    p.pCounterDataImage = counter_data.data();
-    p.counterDataImageSize = counter_data.size();
-    p.rangeIndex = 0;
-    p.ppMetricNames = names.data();
-    p.numMetrics = names.size();
-    p.pMetricValues = values.data();
-    if (failed(cuptiProfilerHostEvaluateToGpuValues(&p), "cuptiProfilerHostEvaluateToGpuValues", res))
-      return;
-  }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!std::isfinite(values[i])) {
-      res.unavailable_metrics.emplace_back(names[i], "CUPTI evaluated a non-finite value");
-      continue;
-    }
-    res.values.push_back({specs[i]->name, specs[i]->unit, values[i]});
-  }
+  if (!profile(s, c, launch, stream, Ranges{range_name, 1}, counter_data, res.passes, res.reason)) return;
+  if (!evaluate(c, counter_data, 0, res.values, &res.unavailable_metrics, res.reason)) return;
   if (res.values.empty()) {
     res.reason = "CUPTI evaluated no finite value for any metric of the group";
     return;
   }
   res.available = true;
+
+  if (kernels.size() < 2) return;  // one kernel: the launch-wide values are its own
+  std::string why;
+  std::vector<KernelMetricValues> per_kernel;
+  if (profile(s, c, launch, stream, Ranges{"", kernels.size()}, counter_data, res.kernel_passes, why)) {
+    for (std::size_t i = 0; i < kernels.size() && why.empty(); ++i) {
+      KernelMetricValues k;
+      k.name = kernels[i];
+      k.index = int(i);
+      if (evaluate(c, counter_data, i, k.values, nullptr, why)) per_kernel.push_back(std::move(k));
+    }
+  }
+  if (why.empty()) {
+    res.kernels = std::move(per_kernel);
+  } else {
+    res.kernels_reason = "per-kernel counters (CUPTI auto range, one range per kernel): " + why;
+    res.kernel_passes = 0;
+  }
 }
 
 std::string fmt(const char* f, double v) {
@@ -484,7 +541,8 @@ const std::optional<std::string>& MetricsCollector::unavailable() const { return
 const std::string& MetricsCollector::chip() const { return state_->chip; }
 
 GroupResult MetricsCollector::collect(const std::string& group, const LaunchFn& launch,
-                                      cudaStream_t stream, const std::string& range_name) {
+                                      cudaStream_t stream, const std::string& range_name,
+                                      const std::vector<std::string>& kernels) {
   const MetricGroup* g = find_metric_group(group);
   if (g == nullptr) throw std::invalid_argument("unknown metric group '" + group + "'");
   GroupResult res;
@@ -494,7 +552,7 @@ GroupResult MetricsCollector::collect(const std::string& group, const LaunchFn& 
     return res;
   }
   const auto t0 = Clock::now();
-  collect_group(*state_, *g, launch, stream, range_name, res);
+  collect_group(*state_, *g, launch, stream, range_name, kernels, res);
   res.collection_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   if (!res.available) res.values.clear();  // an unavailable group carries no values at all
   return res;
@@ -503,8 +561,12 @@ GroupResult MetricsCollector::collect(const std::string& group, const LaunchFn& 
 std::string console_line(const GroupResult& group) {
   if (!group.available) return group.group + ": unavailable: " + group.reason;
   std::string line = group.group + ": " + std::to_string(group.values.size()) + " metrics, " +
-                     std::to_string(group.passes) + " passes, " +
-                     fmt("%.3f s", group.collection_wall_s);
+                     std::to_string(group.passes) + " passes";
+  if (!group.kernels.empty())
+    line += " + " + std::to_string(group.kernel_passes) + " for " + std::to_string(group.kernels.size()) +
+            " kernels";
+  line += ", " + fmt("%.3f s", group.collection_wall_s);
+  if (!group.kernels_reason.empty()) line += "; " + group.kernels_reason;
   for (const auto& [name, why] : group.unavailable_metrics) line += "; " + name + " unavailable: " + why;
   return line;
 }
@@ -526,7 +588,16 @@ ShapeEvidence HardwareEvidence::collect(const LaunchFn& launch, cudaStream_t str
                                        std::optional<double> tflops) {
   ShapeEvidence ev;
   ev.facts = capture_static_facts(launch, stream);
-  for (const auto& g : groups_) ev.groups.push_back(collector_->collect(g, launch, stream, range_name));
+  // Counters per kernel need the kernels' names in launch order: CUPTI numbers its auto ranges.
+  std::vector<std::string> kernels;
+  for (const KernelFacts& k : ev.facts.kernels) kernels.push_back(k.name);
+  for (const auto& g : groups_) {
+    GroupResult res = collector_->collect(g, launch, stream, range_name, kernels);
+    if (res.available && !ev.facts.available)
+      res.kernels_reason = "per-kernel counters: not measured, the launch's kernels are unnamed (static facts: " +
+                           ev.facts.reason + ")";
+    ev.groups.push_back(std::move(res));
+  }
 
   DerivedInputs in;
   in.flops = flops;
@@ -547,7 +618,10 @@ nlohmann::ordered_json HardwareEvidence::config_json() const {
   j["method"] =
       "CUPTI range profiler (cupti_range_profiler.h): user range around one launch, user replay "
       "(one launch per pass), one group at a time, after timing; before every pass the stream "
-      "is idle and the L2 flushed clean by reading 2x its size";
+      "is idle and the L2 flushed clean by reading 2x its size. For a launch of several kernels, "
+      "each group is collected again in passes of its own with CUPTI's auto range (one range per "
+      "kernel, numbered in launch order and matched to static.kernels), same replay and flush: "
+      "metrics.<group>.kernels";
   j["range_name"] = "attnlab.profile.<phase>.<shape>";
   j["chip"] = collector_ && !collector_->chip().empty() ? nlohmann::ordered_json(collector_->chip())
                                                         : nlohmann::ordered_json();

@@ -1,7 +1,8 @@
 // Hardware counters for one launch from the CUPTI 13 Range Profiler (cupti_range_profiler.h
 // with cupti_profiler_host.h): a user range around the launch, user replay (the launch is
 // repeated once per pass), the L2 flushed clean and the GPU idle before every pass, one named
-// group (metric_groups.hpp) at a time. Run after timing, never inside it. When counters cannot
+// group (metric_groups.hpp) at a time; for launches of several kernels, also one auto range
+// per kernel. Run after timing, never inside it. When counters cannot
 // be read (restricted to admin, held by another profiler, a chip other than GH100) the result
 // says unavailable and why; no value is ever invented. Host-only.
 #pragma once
@@ -44,10 +45,12 @@ class MetricsCollector {
   MetricsCollector& operator=(MetricsCollector&&) = delete;
 
   // Collects the named group (throws std::invalid_argument for an unknown name) around
-  // `launch`, in a CUPTI user range called `range_name`. KernelActivity is paused meanwhile.
+  // `launch`, in a CUPTI user range called `range_name`. When `kernels` names two or more
+  // kernels (the launch's, in launch order), the group is collected again per kernel (auto
+  // range, passes of its own) into GroupResult::kernels. KernelActivity is paused meanwhile.
   // CUDA errors of the launch propagate: the context may be unusable after one.
   GroupResult collect(const std::string& group, const LaunchFn& launch, cudaStream_t stream,
-                      const std::string& range_name);
+                      const std::string& range_name, const std::vector<std::string>& kernels = {});
 
   // Why no group can be collected on this device (with the fix), or nullopt.
   const std::optional<std::string>& unavailable() const;

@@ -38,7 +38,9 @@ std::pair<bool, std::string> split_pcsampling(const std::string& spec) {
 std::vector<KernelShare> kernel_shares(
     const std::vector<std::pair<std::string, std::vector<double>>>& per_kernel_ns,
     const std::vector<std::pair<std::string, int>>& instances, const std::string& regime,
-    const PcSamplingResult* pc) {
+    const PcSamplingResult* pc, const std::vector<GroupResult>& groups) {
+  int launched = 0;
+  for (const auto& [n, c] : instances) launched += c;
   std::vector<KernelShare> out;
   double sum = 0;
   for (const auto& [name, ns] : per_kernel_ns) {
@@ -62,11 +64,38 @@ std::vector<KernelShare> kernel_shares(
             for (const auto& [r, c] : p.stalls) all[r] += c;
           k.top_stalls = top_reasons(StallCounts(all.begin(), all.end()), 3);
         }
-    k.metrics = "not measured: the range profiler's user range spans the whole launch";
+    k.metrics = kernel_counters_note(groups, name, launched);
     out.push_back(std::move(k));
   }
   for (auto& k : out) k.share_pct = sum > 0 ? 100.0 * k.median_ns / sum : 0.0;
   return out;
+}
+
+std::string kernel_counters_note(const std::vector<GroupResult>& groups, const std::string& name, int launched) {
+  if (groups.empty()) return "not measured: no metric group was collected (--metrics)";
+  std::string held, missing;
+  const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; };
+  for (const GroupResult& g : groups) {
+    if (!g.available) {
+      add(missing, g.group + ": " + g.reason);
+      continue;
+    }
+    if (launched == 1) {
+      add(held, g.group);
+      continue;
+    }
+    int instances = 0;
+    for (const auto& k : g.kernels) instances += k.name == name ? 1 : 0;
+    if (instances > 0)
+      add(held, g.group + (instances > 1 ? " (" + std::to_string(instances) + " instances)" : ""));
+    else
+      add(missing, g.group + ": " + (g.kernels_reason.empty() ? "no range of this kernel" : g.kernels_reason));
+  }
+  std::string note;
+  if (!held.empty())
+    note = (launched == 1 ? "metrics.<group> (the launch's only kernel): " : "metrics.<group>.kernels: ") + held;
+  if (!missing.empty()) note += (note.empty() ? "not measured: " : "; not measured: ") + missing;
+  return note;
 }
 
 }  // namespace attnlab::profiler

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "record/metrics.hpp"
 #include "record/pc_sampling.hpp"
 
 namespace attnlab::profiler {
@@ -27,10 +28,16 @@ std::pair<bool, std::string> split_pcsampling(const std::string& spec);
 
 // The per-kernel breakdown of one result entry: each kernel's time per launch from the
 // headline regime's CUPTI records (`per_kernel_ns`: name -> one value per sample, summed over
-// its instances in that launch), its share, and its PC-sampling summary when `pc` has one.
+// its instances in that launch), its share, its PC-sampling summary when `pc` has one, and
+// where its counters are among `groups` (kernel_counters_note).
 std::vector<KernelShare> kernel_shares(
     const std::vector<std::pair<std::string, std::vector<double>>>& per_kernel_ns,
     const std::vector<std::pair<std::string, int>>& instances, const std::string& regime,
-    const PcSamplingResult* pc);
+    const PcSamplingResult* pc, const std::vector<GroupResult>& groups);
+
+// KernelShare::metrics for kernel `name` of a launch of `launched` kernels (instances
+// counted): which groups hold its counters (metrics.<group>.kernels for a launch of several;
+// the launch-wide values when it is the launch's only kernel), or why none does. CUDA-free.
+std::string kernel_counters_note(const std::vector<GroupResult>& groups, const std::string& name, int launched);
 
 }  // namespace attnlab::profiler

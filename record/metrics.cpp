@@ -13,6 +13,20 @@ std::optional<double> GroupResult::value(std::string_view metric) const {
   return std::nullopt;
 }
 
+std::optional<double> KernelMetricValues::value(std::string_view metric) const {
+  for (const auto& v : values)
+    if (v.name == metric) return v.value;
+  return std::nullopt;
+}
+
+namespace {
+ordered_json values_json(const std::vector<MetricValue>& values) {
+  ordered_json j = ordered_json::object();
+  for (const auto& v : values) j[v.name] = {{"value", v.value}, {"unit", v.unit}};
+  return j;
+}
+}  // namespace
+
 ordered_json to_json(const GroupResult& group) {
   ordered_json j;
   j["available"] = group.available;
@@ -22,12 +36,18 @@ ordered_json to_json(const GroupResult& group) {
   }
   j["passes"] = group.passes;
   j["collection_wall_s"] = group.collection_wall_s;
-  j["values"] = ordered_json::object();
-  for (const auto& v : group.values) j["values"][v.name] = {{"value", v.value}, {"unit", v.unit}};
+  j["values"] = values_json(group.values);
   if (!group.unavailable_metrics.empty()) {
     j["unavailable_metrics"] = ordered_json::object();
     for (const auto& [name, why] : group.unavailable_metrics) j["unavailable_metrics"][name] = why;
   }
+  if (!group.kernels.empty()) {
+    j["kernel_passes"] = group.kernel_passes;
+    j["kernels"] = ordered_json::array();
+    for (const auto& k : group.kernels)
+      j["kernels"].push_back({{"name", k.name}, {"index", k.index}, {"values", values_json(k.values)}});
+  }
+  if (!group.kernels_reason.empty()) j["kernels_reason"] = group.kernels_reason;
   return j;
 }
 
@@ -36,6 +56,20 @@ namespace {
 std::string escaped(const std::string& key) {
   std::string out;
   for (char c : key) out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+}  // namespace
+
+namespace {
+std::vector<MetricValue> read_values(const ordered_json& root, const std::string& base) {
+  const ordered_json* values = find(root, base);
+  if (!values || !values->is_object()) throw FieldError(type_problem(base, "an object"));
+  std::vector<MetricValue> out;
+  for (const auto& [name, v] : values->items()) {
+    (void)v;
+    const std::string p = base + "/" + escaped(name);
+    out.push_back({name, string_at(root, p + "/unit"), number_at(root, p + "/value")});
+  }
   return out;
 }
 }  // namespace
@@ -50,13 +84,7 @@ GroupResult read_group_result(const ordered_json& root, const std::string& base)
   }
   g.passes = int(number_at(root, base + "/passes"));
   g.collection_wall_s = number_at(root, base + "/collection_wall_s");
-  const ordered_json* values = find(root, base + "/values");
-  if (!values || !values->is_object()) throw FieldError(type_problem(base + "/values", "an object"));
-  for (const auto& [name, v] : values->items()) {
-    (void)v;
-    const std::string p = base + "/values/" + escaped(name);
-    g.values.push_back({name, string_at(root, p + "/unit"), number_at(root, p + "/value")});
-  }
+  g.values = read_values(root, base + "/values");
   if (const ordered_json* u = find(root, base + "/unavailable_metrics")) {
     if (!u->is_object()) throw FieldError(type_problem(base + "/unavailable_metrics", "an object"));
     for (const auto& [name, v] : u->items()) {
@@ -65,6 +93,19 @@ GroupResult read_group_result(const ordered_json& root, const std::string& base)
                                          string_at(root, base + "/unavailable_metrics/" + escaped(name)));
     }
   }
+  if (const ordered_json* ks = find(root, base + "/kernels")) {
+    if (!ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
+    g.kernel_passes = int(number_at(root, base + "/kernel_passes"));
+    for (std::size_t i = 0; i < ks->size(); ++i) {
+      const std::string p = base + "/kernels/" + std::to_string(i);
+      KernelMetricValues k;
+      k.name = string_at(root, p + "/name");
+      k.index = int(number_at(root, p + "/index"));
+      k.values = read_values(root, p + "/values");
+      g.kernels.push_back(std::move(k));
+    }
+  }
+  if (find(root, base + "/kernels_reason")) g.kernels_reason = string_at(root, base + "/kernels_reason");
   return g;
 }
 

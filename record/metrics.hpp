@@ -19,6 +19,16 @@ struct MetricValue {
   double value;
 };
 
+// One kernel's values of a group, for launches of several kernels: CUPTI's auto range (one
+// range per kernel launch, numbered in launch order) under the same user replay.
+struct KernelMetricValues {
+  std::string name;  // the launched function, as static.kernels names it (mangled for C++)
+  int index = 0;     // its place in the launch, 0-based: static.kernels[index]
+  std::vector<MetricValue> values;
+
+  std::optional<double> value(std::string_view metric) const;  // nullopt when not collected
+};
+
 struct GroupResult {
   std::string group;             // the group's name; the key it is recorded under
   bool available = false;
@@ -28,13 +38,20 @@ struct GroupResult {
   std::vector<MetricValue> values;
   // Metrics of the group left out while the others were collected: name -> why.
   std::vector<std::pair<std::string, std::string>> unavailable_metrics;
+  // Per kernel, in launch order, when the launch ran several kernels and their ranges were
+  // collected; otherwise empty, with kernels_reason saying why where it was tried. The
+  // launch-wide values above come from their own passes (one user range around the launch).
+  std::vector<KernelMetricValues> kernels;
+  int kernel_passes = 0;  // replay passes of the per-kernel collection
+  std::string kernels_reason;
 
   std::optional<double> value(std::string_view metric) const;  // nullopt when not collected
 };
 
 // The record's metrics.<group> object: {"available": true, "passes", "collection_wall_s",
 // "values": {"<metric>": {"value", "unit"}}[, "unavailable_metrics": {"<metric>": reason}]}
-// or {"available": false, "reason": ...}.
+// or {"available": false, "reason": ...}; for launches of several kernels also "kernels":
+// [{"name", "index", "values": {...}}] and "kernel_passes", or "kernels_reason".
 nlohmann::ordered_json to_json(const GroupResult& group);
 
 // Reads the group recorded at JSON pointer `base` (its last segment is the group's name);

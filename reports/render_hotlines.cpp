@@ -1,15 +1,18 @@
 // The run report's "Hot lines" (CUPTI PC sampling: the top source lines per shape and kernel,
 // their dominant stall reasons, the SASS behind them and a stall chart by line) and
-// "Per-kernel breakdown" (each kernel's time and share of a launch) sections, from a
-// result entry's "pc_sampling" and "kernels" (record/pc_sampling.hpp).
+// "Per-kernel breakdown" (each kernel's time, share and counters in a launch) sections, from a
+// result entry's "pc_sampling" and "kernels" (record/pc_sampling.hpp) and its counter groups'
+// per-kernel values (metrics.<group>.kernels, record/metrics.hpp).
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "record/constants.hpp"
 #include "record/fields.hpp"
+#include "record/metrics.hpp"
 #include "record/pc_sampling.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
@@ -161,6 +164,120 @@ void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t laun
   if (!plot_file.empty()) md << "![PC samples by line and stall reason](plots/" << plot_file << ".png)\n\n";
 }
 
+
+// The result entry's counter groups (record/metrics.hpp), in record order.
+std::vector<GroupResult> read_groups(const Run& run, const Result& r) {
+  std::vector<GroupResult> out;
+  const ordered_json* m = find(r.json, "/metrics");
+  if (!m || !m->is_object()) return out;
+  for (const auto& [name, block] : m->items()) {
+    (void)block;
+    try {
+      out.push_back(read_group_result(r.json, "/metrics/" + name));
+    } catch (const FieldError& e) {
+      throw InputError(run.file.string() + ": " + r.pointer + "/metrics/" + name + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+// One kernel instance's counters over every group, by its index in the launch. For a launch of
+// one kernel the launch-wide values are its own.
+std::map<int, std::vector<MetricValue>> instance_values(const std::vector<GroupResult>& groups,
+                                                         const std::string& name, bool only_kernel) {
+  std::map<int, std::vector<MetricValue>> out;
+  for (const GroupResult& g : groups) {
+    if (!g.available) continue;
+    if (only_kernel) {
+      out[0].insert(out[0].end(), g.values.begin(), g.values.end());
+      continue;
+    }
+    for (const auto& k : g.kernels)
+      if (k.name == name) out[k.index].insert(out[k.index].end(), k.values.begin(), k.values.end());
+  }
+  return out;
+}
+
+std::optional<double> value_of(const std::vector<MetricValue>& values, const std::string& metric) {
+  for (const auto& v : values)
+    if (v.name == metric) return v.value;
+  return std::nullopt;
+}
+
+// The figures a reader scans first, as Nsight Compute's summary row: SM and DRAM speed of
+// light, tensor pipes, achieved occupancy, and the largest stall (warps per issued instruction).
+std::string counter_summary(const std::vector<MetricValue>& values) {
+  static const std::pair<const char*, const char*> kPct[] = {
+      {"SM", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"tensor", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"},
+      {"DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"}};
+  std::string out;
+  const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  for (const auto& [label, metric] : kPct)
+    if (auto v = value_of(values, metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
+  const std::string& pre = metric_vocabulary().stall_prefix;
+  const std::string& suf = metric_vocabulary().stall_suffix;
+  std::string top;
+  double top_v = 0;
+  for (const auto& v : values) {
+    if (v.name.rfind(pre, 0) != 0 || v.name.size() <= pre.size() + suf.size() ||
+        v.name.compare(v.name.size() - suf.size(), suf.size(), suf) != 0)
+      continue;
+    const std::string reason = v.name.substr(pre.size(), v.name.size() - pre.size() - suf.size());
+    if (reason == "selected" || v.value <= top_v) continue;  // selected: the warp issued
+    top = reason;
+    top_v = v.value;
+  }
+  if (!top.empty()) add("top stall " + top + " " + sig(top_v, 3));
+  return out;
+}
+
+// Every metric of the launch's kernels side by side, one column per kernel instance.
+void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
+  std::vector<std::pair<int, std::string>> instances;  // index, name
+  std::map<std::string, std::string> units;
+  std::vector<std::string> metrics;
+  std::map<std::pair<std::string, int>, double> cell_value;
+  for (const GroupResult& g : groups)
+    for (const auto& k : g.kernels) {
+      if (std::find(instances.begin(), instances.end(), std::make_pair(k.index, k.name)) == instances.end())
+        instances.emplace_back(k.index, k.name);
+      for (const auto& v : k.values) {
+        if (!units.count(v.name)) {
+          units[v.name] = v.unit;
+          metrics.push_back(v.name);
+        }
+        cell_value[{v.name, k.index}] = v.value;
+      }
+    }
+  if (instances.empty()) return;
+  std::sort(instances.begin(), instances.end());
+  std::vector<std::string> head = {"metric", "unit"};
+  std::string align = "ll";
+  for (const auto& [i, n] : instances) {
+    head.push_back("#" + std::to_string(i));
+    align += "r";
+  }
+  Table t(head, align);
+  for (const auto& m : metrics) {
+    std::vector<std::string> row = {code(m), units[m]};
+    for (const auto& [i, n] : instances) {
+      auto it = cell_value.find({m, i});
+      row.push_back(it == cell_value.end() ? "not measured" : sig(it->second));
+    }
+    t.row(row);
+  }
+  md << "Counters per kernel (`metrics.<group>.kernels`: CUPTI's auto range, one range per kernel of a "
+        "replayed launch, L2 flushed clean before each pass; kernel #i is the i-th the launch starts):\n\n";
+  for (const auto& [i, n] : instances) md << "- #" << i << ": " << code(n) << "\n";
+  md << "\n" << t.str() << "\n";
+  std::string missing;
+  for (const GroupResult& g : groups)
+    if (!g.kernels_reason.empty()) missing += "- `" + g.group + "`: " + g.kernels_reason + "\n";
+  if (!missing.empty()) md << "Groups without per-kernel counters:\n\n" << missing << "\n";
+}
+
 }  // namespace
 
 void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
@@ -223,7 +340,10 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
         "the timed samples of the regime named, from "
      << (baseline ? "torch.profiler's kernel events" : "CUPTI kernel records")
      << "; share: of the sum of the kernels' medians. PC samples and stalls from the hot-lines data "
-        "where collected.\n\n";
+        "where collected. Counters: from the range profiler's replay of the launch (per kernel where "
+        "the launch runs several), SM and DRAM as % of peak over elapsed cycles, tensor pipes and "
+        "occupancy over active cycles, the top stall in warps per issued instruction; several "
+        "instances of a kernel are listed in launch order.\n\n";
   for (const auto& r : run.results) {
     if (!r.json.contains("kernels")) continue;
     std::vector<KernelShare> ks;
@@ -232,6 +352,9 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
     } catch (const FieldError& e) {
       throw InputError(run.file.string() + ": " + r.pointer + "/kernels: " + e.what());
     }
+    const std::vector<GroupResult> groups = read_groups(run, r);
+    int launched = 0;
+    for (const auto& k : ks) launched += k.instances_per_launch;
     md << "### " << shape_label(r.name) << "\n\n";
     Table t({"kernel", "per launch", "regime", "median", "p10-p90", "share", "PC samples", "top stalls",
              "counters"},
@@ -240,13 +363,21 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
       std::uint64_t total = 0;
       for (const auto& [n, c] : k.top_stalls) total += c;
       if (k.pc_samples) total = *k.pc_samples;
+      std::string counters;
+      for (const auto& [index, values] : instance_values(groups, k.name, launched == 1)) {
+        const std::string summary = counter_summary(values);
+        if (summary.empty()) continue;
+        counters += (counters.empty() ? "" : "; ") +
+                    (k.instances_per_launch > 1 ? "#" + std::to_string(index) + ": " : std::string()) + summary;
+      }
       t.row({code(k.name), std::to_string(k.instances_per_launch), k.regime, duration(k.median_ns),
              duration_range(k.p10_ns, k.p90_ns, k.median_ns), sig(k.share_pct, 3) + "%",
              k.pc_samples ? count(double(*k.pc_samples)) : "not measured",
              k.top_stalls.empty() ? "not measured" : reasons_text(k.top_stalls, total, 3),
-             k.metrics.empty() ? "not measured" : k.metrics});
+             !counters.empty() ? counters : k.metrics.empty() ? "not measured" : cell(k.metrics)});
     }
     md << t.str() << "\n";
+    if (launched > 1) counters_table(md, groups);
   }
 }
 

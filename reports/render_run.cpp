@@ -425,9 +425,18 @@ void metrics_section(std::ostringstream& md, const Run& run) {
         std::string detail;
         if (const ordered_json* p = find(*gj, "/passes"); p && p->is_number())
           detail += count(p->get<double>()) + " passes";
+        const ordered_json* ks = find(*gj, "/kernels");
+        const ordered_json* kp = find(*gj, "/kernel_passes");
+        if (ks && ks->is_array() && kp && kp->is_number())
+          detail += (detail.empty() ? "" : ", ") + std::string("and ") + count(kp->get<double>()) + " for " +
+                    count(double(ks->size())) + " kernels one by one";
         if (const ordered_json* w = find(*gj, "/collection_wall_s"); w && w->is_number())
           detail += (detail.empty() ? "" : ", ") + sig(w->get<double>(), 3) + " s to collect";
         md << "- " << code(g) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
+        if (ks && ks->is_array())
+          md << "  - per kernel: in the per-kernel breakdown below\n";
+        else if (const ordered_json* why = find(*gj, "/kernels_reason"); why && why->is_string())
+          md << "  - per kernel: not measured (" << fixed_line(why->get<std::string>()) << ")\n";
         if (const ordered_json* left = find(*gj, "/unavailable_metrics"); left && left->is_object())
           for (const auto& [name, why] : left->items())
             md << "  - left out " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";

@@ -1,7 +1,7 @@
 // The CPU-only pieces of PC sampling (record/pc_sampling.hpp, profiler/pc_sampling_plan.hpp):
 // SASS by function offset from a cuobjdump listing, CUPTI's stall-reason names, source-line
 // aggregation, the record's JSON mapping, the --metrics spec, the sampling period and the
-// per-kernel breakdown.
+// per-kernel breakdown with its counters per kernel.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,6 +9,7 @@
 
 #include "profiler/pc_sampling_plan.hpp"
 #include "record/fields.hpp"
+#include "record/metrics.hpp"
 #include "record/pc_sampling.hpp"
 
 using namespace attnlab;
@@ -177,7 +178,7 @@ TEST(PcSamplingPlan, KernelSharesAddUpAndTakeStallsFromTheSamples) {
   pc.kernels = {a};
   const auto ks = attnlab::profiler::kernel_shares(
       {{"gemm", {30, 30, 31}}, {"softmax", {10, 9, 10}}, {"never", {}}}, {{"gemm", 2}, {"softmax", 1}},
-      "cold", &pc);
+      "cold", &pc, {});
   ASSERT_EQ(ks.size(), 2u);
   EXPECT_DOUBLE_EQ(ks[0].median_ns, 30);
   EXPECT_DOUBLE_EQ(ks[0].share_pct + ks[1].share_pct, 100.0);
@@ -190,6 +191,64 @@ TEST(PcSamplingPlan, KernelSharesAddUpAndTakeStallsFromTheSamples) {
   const auto back = read_kernel_shares(j, "/k");
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(to_json(back[1]), to_json(ks[1]));
+}
+
+GroupResult per_kernel_group(const std::string& name) {
+  GroupResult g;
+  g.group = name;
+  g.available = true;
+  g.passes = 1;
+  g.values = {{"gpu__time_duration.sum", "ns", 900}};
+  g.kernel_passes = 1;
+  g.kernels = {{"gemm", 0, {{"gpu__time_duration.sum", "ns", 400}}},
+               {"softmax", 1, {{"gpu__time_duration.sum", "ns", 100}}},
+               {"gemm", 2, {{"gpu__time_duration.sum", "ns", 380}}}};
+  return g;
+}
+
+TEST(PcSamplingPlan, CounterNoteNamesTheGroupsHoldingAKernelOrWhyNot) {
+  using attnlab::profiler::kernel_counters_note;
+  EXPECT_EQ(kernel_counters_note({}, "gemm", 3), "not measured: no metric group was collected (--metrics)");
+  GroupResult refused;
+  refused.group = "stalls";
+  refused.reason = "cuptiProfilerHostInitialize failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  GroupResult launch_only = per_kernel_group("memory");
+  launch_only.kernels.clear();
+  launch_only.kernel_passes = 0;
+  launch_only.kernels_reason = "per-kernel counters (CUPTI auto range, one range per kernel): dropped";
+  const std::vector<GroupResult> groups = {per_kernel_group("throughput"), launch_only, refused};
+  EXPECT_EQ(kernel_counters_note(groups, "gemm", 3),
+            "metrics.<group>.kernels: throughput (2 instances); not measured: memory: per-kernel counters "
+            "(CUPTI auto range, one range per kernel): dropped; stalls: cuptiProfilerHostInitialize failed: "
+            "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_EQ(kernel_counters_note({per_kernel_group("throughput")}, "softmax", 3),
+            "metrics.<group>.kernels: throughput");
+  EXPECT_EQ(kernel_counters_note({per_kernel_group("throughput")}, "unknown", 3),
+            "not measured: throughput: no range of this kernel");
+  // A launch of one kernel: the launch-wide values are its own.
+  EXPECT_EQ(kernel_counters_note({launch_only}, "gemm", 1), "metrics.<group> (the launch's only kernel): memory");
+}
+
+TEST(MetricsRecord, PerKernelValuesRoundTripAndAreReadBack) {
+  const GroupResult g = per_kernel_group("throughput");
+  const nlohmann::ordered_json j = {{"m", {{"throughput", to_json(g)}}}};
+  EXPECT_EQ(j["m"]["throughput"]["kernel_passes"], 1);
+  EXPECT_EQ(j["m"]["throughput"]["kernels"][2]["index"], 2);
+  const GroupResult back = read_group_result(j, "/m/throughput");
+  ASSERT_EQ(back.kernels.size(), 3u);
+  EXPECT_EQ(back.kernels[1].name, "softmax");
+  EXPECT_EQ(back.kernels[2].value("gpu__time_duration.sum"), 380.0);
+  EXPECT_FALSE(back.kernels[2].value("dram__bytes_read.sum"));
+  EXPECT_EQ(to_json(back).dump(), to_json(g).dump());
+  // A malformed instance names its field.
+  nlohmann::ordered_json bad = j;
+  bad["m"]["throughput"]["kernels"][1].erase("index");
+  try {
+    read_group_result(bad, "/m/throughput");
+    FAIL() << "a kernel without its index was read";
+  } catch (const FieldError& e) {
+    EXPECT_STREQ(e.what(), "missing /m/throughput/kernels/1/index");
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "common/check.hpp"
 #include "profiler/kernel_activity.hpp"
@@ -341,6 +342,74 @@ TEST_F(Calibration, SmBusyBalanceSeesIdleSms) {
   ASSERT_TRUE(hlo && hhi);
   EXPECT_GT(*hhi, 0.0);
   EXPECT_LT(*hlo, 0.01 * *hhi) << "least busy SM against the busiest, CTAs for half the SMs";
+}
+
+// Counters per kernel (CUPTI auto range): a launch of a 1 GiB copy, a tensor loop and a 256 MiB
+// copy, its kernels named by static facts in launch order as the harness names them. Each
+// kernel's DRAM reads and HMMA count are its own, and the per-kernel reads add up to the
+// launch-wide ones. Naming fewer kernels than the launch starts leaves the launch-wide values
+// and says why there are no per-kernel ones.
+TEST_F(Calibration, PerKernelCountersSeparateTheKernelsOfOneLaunch) {
+  constexpr std::size_t kBig = std::size_t{1} << 30, kSmall = std::size_t{256} << 20;
+  DeviceMemory a_src(kBig), a_dst(kBig), b_src(kSmall), b_dst(kSmall);
+  ATTNLAB_CUDA_CHECK(cudaMemset(a_src.p, 1, kBig));
+  ATTNLAB_CUDA_CHECK(cudaMemset(b_src.p, 2, kSmall));
+  const int copy_blocks = sm_count() * 8, tensor_blocks = sm_count() * kTensorBlocksPerSm;
+  DeviceMemory out(std::size_t(tensor_blocks) * kTensorThreads * sizeof(float));
+  constexpr int kIters = 256;
+  const LaunchFn three = [&](cudaStream_t s) {
+    stream_copy<<<copy_blocks, 256, 0, s>>>(a_src.as<uint4>(), a_dst.as<uint4>(), kBig / sizeof(uint4));
+    ATTNLAB_CHECK_LAUNCH();
+    tensor_loop<<<tensor_blocks, kTensorThreads, 0, s>>>(out.as<float>(), kIters);
+    ATTNLAB_CHECK_LAUNCH();
+    stream_copy<<<copy_blocks, 256, 0, s>>>(b_src.as<uint4>(), b_dst.as<uint4>(), kSmall / sizeof(uint4));
+    ATTNLAB_CHECK_LAUNCH();
+  };
+  const StaticFacts facts = capture_static_facts(three, stream);
+  if (!facts.available && environmental(facts.reason)) GTEST_SKIP() << facts.reason;
+  ASSERT_TRUE(facts.available) << facts.reason;
+  std::vector<std::string> names;
+  for (const KernelFacts& k : facts.kernels) names.push_back(k.name);
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_NE(names[1].find("tensor_loop"), std::string::npos) << names[1];
+
+  const GroupResult mem = collector->collect("memory", three, stream, "calibration.per_kernel", names);
+  std::printf("%s\n", console_line(mem).c_str());
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(mem);
+  ASSERT_EQ(mem.kernels.size(), 3u) << mem.kernels_reason;
+  EXPECT_GE(mem.kernel_passes, 1);
+  double sum = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(mem.kernels[i].name, names[i]);
+    EXPECT_EQ(mem.kernels[i].index, int(i));
+    const auto r = mem.kernels[i].value("dram__bytes_read.sum");
+    ASSERT_TRUE(r.has_value()) << i;
+    sum += *r;
+  }
+  EXPECT_NEAR(*mem.kernels[0].value("dram__bytes_read.sum"), double(kBig), kCopyTolerance * double(kBig));
+  EXPECT_LT(*mem.kernels[1].value("dram__bytes_read.sum"), 0.01 * double(kSmall)) << "the tensor loop reads no DRAM";
+  EXPECT_NEAR(*mem.kernels[2].value("dram__bytes_read.sum"), double(kSmall), 0.05 * double(kSmall));
+  const auto launch_read = mem.value("dram__bytes_read.sum");
+  ASSERT_TRUE(launch_read.has_value());
+  EXPECT_NEAR(sum, *launch_read, kCopyTolerance * *launch_read) << "per-kernel reads against the launch's";
+
+  const GroupResult tensor = collector->collect("tensor", three, stream, "calibration.per_kernel", names);
+  std::printf("%s\n", console_line(tensor).c_str());
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(tensor);
+  ASSERT_EQ(tensor.kernels.size(), 3u) << tensor.kernels_reason;
+  const double hmma = double(tensor_blocks) * (kTensorThreads / 32) * kIters * kTensorChains;
+  EXPECT_NEAR(*tensor.kernels[1].value("sm__inst_executed_pipe_tensor_op_hmma.sum"), hmma, 0.01 * hmma);
+  EXPECT_LT(*tensor.kernels[0].value("sm__inst_executed_pipe_tensor_op_hmma.sum"), 0.01 * hmma)
+      << "a copy executes no matrix HMMA";
+
+  // Two names for three kernels: the ranges cannot be matched, so none are kept.
+  const GroupResult short_list =
+      collector->collect("memory", three, stream, "calibration.per_kernel", {names[0], names[1]});
+  std::printf("%s\n", console_line(short_list).c_str());
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(short_list);
+  EXPECT_TRUE(short_list.kernels.empty());
+  EXPECT_FALSE(short_list.kernels_reason.empty());
+  EXPECT_TRUE(short_list.value("dram__bytes_read.sum").has_value());
 }
 
 }  // namespace

@@ -77,7 +77,24 @@ TEST(Hotlines, TopLinesSassStallsOverheadAndTheUnavailableShape) {
   EXPECT_TRUE(contains(md, "Not measured: cuptiPCSamplingEnable failed: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")) << md;
   // The per-kernel breakdown.
   EXPECT_TRUE(contains(md, "## Per-kernel breakdown")) << md;
-  EXPECT_TRUE(contains(md, "not measured: placeholder")) << md;
+}
+
+// Counters per kernel: the launch-wide values for a launch of one kernel; for one of several,
+// each instance's from metrics.<group>.kernels, in launch order, with the groups that lack them.
+TEST(Hotlines, BreakdownShowsCountersPerKernel) {
+  TempDir t;
+  const fs::path run = render_fixture(t.path);
+  const std::string md = hot_part(read_file(run / "report.md"));
+  const std::string breakdown = md.substr(md.find("## Per-kernel breakdown"));
+  // One kernel: its row carries the launch's values and the largest stall other than selected.
+  EXPECT_TRUE(contains(breakdown, "SM 41.5%, occupancy 23.0%, top stall long_scoreboard 4.50")) << breakdown;
+  // Two instances of the gemm, each in launch order, and the softmax between them.
+  EXPECT_TRUE(contains(breakdown, "#0: SM 70.0%, occupancy 25.0%; #2: SM 71.0%, occupancy 26.0%")) << breakdown;
+  EXPECT_TRUE(contains(breakdown, "SM 20.0%, occupancy 60.0%")) << breakdown;
+  EXPECT_TRUE(contains(breakdown, "- #1: `softmax_rows_placeholder_kernel`")) << breakdown;
+  EXPECT_TRUE(contains(breakdown, "| `gpu__time_duration.sum` | ns | 610.0 | 210.0 | 605.0 |")) << breakdown;
+  EXPECT_TRUE(contains(breakdown, "- `memory`: per-kernel counters (CUPTI auto range, one range per kernel): placeholder reason"))
+      << breakdown;
 }
 
 TEST(Hotlines, ARecordWithoutThemSaysNotMeasured) {
