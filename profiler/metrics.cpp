@@ -235,9 +235,12 @@ bool build_config(const detail::CollectorState& s, const MetricGroup& g, GroupCo
 
 // What one profiling session delimits: one user range named `user_range` around the launch, or
 // (user_range empty) CUPTI's auto range, one range per kernel the launch starts, `ranges` of them.
+// Auto range gets room for one range more: CUPTI stops at the room it has without saying so,
+// so a launch starting more kernels than named only shows as that extra range.
 struct Ranges {
   std::string user_range;
   std::size_t ranges = 1;
+  std::size_t room() const { return user_range.empty() ? ranges + 1 : ranges; }
 };
 
 // One session of the range profiler over `launch`, user replay: per pass the L2 is flushed
@@ -259,8 +262,8 @@ bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, 
     size.pRangeProfilerObject = profiler.object;
     size.pMetricNames = c.names.data();
     size.numMetrics = c.names.size();
-    size.maxNumOfRanges = want.ranges;
-    size.maxNumRangeTreeNodes = want.ranges;
+    size.maxNumOfRanges = want.room();
+    size.maxNumRangeTreeNodes = want.room();
     if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", why))
       return false;
     counter_data.assign(size.counterDataSize, 0);
@@ -281,7 +284,7 @@ bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, 
     p.pCounterDataImage = counter_data.data();
     p.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
     p.replayMode = CUPTI_UserReplay;
-    p.maxRangesPerPass = want.ranges;
+    p.maxRangesPerPass = want.room();
     p.numNestingLevels = 1;  // auto range requires 1
     p.minNestingLevel = 1;
     p.passIndex = 0;
@@ -335,7 +338,7 @@ bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, 
     if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", why)) return false;
     if (p.numOfRangeDropped != 0) {
       why = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) + " profiled ranges (the counter-data image holds " +
-            std::to_string(want.ranges) + (user ? ")" : "; did the launch start more kernels than its static facts name?)");
+            std::to_string(want.room()) + (user ? ")" : "; did the launch start more kernels than its static facts name?)");
       return false;
     }
   }
@@ -345,9 +348,11 @@ bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, 
   if (failed(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo", why))
     return false;
   if (info.numTotalRanges != want.ranges) {
-    why = "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges where " + std::to_string(want.ranges) +
-          (user ? " user range was pushed; did the launch start a kernel?"
-                : " kernels were launched (static facts); the ranges cannot be matched to kernels");
+    why = "CUPTI recorded " + std::to_string(info.numTotalRanges) +
+          (user ? " ranges where 1 user range was pushed; did the launch start a kernel?"
+                : std::string(info.numTotalRanges > want.ranges ? " or more" : "") + " ranges where " +
+                      std::to_string(want.ranges) +
+                      " kernels were named (static facts); the ranges cannot be matched to kernels");
     return false;
   }
   return true;
