@@ -37,6 +37,7 @@
 #include "profiler/nvtx.hpp"
 #include "profiler/pc_sampling.hpp"
 #include "profiler/sampler.hpp"
+#include "profiler/sass_metrics.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
@@ -572,9 +573,11 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
 
 // Child mode (--pc-sampling-child <out.json>, experiments/pc_sampling_child.hpp): no activity
 // tracing, sampler, NVML monitor, evidence, static facts, run record or phase table; the
-// shape's inputs from the seed and the correctness gate as in the run, then one sampled launch,
-// its result written to <out.json>. Any failure is written there as an unavailable result; the
-// exit code is non-zero only when that file cannot be written.
+// shape's inputs from the seed and the correctness gate as in the run, then one sampled launch
+// and, PC sampling disabled, one launch counted by CUPTI's SASS metrics (executed instructions
+// per SASS instruction, profiler/sass_metrics.hpp), the result written to <out.json>. Any
+// failure is written there as an unavailable result; the exit code is non-zero only when that
+// file cannot be written.
 int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) {
   PcSamplingResult res;
   try {
@@ -601,7 +604,9 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     } else {
       profiler::PcSamplingOptions po;
       po.expected_ns = opt.child.expected_ns;
-      res = profiler::collect_pc_samples([&](cudaStream_t st) { phase.launch(p, st); }, stream, po);
+      const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
+      res = profiler::collect_pc_samples(launch, stream, po);
+      profiler::add_sass_counts(res, launch, stream, po);  // never throws: a failure is its reason
     }
   } catch (const std::exception& ex) {
     res = PcSamplingResult{};

@@ -100,6 +100,27 @@ Cubins extract_cubins(const std::string& executable) {
   return out;
 }
 
+// The executable's cubins do not change while it runs: extracted once per executable.
+const Cubins& cubins_of(const std::string& executable) {
+  static std::map<std::string, Cubins> extracted;
+  auto found = extracted.find(executable);
+  if (found == extracted.end()) found = extracted.emplace(executable, extract_cubins(executable)).first;
+  return found->second;
+}
+
+// The cubin of function `fn` whose samples (or counts) name cubin CRC `crc`: the one of that CRC,
+// else the one whose listing has the function; nullptr when none. `matched_by` says which.
+const Cubin* cubin_for(const Cubins& cubins, const std::string& fn, std::optional<std::uint64_t> crc,
+                       std::string& matched_by) {
+  matched_by = "CUPTI's cubin CRC";
+  if (crc)
+    if (const auto it = cubins.by_crc.find(*crc); it != cubins.by_crc.end()) return &it->second;
+  matched_by = "the function's name (no cubin has the CRC CUPTI reports)";
+  for (const auto& [c, bin] : cubins.by_crc)
+    if (bin.sass.find("Function : " + fn + "\n") != std::string::npos) return &bin;
+  return nullptr;
+}
+
 // One PC's source file and line from the cubin's line table; {"", 0} when it has none.
 std::pair<std::string, int> source_of(const Cubin& c, const std::string& function, std::uint64_t offset) {
   CUpti_GetSassToSourceCorrelationParams p{};
@@ -393,28 +414,15 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
   res.non_user_samples = raw.non_user;
   res.hardware_buffer_full = raw.buffer_full;
 
-  // The executable's cubins do not change while it runs: extracted once per executable.
-  static std::map<std::string, Cubins> extracted;
-  auto found = extracted.find(options.executable);
-  if (found == extracted.end()) found = extracted.emplace(options.executable, extract_cubins(options.executable)).first;
-  const Cubins& cubins = found->second;
+  const Cubins& cubins = cubins_of(options.executable);
   for (const auto& [fn, pcs] : raw.by_kernel) {
     KernelPcSamples k;
     k.name = fn;
     const auto crc = raw.crc.find(fn);
-    const Cubin* cubin = nullptr;
-    std::string matched_by = "CUPTI's cubin CRC";
-    if (crc != raw.crc.end()) {
-      const auto it = cubins.by_crc.find(crc->second);
-      if (it != cubins.by_crc.end()) cubin = &it->second;
-    }
-    if (!cubin)  // no cubin with CUPTI's CRC: the one whose listing has the function, if one does
-      for (const auto& [c, bin] : cubins.by_crc)
-        if (bin.sass.find("Function : " + fn + "\n") != std::string::npos) {
-          cubin = &bin;
-          matched_by = "the function's name (no cubin has the CRC CUPTI reports)";
-          break;
-        }
+    std::optional<std::uint64_t> sample_crc;
+    if (crc != raw.crc.end()) sample_crc = k.cubin_crc = crc->second;
+    std::string matched_by;
+    const Cubin* cubin = cubin_for(cubins, fn, sample_crc, matched_by);
     k.cubin = cubin ? cubin->file + " (from " + options.executable + ", matched by " + matched_by + ")"
                     : "not found: " + (cubins.problem.empty()
                                            ? "no cubin of " + options.executable + " has the CRC CUPTI reports "
@@ -460,6 +468,22 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.available = true;
   return res;
+}
+
+std::vector<CountedInstruction> counted_instructions(const FunctionCounts& f, std::uint64_t cubin_crc,
+                                                     const std::string& executable) {
+  std::string matched_by;
+  const Cubin* cubin = cubin_for(cubins_of(executable), f.name, cubin_crc, matched_by);
+  std::vector<CountedInstruction> out;
+  out.reserve(f.by_offset.size());
+  for (const auto& [offset, counts] : f.by_offset) {
+    CountedInstruction c;
+    c.offset = offset;
+    c.counts = counts;
+    if (cubin) std::tie(c.file, c.line) = source_of(*cubin, f.name, offset);
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 }  // namespace attnlab::profiler

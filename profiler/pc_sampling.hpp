@@ -17,8 +17,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "profiler/sampler.hpp"
 #include "profiler/pc_sampling_plan.hpp"
@@ -49,5 +51,13 @@ struct PcSamplingOptions {
 // (experiments/pc_sampling_child.hpp).
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
                                     const PcSamplingOptions& options);
+
+// Each counted instruction of `f` (CUPTI SASS metrics, profiler/sass_metrics.hpp) with its
+// source line, from the cubin of `executable` that a kernel's samples were matched to (CUPTI's
+// cubin CRC `cubin_crc`, else the function's name in the SASS listing), through
+// cuptiGetSassToSourceCorrelation as the sampled PCs got theirs. Without such a cubin (a
+// library's kernel) the instructions keep their counts and have no line.
+std::vector<CountedInstruction> counted_instructions(const FunctionCounts& f, std::uint64_t cubin_crc,
+                                                     const std::string& executable);
 
 }  // namespace attnlab::profiler

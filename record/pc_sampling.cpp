@@ -47,6 +47,25 @@ ordered_json opt(const std::optional<T>& v) {
   return v ? ordered_json(*v) : ordered_json();
 }
 
+// An optional count (a non-negative integer, read exactly); nullopt when absent or null.
+std::optional<std::uint64_t> optional_count(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* v = find(root, ptr);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0))
+    throw FieldError(type_problem(ptr, "a count"));
+  return v->get<std::uint64_t>();
+}
+
+// Written only when present, so records without executed-instruction counts keep their keys.
+template <class T>
+void put_if(ordered_json& j, const char* key, const std::optional<T>& v) {
+  if (v) j[key] = *v;
+}
+
+using LineKey = std::pair<std::string, int>;
+// The line a PC or instruction is gathered under: line-less ones all under ("", 0).
+LineKey line_key(const std::string& file, int line) { return {line > 0 ? file : std::string(), line > 0 ? line : 0}; }
+
 }  // namespace
 
 std::string strip_stall_reason(std::string_view name) {
@@ -125,7 +144,7 @@ std::vector<SourceLine> aggregate_lines(const std::vector<SampledPc>& pcs,
   std::map<std::pair<std::string, int>, std::map<std::string, std::uint64_t>> stalls;
   std::uint64_t total = 0;
   for (const auto& pc : pcs) {
-    const auto key = std::make_pair(pc.line > 0 ? pc.file : std::string(), pc.line > 0 ? pc.line : 0);
+    const LineKey key = line_key(pc.file, pc.line);
     SourceLine& l = by_line[key];
     l.file = key.first;
     l.line = key.second;
@@ -148,6 +167,46 @@ std::vector<SourceLine> aggregate_lines(const std::vector<SampledPc>& pcs,
   return out;
 }
 
+const FunctionCounts* counts_for_kernel(const std::vector<FunctionCounts>& functions, const std::string& name,
+                                        std::uint64_t crc, std::string& why) {
+  std::vector<const FunctionCounts*> named;
+  for (const auto& f : functions)
+    if (f.name == name) named.push_back(&f);
+  if (named.empty()) {
+    why = "CUPTI gave no SASS counts for this function";
+    return nullptr;
+  }
+  if (named.size() == 1) return named.front();
+  for (const FunctionCounts* f : named)
+    if ((f->cubin_crc & 0xffffffffu) == (crc & 0xffffffffu)) return f;
+  why = "CUPTI gave SASS counts for " + std::to_string(named.size()) +
+        " functions of this name (one per cubin) and none has the samples' cubin CRC";
+  return nullptr;
+}
+
+void attach_instruction_counts(KernelPcSamples& k, const std::vector<CountedInstruction>& counted) {
+  std::map<std::uint64_t, const InstructionCounts*> by_offset;
+  std::map<LineKey, std::uint64_t> by_line;
+  std::uint64_t executed = 0, threads = 0;
+  for (const auto& c : counted) {
+    by_offset[c.offset] = &c.counts;
+    by_line[line_key(c.file, c.line)] += c.counts.executed;
+    executed += c.counts.executed;
+    threads += c.counts.thread_executed;
+  }
+  for (auto& pc : k.pcs)
+    if (const auto it = by_offset.find(pc.offset); it != by_offset.end()) {
+      pc.executed = it->second->executed;
+      pc.thread_executed = it->second->thread_executed;
+    }
+  for (auto& l : k.lines)
+    if (const auto it = by_line.find(line_key(l.file, l.line)); it != by_line.end()) l.executed = it->second;
+  if (!counted.empty()) {
+    k.executed = executed;
+    k.thread_executed = threads;
+  }
+}
+
 ordered_json to_json(const PcSamplingResult& r) {
   ordered_json j;
   j["available"] = r.available;
@@ -167,12 +226,25 @@ ordered_json to_json(const PcSamplingResult& r) {
   j["overhead_pct"] = opt(r.overhead_pct);
   j["collection_wall_s"] = r.collection_wall_s;
   j["stall_reason_names"] = r.stall_reason_names;
+  if (r.sass_counts) {
+    ordered_json c;
+    c["available"] = r.sass_counts->available;
+    if (r.sass_counts->available) {
+      c["method"] = r.sass_counts->method;
+      c["collection_wall_s"] = r.sass_counts->collection_wall_s;
+    } else {
+      c["reason"] = r.sass_counts->reason;
+    }
+    j["sass_counts"] = std::move(c);
+  }
   j["kernels"] = ordered_json::array();
   for (const auto& k : r.kernels) {
     ordered_json kj;
     kj["name"] = k.name;
     kj["samples"] = k.samples;
     kj["cubin"] = k.cubin;
+    put_if(kj, "executed", k.executed);
+    put_if(kj, "thread_executed", k.thread_executed);
     kj["pcs"] = ordered_json::array();
     for (const auto& pc : k.pcs) {
       ordered_json p;
@@ -183,6 +255,8 @@ ordered_json to_json(const PcSamplingResult& r) {
       p["file"] = pc.file;
       p["line"] = pc.line;
       p["sass"] = pc.sass;
+      put_if(p, "executed", pc.executed);
+      put_if(p, "thread_executed", pc.thread_executed);
       kj["pcs"].push_back(std::move(p));
     }
     kj["lines"] = ordered_json::array();
@@ -195,6 +269,7 @@ ordered_json to_json(const PcSamplingResult& r) {
       lj["share_pct"] = l.share_pct;
       lj["stalls"] = counts_json(l.stalls);
       lj["pcs"] = l.pcs;
+      put_if(lj, "executed", l.executed);
       kj["lines"].push_back(std::move(lj));
     }
     j["kernels"].push_back(std::move(kj));
@@ -223,6 +298,18 @@ PcSamplingResult read_pc_sampling(const ordered_json& root, const std::string& b
   if (const ordered_json* names = find(root, base + "/stall_reason_names"); names && names->is_array())
     for (const auto& n : *names)
       if (n.is_string()) r.stall_reason_names.push_back(n.get<std::string>());
+  if (find(root, base + "/sass_counts")) {
+    const std::string cp = base + "/sass_counts";
+    SassCountsInfo c;
+    c.available = bool_at(root, cp + "/available");
+    if (c.available) {
+      c.method = string_at(root, cp + "/method");
+      if (auto v = optional_number_at(root, cp + "/collection_wall_s")) c.collection_wall_s = *v;
+    } else {
+      c.reason = string_at(root, cp + "/reason");
+    }
+    r.sass_counts = std::move(c);
+  }
   const ordered_json* ks = find(root, base + "/kernels");
   if (!ks || !ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
   for (std::size_t i = 0; i < ks->size(); ++i) {
@@ -231,6 +318,8 @@ PcSamplingResult read_pc_sampling(const ordered_json& root, const std::string& b
     k.name = string_at(root, kp + "/name");
     k.samples = std::uint64_t(number_at(root, kp + "/samples"));
     if (auto c = optional_string_at(root, kp + "/cubin")) k.cubin = *c;
+    k.executed = optional_count(root, kp + "/executed");
+    k.thread_executed = optional_count(root, kp + "/thread_executed");
     const ordered_json* pcs = find(root, kp + "/pcs");
     if (!pcs || !pcs->is_array()) throw FieldError(type_problem(kp + "/pcs", "an array"));
     for (std::size_t p = 0; p < pcs->size(); ++p) {
@@ -243,6 +332,8 @@ PcSamplingResult read_pc_sampling(const ordered_json& root, const std::string& b
       if (auto f = optional_string_at(root, pp + "/file")) pc.file = *f;
       if (auto l = optional_number_at(root, pp + "/line")) pc.line = int(*l);
       if (auto s = optional_string_at(root, pp + "/sass")) pc.sass = *s;
+      pc.executed = optional_count(root, pp + "/executed");
+      pc.thread_executed = optional_count(root, pp + "/thread_executed");
       k.pcs.push_back(std::move(pc));
     }
     const ordered_json* lines = find(root, kp + "/lines");
@@ -258,6 +349,7 @@ PcSamplingResult read_pc_sampling(const ordered_json& root, const std::string& b
       sl.stalls = read_counts(root, lp + "/stalls");
       if (const ordered_json* pl = find(root, lp + "/pcs"); pl && pl->is_array())
         for (const auto& v : *pl) sl.pcs.push_back(v.get<std::uint64_t>());
+      sl.executed = optional_count(root, lp + "/executed");
       k.lines.push_back(std::move(sl));
     }
     r.kernels.push_back(std::move(k));

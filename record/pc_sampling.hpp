@@ -3,7 +3,8 @@
 // (profiler/pc_sampling.hpp) fills and the report tool reads, their one JSON mapping, and the
 // CPU-only pieces of the analysis: SASS by function offset from a `cuobjdump -sass` listing,
 // CUPTI's stall-reason names stripped to the record's vocabulary, and the aggregation of
-// sampled PCs into source lines. Host-only, CUDA-free.
+// sampled PCs into source lines, and of executed-instruction counts (CUPTI SASS metrics,
+// profiler/sass_metrics.hpp) onto the sampled PCs and lines. Host-only, CUDA-free.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,9 @@ struct SampledPc {
   std::string file;            // source file ("" when the cubin has no line for it)
   int line = 0;                // 0: unknown
   std::string sass;            // the instruction at this offset ("" when not found)
+  // CUPTI SASS metrics of the counted launch (absent: not counted, older records):
+  std::optional<std::uint64_t> executed;         // warp-level executions, smsp__sass_inst_executed
+  std::optional<std::uint64_t> thread_executed;  // thread-level, smsp__sass_thread_inst_executed
 };
 
 struct SourceLine {
@@ -39,6 +43,9 @@ struct SourceLine {
   double share_pct = 0;        // of the kernel's samples
   StallCounts stalls;          // descending by samples
   std::vector<std::uint64_t> pcs;  // offsets of the sampled PCs behind the line, ascending
+  // Warp-level executions summed over EVERY instruction the line table maps to the line,
+  // sampled or not (absent: not counted).
+  std::optional<std::uint64_t> executed;
 };
 
 struct KernelPcSamples {
@@ -47,6 +54,18 @@ struct KernelPcSamples {
   std::string cubin;           // where the line table came from, or why there is none
   std::vector<SampledPc> pcs;  // ascending offset
   std::vector<SourceLine> lines;  // descending samples (ties: file, line)
+  // Totals over every counted instruction of the function (absent: not counted).
+  std::optional<std::uint64_t> executed, thread_executed;
+  std::uint64_t cubin_crc = 0;  // CUPTI's CRC of the samples' cubin; in memory only, not recorded
+};
+
+// Executed-instruction counts of the sampled launch's kernels (CUPTI SASS metrics on a launch
+// of their own): whether they were collected, how, and why not.
+struct SassCountsInfo {
+  bool available = false;
+  std::string reason;            // when unavailable
+  std::string method;            // one line
+  double collection_wall_s = 0;  // the counted launch, its patching and the line mapping
 };
 
 struct PcSamplingResult {
@@ -64,6 +83,7 @@ struct PcSamplingResult {
   double collection_wall_s = 0;
   std::vector<std::string> stall_reason_names;  // CUPTI's full names, as it lists them
   std::vector<KernelPcSamples> kernels;
+  std::optional<SassCountsInfo> sass_counts;  // absent: not attempted (older records)
 };
 
 nlohmann::ordered_json to_json(const PcSamplingResult& r);
@@ -104,6 +124,37 @@ std::vector<SourceLine> aggregate_lines(const std::vector<SampledPc>& pcs,
                                         std::string (*read_source)(const std::string& file, int line));
 // The text of `line` (1-based) of `file`, trimmed; "" when unreadable.
 std::string read_source_line(const std::string& file, int line);
+
+// One instruction's counts (CUPTI SASS metrics; summed over the launch's instances of the
+// function) and, where the collector placed it, its line (the same key the PCs use).
+struct InstructionCounts {
+  std::uint64_t executed = 0;         // warp level
+  std::uint64_t thread_executed = 0;  // thread level
+};
+struct FunctionCounts {
+  std::string name;             // mangled, as CUPTI names it
+  std::uint64_t cubin_crc = 0;  // CUPTI's cubinCrc (32 bits in the SASS metrics API)
+  std::map<std::uint64_t, InstructionCounts> by_offset;  // function offset -> counts
+};
+struct CountedInstruction {
+  std::uint64_t offset = 0;
+  std::string file;  // "" and 0: no line
+  int line = 0;
+  InstructionCounts counts;
+};
+
+// The counted function behind a sampled kernel: the one of its name; among several of one
+// name (one per cubin), the one whose CRC is the samples' (`crc`, compared in its low 32 bits).
+// nullptr and `why` set when none is.
+const FunctionCounts* counts_for_kernel(const std::vector<FunctionCounts>& functions, const std::string& name,
+                                        std::uint64_t crc, std::string& why);
+
+// Puts a kernel's counted instructions on its sampled PCs (by offset: `executed` and
+// `thread_executed`), its lines (by file and line as aggregate_lines keys them: `executed`
+// summed over every counted instruction of the line, sampled or not; instructions without a
+// line go to the line-less entry) and its totals. A PC or line no counted instruction falls on
+// keeps its counts absent.
+void attach_instruction_counts(KernelPcSamples& k, const std::vector<CountedInstruction>& counted);
 
 // The most frequent reasons of a count list, descending by samples, ties by name.
 StallCounts top_reasons(StallCounts counts, std::size_t n);

@@ -117,31 +117,64 @@ PcSamplingResult read_or_throw(const Run& run, const Result& r) {
   }
 }
 
+// Warp-level executions, or "not counted".
+std::string executed_text(const std::optional<std::uint64_t>& executed) {
+  return executed ? count(double(*executed)) : "not counted";
+}
+
+// Average threads active per executed warp instruction: thread-level over warp-level count.
+std::string active_threads(const std::optional<std::uint64_t>& executed, const std::optional<std::uint64_t>& threads) {
+  if (!executed || !threads) return "not counted";
+  if (*executed == 0) return "never executed";
+  return sig(double(*threads) / double(*executed), 3) + " of 32";
+}
+
+// `counted`: the shape's result has executed-instruction counts (CUPTI SASS metrics); the
+// columns and sentences about them appear only then, so older records render as before.
 void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t launch_samples,
-                  const std::string& plot_file) {
+                  const std::string& plot_file, bool counted) {
   md << "#### " << code(k.name) << "\n\n";
   md << count(double(k.samples)) << " samples ("
      << sig(launch_samples > 0 ? 100.0 * double(k.samples) / double(launch_samples) : 0.0, 3)
-     << "% of the launch's); line table and SASS: " << k.cubin << ".\n\n";
+     << "% of the launch's); line table and SASS: " << k.cubin << ".";
+  if (counted && k.executed)
+    md << " Executed: " << count(double(*k.executed)) << " warp instructions, "
+       << active_threads(k.executed, k.thread_executed) << " threads active on average.";
+  else if (counted)
+    md << " Executed instructions: none counted for this kernel (the method says why).";
+  md << "\n\n";
   if (k.lines.empty()) {
     md << "No sampled PC.\n\n";
     return;
   }
-  Table t({"#", "line", "source", "samples", "share", "dominant stall reasons"}, "rllrrl");
+  bool line_counts = false, pc_counts = false;
+  for (const auto& l : k.lines) line_counts = line_counts || l.executed.has_value();
+  for (const auto& pc : k.pcs) pc_counts = pc_counts || pc.executed.has_value();
+  Table t(line_counts ? std::vector<std::string>{"#", "line", "source", "samples", "share", "executed",
+                                                 "dominant stall reasons"}
+                      : std::vector<std::string>{"#", "line", "source", "samples", "share", "dominant stall reasons"},
+          line_counts ? "rllrrrl" : "rllrrl");
   const std::size_t n = std::min(kTopLines, k.lines.size());
   for (std::size_t i = 0; i < n; ++i) {
     const SourceLine& l = k.lines[i];
-    t.row({std::to_string(i + 1), code(line_label(l)),
-           l.line <= 0 ? "PCs without a line in the cubin's line table"
-                       : l.text.empty() ? "(source not readable where the run was)" : code(l.text),
-           count(double(l.samples)), sig(l.share_pct, 3) + "%", reasons_text(l.stalls, l.samples, 3)});
+    std::vector<std::string> row = {
+        std::to_string(i + 1), code(line_label(l)),
+        l.line <= 0 ? "PCs without a line in the cubin's line table"
+                    : l.text.empty() ? "(source not readable where the run was)" : code(l.text),
+        count(double(l.samples)), sig(l.share_pct, 3) + "%"};
+    if (line_counts) row.push_back(executed_text(l.executed));
+    row.push_back(reasons_text(l.stalls, l.samples, 3));
+    t.row(row);
   }
   md << t.str() << "\n";
   if (k.lines.size() > n)
     md << "The other " << k.lines.size() - n << " lines hold the remaining samples.\n\n";
   std::map<std::uint64_t, const SampledPc*> by_offset;
   for (const auto& pc : k.pcs) by_offset[pc.offset] = &pc;
-  Table s({"line", "offset", "SASS", "samples", "dominant stall reasons"}, "lllrl");
+  Table s(pc_counts ? std::vector<std::string>{"line", "offset", "SASS", "samples", "executed", "active threads",
+                                               "dominant stall reasons"}
+                    : std::vector<std::string>{"line", "offset", "SASS", "samples", "dominant stall reasons"},
+          pc_counts ? "lllrrrl" : "lllrl");
   for (std::size_t i = 0; i < std::min(kSassLines, n); ++i) {
     const SourceLine& l = k.lines[i];
     std::vector<const SampledPc*> pcs;
@@ -150,13 +183,24 @@ void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t laun
     std::sort(pcs.begin(), pcs.end(), [](const SampledPc* a, const SampledPc* b) {
       return a->samples != b->samples ? a->samples > b->samples : a->offset < b->offset;
     });
-    for (std::size_t j = 0; j < std::min(kSassPerLine, pcs.size()); ++j)
-      s.row({code(line_label(l)), code(hex(pcs[j]->offset)),
-             pcs[j]->sass.empty() ? "not found in the SASS listing" : code(pcs[j]->sass),
-             count(double(pcs[j]->samples)), reasons_text(pcs[j]->stalls, pcs[j]->samples, 2)});
-    if (pcs.size() > kSassPerLine)
-      s.row({code(line_label(l)), "", "(" + std::to_string(pcs.size() - kSassPerLine) + " more sampled instructions)",
-             "", ""});
+    for (std::size_t j = 0; j < std::min(kSassPerLine, pcs.size()); ++j) {
+      const SampledPc& pc = *pcs[j];
+      std::vector<std::string> row = {code(line_label(l)), code(hex(pc.offset)),
+                                      pc.sass.empty() ? "not found in the SASS listing" : code(pc.sass),
+                                      count(double(pc.samples))};
+      if (pc_counts) {
+        row.push_back(executed_text(pc.executed));
+        row.push_back(active_threads(pc.executed, pc.thread_executed));
+      }
+      row.push_back(reasons_text(pc.stalls, pc.samples, 2));
+      s.row(row);
+    }
+    if (pcs.size() > kSassPerLine) {
+      std::vector<std::string> row = {code(line_label(l)), "",
+                                      "(" + std::to_string(pcs.size() - kSassPerLine) + " more sampled instructions)", ""};
+      row.resize(pc_counts ? 7 : 5);
+      s.row(row);
+    }
   }
   md << "SASS behind the top " << std::min(kSassLines, n) << " lines (each line's most sampled instructions, "
      << "offsets from the function's start):\n\n"
@@ -311,6 +355,14 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
            << "%, CUDA events around each).\n\n";
       else
         md << "Overhead: not measured.\n\n";
+      const bool counted = pc.sass_counts && pc.sass_counts->available;
+      if (counted)
+        md << "Executed instructions: counted exactly by CUPTI's SASS metrics on one more launch of its own "
+              "(`smsp__sass_inst_executed`, warp level, summed over every instance of a kernel in the launch; a "
+              "line's count is over every instruction of the line, sampled or not); active threads: "
+              "`smsp__sass_thread_inst_executed` per warp-level execution, of 32.\n\n";
+      else if (pc.sass_counts)
+        md << "Executed instructions: not counted: " << pc.sass_counts->reason << "\n\n";
       if (pc.kernels.empty())
         md << "No PC records: CUPTI counted " << count(double(pc.non_user_samples))
            << " of the samples as samples of non-user kernels, for which it gives no PCs.\n\n";
@@ -322,7 +374,7 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
           stem = "hotlines_" + std::to_string(shape_index) + "_" + std::to_string(ki);
           scripts.push_back(write_plot(plots, line_plot(k, stem, shape_label(r.name), origin)));
         }
-        kernel_block(md, k, pc.total_samples, stem);
+        kernel_block(md, k, pc.total_samples, stem, counted);
       }
     }
   }

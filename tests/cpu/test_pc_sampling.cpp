@@ -1,7 +1,8 @@
 // The CPU-only pieces of PC sampling (record/pc_sampling.hpp, profiler/pc_sampling_plan.hpp):
 // SASS by function offset from a cuobjdump listing, CUPTI's stall-reason names, source-line
-// aggregation, the record's JSON mapping, the --metrics spec, the sampling period and the
-// per-kernel breakdown with its counters per kernel.
+// aggregation, executed-instruction counts (CUPTI SASS metrics) on PCs and lines, the record's
+// JSON mapping, the --metrics spec, the sampling period and the per-kernel breakdown with its
+// counters per kernel.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -143,6 +144,132 @@ TEST(PcSamplingRecord, JsonRoundTripsAndUnavailableKeepsOnlyItsReason) {
   nlohmann::ordered_json bad = j;
   bad["pc"]["kernels"][0]["pcs"][0]["stalls"]["wait"] = "many";
   EXPECT_THROW(read_pc_sampling(bad, "/pc"), FieldError);
+}
+
+// A kernel sampled at three PCs of two lines and one line-less PC, counted at six instructions:
+// the sampled ones, one more of line 7 and one of a line without samples.
+KernelPcSamples counted_kernel() {
+  KernelPcSamples k;
+  k.name = "k";
+  k.pcs = {{0x10, 30, {{"long_scoreboard", 30}}, {}, "a.cu", 7, "LDG"},
+           {0x20, 15, {{"math_pipe_throttle", 15}}, {}, "a.cu", 9, "HMMA"},
+           {0x40, 5, {{"barrier", 5}}, {}, "", 0, "BAR"},
+           {0x50, 1, {{"wait", 1}}, {}, "a.cu", 11, "NOP"}};
+  k.samples = 51;
+  k.lines = aggregate_lines(k.pcs, nullptr);
+  std::vector<CountedInstruction> counted = {
+      {0x00, "a.cu", 7, {100, 3200}},  // unsampled, on a sampled line
+      {0x10, "a.cu", 7, {400, 12800}},
+      {0x20, "a.cu", 9, {400, 6400}},
+      {0x30, "a.cu", 12, {7, 224}},    // a line without samples
+      {0x40, "", 0, {4, 128}},
+      {0x48, "b.cu", 0, {2, 64}}};     // no line (file without a line): the line-less entry
+  attach_instruction_counts(k, counted);
+  return k;
+}
+
+TEST(PcSamplingCounts, InstructionCountsGoToTheirPcsAndEveryInstructionOfALine) {
+  const KernelPcSamples k = counted_kernel();
+  // Sampled PCs take their own instruction's counts; a sampled PC CUPTI did not count keeps none.
+  EXPECT_EQ(k.pcs[0].executed, 400u);
+  EXPECT_EQ(k.pcs[0].thread_executed, 12800u);
+  EXPECT_EQ(k.pcs[1].executed, 400u);
+  EXPECT_EQ(k.pcs[1].thread_executed, 6400u);
+  EXPECT_EQ(k.pcs[2].executed, 4u);
+  EXPECT_FALSE(k.pcs[3].executed);
+  EXPECT_FALSE(k.pcs[3].thread_executed);
+  // Lines sum every counted instruction of theirs, sampled or not; the line-less PCs' entry
+  // gathers every instruction without a line; a sampled line nothing counted keeps none.
+  std::map<int, std::optional<std::uint64_t>> by_line;
+  for (const auto& l : k.lines) by_line[l.line] = l.executed;
+  EXPECT_EQ(by_line.at(7), 500u);
+  EXPECT_EQ(by_line.at(9), 400u);
+  EXPECT_EQ(by_line.at(0), 6u);
+  EXPECT_FALSE(by_line.at(11));
+  EXPECT_EQ(k.lines.size(), 4u);  // a counted line without samples adds no line to the table
+  // The kernel's totals are over every counted instruction.
+  EXPECT_EQ(k.executed, 913u);
+  EXPECT_EQ(k.thread_executed, 3200u + 12800 + 6400 + 224 + 128 + 64);
+  // Nothing counted: nothing attached.
+  KernelPcSamples none;
+  none.pcs = k.pcs;
+  for (auto& pc : none.pcs) pc.executed = pc.thread_executed = std::nullopt;
+  none.lines = aggregate_lines(none.pcs, nullptr);
+  attach_instruction_counts(none, {});
+  EXPECT_FALSE(none.executed);
+  EXPECT_FALSE(none.pcs[0].executed);
+  EXPECT_FALSE(none.lines[0].executed);
+}
+
+TEST(PcSamplingCounts, AKernelTakesTheFunctionOfItsNameAndAmongSeveralItsCubinsCrc) {
+  std::vector<FunctionCounts> fns(3);
+  fns[0].name = "a";
+  fns[0].cubin_crc = 11;
+  fns[1].name = "b";
+  fns[1].cubin_crc = 22;
+  fns[2].name = "b";
+  fns[2].cubin_crc = 33;
+  std::string why;
+  EXPECT_EQ(counts_for_kernel(fns, "a", 999, why), &fns[0]);  // one of the name: the CRC is not needed
+  EXPECT_EQ(counts_for_kernel(fns, "b", 33, why), &fns[2]);
+  EXPECT_EQ(counts_for_kernel(fns, "b", (std::uint64_t(7) << 32) | 22, why), &fns[1]);  // low 32 bits
+  EXPECT_EQ(counts_for_kernel(fns, "b", 44, why), nullptr);
+  EXPECT_NE(why.find("2 functions of this name"), std::string::npos) << why;
+  EXPECT_EQ(counts_for_kernel(fns, "c", 11, why), nullptr);
+  EXPECT_EQ(why, "CUPTI gave no SASS counts for this function");
+}
+
+TEST(PcSamplingRecord, CountsRoundTripAndOlderBlocksWithoutThemReadAndWriteAsBefore) {
+  PcSamplingResult r;
+  r.available = true;
+  r.method = "m";
+  r.sampling_period_log2 = 9;
+  r.kernels = {counted_kernel()};
+  r.sass_counts = SassCountsInfo{true, "", "sass m", 1.5};
+  const nlohmann::ordered_json j = {{"pc", to_json(r)}};
+  EXPECT_EQ(j["pc"]["sass_counts"]["method"], "sass m");
+  EXPECT_FALSE(j["pc"]["sass_counts"].contains("reason"));
+  EXPECT_EQ(j["pc"]["kernels"][0]["executed"], 913);
+  EXPECT_EQ(j["pc"]["kernels"][0]["pcs"][0]["thread_executed"], 12800);
+  EXPECT_FALSE(j["pc"]["kernels"][0]["pcs"][3].contains("executed"));  // not counted: no key
+  const PcSamplingResult back = read_pc_sampling(j, "/pc");
+  EXPECT_EQ(to_json(back), to_json(r));
+  ASSERT_TRUE(back.sass_counts);
+  EXPECT_DOUBLE_EQ(back.sass_counts->collection_wall_s, 1.5);
+  EXPECT_EQ(back.kernels[0].lines[0].executed, 500u);
+  // Refused: the reason alone.
+  r.sass_counts = SassCountsInfo{false, "cuptiSassMetricsEnable failed: X", "", 0.1};
+  const nlohmann::ordered_json refused = {{"pc", to_json(r)}};
+  EXPECT_EQ(refused["pc"]["sass_counts"].size(), 2u);
+  EXPECT_EQ(read_pc_sampling(refused, "/pc").sass_counts->reason, "cuptiSassMetricsEnable failed: X");
+  // An older block (no sass_counts, no executed keys) reads without counts and writes back
+  // exactly as it was.
+  nlohmann::ordered_json old = j;
+  old["pc"].erase("sass_counts");
+  for (auto& k : old["pc"]["kernels"]) {
+    k.erase("executed");
+    k.erase("thread_executed");
+    for (auto& p : k["pcs"]) {
+      p.erase("executed");
+      p.erase("thread_executed");
+    }
+    for (auto& l : k["lines"]) l.erase("executed");
+  }
+  const PcSamplingResult o = read_pc_sampling(old, "/pc");
+  EXPECT_FALSE(o.sass_counts);
+  EXPECT_FALSE(o.kernels[0].executed);
+  EXPECT_FALSE(o.kernels[0].pcs[0].executed);
+  EXPECT_FALSE(o.kernels[0].lines[0].executed);
+  EXPECT_EQ(to_json(o).dump(), old["pc"].dump());
+  // A malformed count names its field.
+  nlohmann::ordered_json bad = j;
+  bad["pc"]["kernels"][0]["pcs"][1]["executed"] = -4;
+  try {
+    read_pc_sampling(bad, "/pc");
+    FAIL() << "a negative count was read";
+  } catch (const FieldError& e) {
+    EXPECT_NE(std::string(e.what()).find("/pc/kernels/0/pcs/1/executed"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PcSamplingPlan, MetricsSpecSplitsOutPcsampling) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --metrics pcsampling through an experiment binary: the harness samples in a child process of
 # its own (experiments/pc_sampling_child.hpp), and the record's pc_sampling must name at least
-# one kernel with samples and source lines, whose per-kernel breakdown carries the samples.
+# one kernel with samples and source lines, whose per-kernel breakdown carries the samples, and
+# executed-instruction counts (CUPTI SASS metrics) on its lines unless CUPTI refused them.
 # Exit 77 (ctest: skipped) without a GPU, or where CUPTI refuses PC sampling for want of
 # permission or support.
 #   tests/gpu/pc_sampling_child.sh build/bin/attnlab-phase-4x
@@ -44,6 +45,20 @@ if not good:
 shares = res.get("kernels") or []
 if shares and not any((k.get("pc_samples") or 0) > 0 for k in shares):
     print("FAIL: the per-kernel breakdown carries no PC samples"); sys.exit(1)
+# Executed-instruction counts (CUPTI SASS metrics) on one more launch in the child: collected,
+# or refused for want of permission or support, with the reason.
+sc = pcs.get("sass_counts")
+if sc is None:
+    print("FAIL: the child collected no executed-instruction counts (no sass_counts)"); sys.exit(1)
+if not sc["available"]:
+    print("sass_counts unavailable:", sc["reason"])
+    if not any(c in sc["reason"] for c in ("INSUFFICIENT_PRIVILEGES", "NOT_SUPPORTED", "not supported")):
+        print("FAIL: SASS counts refused for another reason"); sys.exit(1)
+else:
+    counted = [k for k in good if (k.get("executed") or 0) > 0 and any((l.get("executed") or 0) > 0 for l in k["lines"])]
+    print("kernels with executed counts on lines:", [(k["name"], k["executed"]) for k in counted])
+    if not counted:
+        print("FAIL: no sampled kernel has executed-instruction counts on its lines:", sc["method"]); sys.exit(1)
 if int(sys.argv[2]) != 0:
     print("FAIL: the child's temporary directory was left behind"); sys.exit(1)
 print("ok")

@@ -79,6 +79,54 @@ TEST(Hotlines, TopLinesSassStallsOverheadAndTheUnavailableShape) {
   EXPECT_TRUE(contains(md, "## Per-kernel breakdown")) << md;
 }
 
+// Executed-instruction counts (CUPTI SASS metrics): columns on both tables where the record has
+// them, the average active threads of 32; without them the tables are as before.
+TEST(Hotlines, ExecutedCountsAndActiveThreadsOnlyWhereCounted) {
+  TempDir t;
+  const fs::path run = render_fixture(t.path);
+  const std::string md = hot_part(read_file(run / "report.md"));
+  EXPECT_TRUE(contains(md, "| # | line | source | samples | share | executed | dominant stall reasons |")) << md;
+  EXPECT_TRUE(contains(md, "| 16384 | long_scoreboard 80.0%")) << md;  // line 120: every instruction of it
+  EXPECT_TRUE(contains(md, "| line | offset | SASS | samples | executed | active threads | dominant stall reasons |"))
+      << md;
+  EXPECT_TRUE(contains(md, "| 150 | 4096 | 31.7 of 32 |")) << md;  // 130000 threads over 4096 warp instructions
+  EXPECT_TRUE(contains(md, "Executed: 200000 warp instructions, 31.0 of 32 threads active on average.")) << md;
+
+  // The same block without counts (a record from before them): the tables as they were.
+  auto j = ordered_json::parse(read_file(kInput));
+  ordered_json& pc = j["results"][0]["pc_sampling"];
+  pc.erase("sass_counts");
+  for (auto& k : pc["kernels"]) {
+    k.erase("executed");
+    k.erase("thread_executed");
+    for (auto& p : k["pcs"]) {
+      p.erase("executed");
+      p.erase("thread_executed");
+    }
+    for (auto& l : k["lines"]) l.erase("executed");
+  }
+  TempDir u;
+  const fs::path plain = u.path / "4" / "20261122T215639Z-dcabdff";
+  write_file(plain / "run.json", j.dump());
+  auto runs = load_root(u.path);
+  render_run(runs.front(), runs);
+  const std::string before = hot_part(read_file(plain / "report.md"));
+  EXPECT_TRUE(contains(before, "| # | line | source | samples | share | dominant stall reasons |")) << before;
+  EXPECT_TRUE(contains(before, "| line | offset | SASS | samples | dominant stall reasons |")) << before;
+  EXPECT_FALSE(contains(before, "Executed")) << before;
+  EXPECT_FALSE(contains(before, "active threads")) << before;
+
+  // Counting refused: said, with CUPTI's reason, and no columns.
+  pc["sass_counts"] = {{"available", false}, {"reason", "cuptiSassMetricsEnable failed: CUPTI_ERROR_NOT_SUPPORTED"}};
+  write_file(plain / "run.json", j.dump());
+  runs = load_root(u.path);
+  render_run(runs.front(), runs);
+  const std::string refused = hot_part(read_file(plain / "report.md"));
+  EXPECT_TRUE(contains(refused, "Executed instructions: not counted: cuptiSassMetricsEnable failed: "
+                                "CUPTI_ERROR_NOT_SUPPORTED")) << refused;
+  EXPECT_FALSE(contains(refused, "active threads")) << refused;
+}
+
 // Counters per kernel: the launch-wide values for a launch of one kernel; for one of several,
 // each instance's from metrics.<group>.kernels, in launch order, with the groups that lack them.
 TEST(Hotlines, BreakdownShowsCountersPerKernel) {

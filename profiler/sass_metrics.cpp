@@ -1,0 +1,308 @@
+// CUPTI SASS metrics of one launch (see the header): the two counters resolved for the chip,
+// configured, enabled around one launch, flushed, and disabled again; each step undone by a
+// guard on every path out.
+#include "profiler/sass_metrics.hpp"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <tuple>
+
+#include "common/check.hpp"
+#include "profiler/cupti_check.hpp"
+#include "profiler/detail/driver_api.hpp"
+#include "profiler/kernel_activity.hpp"
+
+namespace attnlab::profiler {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What to do about a CUPTI refusal, in the style of the counter groups (profiler/metrics.cpp).
+std::string reason(const char* call, CUptiResult code) {
+  std::string r = std::string(call) + " failed: " + CuptiError::describe(code);
+  switch (code) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+      return r + "; SASS patching needs profiling permission: run as root, or load the nvidia driver with "
+                 "NVreg_RestrictProfilingToAdminUsers=0, or give the container --cap-add SYS_ADMIN";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_COMPATIBLE:
+    case CUPTI_ERROR_HARDWARE_BUSY:
+    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+      return r + "; another profiler or CUPTI client (Nsight Compute, Nsight Systems, compute-sanitizer, "
+                 "DCGM) holds the GPU or this process";
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+      return r + "; SASS metrics are not supported in this GPU configuration";
+    default:
+      return r;
+  }
+}
+
+void warn_on_failure(CUptiResult code, const char* call) {
+  if (code != CUPTI_SUCCESS)
+    std::fprintf(stderr, "attnlab: warning: %s failed: %s\n", call, CuptiError::describe(code).c_str());
+}
+
+// CUPTI's state, undone in reverse order by the destructor on every path out (a refusal, or a
+// CudaError of the launch).
+struct SassSession {
+  CUcontext ctx = nullptr;
+  std::uint32_t device = 0;
+  bool profiler_initialized = false, configured = false, enabled = false;
+
+  // Disables; the dropped records (data not flushed before) through `dropped`.
+  CUptiResult disable(std::size_t* dropped) {
+    if (!enabled) return CUPTI_SUCCESS;
+    enabled = false;
+    CUpti_SassMetricsDisable_Params p{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    p.ctx = ctx;
+    const CUptiResult code = cuptiSassMetricsDisable(&p);
+    if (dropped) *dropped = p.numOfDroppedRecords;
+    return code;
+  }
+  CUptiResult unset() {
+    if (!configured) return CUPTI_SUCCESS;
+    configured = false;
+    CUpti_SassMetricsUnsetConfig_Params p{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    p.deviceIndex = device;
+    return cuptiSassMetricsUnsetConfig(&p);
+  }
+  ~SassSession() {
+    warn_on_failure(disable(nullptr), "cuptiSassMetricsDisable");
+    warn_on_failure(unset(), "cuptiSassMetricsUnsetConfig");
+    if (profiler_initialized) {
+      CUpti_Profiler_DeInitialize_Params p{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+      warn_on_failure(cuptiProfilerDeInitialize(&p), "cuptiProfilerDeInitialize");
+    }
+  }
+};
+
+// Why the device does not support the SASS metrics API, from CUPTI's support levels.
+std::string unsupported_because(const CUpti_Profiler_DeviceSupported_Params& p) {
+  std::string why;
+  const auto add = [&why](CUpti_Profiler_Support_Level level, const char* what) {
+    if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+      why += std::string(why.empty() ? "" : ", ") + what;
+  };
+  add(p.architecture, "architecture");
+  add(p.sli, "SLI");
+  add(p.vGpu, "vGPU (profiling not enabled for this vGPU)");
+  add(p.confidentialCompute, "confidential computing");
+  add(p.cmp, "CMP device");
+  add(p.wsl, "WSL");
+  return "CUPTI SASS metrics are not supported on this device configuration (" +
+         (why.empty() ? std::string("no reason given") : why) + ")";
+}
+
+}  // namespace
+
+SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, const SassCountsOptions& options) {
+  const auto t0 = Clock::now();
+  SassCounts res;
+  auto unavailable = [&](std::string why) {
+    res.available = false;
+    res.reason = std::move(why);
+    res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    return res;
+  };
+  int dev = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists
+  SassSession s;
+  s.device = std::uint32_t(dev);
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&s.ctx);
+    if (code != CUDA_SUCCESS || s.ctx == nullptr)
+      return unavailable("cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")");
+  } catch (const std::exception& e) {
+    return unavailable(std::string("the CUDA driver lacks an entry point: ") + e.what());
+  }
+  {
+    CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    if (const CUptiResult code = cuptiProfilerInitialize(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiProfilerInitialize", code));
+    s.profiler_initialized = true;
+  }
+  {
+    CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    p.cuDevice = dev;
+    p.api = CUPTI_PROFILER_SASS_METRICS;
+    if (const CUptiResult code = cuptiProfilerDeviceSupported(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiProfilerDeviceSupported", code));
+    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return unavailable(unsupported_because(p));
+  }
+  {
+    CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    p.deviceIndex = std::size_t(dev);
+    if (const CUptiResult code = cuptiDeviceGetChipName(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiDeviceGetChipName", code));
+    if (p.pChipName == nullptr) return unavailable("cuptiDeviceGetChipName named no chip for device " + std::to_string(dev));
+    res.chip = p.pChipName;
+  }
+  // The two metrics' ids on this chip.
+  std::vector<CUpti_SassMetrics_Config> configs;
+  std::uint64_t inst_id = 0, thread_id = 0;
+  for (const char* name : {kSassInstExecuted, kSassThreadInstExecuted}) {
+    CUpti_SassMetrics_GetProperties_Params p{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+    p.pChipName = res.chip.c_str();
+    p.pMetricName = name;
+    if (const CUptiResult code = cuptiSassMetricsGetProperties(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiSassMetricsGetProperties", code) + " (metric " + name + ", chip " + res.chip + ")");
+    (name == kSassInstExecuted ? inst_id : thread_id) = p.metric.metricId;
+    CUpti_SassMetrics_Config c{};
+    c.metricId = p.metric.metricId;
+    c.outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;  // one value per instruction
+    configs.push_back(c);
+  }
+  if (inst_id == thread_id)
+    return unavailable("cuptiSassMetricsGetProperties gave " + std::string(kSassInstExecuted) + " and " +
+                       kSassThreadInstExecuted + " the same id on chip " + res.chip);
+  {
+    CUpti_SassMetricsSetConfig_Params p{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    p.numOfMetricConfig = configs.size();
+    p.pConfigs = configs.data();
+    p.deviceIndex = s.device;
+    if (const CUptiResult code = cuptiSassMetricsSetConfig(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiSassMetricsSetConfig", code));
+    s.configured = true;
+  }
+
+  const ActivityPause pause;  // no activity records of the patched launch in any timing window
+  {
+    CUpti_SassMetricsEnable_Params p{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+    p.ctx = s.ctx;
+    p.enableLazyPatching = options.lazy_patching ? 1 : 0;
+    if (const CUptiResult code = cuptiSassMetricsEnable(&p); code != CUPTI_SUCCESS)
+      return unavailable(reason("cuptiSassMetricsEnable", code));
+    s.enabled = true;
+  }
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  // Flushed inside the enable/disable range: after Disable the records are dropped.
+  CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+  props.ctx = s.ctx;
+  if (const CUptiResult code = cuptiSassMetricsGetDataProperties(&props); code != CUPTI_SUCCESS)
+    return unavailable(reason("cuptiSassMetricsGetDataProperties", code));
+  if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
+    return unavailable("CUPTI's SASS metrics gave no record for the launch (" +
+                       std::to_string(props.numOfPatchedInstructionRecords) + " patched-instruction records, " +
+                       std::to_string(props.numOfInstances) + " instances): no function was patched");
+  const std::size_t n = props.numOfPatchedInstructionRecords, per = props.numOfInstances;
+  std::vector<CUpti_SassMetrics_InstanceValue> values(n * per);
+  std::vector<CUpti_SassMetrics_Data> data(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    data[i].pInstanceValues = &values[i * per];
+  }
+  CUpti_SassMetricsFlushData_Params flush{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+  flush.ctx = s.ctx;
+  flush.numOfPatchedInstructionRecords = n;
+  flush.numOfInstances = per;
+  flush.pMetricsData = data.data();
+  const CUptiResult flushed = cuptiSassMetricsFlushData(&flush);
+  // CUPTI allocates each record's function name, the caller frees it (NVIDIA's sample does).
+  struct Names {
+    std::vector<CUpti_SassMetrics_Data>& d;
+    ~Names() {
+      for (auto& r : d) std::free(const_cast<char*>(r.functionName));
+    }
+  } names{data};
+  if (flushed != CUPTI_SUCCESS) return unavailable(reason("cuptiSassMetricsFlushData", flushed));
+  if (const CUptiResult code = s.disable(&res.dropped_records); code != CUPTI_SUCCESS)
+    return unavailable(reason("cuptiSassMetricsDisable", code));
+  if (const CUptiResult code = s.unset(); code != CUPTI_SUCCESS)
+    return unavailable(reason("cuptiSassMetricsUnsetConfig", code));
+
+  // Per function (name and cubin) and offset, each metric's value summed over its instances
+  // (one at GPU granularity). A record holds one metric's values or both; the metric id says.
+  std::map<std::pair<std::string, std::uint32_t>, FunctionCounts> by_function;
+  std::size_t unknown_ids = 0;
+  for (const auto& r : data) {
+    const std::string fn = r.functionName ? r.functionName : "(unknown function)";
+    FunctionCounts& f = by_function[{fn, r.cubinCrc}];
+    f.name = fn;
+    f.cubin_crc = r.cubinCrc;
+    InstructionCounts& c = f.by_offset[r.pcOffset];
+    for (std::size_t i = 0; i < per; ++i) {
+      const CUpti_SassMetrics_InstanceValue& v = r.pInstanceValues[i];
+      if (v.metricId == inst_id)
+        c.executed += v.value;
+      else if (v.metricId == thread_id)
+        c.thread_executed += v.value;
+      else
+        ++unknown_ids;
+    }
+  }
+  if (unknown_ids > 0)
+    return unavailable("cuptiSassMetricsFlushData gave " + std::to_string(unknown_ids) +
+                       " values of a metric id that was not configured");
+  for (auto& [key, f] : by_function) res.functions.push_back(std::move(f));
+  res.records = n;
+  res.available = true;
+  res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return res;
+}
+
+void add_sass_counts(PcSamplingResult& res, const LaunchFn& launch, cudaStream_t stream,
+                     const PcSamplingOptions& pc_options, const SassCountsOptions& options) {
+  if (!res.available) return;
+  const auto t0 = Clock::now();
+  SassCountsInfo info;
+  SassCounts counts;
+  try {
+    counts = collect_sass_counts(launch, stream, options);
+  } catch (const std::exception& e) {
+    counts.available = false;
+    counts.reason = std::string("the counted launch failed: ") + e.what();
+  }
+  if (!counts.available) {
+    info.reason = counts.reason;
+    res.method += "; executed-instruction counts (CUPTI SASS metrics): not collected";
+  } else {
+    std::size_t counted = 0;
+    std::string missing;
+    for (auto& k : res.kernels) {
+      std::string why;
+      const FunctionCounts* f = counts_for_kernel(counts.functions, k.name, k.cubin_crc, why);
+      if (!f) {
+        missing += (missing.empty() ? "" : "; ") + k.name + ": " + why;
+        continue;
+      }
+      attach_instruction_counts(k, counted_instructions(*f, k.cubin_crc, pc_options.executable));
+      ++counted;
+    }
+    info.available = true;
+    info.method = std::string("CUPTI SASS metrics (cupti_sass_metrics.h) ") + kSassInstExecuted + " and " +
+                  kSassThreadInstExecuted + " at GPU granularity, on one launch of its own after PC sampling was " +
+                  "disabled (SASS patched at cuptiSassMetricsEnable" +
+                  (options.lazy_patching ? ", lazily at each function's first execution" : "") +
+                  "; exact counts summed over every instance of a function in the launch, chip " + counts.chip +
+                  ", " + std::to_string(counts.records) + " records, " + std::to_string(counts.dropped_records) +
+                  " dropped); lines of every counted instruction from cuptiGetSassToSourceCorrelation on the "
+                  "samples' cubin; " +
+                  std::to_string(counted) + " of " + std::to_string(res.kernels.size()) + " sampled kernels counted" +
+                  (missing.empty() ? "" : " (not: " + missing + ")");
+    res.method += "; executed-instruction counts per SASS instruction from CUPTI SASS metrics on one more launch";
+  }
+  info.collection_wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  res.sass_counts = std::move(info);
+}
+
+}  // namespace attnlab::profiler

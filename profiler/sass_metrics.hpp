@@ -1,0 +1,68 @@
+// Executed-instruction counts per SASS instruction (Nsight Compute's Source page "Instructions
+// Executed" and "Thread Instructions Executed"): CUPTI's SASS metrics API (cupti_sass_metrics.h)
+// patches the kernels' SASS to count, per instruction, its warp-level executions
+// (smsp__sass_inst_executed) and the threads active in them (smsp__sass_thread_inst_executed),
+// for ONE launch of its own. Exact counts, not samples; the patched launch runs slower, so it
+// is never a timed one.
+//
+// Where: in the PC-sampling child process (experiments/pc_sampling_child.hpp), after PC sampling
+// is done and disabled, on one more launch; add_sass_counts puts the counts on the sampled PCs
+// and on every line of the sampled kernels (record/pc_sampling.hpp attach_instruction_counts).
+//
+// Sequence: cuptiProfilerInitialize (the SASS metrics API needs it: NVIDIA's sass_metrics sample
+// calls it first, and cuptiProfilerDeviceSupported has an api value for it), device support for
+// CUPTI_PROFILER_SASS_METRICS, the chip (cuptiDeviceGetChipName), the metrics' ids for the chip
+// (cuptiSassMetricsGetProperties), cuptiSassMetricsSetConfig (GPU granularity: one value per
+// instruction), cuptiSassMetricsEnable, the launch and a synchronize, GetDataProperties,
+// FlushData, Disable, UnsetConfig, cuptiProfilerDeInitialize. Every return code is checked; a
+// refusal gives an unavailable result with its reason, never invented values. Host-only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "profiler/pc_sampling.hpp"
+#include "profiler/sampler.hpp"
+#include "record/pc_sampling.hpp"
+
+namespace attnlab::profiler {
+
+inline constexpr const char* kSassInstExecuted = "smsp__sass_inst_executed";
+inline constexpr const char* kSassThreadInstExecuted = "smsp__sass_thread_inst_executed";
+
+struct SassCountsOptions {
+  // cuptiSassMetricsEnable's enableLazyPatching. 0 (the default): every function of the
+  // modules already loaded is patched by the Enable call itself, so the kernels that the
+  // correctness gate loaded are counted from the first instruction of the counted launch.
+  // 1: a function is patched at its first execution inside the enable/disable range.
+  bool lazy_patching = false;
+};
+
+struct SassCounts {
+  bool available = false;
+  std::string reason;                    // when unavailable
+  std::string chip;                      // cuptiDeviceGetChipName
+  std::vector<FunctionCounts> functions; // every function CUPTI counted in the launch
+  std::size_t records = 0;               // CUPTI's patched-instruction records flushed
+  std::size_t dropped_records = 0;       // cuptiSassMetricsDisable's numOfDroppedRecords
+  double wall_s = 0;                     // the whole collection
+};
+
+// Counts one launch of `launch` on `stream` (the device current; the kernels' module loaded
+// by an earlier launch). Never throws for a CUPTI refusal (the result says why); CUDA errors
+// of the launch propagate as CudaError, after CUPTI's state is undone.
+SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, const SassCountsOptions& options = {});
+
+// The counts of one more launch onto `res`, a PC-sampling result of the same launch: each
+// sampled kernel's counted function (counts_for_kernel: by name, then CUPTI's cubin CRC), its
+// instructions placed on lines through the cubin its samples used (counted_instructions), then
+// attach_instruction_counts. Sets res.sass_counts (method, wall time, or the reason) and adds a
+// sentence to res.method. Never throws: a CUDA error of the launch becomes the reason.
+// Nothing is done to an unavailable `res`.
+void add_sass_counts(PcSamplingResult& res, const LaunchFn& launch, cudaStream_t stream,
+                     const PcSamplingOptions& pc_options, const SassCountsOptions& options = {});
+
+}  // namespace attnlab::profiler
