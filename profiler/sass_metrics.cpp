@@ -291,8 +291,9 @@ void add_sass_counts(PcSamplingResult& res, const LaunchFn& launch, cudaStream_t
     info.available = true;
     info.method = std::string("CUPTI SASS metrics (cupti_sass_metrics.h) ") + kSassInstExecuted + " and " +
                   kSassThreadInstExecuted + " at GPU granularity, on one launch of its own after PC sampling was " +
-                  "disabled (SASS patched at cuptiSassMetricsEnable" +
-                  (options.lazy_patching ? ", lazily at each function's first execution" : "") +
+                  "disabled (" +
+                  (options.lazy_patching ? std::string("each function's SASS patched at its first execution in the range")
+                                         : std::string("every loaded function's SASS patched at cuptiSassMetricsEnable")) +
                   "; exact counts summed over every instance of a function in the launch, chip " + counts.chip +
                   ", " + std::to_string(counts.records) + " records, " + std::to_string(counts.dropped_records) +
                   " dropped); lines of every counted instruction from cuptiGetSassToSourceCorrelation on the "

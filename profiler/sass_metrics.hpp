@@ -34,11 +34,12 @@ inline constexpr const char* kSassInstExecuted = "smsp__sass_inst_executed";
 inline constexpr const char* kSassThreadInstExecuted = "smsp__sass_thread_inst_executed";
 
 struct SassCountsOptions {
-  // cuptiSassMetricsEnable's enableLazyPatching. 0 (the default): every function of the
-  // modules already loaded is patched by the Enable call itself, so the kernels that the
-  // correctness gate loaded are counted from the first instruction of the counted launch.
-  // 1: a function is patched at its first execution inside the enable/disable range.
-  bool lazy_patching = false;
+  // cuptiSassMetricsEnable's enableLazyPatching. true (the default): a function is patched at
+  // its first execution inside the enable/disable range, so exactly the kernels of the counted
+  // launch are patched, whenever their module was loaded. false: every function of every loaded
+  // module is patched by the Enable call itself; on the H100 (CUDA 13.0) that call was refused
+  // with CUPTI_ERROR_INVALID_PARAMETER in phase 3b's process (cuBLAS's modules loaded).
+  bool lazy_patching = true;
 };
 
 struct SassCounts {

@@ -9,10 +9,10 @@
 //
 // Two checks: (1) as the harness's PC-sampling child does it (experiments/pc_sampling_child.hpp,
 // harness.cpp): the module loaded by a first launch, one PC-sampled launch, then one counted
-// launch (add_sass_counts) with the default, eager patching; the loop line is the hottest line,
+// launch (add_sass_counts) with the default, lazy patching; the loop line is the hottest line,
 // its sampled FFMAs are executed exactly N*G*W times with 32 (or 16) threads, and the line's
-// count covers every instruction of it. (2) The collector alone, eager and lazy patching of the
-// already-loaded kernels: the same exact counts per instruction either way.
+// count covers every instruction of it. (2) The collector alone, with eager and with lazy
+// patching of the already-loaded kernels (a test each): exact counts per instruction.
 // Skipped (ctest's skip code) without a GPU, or where CUPTI refuses for want of permission or
 // support; any other failure fails.
 #include <cuda_runtime.h>
@@ -159,49 +159,45 @@ TEST(SassMetricsCalibration, ChildSequenceCountsTheSampledLoopExactly) {
   EXPECT_EQ(*u->thread_executed, 32 * *u->executed);
 }
 
-// (2) The collector alone, eager and lazy patching of kernels loaded before it.
-TEST(SassMetricsCalibration, EagerAndLazyPatchingCountEveryInstructionExactly) {
+// (2) The collector alone, eager or lazy patching of kernels loaded before it, each in a test
+// (a process) of its own: a second cuptiSassMetricsSetConfig in one process was refused with
+// CUPTI_ERROR_OUT_OF_MEMORY on the H100 (CUDA 13.0), and the child counts once per process.
+void expect_exact_counts(bool lazy) {
   Launch l;
-  std::map<bool, SassCounts> by_mode;
-  for (const bool lazy : {false, true}) {
-    SassCountsOptions o;
-    o.lazy_patching = lazy;
-    SassCounts c = collect_sass_counts(l.fn, l.stream, o);
-    if (!c.available && refusal(c.reason)) GTEST_SKIP() << c.reason;
-    ASSERT_TRUE(c.available) << (lazy ? "lazy: " : "eager: ") << c.reason;
-    std::printf("%s patching: chip %s, %zu records, %zu dropped, %zu functions, %.3f s\n", lazy ? "lazy" : "eager",
-                c.chip.c_str(), c.records, c.dropped_records, c.functions.size(), c.wall_s);
-    EXPECT_EQ(c.dropped_records, 0u);
-    by_mode[lazy] = std::move(c);
-  }
+  SassCountsOptions o;
+  o.lazy_patching = lazy;
+  const SassCounts c = collect_sass_counts(l.fn, l.stream, o);
+  if (!c.available && refusal(c.reason)) GTEST_SKIP() << c.reason;
+  ASSERT_TRUE(c.available) << c.reason;
+  std::printf("%s patching: chip %s, %zu records, %zu dropped, %zu functions, %.3f s\n", lazy ? "lazy" : "eager",
+              c.chip.c_str(), c.records, c.dropped_records, c.functions.size(), c.wall_s);
+  for (const auto& f : c.functions)
+    std::printf("  %s (cubin crc %08x): %zu instructions\n", f.name.c_str(), unsigned(f.cubin_crc), f.by_offset.size());
+  EXPECT_EQ(c.dropped_records, 0u);
   for (const auto& [name, lanes] : {std::pair<const char*, std::uint64_t>{"sass_uniform", 32},
                                     std::pair<const char*, std::uint64_t>{"sass_half", 16}}) {
     SCOPED_TRACE(name);
-    const FunctionCounts* eager = function_named(by_mode[false], name);
-    const FunctionCounts* lazy = function_named(by_mode[true], name);
-    ASSERT_NE(eager, nullptr) << "eager patching did not count the already-loaded " << name;
-    ASSERT_NE(lazy, nullptr) << "lazy patching did not count the already-loaded " << name;
+    const FunctionCounts* f = function_named(c, name);
+    ASSERT_NE(f, nullptr) << "the already-loaded " << name << " was not counted";
     int loop = 0;
-    for (const auto& [offset, c] : eager->by_offset) {
-      EXPECT_EQ(c.executed % kWarpsLaunched, 0u) << "offset 0x" << std::hex << offset;
-      EXPECT_LE(c.executed, kLoopWarpInsts + kWarpsLaunched) << "offset 0x" << std::hex << offset;
+    for (const auto& [offset, n] : f->by_offset) {
+      EXPECT_EQ(n.executed % kWarpsLaunched, 0u) << "offset 0x" << std::hex << offset;
+      EXPECT_LE(n.executed, kLoopWarpInsts + kWarpsLaunched) << "offset 0x" << std::hex << offset;
       if (lanes == 32)
-        EXPECT_EQ(c.thread_executed, 32 * c.executed) << "offset 0x" << std::hex << offset;
+        EXPECT_EQ(n.thread_executed, 32 * n.executed) << "offset 0x" << std::hex << offset;
       else
-        EXPECT_LE(c.thread_executed, 32 * c.executed) << "offset 0x" << std::hex << offset;
-      if (c.executed == kLoopWarpInsts) {
+        EXPECT_LE(n.thread_executed, 32 * n.executed) << "offset 0x" << std::hex << offset;
+      if (n.executed == kLoopWarpInsts) {
         ++loop;
-        EXPECT_EQ(c.thread_executed, lanes * kLoopWarpInsts) << "offset 0x" << std::hex << offset;
+        EXPECT_EQ(n.thread_executed, lanes * kLoopWarpInsts) << "offset 0x" << std::hex << offset;
       }
-      const auto other = lazy->by_offset.find(offset);
-      ASSERT_NE(other, lazy->by_offset.end()) << "offset 0x" << std::hex << offset << " counted eagerly only";
-      EXPECT_EQ(other->second.executed, c.executed) << "offset 0x" << std::hex << offset;
-      EXPECT_EQ(other->second.thread_executed, c.thread_executed) << "offset 0x" << std::hex << offset;
     }
-    EXPECT_EQ(eager->by_offset.size(), lazy->by_offset.size());
     // Two FFMAs and at least the loop's counter or branch, each N*G*W times.
     EXPECT_GE(loop, 3) << "instructions executed exactly N*G*W times";
   }
 }
+
+TEST(SassMetricsCalibration, EagerPatchingCountsEveryInstructionExactly) { expect_exact_counts(false); }
+TEST(SassMetricsCalibration, LazyPatchingCountsEveryInstructionExactly) { expect_exact_counts(true); }
 
 }  // namespace
