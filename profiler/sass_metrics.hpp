@@ -16,6 +16,12 @@
 // instruction), cuptiSassMetricsEnable, the launch and a synchronize, GetDataProperties,
 // FlushData, Disable, UnsetConfig, cuptiProfilerDeInitialize. Every return code is checked; a
 // refusal gives an unavailable result with its reason, never invented values. Host-only.
+//
+// Seen on the H100 (CUDA 13.0), tests/gpu/test_sass_metrics.cu: once per process (a second
+// cuptiSassMetricsSetConfig was refused with CUPTI_ERROR_OUT_OF_MEMORY), which the child is; and
+// as the first CUPTI client of a process the collector counted only the first kernel of a
+// two-kernel launch, while after PC sampling, as in the child, it counts every kernel (its
+// calibration, phase 3b's three). add_sass_counts says which sampled kernels were counted.
 #pragma once
 
 #include <cuda_runtime.h>
