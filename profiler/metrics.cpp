@@ -30,6 +30,7 @@
 #include "profiler/derived.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
+#include "profiler/detail/profiler_support.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/nvtx.hpp"
@@ -481,20 +482,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
       return;
     }
     if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      std::string why;
-      const auto add = [&why](CUpti_Profiler_Support_Level level, const char* what) {
-        if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ||
-            level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
-          why += std::string(why.empty() ? "" : ", ") + what;
-      };
-      add(p.architecture, "architecture");
-      add(p.sli, "SLI");
-      add(p.vGpu, "vGPU (profiling not enabled for this vGPU)");
-      add(p.confidentialCompute, "confidential computing");
-      add(p.cmp, "CMP device");
-      add(p.wsl, "WSL");
-      s.unavailable = "CUPTI range profiling is not supported on this device configuration (" +
-                      (why.empty() ? std::string("no reason given") : why) + ")";
+      s.unavailable = detail::unsupported_configuration(p, "CUPTI range profiling");
       return;
     }
   }

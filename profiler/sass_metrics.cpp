@@ -18,6 +18,7 @@
 #include "common/check.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/profiler_support.hpp"
 #include "profiler/kernel_activity.hpp"
 
 namespace attnlab::profiler {
@@ -92,23 +93,6 @@ struct SassSession {
   }
 };
 
-// Why the device does not support the SASS metrics API, from CUPTI's support levels.
-std::string unsupported_because(const CUpti_Profiler_DeviceSupported_Params& p) {
-  std::string why;
-  const auto add = [&why](CUpti_Profiler_Support_Level level, const char* what) {
-    if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || level == CUPTI_PROFILER_CONFIGURATION_DISABLED)
-      why += std::string(why.empty() ? "" : ", ") + what;
-  };
-  add(p.architecture, "architecture");
-  add(p.sli, "SLI");
-  add(p.vGpu, "vGPU (profiling not enabled for this vGPU)");
-  add(p.confidentialCompute, "confidential computing");
-  add(p.cmp, "CMP device");
-  add(p.wsl, "WSL");
-  return "CUPTI SASS metrics are not supported on this device configuration (" +
-         (why.empty() ? std::string("no reason given") : why) + ")";
-}
-
 }  // namespace
 
 SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, const SassCountsOptions& options) {
@@ -145,7 +129,8 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     p.api = CUPTI_PROFILER_SASS_METRICS;
     if (const CUptiResult code = cuptiProfilerDeviceSupported(&p); code != CUPTI_SUCCESS)
       return unavailable(reason("cuptiProfilerDeviceSupported", code));
-    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return unavailable(unsupported_because(p));
+    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+      return unavailable(detail::unsupported_configuration(p, "CUPTI SASS metrics"));
   }
   {
     CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
