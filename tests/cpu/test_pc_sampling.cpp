@@ -12,6 +12,7 @@
 #include "record/fields.hpp"
 #include "record/metrics.hpp"
 #include "record/pc_sampling.hpp"
+#include "tests/pc_sampling_json.hpp"
 
 using namespace attnlab;
 
@@ -245,16 +246,7 @@ TEST(PcSamplingRecord, CountsRoundTripAndOlderBlocksWithoutThemReadAndWriteAsBef
   // An older block (no sass_counts, no executed keys) reads without counts and writes back
   // exactly as it was.
   nlohmann::ordered_json old = j;
-  old["pc"].erase("sass_counts");
-  for (auto& k : old["pc"]["kernels"]) {
-    k.erase("executed");
-    k.erase("thread_executed");
-    for (auto& p : k["pcs"]) {
-      p.erase("executed");
-      p.erase("thread_executed");
-    }
-    for (auto& l : k["lines"]) l.erase("executed");
-  }
+  attnlab::testing::strip_sass_counts(old["pc"]);
   const PcSamplingResult o = read_pc_sampling(old, "/pc");
   EXPECT_FALSE(o.sass_counts);
   EXPECT_FALSE(o.kernels[0].executed);

@@ -10,6 +10,7 @@
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 #include "report_test_util.hpp"
+#include "tests/pc_sampling_json.hpp"
 
 using namespace attnlab;
 using namespace attnlab::report;
@@ -95,16 +96,7 @@ TEST(Hotlines, ExecutedCountsAndActiveThreadsOnlyWhereCounted) {
   // The same block without counts (a record from before them): the tables as they were.
   auto j = ordered_json::parse(read_file(kInput));
   ordered_json& pc = j["results"][0]["pc_sampling"];
-  pc.erase("sass_counts");
-  for (auto& k : pc["kernels"]) {
-    k.erase("executed");
-    k.erase("thread_executed");
-    for (auto& p : k["pcs"]) {
-      p.erase("executed");
-      p.erase("thread_executed");
-    }
-    for (auto& l : k["lines"]) l.erase("executed");
-  }
+  attnlab::testing::strip_sass_counts(pc);
   TempDir u;
   const fs::path plain = u.path / "4" / "20261122T215639Z-dcabdff";
   write_file(plain / "run.json", j.dump());
