@@ -58,22 +58,6 @@ void warn_on_failure(CUptiResult code, const char* call) {
   }
 }
 
-const char* hint(CUptiResult code) {
-  switch (code) {
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      return "another CUPTI client is attached: do not run under nsys, ncu or DCGM profiling";
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return "profiling is restricted to admin users: run as root or load the driver with "
-             "NVreg_RestrictProfilingToAdminUsers=0";
-    case CUPTI_ERROR_NOT_INITIALIZED:
-    case CUPTI_ERROR_UNKNOWN:
-      return "no usable CUDA driver or GPU, or a libcupti that does not match the driver";
-    default:
-      return "see the CUPTI error";
-  }
-}
-
 }  // namespace
 
 namespace detail {
@@ -208,9 +192,9 @@ KernelActivity::KernelActivity() : state_(std::make_unique<detail::ActivityState
     }
   } catch (const CuptiError& e) {
     release(enabled);
-    throw CuptiError(e.code(), std::string("attnlab::profiler::KernelActivity: CUPTI activity "
-                                           "tracing is unavailable (") +
-                                   hint(e.code()) + "): " + e.what());
+    const std::string fix = CuptiError::fix(e.code());
+    throw CuptiError(e.code(), "attnlab::profiler::KernelActivity: CUPTI activity tracing is unavailable" +
+                                   (fix.empty() ? std::string() : " (" + fix + ")") + ": " + e.what());
   } catch (...) {
     release(enabled);
     throw;

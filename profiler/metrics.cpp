@@ -68,47 +68,11 @@ T params(std::size_t struct_size) {
 }
 #define ATTNLAB_CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
 
-// What to do about a CUPTI refusal, for the record and the console.
-const char* fix_for(CUptiResult code) {
-  switch (code) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return "GPU performance counters are restricted to admin users: run as root, or load the "
-             "nvidia driver with NVreg_RestrictProfilingToAdminUsers=0 (options nvidia "
-             "NVreg_RestrictProfilingToAdminUsers=0 in /etc/modprobe.d, then reload it); in a "
-             "container, add --cap-add SYS_ADMIN";
-    case CUPTI_ERROR_HARDWARE_BUSY:
-      return "another profiler holds the GPU's counters (DCGM profiling metrics, Nsight Compute, "
-             "nsys --gpu-metrics-devices): stop it (DCGM: dcgmi profile --pause) and rerun";
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-      return "another CUPTI client is active in this process (nsys, ncu, DCGM): run without it";
-    case CUPTI_ERROR_INVALID_METRIC_NAME:
-      return "this chip has no such metric";
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-      return "counter collection is not supported in this GPU configuration";
-    case CUPTI_ERROR_NOT_INITIALIZED:
-    case CUPTI_ERROR_UNKNOWN:
-      return "no usable driver, or a libcupti that does not match the driver";
-    default:
-      return "see the CUPTI error";
-  }
-}
-
-std::string reason(const char* call, CUptiResult code) {
-  return std::string(call) + " failed: " + CuptiError::describe(code) + "; " + fix_for(code);
-}
 
 // True (and `why` set) when `code` is a failure.
 bool failed(CUptiResult code, const char* call, std::string& why) {
   if (code == CUPTI_SUCCESS) return false;
-  why = reason(call, code);
+  why = CuptiError::refusal(call, code);
   return true;
 }
 
@@ -201,7 +165,7 @@ bool build_config(const detail::CollectorState& s, const MetricGroup& g, GroupCo
       c.specs.push_back(&m);
     } else {
       res.unavailable_metrics.emplace_back(
-          m.name, reason("cuptiProfilerHostGetMetricProperties", code) + " (chip " + s.chip + ")");
+          m.name, CuptiError::refusal("cuptiProfilerHostGetMetricProperties", code) + " (chip " + s.chip + ")");
     }
   }
   if (c.names.empty()) {
@@ -467,7 +431,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
     auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     const CUptiResult code = cuptiProfilerInitialize(&p);
     if (code != CUPTI_SUCCESS) {
-      s.unavailable = reason("cuptiProfilerInitialize", code);
+      s.unavailable = CuptiError::refusal("cuptiProfilerInitialize", code);
       return;
     }
     s.profiler_initialized = true;
@@ -478,7 +442,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
     p.api = CUPTI_PROFILER_RANGE_PROFILING;
     const CUptiResult code = cuptiProfilerDeviceSupported(&p);
     if (code != CUPTI_SUCCESS) {
-      s.unavailable = reason("cuptiProfilerDeviceSupported", code);
+      s.unavailable = CuptiError::refusal("cuptiProfilerDeviceSupported", code);
       return;
     }
     if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
@@ -491,7 +455,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
     p.deviceIndex = std::size_t(device);
     const CUptiResult code = cuptiDeviceGetChipName(&p);
     if (code != CUPTI_SUCCESS) {
-      s.unavailable = reason("cuptiDeviceGetChipName", code);
+      s.unavailable = CuptiError::refusal("cuptiDeviceGetChipName", code);
       return;
     }
     if (p.pChipName == nullptr) {
@@ -516,7 +480,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
       code = cuptiProfilerGetCounterAvailability(&p);
     }
     if (code != CUPTI_SUCCESS) {
-      s.unavailable = reason("cuptiProfilerGetCounterAvailability", code);
+      s.unavailable = CuptiError::refusal("cuptiProfilerGetCounterAvailability", code);
       return;
     }
   }

@@ -33,16 +33,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string cupti_reason(const char* call, CUptiResult code) {
-  std::string r = std::string(call) + " failed: " + CuptiError::describe(code);
-  if (code == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-    r += "; PC sampling needs profiling permission: run as root, or load the driver with "
-         "NVreg_RestrictProfilingToAdminUsers=0, or give the container --cap-add SYS_ADMIN";
-  else if (code == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED || code == CUPTI_ERROR_NOT_COMPATIBLE)
-    r += "; another profiler (Nsight Compute, Nsight Systems, a CUPTI client) holds the GPU";
-  return r;
-}
-
 struct Cubin {
   std::string file;
   std::vector<char> bytes;
@@ -212,7 +202,7 @@ struct PcSamplingState {
     ep.size = CUpti_PCSamplingEnableParamsSize;
     ep.ctx = ctx;
     if (const CUptiResult code = cuptiPCSamplingEnable(&ep); code != CUPTI_SUCCESS)
-      return cupti_reason("cuptiPCSamplingEnable", code);
+      return CuptiError::refusal("cuptiPCSamplingEnable", code);
     enabled = true;
     std::size_t num_reasons = 0;
     CUpti_PCSamplingGetNumStallReasonsParams np{};
@@ -220,7 +210,7 @@ struct PcSamplingState {
     np.ctx = ctx;
     np.numStallReasons = &num_reasons;
     if (const CUptiResult code = cuptiPCSamplingGetNumStallReasons(&np); code != CUPTI_SUCCESS)
-      return fail(cupti_reason("cuptiPCSamplingGetNumStallReasons", code));
+      return fail(CuptiError::refusal("cuptiPCSamplingGetNumStallReasons", code));
     std::vector<std::uint32_t> index(num_reasons);
     std::vector<std::array<char, CUPTI_STALL_REASON_STRING_SIZE>> text(num_reasons);
     std::vector<char*> ptr(num_reasons);
@@ -232,7 +222,7 @@ struct PcSamplingState {
     rp.stallReasonIndex = index.data();
     rp.stallReasons = ptr.data();
     if (const CUptiResult code = cuptiPCSamplingGetStallReasons(&rp); code != CUPTI_SUCCESS)
-      return fail(cupti_reason("cuptiPCSamplingGetStallReasons", code));
+      return fail(CuptiError::refusal("cuptiPCSamplingGetStallReasons", code));
     for (std::size_t i = 0; i < num_reasons; ++i) {
       text[i].back() = '\0';
       reason_name[index[i]] = text[i].data();
@@ -269,7 +259,7 @@ struct PcSamplingState {
         if (i.attributeStatus != CUPTI_SUCCESS)
           which += "; attribute " + std::to_string(int(i.attributeType)) + ": " +
                    CuptiError::describe(i.attributeStatus);
-      return cupti_reason("cuptiPCSamplingSetConfigurationAttribute", code) + which;
+      return CuptiError::refusal("cuptiPCSamplingSetConfigurationAttribute", code) + which;
     }
     return std::nullopt;
   }
@@ -287,7 +277,7 @@ struct PcSamplingState {
     p.size = CUpti_PCSamplingDisableParamsSize;
     p.ctx = ctx;
     if (const CUptiResult code = cuptiPCSamplingDisable(&p); code != CUPTI_SUCCESS)
-      return cupti_reason("cuptiPCSamplingDisable", code);
+      return CuptiError::refusal("cuptiPCSamplingDisable", code);
     return std::nullopt;
   }
 
@@ -371,7 +361,7 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     p.size = CUpti_PCSamplingStartParamsSize;
     p.ctx = ctx;
     if (const CUptiResult c = cuptiPCSamplingStart(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingStart", c));
+      return unavailable(CuptiError::refusal("cuptiPCSamplingStart", c));
   }
   ATTNLAB_CUDA_CHECK(cudaEventRecord(ev_a, stream));
   launch(stream);
@@ -382,7 +372,7 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     p.size = CUpti_PCSamplingStopParamsSize;
     p.ctx = ctx;
     if (const CUptiResult c = cuptiPCSamplingStop(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingStop", c));
+      return unavailable(CuptiError::refusal("cuptiPCSamplingStop", c));
   }
   float sampled_ms = 0;
   ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&sampled_ms, ev_a, ev_b));
@@ -397,7 +387,7 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     p.ctx = ctx;
     p.pcSamplingData = &drain.data;
     if (const CUptiResult c = cuptiPCSamplingGetData(&p); c != CUPTI_SUCCESS)
-      return unavailable(cupti_reason("cuptiPCSamplingGetData", c));
+      return unavailable(CuptiError::refusal("cuptiPCSamplingGetData", c));
     absorb(raw, drain.data);
     if (drain.data.remainingNumPcs == 0) break;
   }

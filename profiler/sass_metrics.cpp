@@ -27,32 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What to do about a CUPTI refusal, in the style of the counter groups (profiler/metrics.cpp).
-std::string reason(const char* call, CUptiResult code) {
-  std::string r = std::string(call) + " failed: " + CuptiError::describe(code);
-  switch (code) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      return r + "; SASS patching needs profiling permission: run as root, or load the nvidia driver with "
-                 "NVreg_RestrictProfilingToAdminUsers=0, or give the container --cap-add SYS_ADMIN";
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_COMPATIBLE:
-    case CUPTI_ERROR_HARDWARE_BUSY:
-    case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-      return r + "; another profiler or CUPTI client (Nsight Compute, Nsight Systems, compute-sanitizer, "
-                 "DCGM) holds the GPU or this process";
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-      return r + "; SASS metrics are not supported in this GPU configuration";
-    default:
-      return r;
-  }
-}
 
 void warn_on_failure(CUptiResult code, const char* call) {
   if (code != CUPTI_SUCCESS)
@@ -120,7 +94,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
   {
     CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     if (const CUptiResult code = cuptiProfilerInitialize(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiProfilerInitialize", code));
+      return unavailable(CuptiError::refusal("cuptiProfilerInitialize", code));
     s.profiler_initialized = true;
   }
   {
@@ -128,7 +102,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     p.cuDevice = dev;
     p.api = CUPTI_PROFILER_SASS_METRICS;
     if (const CUptiResult code = cuptiProfilerDeviceSupported(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiProfilerDeviceSupported", code));
+      return unavailable(CuptiError::refusal("cuptiProfilerDeviceSupported", code));
     if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
       return unavailable(detail::unsupported_configuration(p, "CUPTI SASS metrics"));
   }
@@ -136,7 +110,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     p.deviceIndex = std::size_t(dev);
     if (const CUptiResult code = cuptiDeviceGetChipName(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiDeviceGetChipName", code));
+      return unavailable(CuptiError::refusal("cuptiDeviceGetChipName", code));
     if (p.pChipName == nullptr) return unavailable("cuptiDeviceGetChipName named no chip for device " + std::to_string(dev));
     res.chip = p.pChipName;
   }
@@ -148,7 +122,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     p.pChipName = res.chip.c_str();
     p.pMetricName = name;
     if (const CUptiResult code = cuptiSassMetricsGetProperties(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiSassMetricsGetProperties", code) + " (metric " + name + ", chip " + res.chip + ")");
+      return unavailable(CuptiError::refusal("cuptiSassMetricsGetProperties", code) + " (metric " + name + ", chip " + res.chip + ")");
     (name == kSassInstExecuted ? inst_id : thread_id) = p.metric.metricId;
     CUpti_SassMetrics_Config c{};
     c.metricId = p.metric.metricId;
@@ -164,7 +138,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     p.pConfigs = configs.data();
     p.deviceIndex = s.device;
     if (const CUptiResult code = cuptiSassMetricsSetConfig(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiSassMetricsSetConfig", code));
+      return unavailable(CuptiError::refusal("cuptiSassMetricsSetConfig", code));
     s.configured = true;
   }
 
@@ -174,7 +148,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     p.ctx = s.ctx;
     p.enableLazyPatching = options.lazy_patching ? 1 : 0;
     if (const CUptiResult code = cuptiSassMetricsEnable(&p); code != CUPTI_SUCCESS)
-      return unavailable(reason("cuptiSassMetricsEnable", code));
+      return unavailable(CuptiError::refusal("cuptiSassMetricsEnable", code));
     s.enabled = true;
   }
   launch(stream);
@@ -184,7 +158,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
   CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
   props.ctx = s.ctx;
   if (const CUptiResult code = cuptiSassMetricsGetDataProperties(&props); code != CUPTI_SUCCESS)
-    return unavailable(reason("cuptiSassMetricsGetDataProperties", code));
+    return unavailable(CuptiError::refusal("cuptiSassMetricsGetDataProperties", code));
   if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
     return unavailable("CUPTI's SASS metrics gave no record for the launch (" +
                        std::to_string(props.numOfPatchedInstructionRecords) + " patched-instruction records, " +
@@ -209,11 +183,11 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
       for (auto& r : d) std::free(const_cast<char*>(r.functionName));
     }
   } names{data};
-  if (flushed != CUPTI_SUCCESS) return unavailable(reason("cuptiSassMetricsFlushData", flushed));
+  if (flushed != CUPTI_SUCCESS) return unavailable(CuptiError::refusal("cuptiSassMetricsFlushData", flushed));
   if (const CUptiResult code = s.disable(&res.dropped_records); code != CUPTI_SUCCESS)
-    return unavailable(reason("cuptiSassMetricsDisable", code));
+    return unavailable(CuptiError::refusal("cuptiSassMetricsDisable", code));
   if (const CUptiResult code = s.unset(); code != CUPTI_SUCCESS)
-    return unavailable(reason("cuptiSassMetricsUnsetConfig", code));
+    return unavailable(CuptiError::refusal("cuptiSassMetricsUnsetConfig", code));
 
   // Per function (name and cubin) and offset, each metric's value summed over its instances
   // (one at GPU granularity). A record holds one metric's values or both; the metric id says.
