@@ -6,18 +6,17 @@ namespace attnlab {
 
 using nlohmann::ordered_json;
 
-std::optional<double> GroupResult::value(std::string_view metric) const {
-  if (!available) return std::nullopt;
+std::optional<double> find_value(const std::vector<MetricValue>& values, std::string_view metric) {
   for (const auto& v : values)
     if (v.name == metric) return v.value;
   return std::nullopt;
 }
 
-std::optional<double> KernelMetricValues::value(std::string_view metric) const {
-  for (const auto& v : values)
-    if (v.name == metric) return v.value;
-  return std::nullopt;
+std::optional<double> GroupResult::value(std::string_view metric) const {
+  return available ? find_value(values, metric) : std::nullopt;
 }
+
+std::optional<double> KernelMetricValues::value(std::string_view metric) const { return find_value(values, metric); }
 
 namespace {
 ordered_json values_json(const std::vector<MetricValue>& values) {

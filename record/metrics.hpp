@@ -19,6 +19,9 @@ struct MetricValue {
   double value;
 };
 
+// The value of `metric` among `values`, nullopt when absent.
+std::optional<double> find_value(const std::vector<MetricValue>& values, std::string_view metric);
+
 // One kernel's values of a group, for launches of several kernels: CUPTI's auto range (one
 // range per kernel launch, numbered in launch order) under the same user replay.
 struct KernelMetricValues {

@@ -242,12 +242,6 @@ std::map<int, std::vector<MetricValue>> instance_values(const std::vector<GroupR
   return out;
 }
 
-std::optional<double> value_of(const std::vector<MetricValue>& values, const std::string& metric) {
-  for (const auto& v : values)
-    if (v.name == metric) return v.value;
-  return std::nullopt;
-}
-
 // The figures a reader scans first, as Nsight Compute's summary row: SM and DRAM speed of
 // light, tensor pipes, achieved occupancy, and the largest stall (warps per issued instruction).
 std::string counter_summary(const std::vector<MetricValue>& values) {
@@ -259,7 +253,7 @@ std::string counter_summary(const std::vector<MetricValue>& values) {
   std::string out;
   const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
   for (const auto& [label, metric] : kPct)
-    if (auto v = value_of(values, metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
+    if (auto v = find_value(values, metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
   const std::string& pre = metric_vocabulary().stall_prefix;
   const std::string& suf = metric_vocabulary().stall_suffix;
   std::string top;
