@@ -371,10 +371,13 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)")
       ->check(kNonNegativeInteger);
   app.add_option("--inputs", opt.inputs,
-                 "input distribution: normal (Q, K, V ~ N(0,1)) or wide (Q ~ N(0,100): scaled "
-                 "scores reach +-30, a softmax without its max subtraction overflows)")
+                 "input distribution: normal (Q, K, V ~ N(0,1)), wide (Q ~ N(0,100): scaled "
+                 "scores reach +-30, a softmax without its max subtraction overflows) or "
+                 "negative (Q against K's common mean direction: scores near -20, so a "
+                 "zero-filled key past the end would dominate the softmax)")
       ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Inputs>{{"normal", Inputs::kNormal}, {"wide", Inputs::kWide}}))
+          std::map<std::string, Inputs>{{"normal", Inputs::kNormal}, {"wide", Inputs::kWide},
+                                        {"negative", Inputs::kNegative}}))
       ->default_str("normal");
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
@@ -552,7 +555,11 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
       auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
                            inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag);
       finish_shape(run, plan.shapes[i], opt, seed, tag, plan.pc_sampling);
-      sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
+      if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
+        sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
+                                    sass::embedded_ptxas_report());
+      else
+        sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
       record["results"].push_back(std::move(run.result));
       write_json_atomically(file, record);

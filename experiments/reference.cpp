@@ -69,11 +69,19 @@ double normal_from_counter(std::uint64_t seed, std::uint64_t stream, std::uint64
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-const char* inputs_name(Inputs d) { return d == Inputs::kWide ? "wide" : "normal"; }
+const char* inputs_name(Inputs d) {
+  switch (d) {
+    case Inputs::kWide: return "wide";
+    case Inputs::kNegative: return "negative";
+    case Inputs::kNormal: break;
+  }
+  return "normal";
+}
 
 std::optional<Inputs> parse_inputs(const std::string& name) {
   if (name == "normal") return Inputs::kNormal;
   if (name == "wide") return Inputs::kWide;
+  if (name == "negative") return Inputs::kNegative;
   return std::nullopt;
 }
 
@@ -82,6 +90,20 @@ HostTensors make_inputs(const Shape& s, std::uint64_t seed, Inputs dist) {
   fill_normal(t.q, s.q_elems(), seed, 0, dist == Inputs::kWide ? kWideQScale : 1.0);
   fill_normal(t.k, s.kv_elems(), seed, 1, 1.0);
   fill_normal(t.v, s.kv_elems(), seed, 2, 1.0);
+  if (dist == Inputs::kNegative) {
+    // scale * (-a u) . (a u) = -scale * a^2 = -kNegativeScoreMean; each of the D components of
+    // a*u is a / sqrt(D).
+    const double a = std::sqrt(kNegativeScoreMean / s.default_scale());
+    const float shift = float(a / std::sqrt(double(s.D)));
+    const auto add = [](std::vector<__half>& x, float by) {
+      parallel_for(std::int64_t(x.size()), [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i)
+          x[std::size_t(i)] = __float2half(__half2float(x[std::size_t(i)]) + by);
+      });
+    };
+    add(t.q, -shift);
+    add(t.k, shift);
+  }
   return t;
 }
 

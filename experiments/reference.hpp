@@ -22,9 +22,16 @@ struct HostTensors {
 // softmax without the max subtraction never overflows. kWide: Q ~ N(0, kWideQScale^2), so the
 // scaled scores are ~N(0, 10^2) and reach +-30 within a row of a few hundred keys: exp of an
 // unsubtracted score overflows fp16 P, and the softmax is sharp rather than flat.
-enum class Inputs { kNormal, kWide };
+// kNegative: K ~ N(0,1) + a*u and Q ~ N(0,1) - a*u along one common direction u (unit, all
+// components equal), with a chosen so that the scaled scores sit near -kNegativeScoreMean
+// (+-2 or so within a row). Every real key then scores far below 0, so a kernel that lets a
+// zero-filled key past the end (a TMA tile read beyond S) into the softmax, score exactly 0,
+// gives that phantom key nearly all the weight: on N(0,1) inputs its one term exp(0 - m) is
+// below fp16 rounding in rows of a few thousand keys, and such a kernel passes there.
+enum class Inputs { kNormal, kWide, kNegative };
 constexpr double kWideQScale = 10.0;
-const char* inputs_name(Inputs d);                  // "normal", "wide"
+constexpr double kNegativeScoreMean = 20.0;
+const char* inputs_name(Inputs d);                  // "normal", "wide", "negative"
 std::optional<Inputs> parse_inputs(const std::string& name);
 
 // Values from a counter-based generator: element i of tensor t depends only on (seed, t, i),

@@ -109,6 +109,14 @@ inline constexpr const char* kNoCuobjdump =
 
 // `cuobjdump -sass` of the running executable, computed at the first call and kept.
 const Listing& running_binary_sass();
+// What --check-only records in its place: no listing, and why. A correctness check of a tiny
+// shape took 8-9 s on an H200, 7.6 s of them in cuobjdump listing every phase's kernels.
+inline Listing check_only_listing() {
+  Listing l;
+  l.reason = "not collected under --check-only (a correctness check; the SASS listing of the "
+             "binary takes seconds): run without --check-only for instruction counts";
+  return l;
+}
 
 // Distinct kernel names of a result entry's CUPTI regimes, in first-seen order.
 std::vector<std::string> kernels_of_result(const ordered_json& result);

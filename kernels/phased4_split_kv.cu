@@ -247,6 +247,8 @@ struct alignas(1024) Storage {
   std::uint64_t q_full;
   std::uint64_t k_full[kStages<KW>];
   std::uint64_t v_full[kStages<KW>];
+  // The stage's PV has completed in each of its warpgroup's 4 warps: the stage may be refilled.
+  std::uint64_t empty[kStages<KW>];
 };
 
 template <int D, int C, int KW>
@@ -325,6 +327,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     for (int s = 0; s < kStages; ++s) {
       ptx::mbarrier_init(&sm.k_full[s], 1);
       ptx::mbarrier_init(&sm.v_full[s], 1);
+      ptx::mbarrier_init(&sm.empty[s], kWgThreads / kWarpSize);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     if (n_mine > 0) load_tile<D>(sm.q, &tm_q, q0, q_plane, &sm.q_full);
@@ -420,15 +423,19 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
         p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
-  // i + kStages (the same warpgroup's: kStages is a multiple of KW).
+  // i + kStages (the same warpgroup's: kStages is a multiple of KW). Each warp arrives on the
+  // stage's mbarrier and the warpgroup's first thread waits for all four before its copies.
+  // An mbarrier rather than a named barrier per warpgroup: the warpgroups of a block refill
+  // different numbers of times (5 and 4 key tiles of 9, say), and compute-sanitizer's
+  // racecheck then misses the block-wide barrier of the merge that follows and reports its
+  // shared-memory exchange as hazards (issue 31; tests/gpu/sanitizer.sh runs such shapes).
   auto refill = [&](int i) {
     if (i + kStages < n_mine) {  // warpgroup-uniform
-      if constexpr (KW == 1)
-        __syncthreads();
-      else
-        asm volatile("bar.sync %0, %1;\n" ::"r"(wg + 1), "n"(kWgThreads) : "memory");
+      const int st = i % kStages;
+      __syncwarp();
+      if (lane == 0) ptx::mbarrier_arrive(&sm.empty[st]);
       if (tid == unsigned(wg * kWgThreads)) {
-        const int st = i % kStages;
+        wait_barrier(&sm.empty[st], (i / kStages) & 1);
         load_tile<D>(sm.k[st], &tm_k, key0(i + kStages), kv_plane, &sm.k_full[st]);
         load_tile<D>(sm.v[st], &tm_v, key0(i + kStages), kv_plane, &sm.v_full[st]);
       }

@@ -21,7 +21,7 @@ struct Correctness {
   long long rows_checked = 0, rows_total = 0;
   long long nonfinite = 0;            // NaN or Inf outputs found
   std::optional<std::string> rule;          // "row_rms"; absent: the global rule
-  std::optional<std::string> inputs;        // input distribution: "normal" or "wide"
+  std::optional<std::string> inputs;        // input distribution: "normal", "wide" or "negative"
   std::optional<double> row_rms_err;        // the row closest to failing: its rms error,
   std::optional<double> row_err_ratio;      //   and that over its bound (passes at <= 1)
   std::optional<long long> elements_scanned;  // output elements scanned for NaN/Inf

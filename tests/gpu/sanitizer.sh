@@ -11,7 +11,16 @@ shapes=("2x3x100x64:causal" "1x2x77x128")
 # And per phase: d4 merges across a cluster of two blocks of two key warpgroups each only from
 # eight key tiles up. Only d4 runs it: run for every phase, it made the GPU suite outrun its
 # time limit on the H100.
-declare -A extra_shapes=([d4]="1x2x500x64:causal")
+# 1x1x385x64: one block per query tile whose two key warpgroups take 4 and 3 of its 7 key
+# tiles, so they refill their K/V stages a different number of times before the merge; with a
+# named barrier per warpgroup there, racecheck reported the merge's exchange as hazards
+# (reports/h200/logs/d4-racecheck-20261126.log, kernels/NOTES.md).
+declare -A extra_shapes=([d4]="1x2x500x64:causal 1x1x385x64")
+# The Hopper phases (sm_90a: TMA rings, mbarriers, warp specialisation, DSMEM) also at odd
+# grouped-query causal shapes: tails in both the query and the key tiles, several query heads
+# per KV head, and (d4) one block per query tile with two key warpgroups merging through
+# shared memory, where racecheck once reported hazards (issue 31).
+hopper_shapes=("2x4x513x64:causal:hkv=2" "1x6x257x128:causal:hkv=3")
 tools=(memcheck racecheck synccheck)
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -33,7 +42,9 @@ check_phase() {
   if [ ! -x "$exe" ]; then
     echo "FAIL phase $phase: no experiment binary $exe"; echo "0 1" >"$results/status-$phase"; return
   fi
-  for s in "${shapes[@]}" ${extra_shapes[$phase]:-}; do
+  local more=()
+  [[ " $hopper_phases " == *" $phase "* ]] && more=("${hopper_shapes[@]}")
+  for s in "${shapes[@]}" ${extra_shapes[$phase]:-} "${more[@]}"; do
     if why=$("$exe" --can-run --shape "$s" 2>&1); then
       args+=(--shape "$s")
     else
@@ -68,6 +79,7 @@ check_phase() {
 # these shapes); their lines come out in phase order.
 jobs_max=${SANITIZER_JOBS:-4}
 phases=(${PHASES:-$("$bin/attnlab-phases" --ids)})
+hopper_phases=$("$bin/attnlab-phases" | awk '/\[sm_90a only\]/ { printf "%s ", $1 }')
 for phase in "${phases[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
   check_phase "$phase" >"$results/out-$phase" 2>&1 &

@@ -27,6 +27,7 @@ enum class Bug {
   kCausalOffByOne,    // row i also sees key i + 1
   kNoMaxSubtraction,  // exp of the raw scores
   kUnwrittenHead,     // one (batch, head) plane never written
+  kPhantomKey,        // key S (past the end, zero-filled as TMA fills a tile read beyond S) in the softmax
 };
 constexpr int kTile = 64;
 
@@ -44,6 +45,9 @@ __global__ void broken_attention(const __half* __restrict__ q, const __half* __r
   const __half* kp = k + kv_plane * S * D;
   const __half* vp = v + kv_plane * S * D;
   int n = causal ? row + 1 : S;
+  // A zero key scores exactly 0 and adds a zero value row: the term exp(0 - m) in the sum.
+  const bool phantom = B == Bug::kPhantomKey && !causal;
+  if (phantom) n = S + 1;
   if (B == Bug::kCausalOffByOne && causal) n = min(S, row + 2);
   if (B == Bug::kSkipTailTile) n = min(n, S / kTile * kTile);
   if (B == Bug::kWrongScale) scale *= 1.02f;
@@ -55,7 +59,8 @@ __global__ void broken_attention(const __half* __restrict__ q, const __half* __r
     float mt = m;
     for (int j = t0; j < t1; ++j) {
       float dot = 0.f;
-      for (int d = 0; d < D; ++d) dot += __half2float(qr[d]) * __half2float(kp[std::size_t(j) * D + d]);
+      if (!(phantom && j == S))
+        for (int d = 0; d < D; ++d) dot += __half2float(qr[d]) * __half2float(kp[std::size_t(j) * D + d]);
       mt = fmaxf(mt, dot * scale);
     }
     if (B == Bug::kNoMaxSubtraction) mt = 0.f;
@@ -65,10 +70,13 @@ __global__ void broken_attention(const __half* __restrict__ q, const __half* __r
     for (int d = 0; d < D; ++d) acc[d] *= alpha;
     for (int j = t0; j < t1; ++j) {
       float dot = 0.f;
-      for (int d = 0; d < D; ++d) dot += __half2float(qr[d]) * __half2float(kp[std::size_t(j) * D + d]);
+      const bool zero_key = phantom && j == S;
+      if (!zero_key)
+        for (int d = 0; d < D; ++d) dot += __half2float(qr[d]) * __half2float(kp[std::size_t(j) * D + d]);
       const float p = expf(dot * scale - mt);
       const float ph = __half2float(__float2half(p));  // P as a PV MMA reads it
       l += p;
+      if (zero_key) continue;  // its value row is zero
       for (int d = 0; d < D; ++d) acc[d] += ph * __half2float(vp[std::size_t(j) * D + d]);
     }
     m = mt;
@@ -129,13 +137,27 @@ void expect_verdict(const Case& c, bool pass) {
 }
 
 const std::vector<Inputs> kBoth = {Inputs::kNormal, Inputs::kWide};
+const std::vector<Inputs> kAll = {Inputs::kNormal, Inputs::kWide, Inputs::kNegative};
 
 TEST(GateRejects, ControlKernelPasses) {
   expect_verdict({broken_phase<Bug::kNone>("control"),
                   {"2x2x333x64", "1x4x300x64:causal", "2x2x200x128", "1x2x300x128:causal",
                    "1x8x200x64:hkv=2", "2x16x2048x64"},
-                  kBoth},
+                  kAll},
                  true);
+  // The shapes at which the phantom key passed on N(0,1) inputs: the control must not fail there.
+  expect_verdict({broken_phase<Bug::kNone>("control"),
+                  {"3x5x4095x128", "1x8x4097x64", "2x2x16383x64"}, {Inputs::kNegative}},
+                 true);
+}
+
+TEST(GateRejects, PhantomKeyPastTheEndOnNegativeInputs) {
+  // On N(0,1) inputs this kernel passed at these three shapes (its one extra term exp(0 - m) is
+  // below fp16 rounding in long rows); the negative distribution's scores near -20 let the
+  // zero-score key take nearly all the weight.
+  expect_verdict({broken_phase<Bug::kPhantomKey>("phantom-key"),
+                  {"3x5x4095x128", "1x8x4097x64", "2x2x16383x64", "2x3x17x64"}, {Inputs::kNegative}},
+                 false);
 }
 
 TEST(GateRejects, SkippedTailKeyTile) {

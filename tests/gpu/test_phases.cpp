@@ -1,6 +1,6 @@
 // Every registered phase against the fp64 reference over the seed test shapes and odd
-// sequence lengths, both head dims, causal and not, on fresh random inputs of both
-// distributions (reference.hpp) each run.
+// sequence lengths, both head dims, causal and not, on fresh random inputs of every
+// distribution (reference.hpp) each run.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -27,13 +27,14 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << "phase " << c.phase->id << " " << c.spec << " " << inputs_name(c.inputs);
 }
 
-// Every phase at every suite shape on both input distributions; shapes a phase refuses stay in
+// Every phase at every suite shape on every input distribution; shapes a phase refuses stay in
 // the list and must be refusals tests/gpu_cases.hpp expects.
 std::vector<Case> all_cases() {
   std::vector<Case> out;
   for (const auto& p : phases())
     for (const auto& spec : test::gpu_suite_specs())
-      for (Inputs d : {Inputs::kNormal, Inputs::kWide}) out.push_back({&p, parse_shape(spec), spec, d});
+      for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
+        out.push_back({&p, parse_shape(spec), spec, d});
   return out;
 }
 
