@@ -341,9 +341,13 @@ struct Pack {
 };
 
 // Everything one shape needs, built once by prepare() and kept until the process ends.
+// The graph's operations, the chosen engine config and the plan keep pointing at one another's
+// descriptors, so all of them live as long as the plan, as the frontend keeps them.
 struct Plan {
   Handle handle;
+  std::unique_ptr<GraphBuilder> ops;
   std::unique_ptr<Descriptor> graph;
+  std::unique_ptr<Descriptor> engine_config;
   std::unique_ptr<Descriptor> plan;
   DeviceMemory workspace;
   float masked_score = 0;  // host value of the by-value mask scalar (causal only)
@@ -424,6 +428,7 @@ void choose_plan(Plan& plan, const Shape& s) {
                 << " (heuristics mode " << mode_name << ", rank " << rank << " of " << configs.size()
                 << "), workspace " << workspace << " B" << std::endl;
       plan.plan = std::move(candidate);
+      plan.engine_config = std::make_unique<Descriptor>(std::move(configs[rank]));
       return;
     }
     if (configs.empty()) note(std::string("heuristics mode ") + mode_name + " offered no engine config");
@@ -491,10 +496,10 @@ void prepare(const Shape& s) {
   plan->handle.reset(raw);
   plan->causal = s.causal;
   plan->masked_score = masked_score();
-  GraphBuilder g(raw);
-  build_sdpa(g, s);
+  plan->ops = std::make_unique<GraphBuilder>(raw);
+  build_sdpa(*plan->ops, s);
   try {
-    plan->graph = std::make_unique<Descriptor>(g.finish());
+    plan->graph = std::make_unique<Descriptor>(plan->ops->finish());
   } catch (const CudnnError& e) {
     if (!e.not_supported()) throw;
     throw PhaseRefusal("cuDNN " + version_text(cudnnGetVersion()) + " declines the graph of shape " +
