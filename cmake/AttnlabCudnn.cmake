@@ -13,19 +13,23 @@ set(CUDNN_ROOT "$ENV{CUDNN_ROOT}" CACHE PATH "cuDNN 9 install prefix (include/, 
 # PyTorch's wheel keeps cuDNN under site-packages/nvidia/cudnn; ask the interpreter that has
 # torch, then look where the H100 image's virtual environment keeps it.
 set(_attnlab_torch_cudnn "")
-foreach(py /opt/torch/.venv/bin/python3 python3)
-  find_program(_attnlab_py NAMES ${py} NO_CACHE)
-  if(_attnlab_py)
-    execute_process(COMMAND ${_attnlab_py} -c
-                            "import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__))"
-                    OUTPUT_VARIABLE _attnlab_out OUTPUT_STRIP_TRAILING_WHITESPACE
-                    ERROR_QUIET RESULT_VARIABLE _attnlab_rc)
-    if(_attnlab_rc EQUAL 0 AND IS_DIRECTORY "${_attnlab_out}")
-      set(_attnlab_torch_cudnn "${_attnlab_out}")
-      break()
-    endif()
+set(_attnlab_pythons "")
+if(EXISTS /opt/torch/.venv/bin/python3)
+  list(APPEND _attnlab_pythons /opt/torch/.venv/bin/python3)
+endif()
+find_program(_attnlab_py python3 NO_CACHE)
+if(_attnlab_py)
+  list(APPEND _attnlab_pythons "${_attnlab_py}")
+endif()
+foreach(py ${_attnlab_pythons})
+  # __path__, not __file__: the wheel's nvidia.cudnn may be a namespace package without one.
+  execute_process(COMMAND ${py} -c "import nvidia.cudnn as m; print(list(m.__path__)[0])"
+                  OUTPUT_VARIABLE _attnlab_out OUTPUT_STRIP_TRAILING_WHITESPACE
+                  ERROR_QUIET RESULT_VARIABLE _attnlab_rc)
+  if(_attnlab_rc EQUAL 0 AND IS_DIRECTORY "${_attnlab_out}")
+    set(_attnlab_torch_cudnn "${_attnlab_out}")
+    break()
   endif()
-  unset(_attnlab_py)
 endforeach()
 if(NOT _attnlab_torch_cudnn)
   file(GLOB _attnlab_globbed /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn)
