@@ -37,7 +37,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <tuple>
 #include <utility>
 #include <vector>
