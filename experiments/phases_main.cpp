@@ -37,8 +37,9 @@ int main(int argc, char** argv) {
       std::cout << p.id << "\n";
       continue;
     }
-    std::cout << "  " << std::left << std::setw(4) << p.id << std::setw(16) << p.title
-              << p.technique << (p.required_cc == 90 ? " [sm_90a only]" : "") << "\n";
+    std::cout << "  " << std::left << std::setw(6) << p.id << std::setw(16) << p.title
+              << p.technique << (p.required_cc == 90 ? " [sm_90a only]" : "")
+              << (p.baseline ? " [baseline]" : "") << "\n";
   }
   return kExitOk;
 }

@@ -14,7 +14,8 @@ ordered_json phase_table_json() {
     j["phases"].push_back({{"id", p.id},
                            {"title", p.title},
                            {"technique", p.technique},
-                           {"required_cc", p.required_cc}});
+                           {"required_cc", p.required_cc},
+                           {"baseline", p.baseline}});
   return j;
 }
 

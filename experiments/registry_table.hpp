@@ -8,7 +8,7 @@
 
 namespace attnlab {
 
-// {"schema": "attnlab.phases/1", "phases": [{"id", "title", "technique", "required_cc"}...]}
+// {"schema": "attnlab.phases/1", "phases": [{"id", "title", "technique", "required_cc", "baseline"}...]}
 // in registry order.
 ordered_json phase_table_json();
 

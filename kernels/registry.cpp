@@ -27,6 +27,8 @@ ATTNLAB_DECLARE_PHASE(phased1)
 ATTNLAB_DECLARE_PHASE(phased2)
 ATTNLAB_DECLARE_PHASE(phased3)
 ATTNLAB_DECLARE_PHASE(phased4)
+ATTNLAB_DECLARE_PHASE(phasecudnn)
+namespace phasecudnn { void prepare(const Shape& s); }
 #undef ATTNLAB_DECLARE_PHASE
 
 const std::vector<Phase>& phases() {
@@ -79,6 +81,11 @@ const std::vector<Phase>& phases() {
        "the last); the blocks of a thread-block cluster and the warpgroups of a block split one "
        "64-row query tile's keys and merge max, sum and O through shared memory and DSMEM",
        90, &phased4::can_implement, &phased4::launch, nullptr},
+      {"cudnn", "cuDNN SDPA",
+       "baseline, not ours: cuDNN 9's fused flash-attention forward through the backend graph "
+       "API (QK^T, scale, causal mask, softmax, PV in one operation graph; the engine cuDNN's "
+       "heuristics pick)",
+       0, &phasecudnn::can_implement, &phasecudnn::launch, &phasecudnn::prepare, true},
   };
   return table;
 }

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,13 @@ using CanImplementFn = Refusal (*)(const Shape&);
 // itself never allocates. Resources live until the process ends.
 using PrepareFn = void (*)(const Shape&);
 
+// Thrown by prepare() when the library behind a phase declines a shape that can_implement
+// could not judge without a GPU (cuDNN's engines, say); what() is the library's own reason.
+// The harness prepares every shape before it records anything and ends the run with exit 2.
+struct PhaseRefusal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 struct Phase {
   const char* id;         // "1", "4", "4x", ...
   const char* title;      // short name
@@ -33,6 +41,8 @@ struct Phase {
   CanImplementFn can_implement;
   LaunchFn launch;
   PrepareFn prepare;      // nullptr when the phase needs no set-up
+  // A library's kernel run for comparison (cuDNN's fused attention), not a kernel of ours.
+  bool baseline = false;
 };
 
 const std::vector<Phase>& phases();

@@ -47,6 +47,8 @@ ordered_json to_json(const Provenance& p) {
                    {"driver", p.versions.driver},
                    {"runtime", p.versions.runtime},
                    {"cupti", p.versions.cupti}};
+  if (p.versions.cudnn) j["versions"]["cudnn"] = *p.versions.cudnn;
+  if (p.versions.cudnn_header) j["versions"]["cudnn_header"] = *p.versions.cudnn_header;
   j["gpu"] = to_json(p.gpu);
   j["seed"] = p.seed;
   j["host"] = p.host;

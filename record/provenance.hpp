@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct ToolVersions {
   int driver = 0;   // cudaDriverGetVersion
   int runtime = 0;  // cudaRuntimeGetVersion
   std::uint32_t cupti = 0;
+  // Runs of a cuDNN baseline only, absent otherwise: the cuDNN the process loaded
+  // (cudnnGetVersion, e.g. 91900, the same number the SDPA baseline's records hold from
+  // torch.backends.cudnn.version()) and the CUDNN_VERSION of the headers it was built with.
+  std::optional<long long> cudnn;
+  std::optional<long long> cudnn_header;
 };
 
 // The GPU as CUDA describes it; the uuid tells two boards of one model apart.

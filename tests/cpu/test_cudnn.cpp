@@ -1,0 +1,115 @@
+// The cudnn baseline phase without a GPU: its static refusals, the message of a build without
+// cuDNN, cuDNN statuses turned into one-line errors, and the versions it records.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/shapes.hpp"
+#include "kernels/phase_cudnn.hpp"
+#include "kernels/registry.hpp"
+#include "record/provenance.hpp"
+
+#if ATTNLAB_HAVE_CUDNN
+#include <cudnn_version.h>
+
+#include "kernels/cudnn_check.hpp"
+#endif
+
+using namespace attnlab;
+
+TEST(Cudnn, OnlyTheCudnnPhaseIsABaseline) {
+  for (const auto& p : phases())
+    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn") << p.id;
+  const Phase* c = find_phase("cudnn");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->prepare, nullptr);  // the plan is built outside the timed region
+  EXPECT_EQ(c->required_cc, 0);    // cuDNN itself judges the GPU, at prepare time
+}
+
+TEST(Cudnn, BuiltWithoutCudnnRefusesEveryShapeWithTheReason) {
+  for (const char* spec : {"throughput", "1x1x1x64", "2x3x17x128:causal"}) {
+    const auto why = phasecudnn::static_refusal(parse_shape(spec), std::string("no cudnn_backend.h in /x"));
+    ASSERT_TRUE(why) << spec;
+    EXPECT_EQ(*why, "built without cuDNN: no cudnn_backend.h in /x");
+  }
+}
+
+TEST(Cudnn, RefusesWhatTheLabDoesNotRunWithoutAGpu) {
+  const std::optional<std::string> have;  // this build's cuDNN is present
+  for (const char* ok : {"throughput", "latency", "1x1x1x64", "4x16x4096x128:causal", "1x8x200x128:hkv=2"})
+    EXPECT_FALSE(phasecudnn::static_refusal(parse_shape(ok), have)) << ok;
+  const auto d96 = phasecudnn::static_refusal(parse_shape("1x2x64x96"), have);
+  ASSERT_TRUE(d96);
+  EXPECT_NE(d96->find("head dim 64 and 128"), std::string::npos) << *d96;
+  Shape bf = parse_shape("1x2x64x64");
+  bf.dtype = DType::bf16;
+  EXPECT_TRUE(phasecudnn::static_refusal(bf, have));
+  Shape grouped = parse_shape("1x6x64x64");
+  grouped.H_kv = 4;
+  EXPECT_TRUE(phasecudnn::static_refusal(grouped, have));
+}
+
+TEST(Cudnn, CanImplementFollowsTheBuild) {
+  const Phase* c = find_phase("cudnn");
+  ASSERT_NE(c, nullptr);
+  const auto why = c->can_implement(parse_shape("latency"));
+  if (const auto missing = phasecudnn::missing_reason()) {
+    ASSERT_TRUE(why);
+    EXPECT_EQ(*why, "built without cuDNN: " + *missing);
+    EXPECT_FALSE(phasecudnn::versions());
+  } else {
+    EXPECT_FALSE(why) << *why;
+    EXPECT_TRUE(phasecudnn::versions());
+  }
+}
+
+TEST(Cudnn, VersionsGoToTheRecordOnlyWhenSet) {
+  Provenance p;
+  EXPECT_FALSE(to_json(p)["versions"].contains("cudnn"));  // older records and our kernels
+  EXPECT_FALSE(to_json(p)["versions"].contains("cudnn_header"));
+  p.versions.cudnn = 91900;
+  p.versions.cudnn_header = 91400;
+  const auto v = to_json(p)["versions"];
+  EXPECT_EQ(v["cudnn"], 91900);
+  EXPECT_EQ(v["cudnn_header"], 91400);
+}
+
+#if ATTNLAB_HAVE_CUDNN
+TEST(Cudnn, VersionsAreTheLoadedLibraryAndTheHeaders) {
+  const auto v = phasecudnn::versions();
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->header, CUDNN_VERSION);
+  EXPECT_EQ(v->loaded / 10000, std::size_t(CUDNN_MAJOR));  // the RPATH found the same major
+}
+
+TEST(Cudnn, AStatusBecomesOneLineWithItsNameAndCudnnsReason) {
+  const std::string m = cudnn_error_message(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN,
+                                            "cudnnBackendFinalize(plan)", "phase_cudnn.cpp", 42,
+                                            one_line("no engine\nfor this pattern\n"));
+  EXPECT_EQ(m, "phase_cudnn.cpp:42: cudnnBackendFinalize(plan) failed: "
+               "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN (no engine; for this pattern)");
+  EXPECT_EQ(cudnn_error_message(CUDNN_STATUS_BAD_PARAM, "f()", "x.cpp", 1, ""),
+            "x.cpp:1: f() failed: CUDNN_STATUS_BAD_PARAM");
+}
+
+TEST(Cudnn, OnlyTheNotSupportedFamilyIsADecline) {
+  // A decline becomes a refusal (exit 2); a bad call is a failure of ours.
+  EXPECT_TRUE(CudnnError(CUDNN_STATUS_NOT_SUPPORTED, "f()", "x", 1).not_supported());
+  EXPECT_TRUE(CudnnError(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN, "f()", "x", 1).not_supported());
+  EXPECT_TRUE(CudnnError(CUDNN_STATUS_NOT_SUPPORTED_SHAPE, "f()", "x", 1).not_supported());
+  EXPECT_FALSE(CudnnError(CUDNN_STATUS_BAD_PARAM, "f()", "x", 1).not_supported());
+  EXPECT_FALSE(CudnnError(CUDNN_STATUS_INTERNAL_ERROR, "f()", "x", 1).not_supported());
+  EXPECT_FALSE(CudnnError(CUDNN_STATUS_EXECUTION_FAILED, "f()", "x", 1).not_supported());
+}
+
+TEST(Cudnn, ACheckedCallThrowsWithTheCallAndStatus) {
+  try {
+    ATTNLAB_CUDNN_CHECK(cudnnBackendFinalize(nullptr));  // a null descriptor: refused on the host
+    FAIL() << "no throw";
+  } catch (const CudnnError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cudnnBackendFinalize(nullptr) failed: CUDNN_STATUS_BAD_PARAM"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+#endif
