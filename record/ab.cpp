@@ -1,5 +1,9 @@
 #include "record/ab.hpp"
 
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -182,6 +186,35 @@ AbRecord read_ab_record(const ordered_json& j) {
   }
   r.error = optional_string_at(j, "/error");
   return r;
+}
+
+std::vector<std::filesystem::path> find_ab_records(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  const fs::path ab = root / "ab";
+  if (!fs::is_directory(ab, ec)) return files;
+  for (const auto& pair : fs::directory_iterator(ab, ec)) {
+    if (!pair.is_directory()) continue;
+    std::error_code ec2;
+    for (const auto& run : fs::directory_iterator(pair.path(), ec2))
+      if (run.is_directory() && fs::is_regular_file(run.path() / "run.json"))
+        files.push_back(run.path() / "run.json");
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+AbRecord read_ab_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  try {
+    return read_ab_record(ordered_json::parse(in));
+  } catch (const ordered_json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
 }
 
 }  // namespace attnlab

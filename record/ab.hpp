@@ -4,6 +4,7 @@
 // attnlab-ab fills and the report tool reads, with its one JSON mapping.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,5 +85,12 @@ nlohmann::ordered_json to_json(const AbRecord& r);
 // Reads a record written by to_json; throws FieldError naming a missing or mistyped field.
 // Ratios and estimates are read as written (recompute with ab_ratio to check them).
 AbRecord read_ab_record(const nlohmann::ordered_json& j);
+
+// Every <root>/ab/<A>-vs-<B>/<run>/run.json, sorted by path (so by start stamp within a pair);
+// none when <root>/ab does not exist. The run records' reader (record/reader.hpp) never sees
+// these: they sit one level deeper than <root>/<phase>/<run>/run.json.
+std::vector<std::filesystem::path> find_ab_records(const std::filesystem::path& root);
+// The A/B record in `file`; throws std::runtime_error starting with the file's path.
+AbRecord read_ab_file(const std::filesystem::path& file);
 
 }  // namespace attnlab
