@@ -80,9 +80,10 @@ void ab_compare(const std::string& a, const std::string& b, const std::string& s
   const double ncu_time = tb.time_ns / ta.time_ns, ncu_cycles = tb.cycles / ta.cycles;
   std::cout << "profile-ab " << a << " vs " << b << " at " << shape << " (" << attnlab::kAbConvention
             << ")\n  ncu (--clock-control none --cache-control all), one launch each: time "
-            << f4(ncu_time) << ", cycles " << f4(ncu_cycles) << " (A " << ta.cycles << " cycles in "
-            << ta.time_ns << " ns over " << ta.kernels << " kernel(s), B " << tb.cycles
-            << " cycles in " << tb.time_ns << " ns over " << tb.kernels << ")\n";
+            << f4(ncu_time) << ", cycles " << f4(ncu_cycles) << " (A " << fmt("%.0f", ta.cycles)
+            << " cycles in " << fmt("%.0f", ta.time_ns) << " ns over " << ta.kernels << " kernel(s), B "
+            << fmt("%.0f", tb.cycles) << " cycles in " << fmt("%.0f", tb.time_ns) << " ns over "
+            << tb.kernels << ")\n";
   const std::string pair = a + "-vs-" + b;
   const auto files = attnlab::find_ab_records(records);
   for (auto f = files.rbegin(); f != files.rend(); ++f) {
