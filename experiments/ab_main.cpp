@@ -9,7 +9,6 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
