@@ -54,6 +54,26 @@ profile: build
 	@$(BUILD)/bin/attnlab-phases --check '$(PHASE)'
 	BUILD=$(BUILD) NCU_SET=$(NCU_SET) scripts/profile.sh $(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
+# make ab A=5 B=cudnn [SHAPES=...] [ARGS="--pairs 600 --seed 7"]: A and B in one process on one
+# GPU, paired and interleaved (attnlab-ab): median of per-pair ratios t_B / t_A (A's speed-up
+# over B) with a bootstrap interval, in wall time and cycles; record under $(RESULTS)/ab/.
+# make profile-ab A=5 B=cudnn [SHAPES=...]: each one's launch under Nsight Compute, its cycle
+# ratio beside the newest A/B record's of the pair (scripts/profile-ab).
+.PHONY: ab profile-ab
+ab: build
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
+	  echo "attnlab: set A and B, e.g. make ab A=5 B=cudnn; phases:"; \
+	  $(BUILD)/bin/attnlab-phases; exit 2; fi
+	$(BUILD)/bin/attnlab-ab --a '$(A)' --b '$(B)' $(foreach s,$(SHAPES),--shape $(s)) --results-dir $(RESULTS) $(ARGS)
+
+profile-ab: build
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
+	  echo "attnlab: set A and B, e.g. make profile-ab A=5 B=cudnn; phases:"; \
+	  $(BUILD)/bin/attnlab-phases; exit 2; fi
+	@$(BUILD)/bin/attnlab-phases --check '$(A)'
+	@$(BUILD)/bin/attnlab-phases --check '$(B)'
+	BUILD=$(BUILD) scripts/profile-ab '$(A)' '$(B)' $(foreach s,$(SHAPES),--shape $(s)) --results-dir $(RESULTS) $(ARGS)
+
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
 # reports/README.md). Only the report tool is built for these, not the CUDA phases.
 RUN         ?=
@@ -146,6 +166,9 @@ help: build
 	@echo "  $(BUILD)/bin/attnlab-phase-<id> --help   every experiment option"
 	@echo "  make profile PHASE=<id> [NCU_SET=full]  the experiment, then each shape under ncu;"
 	@echo "                                  CUPTI and ncu values side by side in its run.json"
+	@echo "  make ab A=<id> B=<id> [SHAPES=...] [ARGS=...]  A and B paired and interleaved in one"
+	@echo "                                  process: ratio t_B/t_A with interval, results/ab/<A>-vs-<B>/"
+	@echo "  make profile-ab A=<id> B=<id> [SHAPES=...]  both launches under ncu, cycle ratio beside the lab's"
 	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
 	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"
 	@echo "  make notebook [RESULTS=results] NOTEBOOK.md and index.jsonl of every run"

@@ -88,6 +88,28 @@ void pc_sampling(const std::string& tag, const PcSamplingResult& pcs) {
             << std::endl;
 }
 
+void ab_started(const std::string& a, const std::string& b, std::uint64_t seed,
+                std::uint64_t order_seed, const std::string& record_file) {
+  std::cout << "attnlab-ab: A=" << a << " vs B=" << b << " (" << kAbConvention << "), seed " << seed
+            << ", order seed " << order_seed << ", record " << record_file << std::endl;
+}
+
+void ab_result(const std::string& tag, const std::string& a, const std::string& b, const AbShape& s) {
+  auto ratio = [](const char* what, const AbRatio& r) {
+    const auto& e = r.estimate;
+    return std::string(what) + " " + fmt("%.4f", e.median) + " [" + fmt("%.4f", e.lo) + ", " +
+           fmt("%.4f", e.hi) + "] " + paired::verdict_name(e.verdict) +
+           (e.as_fast_as ? ", as fast as" : ", not as fast as");
+  };
+  auto side = [](const std::string& id, const AbSamples& x) {
+    return id + " busy median " + human_ns(paired::median(x.busy_ns)) + " at " +
+           fmt("%.0f MHz", paired::median(x.sm_clock_mhz));
+  };
+  std::cout << tag << " " << s.a.busy_ns.size() << " pairs (" << s.stop_reason << "), B/A: "
+            << ratio("wall", *s.wall) << "; " << ratio("cycles", *s.cycles) << "; "
+            << side("A=" + a, s.a) << ", " << side("B=" + b, s.b) << std::endl;
+}
+
 void run_finished(const std::string& status, const std::string& record_file) {
   std::cout << "attnlab: status " << status << ", record " << record_file << std::endl;
 }

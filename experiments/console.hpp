@@ -8,6 +8,7 @@
 
 #include "experiments/gate.hpp"
 #include "profiler/metrics.hpp"
+#include "record/ab.hpp"
 #include "record/pc_sampling.hpp"
 #include "record/timing.hpp"
 
@@ -28,6 +29,12 @@ void evidence(const std::string& tag, const profiler::ShapeEvidence& ev);
 // "[1/2] 16x16x2048x64 pcsampling: N samples (D dropped), period 2^k cycles, K kernels (...)"
 // or "... pcsampling: unavailable: <reason>".
 void pc_sampling(const std::string& tag, const PcSamplingResult& pcs);
+// attnlab-ab: "attnlab-ab: A=5 vs B=cudnn, seed 42, order seed 7, record results/ab/..."
+void ab_started(const std::string& a, const std::string& b, std::uint64_t seed,
+                std::uint64_t order_seed, const std::string& record_file);
+// attnlab-ab, one shape: its pairs, the wall and cycles ratios with interval and verdict, and
+// each side's median busy time and SM clock.
+void ab_result(const std::string& tag, const std::string& a, const std::string& b, const AbShape& s);
 void run_finished(const std::string& status, const std::string& record_file);
 
 // "588.24 us" below a millisecond, "2.926 ms" from there.

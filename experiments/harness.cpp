@@ -25,6 +25,7 @@
 #include "experiments/pc_sampling_child.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/registry_table.hpp"
+#include "experiments/run_setup.hpp"
 #include "experiments/sass.hpp"
 #include "common/check.hpp"
 #include "kernels/phase_cudnn.hpp"
@@ -74,6 +75,8 @@ struct Options {
   PcSamplingChildOptions child;     // hidden: this process is a PC-sampling child (pc_sampling_child.hpp)
 };
 
+}  // namespace
+
 GpuIdentity gpu_identity(int dev) {
   cudaDeviceProp p{};
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
@@ -122,6 +125,8 @@ Provenance provenance(const Phase& phase, int argc, char** argv, std::uint64_t s
     pv.sweep_id = sweep;
   return pv;
 }
+
+namespace {
 
 RecordedOptions recorded_options(const Options& opt) {
   RecordedOptions o;
@@ -208,6 +213,31 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   return t;
 }
 
+}  // namespace
+
+Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs) {
+  const CheckResult& c = g.check;
+  Correctness corr;
+  corr.passed = g.passed;
+  corr.max_abs_err = c.max_abs_err;
+  corr.max_rel_err = c.max_rel_err;
+  corr.tolerance_abs = c.row_tolerance_rms;
+  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
+  corr.rows_checked = c.rows_checked;
+  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
+  corr.nonfinite = c.nonfinite;
+  corr.rule = "row_rms";
+  corr.inputs = inputs_name(inputs);
+  corr.row_rms_err = c.row_rms_err;
+  corr.row_err_ratio = c.row_err_ratio;
+  corr.elements_scanned = c.elements_scanned;
+  corr.repeat_identical = g.repeat_identical;
+  if (!g.passed) corr.failure = g.failure;
+  return corr;
+}
+
+namespace {
+
 struct ShapeRun {
   ordered_json result;
   bool passed = false;
@@ -235,24 +265,8 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   const ProblemBuffers buffers(s, in);
   const Problem p = buffers.problem(float(scale));
   const GateResult g = run_gate(phase, p, in, seed, stream);
-  const CheckResult& c = g.check;
   run.passed = g.passed;
-  Correctness corr;
-  corr.passed = run.passed;
-  corr.max_abs_err = c.max_abs_err;
-  corr.max_rel_err = c.max_rel_err;
-  corr.tolerance_abs = c.row_tolerance_rms;
-  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
-  corr.rows_checked = c.rows_checked;
-  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
-  corr.nonfinite = c.nonfinite;
-  corr.rule = "row_rms";
-  corr.inputs = inputs_name(opt.inputs);
-  corr.row_rms_err = c.row_rms_err;
-  corr.row_err_ratio = c.row_err_ratio;
-  corr.elements_scanned = c.elements_scanned;
-  corr.repeat_identical = g.repeat_identical;
-  if (!run.passed) corr.failure = g.failure;
+  Correctness corr = correctness_block(g, s, opt.inputs);
   r["correctness"] = to_json(corr);
 
   console::correctness(tag, g);
@@ -351,8 +365,8 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
   }
 }
 
-// CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
-// an unsigned option by wrapping; these refuse both with one line.
+}  // namespace
+
 const CLI::Validator kPositiveFinite(
     [](std::string& in) -> std::string {
       char* end = nullptr;
@@ -369,6 +383,8 @@ const CLI::Validator kNonNegativeInteger(
       return "";
     },
     "UINT");
+
+namespace {
 
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("-s,--shape", opt.shape_specs,

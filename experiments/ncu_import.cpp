@@ -102,6 +102,25 @@ int NcuCsv::column(const std::string& name) const {
   return -1;
 }
 
+NcuLaunchTotals ncu_launch_totals(const NcuCsv& csv) {
+  const int tc = csv.column(kDurationMetric), cc = csv.column("sm__cycles_elapsed.max");
+  if (tc < 0 || cc < 0)
+    throw std::runtime_error("ncu CSV: needs columns gpu__time_duration.sum and sm__cycles_elapsed.max");
+  if (csv.rows.empty()) throw std::runtime_error("ncu CSV: no profiled kernel");
+  NcuLaunchTotals t;
+  for (const auto& row : csv.rows) {
+    const auto time = parse_ncu_number(row[std::size_t(tc)]);
+    const auto ns = time ? convert_ncu_unit(*time, csv.units[std::size_t(tc)], "ns") : std::nullopt;
+    const auto cycles = parse_ncu_number(row[std::size_t(cc)]);
+    if (!ns || !cycles)
+      throw std::runtime_error("ncu CSV: a kernel lacks a duration in a time unit or its cycles");
+    t.time_ns += *ns;
+    t.cycles += *cycles;
+    ++t.kernels;
+  }
+  return t;
+}
+
 NcuCsv parse_ncu_csv(std::istream& in) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto records = parse_records(text);

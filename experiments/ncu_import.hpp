@@ -65,6 +65,16 @@ void merge_ncu(ordered_json& record, const std::filesystem::path& run_dir,
 // the wall time of CUPTI's collection against ncu's.
 std::string agreement_table(const ordered_json& record);
 
+// One profiled launch in ncu's CSV (make profile-ab): its kernels' gpu__time_duration.sum
+// summed [ns] and sm__cycles_elapsed.max summed (each kernel's cycles on its busiest SM).
+// Throws std::runtime_error when a column or value is missing or not convertible.
+struct NcuLaunchTotals {
+  double time_ns = 0;
+  double cycles = 0;
+  std::size_t kernels = 0;
+};
+NcuLaunchTotals ncu_launch_totals(const NcuCsv& csv);
+
 // The headline metrics make profile judges at 3%.
 const std::vector<std::string>& headline_metrics();
 

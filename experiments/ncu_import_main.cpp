@@ -2,11 +2,18 @@
 //   attnlab-ncu-import metrics                 ncu's --metrics list: every group's metrics
 //   attnlab-ncu-import shapes RUN.JSON         "<shape spec> <slug> <NVTX range>" per timed result
 //   attnlab-ncu-import seed RUN.JSON           the run's input seed
+//   attnlab-ncu-import range PHASE SPEC        "<shape name> <slug> <NVTX range>" of one shape
+//                                              spec (make profile-ab, scripts/profile-ab)
+//   attnlab-ncu-import ab --a ID --b ID --shape NAME --a-csv F --b-csv F [--records DIR]
+//     make profile-ab: ncu's time and cycle ratios of A's and B's launch beside the paired
+//     ratio of the newest ok A/B record of the pair at that shape under DIR/ab
 //   attnlab-ncu-import merge RUN.JSON [--wall SLUG=S]... [--baseline-wall SLUG=S]...
 //                      [--ncu-version V] [--ncu-command C]
 //     adds ncu values from the ncu-<slug>.csv files beside RUN.JSON, rewrites it atomically
 //     and prints the CUPTI-vs-ncu agreement table.
 // Exit codes: 0 ok, 2 bad arguments, 3 the record cannot be read or written.
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -16,8 +23,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/shapes.hpp"
 #include "experiments/ncu_import.hpp"
 #include "profiler/metric_groups.hpp"
+#include "record/ab.hpp"
 #include "record/record.hpp"
 
 namespace {
@@ -44,6 +53,62 @@ std::map<std::string, double> pairs(const std::vector<std::string>& items) {
   return out;
 }
 
+// Issue 26: ncu's cycle ratio and the lab's paired one agree within this, or the report says why.
+constexpr double kNcuAgreementPct = 2.0;
+
+attnlab::NcuLaunchTotals totals(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  if (!in) throw std::runtime_error("cannot read " + csv_path);
+  try {
+    return attnlab::ncu_launch_totals(attnlab::parse_ncu_csv(in));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(csv_path + ": " + e.what());
+  }
+}
+
+std::string fmt(const char* f, double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string f4(double v) { return fmt("%.4f", v); }
+
+// Prints ncu's ratios for the pair at one shape and the newest ok paired record's beside them.
+void ab_compare(const std::string& a, const std::string& b, const std::string& shape,
+                const std::string& a_csv, const std::string& b_csv, const std::string& records) {
+  const auto ta = totals(a_csv), tb = totals(b_csv);
+  const double ncu_time = tb.time_ns / ta.time_ns, ncu_cycles = tb.cycles / ta.cycles;
+  std::cout << "profile-ab " << a << " vs " << b << " at " << shape << " (" << attnlab::kAbConvention
+            << ")\n  ncu (--clock-control none --cache-control all), one launch each: time "
+            << f4(ncu_time) << ", cycles " << f4(ncu_cycles) << " (A " << fmt("%.0f", ta.cycles)
+            << " cycles in " << fmt("%.0f", ta.time_ns) << " ns over " << ta.kernels << " kernel(s), B "
+            << fmt("%.0f", tb.cycles) << " cycles in " << fmt("%.0f", tb.time_ns) << " ns over "
+            << tb.kernels << ")\n";
+  const std::string pair = a + "-vs-" + b;
+  const auto files = attnlab::find_ab_records(records);
+  for (auto f = files.rbegin(); f != files.rend(); ++f) {
+    if (f->parent_path().parent_path().filename() != pair) continue;
+    const attnlab::AbRecord rec = attnlab::read_ab_file(*f);
+    if (rec.status != "ok") continue;
+    for (const auto& s : rec.results) {
+      if (s.name != shape || !s.cycles) continue;
+      auto line = [](const char* what, const attnlab::AbRatio& r) {
+        const auto& e = r.estimate;
+        return std::string(what) + " " + f4(e.median) + " [" + f4(e.lo) + ", " + f4(e.hi) + "] " +
+               attnlab::paired::verdict_name(e.verdict);
+      };
+      const double diff = 100.0 * (ncu_cycles / s.cycles->estimate.median - 1.0);
+      std::cout << "  lab (paired A/B, " << s.a.busy_ns.size() << " pairs, " << f->string() << "): "
+                << line("wall", *s.wall) << ", " << line("cycles", *s.cycles) << "\n  ncu cycles "
+                << "against the lab's: " << fmt("%+.2f", diff) << "% (" << (std::fabs(diff) <= kNcuAgreementPct ? "within" : "NOT within") << " "
+                << kNcuAgreementPct << "%)" << std::endl;
+      return;
+    }
+  }
+  std::cout << "  lab: no ok A/B record of " << pair << " at " << shape << " under " << records
+            << "/ab (run make ab A=" << a << " B=" << b << " SHAPES=" << shape << ")" << std::endl;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +120,18 @@ int main(int argc, char** argv) {
   shapes->add_option("record", record_path, "run.json")->required();
   auto* seed = app.add_subcommand("seed", "print the run's input seed");
   seed->add_option("record", record_path, "run.json")->required();
+  std::string range_phase, range_spec;
+  auto* range = app.add_subcommand("range", "print '<shape name> <slug> <NVTX range>' of a phase's shape spec");
+  range->add_option("phase", range_phase, "registry id")->required();
+  range->add_option("spec", range_spec, "shape spec, as --shape takes it")->required();
+  std::string ab_a, ab_b, ab_shape, ab_a_csv, ab_b_csv, ab_records = "results";
+  auto* ab = app.add_subcommand("ab", "ncu's cycle ratio of A's and B's launch beside the newest paired A/B record's");
+  ab->add_option("--a", ab_a, "phase A")->required();
+  ab->add_option("--b", ab_b, "phase B")->required();
+  ab->add_option("--shape", ab_shape, "shape name, as records write it (16x16x2048x64)")->required();
+  ab->add_option("--a-csv", ab_a_csv, "ncu --import <A's report> --csv --page raw --print-units base")->required();
+  ab->add_option("--b-csv", ab_b_csv, "the same for B")->required();
+  ab->add_option("--records", ab_records, "results root holding ab/<A>-vs-<B>/")->capture_default_str();
   auto* merge = app.add_subcommand("merge", "import ncu-<slug>.csv files beside the record");
   merge->add_option("record", record_path, "run.json")->required();
   std::vector<std::string> wall, baseline;
@@ -84,6 +161,22 @@ int main(int argc, char** argv) {
       std::string joined;
       for (const auto& n : attnlab::profiler::metric_names(all)) joined += (joined.empty() ? "" : ",") + n;
       std::cout << joined << std::endl;
+      return 0;
+    }
+    if (ab->parsed()) {
+      ab_compare(ab_a, ab_b, ab_shape, ab_a_csv, ab_b_csv, ab_records);
+      return 0;
+    }
+    if (range->parsed()) {
+      std::string name;
+      try {
+        name = attnlab::shape_name(attnlab::parse_shape(range_spec));
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "attnlab-ncu-import: " << e.what() << std::endl;
+        return 2;
+      }
+      std::cout << name << " " << attnlab::profiler::shape_slug(name) << " "
+                << attnlab::profiler::profile_range_name(range_phase, name) << std::endl;
       return 0;
     }
     ordered_json record = read_record(record_path);

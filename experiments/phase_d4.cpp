@@ -18,13 +18,12 @@ int main(int argc, char** argv) {
            .at_most(5000.0)
            .source("project issue 10: phase d4 target (at most 5.0 us)"),
        attnlab::claim("cudnn-ratio-latency",
-                      "At most 0.6x the cuDNN SDPA backend's kernel busy time at the latency "
-                      "shape (cold).")
-           .metric("/timing/cold/busy_median_ns")
+                      "At most 0.6x cuDNN's kernel busy time at the latency shape, paired: the "
+                      "lower bound of the paired A/B interval of t_cudnn / t_d4 (make ab A=d4 "
+                      "B=cudnn, wall time) at least 1/0.6.")
            .at("latency")
-           .at_most_phase("sdpa-cudnn", 0.6)
-           .source("project issue 10: phase d4 target (cuDNN measured in the same session by "
-                   "make baseline)"),
+           .paired_against("cudnn", 1.0 / 0.6)
+           .source("project issue 10: phase d4 target; issue 26: judged on the paired A/B ratio"),
        attnlab::faster_than("d4", "d3", "latency")}};
   return attnlab::run_experiment(exp, argc, argv);
 }

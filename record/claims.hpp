@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/paired.hpp"
+
 namespace attnlab {
 
 struct Claim {
@@ -25,6 +27,12 @@ struct Claim {
   // newest ok record at the same shape); exactly one of the two is given.
   std::optional<double> value;
   std::string other_phase;
+  // Set instead of value and other_phase: judged on the newest ok paired A/B record
+  // (record/ab.hpp) of this phase against `paired_against` at the shape, under the records
+  // root's ab/: SUPPORTED when the wall-time ratio's interval (t_other / t_self) lies at or
+  // above factor, REFUTED when wholly below it, NOT TESTED without such a record. `metric` then
+  // names the ratio judged ("/ratio/wall").
+  std::string paired_against;
   double factor = 1.0;
   double tolerance_pct = 0.0;
   std::string source;  // where a compared constant comes from ("SEEDS.md: seed phase 4x claim")
@@ -39,6 +47,7 @@ inline nlohmann::ordered_json to_json(const Claim& c) {
   j["op"] = c.op;
   if (c.value) j["value"] = *c.value;
   if (!c.other_phase.empty()) j["other_phase"] = c.other_phase;
+  if (!c.paired_against.empty()) j["paired_against"] = c.paired_against;
   j["factor"] = c.factor;
   if (c.op == "within_pct") j["tolerance_pct"] = c.tolerance_pct;
   if (!c.source.empty()) j["source"] = c.source;
@@ -76,6 +85,19 @@ class ClaimBuilder {
   }
   ClaimBuilder& at_least_phase(std::string other, double factor = 1.0) {
     return against(">=", std::move(other), factor);
+  }
+  // Paired: at least `factor` times phase `other`'s speed, the lower bound of the paired
+  // A/B interval of t_other / t_self at or above factor (Claim::paired_against).
+  ClaimBuilder& paired_against(std::string other, double factor) {
+    c_.op = ">=";
+    c_.metric = "/ratio/wall";
+    c_.paired_against = std::move(other);
+    c_.factor = factor;
+    return *this;
+  }
+  // Paired non-inferiority: as fast as `other` within paired::kNonInferiorityMargin.
+  ClaimBuilder& paired_as_fast_as(std::string other) {
+    return paired_against(std::move(other), paired::kNonInferiorityMargin);
   }
   operator Claim() const { return c_; }  // NOLINT: a builder reads as the claim it makes
 

@@ -7,6 +7,7 @@
 
 #include "common/shapes.hpp"
 #include "reports/format.hpp"
+#include "reports/paired_view.hpp"
 
 namespace attnlab::report {
 namespace {
@@ -235,13 +236,14 @@ std::vector<Claim> record_claims(const Run& run) {
     c.op = string_at(j, b + "/op");
     c.value = optional_number_at(j, b + "/value");
     c.other_phase = optional_string_at(j, b + "/other_phase").value_or("");
+    c.paired_against = optional_string_at(j, b + "/paired_against").value_or("");
     c.factor = optional_number_at(j, b + "/factor").value_or(1.0);
     c.source = optional_string_at(j, b + "/source").value_or("");
     if (!valid_op(c.op))
       throw FieldError(b + "/op is \"" + c.op + "\", expected <, <=, >, >=, == or within_pct");
     if (c.op == "within_pct") c.tolerance_pct = number_at(j, b + "/tolerance_pct");
-    if (c.value.has_value() == !c.other_phase.empty())
-      throw FieldError(b + " needs exactly one of /value and /other_phase");
+    if (int(c.value.has_value()) + int(!c.other_phase.empty()) + int(!c.paired_against.empty()) != 1)
+      throw FieldError(b + " needs exactly one of /value, /other_phase and /paired_against");
     if (c.metric.empty() || c.metric.front() != '/')
       throw FieldError(b + "/metric \"" + c.metric + "\" is not a JSON pointer");
     try {
@@ -325,7 +327,7 @@ Partner partner(const std::vector<Run>& runs, const Run& to, const std::string& 
 
 bool needs_root(const Run& run) {
   for (const auto& c : record_claims(run))
-    if (!c.other_phase.empty()) return true;
+    if (!c.other_phase.empty() || !c.paired_against.empty()) return true;
   return false;
 }
 
@@ -338,6 +340,29 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
     out.evidence = why;
     return out;
   };
+  if (!c.paired_against.empty()) {
+    // Paired (issue 26): the A/B records sit under the run's results root, <root>/ab/.
+    const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase, c.paired_against,
+                                 shape, run.gpu_name);
+    if (!p)
+      return not_tested("no ok paired A/B record of " + run.phase + " against " + c.paired_against +
+                        " at shape " + shape + " on " + run.gpu_name + " in this results root's ab/ "
+                        "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
+    const paired::RatioEstimate& w = p->shape.wall->estimate;
+    const paired::RatioEstimate& cy = p->shape.cycles->estimate;
+    out.verdict = w.lo >= c.factor ? Verdict::kSupported
+                  : w.hi < c.factor ? Verdict::kRefuted
+                                    : Verdict::kInconclusive;
+    out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
+                   std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
+                   paired_cell(p->shape) + ", cycles " + sig(cy.median, 4) + "x (95% CI " +
+                   sig(cy.lo, 4) + "-" + sig(cy.hi, 4) + "); claimed the wall-time interval at or "
+                   "above " + sig(c.factor, 4) + ". Verdict: " +
+                   (out.verdict == Verdict::kSupported ? "its lower bound is at or above it"
+                    : out.verdict == Verdict::kRefuted ? "its upper bound is below it"
+                                                       : "the interval contains it") + ".";
+    return out;
+  }
   const Result* mine = run.result(shape);
   if (!mine) return not_tested("this record has no result at shape " + shape);
   const Lookup lhs = measure_metric(*mine, c.metric);

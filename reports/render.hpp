@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "record/ab.hpp"
 #include "reports/judge.hpp"
 #include "reports/peaks.hpp"
 #include "reports/record_view.hpp"
@@ -30,6 +31,9 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs);
 // <out_dir>/NOTEBOOK.md and <out_dir>/index.jsonl from every record of a results root
 // (`runs` newest first, as load_root returns them).
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
+
+// <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/1) in <dir>/run.json.
+Rendered render_ab(const AbRecord& rec, const fs::path& dir);
 
 // Markdown comparing run B against run A, shape by shape and regime by regime.
 std::string compare_markdown(const Run& a, const Run& b);

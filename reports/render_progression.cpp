@@ -11,6 +11,7 @@
 
 #include "common/shapes.hpp"
 #include "reports/format.hpp"
+#include "reports/paired_view.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 
@@ -166,14 +167,20 @@ std::string runs_cell(const PhaseRow& pr, const Reference& ref, const std::vecto
 }
 
 // The table: one row per phase, its runs and GPU, then TFLOPS per shape with the p10-p90 range.
+// `paired`: phase -> shape name -> newest A/B record against cuDNN; its column only when not empty.
 std::string progression_table(const std::vector<PhaseRow>& chosen,
                               const std::map<ShapeKey, std::string>& shapes, const Reference& ref,
-                              const std::vector<Run>& runs, const fs::path& out_dir, Marks& marks) {
+                              const std::vector<Run>& runs, const fs::path& out_dir, Marks& marks,
+                              const std::map<std::string, std::map<std::string, PairedResult>>& paired) {
   std::vector<std::string> header = {"phase", "runs (commit)", "GPU"};
   std::string align = "lll";
   for (const auto& [k, name] : shapes) {
     header.push_back(shape_label(name) + " TFLOPS");
     align += "r";
+  }
+  if (!paired.empty()) {
+    header.push_back("vs cuDNN (paired)");
+    align += "l";
   }
   Table t(header, align);
   for (const PhaseRow& pr : chosen) {
@@ -197,6 +204,15 @@ std::string progression_table(const std::vector<PhaseRow>& chosen,
       const std::string value =
           x.basis == TimeBasis::kBusyMedian ? sig(x.mid) : value_and_range(x.mid, x.lo, x.hi);
       row.push_back(value + basis_marker(x.basis) + ", " + res->headline + (tag.empty() ? "" : ", " + tag));
+    }
+    if (!paired.empty()) {
+      std::string cell;
+      if (const auto it = paired.find(pr.id); it != paired.end())
+        for (const auto& [k, name] : shapes)
+          if (const auto at = it->second.find(name); at != it->second.end())
+            cell += (cell.empty() ? "" : "; ") + shape_label(name) + " " + paired_cell(at->second.shape) +
+                    " ([A/B](" + link(out_dir, at->second.file) + "))";
+      row.push_back(cell.empty() ? "none" : cell);
     }
     t.row(row);
   }
@@ -501,7 +517,15 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
 
   const Reference ref = reference_of(chosen, runs);
   Marks marks;
-  md << progression_table(chosen, shapes, ref, runs, out_dir, marks) << footnotes(marks, ref);
+  const auto paired = paired_against(root, kCudnnPhase);
+  md << progression_table(chosen, shapes, ref, runs, out_dir, marks, paired) << footnotes(marks, ref);
+  if (!paired.empty())
+    md << "vs cuDNN (paired): from the newest ok A/B record of the phase against cuDNN's fused SDPA "
+          "at each shape (make ab A=<phase> B=" << kCudnnPhase << ": both timed alternately in "
+          "one process, L2 flushed before every sample), the median of per-pair ratios "
+          "t_cuDNN / t_phase in device time (above 1: the phase is faster) with its 95% bootstrap "
+          "interval and verdict. Unlike the TFLOPS columns, it does not depend on which session "
+          "or clock each side's record saw.\n\n";
 
   const fs::path plots = out_dir / "plots";
   clear_plots(plots);

@@ -9,6 +9,7 @@
 
 #include "common/shapes.hpp"
 #include "reports/format.hpp"
+#include "reports/paired_view.hpp"
 #include "reports/render.hpp"
 
 namespace attnlab::report {
@@ -31,9 +32,13 @@ std::string record_link(const Run& r, const fs::path& base) {
 // "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart here.
 std::string board(const Run& r) { return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4)); }
 
+// Phase -> shape name -> its newest paired A/B record against cuDNN (paired_view.hpp).
+using PairedMap = std::map<std::string, std::map<std::string, PairedResult>>;
+
 std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std::string>& ids,
-                  const fs::path& base, std::set<TimeBasis>& bases, std::set<std::string>& regimes,
-                  std::set<std::string>& gpus, std::set<std::string>& boards) {
+                  const PairedMap& paired, const fs::path& base, std::set<TimeBasis>& bases,
+                  std::set<std::string>& regimes, std::set<std::string>& gpus,
+                  std::set<std::string>& boards) {
   const auto& presets = shape_presets();
   std::vector<std::string> header = {"phase"};
   std::string align = "l";
@@ -41,6 +46,11 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
     header.push_back(std::string(p.name) + " TFLOPS");
     header.push_back(std::string(p.name) + " us");
     align += "rr";
+  }
+  // Only where an A/B record against cuDNN exists, so the table is unchanged without one.
+  if (!paired.empty()) {
+    header.push_back("vs cuDNN (paired)");
+    align += "l";
   }
   header.push_back("records");
   align += "l";
@@ -81,6 +91,14 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
         }
       if (!seen) sources.emplace_back(from, p.name);
     }
+    if (!paired.empty()) {
+      std::string cell;
+      if (const auto it = paired.find(id); it != paired.end())
+        for (const auto& p : presets)
+          if (const auto at = it->second.find(shape_name(p.shape)); at != it->second.end())
+            cell += (cell.empty() ? "" : "; ") + std::string(p.name) + " " + paired_cell(at->second.shape);
+      cells.push_back(cell.empty() ? "none" : cell);
+    }
     std::string recs;
     for (const auto& [run, shapes] : sources)
       recs += (recs.empty() ? "" : "; ") + shapes + ": " + record_link(*run, base) + " on " + board(*run);
@@ -117,7 +135,8 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
 
   std::set<TimeBasis> bases;
   std::set<std::string> regimes, gpus, boards;
-  const std::string tab = table(rows, ids, base, bases, regimes, gpus, boards);
+  const PairedMap paired = paired_against(root, kCudnnPhase);
+  const std::string tab = table(rows, ids, paired, base, bases, regimes, gpus, boards);
   const fs::path prog = progression_dir / "report.md";
 
   std::ostringstream md;
@@ -141,6 +160,13 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
        << ", by uuid, named beside each record): clocks, power caps and sessions differ between "
           "them, so compare two rows only where they name the same board; the progression marks "
           "figures from another board or session.";
+  if (!paired.empty())
+    md << " The column vs cuDNN (paired) gives, where an A/B record of the phase against cuDNN's "
+          "fused SDPA exists under "
+       << code(link(base, root) + "/ab/") << " (make ab A=<phase> B=" << kCudnnPhase
+       << ", both timed alternately in one process), the newest one's median of per-pair ratios "
+          "t_cuDNN / t_phase (above 1: the phase is faster) in device time, its 95% bootstrap "
+          "interval and verdict.";
   md << "\n\n" << tab << "\n";
   for (TimeBasis b : bases)
     if (!basis_footnote(b).empty()) md << basis_footnote(b) << "\n\n";

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   run->add_option("run-dir", run_dirs, "run directory (holding run.json)")->required();
 
   std::string nb_root, nb_out;
+  std::vector<std::string> ab_dirs;
+  auto* ab = app.add_subcommand("ab", "write <run-dir>/report.md and plots/ for paired A/B records (make ab)");
+  ab->add_option("run", ab_dirs, "A/B run directories (results/ab/<A>-vs-<B>/<run>) or their run.json")->required();
   auto* notebook = app.add_subcommand("notebook", "write NOTEBOOK.md and index.jsonl for a results root");
   notebook->add_option("results-root", nb_root, "root of <phase>/<run>/run.json")->required();
   notebook->add_option("--out", nb_out, "directory for NOTEBOOK.md and index.jsonl (default: the root)");
@@ -132,6 +135,17 @@ int main(int argc, char** argv) {
         }
         if (roots.count(root)) root_runs = &roots[root];
         done(render_run(r, *root_runs), r.dir / "report.md");
+      }
+    } else if (*ab) {
+      for (const auto& d : ab_dirs) {
+        const fs::path dir = fs::path(d).filename() == "run.json" ? fs::path(d).parent_path() : fs::path(d);
+        attnlab::AbRecord rec;
+        try {
+          rec = attnlab::read_ab_file(dir / "run.json");
+        } catch (const std::exception& e) {
+          throw InputError(e.what());
+        }
+        done(render_ab(rec, dir), dir / "report.md");
       }
     } else if (*notebook) {
       const auto runs = load_root(nb_root);

@@ -13,6 +13,7 @@
 #include "profiler/sampler.hpp"
 #include "profiler/stats.hpp"
 #include "record/constants.hpp"
+#include "record/paired.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;
@@ -127,4 +128,12 @@ TEST(SharedConstants, MetricVocabularyIsTheProfilers) {
   std::vector<std::string> want;
   for (const auto& r : v.stall_reasons) want.push_back(v.stall_prefix + r + v.stall_suffix);
   EXPECT_EQ(names, want);
+}
+
+TEST(SharedConstants, PairedComparison) {
+  const auto p = constants()["paired"];
+  EXPECT_EQ(p["non_inferiority_margin"].get<double>(), paired::kNonInferiorityMargin);
+  EXPECT_EQ(p["bootstrap_resamples"].get<int>(), paired::kBootstrapResamples);
+  EXPECT_EQ(p["bootstrap_seed"].get<std::uint64_t>(), paired::kBootstrapSeed);
+  EXPECT_EQ(p["confidence"].get<double>(), paired::kConfidence);
 }

@@ -2,6 +2,7 @@
 // separated, overlapping (within noise) or missing.
 #include <gtest/gtest.h>
 
+#include "record/ab.hpp"
 #include "reports/judge.hpp"
 #include "report_test_util.hpp"
 
@@ -373,7 +374,7 @@ TEST(Claims, MalformedClaimsNameTheField) {
     record_claims(r);
     FAIL() << "expected FieldError";
   } catch (const FieldError& e) {
-    EXPECT_STREQ(e.what(), "/claims/0 needs exactly one of /value and /other_phase");
+    EXPECT_STREQ(e.what(), "/claims/0 needs exactly one of /value, /other_phase and /paired_against");
   }
   auto rec2 = phase4(spread(100e3, 1e3), constant(claim("bad-op", "/tflops", "throughput", "!="), 1));
   rec2["started_utc"] = kT1;
@@ -403,4 +404,90 @@ TEST(Compare, VerdictsFollowIntervalSeparation) {
   EXPECT_EQ(compare_times(a, interval(100.5, 103)), Change::kSame);
   EXPECT_EQ(compare_times(a, interval(101.5, 104)), Change::kSlower);
   EXPECT_EQ(compare_times(a, interval(90, 98.9)), Change::kFaster);
+}
+
+namespace {
+
+// A paired A/B record of `a` against `b` at the throughput shape under <root>/ab, its per-pair
+// wall ratios around `ratio` (t_B / t_A) with relative spread `rel`.
+void add_ab(const fs::path& root, const std::string& a, const std::string& b, double ratio,
+            double rel, const std::string& gpu = "NVIDIA H100 80GB HBM3") {
+  AbRecord r;
+  r.status = "ok";
+  r.a = {a, a, ""};
+  r.b = {b, b, ""};
+  r.started_utc = kT2;
+  r.provenance = {{"gpu", {{"name", gpu}}}};
+  r.options.pairs = r.options.min_pairs = 40;
+  r.options.max_seconds = 1;
+  r.options.inputs = "normal";
+  AbShape s;
+  s.name = "16x16x2048x64";
+  s.blocks.assign(20, "ABBA");
+  s.passed = true;
+  for (int i = 0; i < 40; ++i) {
+    const double t_a = 600e3, t_b = t_a * ratio * (1 + rel * ((i % 5) - 2) / 2.0);
+    s.a.busy_ns.push_back(t_a);
+    s.b.busy_ns.push_back(t_b);
+    s.a.span_ns.push_back(t_a);
+    s.b.span_ns.push_back(t_b);
+    s.a.clock_offset_ns.push_back(0);
+    s.b.clock_offset_ns.push_back(0);
+    s.first.push_back(i % 2 ? "B" : "A");
+    s.a.sm_clock_mhz.push_back(1700);
+    s.b.sm_clock_mhz.push_back(1700);
+  }
+  s.wall = ab_ratio(s.a.busy_ns, s.b.busy_ns, r.options.bootstrap);
+  s.cycles = ab_ratio(paired::cycles(s.a.busy_ns, s.a.sm_clock_mhz),
+                      paired::cycles(s.b.busy_ns, s.b.sm_clock_mhz), r.options.bootstrap);
+  r.results.push_back(s);
+  const fs::path dir = root / "ab" / (a + "-vs-" + b) / "20261122T120000Z-abcdef0";
+  fs::create_directories(dir);
+  write_file(dir / "run.json", to_json(r).dump(2));
+}
+
+ordered_json paired_claim(double factor) {
+  ordered_json c = claim("paired", "/ratio/wall", "throughput", ">=");
+  c["paired_against"] = "cudnn";
+  c["factor"] = factor;
+  return c;
+}
+
+}  // namespace
+
+TEST(PairedClaims, TheLowerBoundAtOrAboveTheFactorIsSupported) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 1.20, 0.01);
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10))));
+  ASSERT_EQ(js.size(), 1u);
+  EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("t_B / t_A"), std::string::npos) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("cycles"), std::string::npos) << js[0].evidence;
+}
+
+TEST(PairedClaims, AnIntervalBelowTheFactorIsRefutedAndOneAroundItInconclusive) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 1.05, 0.01);
+  const auto refuted = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10))));
+  EXPECT_EQ(refuted.at(0).verdict, Verdict::kRefuted) << refuted[0].evidence;
+  const auto around = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.05), kT1)));
+  EXPECT_EQ(around.at(0).verdict, Verdict::kInconclusive) << around[0].evidence;
+}
+
+TEST(PairedClaims, AsFastAsIsNonInferiorityAtTheMargin) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 0.99, 0.002);  // 1% slower, tight: within the 0.98 margin
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(paired::kNonInferiorityMargin))));
+  EXPECT_EQ(js.at(0).verdict, Verdict::kSupported) << js[0].evidence;
+}
+
+TEST(PairedClaims, WithoutAPairedRecordTheClaimIsNotTested) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 1.2, 0.01, "NVIDIA A100-SXM4-80GB");  // another GPU model
+  add_ab(lab.dir.path, "5", "cudnn", 1.2, 0.01);                           // another phase
+  // An unpaired cuDNN record does not stand in for the paired one.
+  lab.add(synth_record("cudnn", kT1, {{"throughput", spread(200e3, 2e3)}}));
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10))));
+  EXPECT_EQ(js.at(0).verdict, Verdict::kNotTested) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("make ab A=4 B=cudnn"), std::string::npos) << js[0].evidence;
 }

@@ -535,3 +535,51 @@ TEST(Format, NumbersAreFixedAndResolved) {
   EXPECT_EQ(plain(6.42), "6.42");
   EXPECT_EQ(pct(0.1974424037583061), "0.20%");
 }
+
+// The synthetic A/B record (tests/reports/inputs/ab/README.md), as phase `a` against cuDNN,
+// written under <root>/ab/.
+static void add_paired_record(const fs::path& root, const std::string& a) {
+  const fs::path src = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "inputs" / "ab" / "ab" /
+                       "5-vs-cudnn" / "20261126T030000Z-0000000" / "run.json";
+  auto rec = ordered_json::parse(read_file(src));
+  rec["a"]["phase"] = a;
+  write_file(root / "ab" / (a + "-vs-cudnn") / "20261126T030000Z-0000000" / "run.json", rec.dump(2));
+}
+
+TEST(Render, ProgressionAndReadmeGainAPairedColumnOnlyWhereAnAbRecordAgainstCudnnExists) {
+  TempDir t;
+  make_fixture_root(t.path);
+  const std::string readme = "intro\n<!-- attnlab:results begin -->\n<!-- attnlab:results end -->\n";
+  auto render = [&] {
+    render_progression(load_root(t.path), t.path, t.path / "progression");
+    return std::make_pair(read_file(t.path / "progression" / "report.md"),
+                          readme_with_results(load_root(t.path), t.path, t.path / "progression",
+                                              t.path / "README.md", readme));
+  };
+  const auto [prog_before, readme_before] = render();
+  EXPECT_FALSE(contains(prog_before, "vs cuDNN (paired)")) << prog_before;
+  EXPECT_FALSE(contains(readme_before, "vs cuDNN (paired)")) << readme_before;
+
+  add_paired_record(t.path, "4");
+  const auto [prog, table] = render();
+  EXPECT_TRUE(contains(prog, "| vs cuDNN (paired) |")) << prog;
+  EXPECT_TRUE(contains(prog, "1.071x (95% CI 1.069-1.072) FASTER ([A/B](")) << prog;
+  EXPECT_TRUE(contains(prog, "t_cuDNN / t_phase")) << prog;
+  EXPECT_TRUE(contains(table, "| vs cuDNN (paired) | records |")) << table;
+  EXPECT_TRUE(contains(table, "throughput 1.071x (95% CI 1.069-1.072) FASTER |")) << table;
+  // Phase 1 has no A/B record: its cell says so.
+  EXPECT_TRUE(contains(table, "| none |")) << table;
+}
+
+TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
+  TempDir t;
+  add_paired_record(t.path, "5");
+  const fs::path dir = t.path / "ab" / "5-vs-cudnn" / "20261126T030000Z-0000000";
+  const Rendered r = render_ab(read_ab_file(dir / "run.json"), dir);
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "ratio = t_B / t_A per pair: A's speed-up over B")) << md;
+  EXPECT_TRUE(contains(md, "| 16x16x2048x64 | 40 (pairs) | 1.071x (1.069-1.072) | FASTER | 1.071x (1.069-1.072) | FASTER | yes |")) << md;
+  EXPECT_TRUE(contains(md, "10000 resamples, seed 26")) << md;
+  ASSERT_EQ(r.scripts.size(), 1u);
+  EXPECT_TRUE(contains(read_file(dir / "plots" / "ratios_1.dat"), "# pair, wall ratio t_B / t_A")) << md;
+}

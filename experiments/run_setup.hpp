@@ -1,0 +1,30 @@
+// Pieces of a run that the phase harness (harness.cpp) and the paired A/B runner (ab_main.cpp)
+// share: provenance, the correctness block from a gate, command-line number checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "common/shape.hpp"
+#include "experiments/gate.hpp"
+#include "experiments/reference.hpp"
+#include "record/correctness.hpp"
+#include "record/provenance.hpp"
+
+namespace attnlab {
+
+// The GPU as CUDA describes device `dev`.
+GpuIdentity gpu_identity(int dev);
+// Git state and build of this binary, argv, tool versions, the GPU, the input seed and host.
+Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev);
+// The record's correctness block of one shape from its gate.
+Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs);
+
+// CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
+// an unsigned option by wrapping; these refuse both with one line.
+extern const CLI::Validator kPositiveFinite;
+extern const CLI::Validator kNonNegativeInteger;
+
+}  // namespace attnlab

@@ -1,0 +1,105 @@
+#include "record/paired.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace attnlab::paired {
+
+const char* block_name(Block b) { return b == Block::kABBA ? "ABBA" : "BAAB"; }
+
+Block parse_block(const std::string& name) {
+  if (name == "ABBA") return Block::kABBA;
+  if (name == "BAAB") return Block::kBAAB;
+  throw std::invalid_argument("unknown block order '" + name + "'; expected ABBA or BAAB");
+}
+
+std::vector<Block> block_orders(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Block> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) out.push_back((rng() >> 63) ? Block::kBAAB : Block::kABBA);
+  return out;
+}
+
+std::vector<double> ratios(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument("paired ratios need as many A as B samples (" +
+                                std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")");
+  std::vector<double> r;
+  r.reserve(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] > 0) || !(b[i] > 0))
+      throw std::invalid_argument("paired ratios need positive times (pair " + std::to_string(i) + ")");
+    r.push_back(b[i] / a[i]);
+  }
+  return r;
+}
+
+std::vector<double> cycles(const std::vector<double>& ns, const std::vector<double>& mhz) {
+  if (ns.size() != mhz.size())
+    throw std::invalid_argument("cycles need one clock per sample (" + std::to_string(ns.size()) +
+                                " times, " + std::to_string(mhz.size()) + " clocks)");
+  std::vector<double> c;
+  c.reserve(ns.size());
+  for (std::size_t i = 0; i < ns.size(); ++i) c.push_back(ns[i] * mhz[i] / 1000.0);
+  return c;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster: return "FASTER";
+    case Verdict::kSame: return "SAME";
+    case Verdict::kSlower: return "SLOWER";
+  }
+  return "unknown";
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) throw std::invalid_argument("median of no values");
+  const std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+  if (n % 2) return v[mid];
+  const double upper = v[mid];
+  return (*std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid)) + upper) / 2;
+}
+
+namespace {
+
+// Linear interpolation between closest ranks of sorted values, as profiler::percentile.
+double sorted_percentile(const std::vector<double>& s, double q) {
+  const double pos = q * double(s.size() - 1);
+  const auto i = std::size_t(std::floor(pos));
+  if (i + 1 >= s.size()) return s.back();
+  return s[i] + (pos - double(i)) * (s[i + 1] - s[i]);
+}
+
+}  // namespace
+
+RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg) {
+  if (r.size() < 2) throw std::invalid_argument("a paired estimate needs at least 2 pairs");
+  if (cfg.resamples < 100 || !(cfg.confidence > 0 && cfg.confidence < 1))
+    throw std::invalid_argument("bootstrap needs >= 100 resamples and a confidence in (0, 1)");
+  for (double x : r)
+    if (!std::isfinite(x) || x <= 0) throw std::invalid_argument("paired ratios must be positive and finite");
+  RatioEstimate e;
+  e.pairs = r.size();
+  e.median = median(r);
+  std::mt19937_64 rng(cfg.seed);
+  const auto n = std::uint64_t(r.size());
+  std::vector<double> medians, draw(r.size());
+  medians.reserve(std::size_t(cfg.resamples));
+  for (int k = 0; k < cfg.resamples; ++k) {
+    for (auto& x : draw) x = r[std::size_t((static_cast<unsigned __int128>(rng()) * n) >> 64)];
+    medians.push_back(median(draw));
+  }
+  std::sort(medians.begin(), medians.end());
+  e.lo = sorted_percentile(medians, (1 - cfg.confidence) / 2);
+  e.hi = sorted_percentile(medians, (1 + cfg.confidence) / 2);
+  e.verdict = e.lo > 1 ? Verdict::kFaster : e.hi < 1 ? Verdict::kSlower : Verdict::kSame;
+  e.as_fast_as = e.lo >= kNonInferiorityMargin;
+  return e;
+}
+
+}  // namespace attnlab::paired
