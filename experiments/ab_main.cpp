@@ -338,6 +338,13 @@ int run(int argc, char** argv) {
       throw EnvironmentError(e.what());
     }
     open_device(*a, *b, opt, shapes);
+    for (const Phase* p : {a, b}) {
+      try {
+        prepare_shapes(*p, shapes);
+      } catch (const PhaseRefusal& r) {
+        throw UsageError(r.what());
+      }
+    }
 
     std::optional<profiler::KernelActivity> activity;
     try {
@@ -360,7 +367,7 @@ int run(int argc, char** argv) {
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
     rec.started_utc = utc_iso8601(now);
-    rec.provenance = to_json(provenance(argc, argv, seed, opt.device));
+    rec.provenance = to_json(provenance(argc, argv, seed, opt.device, a->baseline || b->baseline));
     rec.options.pairs = opt.pairs;
     rec.options.min_pairs = opt.min_pairs;
     rec.options.max_seconds = opt.max_seconds;

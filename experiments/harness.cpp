@@ -100,7 +100,7 @@ GpuIdentity gpu_identity(int dev) {
   return g;
 }
 
-Provenance provenance(const Phase& phase, int argc, char** argv, std::uint64_t seed, int dev) {
+Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool runs_cudnn) {
   Provenance pv;
   pv.git = {build_info::kGitCommit, build_info::kGitDirty};
   pv.argv.assign(argv, argv + argc);
@@ -111,7 +111,7 @@ Provenance provenance(const Phase& phase, int argc, char** argv, std::uint64_t s
   ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
   ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&pv.versions.cupti));
   // The C++ baselines run cuDNN: which one is part of what they measured.
-  if (const auto v = phasecudnn::versions(); v && phase.baseline) {
+  if (const auto v = phasecudnn::versions(); v && runs_cudnn) {
     pv.versions.cudnn = static_cast<long long>(v->loaded);
     pv.versions.cudnn_header = v->header;
   }
@@ -124,6 +124,18 @@ Provenance provenance(const Phase& phase, int argc, char** argv, std::uint64_t s
   if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
     pv.sweep_id = sweep;
   return pv;
+}
+
+void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes) {
+  if (!phase.prepare) return;
+  for (const auto& s : shapes) {
+    try {
+      phase.prepare(s);
+    } catch (const PhaseRefusal& r) {
+      throw PhaseRefusal(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
+                         ": " + r.what());
+    }
+  }
 }
 
 namespace {
@@ -513,17 +525,6 @@ cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::ve
 // Every shape's plan before anything is recorded: a shape the library behind a phase declines
 // at prepare time (PhaseRefusal, kernels/registry.hpp) is refused like one can_implement
 // refuses, with the library's reason, exit 2.
-void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes) {
-  if (!phase.prepare) return;
-  for (const auto& s : shapes) {
-    try {
-      phase.prepare(s);
-    } catch (const PhaseRefusal& r) {
-      throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
-                       ": " + r.what());
-    }
-  }
-}
 
 // The record as it is first written: everything but the results, status "incomplete".
 ordered_json record_header(const Phase& phase, const Experiment& exp, const Options& opt,
@@ -539,7 +540,7 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
   record["claims"] = ordered_json::array();
   for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
   record["started_utc"] = utc_iso8601(now);
-  record["provenance"] = to_json(provenance(phase, argc, argv, seed, opt.device));
+  record["provenance"] = to_json(provenance(argc, argv, seed, opt.device, phase.baseline));
   record["options"] = to_json(recorded_options(opt));
   record["metrics_config"] =
       evidence ? evidence->config_json()
@@ -704,7 +705,11 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     ensure_writable_directory(opt.results_dir);
     write_phase_table(opt.results_dir);  // the phase order reports read
     const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
-    prepare_shapes(*phase, plan.shapes);
+    try {
+      prepare_shapes(*phase, plan.shapes);
+    } catch (const PhaseRefusal& r) {
+      throw UsageError(r.what());
+    }
     Instruments inst(opt, plan);
 
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
