@@ -28,9 +28,6 @@ std::string record_link(const Run& r, const fs::path& base) {
   return "[" + r.id() + "](" + link(base, fs::exists(rep) ? rep : r.file) + ")";
 }
 
-// "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart here.
-std::string board(const Run& r) { return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4)); }
-
 std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std::string>& ids,
                   const fs::path& base, std::set<TimeBasis>& bases, std::set<std::string>& regimes,
                   std::set<std::string>& gpus, std::set<std::string>& boards) {
