@@ -332,8 +332,8 @@ struct Axis {
   double from_axis(double y) const { return log ? std::pow(10.0, y) : y; }
 };
 
-Axis panel_axis(double lo, double hi) {
-  if (hi > 30 * lo)
+Axis panel_axis(double lo, double hi, bool linear) {
+  if (!linear && hi > 30 * lo)
     return {true, std::pow(10.0, std::floor(std::log10(lo))),
             std::pow(10.0, std::ceil(std::log10(hi * 1.5)))};
   return {false, 0, hi * 1.3};
@@ -390,17 +390,19 @@ std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
   return out;
 }
 
-// One panel of the lines: head dimension D, its axis, labels and lines (data blocks from
-// `block` on).
-void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines) {
+// One panel of the lines: head dimension D, its axis (linear where asked: near-equal figures
+// look as far apart as they are), labels and lines (data blocks from `block` on).
+void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, bool linear) {
   double lo = 1e300, hi = 0;
   for (const Line& l : lines)
     for (const auto& [S, x] : l.points) {
       lo = std::min(lo, x.lo);
       hi = std::max(hi, x.hi);
     }
-  const Axis axis = panel_axis(lo, hi);
-  p.script += "\nunset label\nset title 'D = " + std::to_string(D) + "'\n" + axis.script() +
+  const Axis axis = panel_axis(lo, hi, linear);
+  p.script += "\nunset label\nset title 'D = " + std::to_string(D) +
+              (axis.log ? ", log axis: every phase'" : ", linear axis: near-equal figures apart'") + "\n" +
+              axis.script() +
               end_labels(lines, axis);
   std::string plot;
   for (const Line& l : lines) {
@@ -438,15 +440,14 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
   Plot p;
   p.stem = "tflops_vs_s";
   p.origin = origin;
-  p.height = 60 + 440 * int(by_d.size());
+  p.height = 60 + 400 * 2 * int(by_d.size());
   p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
            "regime's device time, point type (filled: busy time, hollow: span only; circle, "
            "triangle, square: the reference board and session, another board, another session)\n";
   std::string& s = p.script;
-  s += "set multiplot layout " + std::to_string(by_d.size()) + ",1 title " +
-       "\"TFLOPS against sequence length S: newest ok record of each phase and shape, headline "
-       "regime at device time (log axes; the panels of tflops_by_phase.png compare near-equal "
-       "figures on linear ones)\\n" + kPointKey + "\" noenhanced font ',9'\n"
+  s += "set multiplot layout " + std::to_string(2 * by_d.size()) + ",1 title " +
+       "\"TFLOPS against S: newest ok record per phase and shape, headline regime at device time; "
+       "bars: p10-p90\\n" + kPointKey + "\" noenhanced font ',9'\n"
        "set errorbars large\n"
        "set logscale x 2\n"
        "set xrange [" + gp_num(*all_s.begin() / 1.6) + ":" + gp_num(*all_s.rbegin() * 2.2) + "]\n"
@@ -456,7 +457,10 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
        "unset key\n"
        "set grid lc rgb '#dddddd'\n";
   int block = 0;
-  for (const auto& [D, lines] : by_d) lines_panel(p, block, D, lines);
+  for (const auto& [D, lines] : by_d) {
+    lines_panel(p, block, D, lines, false);
+    lines_panel(p, block, D, lines, true);
+  }
   s += "unset multiplot\n";
   return p;
 }
@@ -535,7 +539,9 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
   } else {
     md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-       << "One panel per head dimension D. Lines join a phase's shapes of one family (same "
+       << "Two panels per head dimension D: a log axis that shows every phase, and a linear one "
+          "on which near-equal figures (phase 5 against cuDNN, say) look as far apart as they "
+          "are. Lines join a phase's shapes of one family (same "
           "head dimension, causality, GQA and B*S), each point from the record the table names "
           "for it, and are labelled at their right end with the phase (labels that would "
           "overlap are moved up); shapes outside a family have a panel of their own in the chart "
