@@ -392,13 +392,18 @@ std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
 
 // One panel of the lines: head dimension D, its axis (linear where asked: near-equal figures
 // look as far apart as they are), labels and lines (data blocks from `block` on).
-void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, bool linear) {
+std::pair<double, double> value_range(const std::vector<Line>& lines) {
   double lo = 1e300, hi = 0;
   for (const Line& l : lines)
     for (const auto& [S, x] : l.points) {
       lo = std::min(lo, x.lo);
       hi = std::max(hi, x.hi);
     }
+  return {lo, hi};
+}
+
+void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, bool linear) {
+  const auto [lo, hi] = value_range(lines);
   const Axis axis = panel_axis(lo, hi, linear);
   p.script += "\nunset label\nset title 'D = " + std::to_string(D) +
               (axis.log ? ", log axis: every phase'" : ", linear axis: near-equal figures apart'") + "\n" +
@@ -440,12 +445,19 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
   Plot p;
   p.stem = "tflops_vs_s";
   p.origin = origin;
-  p.height = 60 + 400 * 2 * int(by_d.size());
+  // A log panel where a head dimension's figures span more than a decade and a half, and a
+  // linear one always.
+  int panels = 0;
+  for (const auto& [D, lines] : by_d) {
+    const auto [lo, hi] = value_range(lines);
+    panels += panel_axis(lo, hi, false).log ? 2 : 1;
+  }
+  p.height = 60 + 400 * panels;
   p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
            "regime's device time, point type (filled: busy time, hollow: span only; circle, "
            "triangle, square: the reference board and session, another board, another session)\n";
   std::string& s = p.script;
-  s += "set multiplot layout " + std::to_string(2 * by_d.size()) + ",1 title " +
+  s += "set multiplot layout " + std::to_string(panels) + ",1 title " +
        "\"TFLOPS against S: newest ok record per phase and shape, headline regime at device time; "
        "bars: p10-p90\\n" + kPointKey + "\" noenhanced font ',9'\n"
        "set errorbars large\n"
@@ -458,7 +470,8 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
        "set grid lc rgb '#dddddd'\n";
   int block = 0;
   for (const auto& [D, lines] : by_d) {
-    lines_panel(p, block, D, lines, false);
+    const auto [lo, hi] = value_range(lines);
+    if (panel_axis(lo, hi, false).log) lines_panel(p, block, D, lines, false);
     lines_panel(p, block, D, lines, true);
   }
   s += "unset multiplot\n";
@@ -539,9 +552,9 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
   } else {
     md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-       << "Two panels per head dimension D: a log axis that shows every phase, and a linear one "
-          "on which near-equal figures (phase 5 against cuDNN, say) look as far apart as they "
-          "are. Lines join a phase's shapes of one family (same "
+       << "Per head dimension D a panel on a linear axis, on which near-equal figures (phase 5 "
+          "against cuDNN, say) look as far apart as they are, and above it, where the figures "
+          "span more than a decade and a half, one on a log axis that shows every phase. Lines join a phase's shapes of one family (same "
           "head dimension, causality, GQA and B*S), each point from the record the table names "
           "for it, and are labelled at their right end with the phase (labels that would "
           "overlap are moved up); shapes outside a family have a panel of their own in the chart "
