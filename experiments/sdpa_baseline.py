@@ -1108,8 +1108,14 @@ def main(argv):
     p.add_argument("--write-example-record", metavar="PATH",
                    help="write a record built from synthetic numbers to PATH and exit (schema test; "
                         "needs neither torch nor a GPU)")
+    p.add_argument("--list-options", action="store_true",
+                   help="print every option this script takes, one a line, and exit (scripts/sweep.sh "
+                        "passes it only these of the common ARGS; needs neither torch nor a GPU)")
     try:
         opt = p.parse_args(argv[1:])
+        if opt.list_options:
+            print("\n".join(s for a in p._actions for s in a.option_strings))
+            return EXIT_OK
         if opt.write_example_record:
             write_json_atomically(Path(opt.write_example_record), example_record())
             return EXIT_OK

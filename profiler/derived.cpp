@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cmath>
+#include <string>
+
+#include "record/metrics.hpp"
 
 namespace attnlab::profiler {
 namespace {
@@ -73,7 +76,19 @@ nlohmann::ordered_json derived_figures(const DerivedInputs& in) {
     d["dram_gbps_measured"] = nullptr;
     d["dram_gbps_measured_reason"] = "the measured duration is not positive";
   } else {
-    d["dram_gbps_measured"] = dram / *in.duration_ns;  // byte/ns = GB/s
+    // The launch's device time at the headline median, from the TFLOPS it was timed at.
+    const std::optional<double> kernel_ns =
+        usable(in.tflops) && *in.tflops > 0 ? std::optional<double>(in.flops / (*in.tflops * 1e3)) : std::nullopt;
+    if (kernel_ns) d["replay_over_kernel"] = *in.duration_ns / *kernel_ns;
+    if (kernel_ns && *in.duration_ns > kReplayDominatedRatio * *kernel_ns) {
+      d["dram_gbps_measured"] = nullptr;
+      d["dram_gbps_measured_reason"] =
+          "the replay (gpu__time_duration.sum) took more than " + std::to_string(int(kReplayDominatedRatio)) +
+          "x the launch's device time, so it is dominated by replay overhead; bytes over the timed "
+          "device time is the roofline's figure";
+    } else {
+      d["dram_gbps_measured"] = dram / *in.duration_ns;  // byte/ns = GB/s
+    }
   }
   return d;
 }

@@ -29,7 +29,10 @@ struct DerivedInputs {
 };
 
 // {"pct_of_tensor_peak", "tensor_peak_tflops"?, "arithmetic_intensity_flop_per_byte",
-//  "dram_gbps_measured"}, each null with "<key>_reason" when an input is missing.
+//  "dram_gbps_measured", "replay_over_kernel"?}, each null with "<key>_reason" when an input is
+// missing. dram_gbps_measured is null, with the reason, where the replay took more than
+// kReplayDominatedRatio times the launch's device time (flops / tflops): the rate would be the
+// replay's overhead, not the kernel's bandwidth.
 nlohmann::ordered_json derived_figures(const DerivedInputs& in);
 // How each figure is computed, for the record's metrics_config.
 nlohmann::ordered_json derived_method();

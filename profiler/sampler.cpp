@@ -204,6 +204,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     monitor_->start(std::chrono::microseconds(kGpuPollMicroseconds));
   } else {
     res.sm_clock_mhz_before = measure_sm_clock_mhz(stream_);
+    res.clock_source = kProbeClockSource;
     res.gpu_unavailable = monitor_ ? *monitor_->unavailable() : "no GPU monitor";
   }
   const auto t0 = Clock::now();

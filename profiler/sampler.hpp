@@ -40,6 +40,8 @@ const char* regime_name(Regime r);     // "cold", "warm", "graph"
 const char* regime_method(Regime r);   // one line for records and reports
 Regime parse_regime(const std::string& name);  // throws std::invalid_argument
 
+inline constexpr const char* kProbeClockSource = "clock64 probe (SM cycles per globaltimer ns, one 2 ms spin)";
+
 struct RegimeResult {
   Regime regime;
   std::vector<double> samples_ns;  // [ns] device time of one launch, one entry per sample
@@ -49,7 +51,8 @@ struct RegimeResult {
   int launches_per_sample = 1;     // graph regime: launches captured in the graph
   double sm_clock_mhz_before = 0;  // [MHz] measured just before sampling
   double sm_clock_mhz_after = 0;   // [MHz] measured just after
-  // How: "NVML current SM clock" when NVML answers; empty for the clock64 probe.
+  // How: "NVML current SM clock" when NVML answers, else kProbeClockSource (records written
+  // before the probe named itself leave it empty, and the reports read empty as the probe).
   std::string clock_source;
   // NVML readings polled every gpu_poll_ms while sampling; empty, with gpu_unavailable saying
   // why, without NVML. max_sm_clock_mhz is NVML's maximum SM clock.

@@ -482,6 +482,7 @@ nlohmann::ordered_json to_json(const StaticFacts& facts) {
           k.occupancy_reason.empty() ? std::string("the function's attributes were not resolved") : k.occupancy_reason;
     }
     if (!k.attributes_reason.empty()) kj["attributes_reason"] = k.attributes_reason;
+    if (k.work_items) kj["work_items"] = *k.work_items;
     kj["launch_api"] = k.launch_api;
     kj["source"] = "CUPTI launch callback; cuFuncGetAttribute; "
                    "cuOccupancyMaxActiveBlocksPerMultiprocessor";

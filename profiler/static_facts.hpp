@@ -38,6 +38,10 @@ struct KernelFacts {
   // properties; unset, with occupancy_reason, where it could not be computed.
   std::optional<OccupancyLimits> occupancy;
   std::string occupancy_reason;
+  // Work items the grid's CTAs share where each walks several (a persistent grid: items
+  // blockIdx.x, + gridDim.x, ...); unset where a CTA is one item or the phase does not say.
+  // The capture cannot see it: the harness sets it from the phase.
+  std::optional<std::int64_t> work_items;
   std::string attributes_reason;
 };
 
@@ -60,7 +64,7 @@ StaticFacts capture_static_facts(const LaunchFn& launch, cudaStream_t stream);
 // attributes_reason, when the function could not be resolved), occupancy_limits (CTAs per SM
 // by resource, what limits them and whether their least equals the driver's
 // active_blocks_per_sm; null with occupancy_limits_reason where not computed), launch_api,
-// source; and "device", the device properties those limits divide.
+// source, work_items where set; and "device", the device properties those limits divide.
 nlohmann::ordered_json to_json(const StaticFacts& facts);
 
 }  // namespace attnlab::profiler

@@ -22,6 +22,12 @@ struct MetricValue {
 // The value of `metric` among `values`, nullopt when absent.
 std::optional<double> find_value(const std::vector<MetricValue>& values, std::string_view metric);
 
+// A replay pass's gpu__time_duration.sum longer than this many times the launch's device time
+// (the timing regime's median) is mostly the range profiler's own overhead: a rate divided by
+// it (derived.dram_gbps_measured) is the replay's, not the kernel's. Short kernels (5-10 us)
+// replay in 70-137 us on the H100, long ones within a few percent of their time.
+inline constexpr double kReplayDominatedRatio = 3.0;
+
 // One kernel's values of a group, for launches of several kernels: CUPTI's auto range (one
 // range per kernel launch, numbered in launch order) under the same user replay.
 struct KernelMetricValues {

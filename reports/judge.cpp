@@ -90,33 +90,39 @@ struct Decision {
   std::string reason;
 };
 
+// The one rule (judge.hpp): a difference within the noise is never SUPPORTED. Overlapping
+// intervals neither show nor disprove any claim over measured intervals, whatever the operator;
+// only points (counts, counters) are compared exactly.
 Decision decide(const std::string& op, Relation rel, bool points) {
   const std::string seen = relation_words(rel, points);
   const Decision ok{Verdict::kSupported, seen + ": as claimed"};
   const Decision against{Verdict::kRefuted, seen + ": against the claim"};
-  const Decision noise =
-      points ? Decision{Verdict::kRefuted, seen + ": not strictly as claimed"}
-             : Decision{Verdict::kInconclusive,
-                        "within noise (" + seen + "): a strict difference needs separation"};
-  if (op == "<") return rel == Relation::kBelow ? ok : rel == Relation::kOverlap ? noise : against;
-  if (op == ">") return rel == Relation::kAbove ? ok : rel == Relation::kOverlap ? noise : against;
-  if (op == "<=") {
-    if (rel == Relation::kAbove) return against;
-    return rel == Relation::kOverlap && !points
-               ? Decision{Verdict::kSupported, "equal within noise (" + seen + "), which <= allows"}
-               : ok;
-  }
-  if (op == ">=") {
-    if (rel == Relation::kBelow) return against;
-    return rel == Relation::kOverlap && !points
-               ? Decision{Verdict::kSupported, "equal within noise (" + seen + "), which >= allows"}
-               : ok;
-  }
-  // "==" and "within_pct" (where the right side is the band).
+  if (!points && rel == Relation::kOverlap)
+    return {Verdict::kInconclusive,
+            "within noise (" + seen + "): a difference within the noise is never SUPPORTED"};
+  if (op == "<") return rel == Relation::kBelow ? ok : against;
+  if (op == ">") return rel == Relation::kAbove ? ok : against;
+  if (op == "<=") return rel == Relation::kAbove ? against : ok;
+  if (op == ">=") return rel == Relation::kBelow ? against : ok;
+  // "==" on points.
   return rel == Relation::kOverlap ? ok : against;
 }
 
-// The interval a within_pct claim's value must touch: the right side +/- the tolerance.
+// within_pct: SUPPORTED only when the whole interval lies inside the band (the right side +/-
+// the tolerance), REFUTED when separated from it; an interval that straddles an edge of the
+// band is within the noise of it.
+Decision decide_band(const std::pair<double, double>& m, const std::pair<double, double>& b) {
+  if (m.second < b.first || m.first > b.second)
+    return {Verdict::kRefuted, std::string(m.second < b.first ? "separated, below" : "separated, above") +
+                                   " the band: against the claim"};
+  if (m.first >= b.first && m.second <= b.second)
+    return {Verdict::kSupported, "inside the band: as claimed"};
+  return {Verdict::kInconclusive,
+          "within noise (the interval straddles an edge of the band): a difference within the "
+          "noise is never SUPPORTED"};
+}
+
+// The interval a within_pct claim's value must lie in: the right side +/- the tolerance.
 std::pair<double, double> band(const Claim& c, const Measure& rhs, bool widest) {
   const auto [lo, hi] = rhs.interval(widest);
   if (c.op != "within_pct") return {lo, hi};
@@ -126,7 +132,8 @@ std::pair<double, double> band(const Claim& c, const Measure& rhs, bool widest) 
 
 // The verdict of claim `c` on `m` against `rhs`, on their wide intervals where `widest`.
 Decision decide_claim(const Claim& c, const Measure& m, const Measure& rhs, bool widest) {
-  const bool points = m.spread.empty() && rhs.spread.empty() && c.op != "within_pct";
+  if (c.op == "within_pct") return decide_band(m.interval(widest), band(c, rhs, widest));
+  const bool points = m.spread.empty() && rhs.spread.empty();
   const auto [m_lo, m_hi] = m.interval(widest);
   const auto [b_lo, b_hi] = band(c, rhs, widest);
   return decide(c.op, relate(m_lo, m_hi, b_lo, b_hi), points);
@@ -420,7 +427,9 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
   const std::string op_text = c.op == "within_pct" ? "within" : c.op;
   out.evidence = "phase " + run.phase + " " + m.describe() + "; claimed " + op_text + " " +
                  rhs_text;
-  if (c.other_phase.size() && rhs.value != 0) out.evidence += "; ratio " + sig(m.value / rhs.value, 3);
+  // "claimed-side ratio", not "ratio": the side-by-side table's time ratio is another quantity.
+  if (c.other_phase.size() && rhs.value != 0)
+    out.evidence += "; measured / claimed side " + sig(m.value / rhs.value, 3);
   out.evidence += ". Verdict: " + d.reason + ".";
   return out;
 }

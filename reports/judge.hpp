@@ -5,11 +5,13 @@
 // busy time, the span only where a record lacks it, and then said so). The decision rule is
 // interval separation, the same for claims and comparisons. A timing measurement is the
 // interval [p10, p90] of its samples; a throughput (TFLOPS, GB/s) is the same interval
-// mapped through work / time. A strict claim ("<", ">") is SUPPORTED only when the two
+// mapped through work / time. One rule for every operator: a difference within the noise is
+// never SUPPORTED. A claim ("<", "<=", ">", ">=", "==") is SUPPORTED only when the two
 // intervals are separated in the claimed direction, REFUTED when they are separated against
-// it, and INCONCLUSIVE when they overlap: a difference inside the noise neither shows nor
-// disproves a strict claim. A claim that admits equality ("<=", ">=", "==", "within_pct") is
-// REFUTED only by separation against it.
+// it, and INCONCLUSIVE when they overlap ("as fast as", ">=" on throughput, included: overlap
+// neither shows nor disproves it). "within_pct" is SUPPORTED only when the whole interval lies
+// inside the band, REFUTED when separated from it, INCONCLUSIVE when it straddles an edge.
+// Points (counts, counters) have no noise and compare exactly.
 // Why not a rank test (Mann-Whitney): GPU timing samples are not independent (clocks and
 // thermals drift through a run), and with the 1000 samples a short kernel collects, a rank
 // test calls a 0.1% shift "significant", which is real but not a performance difference a

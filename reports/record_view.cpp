@@ -9,6 +9,7 @@
 #include "common/shapes.hpp"
 #include "record/provenance.hpp"
 #include "record/reader.hpp"
+#include "reports/format.hpp"
 
 namespace attnlab::report {
 namespace {
@@ -153,6 +154,21 @@ DeviceTime device_time(const Result& r, const Regime& g) {
   t.wide_p10_ns = g.p10_ns > idle ? g.p10_ns - idle : g.p10_ns * t.median_ns / g.median_ns;
   t.wide_p90_ns = g.p90_ns - idle;
   return t;
+}
+
+std::string board(const Run& r) {
+  if (r.gpu_uuid.empty()) return "board not recorded";
+  return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4));
+}
+
+std::optional<double> device_noise_pct(const Regime& g, const DeviceTime& t) {
+  if (t.basis == TimeBasis::kOneKernel || t.basis == TimeBasis::kSpan) return g.noise_pct;
+  return std::nullopt;
+}
+
+std::string device_noise_cell(const Regime& g, const DeviceTime& t) {
+  const auto n = device_noise_pct(g, t);
+  return n ? pct(*n) : "not recorded for busy time";
 }
 
 std::string basis_words(const DeviceTime& t) {

@@ -81,6 +81,10 @@ struct Run {
   const Result* result(const std::string& shape_name) const;
 };
 
+// "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart in
+// one records tree; "board not recorded" for a record without a uuid.
+std::string board(const Run& r);
+
 // A device session: records on one GPU (provenance.gpu.uuid) whose start times follow each
 // other by less than kSessionGapSeconds. The key names the GPU and the session's first start;
 // records without a start time are a session of their own.
@@ -111,6 +115,13 @@ struct DeviceTime {
   }
 };
 DeviceTime device_time(const Result& r, const Regime& g);
+// The noise (100 * stdev / mean) of the device time's own samples: the recorded noise where the
+// device time is the span of the samples (one kernel, or the span marked †); nullopt for busy
+// time, whose per-sample values the record does not keep, so a busy median is never printed
+// beside the span's noise.
+std::optional<double> device_noise_pct(const Regime& g, const DeviceTime& t);
+// device_noise_pct as a table cell: "2.37%", or "not recorded for busy time".
+std::string device_noise_cell(const Regime& g, const DeviceTime& t);
 // What the time is, in a few words: "busy", "busy = span, one kernel", ...
 std::string basis_words(const DeviceTime& t);
 // Whether the figure is not the busy time as measured: a footnote marker for the tables,

@@ -31,8 +31,12 @@ std::string headline_cell(const Run& run) {
     const DeviceTime t = device_time(r, g);
     // Words only where the record gives less than busy time with its interval.
     const std::string less = basis_marker(t.basis).empty() ? "" : " (" + basis_words(t) + ")";
+    // Median, interval and noise of one quantity: the busy time has no recorded noise.
+    const auto noise = device_noise_pct(g, t);
     out += "**" + sig(t.rate_at(g, g.tflops, t.median_ns)) + "** TFLOPS (" + g.name + " median " +
-           duration(t.median_ns) + less + ", noise " + pct(g.noise_pct) + ")";
+           duration(t.median_ns) + less +
+           (t.has_interval() ? ", p10-p90 " + duration_range(t.p10_ns, t.p90_ns, t.median_ns) : "") +
+           (noise ? ", noise " + pct(*noise) : "") + ")";
   }
   return out.empty() ? "no shapes" : out;
 }
@@ -48,6 +52,7 @@ ordered_json index_line(const Run& run, const std::vector<Judgement>& js, const 
   j["commit"] = run.commit;
   j["dirty"] = run.dirty;
   j["gpu"] = run.gpu_name;
+  j["gpu_uuid"] = run.gpu_uuid.empty() ? ordered_json(nullptr) : ordered_json(run.gpu_uuid);
   // A string: seeds are 64-bit unsigned and pandas would read them as lossy floats.
   j["seed"] = json_seed(run);
   j["record"] = link(out_dir, run.file);
@@ -106,11 +111,14 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
         "`headline`). Headline figures are device time, the time during which a launch's "
         "kernels ran (busy time: idle gaps between kernels left out; for one kernel per launch, "
         "the span of its samples), and TFLOPS at that time; each says where a record gives "
-        "less. Claims: SUPPORTED, REFUTED, INCONCLUSIVE (a strict claim whose intervals "
-        "overlap) or NOT TESTED.\n\n";
+        "less; median, p10-p90 and noise are of that one quantity (busy time has no recorded "
+        "noise). Board: the GPU by its uuid (`gpu_uuid` in the index); compare figures only on "
+        "one board. Claims: SUPPORTED, REFUTED, INCONCLUSIVE (intervals overlap: a difference "
+        "within the noise is never SUPPORTED) or NOT TESTED.\n\n";
   if (runs.empty()) md << "No run records yet: `make experiment PHASE=<id>` writes one.\n";
-  Table t({"started (UTC)", "phase", "commit", "status", "shapes: headline figures", "claims", "report"},
-          "lllllll");
+  Table t({"started (UTC)", "phase", "board", "commit", "status", "shapes: headline figures", "claims",
+           "report"},
+          "llllllll");
   for (const auto& run : runs) {
     std::vector<Judgement> js;
     try {
@@ -126,7 +134,7 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
     if (fs::exists(run.dir / "report.md")) report = link(out_dir, run.dir / "report.md");
     const std::string title =
         run.json.contains("experiment") ? run.json["experiment"].value("title", "") : "";
-    t.row({date_text(run), run.phase + (title.empty() ? "" : " " + title),
+    t.row({date_text(run), run.phase + (title.empty() ? "" : " " + title), code(board(run)),
            code(run.short_commit()) + (run.dirty ? " (dirty)" : ""), run.status, headline_cell(run),
            claims,
            report ? "[report](" + *report + ")"

@@ -93,7 +93,18 @@ Rate rate(const Result& r) {
 }
 
 // Filled points for busy time, hollow where the record gives the span only.
-const char* point_type(const Rate& x) { return x.basis == TimeBasis::kSpan ? "6" : "7"; }
+// Hollow where the record gives the span only; the shape says where the figure was measured:
+// circle on the board and session of most figures, triangle on another board (§), square in
+// another session on it (¶), so no chart passes figures of two boards for one.
+std::string point_type(const Rate& x, const std::string& mark) {
+  const bool span = x.basis == TimeBasis::kSpan;
+  if (mark == "§") return span ? "8" : "9";
+  if (mark == "¶") return span ? "4" : "5";
+  return span ? "6" : "7";
+}
+inline constexpr const char* kPointKey =
+    "filled: busy time, hollow: span only; circle: the board and session of most figures, "
+    "triangle: another board (§), square: another session on it (¶)";
 
 // Where most figures of the table were measured: the GPU (uuid) and, on it, the session
 // (session_key) that supply the most figures; ties go to the newer record.
@@ -127,16 +138,6 @@ Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>
 std::string provenance_marker(const Run& r, const Reference& ref, const std::vector<Run>& runs) {
   if (r.gpu_uuid != ref.uuid) return "§";
   return session_key(r, runs) != ref.session ? "¶" : "";
-}
-
-// A log y axis once the values span more than a decade and a half, so early phases stay
-// readable next to tensor-core ones, else a linear one from 0; `log_top` and `lin_top` scale
-// the room left above the highest value.
-std::string y_range(double lo, double hi, double log_top, double lin_top) {
-  if (hi > 30 * lo)
-    return "set logscale y\nset yrange [" + gp_num(std::pow(10.0, std::floor(std::log10(lo)))) +
-           ":" + gp_num(log_top * std::pow(10.0, std::ceil(std::log10(hi * 1.5)))) + "]\n";
-  return "set yrange [0:" + gp_num(hi * lin_top) + "]\n";
 }
 
 // What the table marks, for its footnotes: time bases other than busy time, and the records
@@ -240,69 +241,59 @@ std::string footnotes(const Marks& marks, const Reference& ref) {
   return out;
 }
 
-// Dots: one column per phase, one point per shape with its p10-p90 bar, on a log axis where
-// the values span more than a decade and a half (a point's position, not a bar's length,
-// carries the value); `missing` gets the phase/shape pairs without one.
+// Dots as small multiples: one panel per shape of `dot_shapes`, phases along x, each point with
+// its p10-p90 bar, on a linear axis from 0 (near-equal figures, 5 against cuDNN say, must look
+// apart as far as they are); `missing` gets the phase/shape pairs without one.
 Plot dots_plot(const std::vector<PhaseRow>& chosen, const std::map<ShapeKey, std::string>& dot_shapes,
-               const std::string& origin, std::vector<std::string>& missing) {
+               const std::string& origin, const Reference& ref, const std::vector<Run>& runs,
+               std::vector<std::string>& missing) {
   Plot p;
   p.stem = "tflops_by_phase";
   p.origin = origin;
-  p.data = "# phase, then per shape: TFLOPS at the median, at p90, at p10 of the headline regime's "
-           "device time, label, point type (7: busy time, 6: span only) ('?': not run)\n";
-  double lo = 1e300, hi = 0;
-  for (const PhaseRow& pr : chosen) {
-    // Phase ids alone fit under the columns; the table above names each phase.
-    p.data += dat_quote(pr.id);
-    for (const auto& [k, name] : dot_shapes) {
+  const int cols = dot_shapes.size() < 2 ? 1 : 2;
+  const int rows = int((dot_shapes.size() + std::size_t(cols) - 1) / std::size_t(cols));
+  p.height = 80 + 330 * rows;
+  p.data = "# per shape (a gnuplot index): phase column, TFLOPS at the median, at p90, at p10 of "
+           "the headline regime's device time, label (value and § or ¶), point type\n";
+  std::string xtics;
+  for (std::size_t i = 0; i < chosen.size(); ++i)
+    xtics += (xtics.empty() ? "" : ", ") + gp_quote(chosen[i].id) + " " + std::to_string(i);
+  std::string& s = p.script;
+  s += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " +
+       "\"TFLOPS by phase, one panel per shape: newest ok record, headline regime at device "
+       "time; points: median, bars: p10-p90 (linear axes)\\n" + kPointKey + "\" noenhanced font ',9'\n"
+       "set ylabel 'TFLOPS'\n"
+       "unset key\n"
+       "set grid ytics lc rgb '#dddddd'\n"
+       "set errorbars large\n"
+       "set xtics (" + xtics + ") rotate by -60 font ',7' noenhanced\n"
+       "set xrange [-0.7:" + gp_num(double(chosen.size()) - 0.3) + "]\n";
+  int block = 0;
+  for (const auto& [k, name] : dot_shapes) {
+    double hi = 0;
+    std::string rows_text;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const PhaseRow& pr = chosen[i];
       const Result* res = pr.result(name);
       if (!res) {
         missing.push_back(pr.id + "/" + shape_label(name));
-        p.data += " ? ? ? ? ?";
         continue;
       }
       const Rate x = rate(*res);
-      p.data += " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) + " " +
-                dat_quote(sig(x.mid)) + " " + point_type(x);
-      lo = std::min(lo, x.lo);
+      const std::string mark = provenance_marker(*pr.from.at(name), ref, runs);
+      rows_text += std::to_string(i) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
+                   " " + dat_quote(sig(x.mid) + mark) + " " + point_type(x, mark) + "\n";
       hi = std::max(hi, x.hi);
     }
-    p.data += "\n";
+    p.data += "# " + name + "\n" + (rows_text.empty() ? "-1 ? ? ? \"\" 7\n" : rows_text) + "\n\n";
+    const std::string data = "'tflops_by_phase.dat' index " + std::to_string(block++);
+    s += "\nset title " + gp_quote(shape_label(name)) + " noenhanced font ',9'\n"
+         "set yrange [0:" + gp_num(hi > 0 ? hi * 1.35 : 1) + "]\n"
+         "plot " + data + " using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '" +
+         palette_colour(0) + "', \\\n     " + data +
+         " using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced\n";
   }
-  std::string& s = p.script;
-  s += "set title \"TFLOPS by phase: newest ok record of each shape, headline regime at device "
-       "time\\npoints: median, bars: p10-p90; hollow points: span only (busy time not "
-       "recorded)\" noenhanced\n"
-       "set datafile missing '?'\n"
-       "set ylabel 'TFLOPS'\n"
-       "set key above noenhanced\n"
-       "set grid xtics ytics lc rgb '#dddddd'\n"
-       "set xtics noenhanced\n";
-  s += y_range(lo, hi, 3, 1.25);  // room above for the rotated value labels
-  // Ids like "sdpa-efficient" are wider than a column: slant them so they don't collide.
-  if (std::any_of(chosen.begin(), chosen.end(), [](const PhaseRow& r) { return r.id.size() > 5; }))
-    s += "set xtics rotate by -30\n";
-  s += "set xrange [-0.6:" + gp_num(double(chosen.size()) - 0.4) + "]\n";
-  std::string plot, labels;
-  int col = 2;
-  const std::size_t n = dot_shapes.size();
-  std::size_t j = 0;
-  for (const auto& [k, name] : dot_shapes) {
-    // Shapes side by side within a phase's column, a third of it wide, so bars don't overlap.
-    const double dx = n < 2 ? 0.0 : (double(j) / double(n - 1) - 0.5) / 3;
-    const std::string x = "($0 + " + gp_num(dx) + ")";
-    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + "'tflops_by_phase.dat' using " + x +
-            ":" + std::to_string(col) + ":" + std::to_string(col + 1) + ":" + std::to_string(col + 2) +
-            ":" + std::to_string(col + 4) + (col == 2 ? ":xtic(1)" : "") +
-            " with yerrorbars pt variable ps 1.3 lw 1.5 lc rgb '" + palette_colour(j) + "' title " +
-            gp_quote(shape_label(name));
-    labels += ", \\\n     '' using " + x + ":" + std::to_string(col + 2) + ":" + std::to_string(col + 3) +
-              " with labels rotate by 90 left offset 0,0.6 font ',8' notitle";
-    col += 5;
-    ++j;
-  }
-  s += "set xlabel 'phase'\n";
-  s += plot + labels + "\n";
+  s += "unset multiplot\n";
   return p;
 }
 
@@ -311,24 +302,35 @@ struct Line {
   std::size_t colour;
   std::string label;  // at its right end: the phase, and causal or GQA where the family is
   std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
+  std::vector<std::string> point_types;      // per point: point_type, by where it was measured
 };
 
 // A phase's families, by head dimension: same D, causality, GQA and tokens per head (B*S),
 // so a line's steps change S alone in cost per token. A family of one point (the latency
-// shape beside the sweep) is left to the dot chart.
-void add_lines(const PhaseRow& pr, std::size_t colour, std::map<int, std::vector<Line>>& by_d) {
-  std::map<std::tuple<int, bool, bool, long long>, std::vector<const Result*>> families;
+// shape beside the sweep) gets a panel of the chart by phase.
+using FamilyKey = std::tuple<int, bool, bool, long long>;  // D, causal, GQA, B*S
+std::map<FamilyKey, std::vector<const Result*>> families_of(const PhaseRow& pr) {
+  std::map<FamilyKey, std::vector<const Result*>> families;
   for (const auto& [name, res] : pr.at)
     families[{res->shape.D, res->shape.causal, res->shape.H_kv != res->shape.H,
               1LL * res->shape.B * res->shape.S}].push_back(res);
-  for (auto& [key, list] : families) {
+  return families;
+}
+
+void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, const std::vector<Run>& runs,
+               std::map<int, std::vector<Line>>& by_d) {
+  for (auto& [key, list] : families_of(pr)) {
     if (list.size() < 2) continue;
     std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
       return key_of(x->shape) < key_of(y->shape);
     });
     const auto& [D, causal, gqa, tokens] = key;
-    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}};
-    for (const Result* res : list) line.points.emplace_back(res->shape.S, rate(*res));
+    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}};
+    for (const Result* res : list) {
+      line.points.emplace_back(res->shape.S, rate(*res));
+      line.point_types.push_back(point_type(line.points.back().second,
+                                            provenance_marker(*pr.from.at(res->name), ref, runs)));
+    }
     by_d[D].push_back(std::move(line));
   }
 }
@@ -346,8 +348,8 @@ struct Axis {
   double from_axis(double y) const { return log ? std::pow(10.0, y) : y; }
 };
 
-Axis panel_axis(double lo, double hi) {
-  if (hi > 30 * lo)
+Axis panel_axis(double lo, double hi, bool linear) {
+  if (!linear && hi > 30 * lo)
     return {true, std::pow(10.0, std::floor(std::log10(lo))),
             std::pow(10.0, std::ceil(std::log10(hi * 1.5)))};
   return {false, 0, hi * 1.3};
@@ -404,24 +406,33 @@ std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
   return out;
 }
 
-// One panel of the lines: head dimension D, its axis, labels and lines (data blocks from
-// `block` on).
-void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines) {
+// One panel of the lines: head dimension D, its axis (linear where asked: near-equal figures
+// look as far apart as they are), labels and lines (data blocks from `block` on).
+std::pair<double, double> value_range(const std::vector<Line>& lines) {
   double lo = 1e300, hi = 0;
   for (const Line& l : lines)
     for (const auto& [S, x] : l.points) {
       lo = std::min(lo, x.lo);
       hi = std::max(hi, x.hi);
     }
-  const Axis axis = panel_axis(lo, hi);
-  p.script += "\nunset label\nset title 'D = " + std::to_string(D) + "'\n" + axis.script() +
+  return {lo, hi};
+}
+
+void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, bool linear) {
+  const auto [lo, hi] = value_range(lines);
+  const Axis axis = panel_axis(lo, hi, linear);
+  p.script += "\nunset label\nset title 'D = " + std::to_string(D) +
+              (axis.log ? ", log axis: every phase'" : ", linear axis: near-equal figures apart'") + "\n" +
+              axis.script() +
               end_labels(lines, axis);
   std::string plot;
   for (const Line& l : lines) {
     p.data += "# D=" + std::to_string(D) + ", phase " + l.label + "\n";
-    for (const auto& [S, x] : l.points)
+    for (std::size_t i = 0; i < l.points.size(); ++i) {
+      const auto& [S, x] = l.points[i];
       p.data += std::to_string(S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
-                " " + point_type(x) + "\n";
+                " " + l.point_types[i] + "\n";
+    }
     p.data += "\n\n";
     // Points drawn apart: yerrorlines takes no variable point type.
     const std::string data = "'tflops_vs_s.dat' index " + std::to_string(block++);
@@ -435,9 +446,10 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines) {
 
 // Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end;
 // nullopt when no family has two shapes.
-std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin) {
+std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin,
+                               const Reference& ref, const std::vector<Run>& runs) {
   std::map<int, std::vector<Line>> by_d;
-  for (std::size_t i = 0; i < chosen.size(); ++i) add_lines(chosen[i], i, by_d);
+  for (std::size_t i = 0; i < chosen.size(); ++i) add_lines(chosen[i], i, ref, runs, by_d);
   if (by_d.empty()) return std::nullopt;
   std::set<int> all_s;
   for (const auto& [D, lines] : by_d)
@@ -449,13 +461,22 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
   Plot p;
   p.stem = "tflops_vs_s";
   p.origin = origin;
-  p.height = 60 + 440 * int(by_d.size());
+  // A log panel where a head dimension's figures span more than a decade and a half, and a
+  // linear one always.
+  int panels = 0;
+  for (const auto& [D, lines] : by_d) {
+    const auto [lo, hi] = value_range(lines);
+    panels += panel_axis(lo, hi, false).log ? 2 : 1;
+  }
+  p.height = 60 + 400 * panels;
   p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
-           "regime's device time, point type (7: busy time, 6: span only)\n";
+           "regime's device time, point type (filled: busy time, hollow: span only; circle, "
+           "triangle, square: the reference board and session, another board, another session)\n";
   std::string& s = p.script;
-  s += "set multiplot layout " + std::to_string(by_d.size()) + ",1 title " +
-       "\"TFLOPS against sequence length S: newest ok record of each phase and shape, headline "
-       "regime at device time\\nhollow points: span only (busy time not recorded)\" noenhanced\n"
+  s += "set multiplot layout " + std::to_string(panels) + ",1 title " +
+       "\"TFLOPS against S: newest ok record per phase and shape, headline regime at device time; "
+       "bars: p10-p90\\n" + kPointKey + "\" noenhanced font ',9'\n"
+       "set errorbars large\n"
        "set logscale x 2\n"
        "set xrange [" + gp_num(*all_s.begin() / 1.6) + ":" + gp_num(*all_s.rbegin() * 2.2) + "]\n"
        "set xtics (" + xtics + ") noenhanced\n"
@@ -464,7 +485,11 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
        "unset key\n"
        "set grid lc rgb '#dddddd'\n";
   int block = 0;
-  for (const auto& [D, lines] : by_d) lines_panel(p, block, D, lines);
+  for (const auto& [D, lines] : by_d) {
+    const auto [lo, hi] = value_range(lines);
+    if (panel_axis(lo, hi, false).log) lines_panel(p, block, D, lines, false);
+    lines_panel(p, block, D, lines, true);
+  }
   s += "unset multiplot\n";
   return p;
 }
@@ -490,7 +515,11 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   for (const auto& preset : shape_presets())
     for (const auto& [k, name] : shapes)
       if (name == shape_name(preset.shape)) dot_shapes[k] = name;
-  if (dot_shapes.empty()) dot_shapes = shapes;
+  // Every shape a line against S does not carry (a phase's only shape of its family) gets a
+  // panel too, so every measured shape appears in some chart.
+  for (const PhaseRow& row : chosen)
+    for (const auto& [key, list] : families_of(row))
+      if (list.size() < 2) dot_shapes[key_of(list.front()->shape)] = list.front()->name;
 
   std::ostringstream md;
   md << "# Progression\n\n"
@@ -532,8 +561,8 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
 
   std::vector<std::string> missing;  // phase/shape pairs with no point
-  out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, missing)));
-  const std::optional<Plot> lines = lines_plot(chosen, origin);
+  out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, ref, runs, missing)));
+  const std::optional<Plot> lines = lines_plot(chosen, origin, ref, runs);
   if (lines) out.scripts.push_back(write_plot(plots, *lines));
   md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
   if (!missing.empty()) {
@@ -547,11 +576,13 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
   } else {
     md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-       << "One panel per head dimension D. Lines join a phase's shapes of one family (same "
+       << "Per head dimension D a panel on a linear axis, on which near-equal figures (phase 5 "
+          "against cuDNN, say) look as far apart as they are, and above it, where the figures "
+          "span more than a decade and a half, one on a log axis that shows every phase. Lines join a phase's shapes of one family (same "
           "head dimension, causality, GQA and B*S), each point from the record the table names "
           "for it, and are labelled at their right end with the phase (labels that would "
-          "overlap are moved up); single shapes outside a family appear in the dot chart "
-          "only. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
+          "overlap are moved up); shapes outside a family have a panel of their own in the chart "
+          "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
           "their `.dat` files.\n";
   }
   const fs::path f = out_dir / "report.md";

@@ -29,9 +29,6 @@ std::string record_link(const Run& r, const fs::path& base) {
   return "[" + r.id() + "](" + link(base, fs::exists(rep) ? rep : r.file) + ")";
 }
 
-// "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart here.
-std::string board(const Run& r) { return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4)); }
-
 // Phase -> shape name -> its newest paired A/B record against cuDNN (paired_view.hpp).
 using PairedMap = std::map<std::string, std::map<std::string, PairedResult>>;
 

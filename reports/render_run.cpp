@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "record/constants.hpp"
+#include "record/metrics.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -66,9 +67,13 @@ std::string pct_of(double v, const std::optional<double>& peak) {
   return peak ? pct(100.0 * v / *peak) : "not known";
 }
 
+// "1980/1980 (NVML)" or "2055/2100 (probe)": the source beside every clock, since the clock64
+// probe of older records (no source recorded: the harness then named none) reads one SM in a
+// single-thread spin and is not comparable with NVML's reading.
 std::string clock_text(const Regime& g) {
   if (!g.clock_before_mhz || !g.clock_after_mhz) return "not recorded";
-  return sig(*g.clock_before_mhz, 4) + "/" + sig(*g.clock_after_mhz, 4);
+  const bool nvml = g.clock_source.rfind("NVML", 0) == 0;
+  return sig(*g.clock_before_mhz, 4) + "/" + sig(*g.clock_after_mhz, 4) + (nvml ? " (NVML)" : " (probe)");
 }
 
 bool any_result_has(const Run& run, const char* key) {
@@ -123,11 +128,11 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
   md << "\n";
   md << "- **Run:** started " << (run.started_utc.empty() ? "(not recorded)" : run.started_utc)
      << ", commit " << code(run.short_commit()) << (run.dirty ? " with uncommitted changes" : " (clean)")
-     << ", " << run.gpu_name << "\n";
+     << ", " << run.gpu_name << ", board " << code(run.gpu_uuid.empty() ? board(run) : run.gpu_uuid) << "\n";
   md << "- **Claims:** " << verdict_counts(js) << "\n";
   md << "- **Hardware metrics:** " << metrics_summary(run) << "\n\n";
 
-  Table t({"shape", "regime", "device time", "p10-p90", "time counted", "noise of samples", "TFLOPS",
+  Table t({"shape", "regime", "device time", "p10-p90", "time counted", "noise of device time", "TFLOPS",
            "% of tensor peak"},
           "llrrlrrr");
   for (const auto& r : run.results) {
@@ -142,7 +147,7 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
     const double tflops = dt.rate_at(g, g.tflops, dt.median_ns);
     t.row({shape_label(r.name), g.name, duration_in(dt.median_ns, u, d),
            dt.has_interval() ? duration_range(dt.p10_ns, dt.p90_ns, dt.median_ns) : "not recorded",
-           basis_words(dt), pct(g.noise_pct),
+           basis_words(dt), device_noise_cell(g, dt),
            sig(tflops), pct_of(tflops, c.tensor_tflops)});
   }
   if (t.empty()) return;
@@ -162,10 +167,10 @@ void claims_section(std::ostringstream& md, const Run& run, const std::vector<Ju
   }
   md << "Each claim is a predicate over measurements. A timing is the p10-p90 interval of its "
         "samples' device time (busy time, where the record has it; a throughput maps that "
-        "interval through work / time). `<` and `>` are SUPPORTED only when the intervals are "
-        "separated in the claimed direction and REFUTED when separated against it; overlapping "
-        "intervals are a difference within the noise, so a strict claim is INCONCLUSIVE. `<=`, "
-        "`>=`, `==` and `within_pct` are REFUTED only by separation against them. NOT TESTED: "
+        "interval through work / time). One rule: a difference within the noise is never "
+        "SUPPORTED. A claim is SUPPORTED only when the intervals are separated in the claimed "
+        "direction (`within_pct`: the interval lies inside the band), REFUTED when separated "
+        "against it, and INCONCLUSIVE when they overlap, whatever the operator. NOT TESTED: "
         "the metric or the record to compare with is missing, or the shape failed. A claim "
         "against another phase uses that phase's ok record of the same session (same GPU, "
         "nearest in start time) where there is one; else the newest on the same GPU (uuid); "
@@ -181,13 +186,18 @@ void claims_section(std::ostringstream& md, const Run& run, const std::vector<Ju
   md << t.str() << "\n";
 }
 
+// The gate's bound beside the error it bounds: under the row rule the bound is on the rms error
+// of the row closest to failing, not on the max abs error printed beside it, which may exceed it.
 void correctness_section(std::ostringstream& md, const Run& run) {
   md << "## Correctness\n\n"
-        "Checked against an fp64 CPU reference on the record's seed; the tolerance derives from "
-        "a naive fp16 implementation's error.\n\n";
-  Table t({"shape", "check", "max abs err", "tolerance", "naive fp16 err", "max rel err",
-           "rows checked", "non-finite", "repeat identical"},
-          "llrrrrrrl");
+        "Checked against an fp64 CPU reference on the record's seed; the bound derives from a "
+        "naive fp16 implementation's error. Each bound is labelled with what it bounds: a "
+        "row-RMS bound limits each checked row's rms error (rule `row_rms`; shown against the "
+        "row closest to failing), so the max abs error beside it is reported, not gated, and may "
+        "exceed it; a max-abs bound (records before the row rule) limits the max abs error.\n\n";
+  Table t({"shape", "check", "gated error", "its bound", "max abs err", "naive fp16 max abs err",
+           "max rel err", "rows checked", "non-finite", "repeat identical"},
+          "llrrrrrrrl");
   for (const auto& r : run.results) {
     const ordered_json& j = r.json;
     auto num = [&](const char* key, bool scientific) -> std::string {
@@ -201,8 +211,13 @@ void correctness_section(std::ostringstream& md, const Run& run) {
     if (rows && total) rows_text += " of " + count(*total);
     std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
     if (r.failure) check += ": " + *r.failure;
-    t.row({shape_label(r.name), check, num("max_abs_err", true), num("tolerance_abs", true),
-           num("naive_fp16_max_abs_err", true), num("max_rel_err", true), rows_text,
+    const bool row_rule = optional_string_at(j, "/correctness/rule").value_or("") == "row_rms";
+    const std::string gated = row_rule ? "row rms " + num("row_rms_err", true) : "max abs " + num("max_abs_err", true);
+    const std::string bound =
+        num("tolerance_abs", true) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");
+    const bool checked = find(j, "/correctness/tolerance_abs") != nullptr;
+    t.row({shape_label(r.name), check, checked ? gated : "not recorded", checked ? bound : "not recorded",
+           num("max_abs_err", true), num("naive_fp16_max_abs_err", true), num("max_rel_err", true), rows_text,
            num("nonfinite", false), rep && rep->is_boolean() ? (rep->get<bool>() ? "yes" : "no") : "not recorded"});
   }
   md << t.str() << "\n";
@@ -319,7 +334,11 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
   md << t.str() << "\n";
   md << "This table gives each regime's samples as recorded: the span of a launch, from its "
         "first kernel's start to its last one's end (for one kernel, the time it ran), with "
-        "TFLOPS at that median. The headline figures above are the device (busy) time.\n\n";
+        "TFLOPS at that median. The headline figures above are the device (busy) time. SM MHz "
+        "names its source: NVML is the driver's current SM clock (`nvmlDeviceGetClockInfo`); "
+        "probe is `clock64` cycles per `globaltimer` nanosecond over one 2 ms single-thread "
+        "spin (`profiler/clock_probe.hpp`; records that name no source used it), one SM's view "
+        "of a moment, so compare it with NVML figures only as a rough check.\n\n";
   idle_gap_notes(md, run);
   gpu_state_notes(md, run);
   md << "TFLOPS count 4·B·H·S²·D FLOPs (halved for causal) at the median. GB/s counts the "
@@ -345,9 +364,23 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
     md << "### Latency distribution\n\nNot plotted: the record holds no timing samples.\n\n";
 }
 
+// The range profiler's replay duration (gpu__time_duration.sum of the throughput group) over the
+// launch's device time at the headline median; nullopt where either is missing.
+struct Replay {
+  double replay_ns = 0, device_ns = 0;
+  double ratio() const { return replay_ns / device_ns; }
+  bool dominated() const { return replay_ns > kReplayDominatedRatio * device_ns; }
+};
+std::optional<Replay> replay_of(const Result& r) {
+  const auto replay = optional_number_at(r.json, "/metrics/throughput/values/gpu__time_duration.sum/value");
+  if (!replay || !r.timed()) return std::nullopt;
+  return Replay{*replay, device_time(r, *r.headline_regime()).median_ns};
+}
+
 // The derived figures of one result: each scalar with its "<key>_reason" when it is null and
-// its "<key>_source" when it has one; "inputs" says what they were computed from.
-void derived_table(std::ostringstream& md, const ordered_json& d) {
+// its "<key>_source" when it has one; "inputs" says what they were computed from. A rate over a
+// replay much longer than the kernel (records derived before derived.cpp refused it) is flagged.
+void derived_table(std::ostringstream& md, const ordered_json& d, const std::optional<Replay>& replay) {
   auto ends_with = [](const std::string& k, const std::string& suffix) {
     return k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
@@ -359,6 +392,9 @@ void derived_table(std::ostringstream& md, const ordered_json& d) {
     if (ends_with(k, "_tflops")) base = k.substr(0, k.size() - 7);
     if (const ordered_json* why = find(d, "/" + k + "_reason"); why && why->is_string()) note = why->get<std::string>();
     else if (const ordered_json* src = find(d, "/" + base + "_source"); src && src->is_string()) note = src->get<std::string>();
+    if (k == "dram_gbps_measured" && v.is_number() && replay && replay->dominated())
+      note = "dominated by replay overhead: divides by the replay's " + duration(replay->replay_ns) +
+             ", " + sig(replay->ratio(), 3) + "x the kernel's device time; not the kernel's bandwidth";
     t.row({code(k), v.is_null() ? "not measured" : v.is_number() ? sig(v.get<double>()) : json_scalar(v), note});
   }
   if (!t.empty()) md << t.str() << "\n";
@@ -460,8 +496,17 @@ void metrics_section(std::ostringstream& md, const Run& run) {
       md << "\n";
       if (!t.empty()) md << t.str() << "\n";
     }
+    const auto replay = replay_of(r);
+    if (replay && replay->dominated())
+      md << "Replay overhead: the range profiler's replay of one launch took " << duration(replay->replay_ns)
+         << " (`gpu__time_duration.sum`) against " << duration(replay->device_ns)
+         << " of device time at the headline median, " << sig(replay->ratio(), 3) << "x (more than "
+         << plain(kReplayDominatedRatio)
+         << "x): figures over the replay's elapsed time (the duration itself, % of peak over elapsed "
+            "cycles, rates derived from the duration) are dominated by the replay's overhead, "
+            "not the kernel's; counts (bytes, instructions) are the kernel's.\n\n";
     const ordered_json* d = find(r.json, "/derived");
-    if (d && d->is_object() && !d->empty()) derived_table(md, *d);
+    if (d && d->is_object() && !d->empty()) derived_table(md, *d, replay);
     else md << "Derived figures: not in the record.\n\n";
   }
 }
@@ -538,7 +583,9 @@ std::optional<Plot> stall_plot(const Run& run, const std::string& origin) {
        "set key outside right top vertical invert noenhanced title 'reason (as stacked)'\n"
        "set grid ytics\n"
        "set yrange [0:*]\n"
-       "set xtics noenhanced\n";
+       // Shape labels are wider than a bar: slanted, smaller, with room below, so they don't collide.
+       "set xtics noenhanced rotate by -25 font ',8'\n"
+       "set bmargin 6\n";
   std::string plot;
   int col = 2;
   for (const auto& [k, c] : reasons) {
@@ -697,13 +744,14 @@ void baselines_section(std::ostringstream& md, const Run& run, const std::vector
         "tree (sibling phase directories ";
   for (std::size_t i = 0; i < std::size(kBaselines); ++i) md << (i ? ", " : "") << code(kBaselines[i].first);
   md << ") that timed the shape on the same GPU (`provenance.gpu.uuid` " << code(run.gpu_uuid)
-     << "). Ratio: this run's median over the baseline's; difference: (this run - baseline) / "
+     << "). Time ratio: this run's median device time over the baseline's (below 1: this run is "
+        "quicker); difference: (this run - baseline) / "
         "baseline. Verdict, this run against the baseline, by the rule of `attnlab-report compare`: "
         "FASTER when this run's p10-p90 interval lies wholly below the baseline's, SLOWER when wholly "
         "above, SAME when they overlap (a difference within the noise). Records of another device "
         "session on the GPU are marked: figures move between sessions.\n\n";
   Table t({"shape", "baseline", "baseline record", "regimes", "baseline device time", "this run",
-           "ratio", "difference", "verdict"},
+           "time ratio", "difference", "verdict"},
           "llllrrrrl");
   std::set<TimeBasis> marked;
   const std::string session = session_key(run, root_runs);
@@ -897,8 +945,11 @@ std::string limit_cell(const ordered_json& occ, const char* resource) {
   return v->is_number() ? count(v->get<double>()) : "no limit";
 }
 
-// One kernel's waves in words, from its CTAs, the SM count and the CTAs an SM holds.
-std::string waves_words(const std::string& kernel, long long ctas, int sms, int per_sm) {
+// One kernel's waves in words, from its CTAs, the SM count and the CTAs an SM holds; for a grid
+// whose CTAs walk several work items each (a persistent grid, `work_items` in the kernel's
+// static facts), the items per CTA and the tail of the last round, which the waves of CTAs hide.
+std::string waves_words(const std::string& kernel, long long ctas, int sms, int per_sm,
+                        std::optional<long long> work_items) {
   const long long full = 1LL * sms * per_sm;
   const double waves = double(ctas) / double(full);
   std::string s = kernel + ": " + std::to_string(ctas) + " CTAs on " + std::to_string(sms) + " SMs x " +
@@ -917,7 +968,22 @@ std::string waves_words(const std::string& kernel, long long ctas, int sms, int 
          " and a last one of " + std::to_string(ctas % full) + " CTAs (" +
          pct(100.0 * double(ctas % full) / double(full)) + " of a wave), a tail in which the GPU is partly idle";
   } else {
-    s += ": " + std::to_string(ctas / full) + " full wave" + (ctas / full == 1 ? "" : "s") + ", no tail";
+    s += ": " + std::to_string(ctas / full) + " full wave" + (ctas / full == 1 ? "" : "s") + " of CTAs";
+  }
+  if (work_items && *work_items > ctas) {
+    const long long rounds = *work_items / ctas, last = *work_items % ctas;
+    s += ". Each CTA walks several work items (a persistent grid): " + std::to_string(*work_items) +
+         " items over " + std::to_string(ctas) + " CTAs = " + sig(double(*work_items) / double(ctas)) +
+         " per CTA, " + std::to_string(rounds) + " full round" + (rounds == 1 ? "" : "s");
+    s += last ? " and a last round in which " + std::to_string(last) + " of the " + std::to_string(ctas) +
+                    " CTAs (" + pct(100.0 * double(last) / double(ctas)) + ") have an item while the rest wait: a tail"
+              : ", every CTA busy in every round";
+  } else if (!work_items && ctas == full) {
+    s += ". Work items per CTA: not measured (the record does not say whether each CTA is one "
+         "work item or, as in a persistent grid of exactly one wave, walks several; then the "
+         "tail is that of the last round, not of the waves)";
+  } else if (!work_items && ctas % full == 0) {
+    s += ", no partial wave";
   }
   return s + ".";
 }
@@ -935,7 +1001,11 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
         "shared memory, warp slots, CTA slots) are computed as CUDA's occupancy calculator does "
         "(`static.kernels[].occupancy_limits`); the least of them sets the theoretical occupancy. "
         "Achieved occupancy and SM busy balance are counters of the `throughput` group, from the "
-        "range profiler's replay of one launch (every kernel of it).\n\n";
+        "range profiler's replay of one launch (every kernel of it). Where the CTAs of a grid each "
+        "walk several work items (a persistent grid), the waves of CTAs say nothing of the tail: "
+        "the bullets give the work items per CTA and the last round's busy CTAs from "
+        "`static.kernels[].work_items`, or say \"not measured\" where a one-wave grid's record "
+        "lacks it.\n\n";
   if (!any_result_has(run, "static")) {
     md << "Not measured: this record has no `static` evidence (launch configuration and occupancy "
           "per kernel), so neither launch statistics nor occupancy limits.\n\n";
@@ -966,7 +1036,10 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
       std::string waves = "not measured";
       if (ctas && per_sm > 0 && sms) {
         waves = sig(double(*ctas) / (*sms * per_sm));
-        words.push_back(waves_words(who, *ctas, int(*sms), per_sm));
+        const ordered_json* items = find(kj, "/work_items");
+        words.push_back(waves_words(who, *ctas, int(*sms), per_sm,
+                                    items && items->is_number_integer() ? std::optional<long long>(items->get<long long>())
+                                                                        : std::nullopt));
       } else if (per_sm == 0) {
         waves = "none: no CTA fits an SM";
       }

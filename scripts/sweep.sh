@@ -27,9 +27,10 @@
 # another, as before.
 #
 # Environment: BUILD (build), RESULTS (results), PHASES (every registered phase), SHAPES (the
-# list above), ARGS (options for every experiment and, unless SDPA_ARGS is set, the baseline:
-# those both know, e.g. "--seed 7 --max-time 1 --regimes cold,graph"), SDPA_ARGS (the
-# baseline's options, e.g. "--backends cudnn,flash"), SDPA (0 skips the baseline), PYTHON
+# list above), ARGS (options for every experiment; unless SDPA_ARGS is set, the baseline gets
+# those of them it declares, `sdpa_baseline.py --list-options`, with their values, and the
+# phase-only ones such as "--metrics none" are left out with a line that says so), SDPA_ARGS
+# (the baseline's options instead, e.g. "--backends cudnn,flash"), SDPA (0 skips it), PYTHON
 # (python3), GPUS (device ordinals, e.g. "0 1"; default: every GPU visible, that is one per
 # entry of CUDA_VISIBLE_DEVICES when set, else one per line of `nvidia-smi -L`), SWEEP_ID
 # (default <UTC stamp>-<short commit>), PROGRESSION (0 skips the progression report), GROUP_BY
@@ -47,7 +48,30 @@ build=${BUILD:-build}
 results=${RESULTS:-results}
 python=${PYTHON:-python3}
 read -r -a args <<<"${ARGS:-}"
-sdpa_args_str=${SDPA_ARGS:-${ARGS:-}}
+# The baseline's share of ARGS: each option it declares with the values after it, so an option
+# means the same to every experiment of the sweep and none fails on one it does not take.
+# An option starts with "-" and a letter or "--"; the tokens up to the next one are its values.
+baseline_share() {
+  local known opt kept=() dropped=() keep=0 a
+  known=$("$python" experiments/sdpa_baseline.py --list-options) || {
+    echo "attnlab: $python experiments/sdpa_baseline.py --list-options failed; set SDPA_ARGS or SDPA=0" >&2; return 3; }
+  for a in "${args[@]}"; do
+    if [[ $a == --* || $a =~ ^-[A-Za-z] ]]; then
+      opt=${a%%=*}
+      if grep -qxF -- "$opt" <<<"$known"; then keep=1; else keep=0; dropped+=("$opt"); fi
+    fi
+    if [ $keep = 1 ]; then kept+=("$a"); fi
+  done
+  [ ${#dropped[@]} -eq 0 ] || echo "== sdpa baseline: ARGS options it does not take, left out: ${dropped[*]}" >&2
+  echo "${kept[*]}"
+}
+if [ -n "${SDPA_ARGS+set}" ]; then
+  sdpa_args_str=$SDPA_ARGS
+elif [ "${SDPA:-1}" != 0 ] && [ ${#args[@]} -gt 0 ]; then
+  sdpa_args_str=$(baseline_share) || exit 3
+else
+  sdpa_args_str=
+fi
 default_shapes="throughput latency
 64x16x512x64 32x16x1024x64 8x16x4096x64 4x16x8192x64
 32x16x512x128 16x16x1024x128 8x16x2048x128 4x16x4096x128 2x16x8192x128"

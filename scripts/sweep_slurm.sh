@@ -80,7 +80,8 @@ q() { printf '%q' "$1"; }
   echo "# attnlab sweep $SWEEP_ID: task \$SLURM_ARRAY_TASK_ID of $sweep_dir/tasks.tsv on the GPU Slurm gives it"
   echo "cd $(q "$repo")"
   echo "export BUILD=$(q "$build") RESULTS=$(q "$results") SWEEP_ID=$(q "$SWEEP_ID") PYTHON=$(q "$python")"
-  echo "export ARGS=$(q "${ARGS:-}") SDPA_ARGS=$(q "${SDPA_ARGS:-${ARGS:-}}")"
+  # SDPA_ARGS only where set: otherwise sweep.sh gives the baseline its share of ARGS.
+  echo "export ARGS=$(q "${ARGS:-}")${SDPA_ARGS+ SDPA_ARGS=$(q "$SDPA_ARGS")}"
   echo "SWEEP_TASK=\$SLURM_ARRAY_TASK_ID exec scripts/sweep.sh"
 } >"$sweep_dir/array.sbatch"
 {

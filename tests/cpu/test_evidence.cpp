@@ -83,6 +83,24 @@ TEST(Derived, ComputedOnlyFromMeasuredInputs) {
   EXPECT_FALSE(tensor_peak("unknown GPU").has_value());
 }
 
+TEST(Derived, ARateOverAReplayMuchLongerThanTheKernelIsNotTheKernels) {
+  // d4 at the latency shape: a 5.95 us launch whose replay pass took 97.4 us.
+  DerivedInputs in;
+  in.flops = 4.0 * 1 * 8 * 512.0 * 512 * 64;
+  in.tflops = in.flops / 5952.0 / 1e3;
+  in.dram_read_bytes = 1.2e6;
+  in.dram_write_bytes = 0.5e6;
+  in.duration_ns = 97408;
+  in.gpu_name = "NVIDIA H100 80GB HBM3";
+  const auto d = derived_figures(in);
+  EXPECT_NEAR(d["replay_over_kernel"].get<double>(), 97408.0 / 5952.0, 1e-6);
+  EXPECT_TRUE(d["dram_gbps_measured"].is_null());
+  EXPECT_NE(d["dram_gbps_measured_reason"].get<std::string>().find("replay overhead"), std::string::npos);
+  // Within the ratio the rate stands.
+  in.duration_ns = 2.9 * 5952.0;
+  EXPECT_TRUE(derived_figures(in)["dram_gbps_measured"].is_number());
+}
+
 const char* kCsv =
     "==PROF== Connected to process\n"
     "\"ID\",\"Process ID\",\"Kernel Name\",\"Grid Size\",\"dram__bytes_read.sum\","

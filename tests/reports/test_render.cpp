@@ -312,14 +312,17 @@ static ordered_json beside_fixtures(const std::string& phase, const std::vector<
 TEST(Render, ProgressionSaysEveryShapeWasMeasuredOnlyWhenNoCellIsEmpty) {
   TempDir full;
   EXPECT_TRUE(contains(progression_of(full, {}), "Every phase measured every shape.\n"));
-  // Phase 9 also measured a shape outside the dot chart's seed shapes: phases 1 and 4 did not.
+  // Phase 9 also measured a shape in no family of two (so no line against S carries it):
+  // phases 1 and 4 did not. The chart by phase gets a panel for it, which says whose point is
+  // missing, so every measured shape appears in some chart.
   TempDir gaps;
   const std::string md = progression_of(
       gaps, {beside_fixtures("9", {{"throughput", spread(100e3, 1e3)}, {"latency", spread(10e3, 1e3)},
                                    {"1x8x1024x64", spread(20e3, 1e3)}})});
   EXPECT_TRUE(contains(md, "| not run |")) << md;
   EXPECT_FALSE(contains(md, "Every phase measured every shape.")) << md;
-  EXPECT_FALSE(contains(md, "No point (not measured)")) << md;  // the dot chart has every point
+  EXPECT_TRUE(contains(md, "No point (not measured): `1/1x8x1024x64`")) << md;
+  EXPECT_TRUE(contains(read_file(gaps.path / "progression" / "plots" / "tflops_by_phase.dat"), "# 1x8x1024x64\n"));
 }
 
 TEST(Render, ProgressionFiguresAreBusyTimeAndMarkWhereARecordGivesLess) {
@@ -363,9 +366,11 @@ TEST(Render, ProgressionTflopsAgainstSHasAPanelPerHeadDimensionAndLabelledLines)
   progression_of(t, {beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)},
                                            {"32x16x512x128", spread(200e3, 1e3)}, {"16x16x1024x128", spread(400e3, 1e3)}})});
   const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_vs_s.gp");
+  // A linear panel per head dimension (figures within a decade and a half: no log panel).
   EXPECT_TRUE(contains(gp, "set multiplot layout 2,1")) << gp;
-  EXPECT_TRUE(contains(gp, "set title 'D = 64'")) << gp;
-  EXPECT_TRUE(contains(gp, "set title 'D = 128'")) << gp;
+  EXPECT_TRUE(contains(gp, "set title 'D = 64, linear axis: near-equal figures apart'")) << gp;
+  EXPECT_TRUE(contains(gp, "set title 'D = 128, linear axis: near-equal figures apart'")) << gp;
+  EXPECT_FALSE(contains(gp, "log axis")) << gp;
   // Each line labelled at its right end (S = 1024), in its colour; no key to decode.
   EXPECT_TRUE(contains(gp, "set label '9' at 1105.92,")) << gp;
   EXPECT_TRUE(contains(gp, "unset key")) << gp;
@@ -434,8 +439,10 @@ TEST(Render, NotebookHeadlinesAreBusyTimeAndSayWhereARecordGivesLess) {
   render_notebook(runs, t.path, t.path);
   const std::string md = read_file(t.path / "NOTEBOOK.md");
   const double tflops = parse_shape("throughput").flops() / 100e3 / 1e3;
+  // The span's noise is not the busy time's: no noise beside a busy median.
   EXPECT_TRUE(contains(md, "**" + sig(tflops) + "** TFLOPS (cold median 100.0 us (busy median only, its p10-p90 "
-                           "not recorded), noise ")) << md;
+                           "not recorded))")) << md;
+  EXPECT_FALSE(contains(md, "not recorded)), noise")) << md;
   const auto line = ordered_json::parse(read_file(t.path / "index.jsonl"));
   const auto& shape = line["headline"][shape_name(parse_shape("throughput"))];
   EXPECT_EQ(shape["device_median_ns"], 100e3);
