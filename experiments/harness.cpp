@@ -340,7 +340,10 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     r["metrics"] = ordered_json::object();
     for (const GroupResult& grp : ev.groups) r["metrics"][grp.group] = to_json(grp);
     run.groups = ev.groups;
-    r["static"] = profiler::to_json(ev.facts);
+    profiler::StaticFacts facts = ev.facts;
+    if (phase.work_items && facts.kernels.size() == 1)  // CUPTI's capture cannot see it
+      facts.kernels.front().work_items = phase.work_items(s);
+    r["static"] = profiler::to_json(facts);
     r["derived"] = ev.derived;
   }
   return run;

@@ -422,16 +422,37 @@ Refusal can_implement(const Shape& s) {
   return std::nullopt;
 }
 
+namespace {
+template <class T>
+struct TraitsTag {
+  using type = T;
+};
+// The traits a shape runs with: the one choice that launch and work_items both read.
+template <int D, class Fn>
+auto with_traits(bool causal, Fn&& fn) {
+  if constexpr (D == 64)
+    return fn(TraitsTag<Traits<64, 128, 4>>{});
+  else if (causal)
+    return fn(TraitsTag<Traits<128, 128, 3>>{});
+  else
+    return fn(TraitsTag<Traits<128, 176, 2>>{});
+}
+}  // namespace
+
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
-    constexpr int D = decltype(d)::value;
-    if constexpr (D == 64)
-      launch_with<Traits<64, 128, 4>>(p, stream);
-    else if (p.shape.causal)
-      launch_with<Traits<128, 128, 3>>(p, stream);
-    else
-      launch_with<Traits<128, 176, 2>>(p, stream);
+    with_traits<decltype(d)::value>(p.shape.causal, [&](auto tag) {
+      launch_with<typename decltype(tag)::type>(p, stream);
+    });
   });
+}
+
+std::optional<std::int64_t> work_items(const Shape& s) {
+  if (s.causal || can_implement(s)) return std::nullopt;  // causal: one block per item
+  const auto items = [&](auto tag) {
+    return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
+  };
+  return s.D == 64 ? with_traits<64>(false, items) : with_traits<128>(false, items);
 }
 
 }  // namespace attnlab::phase5

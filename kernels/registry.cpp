@@ -23,6 +23,7 @@ namespace phase3c { void prepare(const Shape& s); }
 ATTNLAB_DECLARE_PHASE(phase4)
 ATTNLAB_DECLARE_PHASE(phase4x)
 ATTNLAB_DECLARE_PHASE(phase5)
+namespace phase5 { std::optional<std::int64_t> work_items(const Shape& s); }
 ATTNLAB_DECLARE_PHASE(phased1)
 ATTNLAB_DECLARE_PHASE(phased2)
 ATTNLAB_DECLARE_PHASE(phased3)
@@ -64,7 +65,7 @@ const std::vector<Phase>& phases() {
        "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
        "and 3 (D=64) or 2 (D=128) consumer warpgroups of 64 rows with setmaxnreg, ping-pong and "
        "softmax overlapped with PV",
-       90, &phase5::can_implement, &phase5::launch, nullptr},
+       90, &phase5::can_implement, &phase5::launch, nullptr, false, &phase5::work_items},
       {"d1", "block per head",
        "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
        "16 with online softmax, K/V from global memory, fp32 math",

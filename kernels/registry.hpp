@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,7 @@ using CanImplementFn = Refusal (*)(const Shape&);
 // called once per shape before the first launch, outside every timed region, so launch
 // itself never allocates. Resources live until the process ends.
 using PrepareFn = void (*)(const Shape&);
+using WorkItemsFn = std::optional<std::int64_t> (*)(const Shape&);
 
 // Thrown by prepare() when the library behind a phase declines a shape that can_implement
 // could not judge without a GPU (cuDNN's engines, say); what() is the library's own reason.
@@ -43,6 +45,10 @@ struct Phase {
   PrepareFn prepare;      // nullptr when the phase needs no set-up
   // A library's kernel run for comparison (cuDNN's fused attention), not a kernel of ours.
   bool baseline = false;
+  // Persistent phases: the work items a launch's CTAs share (each walks items blockIdx.x,
+  // + gridDim.x, ...), or nullopt where a CTA is one item; recorded with the launch's static
+  // facts so that the report shows items per CTA and the last round's tail.
+  WorkItemsFn work_items = nullptr;
 };
 
 const std::vector<Phase>& phases();

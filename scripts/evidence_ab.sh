@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# One device session's evidence for the paired comparisons against cuDNN (issue 26): the C++
+# cudnn phase at its default shapes (fp64 gate, timing regimes, counters, PC sampling), paired
+# A/B records of phase 5 and d4 against it, the Nsight Compute cross-check of those pairs,
+# phases 5 and d4 again (their records carry the paired claims) and PyTorch SDPA's cuDNN at
+# the same shapes (same engine through another door). Steps run in the order given; logs and
+# packed records go to ${OUT:-evidence-out}, each step's records packed as it ends, so a call
+# cut off at its time limit keeps what it made.
+#   OUT=/tmp/ev scripts/evidence_ab.sh build tests cudnn ab profile     (then, warm:)
+#   OUT=/tmp/ev scripts/evidence_ab.sh phases sdpa
+set -uo pipefail
+out=${OUT:-evidence-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+# A tree sent to a GPU machine carries its provenance in .attnlab-source (scripts/stamp-source).
+[ -f .attnlab-source ] && export ATTNLAB_SOURCE_STAMP=$PWD/.attnlab-source
+log="$out/evidence.log"
+res=results
+step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
+pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
+# The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
+p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
+shape_args() { for s in "$@"; do printf -- '--shape %s ' "$s"; done; }
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv | tee -a "$log"
+for s in "$@"; do
+  case "$s" in
+    build)
+      step build
+      cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 &&
+        cmake --build build -j "$(nproc)" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+      grep -i "cudnn" "$out/build.log" | head -3 | tee -a "$log" ;;
+    tests)
+      step "gpu tests: the cudnn phase through the gate, A/B of a kernel against itself"
+      ctest --test-dir build -L gpu -R "cudnn|AB" -j 8 --output-on-failure >"$out/ctest-ab.log" 2>&1
+      grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest-ab.log" | tee -a "$log" ;;
+    cudnn)
+      step "cudnn phase, default shapes"
+      build/bin/attnlab-phase-cudnn --results-dir $res --max-time 1 2>&1 | tee -a "$log" \
+        | grep -E "plan|cold:|status|metrics|failed"
+      pack cudnn ;;
+    ab)
+      step "A/B: phase 5 against cudnn"
+      build/bin/attnlab-ab --a 5 --b cudnn $(shape_args "${p5_shapes[@]}") --results-dir $res 2>&1 \
+        | tee -a "$log" | grep -vE "correctness PASS"
+      step "A/B: d4 against cudnn"
+      build/bin/attnlab-ab --a d4 --b cudnn --shape latency --results-dir $res 2>&1 | tee -a "$log" \
+        | grep -vE "correctness PASS"
+      pack ab ;;
+    profile)
+      step "Nsight Compute beside the paired ratios"
+      BUILD=build scripts/profile-ab 5 cudnn --shape throughput --shape 4x16x4096x128 \
+        --shape 16x16x2048x64:causal --results-dir $res 2>&1 | tee -a "$log" | grep -vE "^==PROF=="
+      BUILD=build scripts/profile-ab d4 cudnn --shape latency --results-dir $res 2>&1 | tee -a "$log" \
+        | grep -vE "^==PROF=="
+      pack ab ;;
+    phases)
+      for p in 5 d4; do
+        step "experiment phase $p"
+        build/bin/attnlab-phase-$p --results-dir $res --max-time 1 2>&1 | tee -a "$log" \
+          | grep -E "cold:|status|failed"
+        pack $p
+      done ;;
+    sdpa)
+      step "PyTorch SDPA's cuDNN at the same shapes"
+      PYTHONUNBUFFERED=1 python3 experiments/sdpa_baseline.py --backends cudnn --max-time 1 \
+        --results-dir $res $(shape_args "${p5_shapes[@]}") 2>&1 | tee -a "$log" \
+        | grep -E "cold:|status|FAIL"
+      pack sdpa-cudnn ;;
+    *) echo "evidence_ab: unknown step '$s' (build tests cudnn ab profile phases sdpa)" >&2; exit 2 ;;
+  esac
+done
+step done
