@@ -14,11 +14,15 @@ all: build
 
 # CMAKE_ARGS=-DATTNLAB_REPORTS_ONLY=ON (with its own BUILD): the report tool alone, no CUDA.
 CMAKE_ARGS  ?=
-$(BUILD)/CMakeCache.txt:
+# A build counts as configured once CMake has written its build file, not its cache: a failed
+# configure leaves a cache, which is removed so that the next run starts afresh.
+BUILD_FILE  := $(if $(GENERATOR),build.ninja,Makefile)
+$(BUILD)/$(BUILD_FILE):
 	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_ARGS)
+	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_ARGS) \
+	  || { rm -f $(BUILD)/CMakeCache.txt; exit 1; }
 
-configure: $(BUILD)/CMakeCache.txt
+configure: $(BUILD)/$(BUILD_FILE)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -55,18 +59,27 @@ profile: build
 	BUILD=$(BUILD) NCU_SET=$(NCU_SET) scripts/profile.sh $(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
-# reports/README.md). Only the report tool is built for these, not the CUDA phases.
+# reports/README.md). Only the report tool is built for these, not the CUDA phases; where no
+# CUDA Toolkit is found (scripts/find-cuda), it is built alone, host C++ only, in
+# build-reports/ (-DATTNLAB_REPORTS_ONLY=ON), as reports/README.md does by hand.
 RUN         ?=
 A           ?=
 B           ?=
 RESULTS     ?= results
-REPORT      := $(BUILD)/bin/attnlab-report
 H100        := reports/h100
+# Evaluated once, and only by the targets that use it (the idiom caches the $(shell)).
+HAVE_CUDA    = $(eval HAVE_CUDA := $(shell scripts/find-cuda >/dev/null 2>&1 && echo yes))$(HAVE_CUDA)
+REPORTS_ONLY = $(if $(findstring ATTNLAB_REPORTS_ONLY,$(CMAKE_ARGS)),yes)
+REPORT_BUILD = $(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),$(BUILD),build-reports)
+REPORT       = $(REPORT_BUILD)/bin/attnlab-report
 
 .PHONY: report-tool report compare notebook progression reports-h100
 
-report-tool: configure
-	cmake --build $(BUILD) -j $(JOBS) --target attnlab-report
+report-tool:
+	@$(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),true,echo "attnlab: no CUDA Toolkit found (scripts/find-cuda): building the report tool alone in build-reports/ (-DATTNLAB_REPORTS_ONLY=ON)")
+	@$(MAKE) --no-print-directory configure BUILD=$(REPORT_BUILD) \
+	  CMAKE_ARGS="$(CMAKE_ARGS) $(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),,-DATTNLAB_REPORTS_ONLY=ON)"
+	cmake --build $(REPORT_BUILD) -j $(JOBS) --target attnlab-report
 
 # make report RUN=results/4/<run>: <run>/report.md and <run>/plots/
 report: report-tool
@@ -136,7 +149,7 @@ sweep-collect:
 baseline:
 	python3 experiments/sdpa_baseline.py --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
-help: build
+help:
 	@echo "attnlab targets:"
 	@echo "  make setup                      install the Debian packages the build needs"
 	@echo "  make                            build (into $(BUILD)/)"
@@ -160,8 +173,8 @@ help: build
 	@echo "  make readme-results             README.md's results table from reports/h100/records"
 	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"
 	@echo "  docker/run.sh <target> [VAR=...]  any target in the docker/ image (GPUs, results/ mounted)"
-	@echo "phases:"
-	@$(BUILD)/bin/attnlab-phases
+	@if [ -x $(BUILD)/bin/attnlab-phases ]; then echo "phases:"; $(BUILD)/bin/attnlab-phases; \
+	 else echo "phases: make builds $(BUILD)/bin/attnlab-phases, which lists them from the registry (kernels/registry.cpp)"; fi
 
 setup:
 	scripts/setup
