@@ -28,9 +28,13 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The README's test command: CPU tests everywhere, GPU tests (label gpu) where a GPU exists,
-# reported as skipped elsewhere.
+# reported as skipped elsewhere (attnlab-gpu-gate skips each in milliseconds); then how many
+# were skipped and why, in one line, rather than only ctest's list of them.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@rc=0; ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || rc=$$?; \
+	if ! why=$$($(BUILD)/bin/attnlab-gpu-gate /bin/true); then \
+	  echo "attnlab: $$(ctest --test-dir $(BUILD) -N -L gpu | sed -n 's/^Total Tests: //p') GPU tests (label gpu) skipped: $$why"; fi; \
+	exit $$rc
 
 test-cpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L cpu
