@@ -33,7 +33,7 @@ build: configure
 test: build
 	@rc=0; ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || rc=$$?; \
 	if ! why=$$($(BUILD)/bin/attnlab-gpu-gate /bin/true); then \
-	  echo "attnlab: $$(ctest --test-dir $(BUILD) -N -L gpu | sed -n 's/^Total Tests: //p') GPU tests (label gpu) skipped: $$why"; fi; \
+	  echo "attnlab: $$(ctest --test-dir $(BUILD) -N -L gpu | sed -n 's/^Total Tests: //p') GPU tests (label gpu), $$why"; fi; \
 	exit $$rc
 
 test-cpu: build
