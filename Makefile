@@ -14,19 +14,27 @@ all: build
 
 # CMAKE_ARGS=-DATTNLAB_REPORTS_ONLY=ON (with its own BUILD): the report tool alone, no CUDA.
 CMAKE_ARGS  ?=
-$(BUILD)/CMakeCache.txt:
+# A build counts as configured once CMake has written its build file, not its cache: a failed
+# configure leaves a cache, which is removed so that the next run starts afresh.
+BUILD_FILE  := $(if $(GENERATOR),build.ninja,Makefile)
+$(BUILD)/$(BUILD_FILE):
 	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
-	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_ARGS)
+	  -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH) $(CMAKE_ARGS) \
+	  || { rm -f $(BUILD)/CMakeCache.txt; exit 1; }
 
-configure: $(BUILD)/CMakeCache.txt
+configure: $(BUILD)/$(BUILD_FILE)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The README's test command: CPU tests everywhere, GPU tests (label gpu) where a GPU exists,
-# reported as skipped elsewhere.
+# reported as skipped elsewhere (attnlab-gpu-gate skips each in milliseconds); then how many
+# were skipped and why, in one line, rather than only ctest's list of them.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@rc=0; ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || rc=$$?; \
+	if ! why=$$($(BUILD)/bin/attnlab-gpu-gate /bin/true); then \
+	  echo "attnlab: $$(ctest --test-dir $(BUILD) -N -L gpu | sed -n 's/^Total Tests: //p') GPU tests (label gpu), $$why"; fi; \
+	exit $$rc
 
 test-cpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L cpu
@@ -75,18 +83,27 @@ profile-ab: build
 	BUILD=$(BUILD) scripts/profile-ab '$(A)' '$(B)' $(foreach s,$(SHAPES),--shape $(s)) --results-dir $(RESULTS) $(ARGS)
 
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
-# reports/README.md). Only the report tool is built for these, not the CUDA phases.
+# reports/README.md). Only the report tool is built for these, not the CUDA phases; where no
+# CUDA Toolkit is found (scripts/find-cuda), it is built alone, host C++ only, in
+# build-reports/ (-DATTNLAB_REPORTS_ONLY=ON), as reports/README.md does by hand.
 RUN         ?=
 A           ?=
 B           ?=
 RESULTS     ?= results
-REPORT      := $(BUILD)/bin/attnlab-report
 H100        := reports/h100
+# Evaluated once, and only by the targets that use it (the idiom caches the $(shell)).
+HAVE_CUDA    = $(eval HAVE_CUDA := $(shell scripts/find-cuda >/dev/null 2>&1 && echo yes))$(HAVE_CUDA)
+REPORTS_ONLY = $(if $(findstring ATTNLAB_REPORTS_ONLY,$(CMAKE_ARGS)),yes)
+REPORT_BUILD = $(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),$(BUILD),build-reports)
+REPORT       = $(REPORT_BUILD)/bin/attnlab-report
 
 .PHONY: report-tool report compare notebook progression reports-h100
 
-report-tool: configure
-	cmake --build $(BUILD) -j $(JOBS) --target attnlab-report
+report-tool:
+	@$(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),true,echo "attnlab: no CUDA Toolkit found (scripts/find-cuda): building the report tool alone in build-reports/ (-DATTNLAB_REPORTS_ONLY=ON)")
+	@$(MAKE) --no-print-directory configure BUILD=$(REPORT_BUILD) \
+	  CMAKE_ARGS="$(CMAKE_ARGS) $(if $(or $(HAVE_CUDA),$(REPORTS_ONLY)),,-DATTNLAB_REPORTS_ONLY=ON)"
+	cmake --build $(REPORT_BUILD) -j $(JOBS) --target attnlab-report
 
 # make report RUN=results/4/<run>: <run>/report.md and <run>/plots/
 report: report-tool
@@ -156,7 +173,7 @@ sweep-collect:
 baseline:
 	python3 experiments/sdpa_baseline.py --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
-help: build
+help:
 	@echo "attnlab targets:"
 	@echo "  make setup                      install the Debian packages the build needs"
 	@echo "  make                            build (into $(BUILD)/)"
@@ -183,8 +200,8 @@ help: build
 	@echo "  make readme-results             README.md's results table from reports/h100/records"
 	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"
 	@echo "  docker/run.sh <target> [VAR=...]  any target in the docker/ image (GPUs, results/ mounted)"
-	@echo "phases:"
-	@$(BUILD)/bin/attnlab-phases
+	@if [ -x $(BUILD)/bin/attnlab-phases ]; then echo "phases:"; $(BUILD)/bin/attnlab-phases; \
+	 else echo "phases: make builds $(BUILD)/bin/attnlab-phases, which lists them from the registry (kernels/registry.cpp)"; fi
 
 setup:
 	scripts/setup

@@ -13,7 +13,7 @@
 #   -h, --help       this text
 # The container builds in build-docker/ unless BUILD= is given (the host's build/ holds the
 # host's paths in its CMake cache). Exit codes: make's in the container; 2 bad arguments;
-# 3 no docker on PATH.
+# 3 no docker on PATH, the Docker daemon not reachable, or no image (build it with --build-image).
 set -uo pipefail
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 die() { echo "docker/run.sh: $2" >&2; exit "$1"; }
@@ -45,8 +45,14 @@ printf '%s\n' "${vars[@]}" | grep -q '^BUILD=' || vars+=("BUILD=build-docker")
 mkdir -p "$results" || die 3 "cannot create $results"
 results=$(cd "$results" && pwd)
 
+# Docker's own failures exit 125 with its message; this says what to do instead.
+docker info >/dev/null 2>&1 ||
+  die 3 "the Docker daemon is not reachable (docker info failed): start it (sudo systemctl start docker) or give your user access to it (the docker group)"
 if [ "$build_image" = 1 ]; then
   docker build -f "$repo/docker/Dockerfile" -t "$image" "$repo" || exit $?
+else
+  docker image inspect "$image" >/dev/null 2>&1 ||
+    die 3 "no Docker image '$image': build it with docker/run.sh --build-image $target (or docker build -f docker/Dockerfile -t $image .)"
 fi
 tty=()
 [ -t 0 ] && [ -t 1 ] && tty=(-t)

@@ -2,6 +2,7 @@
 // shape before running any, gate each shape on the fp64 reference, time the ones that pass
 // in each regime, and keep the run record current on disk throughout.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -415,7 +416,7 @@ void add_options(CLI::App& app, Options& opt) {
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, Inputs>{{"normal", Inputs::kNormal}, {"wide", Inputs::kWide},
                                         {"negative", Inputs::kNegative}}))
-      ->default_str("normal");
+      ->option_text("{normal,wide,negative}=normal");  // the names, not CLI11's map to enum values
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
   app.add_option("--regimes", opt.regimes, "timing regimes: cold, warm, graph")
@@ -439,7 +440,8 @@ void add_options(CLI::App& app, Options& opt) {
                "print the claims this experiment states (JSON, as its records hold them) and exit");
   app.add_flag("--can-run", opt.can_run,
                "judge the shapes and options only, without touching the GPU: exit 0 if the "
-               "phase can run every shape, else say why not and exit 2");
+               "phase can run every shape, else say why not and exit 2 (whether a shape fits "
+               "the GPU's memory is checked on the GPU at run time)");
   app.add_option("--metrics", opt.metrics,
                  "hardware-counter groups collected after timing with the CUPTI range profiler: "
                  "comma-separated tensor, memory, throughput, stalls, pcsampling (CUPTI PC sampling: "
@@ -499,14 +501,23 @@ Plan plan_run(const Phase& phase, const Experiment& exp, const Options& opt) {
   return plan;
 }
 
+// Why cudaGetDeviceCount found no device, in a newcomer's words: without a driver the runtime
+// says "CUDA driver version is insufficient", which reads as an old driver rather than none.
+std::string no_device_reason(cudaError_t e) {
+  // The runtime dlopens the driver; not loaded after the call means none is installed.
+  const bool driver_loaded = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+  if (!driver_loaded) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+  if (e == cudaSuccess || e == cudaErrorNoDevice) return "the NVIDIA driver found no GPU";
+  return cudaGetErrorString(e);
+}
+
 // Makes the requested device current after checking that it exists, that the phase can run on
 // it (EnvironmentError) and that every shape fits in its free memory and the host's (UsageError).
 cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0)
-    throw EnvironmentError(std::string("no CUDA device: ") +
-                           (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+    throw EnvironmentError(std::string("no CUDA device: ") + no_device_reason(e));
   if (opt.device < 0 || opt.device >= count)
     throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
                            std::to_string(count) + ")");
@@ -706,13 +717,14 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
         opt.seed ? *opt.seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
 
     ensure_writable_directory(opt.results_dir);
-    write_phase_table(opt.results_dir);  // the phase order reports read
     const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
     try {
       prepare_shapes(*phase, plan.shapes);
     } catch (const PhaseRefusal& r) {
       throw UsageError(r.what());
     }
+    // After the device check: a run refused for want of a GPU leaves nothing in results/.
+    write_phase_table(opt.results_dir);  // the phase order reports read
     Instruments inst(opt, plan);
 
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(

@@ -310,7 +310,7 @@ Refusal can_implement_impl(const Shape& s) {
            (split.count > 1 ? " plus " + std::to_string(split.count) +
                                   " fp32 split-K partials of O (" + gib(partials) + ")"
                             : std::string()) +
-           " would pass the " + gib(double(kMemoryBudgetBytes)) +
+           " would exceed the " + gib(double(kMemoryBudgetBytes)) +
            " per-shape memory budget of the unfused phases";
   return std::nullopt;
 }

@@ -120,7 +120,7 @@ std::vector<std::string> parse_metric_groups(const std::string& spec) {
     const std::string name = spec.substr(start, comma - start);
     if (!find_metric_group(name))
       throw std::invalid_argument("unknown metric group '" + name + "'; expected a comma-separated " +
-                                  "list of " + valid + ", pcsampling (profiler/pc_sampling.hpp), or all, or none");
+                                  "list of " + valid + ", pcsampling (PC sampling: stalls by source line), or all, or none");
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) wanted.push_back(name);
     start = comma + 1;
   }

@@ -29,6 +29,7 @@
 #include "profiler/cupti_check.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
 #include "profiler/detail/profiler_support.hpp"
 #include "profiler/kernel_activity.hpp"
@@ -428,6 +429,7 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
     return;
   }
   {
+    detail::preload_nvperf_host();
     auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     const CUptiResult code = cuptiProfilerInitialize(&p);
     if (code != CUPTI_SUCCESS) {

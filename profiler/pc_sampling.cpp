@@ -23,6 +23,7 @@
 #include "common/process.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/stats.hpp"
@@ -198,6 +199,7 @@ struct PcSamplingState {
   // Enables and configures; the reason on failure (PC sampling then disabled again).
   std::optional<std::string> open(CUcontext c, int period_log2) {
     ctx = c;
+    detail::preload_nvperf_host();
     CUpti_PCSamplingEnableParams ep{};
     ep.size = CUpti_PCSamplingEnableParamsSize;
     ep.ctx = ctx;

@@ -18,6 +18,7 @@
 #include "common/check.hpp"
 #include "profiler/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
+#include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/profiler_support.hpp"
 #include "profiler/kernel_activity.hpp"
 
@@ -92,6 +93,7 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
     return unavailable(std::string("the CUDA driver lacks an entry point: ") + e.what());
   }
   {
+    detail::preload_nvperf_host();
     CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     if (const CUptiResult code = cuptiProfilerInitialize(&p); code != CUPTI_SUCCESS)
       return unavailable(CuptiError::refusal("cuptiProfilerInitialize", code));

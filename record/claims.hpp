@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+// The declaration only: every experiment's main includes this header, and the full JSON header
+// made each of those translation units several times slower to compile.
+#include <nlohmann/json_fwd.hpp>
 
 #include "record/paired.hpp"
 
@@ -38,21 +40,8 @@ struct Claim {
   std::string source;  // where a compared constant comes from ("SEEDS.md: seed phase 4x claim")
 };
 
-inline nlohmann::ordered_json to_json(const Claim& c) {
-  nlohmann::ordered_json j;
-  j["id"] = c.id;
-  j["text"] = c.text;
-  j["metric"] = c.metric;
-  j["shape"] = c.shape;
-  j["op"] = c.op;
-  if (c.value) j["value"] = *c.value;
-  if (!c.other_phase.empty()) j["other_phase"] = c.other_phase;
-  if (!c.paired_against.empty()) j["paired_against"] = c.paired_against;
-  j["factor"] = c.factor;
-  if (c.op == "within_pct") j["tolerance_pct"] = c.tolerance_pct;
-  if (!c.source.empty()) j["source"] = c.source;
-  return j;
-}
+// The claim as a record holds it (record/claims.cpp).
+nlohmann::ordered_json to_json(const Claim& c);
 
 // Building claims by name instead of positional fields:
 //   claim("tensor-pipe-60pct", "The tensor pipe is ...").metric(kPipe).at("throughput")

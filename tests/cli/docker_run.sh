@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # docker_run.sh REPO: docker/run.sh's arguments, with a fake `docker` first on PATH that
-# records its argv (one argument a line, one file per call): the make target and variables,
-# --gpus all, --cap-add SYS_ADMIN, the checkout and results/ mounted, the image, and bad input.
+# records its argv (one argument a line, one file per call; `info` and `image inspect`, the
+# daemon and image checks, are answered without a record): the make target and variables,
+# --gpus all, --cap-add SYS_ADMIN, the checkout and results/ mounted, the image, bad input, a
+# daemon that is down (FAKE_DOCKER_DOWN) and an image that is missing (FAKE_DOCKER_NO_IMAGE).
 set -u
 repo=$1
 run=$repo/docker/run.sh
@@ -9,6 +11,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
 cat >"$tmp/bin/docker" <<'SH'
 #!/usr/bin/env bash
+case "$1" in
+  info) [ -z "${FAKE_DOCKER_DOWN:-}" ] || { echo "Cannot connect to the Docker daemon" >&2; exit 1; }; exit 0 ;;
+  image) [ -z "${FAKE_DOCKER_NO_IMAGE:-}" ] || { echo "No such image" >&2; exit 1; }; exit 0 ;;
+esac
 n=$(ls "$FAKE_DOCKER_LOG" | wc -l)
 printf '%s\n' "$@" >"$FAKE_DOCKER_LOG/$n"
 exit "${FAKE_DOCKER_RC:-0}"
@@ -68,6 +74,8 @@ expect 2 "a make target comes before its variables: 'PHASE=5'" PHASE=5 experimen
 expect 2 "'9X=1' is not VAR=value" test 9X=1
 expect 2 "'\$(rm)' is not a make target" '$(rm)'
 expect 2 "--image needs a name" test --image
+FAKE_DOCKER_DOWN=1 expect 3 "the Docker daemon is not reachable" test
+FAKE_DOCKER_NO_IMAGE=1 expect 3 "no Docker image 'attnlab': build it with docker/run.sh --build-image test" test
 # No docker: a PATH of only the tools run.sh needs besides docker.
 mkdir -p "$tmp/nodocker"
 for t in awk dirname grep mkdir; do ln -s "$(command -v $t)" "$tmp/nodocker/$t"; done

@@ -19,8 +19,11 @@ case "${1:-}" in
 esac
 P
 chmod +x "$dir/bin/attnlab-phases"
+# The interpreter itself, resolved once: a sweep starts the fake phases dozens of times, and a
+# python3 on PATH may be a wrapper (pyenv's shim runs several shells per call).
+py=$(python3 -c 'import sys; print(sys.executable)')
 for p in a b c; do
-  printf '#!/usr/bin/env bash\nexec python3 %q %q %q "$@"\n' "$here/fake_phase.py" "$p" "$repo/tests/fixtures/h100-phase1-run.json" \
+  printf '#!/usr/bin/env bash\nexec %q %q %q %q "$@"\n' "$py" "$here/fake_phase.py" "$p" "$repo/tests/fixtures/h100-phase1-run.json" \
     >"$dir/bin/attnlab-phase-$p"
   chmod +x "$dir/bin/attnlab-phase-$p"
 done
