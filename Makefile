@@ -124,8 +124,11 @@ progression: report-tool
 	$(REPORT) progression $(RESULTS) $(RESULTS)/progression
 
 # Everything under reports/h100/ from the committed records in reports/h100/records/.
+# Phase records are <records>/<phase>/<run>/; paired A/B records <records>/ab/<A>-vs-<B>/<run>/.
+H100_AB     := $(patsubst %/run.json,%/,$(wildcard $(H100)/records/ab/*/*/run.json))
 reports-h100: report-tool
-	$(REPORT) run $(wildcard $(H100)/records/*/*/)
+	$(REPORT) run $(filter-out $(H100)/records/ab/%,$(wildcard $(H100)/records/*/*/))
+	$(if $(H100_AB),$(REPORT) ab $(H100_AB))
 	$(REPORT) notebook $(H100)/records --out $(H100)
 	$(REPORT) progression $(H100)/records $(H100)/progression
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
