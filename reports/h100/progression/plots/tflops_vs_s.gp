@@ -27,10 +27,10 @@ set label '1' at 8847.36,21.5237375 left font ',8' tc rgb '#1f77b4' noenhanced
 set label '4' at 8847.36,27.2218532 left font ',8' tc rgb '#8c564b' noenhanced
 set label '3a' at 8847.36,53.251072 left font ',8' tc rgb '#2ca02c' noenhanced
 set label '4x' at 8847.36,96.5792194 left font ',8' tc rgb '#e377c2' noenhanced
-set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#ff9896' noenhanced
-set label 'sdpa-flash' at 8847.36,282.239292 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-flash' at 8847.36,282.239292 left font ',8' tc rgb '#c49c94' noenhanced
 set label 'd4' at 8847.36,356.958292 left font ',8' tc rgb '#ffbb78' noenhanced
-set label 'sdpa-cudnn' at 8847.36,451.458126 left font ',8' tc rgb '#98df8a' noenhanced
+set label 'sdpa-cudnn' at 8847.36,451.458126 left font ',8' tc rgb '#ff9896' noenhanced
 set label '5' at 8847.36,570.975501 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 0 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
@@ -56,12 +56,12 @@ plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb 
      'tflops_vs_s.dat' index 10 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 11 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 11 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
-     'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 12 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 13 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
-     'tflops_vs_s.dat' index 14 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+     'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 12 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 13 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 14 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
 
 unset label
 set title 'D = 64, linear axis: near-equal figures apart'
@@ -77,10 +77,10 @@ set label '1' at 8847.36,41.1064858 left font ',8' tc rgb '#1f77b4' noenhanced
 set label '4' at 8847.36,63.9215093 left font ',8' tc rgb '#8c564b' noenhanced
 set label '3a' at 8847.36,86.7365329 left font ',8' tc rgb '#2ca02c' noenhanced
 set label '4x' at 8847.36,109.551556 left font ',8' tc rgb '#e377c2' noenhanced
-set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#ff9896' noenhanced
-set label 'sdpa-flash' at 8847.36,303.470939 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#c5b0d5' noenhanced
+set label 'sdpa-flash' at 8847.36,303.470939 left font ',8' tc rgb '#c49c94' noenhanced
 set label 'd4' at 8847.36,377.823467 left font ',8' tc rgb '#ffbb78' noenhanced
-set label 'sdpa-cudnn' at 8847.36,443.046511 left font ',8' tc rgb '#98df8a' noenhanced
+set label 'sdpa-cudnn' at 8847.36,443.046511 left font ',8' tc rgb '#ff9896' noenhanced
 set label '5' at 8847.36,511.227891 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
@@ -106,12 +106,12 @@ plot 'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb
      'tflops_vs_s.dat' index 25 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 26 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 26 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
-     'tflops_vs_s.dat' index 27 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 27 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 28 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 28 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 29 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
-     'tflops_vs_s.dat' index 29 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+     'tflops_vs_s.dat' index 27 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 27 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 28 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 28 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 29 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 29 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
 
 unset label
 set title 'D = 128, log axis: every phase'
@@ -127,10 +127,10 @@ set label '3a' at 8847.36,57.3856885 left font ',8' tc rgb '#2ca02c' noenhanced
 set label '4x' at 8847.36,104.87785 left font ',8' tc rgb '#e377c2' noenhanced
 set label '3c' at 8847.36,132.642829 left font ',8' tc rgb '#9467bd' noenhanced
 set label '3b' at 8847.36,167.758207 left font ',8' tc rgb '#d62728' noenhanced
-set label 'sdpa-efficient' at 8847.36,212.169902 left font ',8' tc rgb '#ff9896' noenhanced
+set label 'sdpa-efficient' at 8847.36,212.169902 left font ',8' tc rgb '#c5b0d5' noenhanced
 set label 'd4' at 8847.36,288.727136 left font ',8' tc rgb '#ffbb78' noenhanced
-set label 'sdpa-flash' at 8847.36,365.163703 left font ',8' tc rgb '#c5b0d5' noenhanced
-set label 'sdpa-cudnn' at 8847.36,533.619844 left font ',8' tc rgb '#98df8a' noenhanced
+set label 'sdpa-flash' at 8847.36,365.163703 left font ',8' tc rgb '#c49c94' noenhanced
+set label 'sdpa-cudnn' at 8847.36,533.619844 left font ',8' tc rgb '#ff9896' noenhanced
 set label '5' at 8847.36,674.888413 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 30 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 30 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
@@ -156,12 +156,12 @@ plot 'tflops_vs_s.dat' index 30 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb
      'tflops_vs_s.dat' index 40 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 41 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 41 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
-     'tflops_vs_s.dat' index 42 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 42 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 43 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 43 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 44 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
-     'tflops_vs_s.dat' index 44 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+     'tflops_vs_s.dat' index 42 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 42 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 43 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 43 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 44 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 44 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
 
 unset label
 set title 'D = 128, linear axis: near-equal figures apart'
@@ -177,10 +177,10 @@ set label '3a' at 8847.36,95.9541409 left font ',8' tc rgb '#2ca02c' noenhanced
 set label '4x' at 8847.36,125.08398 left font ',8' tc rgb '#e377c2' noenhanced
 set label '3c' at 8847.36,154.213818 left font ',8' tc rgb '#9467bd' noenhanced
 set label '3b' at 8847.36,183.343657 left font ',8' tc rgb '#d62728' noenhanced
-set label 'sdpa-efficient' at 8847.36,212.473496 left font ',8' tc rgb '#ff9896' noenhanced
+set label 'sdpa-efficient' at 8847.36,212.473496 left font ',8' tc rgb '#c5b0d5' noenhanced
 set label 'd4' at 8847.36,310.439955 left font ',8' tc rgb '#ffbb78' noenhanced
-set label 'sdpa-flash' at 8847.36,339.569794 left font ',8' tc rgb '#c5b0d5' noenhanced
-set label 'sdpa-cudnn' at 8847.36,582.158155 left font ',8' tc rgb '#98df8a' noenhanced
+set label 'sdpa-flash' at 8847.36,339.569794 left font ',8' tc rgb '#c49c94' noenhanced
+set label 'sdpa-cudnn' at 8847.36,582.158155 left font ',8' tc rgb '#ff9896' noenhanced
 set label '5' at 8847.36,618.618578 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 45 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 45 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
@@ -206,10 +206,10 @@ plot 'tflops_vs_s.dat' index 45 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb
      'tflops_vs_s.dat' index 55 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 56 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 56 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
-     'tflops_vs_s.dat' index 57 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 57 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
-     'tflops_vs_s.dat' index 58 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 58 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
-     'tflops_vs_s.dat' index 59 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
-     'tflops_vs_s.dat' index 59 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5'
+     'tflops_vs_s.dat' index 57 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 57 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 58 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 58 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 59 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 59 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
 unset multiplot
