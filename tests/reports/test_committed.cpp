@@ -9,6 +9,7 @@
 
 #include "record/metrics.hpp"
 #include "reports/judge.hpp"
+#include "reports/paired_view.hpp"
 #include "reports/render.hpp"
 #include "report_test_util.hpp"
 
@@ -54,6 +55,17 @@ TEST(CommittedReports, NoClaimIsSupportedInsideTheNoise) {
   for (const report::Run& run : c.runs) {
     for (const Judgement& j : judge_claims(run, c.runs)) {
       if (j.verdict != Verdict::kSupported) continue;
+      if (!j.claim.paired_against.empty()) {
+        // Paired: SUPPORTED only when the whole interval of the paired ratio is at or above the
+        // claimed factor (the non-inferiority margin for "as fast as").
+        const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase,
+                                     j.claim.paired_against, shape_name(parse_shape(j.claim.shape)),
+                                     run.gpu_name);
+        ASSERT_TRUE(p && p->shape.wall) << run.id() << " " << j.claim.id;
+        EXPECT_GE(p->shape.wall->estimate.lo, j.claim.factor) << run.id() << " " << j.claim.id;
+        ++supported_intervals;
+        continue;
+      }
       const Result* mine = run.result(shape_name(parse_shape(j.claim.shape)));
       ASSERT_NE(mine, nullptr);
       const Lookup lhs = measure_metric(*mine, j.claim.metric);
@@ -155,9 +167,15 @@ TEST(CommittedReports, ClocksAndBoundsSayWhatTheyAre) {
       }
       row_rule = row_rule || optional_string_at(r.json, "/correctness/rule").value_or("") == "row_rms";
     }
-    if (probe) EXPECT_NE(md.find(" (probe) |"), std::string::npos) << run.id();
-    if (clocks && !probe) EXPECT_NE(md.find(" (NVML) |"), std::string::npos) << run.id();
-    if (row_rule) EXPECT_NE(md.find("(row-RMS bound)"), std::string::npos) << run.id();
+    if (probe) {
+      EXPECT_NE(md.find(" (probe) |"), std::string::npos) << run.id();
+    }
+    if (clocks && !probe) {
+      EXPECT_NE(md.find(" (NVML) |"), std::string::npos) << run.id();
+    }
+    if (row_rule) {
+      EXPECT_NE(md.find("(row-RMS bound)"), std::string::npos) << run.id();
+    }
     EXPECT_EQ(md.find("| tolerance |"), std::string::npos) << run.id();
   }
 }
