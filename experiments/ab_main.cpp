@@ -39,13 +39,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct Options {
   std::string a, b;
   std::vector<std::string> shape_specs;
@@ -261,14 +254,7 @@ AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options&
   return out;
 }
 
-int fail(int code, const std::string& msg) {
-  std::cerr << "attnlab-ab: " << msg << std::endl;
-  return code;
-}
-
-std::uint64_t fresh_seed() {
-  return (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-}
+int fail(int code, const std::string& msg) { return attnlab::fail("attnlab-ab", code, msg); }
 
 int run(int argc, char** argv) {
   CLI::App app{"attnlab-ab: phases A and B compared in one process on one GPU, paired and "
@@ -298,13 +284,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
              "shape, 3 no GPU, CUPTI or NVML unavailable, or results directory not writable.");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(kExitUsage, e.what());
-  }
+  if (const auto code = parse_command_line(app, argc, argv, "attnlab-ab")) return *code;
 
   fs::path file;
   try {

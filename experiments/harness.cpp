@@ -54,11 +54,6 @@ namespace {
 namespace fs = std::filesystem;
 using profiler::Regime;
 
-// A failure of the environment rather than of the phase: reported in one line, exit 3.
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct Options {
   std::vector<std::string> shape_specs;
   std::optional<std::uint64_t> seed;
@@ -125,6 +120,22 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
   if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
     pv.sweep_id = sweep;
   return pv;
+}
+
+int fail(const char* program, int code, const std::string& msg) {
+  std::cerr << program << ": " << msg << std::endl;
+  return code;
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const char* program) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(program, kExitUsage, e.what());
+  }
+  return std::nullopt;
 }
 
 void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes) {
@@ -462,15 +473,7 @@ void add_options(CLI::App& app, Options& opt) {
   add_pc_sampling_child_options(app, opt.child);
 }
 
-int fail(int code, const std::string& msg) {
-  std::cerr << "attnlab: " << msg << std::endl;
-  return code;
-}
-
-// A bad argument or a shape the phase or the machine cannot take: one line, exit 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+int fail(int code, const std::string& msg) { return attnlab::fail("attnlab", code, msg); }
 
 // The shapes and counter groups of a run, every one judged before the GPU is touched.
 struct Plan {
@@ -693,13 +696,7 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
   add_options(app, opt);
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
              "shape, 3 no GPU, CUPTI unavailable or results directory not writable.");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(kExitUsage, e.what());
-  }
+  if (const auto code = parse_command_line(app, argc, argv, "attnlab")) return *code;
 
   if (opt.list_claims) {
     ordered_json claims = ordered_json::array();
@@ -713,8 +710,7 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
     const Plan plan = plan_run(*phase, exp, opt);
     if (opt.can_run) return kExitOk;
     if (!opt.child.out_file.empty()) return pc_sampling_child(*phase, opt, plan);
-    const std::uint64_t seed =
-        opt.seed ? *opt.seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
 
     ensure_writable_directory(opt.results_dir);
     const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -83,6 +84,10 @@ std::optional<Inputs> parse_inputs(const std::string& name) {
   if (name == "wide") return Inputs::kWide;
   if (name == "negative") return Inputs::kNegative;
   return std::nullopt;
+}
+
+std::uint64_t fresh_seed() {
+  return (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
 }
 
 HostTensors make_inputs(const Shape& s, std::uint64_t seed, Inputs dist) {

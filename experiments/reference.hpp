@@ -37,6 +37,9 @@ std::optional<Inputs> parse_inputs(const std::string& name);
 // Values from a counter-based generator: element i of tensor t depends only on (seed, t, i),
 // so inputs are identical for any thread count and on every platform.
 HostTensors make_inputs(const Shape& s, std::uint64_t seed, Inputs dist = Inputs::kNormal);
+// A fresh input seed from std::random_device: every check draws new inputs, and the run
+// records the seed so that they can be made again.
+std::uint64_t fresh_seed();
 double normal_from_counter(std::uint64_t seed, std::uint64_t stream, std::uint64_t index);
 
 struct RowRef {

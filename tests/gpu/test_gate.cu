@@ -114,10 +114,6 @@ GateResult gate(const Phase& phase, const std::string& spec, Inputs dist, std::u
   return run_gate(phase, buffers.problem(float(s.default_scale())), in, seed, nullptr);
 }
 
-std::uint64_t fresh_seed() {
-  return (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-}
-
 struct Case {
   Phase phase;
   std::vector<std::string> specs;

@@ -59,7 +59,7 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (auto why = device_refusal(*phase, prop.major, prop.minor)) GTEST_SKIP() << *why;
 
-  const std::uint64_t seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  const std::uint64_t seed = fresh_seed();
   const HostTensors in = make_inputs(s, seed, inputs);
   const ProblemBuffers buffers(s, in);
   GateResult g;
