@@ -152,7 +152,7 @@ reproduce:
 	scripts/reproduce --build $(BUILD) --results $(RESULTS) $(if $(DEVICE),--device $(DEVICE)) \
 	  $(if $(DRY_RUN),--dry-run) $(RUN)
 
-# make sweep [PHASES="1 4"] [SHAPES="spec ..."] [ARGS="..."]: every phase and the PyTorch SDPA
+# make sweep [PHASES="1 4"] [SHAPES="spec ..."] [ARGS="..."] [BOARD_PHASES="5 d4 cudnn"]: every phase and the PyTorch SDPA
 # baseline over the sweep shapes (scripts/sweep.sh says which and why), then the progression.
 PHASES      ?=
 RESULTS     ?= results

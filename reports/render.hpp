@@ -62,6 +62,21 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
                                 const fs::path& progression_dir, const fs::path& readme,
                                 const std::string& readme_text);
 
+// How much boards of one model differ, from the records of sweep `sweep` in which one phase
+// timed one shape on two boards or more (scripts/sweep.sh, BOARD_PHASES): <out_dir>/boards.md
+// and <out_dir>/plots/board_spread.*. Throws InputError when no such group exists.
+Rendered render_boards(const std::vector<Run>& runs, const std::string& sweep, const fs::path& out_dir);
+
+// The spread of one group: between boards, 100 * (slowest - fastest median) / fastest; within a
+// board, the widest 100 * (p90 - p10) / median; boards_differ when the slowest board's p10 lies
+// above the fastest board's p90. All zero and false for empty or mismatched inputs.
+struct BoardSpread {
+  double between_pct = 0, within_pct = 0;
+  bool boards_differ = false;
+};
+BoardSpread board_spread(const std::vector<double>& medians, const std::vector<double>& p10s,
+                         const std::vector<double>& p90s);
+
 // --- shared by the renderers -------------------------------------------------------------
 
 // The ceilings a record's GPU has: DRAM from the record, the rest from the datasheet table.

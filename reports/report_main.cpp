@@ -95,6 +95,14 @@ int main(int argc, char** argv) {
   readme->add_option("--progression", rd_prog, "the progression's directory, linked (default: <results-root>/../progression)");
   readme->add_option("--out", rd_out, "write the result here instead of over the README (links stay relative to the README)");
 
+  std::string bd_root, bd_sweep, bd_out;
+  auto* boards = app.add_subcommand(
+      "boards", "write boards.md and plots/: how much boards differ, from the records of one sweep in which "
+                "a phase timed a shape on several GPUs (make sweep on several GPUs)");
+  boards->add_option("results-root", bd_root, "root of <phase>/<run>/run.json")->required();
+  boards->add_option("sweep-id", bd_sweep, "the sweep (provenance.sweep_id of its records)")->required();
+  boards->add_option("out-dir", bd_out, "directory for boards.md and plots/")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -166,6 +174,9 @@ int main(int argc, char** argv) {
       const fs::path out = rd_out.empty() ? fs::path(rd_readme) : fs::path(rd_out);
       write_text(out, readme_with_results(runs, rd_root, prog, rd_readme, text));
       std::cout << "attnlab-report: wrote " << out.string() << std::endl;
+    } else if (*boards) {
+      const auto runs = load_root(bd_root);
+      done(render_boards(runs, bd_sweep, bd_out), fs::path(bd_out) / "boards.md");
     } else if (*progression) {
       const auto runs = load_root(pr_root);
       done(render_progression(runs, pr_root, pr_out), fs::path(pr_out) / "report.md");

@@ -26,6 +26,12 @@
 # task's output is in RESULTS/sweeps/<sweep id>/logs/. With one GPU the tasks run one after
 # another, as before.
 #
+# Boards: with several GPUs, each phase of BOARD_PHASES (default "5 d4 cudnn", those of PHASES
+# among them; BOARD_PHASES="" turns it off) runs its seed-shape task once on EVERY GPU, before
+# the shared queue, so the sweep measures how much boards of one model differ; the sweep then
+# renders RESULTS/sweeps/<sweep id>/boards.md (attnlab-report boards). The Slurm sweep, which
+# cannot choose a board, runs them once.
+#
 # Environment: BUILD (build), RESULTS (results), PHASES (every registered phase), SHAPES (the
 # list above), ARGS (options for every experiment; unless SDPA_ARGS is set, the baseline gets
 # those of them it declares, `sdpa_baseline.py --list-options`, with their values, and the
@@ -34,7 +40,8 @@
 # (python3), GPUS (device ordinals, e.g. "0 1"; default: every GPU visible, that is one per
 # entry of CUDA_VISIBLE_DEVICES when set, else one per line of `nvidia-smi -L`), SWEEP_ID
 # (default <UTC stamp>-<short commit>), PROGRESSION (0 skips the progression report), GROUP_BY
-# (shape: the groups above; phase: one task per phase, one record per phase as before).
+# (shape: the groups above; phase: one task per phase, one record per phase as before),
+# BOARD_PHASES (above).
 # Exit status: 0 when every run that started ended ok; refusals of shapes are not failures;
 # 2 for bad input (unknown phase, no GPUs, the build missing).
 set -uo pipefail
@@ -129,11 +136,11 @@ lock=$sweep_dir/queue.lock
 queue=$sweep_dir/tasks.tsv
 events=$sweep_dir/events.tsv
 run_task() {  # run_task N GPU [WHERE]: task N of the queue on device GPU; its event names WHERE
-  local n=$1 gpu=$2 where=${3:-$2} line id kind phase group shape_list start end rc t0 log ntasks
+  local n=$1 gpu=$2 where=${3:-$2} line id kind phase group shape_list pin start end rc t0 log ntasks
   ntasks=$(wc -l <"$queue")
   line=$(sed -n "${n}p" "$queue")
   [ -n "$line" ] || return 100
-  IFS=$'\t' read -r id kind phase group shape_list <<<"$line"
+  IFS=$'\t' read -r id kind phase group shape_list pin <<<"$line"
   read -r -a task_shapes <<<"$shape_list"
   shape_args=()
   for s in "${task_shapes[@]}"; do shape_args+=(--shape "$s"); done
@@ -169,15 +176,25 @@ group_of() {
   if [[ $base =~ ^[0-9]+x[0-9]+x[0-9]+x([0-9]+)$ ]]; then echo "d${BASH_REMATCH[1]}"; else echo seed; fi
 }
 
-# The tasks, one line each in the queue: id <TAB> kind <TAB> phase <TAB> group <TAB> shapes.
+# The tasks, one line each in the queue: id <TAB> kind <TAB> phase <TAB> group <TAB> shapes
+# <TAB> pinned GPU (empty: any). Pinned tasks come first: each worker runs its own, then takes
+# from the shared queue.
 : >"$queue"
 summary=()
 ntasks=0
-add_task() {  # kind phase group shapes...
+pinned_lines=()
+shared_lines=()
+add_task() {  # kind phase group shapes...   (PIN=<gpu> add_task ...: only that GPU runs it)
   local kind=$1 phase=$2 group=$3; shift 3
-  ntasks=$((ntasks + 1))
-  printf '%s\t%s\t%s\t%s\t%s\n' "$ntasks" "$kind" "$phase" "$group" "$*" >>"$queue"
+  local line
+  line=$(printf '%s\t%s\t%s\t%s\t%s' "$kind" "$phase" "$group" "$*" "${PIN:-}")
+  if [ -n "${PIN:-}" ]; then pinned_lines+=("$line"); else shared_lines+=("$line"); fi
 }
+board_phases=()
+if [ ${#gpus[@]} -gt 1 ] && [ -z "${SWEEP_PLAN_ONLY:-}" ]; then
+  read -r -a board_phases <<<"${BOARD_PHASES-5 d4 cudnn}"
+fi
+is_board_phase() { local b; for b in "${board_phases[@]}"; do [ "$b" = "$1" ] && return 0; done; return 1; }
 groups_in_order() {  # the groups of the given shapes, first appearance first
   local s g seen=" "
   for s in "$@"; do g=$(group_of "$s"); [[ $seen == *" $g "* ]] || { seen+="$g "; echo "$g"; }; done
@@ -200,7 +217,12 @@ for phase in "${phases[@]}"; do
   while IFS= read -r g; do
     group_shapes=()
     for s in "${run_shapes[@]}"; do [ "$(group_of "$s")" = "$g" ] && group_shapes+=("$s"); done
-    add_task phase "$phase" "$g" "${group_shapes[@]}"
+    if [ "$g" = seed ] && is_board_phase "$phase"; then
+      for gpu in "${gpus[@]}"; do PIN=$gpu add_task phase "$phase" "$g" "${group_shapes[@]}"; done
+      echo "== phase $phase: its seed shapes on every GPU (BOARD_PHASES)"
+    else
+      add_task phase "$phase" "$g" "${group_shapes[@]}"
+    fi
   done < <(groups_in_order "${run_shapes[@]}")
 done
 if [ "${SDPA:-1}" = 0 ]; then
@@ -213,6 +235,12 @@ else
   done < <(groups_in_order "${shapes[@]}")
 fi
 
+for line in "${pinned_lines[@]}" "${shared_lines[@]}"; do
+  ntasks=$((ntasks + 1))
+  printf '%s\t%s\n' "$ntasks" "$line" >>"$queue"
+done
+npinned=${#pinned_lines[@]}
+
 if [ -n "${SWEEP_PLAN_ONLY:-}" ]; then
   echo "== sweep $sweep_id: $ntasks tasks planned in $queue"
   exit 0
@@ -222,9 +250,12 @@ fi
 # One worker per GPU; each takes the next task under a lock (flock) and logs its start and end.
 : >"$events"
 next=$sweep_dir/next
-echo 1 >"$next"
+echo $((npinned + 1)) >"$next"
 worker() {  # gpu ordinal
-  local n
+  local n id pin
+  while IFS=$'\t' read -r id _ _ _ _ pin; do  # this GPU's pinned tasks first
+    [ "$pin" = "$1" ] && run_task "$id" "$1"
+  done < <(head -n "$npinned" "$queue")
   while :; do
     n=$(flock "$lock" bash -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo "$n"' _ "$next")
     run_task "$n" "$1" || return 0
@@ -249,7 +280,7 @@ else
 fi
 
 status=${status:-0}
-while IFS=$'\t' read -r id kind phase group shape_list; do
+while IFS=$'\t' read -r id kind phase group shape_list _; do
   rc=$(awk -F'\t' -v id="$id" '$1 == id {print $5}' "$events")
   gpu=$(awk -F'\t' -v id="$id" '$1 == id {print $2}' "$events")
   what="phase $phase"; [ "$kind" = sdpa ] && what="sdpa baseline"
@@ -272,6 +303,13 @@ elif [ -x "$build/bin/attnlab-report" ]; then
   fi
 else
   summary+=("progression report: skipped, $build/bin/attnlab-report is not built")
+fi
+if [ "$npinned" -gt 0 ] && [ "${PROGRESSION:-1}" != 0 ] && [ -x "$build/bin/attnlab-report" ]; then
+  if "$build/bin/attnlab-report" boards "$results" "$sweep_id" "$sweep_dir"; then
+    summary+=("board spread: $sweep_dir/boards.md")
+  else
+    summary+=("board spread: FAILED"); status=1
+  fi
 fi
 echo "== sweep $sweep_id summary"
 printf '  %s\n' "${summary[@]}"

@@ -4,7 +4,8 @@
   scripts/sweep_manifest.py --sweep-dir results/sweeps/<id> --results results --sweep-id <id>
       --gpus "0 1" [--gpu-names "..."] --start <utc> --end <utc> [--scheduler local|slurm]
 
-<sweep dir>/tasks.tsv: id, kind (phase|sdpa), phase, shape group, shapes (space-separated).
+<sweep dir>/tasks.tsv: id, kind (phase|sdpa), phase, shape group, shapes (space-separated), and
+the GPU the task is pinned to (BOARD_PHASES: one copy per GPU) or nothing.
 <sweep dir>/events.tsv: id, gpu, start, end, exit code; one line per task that ran (scripts/
 sweep.sh's workers, or the Slurm array's tasks). The records of the sweep are the run.json files
 under --results whose provenance.sweep_id is the sweep id; each is assigned to the task of its
@@ -55,9 +56,9 @@ def main():
     for line in (sweep_dir / "tasks.tsv").read_text().splitlines():
         if not line.strip():
             continue
-        tid, kind, phase, group, shapes = (line.split("\t") + [""] * 5)[:5]
+        tid, kind, phase, group, shapes, pin = (line.split("\t") + [""] * 6)[:6]
         tasks.append({"id": int(tid), "kind": kind, "phase": phase, "group": group,
-                      "shapes": shapes.split(), "gpu": None, "host": None, "started_utc": None,
+                      "shapes": shapes.split(), "pinned_gpu": pin or None, "gpu": None, "host": None, "started_utc": None,
                       "ended_utc": None, "wall_s": None, "exit_code": None, "records": []})
     by_id = {t["id"]: t for t in tasks}
     events = sweep_dir / "events.tsv"
@@ -92,7 +93,8 @@ def main():
         for t in tasks:
             phase_ok = (r.get("phase", "").startswith("sdpa-") if t["kind"] == "sdpa"
                         else r.get("phase") == t["phase"])
-            if phase_ok and shapes == t["shapes"]:
+            pin_ok = t["pinned_gpu"] is None or rec["device"] == t["pinned_gpu"]
+            if phase_ok and pin_ok and shapes == t["shapes"]:
                 rec["task"] = t["id"]
                 t["records"].append(rec["path"])
                 break

@@ -43,6 +43,19 @@ for spec in shapes:
     res["shape"].update({"B": b, "H": h, "H_kv": h, "S": s_, "D": d})
     results_out.append(res)
 r["results"] = results_out
+# FAKE_SCALE="<physical>:<factor>,...": this board's times multiplied by factor (the board-spread
+# test gives two fake boards different times; still not a measurement).
+for item in filter(None, os.environ.get("FAKE_SCALE", "").split(",")):
+    dev, factor = item.split(":")
+    if dev == physical:
+        for res in results_out:
+            for regime in res["timing"].values():
+                if isinstance(regime, dict):
+                    for k, v in list(regime.items()):
+                        if k.endswith("_ns") and isinstance(v, (int, float)):
+                            regime[k] = v * float(factor)
+                        elif k == "samples_ns":
+                            regime[k] = [x * float(factor) for x in v]
 base = pathlib.Path(results) / phase
 base.mkdir(parents=True, exist_ok=True)
 n = 0
