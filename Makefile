@@ -133,6 +133,15 @@ reports-h100: report-tool
 	$(REPORT) progression $(H100)/records $(H100)/progression
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
 
+# make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
+# with its manifest, progression/): each run's report, the progression and each sweep's board spread.
+SWEEP_DIRS = $(wildcard reports/*-x*/)
+.PHONY: reports-sweeps
+reports-sweeps: report-tool
+	$(foreach d,$(SWEEP_DIRS),$(REPORT) run $(wildcard $(d)records/*/*/) && \
+	  $(REPORT) progression $(d)records $(d)progression && \
+	  $(foreach s,$(wildcard $(d)sweeps/*/),$(REPORT) boards $(d)records $(notdir $(patsubst %/,%,$(s))) $(s) &&) true;)
+
 # README.md's results table (between its attnlab:results markers) from the committed records:
 # every phase and baseline at the seed shapes, each figure from the record the progression takes.
 .PHONY: readme-results
