@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -57,7 +58,11 @@ fs::path create_run_directory(const fs::path& root, const std::string& phase,
 }
 
 void write_json_atomically(const fs::path& path, const ordered_json& j) {
-  const fs::path tmp = path.string() + ".tmp";
+  // A temporary name of this process and call alone: runs started together (a sweep's workers
+  // on several GPUs) each write <root>/phases.json, and a shared "<file>.tmp" let one rename
+  // another's file away ("cannot move ... No such file or directory").
+  static std::atomic<unsigned> calls{0};
+  const fs::path tmp = path.string() + "." + std::to_string(::getpid()) + "." + std::to_string(calls++) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));

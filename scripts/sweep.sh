@@ -122,8 +122,13 @@ if [ ${#gpus[@]} -eq 0 ]; then
 fi
 
 # The commit: git's, else the stamp a copy without .git carries (scripts/stamp-source), as the build reads it.
+# A stamp named by ATTNLAB_SOURCE_STAMP comes first: a copy that travels may carry some other .git
+# (the sweep of 2026-11-26 on four H200s was named after a stale HEAD while its records, which
+# read the stamp, named the commit that ran).
 stamp=${ATTNLAB_SOURCE_STAMP:-.attnlab-source}
-sha=$(git rev-parse --short HEAD 2>/dev/null || sed -n 's/^commit=\(.\{7\}\).*/\1/p' "$stamp" 2>/dev/null)
+sha=
+[ -n "${ATTNLAB_SOURCE_STAMP:-}" ] && sha=$(sed -n 's/^commit=\(.\{7\}\).*/\1/p' "$stamp" 2>/dev/null)
+[ -n "$sha" ] || sha=$(git rev-parse --short HEAD 2>/dev/null || sed -n 's/^commit=\(.\{7\}\).*/\1/p' "$stamp" 2>/dev/null)
 sha=${sha:-unknown}
 sweep_id=${SWEEP_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$sha}
 [[ $sweep_id =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || { echo "attnlab: SWEEP_ID='$sweep_id' is not a name of letters, digits, . _ -"; exit 2; }

@@ -1,8 +1,11 @@
 // Run records: never overwritten, written atomically, and checked for the schema's keys.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "record/claims.hpp"
 #include "record/record.hpp"
@@ -66,7 +69,37 @@ TEST(Record, AtomicWriteRoundTripsAndLeavesNoTemporary) {
   const auto back = load(t.path / "run.json");
   EXPECT_EQ(back, j);
   EXPECT_EQ(back.begin().key(), "zeta");
-  EXPECT_FALSE(fs::exists(t.path / "run.json.tmp"));
+  // Nothing but the record is left in the directory (no temporary of any name).
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(t.path)) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+// Writers of one file at the same time (a sweep's runs starting together on several GPUs each
+// write <root>/phases.json) must each succeed and leave a whole file: a shared temporary name let
+// one writer rename another's temporary away ("cannot move ... No such file or directory").
+TEST(Record, ConcurrentAtomicWritesOfOneFileAllSucceed) {
+  TempDir t;
+  const fs::path file = t.path / "phases.json";
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 8; ++w)
+    writers.emplace_back([&, w] {
+      for (int i = 0; i < 50; ++i) {
+        try {
+          write_json_atomically(file, ordered_json{{"writer", w}, {"i", i}});
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      }
+    });
+  for (auto& th : writers) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  const auto back = load(file);
+  EXPECT_TRUE(back.contains("writer") && back.contains("i"));
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(t.path)) ++entries;
+  EXPECT_EQ(entries, 1u);
 }
 
 TEST(Record, UnwritableRootIsReported) {
