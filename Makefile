@@ -82,6 +82,14 @@ profile-ab: build
 	@$(BUILD)/bin/attnlab-phases --check '$(B)'
 	BUILD=$(BUILD) scripts/profile-ab '$(A)' '$(B)' $(foreach s,$(SHAPES),--shape $(s)) --results-dir $(RESULTS) $(ARGS)
 
+# make calibrate [ARGS="--launch 132x1x1:512x1x1:1x1x1:157696"]: what this GPU sustains (wgmma,
+# ex2, FFMA, DRAM and shared-memory reads) and the launch floors of phases 5 and d4
+# (attnlab-calibrate), recorded under $(RESULTS)/calibration/<stamp>-<sha>/calibration.json; the
+# run reports' speed-of-light floors read it (copy it to reports/<gpu>/calibration/ to commit).
+.PHONY: calibrate report-calibration
+calibrate: build
+	$(BUILD)/bin/attnlab-calibrate --results-dir $(RESULTS) $(ARGS)
+
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
 # reports/README.md). Only the report tool is built for these, not the CUDA phases; where no
 # CUDA Toolkit is found (scripts/find-cuda), it is built alone, host C++ only, in
@@ -110,6 +118,10 @@ report: report-tool
 	@if [ -z "$(RUN)" ]; then echo "attnlab: set RUN, e.g. make report RUN=results/4/<run>"; exit 2; fi
 	$(REPORT) run $(RUN)
 
+# make report-calibration RUN=results/calibration/<run>: <run>/report.md of a calibration record
+report-calibration: report-tool
+	@if [ -z "$(RUN)" ]; then echo "attnlab: set RUN, e.g. make report-calibration RUN=results/calibration/<run>"; exit 2; fi
+	$(REPORT) calibration $(RUN)
 # make compare A=<run dir> B=<run dir>: B against A, SAME / FASTER / SLOWER per shape
 compare: report-tool
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then echo "attnlab: set A and B, e.g. make compare A=results/1/<run> B=results/4/<run>"; exit 2; fi
@@ -126,7 +138,9 @@ progression: report-tool
 # Everything under reports/h100/ from the committed records in reports/h100/records/.
 # Phase records are <records>/<phase>/<run>/; paired A/B records <records>/ab/<A>-vs-<B>/<run>/.
 H100_AB     := $(patsubst %/run.json,%/,$(wildcard $(H100)/records/ab/*/*/run.json))
+H100_CAL    := $(wildcard $(H100)/calibration/*/calibration.json)
 reports-h100: report-tool
+	$(if $(H100_CAL),$(REPORT) calibration $(H100_CAL))
 	$(REPORT) run $(filter-out $(H100)/records/ab/%,$(wildcard $(H100)/records/*/*/))
 	$(if $(H100_AB),$(REPORT) ab $(H100_AB))
 	$(REPORT) notebook $(H100)/records --out $(H100)
@@ -198,7 +212,10 @@ help:
 	@echo "  make ab A=<id> B=<id> [SHAPES=...] [ARGS=...]  A and B paired and interleaved in one"
 	@echo "                                  process: ratio t_B/t_A with interval, results/ab/<A>-vs-<B>/"
 	@echo "  make profile-ab A=<id> B=<id> [SHAPES=...]  both launches under ncu, cycle ratio beside the lab's"
+	@echo "  make calibrate [ARGS=...]       measure this GPU's rates and launch floors (speed of light),"
+	@echo "                                  write results/calibration/<stamp>-<sha>/calibration.json"
 	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
+	@echo "  make report-calibration RUN=<calibration dir>  render a calibration record's report.md"
 	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"
 	@echo "  make notebook [RESULTS=results] NOTEBOOK.md and index.jsonl of every run"
 	@echo "  make progression [RESULTS=results]  every phase compared, each shape from its newest ok record"

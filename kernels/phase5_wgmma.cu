@@ -383,6 +383,21 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 #endif
 }
 
+// Non-causal: one block per SM (shared memory and registers admit no second), each looping
+// over equal work items. Causal items differ in length, and a static stride can hand one block
+// only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048; kernels/NOTES.md);
+// there each item is a block, and the hardware's block dispatch balances them, longest first.
+template <class T>
+LaunchGeometry geometry_of(const Shape& s, int sms) {
+  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
+  const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
+  LaunchGeometry g;
+  g.grid = dim3(unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms)));
+  g.block = dim3(unsigned(T::kThreads));
+  g.dynamic_smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
+  return g;
+}
+
 template <class T>
 void launch_with(const Problem& p, cudaStream_t stream) {
   constexpr int D = T::D;
@@ -390,21 +405,14 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
   const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
   const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
-  const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
-  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
-  set_dynamic_smem(attention_kernel<T>, smem);
-  // Non-causal: one block per SM (shared memory and registers admit no second), each
-  // looping over equal work items. Causal items differ in length, and a static stride can
-  // hand one block only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048;
-  // kernels/NOTES.md); there each item is a block, and the hardware's block dispatch
-  // balances them, longest first.
   int device = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const LaunchGeometry g = geometry_of<T>(s, sms);
+  set_dynamic_smem(attention_kernel<T>, g.dynamic_smem_bytes);
   const int m_blocks = ceil_div(s.S, T::kTileQ);
   const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
-  const unsigned blocks = unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms));
-  attention_kernel<T><<<blocks, T::kThreads, smem, stream>>>(
+  attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
       s.causal, m_blocks, n_work);
   ATTNLAB_CHECK_LAUNCH();
@@ -453,6 +461,12 @@ std::optional<std::int64_t> work_items(const Shape& s) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   };
   return s.D == 64 ? with_traits<64>(false, items) : with_traits<128>(false, items);
+}
+
+std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
+  if (can_implement(s)) return std::nullopt;
+  const auto geometry = [&](auto tag) { return geometry_of<typename decltype(tag)::type>(s, sms); };
+  return s.D == 64 ? with_traits<64>(s.causal, geometry) : with_traits<128>(s.causal, geometry);
 }
 
 }  // namespace attnlab::phase5

@@ -500,6 +500,9 @@ int sm_count() {
   return sms;
 }
 
+template <int N>
+using IntTag = std::integral_constant<int, N>;
+
 // The split of a shape: C blocks per query tile (the cluster), KW warpgroups per block.
 struct Split {
   int cluster;
@@ -514,56 +517,77 @@ struct Split {
 // memory), else two when it has four or more. Fastest there: C = 2 with KW = 2 at
 // 1x8x512x64 and its causal form, C = 1 with KW = 4 at 1x8x1024x64, C = 1 with KW = 2 at
 // 1x32x512x64:hkv=8, and C = 2 with KW = 1 at 1x8x512x128; C = 4 and 8 were slower everywhere.
-Split choose_split(const Shape& s) {
+Split choose_split(const Shape& s, int sms) {
   const std::int64_t blocks = std::int64_t(ceil_div(s.S, kRows)) * s.B * s.H;
   const int key_tiles = ceil_div(s.S, kTileK);
   const int per_sm = s.D == 64 ? 1 : 2;
   int c = 1;
-  while (c < kMaxCluster && key_tiles >= 4 * 2 * c && blocks * 2 * c <= per_sm * sm_count())
+  while (c < kMaxCluster && key_tiles >= 4 * 2 * c && blocks * 2 * c <= per_sm * sms)
     c *= 2;
   if (s.D != 64) return {c, 1};
   const int tiles_per_rank = key_tiles / c;
-  if (tiles_per_rank >= 16 && blocks * c <= sm_count()) return {c, 4};
+  if (tiles_per_rank >= 16 && blocks * c <= sms) return {c, 4};
   return {c, tiles_per_rank >= 4 ? 2 : 1};
 }
 
 // Grid: C blocks per query tile along x, the query heads of one KV head along y, (batch, KV
 // head) along z (B H_kv <= B H, which query_tiled_refusal bounds); clusters of C along x.
 template <int D, int C, int KW>
+LaunchGeometry geometry_of(const Shape& s) {
+  static_assert(smem_bytes<D, C, KW>() <= 227 * 1024, "a block's shared memory limit");
+  LaunchGeometry g;
+  g.grid = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(s.H / s.H_kv), unsigned(s.B * s.H_kv));
+  g.block = dim3(unsigned(kWgThreads * KW));
+  g.cluster = dim3(unsigned(C));
+  g.dynamic_smem_bytes = smem_bytes<D, C, KW>();
+  return g;
+}
+
+template <int D, int C, int KW>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
   const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
   const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
-  constexpr std::size_t kSmem = smem_bytes<D, C, KW>();
-  static_assert(kSmem <= 227 * 1024, "a block's shared memory limit");
+  const LaunchGeometry g = geometry_of<D, C, KW>(s);
   const auto kernel = attention_kernel<D, C, KW>;
-  set_dynamic_smem(kernel, kSmem);
+  set_dynamic_smem(kernel, g.dynamic_smem_bytes);
   cudaLaunchConfig_t cfg{};
-  const int group = s.H / s.H_kv;
-  cfg.gridDim = dim3(unsigned(ceil_div(s.S, kRows) * C), unsigned(group), unsigned(s.B * s.H_kv));
-  cfg.blockDim = dim3(unsigned(kWgThreads * KW));
-  cfg.dynamicSmemBytes = kSmem;
+  cfg.gridDim = g.grid;
+  cfg.blockDim = g.block;
+  cfg.dynamicSmemBytes = g.dynamic_smem_bytes;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = unsigned(C);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
+  attr[0].val.clusterDim.x = g.cluster.x;
+  attr[0].val.clusterDim.y = g.cluster.y;
+  attr[0].val.clusterDim.z = g.cluster.z;
   cfg.attrs = attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
   ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
-                                        group, s.S, p.scale * kLog2e, s.causal));
+                                        int(g.grid.y), s.S, p.scale * kLog2e, s.causal));
   ATTNLAB_CHECK_LAUNCH();
 }
 
-template <int D, int KW>
-void launch_cluster(const Problem& p, int cluster, cudaStream_t stream) {
-  switch (cluster) {
-    case 1: return launch_config<D, 1, KW>(p, stream);
-    case 2: return launch_config<D, 2, KW>(p, stream);
-    case 4: return launch_config<D, 4, KW>(p, stream);
-    default: return launch_config<D, 8, KW>(p, stream);
+// Calls fn(IntTag<C>, IntTag<KW>) for cluster C (1, 2, 4 or 8) and KW key warpgroups (1, 2, or
+// 4 at D = 64; 4 falls back to 1 at D = 128): the one dispatch that launch and
+// launch_geometry share.
+template <int D, class Fn>
+auto with_split(int cluster, int key_warpgroups, Fn&& fn) {
+  const auto with_cluster = [&](auto kw) {
+    switch (cluster) {
+      case 1: return fn(IntTag<1>{}, kw);
+      case 2: return fn(IntTag<2>{}, kw);
+      case 4: return fn(IntTag<4>{}, kw);
+      default: return fn(IntTag<8>{}, kw);
+    }
+  };
+  switch (key_warpgroups) {
+    case 2: return with_cluster(IntTag<2>{});
+    case 4:
+      if constexpr (D == 64) return with_cluster(IntTag<4>{});
+      [[fallthrough]];
+    default: return with_cluster(IntTag<1>{});
   }
 }
 
@@ -582,18 +606,26 @@ Refusal can_implement(const Shape& s) {
 void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    const Split auto_split = choose_split(p.shape);
-    const int c = cluster > 0 ? cluster : auto_split.cluster;
-    switch (key_warpgroups > 0 ? key_warpgroups : auto_split.key_warpgroups) {
-      case 2: return launch_cluster<D, 2>(p, c, stream);
-      case 4:
-        if constexpr (D == 64) return launch_cluster<D, 4>(p, c, stream);
-        [[fallthrough]];
-      default: return launch_cluster<D, 1>(p, c, stream);
-    }
+    const Split auto_split = choose_split(p.shape, sm_count());
+    with_split<D>(cluster > 0 ? cluster : auto_split.cluster,
+                  key_warpgroups > 0 ? key_warpgroups : auto_split.key_warpgroups, [&](auto c, auto kw) {
+                    launch_config<D, decltype(c)::value, decltype(kw)::value>(p, stream);
+                  });
   });
 }
 
 void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
+
+std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
+  if (can_implement(s)) return std::nullopt;
+  const Split split = choose_split(s, sms);
+  const auto geometry = [&](auto d) {
+    constexpr int D = decltype(d)::value;
+    return with_split<D>(split.cluster, split.key_warpgroups, [&](auto c, auto kw) {
+      return geometry_of<D, decltype(c)::value, decltype(kw)::value>(s);
+    });
+  };
+  return s.D == 64 ? geometry(IntTag<64>{}) : geometry(IntTag<128>{});
+}
 
 }  // namespace attnlab::phased4

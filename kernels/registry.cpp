@@ -23,11 +23,15 @@ namespace phase3c { void prepare(const Shape& s); }
 ATTNLAB_DECLARE_PHASE(phase4)
 ATTNLAB_DECLARE_PHASE(phase4x)
 ATTNLAB_DECLARE_PHASE(phase5)
-namespace phase5 { std::optional<std::int64_t> work_items(const Shape& s); }
+namespace phase5 {
+std::optional<std::int64_t> work_items(const Shape& s);
+std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms);
+}
 ATTNLAB_DECLARE_PHASE(phased1)
 ATTNLAB_DECLARE_PHASE(phased2)
 ATTNLAB_DECLARE_PHASE(phased3)
 ATTNLAB_DECLARE_PHASE(phased4)
+namespace phased4 { std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms); }
 ATTNLAB_DECLARE_PHASE(phasecudnn)
 namespace phasecudnn { void prepare(const Shape& s); }
 #undef ATTNLAB_DECLARE_PHASE
@@ -65,7 +69,8 @@ const std::vector<Phase>& phases() {
        "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
        "and 3 (D=64) or 2 (D=128) consumer warpgroups of 64 rows with setmaxnreg, ping-pong and "
        "softmax overlapped with PV",
-       90, &phase5::can_implement, &phase5::launch, nullptr, false, &phase5::work_items},
+       90, &phase5::can_implement, &phase5::launch, nullptr, false, &phase5::work_items,
+       &phase5::launch_geometry},
       {"d1", "block per head",
        "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
        "16 with online softmax, K/V from global memory, fp32 math",
@@ -81,7 +86,8 @@ const std::vector<Phase>& phases() {
        "wgmma for QK^T and PV (P in registers, TMA loads, QK^T of a tile overlapped with PV of "
        "the last); the blocks of a thread-block cluster and the warpgroups of a block split one "
        "64-row query tile's keys and merge max, sum and O through shared memory and DSMEM",
-       90, &phased4::can_implement, &phased4::launch, nullptr},
+       90, &phased4::can_implement, &phased4::launch, nullptr, false, nullptr,
+       &phased4::launch_geometry},
       {"cudnn", "cuDNN SDPA",
        "baseline, not ours: cuDNN 9's fused flash-attention forward through the backend graph "
        "API (QK^T, scale, causal mask, softmax, PV in one operation graph; the engine cuDNN's "

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -28,6 +29,17 @@ using CanImplementFn = Refusal (*)(const Shape&);
 using PrepareFn = void (*)(const Shape&);
 using WorkItemsFn = std::optional<std::int64_t> (*)(const Shape&);
 
+// One kernel launch as the driver sees it: what an empty kernel must be launched with to
+// cost what this launch costs before any work (the launch floor, attnlab-calibrate).
+struct LaunchGeometry {
+  dim3 grid, block;
+  dim3 cluster{1, 1, 1};
+  std::size_t dynamic_smem_bytes = 0;  // [bytes] per block
+};
+// The launch a phase makes for a shape on a GPU of `sms` SMs, from the same code its launcher
+// uses; nullopt where the phase cannot run the shape.
+using LaunchGeometryFn = std::optional<LaunchGeometry> (*)(const Shape&, int sms);
+
 // Thrown by prepare() when the library behind a phase declines a shape that can_implement
 // could not judge without a GPU (cuDNN's engines, say); what() is the library's own reason.
 // The harness prepares every shape before it records anything and ends the run with exit 2.
@@ -49,6 +61,9 @@ struct Phase {
   // + gridDim.x, ...), or nullopt where a CTA is one item; recorded with the launch's static
   // facts so that the report shows items per CTA and the last round's tail.
   WorkItemsFn work_items = nullptr;
+  // Single-kernel phases whose launch configuration the calibration's launch floors measure
+  // (phases 5 and d4); nullptr elsewhere.
+  LaunchGeometryFn launch_geometry = nullptr;
 };
 
 const std::vector<Phase>& phases();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "record/ab.hpp"
+#include "record/calibration.hpp"
 #include "reports/judge.hpp"
 #include "reports/peaks.hpp"
 #include "reports/record_view.hpp"
@@ -26,7 +27,13 @@ struct Rendered {
 
 // <run.dir>/report.md and <run.dir>/plots/. `root_runs`: every record of the run's results
 // root (<root>/<phase>/<run>/), for claims against other phases; may be empty otherwise.
-Rendered render_run(const Run& run, const std::vector<Run>& root_runs);
+// `calibration`: a calibration record or a folder of them for the speed-of-light floors
+// (default: <root>/calibration/ and <root>/../calibration/).
+Rendered render_run(const Run& run, const std::vector<Run>& root_runs,
+                    const std::optional<fs::path>& calibration = std::nullopt);
+
+// <dir>/report.md of the calibration record `file` (attnlab.calibration/1) in <dir>.
+Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file);
 
 // <out_dir>/NOTEBOOK.md and <out_dir>/index.jsonl from every record of a results root
 // (`runs` newest first, as load_root returns them).
@@ -99,6 +106,11 @@ std::string json_seed(const Run& run);
 // (render_hotlines.cpp), appended to `md`; their charts go to `plots`, scripts to `scripts`.
 void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
                        std::vector<fs::path>& scripts);
+
+// The run report's "Speed of light" section (render_sol.cpp): per timed shape the floors from
+// the newest ok calibration record of the run's GPU (same uuid, else same name) and the binding
+// one; "not measured" without one. Throws InputError for an unreadable calibration record.
+void speed_of_light_section(std::ostream& md, const Run& run, const std::optional<fs::path>& calibration);
 
 // One claim-verdict count line: "2 SUPPORTED, 1 REFUTED" or "none stated".
 std::string verdict_counts(const std::vector<Judgement>& js);

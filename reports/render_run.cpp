@@ -1435,7 +1435,7 @@ std::string verdict_counts(const std::vector<Judgement>& js) {
   return out;
 }
 
-Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
+Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std::optional<fs::path>& calibration) {
   Rendered out;
   std::vector<Judgement> js;
   const Ceilings c = ceilings_of(run);
@@ -1466,6 +1466,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs) {
   claims_section(md, run, js);
   correctness_section(md, run);
   timing_section(md, run, c, latency.has_value());
+  speed_of_light_section(md, run, calibration);
   baselines_section(md, run, root_runs);
   metrics_section(md, run);
   ncu_section(md, run);

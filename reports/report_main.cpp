@@ -5,6 +5,7 @@
 //   attnlab-report compare results/1/<run> results/4/<run>   (make compare A=... B=...)
 //   attnlab-report progression results results/progression   (make progression)
 //   attnlab-report readme-table reports/h100/records README.md (make readme-results)
+//   attnlab-report calibration results/calibration/<run>      (make report-calibration RUN=...)
 // Exit codes: 0 ok, 1 an input record is missing or bad, 2 bad command line, 3 an output
 // cannot be written or gnuplot rejected a script.
 #include <fstream>
@@ -66,6 +67,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> run_dirs;
   auto* run = app.add_subcommand("run", "write <run-dir>/report.md and <run-dir>/plots/ for each run");
   run->add_option("run-dir", run_dirs, "run directory (holding run.json)")->required();
+  std::string run_calibration;
+  run->add_option("--calibration", run_calibration,
+                  "calibration record, or a folder of them, for the speed-of-light floors (default: "
+                  "<results-root>/calibration/ and <results-root>/../calibration/)");
+
+  std::vector<std::string> cal_dirs;
+  auto* cal = app.add_subcommand("calibration", "write <run-dir>/report.md for calibration records (make calibrate)");
+  cal->add_option("run", cal_dirs, "calibration run directories (results/calibration/<run>) or their calibration.json")
+      ->required();
 
   std::string nb_root, nb_out;
   std::vector<std::string> ab_dirs;
@@ -142,7 +152,21 @@ int main(int argc, char** argv) {
           }
         }
         if (roots.count(root)) root_runs = &roots[root];
-        done(render_run(r, *root_runs), r.dir / "report.md");
+        done(render_run(r, *root_runs,
+                        run_calibration.empty() ? std::nullopt : std::optional<fs::path>(run_calibration)),
+             r.dir / "report.md");
+      }
+    } else if (*cal) {
+      for (const auto& d : cal_dirs) {
+        const fs::path file = fs::path(d).filename() == attnlab::kCalibrationFile ? fs::path(d)
+                                                                                   : fs::path(d) / attnlab::kCalibrationFile;
+        attnlab::CalibrationRecord rec;
+        try {
+          rec = attnlab::read_calibration_file(file);
+        } catch (const std::exception& e) {
+          throw InputError(e.what());
+        }
+        done(render_calibration(rec, file), file.parent_path() / "report.md");
       }
     } else if (*ab) {
       for (const auto& d : ab_dirs) {

@@ -4,7 +4,8 @@ register named in the instruction and in the operand list, 32 or 64 of them per 
 they are generated rather than typed.  Run: python3 scripts/gen_wgmma.py > kernels/hopper_wgmma.inc
 """
 
-SHAPES = (64, 128, 176)  # wgmma N: the key tiles of QK^T and the head dims of PV
+SHAPES = (64, 128, 176, 256)  # wgmma N: the key tiles of QK^T, the head dims of PV, and the
+# calibration's throughput kernel (profiler/calibration/microbench.cu)
 
 
 def regs(n, start=0):

@@ -1,0 +1,236 @@
+#include "record/calibration.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "record/fields.hpp"
+
+namespace attnlab {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// Linear interpolation between closest ranks, as profiler/stats.hpp's percentile: record/ sits
+// below profiler/, so it cannot call that one (issue 29 moves the statistics down a layer).
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) throw std::invalid_argument("percentile of no samples");
+  std::sort(v.begin(), v.end());
+  const double pos = q * double(v.size() - 1);
+  const auto lo = std::size_t(pos);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+}
+
+Spread spread(const std::vector<double>& v) { return {percentile(v, 0.5), percentile(v, 0.1), percentile(v, 0.9)}; }
+
+ordered_json spread_json(const Spread& s) { return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}}; }
+
+Spread read_spread(const ordered_json& j, const std::string& base) {
+  return {number_at(j, base + "/median"), number_at(j, base + "/p10"), number_at(j, base + "/p90")};
+}
+
+ordered_json launch_json(const LaunchShape& s) {
+  return {{"grid", s.grid}, {"block", s.block}, {"cluster", s.cluster}, {"dynamic_smem_bytes", s.dynamic_smem_bytes}};
+}
+
+std::array<int, 3> dims_at(const ordered_json& j, const std::string& ptr) {
+  const ordered_json* p = find(j, ptr);
+  if (!p) throw FieldError("missing " + ptr);
+  if (!p->is_array() || p->size() != 3 || !std::all_of(p->begin(), p->end(), [](const ordered_json& x) {
+        return x.is_number_integer() && x.get<long long>() >= 1;
+      }))
+    throw FieldError(type_problem(ptr, "three positive integers"));
+  return {(*p)[0].get<int>(), (*p)[1].get<int>(), (*p)[2].get<int>()};
+}
+
+LaunchShape read_launch(const ordered_json& j, const std::string& base) {
+  LaunchShape s;
+  s.grid = dims_at(j, base + "/grid");
+  s.block = dims_at(j, base + "/block");
+  s.cluster = dims_at(j, base + "/cluster");
+  s.dynamic_smem_bytes = (long long)number_at(j, base + "/dynamic_smem_bytes");
+  return s;
+}
+
+template <class T>
+std::vector<T> array_at(const ordered_json& j, const std::string& ptr) {
+  const ordered_json* p = find(j, ptr);
+  if (!p) throw FieldError("missing " + ptr);
+  if (!p->is_array()) throw FieldError(type_problem(ptr, "an array"));
+  try {
+    return p->get<std::vector<T>>();
+  } catch (const nlohmann::json::exception&) {
+    throw FieldError(type_problem(ptr, "an array of the expected type"));
+  }
+}
+
+// The per-sample arrays of an entry, which must pair up sample by sample.
+void read_samples(const ordered_json& j, const std::string& base, std::vector<double>& time_ns,
+                  std::vector<double>& clock_mhz) {
+  time_ns = array_at<double>(j, base + "/time_ns");
+  clock_mhz = array_at<double>(j, base + "/sm_clock_mhz");
+  if (time_ns.empty()) throw FieldError(base + "/time_ns is empty");
+  if (time_ns.size() != clock_mhz.size()) throw FieldError(base + ": time_ns and sm_clock_mhz differ in length");
+}
+
+}  // namespace
+
+const CalibrationRate* CalibrationRecord::rate(const std::string& name) const {
+  for (const auto& r : rates)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const CalibrationLaunch* CalibrationRecord::launch_used_by(const std::string& phase, const std::string& shape) const {
+  const std::string key = phase + " " + shape;
+  for (const auto& l : launches)
+    if (std::find(l.used_by.begin(), l.used_by.end(), key) != l.used_by.end()) return &l;
+  return nullptr;
+}
+
+const CalibrationLaunch* CalibrationRecord::launch_of(const LaunchShape& s) const {
+  for (const auto& l : launches)
+    if (l.launch == s) return &l;
+  return nullptr;
+}
+
+void summarize_rate(CalibrationRate& r, int sm_count) {
+  if (r.time_ns.empty() || r.time_ns.size() != r.sm_clock_mhz.size())
+    throw std::invalid_argument("rate " + r.name + ": no samples, or times and clocks differ in length");
+  if (sm_count <= 0) throw std::invalid_argument("rate " + r.name + ": SM count must be positive");
+  std::vector<double> rates;
+  for (double t : r.time_ns) rates.push_back(r.work_per_launch / (t * 1e-9));
+  r.rate = spread(rates);
+  r.sm_clock_median_mhz = percentile(r.sm_clock_mhz, 0.5);
+  r.per_sm_per_clock = r.sm_clock_median_mhz > 0 ? r.rate.median / (sm_count * r.sm_clock_median_mhz * 1e6) : 0;
+}
+
+void summarize_launch(CalibrationLaunch& l) {
+  if (l.time_ns.empty() || l.time_ns.size() != l.sm_clock_mhz.size())
+    throw std::invalid_argument("launch " + launch_text(l.launch) + ": no samples, or times and clocks differ in length");
+  l.time = spread(l.time_ns);
+  l.sm_clock_median_mhz = percentile(l.sm_clock_mhz, 0.5);
+}
+
+std::string dims_text(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+std::string launch_text(const LaunchShape& s) {
+  return "grid " + dims_text(s.grid) + ", block " + dims_text(s.block) + ", cluster " + dims_text(s.cluster) + ", " +
+         std::to_string(s.dynamic_smem_bytes) + " B dynamic shared memory";
+}
+
+ordered_json to_json(const CalibrationRecord& r) {
+  ordered_json j;
+  j["schema"] = kCalibrationSchema;
+  j["status"] = r.status;
+  j["started_utc"] = r.started_utc;
+  j["provenance"] = r.provenance;
+  const CalibrationOptions& o = r.options;
+  j["options"] = {{"rate_samples", o.rate_samples},
+                  {"launch_samples", o.launch_samples},
+                  {"warmup_launches", o.warmup_launches},
+                  {"rate_target_ms", o.rate_target_ms},
+                  {"dram_bytes", o.dram_bytes}};
+  j["method"] = r.method;
+  j["rates"] = ordered_json::array();
+  for (const auto& x : r.rates)
+    j["rates"].push_back({{"name", x.name},
+                          {"unit", x.unit},
+                          {"method", x.method},
+                          {"work_per_launch", x.work_per_launch},
+                          {"launch", launch_json(x.launch)},
+                          {"scales_with_sm_clock", x.scales_with_sm_clock},
+                          {"rate", spread_json(x.rate)},
+                          {"sm_clock_median_mhz", x.sm_clock_median_mhz},
+                          {"per_sm_per_clock", x.per_sm_per_clock},
+                          {"time_ns", x.time_ns},
+                          {"sm_clock_mhz", x.sm_clock_mhz}});
+  j["launches"] = ordered_json::array();
+  for (const auto& l : r.launches)
+    j["launches"].push_back({{"launch", launch_json(l.launch)},
+                             {"used_by", l.used_by},
+                             {"time", spread_json(l.time)},
+                             {"sm_clock_median_mhz", l.sm_clock_median_mhz},
+                             {"time_ns", l.time_ns},
+                             {"sm_clock_mhz", l.sm_clock_mhz}});
+  if (r.error) j["error"] = *r.error;
+  return j;
+}
+
+CalibrationRecord read_calibration_record(const ordered_json& j) {
+  if (string_at(j, "/schema") != kCalibrationSchema)
+    throw FieldError("/schema is not " + std::string(kCalibrationSchema));
+  CalibrationRecord r;
+  r.status = string_at(j, "/status");
+  r.started_utc = string_at(j, "/started_utc");
+  if (const ordered_json* p = find(j, "/provenance"); p && p->is_object()) r.provenance = *p;
+  else throw FieldError("missing /provenance");
+  CalibrationOptions& o = r.options;
+  o.rate_samples = std::size_t(number_at(j, "/options/rate_samples"));
+  o.launch_samples = std::size_t(number_at(j, "/options/launch_samples"));
+  o.warmup_launches = std::size_t(number_at(j, "/options/warmup_launches"));
+  o.rate_target_ms = number_at(j, "/options/rate_target_ms");
+  o.dram_bytes = (long long)number_at(j, "/options/dram_bytes");
+  r.method = string_at(j, "/method");
+  const ordered_json* rates = find(j, "/rates");
+  if (!rates || !rates->is_array()) throw FieldError("missing /rates");
+  for (std::size_t i = 0; i < rates->size(); ++i) {
+    const std::string b = "/rates/" + std::to_string(i);
+    CalibrationRate x;
+    x.name = string_at(j, b + "/name");
+    x.unit = string_at(j, b + "/unit");
+    x.method = string_at(j, b + "/method");
+    x.work_per_launch = number_at(j, b + "/work_per_launch");
+    x.launch = read_launch(j, b + "/launch");
+    x.scales_with_sm_clock = bool_at(j, b + "/scales_with_sm_clock");
+    x.rate = read_spread(j, b + "/rate");
+    x.sm_clock_median_mhz = number_at(j, b + "/sm_clock_median_mhz");
+    x.per_sm_per_clock = number_at(j, b + "/per_sm_per_clock");
+    read_samples(j, b, x.time_ns, x.sm_clock_mhz);
+    r.rates.push_back(std::move(x));
+  }
+  const ordered_json* launches = find(j, "/launches");
+  if (!launches || !launches->is_array()) throw FieldError("missing /launches");
+  for (std::size_t i = 0; i < launches->size(); ++i) {
+    const std::string b = "/launches/" + std::to_string(i);
+    CalibrationLaunch l;
+    l.launch = read_launch(j, b + "/launch");
+    l.used_by = array_at<std::string>(j, b + "/used_by");
+    l.time = read_spread(j, b + "/time");
+    l.sm_clock_median_mhz = number_at(j, b + "/sm_clock_median_mhz");
+    read_samples(j, b, l.time_ns, l.sm_clock_mhz);
+    r.launches.push_back(std::move(l));
+  }
+  r.error = optional_string_at(j, "/error");
+  return r;
+}
+
+CalibrationRecord read_calibration_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  try {
+    return read_calibration_record(ordered_json::parse(in));
+  } catch (const ordered_json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+std::vector<std::filesystem::path> find_calibration_records(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return files;
+  for (const auto& run : fs::directory_iterator(dir, ec))
+    if (run.is_directory() && fs::is_regular_file(run.path() / kCalibrationFile))
+      files.push_back(run.path() / kCalibrationFile);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace attnlab

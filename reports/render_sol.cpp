@@ -1,0 +1,276 @@
+// The run report's "Speed of light" section (issue 27): per timed shape, the floors of this
+// GPU at the run's SM clock from a calibration record of the same GPU (reports/speed_of_light.hpp)
+// and how far the headline time is from the binding one; and the report of a calibration record.
+#include <sstream>
+
+#include "reports/format.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+#include "reports/speed_of_light.hpp"
+
+namespace attnlab::report {
+namespace {
+
+// The tensor work a kernel executed, as the range profiler counted it (HGMMA fp16 operations:
+// two per multiply-add, so FLOPs, padding and masked tiles included).
+constexpr const char* kExecutedFlops = "sm__ops_path_tensor_op_hgmma_src_fp16.sum";
+
+struct Found {
+  CalibrationRecord rec;
+  fs::path file;
+  std::string match;  // "the same GPU (uuid ...)" or "another board of the same model (...)"
+};
+
+std::string short_uuid(const std::string& uuid) { return uuid.substr(0, std::min<std::size_t>(uuid.size(), 12)); }
+
+// Where a run's calibration records are looked for without --calibration: beside its records
+// (<root>/calibration/) and beside the records folder (reports/<gpu>/calibration/).
+std::vector<fs::path> default_dirs(const Run& run) {
+  const fs::path root = fs::absolute(run.dir).lexically_normal().parent_path().parent_path();
+  return {root / "calibration", root.parent_path() / "calibration"};
+}
+
+std::optional<Found> find_calibration(const Run& run, const std::optional<fs::path>& given, std::string& looked) {
+  std::vector<fs::path> files;
+  if (given && fs::is_regular_file(*given)) {
+    files.push_back(*given);
+    looked = code(link(run.dir, *given));
+  } else {
+    const std::vector<fs::path> dirs = given ? std::vector<fs::path>{*given} : default_dirs(run);
+    for (const auto& d : dirs) {
+      looked += (looked.empty() ? "" : ", ") + code(link(run.dir, d) + "/");
+      for (auto& f : find_calibration_records(d)) files.push_back(f);
+      if (fs::is_regular_file(d / kCalibrationFile)) files.push_back(d / kCalibrationFile);
+    }
+  }
+  std::optional<Found> by_uuid, by_name;
+  for (const auto& f : files) {
+    CalibrationRecord rec;
+    try {
+      rec = read_calibration_file(f);
+    } catch (const std::exception& e) {
+      throw InputError(e.what());
+    }
+    if (rec.status != "ok") continue;
+    const auto name = optional_string_at(rec.provenance, "/gpu/name");
+    const auto uuid = optional_string_at(rec.provenance, "/gpu/uuid");
+    // Files come sorted by their stamped directory: a later one is newer and replaces the earlier.
+    if (uuid && *uuid == run.gpu_uuid)
+      by_uuid = Found{rec, f, "the same GPU (" + short_uuid(*uuid) + ")"};
+    else if (name && *name == run.gpu_name)
+      by_name = Found{rec, f, "another board of the same model (" + (uuid ? short_uuid(*uuid) : "uuid not recorded") +
+                                  "; this run's is " + short_uuid(run.gpu_uuid) + ")"};
+  }
+  return by_uuid ? by_uuid : by_name;
+}
+
+std::optional<long long> product_of(const ordered_json& kj, const char* key) {
+  const ordered_json* v = find(kj, std::string("/") + key);
+  if (!v || !v->is_array() || v->empty()) return std::nullopt;
+  long long p = 1;
+  for (const auto& x : *v) {
+    if (!x.is_number_integer()) return std::nullopt;
+    p *= x.get<long long>();
+  }
+  return p;
+}
+
+std::array<int, 3> dims3(const ordered_json& kj, const char* key) {
+  std::array<int, 3> d{1, 1, 1};
+  if (const ordered_json* v = find(kj, std::string("/") + key); v && v->is_array())
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, v->size()); ++i)
+      if ((*v)[i].is_number_integer()) d[i] = (*v)[i].get<int>();
+  return d;
+}
+
+// The run's SM clock while the headline regime sampled, and where it comes from.
+std::pair<std::optional<double>, std::string> run_clock(const Regime& g) {
+  if (g.gpu_state && g.gpu_state->sm_clock_median_mhz > 0)
+    return {g.gpu_state->sm_clock_median_mhz, "the median NVML SM clock while the " + g.name + " regime sampled"};
+  if (g.clock_before_mhz && g.clock_after_mhz)
+    return {(*g.clock_before_mhz + *g.clock_after_mhz) / 2, "the mean of the SM clock before and after the " + g.name +
+                                                                " regime"};
+  return {std::nullopt, ""};
+}
+
+std::string work_cell(const sol::Floor& f) {
+  switch (f.kind) {
+    case sol::FloorKind::kTensorUseful:
+    case sol::FloorKind::kTensorExecuted: return sig(f.work) + " FLOP";
+    case sol::FloorKind::kExp: return sig(f.work) + " ex2";
+    case sol::FloorKind::kDram: return sig(f.work) + " B";
+    case sol::FloorKind::kLaunch: return "empty kernel";
+  }
+  return "";
+}
+
+std::string rate_cell(const sol::Floor& f, const sol::Rates& r) {
+  const auto show = [](const std::optional<double>& v, double scale, const char* unit) {
+    return v ? sig(*v / scale) + " " + unit : std::string("not measured");
+  };
+  switch (f.kind) {
+    case sol::FloorKind::kTensorUseful:
+    case sol::FloorKind::kTensorExecuted: return show(r.tensor_flops_per_s, 1e12, "TFLOP/s");
+    case sol::FloorKind::kExp: return show(r.ex2_per_s, 1e12, "Tex2/s");
+    case sol::FloorKind::kDram: return show(r.dram_bytes_per_s, 1e9, "GB/s");
+    case sol::FloorKind::kLaunch: return "";
+  }
+  return "";
+}
+
+void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found& cal, int sms) {
+  md << "### " << shape_label(r.name) << "\n\n";
+  if (!r.timed()) {
+    md << "Not measured: " << r.untimed_reason() << ".\n\n";
+    return;
+  }
+  const Regime& g = *r.headline_regime();
+  auto [clock, clock_src] = run_clock(g);
+  const CalibrationRate* tensor = cal.rec.rate(calibration::kTensor);
+  if (!clock && tensor) {
+    clock = tensor->sm_clock_median_mhz;
+    clock_src = "the calibration's own clock (the record has no SM clock for this regime)";
+  }
+  sol::Inputs in;
+  in.shape = r.shape;
+  if (const auto ex = optional_number_at(r.json, std::string("/metrics/tensor/values/") + kExecutedFlops + "/value");
+      ex && *ex > 0)
+    in.executed_flops = *ex;
+  const ordered_json* kernels = find(r.json, "/static/kernels");
+  const CalibrationLaunch* floor = cal.rec.launch_used_by(run.phase, r.name);
+  std::string launch_src = floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
+  if (kernels && kernels->is_array() && kernels->size() == 1) {
+    const ordered_json& kj = (*kernels)[0];
+    const auto ctas = product_of(kj, "grid");
+    const auto per_sm = optional_number_at(kj, "/active_blocks_per_sm");
+    const ordered_json* items = find(kj, "/work_items");
+    if (ctas && per_sm && *per_sm > 0) {
+      const long long slots = (long long)(sms * *per_sm);
+      in.slots = slots;
+      if (items && items->is_number_integer()) {
+        in.work_items = items->get<long long>();
+        in.concurrent = std::min(*ctas, slots);
+      } else {
+        in.work_items = *ctas;
+        in.concurrent = slots;
+      }
+    }
+    if (!floor) {
+      // No entry names this phase and shape: an entry of the same grid, block and shared memory
+      // (the record keeps no cluster dimensions, so only a clusterless entry matches).
+      LaunchShape ls;
+      ls.grid = dims3(kj, "grid");
+      ls.block = dims3(kj, "block");
+      ls.dynamic_smem_bytes = (long long)optional_number_at(kj, "/dynamic_smem_bytes").value_or(0);
+      floor = cal.rec.launch_of(ls);
+      if (floor) launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
+    }
+  }
+  if (floor) in.launch_floor_ns = floor->time.median;
+  const sol::Rates rates = clock ? sol::rates_of(cal.rec, sms, *clock) : sol::Rates{};
+  const sol::SpeedOfLight s = sol::speed_of_light(in, rates);
+  const DeviceTime t = device_time(r, g);
+  if (s.sol_ns && s.binding) {
+    md << "**" << pct(100.0 * *s.sol_ns / t.median_ns) << " of the speed of light; bound by "
+       << sol::floor_name(*s.binding) << "**: " << duration(t.median_ns) << " (" << g.name << ", "
+       << basis_words(t) << ") against " << duration(*s.sol_ns) << ".\n\n";
+  } else {
+    md << "Speed of light: not measured (" << (clock ? "the calibration has none of these rates" : "no SM clock")
+       << ").\n\n";
+  }
+  Table tab({"floor", "work", "rate at the run's clock", "floor time", "x wave factor", "binds"}, "llrrrl");
+  for (const auto& f : s.floors) {
+    const std::string waved = !f.effective_ns ? "" : f.quantised && s.wave_factor ? duration(*f.effective_ns) : "n/a";
+    tab.row({sol::floor_name(f.kind), work_cell(f), rate_cell(f, rates), f.ns ? duration(*f.ns) : "not measured",
+             waved, s.binding && *s.binding == f.kind ? "yes" : f.binding_candidate ? "" : "not counted"});
+  }
+  md << tab.str() << "\n";
+  md << "- SM clock: " << (clock ? sig(*clock) + " MHz, " + clock_src : std::string("not recorded")) << ".\n";
+  if (s.wave_factor)
+    md << "- Wave factor " << sig(*s.wave_factor) << ": " << count(double(*in.work_items)) << " work items, "
+       << count(double(*in.concurrent)) << " at once, on " << count(double(*in.slots))
+       << " CTA slots (SMs x CTAs per SM); the rounds the items take over what they would take spread "
+          "over every slot (items of unequal length, as in causal launches, count as equal).\n";
+  else
+    md << "- Wave factor: not measured (the record's `static.kernels` does not give one kernel's grid and CTAs per SM).\n";
+  md << "- Launch floor: "
+     << (floor ? duration(floor->time.median) + " (p10-p90 " + duration_range(floor->time.p10, floor->time.p90, floor->time.median) +
+                     "), " + launch_src
+               : std::string("not measured (no launch of this phase and shape, or of its configuration, in the calibration)"))
+     << ".\n";
+  if (!in.executed_flops)
+    md << "- Executed FLOPs: not measured (no `" << kExecutedFlops << "` in the record's tensor group).\n";
+  md << "\n";
+}
+
+}  // namespace
+
+void speed_of_light_section(std::ostream& md, const Run& run, const std::optional<fs::path>& calibration) {
+  md << "## Speed of light\n\n";
+  std::string looked;
+  const std::optional<Found> cal = find_calibration(run, calibration, looked);
+  if (!cal) {
+    md << "Not measured: no calibration record (`attnlab.calibration/1`, status ok) of this GPU (" << run.gpu_name
+       << ", " << short_uuid(run.gpu_uuid) << ") in " << looked
+       << ". `make calibrate` on it writes one; copy it to `reports/<gpu>/calibration/` or pass "
+          "`attnlab-report run --calibration <record>`.\n\n";
+    return;
+  }
+  const auto sms = optional_number_at(run.json, "/provenance/gpu/sm_count");
+  md << "The least time this GPU could take for each shape, floor by floor, from the calibration record ["
+     << code(cal->file.parent_path().filename().string()) << "](" << link(run.dir, cal->file) << ") of " << cal->match
+     << ", its rates rescaled to this run's SM clock per SM per clock (DRAM bandwidth is not: the memory clock sets "
+        "it). Tensor: the shape's useful FLOPs (4·B·H·S²·D, halved for causal) over the measured wgmma rate; the "
+        "executed FLOPs (the range profiler's count, padding and masked tiles included) are shown but not counted, "
+        "being this kernel's own extra work. Exponentials: B·H·S² (halved for causal) over the measured ex2 rate. "
+        "DRAM: the fewest bytes (Q, K, V read, O written) over the measured read bandwidth. Tensor and exponential "
+        "floors are stretched by the wave factor (the work items' last round leaves SMs idle). Launch: the "
+        "calibration's empty kernel of the same launch configuration. The floors overlap at best, so the speed of "
+        "light is the largest; x% is that over the headline device time.\n\n";
+  if (!sms || *sms <= 0) {
+    md << "Not measured: the record has no `provenance.gpu.sm_count`.\n\n";
+    return;
+  }
+  for (const auto& r : run.results) shape_floors(md, run, r, *cal, int(*sms));
+}
+
+Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) {
+  std::ostringstream md;
+  const fs::path dir = file.parent_path();
+  md << "# Calibration " << code(dir.filename().string()) << "\n\n";
+  md << "Rendered by `attnlab-report calibration` from [`" << file.filename().string() << "`]("
+     << file.filename().string() << "); edits are overwritten.\n\n";
+  const auto gpu = optional_string_at(rec.provenance, "/gpu/name").value_or("GPU not recorded");
+  const auto uuid = optional_string_at(rec.provenance, "/gpu/uuid").value_or("uuid not recorded");
+  const auto sms = optional_number_at(rec.provenance, "/gpu/sm_count");
+  const auto commit = optional_string_at(rec.provenance, "/git/commit").value_or("unknown");
+  md << "- **Status:** " << rec.status << (rec.error ? ": " + *rec.error : std::string()) << "\n";
+  md << "- **GPU:** " << gpu << ", " << code(uuid) << ", " << (sms ? count(*sms) : std::string("?")) << " SMs\n";
+  md << "- **Run:** started " << rec.started_utc << " at commit " << code(commit.substr(0, 7)) << "\n\n";
+  md << "## Rates\n\n";
+  Table t({"rate", "median", "p10", "p90", "unit", "SM clock (MHz)", "per SM per clock", "samples", "follows SM clock"},
+          "lrrrlrrrl");
+  for (const auto& r : rec.rates)
+    t.row({code(r.name), sig(r.rate.median), sig(r.rate.p10), sig(r.rate.p90), r.unit, sig(r.sm_clock_median_mhz),
+           sig(r.per_sm_per_clock), count(double(r.time_ns.size())), r.scales_with_sm_clock ? "yes" : "no"});
+  md << t.str() << "\n";
+  for (const auto& r : rec.rates)
+    md << "- " << code(r.name) << ": " << r.method << "; " << launch_text(r.launch) << ".\n";
+  md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel record).\n\n";
+  Table l({"grid", "block", "cluster", "dynamic smem (B)", "median", "p10-p90", "used by"}, "lllrrrl");
+  for (const auto& x : rec.launches) {
+    std::string who;
+    for (const auto& u : x.used_by) who += (who.empty() ? "" : ", ") + u;
+    l.row({dims_text(x.launch.grid), dims_text(x.launch.block), dims_text(x.launch.cluster),
+           count(double(x.launch.dynamic_smem_bytes)), duration(x.time.median),
+           duration_range(x.time.p10, x.time.p90, x.time.median), who});
+  }
+  md << l.str() << "\n## Method\n\n" << rec.method << "\n";
+  Rendered out;
+  const fs::path report = dir / "report.md";
+  write_text(report, md.str());
+  out.files.push_back(report);
+  return out;
+}
+
+}  // namespace attnlab::report

@@ -1,0 +1,70 @@
+// Speed-of-light floors of one timed shape: the least time this GPU could take for the shape's
+// work at the run's SM clock, resource by resource, from measured rates (a calibration record,
+// record/calibration.hpp), and which floor binds. Pure arithmetic: no files, no records.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/shape.hpp"
+#include "record/calibration.hpp"
+
+namespace attnlab::report::sol {
+
+// The exponentials softmax needs: one per score, B*H*S^2, halved for causal (the FLOPs rule).
+double exponentials(const Shape& s);
+// Wave quantisation: `items` equal work items, `concurrent` of them in progress at once (a
+// persistent grid's CTAs, else every CTA slot), on a GPU of `slots` CTA slots (SMs x CTAs per
+// SM) take ceil(items / concurrent) rounds where items / slots would do if the work spread over
+// every slot; the factor is their ratio (1 for whole rounds on every slot, slots / items for one
+// round of fewer items than slots). Throws std::invalid_argument unless all are positive.
+double wave_factor(long long items, long long concurrent, long long slots);
+// The rate a calibration's entry gives at `clock_mhz` on `sms` SMs: per_sm_per_clock x SMs x
+// clock for rates that follow the SM clock, the measured median for those that do not (DRAM).
+double rate_at(const CalibrationRate& r, int sms, double clock_mhz);
+
+// The rates of the floors, at the run's clock; nullopt: not measured.
+struct Rates {
+  std::optional<double> tensor_flops_per_s;  // [FLOP/s] dense fp16 wgmma
+  std::optional<double> ex2_per_s;           // [ex2/s]
+  std::optional<double> dram_bytes_per_s;    // [B/s] read
+};
+// The rates of `cal` at `clock_mhz` on `sms` SMs.
+Rates rates_of(const CalibrationRecord& cal, int sms, double clock_mhz);
+
+struct Inputs {
+  Shape shape;
+  std::optional<double> executed_flops;  // [FLOP] the tensor work the kernel did, where counted
+  // For wave_factor: the launch's work items (a persistent grid's items, else its CTAs), how
+  // many run at once (min(CTAs, slots) for a persistent grid, else slots) and the CTA slots
+  // (SMs x CTAs per SM); nullopt where the record does not say.
+  std::optional<long long> work_items, concurrent, slots;
+  std::optional<double> launch_floor_ns;  // [ns] the matching configuration's empty launch
+};
+
+enum class FloorKind { kTensorUseful, kTensorExecuted, kExp, kDram, kLaunch };
+const char* floor_name(FloorKind k);  // "tensor (useful FLOPs)", ...
+
+struct Floor {
+  FloorKind kind;
+  double work = 0;                 // FLOPs, ex2 or bytes; 0 for the launch floor
+  std::optional<double> ns;        // [ns] work / rate; nullopt: not measured
+  // Whether the work is shared among the SMs, so that wave quantisation stretches it.
+  bool quantised = false;
+  std::optional<double> effective_ns;  // ns x the wave factor where quantised (else ns)
+  bool binding_candidate = true;   // false for executed FLOPs: the kernel's own extra work
+};
+
+struct SpeedOfLight {
+  std::vector<Floor> floors;            // in FloorKind order; executed only where known
+  std::optional<double> wave_factor;    // nullopt where the record lacks items or slots
+  std::optional<FloorKind> binding;     // the largest measured candidate's effective floor
+  std::optional<double> sol_ns;         // [ns] that floor: the speed of light
+  const Floor* floor(FloorKind k) const;
+};
+
+// The floors; they overlap at best, so the speed of light is the largest of them.
+SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates);
+
+}  // namespace attnlab::report::sol
