@@ -342,10 +342,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
-  // The work item whose Q the slot holds; n_work when none is left.
+  // The work item whose Q the slot holds; n_work when none is left. Lane 0 of each warp reads
+  // it, the lane that later releases the slot for the warp, so the read is ordered before
+  // the producer's next write by the q_empty arrival of the thread that made it.
   auto next_item = [&](QRing slot) {
     wait_barrier(&sm.q_full[slot.stage()], slot.phase());
-    return sm.item[slot.stage()];
+    std::int64_t w = 0;
+    if (lane == 0) w = sm.item[slot.stage()];
+    return __shfl_sync(kFullMask, w, 0);
   };
   QRing slot{};
   for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
