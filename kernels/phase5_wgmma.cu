@@ -39,8 +39,8 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 // non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
 // three stages for causal ones, whose diagonal tiles favour the shorter tile.
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
-// two on the H100, kernels/NOTES.md), two at D = 128, where three would need 160 registers
-// each for S, O and P and spill.
+// two on the H100, kernels/NOTES.md) unless S pads them (two_consumers_at_d64), two at D = 128,
+// where three would need 160 registers each for S, O and P and spill.
 template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
 struct Traits {
   static constexpr int D = HeadDim;
@@ -466,10 +466,24 @@ template <class T>
 struct TraitsTag {
   using type = T;
 };
+// At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
+// where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
+// 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
+// two where 192-row tiles pad more than 1/16 beyond 128-row ones.
+bool two_consumers_at_d64(int S) {
+  const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
+  const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
+  return rows_192 * 16 > rows_128 * 17;
+}
 // The traits a shape runs with: the one choice that launch and work_items both read.
 template <int D, class Fn>
-auto with_traits(bool causal, Fn&& fn) {
+auto with_traits(const Shape& s, Fn&& fn) {
+  const bool causal = s.causal;
   if constexpr (D == 64) {
+    if (two_consumers_at_d64(s.S)) {
+      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
+      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
+    }
     if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
   } else {
@@ -481,7 +495,7 @@ auto with_traits(bool causal, Fn&& fn) {
 
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
-    with_traits<decltype(d)::value>(p.shape.causal, [&](auto tag) {
+    with_traits<decltype(d)::value>(p.shape, [&](auto tag) {
       launch_with<typename decltype(tag)::type>(p, stream);
     });
   });
@@ -492,7 +506,7 @@ std::optional<std::int64_t> work_items(const Shape& s) {
   const auto items = [&](auto tag) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   };
-  return s.D == 64 ? with_traits<64>(s.causal, items) : with_traits<128>(s.causal, items);
+  return s.D == 64 ? with_traits<64>(s, items) : with_traits<128>(s, items);
 }
 
 }  // namespace attnlab::phase5
