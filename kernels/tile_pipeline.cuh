@@ -1,11 +1,12 @@
 // Building blocks of the warp-specialised, persistent attention kernels (phase 5 uses them;
-// written for d4 to adopt): a position in an mbarrier ring, the order and schedulers of a
-// persistent grid's work items, and the key mask as a compile-time policy.
+// written for d4 to adopt): a position in an mbarrier ring, the schedulers of a persistent
+// grid's work items (numbered by kernels/work_order.hpp), and the key mask as a policy.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
+#include "kernels/work_order.hpp"
 
 namespace attnlab::hopper {
 
@@ -20,38 +21,6 @@ struct RingPosition {
   __device__ std::uint32_t phase() const { return std::uint32_t(count / Stages) & 1u; }
   __device__ RingPosition operator+(int n) const { return {count + n}; }
 };
-
-// The numbering of a query-tiled launch's work items, (batch x head, query block) pairs. Heads
-// go in sections of `section_heads` (the K/V of a section is meant to fit in L2 while its items
-// run); inside a section every head's last query block comes first, then every head's
-// next-to-last, and so on: under a causal mask the blocks with the most key tiles run first, so
-// the shortest items fill the tail (FA3's longest-first order). section_heads = 1 is head by
-// head, each head's query blocks from the last.
-struct WorkOrder {
-  int m_blocks;       // query blocks per head
-  int heads;          // B * H
-  int section_heads;  // heads per section, 1 .. heads
-  struct Item {
-    int bh, m_block;
-  };
-  __device__ Item item(std::int64_t w) const {
-    const std::int64_t per_section = std::int64_t(section_heads) * m_blocks;
-    const int section = int(w / per_section);
-    const int offset = int(w - section * per_section);
-    const int first = section * section_heads;
-    const int in_section = min(section_heads, heads - first);
-    return {first + offset % in_section, m_blocks - 1 - offset / in_section};
-  }
-};
-
-// Heads whose K and V fit in kL2Share bytes together: FA3's share of the H100's 50 MB L2, which
-// leaves room for the Q and O streams. A K/V head of S keys serves `group` query heads (GQA).
-inline int l2_section_heads(int S, int D, int group, int heads) {
-  constexpr std::int64_t kL2Share = 32ll << 20;  // [bytes]
-  const std::int64_t kv_head_bytes = 2ll * S * D * 2;  // K and V, fp16
-  const std::int64_t fit = kL2Share / kv_head_bytes > 0 ? kL2Share / kv_head_bytes : 1;
-  return int(fit * group < heads ? fit * group : heads);
-}
 
 // Persistent grid, items of equal cost: block b runs items b, b + gridDim.x, ...
 struct StaticScheduler {
