@@ -2,11 +2,12 @@
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
 // form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
-// three (D = 64) or two (D = 128) consumer warpgroups of 64 query rows each take the rest
-// (setmaxnreg.inc). FA3's two overlaps: consumers take turns on the tensor cores (ping-pong),
-// and inside a consumer the softmax of key tile j runs while PV of tile j-1 is in flight.
-// Persistent: one block per SM walks the work items, statically where they cost the same and,
-// under the causal mask, claiming them longest first from a global counter (kernels/tile_pipeline.cuh).
+// three (D = 64; two where S pads 192-row tiles) or two (D = 128) consumer warpgroups of 64
+// query rows each take the rest (setmaxnreg.inc). FA3's two overlaps: consumers take turns on
+// the tensor cores (ping-pong), and inside a consumer the softmax of key tile j runs while PV of
+// tile j-1 is in flight. Persistent: one block per SM walks the work items, statically where
+// they cost the same and, under the causal mask, claiming them longest first from a global
+// counter (kernels/tile_pipeline.cuh).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
