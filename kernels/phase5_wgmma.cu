@@ -2,10 +2,12 @@
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
 // form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
-// three (D = 64) or two (D = 128) consumer warpgroups of 64 query rows each take the rest
-// (setmaxnreg.inc). FA3's two overlaps: consumers take turns on the tensor cores (ping-pong),
-// and inside a consumer the softmax of key tile j runs while PV of tile j-1 is in flight.
-// Non-causal launches are persistent (one block per SM walks the work items).
+// three (D = 64; two where S pads 192-row tiles) or two (D = 128) consumer warpgroups of 64
+// query rows each take the rest (setmaxnreg.inc). FA3's two overlaps: consumers take turns on
+// the tensor cores (ping-pong), and inside a consumer the softmax of key tile j runs while PV of
+// tile j-1 is in flight. Persistent: one block per SM walks the work items, statically where
+// they cost the same and, under the causal mask, claiming them longest first from a global
+// counter (kernels/tile_pipeline.cuh).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
@@ -18,12 +20,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/tile_pipeline.cuh"
 
 namespace attnlab::phase5 {
 namespace {
@@ -37,13 +39,14 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 // TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 176 keys in two stages for
 // non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
 // three stages for causal ones, whose diagonal tiles favour the shorter tile.
-template <int HeadDim, int TileK, int Stages>
+// Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
+// two on the H100, kernels/NOTES.md) unless S pads them (two_consumers_at_d64), two at D = 128,
+// where three would need 160 registers each for S, O and P and spill.
+template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
 struct Traits {
   static constexpr int D = HeadDim;
-  // Consumer warpgroups: three at D = 64 (192-row tiles; measured faster than two on the
-  // H100, kernels/NOTES.md), two at D = 128, where three would need 160 registers each for
-  // S, O and P and spill.
-  static constexpr int kConsumers = D == 64 ? 3 : 2;
+  using Mask = KeyMask<Causal>;
+  static constexpr int kConsumers = Consumers;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
   static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
   // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
@@ -53,6 +56,10 @@ struct Traits {
   static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
   static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
   static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
+  // Two Q buffers where shared memory has room for them (D = 64), so the producer loads the
+  // next item's Q and first K while the consumers still run the current item's last tiles.
+  static constexpr int kQStages =
+      2 * kQBytes + 2 * kStages * kKVTileBytes + 2048 <= 227 * 1024 ? 2 : 1;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
   // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
   static constexpr int kProducerRegs = 24;
@@ -68,11 +75,14 @@ struct Traits {
 // (the layout two TMA boxes of 64 columns write).
 template <class T, int D = T::D>
 struct alignas(1024) SharedStorage {
-  __half q[T::kTileQ * D];
+  __half q[T::kQStages][T::kTileQ * D];
   __half k[T::kStages][T::kTileK * D];
   __half v[T::kStages][T::kTileK * D];
-  std::uint64_t q_full;
-  std::uint64_t q_empty;  // every consumer's last QK^T of the work item has completed
+  // The work item whose Q the slot holds, n_work when none is left; written by the producer
+  // before it arrives on q_full, so a consumer reads it after its wait.
+  std::int64_t item[T::kQStages];
+  std::uint64_t q_full[T::kQStages];
+  std::uint64_t q_empty[T::kQStages];  // every consumer's last QK^T of the item has completed
   std::uint64_t k_full[T::kStages];
   std::uint64_t v_full[T::kStages];
   // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
@@ -97,13 +107,16 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// The global counter of the causal launches' dynamic scheduler (zero at load; every launch
+// leaves it at zero).
+__device__ unsigned long long causal_claims;
+
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
-                     int H_kv, int S, float scale_log2, bool causal, int m_blocks,
-                     std::int64_t n_work) {
+                     int H_kv, int S, float scale_log2, WorkOrder order, std::int64_t n_work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -111,28 +124,33 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
-  // Persistent: one block per SM walks work items w = blockIdx.x, + gridDim.x, ..., so the
-  // producer loads the next item's Q and K/V while the consumers finish the current one.
-  // Items run head by head (the blocks in flight share their heads' K/V in L2); inside a head
-  // the query blocks with the most key tiles (causal: the last ones) come first.
+  // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
+  // scheduler, so the producer loads the next item's Q and K/V while the consumers finish the
+  // current one. The producer alone asks the scheduler and passes each item to the consumers
+  // in the Q slot it loads (sm.item), so a dynamic claim is made once per item and block.
   struct Work {
     int bh, kv_plane, q0, n_tiles;
   };
   auto work_item = [&](std::int64_t w) {
+    const WorkOrder::Item it = order.item(w);
     Work t;
-    t.bh = int(w / m_blocks);
-    const int m_block = m_blocks - 1 - int(w % m_blocks);
+    t.bh = it.bh;
     const int b = t.bh / H;
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
-    t.q0 = m_block * T::kTileQ;
-    t.n_tiles = ceil_div(causal ? min(S, t.q0 + T::kTileQ) : S, T::kTileK);
+    t.q0 = it.m_block * T::kTileQ;
+    t.n_tiles = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
     return t;
   };
+  using QRing = RingPosition<T::kQStages>;
+  using KVRing = RingPosition<T::kStages>;
   constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
 
   if (threadIdx.x == 0) {
-    ptx::mbarrier_init(&sm.q_full, 1);
-    ptx::mbarrier_init(&sm.q_empty, kConsumerWarps);
+#pragma unroll
+    for (int s = 0; s < T::kQStages; ++s) {
+      ptx::mbarrier_init(&sm.q_full[s], 1);
+      ptx::mbarrier_init(&sm.q_empty[s], kConsumerWarps);
+    }
 #pragma unroll
     for (int s = 0; s < T::kStages; ++s) {
       ptx::mbarrier_init(&sm.k_full[s], 1);
@@ -148,22 +166,36 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (warpgroup == 0) {
     // Producer: one thread issues every copy, in the order the consumers use them (K of tile
     // j, then V of tile j-1); a buffer is refilled once every consumer warp has released it.
-    // Ring positions (stage, phase) count K/V tiles over all of the block's work items.
+    // Ring positions count Q slots and K/V tiles over all of the block's work items.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
-      int ring = 0;
-      int local = 0;
-      for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
+      const auto scheduler = [&] {
+        if constexpr (T::Mask::kCausal)
+          return DynamicScheduler{&causal_claims, n_work};
+        else
+          return StaticScheduler{};
+      }();
+      KVRing ring{};
+      std::int64_t w = blockIdx.x;
+      for (QRing slot{};; slot = slot + 1) {
+        const int qs = slot.stage();
+        wait_barrier(&sm.q_empty[qs], slot.phase() ^ 1);
+        sm.item[qs] = w;
+        if (w >= n_work) {  // none left: the consumers read n_work and stop
+          ptx::mbarrier_arrive(&sm.q_full[qs]);
+          break;
+        }
+        // Claimed now, used after this item's copies: the atomic's latency hides behind them.
+        const std::int64_t next = scheduler.next(w);
         const Work t = work_item(w);
-        wait_barrier(&sm.q_empty, (local & 1) ^ 1);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &sm.q_full, std::uint32_t{T::kQBytes});
-        tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full);
+                                       &sm.q_full[qs], std::uint32_t{T::kQBytes});
+        tma_load_tile<D>(sm.q[qs], &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full[qs]);
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
-          const int pos = ring + j;
-          const int s = pos % T::kStages;
-          wait_barrier(&empty[s], ((pos / T::kStages) & 1) ^ 1);
+          const KVRing pos = ring + j;
+          const int s = pos.stage();
+          wait_barrier(&empty[s], pos.phase() ^ 1);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
           tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
@@ -173,7 +205,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           if (j > 0) load(sm.v, sm.v_full, sm.v_empty, &tm_v, j - 1);
         }
         load(sm.v, sm.v_full, sm.v_empty, &tm_v, t.n_tiles - 1);
-        ring += t.n_tiles;
+        ring = ring + t.n_tiles;
+        w = next;
       }
     }
     return;
@@ -194,17 +227,18 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile, fp16, while PV reads it
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
   float l_row[2];  // this thread's share of the running sums
-  const __half* q_tile = sm.q + consumer * kRowsPerConsumer * kSwizzleHalves;
-  Work t{};        // the current work item
-  int ring = 0;    // ring position of its first K/V tile
+  const __half* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
+  Work t{};                        // the current work item
+  KVRing ring{};                   // ring position of its first K/V tile
   int row_lo = 0;
 
   // S = Q K^T for tile j into s_acc, issued without waiting. Q and K are both K-major (D
   // contiguous); a k-step is 16 halves = 32 bytes inside a 128-byte swizzle row, the next
   // column block after four steps.
   auto issue_qk = [&](int j) {
-    const int s = (ring + j) % T::kStages;
-    wait_barrier(&sm.k_full[s], ((ring + j) / T::kStages) & 1);
+    const KVRing pos = ring + j;
+    const int s = pos.stage();
+    wait_barrier(&sm.k_full[s], pos.phase());
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kQKSteps; ++kk) {
@@ -221,8 +255,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // O += P V for tile j from p_frag, issued without waiting. V is [keys][D], MN-major for this
   // product; a k-step is 16 keys = two swizzle atoms.
   auto issue_pv = [&](int j) {
-    const int s = (ring + j) % T::kStages;
-    wait_barrier(&sm.v_full[s], ((ring + j) / T::kStages) & 1);
+    const KVRing pos = ring + j;
+    const int s = pos.stage();
+    wait_barrier(&sm.v_full[s], pos.phase());
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kPVSteps; ++kk) {
@@ -237,21 +272,21 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     __syncwarp();
     if (lane == 0) ptx::mbarrier_arrive(bar);
   };
-  auto release_k = [&](int j) { release(&sm.k_empty[(ring + j) % T::kStages]); };
-  auto release_v = [&](int j) { release(&sm.v_empty[(ring + j) % T::kStages]); };
-  // Online softmax of tile j in s_acc (in place, log2 units): masks keys past S and, when
-  // causal, after the row; returns each row's correction factor for O.
+  auto release_k = [&](int j) { release(&sm.k_empty[(ring + j).stage()]); };
+  auto release_v = [&](int j) { release(&sm.v_empty[(ring + j).stage()]); };
+  // Online softmax of tile j in s_acc (in place, log2 units): masks what T::Mask hides (keys
+  // past S, causal: keys after the row) on the tiles that hold such keys for this consumer's
+  // rows; returns each row's correction factor for O.
   auto softmax = [&](int j, float (&corr)[2]) {
     const int key0 = j * T::kTileK;
-    if (key0 + T::kTileK > S ||
-        (causal && key0 + T::kTileK - 1 > t.q0 + consumer * kRowsPerConsumer)) {
+    if (T::Mask::tile_needs_mask(key0, T::kTileK, t.q0 + consumer * kRowsPerConsumer, S)) {
 #pragma unroll
       for (int i = 0; i < T::kTileK / 8; ++i)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int key = key0 + 8 * i + col_in_chunk + (e & 1);
           const int row = row_lo + 8 * (e >> 1);
-          if (key >= S || (causal && key > row)) s_acc[4 * i + e] = kNegInf;
+          if (T::Mask::masked(key, row, S)) s_acc[4 * i + e] = kNegInf;
         }
     }
 #pragma unroll
@@ -298,35 +333,44 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // another's GEMMs issue. Consumer c issues its GEMMs after named barrier 1 + c, which the
   // previous consumer (round robin) arrives at once it has issued its own. Every consumer
   // issues n + 1 times per work item (tile 0's QK^T, n - 1 overlapped pairs, the last PV) on
-  // the same items; the last consumer skips its very last arrival, which nobody would wait
-  // for, so every barrier is balanced at exit.
+  // the same items. The last consumer's first arrival comes before any work and its final one
+  // after all of it; consumer 0 takes that one with one more wait when no item is left, so
+  // every barrier is balanced at exit and no consumer needs to know its last item in advance.
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
-  auto sched_signal = [&](bool last) {
-    if (!(last && consumer == T::kConsumers - 1))
-      named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, kPairThreads);
+  auto sched_signal = [&] {
+    named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, kPairThreads);
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
-  int local = 0;
-  for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
+  // The work item whose Q the slot holds; n_work when none is left. Lane 0 of each warp reads
+  // it, the lane that later releases the slot for the warp, so the read is ordered before
+  // the producer's next write by the q_empty arrival of the thread that made it.
+  auto next_item = [&](QRing slot) {
+    wait_barrier(&sm.q_full[slot.stage()], slot.phase());
+    std::int64_t w = 0;
+    if (lane == 0) w = sm.item[slot.stage()];
+    return __shfl_sync(kFullMask, w, 0);
+  };
+  QRing slot{};
+  for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
     t = work_item(w);
     row_lo = t.q0 + row_in_tile;
-    const bool final_item = w + gridDim.x >= n_work;
+    q_tile = sm.q[slot.stage()] + consumer * kRowsPerConsumer * kSwizzleHalves;
+    std::uint64_t* const q_empty = &sm.q_empty[slot.stage()];
 #pragma unroll
     for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
     m_row[0] = m_row[1] = kNegInf;
     l_row[0] = l_row[1] = 0.f;
 
-    wait_barrier(&sm.q_full, local & 1);
     float corr[2];
     sched_wait();
     issue_qk(0);
-    sched_signal(false);
+    sched_signal();
     wgmma_wait<0>();
     fence_operands(s_acc);
     release_k(0);
-    if (t.n_tiles == 1) release(&sm.q_empty);
+    if (t.n_tiles == 1) release(q_empty);
     softmax(0, corr);  // O is still zero: no correction
     pack_p();
     // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
@@ -335,11 +379,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       sched_wait();
       issue_qk(j);
       issue_pv(j - 1);
-      sched_signal(false);
+      sched_signal();
       wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
       fence_operands(s_acc);
       release_k(j);
-      if (j == t.n_tiles - 1) release(&sm.q_empty);  // the producer may load the next Q
+      if (j == t.n_tiles - 1) release(q_empty);  // the producer may refill the Q slot
       softmax(j, corr);
       wgmma_wait<0>();
       fence_operands(o_acc);
@@ -353,12 +397,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     }
     sched_wait();
     issue_pv(t.n_tiles - 1);
-    sched_signal(final_item);
+    sched_signal();
     wgmma_wait<0>();
     fence_operands(o_acc);
     fence_operands(p_frag);
     release_v(t.n_tiles - 1);
-    ring += t.n_tiles;
+    ring = ring + t.n_tiles;
 
     // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
     const std::int64_t o_base = std::int64_t(t.bh) * S * D;
@@ -378,21 +422,23 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       }
     }
   }
+  if (consumer == 0) sched_wait();  // the last consumer's final arrival
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here
 #endif
 }
 
-// Non-causal: one block per SM (shared memory and registers admit no second), each looping
-// over equal work items. Causal items differ in length, and a static stride can hand one block
-// only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048; kernels/NOTES.md);
-// there each item is a block, and the hardware's block dispatch balances them, longest first.
+// One block per SM (shared memory and registers admit no second), each looping over work
+// items. Non-causal items cost the same and go head by head with a static stride. Causal ones
+// differ in length, and a static stride can hand one block only the longest (132 SMs is a
+// multiple of the 11 query blocks of S = 2048; kernels/NOTES.md): they are claimed dynamically,
+// longest first within sections of heads whose K/V fit in L2.
 template <class T>
 LaunchGeometry geometry_of(const Shape& s, int sms) {
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
   LaunchGeometry g;
-  g.grid = dim3(unsigned(s.causal ? n_work : std::min<std::int64_t>(n_work, sms)));
+  g.grid = dim3(unsigned(std::min<std::int64_t>(n_work, sms)));
   g.block = dim3(unsigned(T::kThreads));
   g.dynamic_smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   return g;
@@ -411,62 +457,75 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const LaunchGeometry g = geometry_of<T>(s, sms);
   set_dynamic_smem(attention_kernel<T>, g.dynamic_smem_bytes);
   const int m_blocks = ceil_div(s.S, T::kTileQ);
-  const std::int64_t n_work = std::int64_t(m_blocks) * s.B * s.H;
+  const int heads = s.B * s.H;
+  const std::int64_t n_work = std::int64_t(m_blocks) * heads;
+  const WorkOrder order{m_blocks, heads,
+                        T::Mask::kCausal ? l2_section_heads(s.S, D, s.H / s.H_kv, heads) : 1};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
-      tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e,
-      s.causal, m_blocks, n_work);
+      tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
+      n_work);
   ATTNLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-Refusal can_implement(const Shape& s) {
-  if (auto r = query_tiled_refusal(s, "phase 5")) return r;
-  // Causal launches one block per work item (query block, head), along x.
-  constexpr int kSmallestTile = std::min(Traits<64, 128, 4>::kTileQ, Traits<128, 128, 3>::kTileQ);
-  const std::int64_t items = std::int64_t(ceil_div(s.S, kSmallestTile)) * s.B * s.H;
-  if (s.causal && items > std::numeric_limits<int>::max())
-    return "phase 5: more causal work items than grid x-blocks";
-  return std::nullopt;
-}
+Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5"); }
 
 namespace {
 template <class T>
 struct TraitsTag {
   using type = T;
 };
+// At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
+// where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
+// 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
+// two where 192-row tiles pad more than 1/16 beyond 128-row ones.
+bool two_consumers_at_d64(int S) {
+  const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
+  const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
+  return rows_192 * 16 > rows_128 * 17;
+}
 // The traits a shape runs with: the one choice that launch and work_items both read.
 template <int D, class Fn>
-auto with_traits(bool causal, Fn&& fn) {
-  if constexpr (D == 64)
-    return fn(TraitsTag<Traits<64, 128, 4>>{});
-  else if (causal)
-    return fn(TraitsTag<Traits<128, 128, 3>>{});
-  else
-    return fn(TraitsTag<Traits<128, 176, 2>>{});
+auto with_traits(const Shape& s, Fn&& fn) {
+  const bool causal = s.causal;
+  if constexpr (D == 64) {
+    if (two_consumers_at_d64(s.S)) {
+      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
+      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
+    }
+    if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
+    return fn(TraitsTag<Traits<64, 128, 4, false>>{});
+  } else {
+    // Causal D = 128: two K/V stages leave room for a second Q buffer, so an item's first QK^T
+    // need not wait for its Q; that beat three stages with one Q buffer at every causal D = 128
+    // sweep shape (paired A/B, run 3 of issue 30, reports/h100/logs/issue30-perf-run3-faf5a79.log).
+    if (causal) return fn(TraitsTag<Traits<128, 128, 2, true>>{});
+    return fn(TraitsTag<Traits<128, 176, 2, false>>{});
+  }
 }
 }  // namespace
 
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
-    with_traits<decltype(d)::value>(p.shape.causal, [&](auto tag) {
+    with_traits<decltype(d)::value>(p.shape, [&](auto tag) {
       launch_with<typename decltype(tag)::type>(p, stream);
     });
   });
 }
 
 std::optional<std::int64_t> work_items(const Shape& s) {
-  if (s.causal || can_implement(s)) return std::nullopt;  // causal: one block per item
+  if (can_implement(s)) return std::nullopt;
   const auto items = [&](auto tag) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   };
-  return s.D == 64 ? with_traits<64>(false, items) : with_traits<128>(false, items);
+  return s.D == 64 ? with_traits<64>(s, items) : with_traits<128>(s, items);
 }
 
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
   const auto geometry = [&](auto tag) { return geometry_of<typename decltype(tag)::type>(s, sms); };
-  return s.D == 64 ? with_traits<64>(s.causal, geometry) : with_traits<128>(s.causal, geometry);
+  return s.D == 64 ? with_traits<64>(s, geometry) : with_traits<128>(s, geometry);
 }
 
 }  // namespace attnlab::phase5

@@ -67,8 +67,9 @@ const std::vector<Phase>& phases() {
        0, &phase4x::can_implement, &phase4x::launch, nullptr},
       {"5", "wgmma + TMA",
        "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
-       "and 3 (D=64) or 2 (D=128) consumer warpgroups of 64 rows with setmaxnreg, ping-pong and "
-       "softmax overlapped with PV",
+       "and 3 (D=64; 2 where 192-row tiles pad S) or 2 (D=128) consumer warpgroups of 64 rows with "
+       "setmaxnreg, ping-pong and softmax overlapped with PV, persistent (causal: items claimed "
+       "longest first)",
        90, &phase5::can_implement, &phase5::launch, nullptr, false, &phase5::work_items,
        &phase5::launch_geometry},
       {"d1", "block per head",
