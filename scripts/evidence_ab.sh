@@ -8,6 +8,10 @@
 # cut off at its time limit keeps what it made.
 #   OUT=/tmp/ev scripts/evidence_ab.sh build tests cudnn ab profile     (then, warm:)
 #   OUT=/tmp/ev scripts/evidence_ab.sh phases sdpa
+# Further steps: calibrate (attnlab-calibrate: the rates and launch floors the run reports'
+# speed-of-light floors read), sweepab (phase 5 against cudnn over the FA3 sweep: S = 512 ...
+# 8192, B*S = 16384 tokens, H*D = 2048, causal and not, issue 30), timeline (warp-role
+# timelines of phases 5 and d4 at their seed shapes, issue 27).
 set -uo pipefail
 out=${OUT:-evidence-out}
 mkdir -p "$out"
@@ -20,6 +24,11 @@ step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
 # The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
 p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
+# The FlashAttention-3 paper's sweep: 16k tokens, hidden size 2048.
+sweep_shapes=()
+for d in 64 128; do for S in 512 1024 2048 4096 8192; do
+  sweep_shapes+=("$((16384 / S))x$((2048 / d))x${S}x$d" "$((16384 / S))x$((2048 / d))x${S}x$d:causal")
+done; done
 shape_args() { for s in "$@"; do printf -- '--shape %s ' "$s"; done; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv | tee -a "$log"
@@ -67,7 +76,25 @@ for s in "$@"; do
         --results-dir $res $(shape_args "${p5_shapes[@]}") 2>&1 | tee -a "$log" \
         | grep -E "cold:|status|FAIL"
       pack sdpa-cudnn ;;
-    *) echo "evidence_ab: unknown step '$s' (build tests cudnn ab profile phases sdpa)" >&2; exit 2 ;;
+    calibrate)
+      step "calibration: rates and launch floors"
+      build/bin/attnlab-calibrate --results-dir $res 2>&1 | tee -a "$log"
+      pack calibration ;;
+    sweepab)
+      step "A/B: phase 5 against cudnn over the FA3 sweep"
+      build/bin/attnlab-ab --a 5 --b cudnn --pairs 200 $(shape_args "${sweep_shapes[@]}") --results-dir $res \
+        2>&1 | tee -a "$log" | grep -vE "correctness PASS"
+      pack ab ;;
+    timeline)
+      for p in 5 d4; do
+        step "warp-role timeline, phase $p"
+        shapes=(throughput 16x16x2048x64:causal); [ $p = d4 ] && shapes=(latency)
+        for sh in "${shapes[@]}"; do
+          build/bin/attnlab-timeline --phase $p --shape "$sh" --results-dir $res 2>&1 | tee -a "$log"
+        done
+      done
+      pack timeline ;;
+    *) echo "evidence_ab: unknown step '$s' (build tests cudnn ab profile phases sdpa calibrate sweepab timeline)" >&2; exit 2 ;;
   esac
 done
 step done
