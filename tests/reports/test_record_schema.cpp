@@ -131,8 +131,11 @@ TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
     std::ifstream in(entry.path());
     const ordered_json record = ordered_json::parse(in);
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
-      const ordered_json& metrics = record["results"][i]["metrics"];
-      if (!metrics.is_object()) continue;
+      // operator[] of a const JSON object on a missing key is undefined behaviour (a record of
+      // a run with --metrics none has no metrics key: the sweeps' records), so look it up.
+      const ordered_json& result = record["results"][i];
+      if (!result.contains("metrics") || !result["metrics"].is_object()) continue;
+      const ordered_json& metrics = result["metrics"];
       for (const auto& [name, block] : metrics.items()) {
         const std::string ptr = "/results/" + std::to_string(i) + "/metrics/" + name;
         const GroupResult g = read_group_result(record, ptr);
