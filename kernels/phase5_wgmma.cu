@@ -24,6 +24,7 @@
 #include "common/check.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/timeline.cuh"
 
 namespace attnlab::phase5 {
 namespace {
@@ -111,6 +112,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
+  ATTNLAB_TL_INIT();
   // Persistent: one block per SM walks work items w = blockIdx.x, + gridDim.x, ..., so the
   // producer loads the next item's Q and K/V while the consumers finish the current one.
   // Items run head by head (the blocks in flight share their heads' K/V in L2); inside a head
@@ -155,18 +157,27 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       int local = 0;
       for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
         const Work t = work_item(w);
+        ATTNLAB_TL_BEGIN(kItem, w);
+        ATTNLAB_TL_BEGIN(kEmptyWait, local);
         wait_barrier(&sm.q_empty, (local & 1) ^ 1);
+        ATTNLAB_TL_END(kEmptyWait, local);
+        ATTNLAB_TL_BEGIN(kTmaIssue, local);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                        &sm.q_full, std::uint32_t{T::kQBytes});
         tma_load_tile<D>(sm.q, &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full);
+        ATTNLAB_TL_END(kTmaIssue, local);
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
           const int pos = ring + j;
           const int s = pos % T::kStages;
+          ATTNLAB_TL_BEGIN(kEmptyWait, j);
           wait_barrier(&empty[s], ((pos / T::kStages) & 1) ^ 1);
+          ATTNLAB_TL_END(kEmptyWait, j);
+          ATTNLAB_TL_BEGIN(kTmaIssue, j);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
           tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
+          ATTNLAB_TL_END(kTmaIssue, j);
         };
         for (int j = 0; j < t.n_tiles; ++j) {
           load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
@@ -174,6 +185,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         }
         load(sm.v, sm.v_full, sm.v_empty, &tm_v, t.n_tiles - 1);
         ring += t.n_tiles;
+        ATTNLAB_TL_END(kItem, w);
       }
     }
     return;
@@ -204,7 +216,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // column block after four steps.
   auto issue_qk = [&](int j) {
     const int s = (ring + j) % T::kStages;
+    ATTNLAB_TL_BEGIN(kFullWait, j);
     wait_barrier(&sm.k_full[s], ((ring + j) / T::kStages) & 1);
+    ATTNLAB_TL_END(kFullWait, j);
+    ATTNLAB_TL_BEGIN(kQkIssue, j);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kQKSteps; ++kk) {
@@ -217,12 +232,16 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       wgmma_ss<T::kTileK>(s_acc, da, db, kk > 0);
     }
     wgmma_commit();
+    ATTNLAB_TL_END(kQkIssue, j);
   };
   // O += P V for tile j from p_frag, issued without waiting. V is [keys][D], MN-major for this
   // product; a k-step is 16 keys = two swizzle atoms.
   auto issue_pv = [&](int j) {
     const int s = (ring + j) % T::kStages;
+    ATTNLAB_TL_BEGIN(kFullWait, j);
     wait_barrier(&sm.v_full[s], ((ring + j) / T::kStages) & 1);
+    ATTNLAB_TL_END(kFullWait, j);
+    ATTNLAB_TL_BEGIN(kPvIssue, j);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kPVSteps; ++kk) {
@@ -231,6 +250,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       wgmma_rs_mn<D>(o_acc, p_frag[kk], db, 1);
     }
     wgmma_commit();
+    ATTNLAB_TL_END(kPvIssue, j);
   };
   // Once a GEMM of tile j has completed, the buffer it read goes back to the producer.
   auto release = [&](std::uint64_t* bar) {
@@ -242,6 +262,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Online softmax of tile j in s_acc (in place, log2 units): masks keys past S and, when
   // causal, after the row; returns each row's correction factor for O.
   auto softmax = [&](int j, float (&corr)[2]) {
+    ATTNLAB_TL_BEGIN(kSoftmax, j);
     const int key0 = j * T::kTileK;
     if (key0 + T::kTileK > S ||
         (causal && key0 + T::kTileK - 1 > t.q0 + consumer * kRowsPerConsumer)) {
@@ -283,6 +304,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       tree_reduce(v, [](float a, float b) { return a + b; });
       l_row[r] = l_row[r] * corr[r] + v[0];
     }
+    ATTNLAB_TL_END(kSoftmax, j);
   };
   // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
   // accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
@@ -311,6 +333,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   int local = 0;
   for (std::int64_t w = blockIdx.x; w < n_work; w += gridDim.x, ++local) {
     t = work_item(w);
+    ATTNLAB_TL_BEGIN(kItem, w);
     row_lo = t.q0 + row_in_tile;
     const bool final_item = w + gridDim.x >= n_work;
 #pragma unroll
@@ -318,12 +341,18 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     m_row[0] = m_row[1] = kNegInf;
     l_row[0] = l_row[1] = 0.f;
 
+    ATTNLAB_TL_BEGIN(kFullWait, 0);
     wait_barrier(&sm.q_full, local & 1);
+    ATTNLAB_TL_END(kFullWait, 0);
     float corr[2];
+    ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
+    ATTNLAB_TL_END(kPingPongWait, consumer);
     issue_qk(0);
     sched_signal(false);
+    ATTNLAB_TL_BEGIN(kWgmmaWait, 0);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, 0);
     fence_operands(s_acc);
     release_k(0);
     if (t.n_tiles == 1) release(&sm.q_empty);
@@ -332,16 +361,22 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
     // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
     for (int j = 1; j < t.n_tiles; ++j) {
+      ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
       sched_wait();
+      ATTNLAB_TL_END(kPingPongWait, consumer);
       issue_qk(j);
       issue_pv(j - 1);
       sched_signal(false);
+      ATTNLAB_TL_BEGIN(kWgmmaWait, j);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+      ATTNLAB_TL_END(kWgmmaWait, j);
       fence_operands(s_acc);
       release_k(j);
       if (j == t.n_tiles - 1) release(&sm.q_empty);  // the producer may load the next Q
       softmax(j, corr);
+      ATTNLAB_TL_BEGIN(kWgmmaWait, j - 1);
       wgmma_wait<0>();
+      ATTNLAB_TL_END(kWgmmaWait, j - 1);
       fence_operands(o_acc);
       fence_operands(p_frag);
       release_v(j - 1);
@@ -351,16 +386,21 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
       pack_p();
     }
+    ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
+    ATTNLAB_TL_END(kPingPongWait, consumer);
     issue_pv(t.n_tiles - 1);
     sched_signal(final_item);
+    ATTNLAB_TL_BEGIN(kWgmmaWait, t.n_tiles - 1);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, t.n_tiles - 1);
     fence_operands(o_acc);
     fence_operands(p_frag);
     release_v(t.n_tiles - 1);
     ring += t.n_tiles;
 
     // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
+    ATTNLAB_TL_BEGIN(kEpilogue, w);
     const std::int64_t o_base = std::int64_t(t.bh) * S * D;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -377,6 +417,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
               __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
       }
     }
+    ATTNLAB_TL_END(kEpilogue, w);
+    ATTNLAB_TL_END(kItem, w);
   }
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here
