@@ -3,6 +3,7 @@
 // and the fraction of time each role spent waiting, by barrier.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "reports/format.hpp"
@@ -26,10 +27,6 @@ std::string gpu_name(const TimelineRecord& rec) {
     return g;
   }
   return "an unnamed GPU";
-}
-
-std::string lane_label(const TimelineWarp& w) {
-  return "CTA " + std::to_string(w.cta) + " w" + std::to_string(w.warp) + " " + w.role;
 }
 
 // Every wait kind that occurs in any of the summaries, in Span order.
@@ -64,48 +61,87 @@ std::string wait_table(const std::vector<RoleSummary>& roles) {
   return t.str();
 }
 
+// The pictured SM's lanes: CTAs that ran one after another on the SM share a residency slot,
+// so a persistent kernel and a grid of short CTAs both give one lane per warp index and slot.
+struct Lanes {
+  std::vector<std::string> labels;
+  std::map<const TimelineWarp*, std::size_t> of;  // each warp's lane
+};
+Lanes sm_lanes(const TimelineDecoded& d) {
+  std::map<std::uint32_t, std::pair<double, double>> cta_time;  // [first start, last end]
+  for (const auto& w : d.warps) {
+    auto [it, fresh] = cta_time.emplace(w.cta, std::pair{w.start_ns, w.end_ns});
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, w.start_ns);
+      it->second.second = std::max(it->second.second, w.end_ns);
+    }
+  }
+  std::vector<std::pair<double, std::uint32_t>> by_start;
+  for (const auto& [cta, t] : cta_time) by_start.push_back({t.first, cta});
+  std::sort(by_start.begin(), by_start.end());
+  std::vector<double> slot_end;  // when each slot's latest CTA ended
+  std::map<std::uint32_t, std::size_t> slot_of;
+  for (const auto& [start, cta] : by_start) {
+    std::size_t s = 0;
+    while (s < slot_end.size() && slot_end[s] > start) ++s;
+    if (s == slot_end.size()) slot_end.push_back(0);
+    slot_end[s] = cta_time[cta].second;
+    slot_of[cta] = s;
+  }
+  std::map<std::pair<std::size_t, std::uint32_t>, std::string> keys;  // (slot, warp) -> label
+  for (const auto& w : d.warps) {
+    const std::size_t s = slot_of[w.cta];
+    keys.emplace(std::pair{s, w.warp}, (slot_end.size() > 1 ? "slot " + std::to_string(s) + " " : std::string()) +
+                                           "w" + std::to_string(w.warp) + " " + w.role);
+  }
+  Lanes out;
+  std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> index;
+  for (const auto& [key, label] : keys) {
+    index[key] = out.labels.size();
+    out.labels.push_back(label);
+  }
+  for (const auto& w : d.warps) out.of[&w] = index[{slot_of[w.cta], w.warp}];
+  return out;
+}
+
 // One lane per warp of the pictured SM, spans as boxes coloured by kind; a work item is a thin
 // bar under its lane, so the spans inside it stay visible. [t_lo, t_hi] in ns.
 Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo, double t_hi,
                 const std::string& title) {
   const TimelineDecoded& d = *rec.timeline;
-  std::vector<const TimelineWarp*> lanes;
-  for (const auto& w : d.warps) lanes.push_back(&w);
-  std::sort(lanes.begin(), lanes.end(), [](const TimelineWarp* a, const TimelineWarp* b) {
-    return a->cta != b->cta ? a->cta < b->cta : a->warp < b->warp;
-  });
+  const Lanes lanes = sm_lanes(d);
   std::ostringstream data;
   std::vector<Span> present;
   for (std::size_t k = 0; k < kKinds; ++k) {
     std::ostringstream block;
     bool any = false;
-    for (std::size_t y = 0; y < lanes.size(); ++y)
-      for (const TimelineSpan& s : lanes[y]->spans) {
+    for (const auto& w : d.warps)
+      for (const TimelineSpan& s : w.spans) {
         if (s.kind != Span(k) || s.end_ns < t_lo || s.begin_ns > t_hi) continue;
-        block << gp_num(s.begin_ns / 1000) << ' ' << gp_num(s.end_ns / 1000) << ' ' << y << '\n';
+        block << gp_num(s.begin_ns / 1000) << ' ' << gp_num(s.end_ns / 1000) << ' ' << lanes.of.at(&w) << '\n';
         any = true;
       }
     if (!any) continue;
     data << "# " << timeline::span_name(Span(k)) << ": begin_us end_us lane\n" << block.str() << "\n\n";
     present.push_back(Span(k));
   }
+  const std::size_t n = lanes.labels.size();
   Plot p;
   p.stem = stem;
   p.origin = "the timeline record (run.json) of phase " + rec.phase + " at " + rec.shape_name;
-  p.height = std::max(300, 120 + 28 * int(lanes.size()));
+  p.height = std::max(300, 120 + 28 * int(n));
   std::ostringstream g;
   g << "set title " << gp_quote(title) << "\n"
     << "set xlabel 'time [us] from the launch''s first warp start'\n"
     << "set xrange [" << gp_num(t_lo / 1000) << ":" << gp_num(t_hi / 1000) << "]\n"
-    << "set yrange [" << gp_num(double(lanes.size()) - 0.5) << ":-0.5]\n"
+    << "set yrange [" << gp_num(double(n) - 0.5) << ":-0.5]\n"
     << "set ytics (";
-  for (std::size_t y = 0; y < lanes.size(); ++y)
-    g << (y ? ", " : "") << gp_quote(lane_label(*lanes[y])) << " " << y;
+  for (std::size_t y = 0; y < n; ++y) g << (y ? ", " : "") << gp_quote(lanes.labels[y]) << " " << y;
   g << ") font ',8'\n"
     << "set grid xtics\n"
     << "set style fill solid 1.0 noborder\n"
     << "set key outside right top font ',8'\n"
-    << "set lmargin 28\n";
+    << "set lmargin 24\n";
   g << "plot ";
   for (std::size_t i = 0; i < present.size(); ++i) {
     const Span k = present[i];
@@ -170,12 +206,16 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
      << "partner. Cycles converted at " << sig(d.sm_clock_mhz) << " MHz.\n\n";
 
-  double lo = INFINITY, hi = -INFINITY, first_item_end = INFINITY;
+  // The zoom ends when the last warp finished its first work item (a producer finishes issuing
+  // it long before its consumers finish computing it).
+  double lo = INFINITY, hi = -INFINITY, first_item_end = -INFINITY;
   for (const auto& w : d.warps) {
     lo = std::min(lo, w.start_ns);
     hi = std::max(hi, w.end_ns);
+    double first = INFINITY;
     for (const auto& s : w.spans)
-      if (s.kind == Span::kItem) first_item_end = std::min(first_item_end, s.end_ns);
+      if (s.kind == Span::kItem) first = std::min(first, s.end_ns);
+    if (first < INFINITY) first_item_end = std::max(first_item_end, first);
   }
   md << "## SM " << d.pictured_sm << "\n\n";
   if (d.warps.empty()) {
@@ -185,7 +225,7 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
     out.scripts.push_back(write_plot(plots, lanes_plot(rec, "timeline", lo, hi, what)));
     md << "![timeline of SM " << d.pictured_sm << "](plots/timeline.png)\n\n";
     // The first work item alone, where the whole launch holds several per CTA.
-    if (first_item_end < lo + 0.9 * (hi - lo)) {
+    if (first_item_end > lo && first_item_end < lo + 0.9 * (hi - lo)) {
       out.scripts.push_back(write_plot(plots, lanes_plot(rec, "timeline_first_item", lo, first_item_end,
                                                          what + ", first work item")));
       md << "![the first work item of SM " << d.pictured_sm << "](plots/timeline_first_item.png)\n\n";

@@ -234,7 +234,7 @@ TimelineRecord sample_record() {
   r.shape = {{"B", 1}, {"H", 8}};
   r.started_utc = "2026-11-26T00:00:00Z";
   r.provenance = {{"gpu", {{"name", "H100"}}}};
-  r.events_per_warp = 8;
+  r.events_per_warp = 16;
   r.launches = 5;
   r.requested_sm = 0;
   r.method = "m";
@@ -322,9 +322,11 @@ TEST(TimelineRecord, MatchesItsJsonSchema) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("attnlab-timeline-schema-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  {
-    std::ofstream(dir / "run.json") << to_json(sample_record()).dump(2);
-  }
+  TimelineRecord r = sample_record();
+  // A real provenance block: the committed H100 fixture's.
+  std::ifstream fixture(ATTNLAB_FIXTURES_DIR "/h100-phase4-run.json");
+  r.provenance = nlohmann::ordered_json::parse(fixture)["provenance"];
+  std::ofstream(dir / "run.json") << to_json(r).dump(2);
   const std::string cmd = "python3 " ATTNLAB_SOURCE_DIR "/scripts/validate-records " + (dir / "run.json").string() + " > " +
                           (dir / "out.txt").string() + " 2>&1";
   const int status = std::system(cmd.c_str());

@@ -47,7 +47,7 @@ TimelineRecord two_warps() {
   d.capacity = 64;
   d.stamps = 12;
   TimelineWarp p{0, 0, 0, "producer", 0, 1000, 4, 0, 0,
-                 {{Span::kItem, 10, 990, 0}, {Span::kEmptyWait, 100, 600, 0}}};
+                 {{Span::kItem, 10, 500, 0}, {Span::kEmptyWait, 100, 600, 0}}};
   TimelineWarp c{0, 4, 0, "consumer 0", 0, 1000, 8, 0, 0,
                  {{Span::kItem, 10, 400, 0}, {Span::kPingPongWait, 20, 220, 0},
                   {Span::kSoftmax, 220, 380, 0}, {Span::kItem, 400, 990, 1}}};
@@ -73,7 +73,7 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   ASSERT_EQ(out.scripts.size(), 2u);
   const std::string gp = read_file(t.path / "plots" / "timeline.gp");
   EXPECT_NE(gp.find("title 'ping-pong wait'"), std::string::npos) << gp;
-  EXPECT_NE(gp.find("'CTA 0 w4 consumer 0' 1"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'w4 consumer 0' 1"), std::string::npos) << gp;
   const auto gnuplot = find_gnuplot();
   if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
   ASSERT_NO_THROW(run_gnuplot(*gnuplot, out.scripts));
