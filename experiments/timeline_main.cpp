@@ -173,6 +173,7 @@ int run(int argc, char** argv) {
   if (const auto code = parse_command_line(app, argc, argv, "attnlab-timeline")) return *code;
 
   fs::path file;
+  TimelineRecord rec;
   try {
     const Instrumented* inst = nullptr;
     for (const auto& i : kInstrumented)
@@ -232,7 +233,6 @@ int run(int argc, char** argv) {
     const timeline::DeviceTimeline buffer(ctas, warps, opt.events_per_warp);
     buffer.attach();
 
-    TimelineRecord rec;
     rec.phase = phase->id;
     rec.title = phase->title;
     rec.technique = phase->technique;
@@ -308,8 +308,11 @@ int run(int argc, char** argv) {
     dopt.role = inst->role;
     try {
       rec.timeline = timeline::decode(raw, dopt);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());  // --sm naming an SM the launch did not use
+    } catch (const std::invalid_argument& e) {  // --sm naming an SM the launch did not use
+      rec.status = "failed";
+      rec.error = e.what();
+      write_json_atomically(file, to_json(rec));
+      throw UsageError(e.what());
     }
     ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
     ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
@@ -356,7 +359,16 @@ int run(int argc, char** argv) {
   } catch (const report::OutputError& ex) {
     return fail("attnlab-timeline", kExitEnvironment, ex.what());
   } catch (const std::exception& ex) {
-    return fail("attnlab-timeline", file.empty() ? kExitEnvironment : kExitFailed, ex.what());
+    if (file.empty()) return fail("attnlab-timeline", kExitEnvironment, ex.what());
+    // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
+    rec.status = "failed";
+    rec.error = ex.what();
+    try {
+      write_json_atomically(file, to_json(rec));
+    } catch (const std::exception& w) {
+      std::cerr << "attnlab-timeline: cannot update the record: " << w.what() << std::endl;
+    }
+    return fail("attnlab-timeline", kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
   }
 }
 
