@@ -108,6 +108,11 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     offsets[s.smid].push_back(double(s.start_ns - ns_ref) - cycles_ns(s.start_clock, s.smid));
     if (ended(s)) offsets[s.smid].push_back(double(s.end_ns - ns_ref) - cycles_ns(s.end_clock, s.smid));
   }
+  std::vector<double> rates;  // [MHz] per warp, from its two anchors
+  for (const RawSlot& s : raw.slots)
+    if (s.started && ended(s) && s.end_ns > s.start_ns)
+      rates.push_back(double(s.end_clock - s.start_clock) * 1000.0 / double(s.end_ns - s.start_ns));
+  if (!rates.empty()) d.anchor_clock_mhz = median_of(std::move(rates));
   std::map<std::uint32_t, double> sm_offset;
   for (auto& [sm, v] : offsets) sm_offset[sm] = median_of(std::move(v));
   auto at = [&](std::uint64_t clock, std::uint32_t sm) { return cycles_ns(clock, sm) + sm_offset[sm]; };

@@ -19,7 +19,8 @@ struct DecodeOptions {
   std::function<std::string(std::uint32_t warp)> role;  // a warp's role from its index in the CTA
 };
 
-// Cycles become nanoseconds at opt.sm_clock_mhz. Each SM's cycle counter is placed on the
+// Cycles become nanoseconds at opt.sm_clock_mhz; the warps' anchors give a check of that clock
+// (anchor_clock_mhz). Each SM's cycle counter is placed on the
 // %globaltimer axis by the median offset of its warps' anchors, so spans within an SM keep
 // cycle precision and SMs align to the globaltimer's. Times start at the earliest warp start.
 // Per kind, an end closes the latest open begin; an end with none open, or a begin left open

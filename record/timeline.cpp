@@ -116,6 +116,7 @@ ordered_json decoded_json(const TimelineDecoded& d) {
   for (const auto& r : d.roles) roles.push_back(role_json(r));
   for (const auto& r : d.sm_roles) sm_roles.push_back(role_json(r));
   return {{"sm_clock_mhz", d.sm_clock_mhz},
+          {"anchor_clock_mhz", d.anchor_clock_mhz},
           {"span_ns", d.span_ns},
           {"ctas", d.ctas},
           {"warps_per_cta", d.warps_per_cta},
@@ -133,6 +134,7 @@ ordered_json decoded_json(const TimelineDecoded& d) {
 TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
   TimelineDecoded d;
   d.sm_clock_mhz = number_at(j, base + "/sm_clock_mhz");
+  d.anchor_clock_mhz = number_at(j, base + "/anchor_clock_mhz");
   d.span_ns = number_at(j, base + "/span_ns");
   d.ctas = u32_at(j, base + "/ctas");
   d.warps_per_cta = u32_at(j, base + "/warps_per_cta");

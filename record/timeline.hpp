@@ -54,6 +54,10 @@ struct RoleSummary {
 // What decoding a launch's buffer gives (profiler/timeline_decode.hpp).
 struct TimelineDecoded {
   double sm_clock_mhz = 0;   // [MHz] the cycles-to-ns rate applied
+  // [MHz] a check of it from the launch itself: the median over warps of cycles per globaltimer
+  // microsecond between their start and end anchors (as coarse as the globaltimer over a warp's
+  // lifetime); 0 when no warp lived long enough to tell.
+  double anchor_clock_mhz = 0;
   double span_ns = 0;        // [ns] earliest warp start to latest warp end, every SM
   std::uint32_t ctas = 0, warps_per_cta = 0, capacity = 0;  // the buffer's geometry
   std::uint64_t stamps = 0, overflow = 0, unmatched = 0;

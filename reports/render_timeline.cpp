@@ -204,7 +204,10 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
      << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
-     << "partner. Cycles converted at " << sig(d.sm_clock_mhz) << " MHz.\n\n";
+     << "partner. Cycles converted at " << sig(d.sm_clock_mhz) << " MHz (the probes' mean); the "
+     << "warps' own clock64 and globaltimer anchors give "
+     << (d.anchor_clock_mhz > 0 ? sig(d.anchor_clock_mhz) + " MHz" : std::string("no reading"))
+     << " (median over warps; as coarse as the globaltimer over a warp's lifetime).\n\n";
 
   // The zoom ends when the last warp finished its first work item (a producer finishes issuing
   // it long before its consumers finish computing it).

@@ -82,6 +82,7 @@ TEST(TimelineDecode, PairsSpansAndConvertsCyclesAtTheSmClock) {
   EXPECT_DOUBLE_EQ(w.start_ns, 0);
   EXPECT_DOUBLE_EQ(w.end_ns, 1000);
   EXPECT_DOUBLE_EQ(d.span_ns, 1000);
+  EXPECT_DOUBLE_EQ(d.anchor_clock_mhz, 2000);  // 2000 cycles over 1000 globaltimer ns
   ASSERT_EQ(w.spans.size(), 2u);
   EXPECT_EQ(w.spans[0].kind, Span::kItem);  // sorted by begin
   EXPECT_DOUBLE_EQ(w.spans[0].begin_ns, 100);
