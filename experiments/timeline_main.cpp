@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <iostream>
 #include <map>
