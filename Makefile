@@ -90,6 +90,16 @@ profile-ab: build
 calibrate: build
 	$(BUILD)/bin/attnlab-calibrate --results-dir $(RESULTS) $(ARGS)
 
+# make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51"]: a warp-role timeline of
+# each shape from the phase's -DATTNLAB_TIMELINE build (attnlab-timeline; never the timed
+# binaries): record, Chrome trace, picture of one SM and report under $(RESULTS)/timeline/<phase>/.
+.PHONY: timeline
+timeline: build
+	@if [ "$(PHASE)" != 5 ] && [ "$(PHASE)" != d4 ]; then \
+	  echo "attnlab: set PHASE to a phase with timeline stamps, e.g. make timeline PHASE=5 (5 or d4)"; exit 2; fi
+	@set -e; for s in $(or $(SHAPES),throughput latency); do \
+	  $(BUILD)/bin/attnlab-timeline --phase '$(PHASE)' --shape $$s --out $(RESULTS)/timeline $(ARGS); done
+
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
 # reports/README.md). Only the report tool is built for these, not the CUDA phases; where no
 # CUDA Toolkit is found (scripts/find-cuda), it is built alone, host C++ only, in
@@ -214,6 +224,8 @@ help:
 	@echo "  make profile-ab A=<id> B=<id> [SHAPES=...]  both launches under ncu, cycle ratio beside the lab's"
 	@echo "  make calibrate [ARGS=...]       measure this GPU's rates and launch floors (speed of light),"
 	@echo "                                  write results/calibration/<stamp>-<sha>/calibration.json"
+	@echo "  make timeline PHASE=5|d4 [SHAPES=...] [ARGS=...]  warp-role timeline of the phase's"
+	@echo "                                  stamped build: record, trace, PNG, results/timeline/<id>/"
 	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
 	@echo "  make report-calibration RUN=<calibration dir>  render a calibration record's report.md"
 	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"

@@ -26,6 +26,7 @@
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
+#include "kernels/timeline.cuh"
 
 namespace attnlab::phase5 {
 namespace {
@@ -124,6 +125,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
   const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
+  ATTNLAB_TL_INIT();
   // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
   // scheduler, so the producer loads the next item's Q and K/V while the consumers finish the
   // current one. The producer alone asks the scheduler and passes each item to the consumers
@@ -179,7 +181,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       std::int64_t w = blockIdx.x;
       for (QRing slot{};; slot = slot + 1) {
         const int qs = slot.stage();
+        ATTNLAB_TL_BEGIN(kEmptyWait, w);
         wait_barrier(&sm.q_empty[qs], slot.phase() ^ 1);
+        ATTNLAB_TL_END(kEmptyWait, w);
         sm.item[qs] = w;
         if (w >= n_work) {  // none left: the consumers read n_work and stop
           ptx::mbarrier_arrive(&sm.q_full[qs]);
@@ -188,17 +192,24 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         // Claimed now, used after this item's copies: the atomic's latency hides behind them.
         const std::int64_t next = scheduler.next(w);
         const Work t = work_item(w);
+        ATTNLAB_TL_BEGIN(kItem, w);
+        ATTNLAB_TL_BEGIN(kTmaIssue, w);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                        &sm.q_full[qs], std::uint32_t{T::kQBytes});
         tma_load_tile<D>(sm.q[qs], &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full[qs]);
+        ATTNLAB_TL_END(kTmaIssue, w);
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
           const KVRing pos = ring + j;
           const int s = pos.stage();
+          ATTNLAB_TL_BEGIN(kEmptyWait, j);
           wait_barrier(&empty[s], pos.phase() ^ 1);
+          ATTNLAB_TL_END(kEmptyWait, j);
+          ATTNLAB_TL_BEGIN(kTmaIssue, j);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
           tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
+          ATTNLAB_TL_END(kTmaIssue, j);
         };
         for (int j = 0; j < t.n_tiles; ++j) {
           load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
@@ -206,6 +217,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         }
         load(sm.v, sm.v_full, sm.v_empty, &tm_v, t.n_tiles - 1);
         ring = ring + t.n_tiles;
+        ATTNLAB_TL_END(kItem, w);
         w = next;
       }
     }
@@ -238,7 +250,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   auto issue_qk = [&](int j) {
     const KVRing pos = ring + j;
     const int s = pos.stage();
+    ATTNLAB_TL_BEGIN(kFullWait, j);
     wait_barrier(&sm.k_full[s], pos.phase());
+    ATTNLAB_TL_END(kFullWait, j);
+    ATTNLAB_TL_BEGIN(kQkIssue, j);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kQKSteps; ++kk) {
@@ -251,13 +266,17 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       wgmma_ss<T::kTileK>(s_acc, da, db, kk > 0);
     }
     wgmma_commit();
+    ATTNLAB_TL_END(kQkIssue, j);
   };
   // O += P V for tile j from p_frag, issued without waiting. V is [keys][D], MN-major for this
   // product; a k-step is 16 keys = two swizzle atoms.
   auto issue_pv = [&](int j) {
     const KVRing pos = ring + j;
     const int s = pos.stage();
+    ATTNLAB_TL_BEGIN(kFullWait, j);
     wait_barrier(&sm.v_full[s], pos.phase());
+    ATTNLAB_TL_END(kFullWait, j);
+    ATTNLAB_TL_BEGIN(kPvIssue, j);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < T::kPVSteps; ++kk) {
@@ -266,6 +285,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       wgmma_rs_mn<D>(o_acc, p_frag[kk], db, 1);
     }
     wgmma_commit();
+    ATTNLAB_TL_END(kPvIssue, j);
   };
   // Once a GEMM of tile j has completed, the buffer it read goes back to the producer.
   auto release = [&](std::uint64_t* bar) {
@@ -278,6 +298,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // past S, causal: keys after the row) on the tiles that hold such keys for this consumer's
   // rows; returns each row's correction factor for O.
   auto softmax = [&](int j, float (&corr)[2]) {
+    ATTNLAB_TL_BEGIN(kSoftmax, j);
     const int key0 = j * T::kTileK;
     if (T::Mask::tile_needs_mask(key0, T::kTileK, t.q0 + consumer * kRowsPerConsumer, S)) {
 #pragma unroll
@@ -318,6 +339,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       tree_reduce(v, [](float a, float b) { return a + b; });
       l_row[r] = l_row[r] * corr[r] + v[0];
     }
+    ATTNLAB_TL_END(kSoftmax, j);
   };
   // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
   // accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
@@ -347,7 +369,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // it, the lane that later releases the slot for the warp, so the read is ordered before
   // the producer's next write by the q_empty arrival of the thread that made it.
   auto next_item = [&](QRing slot) {
+    ATTNLAB_TL_BEGIN(kFullWait, 0);
     wait_barrier(&sm.q_full[slot.stage()], slot.phase());
+    ATTNLAB_TL_END(kFullWait, 0);
     std::int64_t w = 0;
     if (lane == 0) w = sm.item[slot.stage()];
     return __shfl_sync(kFullMask, w, 0);
@@ -355,6 +379,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   QRing slot{};
   for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
     t = work_item(w);
+    ATTNLAB_TL_BEGIN(kItem, w);
     row_lo = t.q0 + row_in_tile;
     q_tile = sm.q[slot.stage()] + consumer * kRowsPerConsumer * kSwizzleHalves;
     std::uint64_t* const q_empty = &sm.q_empty[slot.stage()];
@@ -364,10 +389,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     l_row[0] = l_row[1] = 0.f;
 
     float corr[2];
+    ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
+    ATTNLAB_TL_END(kPingPongWait, consumer);
     issue_qk(0);
     sched_signal();
+    ATTNLAB_TL_BEGIN(kWgmmaWait, 0);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, 0);
     fence_operands(s_acc);
     release_k(0);
     if (t.n_tiles == 1) release(q_empty);
@@ -376,16 +405,22 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
     // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
     for (int j = 1; j < t.n_tiles; ++j) {
+      ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
       sched_wait();
+      ATTNLAB_TL_END(kPingPongWait, consumer);
       issue_qk(j);
       issue_pv(j - 1);
       sched_signal();
+      ATTNLAB_TL_BEGIN(kWgmmaWait, j);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+      ATTNLAB_TL_END(kWgmmaWait, j);
       fence_operands(s_acc);
       release_k(j);
       if (j == t.n_tiles - 1) release(q_empty);  // the producer may refill the Q slot
       softmax(j, corr);
+      ATTNLAB_TL_BEGIN(kWgmmaWait, j - 1);
       wgmma_wait<0>();
+      ATTNLAB_TL_END(kWgmmaWait, j - 1);
       fence_operands(o_acc);
       fence_operands(p_frag);
       release_v(j - 1);
@@ -395,16 +430,21 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
       pack_p();
     }
+    ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
+    ATTNLAB_TL_END(kPingPongWait, consumer);
     issue_pv(t.n_tiles - 1);
     sched_signal();
+    ATTNLAB_TL_BEGIN(kWgmmaWait, t.n_tiles - 1);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, t.n_tiles - 1);
     fence_operands(o_acc);
     fence_operands(p_frag);
     release_v(t.n_tiles - 1);
     ring = ring + t.n_tiles;
 
     // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
+    ATTNLAB_TL_BEGIN(kEpilogue, w);
     const std::int64_t o_base = std::int64_t(t.bh) * S * D;
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -421,6 +461,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
               __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
       }
     }
+    ATTNLAB_TL_END(kEpilogue, w);
+    ATTNLAB_TL_END(kItem, w);
   }
   if (consumer == 0) sched_wait();  // the last consumer's final arrival
 #else

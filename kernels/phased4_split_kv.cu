@@ -38,6 +38,7 @@
 #include "common/check.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/timeline.cuh"
 
 namespace attnlab::phased4 {
 namespace {
@@ -153,7 +154,7 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
                                              const float (&l)[2], int x0, int t, int wg,
                                              unsigned tid, unsigned rank, int q0, int S,
                                              __half* o, float* recvO, float2* recvML,
-                                             unsigned bar) {
+                                             unsigned bar ATTNLAB_TL_PARAM) {
   constexpr int kDTiles = D / 8;
   constexpr int kOStride = D + 8;
   constexpr int kThreads = kWgThreads * KW;
@@ -163,7 +164,9 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   constexpr unsigned kRecvTx =
       unsigned((C - 1) * KW * R) * (D * sizeof(float) + sizeof(float2));
   if constexpr (C > 1) {
+    ATTNLAB_TL_BEGIN(kClusterWait, 0);
     cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
+    ATTNLAB_TL_END(kClusterWait, 0);
     if (tid == 0) mbar_arrive_expect(bar, kRecvTx);
   }
   // Row x of warpgroup wg's partial goes to rank x / R, slot (rank KW + wg) R + x % R of its
@@ -190,7 +193,9 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   }
   __syncthreads();  // the own rows are visible to every thread of the merge below
   if constexpr (C > 1) {
+    ATTNLAB_TL_BEGIN(kMergeWait, rank);
     mbar_wait_phase0(bar);
+    ATTNLAB_TL_END(kMergeWait, rank);
     // Every block past this arrival has received all its bytes, so once all have arrived no
     // st.async of this block is still in flight; the wait at the end keeps the block until
     // then, and the merge below hides the barrier's latency.
@@ -236,7 +241,11 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
       *reinterpret_cast<uint4*>(o + std::int64_t(row) * D + c0) = pack8(out);
     }
   }
-  if constexpr (C > 1) cluster_wait();
+  if constexpr (C > 1) {
+    ATTNLAB_TL_BEGIN(kClusterWait, 1);
+    cluster_wait();
+    ATTNLAB_TL_END(kClusterWait, 1);
+  }
 }
 
 template <int D, int KW>
@@ -278,6 +287,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   namespace ptx = cuda::ptx;
+  ATTNLAB_TL_INIT();
   // The TMA unit reads each descriptor from parameter memory on first use; fetch them now, so
   // that read overlaps the prologue instead of delaying the first copy.
   if (threadIdx.x == 0) {
@@ -309,6 +319,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int kv_plane = int(blockIdx.z);
   const int q_plane = kv_plane * group + int(blockIdx.y);
   o += std::int64_t(q_plane) * S * D;
+  ATTNLAB_TL_BEGIN(kItem, blockIdx.x);
 
   unsigned bar = 0;  // the merge's mbarrier (C > 1): initialised, then the first cluster arrive
   if constexpr (C > 1) {
@@ -330,11 +341,13 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       ptx::mbarrier_init(&sm.empty[s], kWgThreads / kWarpSize);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    ATTNLAB_TL_BEGIN(kTmaIssue, 0);
     if (n_mine > 0) load_tile<D>(sm.q, &tm_q, q0, q_plane, &sm.q_full);
     for (int i = 0; i < min(n_mine, kStages); ++i) {
       load_tile<D>(sm.k[i], &tm_k, key0(i), kv_plane, &sm.k_full[i]);
       load_tile<D>(sm.v[i], &tm_v, key0(i), kv_plane, &sm.v_full[i]);
     }
+    ATTNLAB_TL_END(kTmaIssue, 0);
   }
   __syncthreads();  // the mbarriers are initialised before anyone waits on them
 
@@ -346,11 +359,18 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   const int row_lo = q0 + 16 * wq + g;
-  if (n_mine > 0) wait_barrier(&sm.q_full, 0);
+  if (n_mine > 0) {
+    ATTNLAB_TL_BEGIN(kFullWait, 0);
+    wait_barrier(&sm.q_full, 0);
+    ATTNLAB_TL_END(kFullWait, 0);
+  }
 
   auto issue_qk = [&](int i) {
     const int st = i % kStages;
+    ATTNLAB_TL_BEGIN(kFullWait, i);
     wait_barrier(&sm.k_full[st], (i / kStages) & 1);
+    ATTNLAB_TL_END(kFullWait, i);
+    ATTNLAB_TL_BEGIN(kQkIssue, i);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
@@ -363,10 +383,14 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       wgmma_ss<kTileK>(s_acc, da, db, kk > 0);
     }
     wgmma_commit();
+    ATTNLAB_TL_END(kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
     const int st = i % kStages;
+    ATTNLAB_TL_BEGIN(kFullWait, i);
     wait_barrier(&sm.v_full[st], (i / kStages) & 1);
+    ATTNLAB_TL_END(kFullWait, i);
+    ATTNLAB_TL_BEGIN(kPvIssue, i);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < kTileK / 16; ++kk)
@@ -375,9 +399,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
                                      kSwizzleAtomBytes),
                      1);
     wgmma_commit();
+    ATTNLAB_TL_END(kPvIssue, i);
   };
   // Online softmax of tile i in s_acc (in place, log2 units); each row's correction for O.
   auto softmax = [&](int i, float (&corr)[2]) {
+    ATTNLAB_TL_BEGIN(kSoftmax, i);
     const int k0 = key0(i);
     // Keys past S (zero-filled) and, causal, past the row: -inf.
     if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > q0 + 16 * wq)) {
@@ -413,6 +439,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       }
       l_row[r] = l_row[r] * corr[r] + sum;
     }
+    ATTNLAB_TL_END(kSoftmax, i);
   };
   // P as fp16 in the register-A layout of the PV wgmma (the accumulator's own ownership).
   auto pack_p = [&] {
@@ -435,9 +462,13 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       __syncwarp();
       if (lane == 0) ptx::mbarrier_arrive(&sm.empty[st]);
       if (tid == unsigned(wg * kWgThreads)) {
+        ATTNLAB_TL_BEGIN(kEmptyWait, i + kStages);
         wait_barrier(&sm.empty[st], (i / kStages) & 1);
+        ATTNLAB_TL_END(kEmptyWait, i + kStages);
+        ATTNLAB_TL_BEGIN(kTmaIssue, i + kStages);
         load_tile<D>(sm.k[st], &tm_k, key0(i + kStages), kv_plane, &sm.k_full[st]);
         load_tile<D>(sm.v[st], &tm_v, key0(i + kStages), kv_plane, &sm.v_full[st]);
+        ATTNLAB_TL_END(kTmaIssue, i + kStages);
       }
     }
   };
@@ -445,7 +476,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   if (wg < n_mine) {
     float corr[2];
     issue_qk(wg);
+    ATTNLAB_TL_BEGIN(kWgmmaWait, wg);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, wg);
     fence_operands(s_acc);
     softmax(wg, corr);  // O is still zero: no correction
     pack_p();
@@ -455,10 +488,14 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     for (int i = wg + KW; i < n_mine; i += KW) {
       issue_qk(i);
       issue_pv(prev);
+      ATTNLAB_TL_BEGIN(kWgmmaWait, i);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile i is done
+      ATTNLAB_TL_END(kWgmmaWait, i);
       fence_operands(s_acc);
       softmax(i, corr);
+      ATTNLAB_TL_BEGIN(kWgmmaWait, prev);
       wgmma_wait<0>();
+      ATTNLAB_TL_END(kWgmmaWait, prev);
       fence_operands(o_acc);
       fence_operands(p_frag);
       refill(prev);
@@ -468,7 +505,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       prev = i;
     }
     issue_pv(prev);
+    ATTNLAB_TL_BEGIN(kWgmmaWait, prev);
     wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, prev);
     fence_operands(o_acc);
     fence_operands(p_frag);
   }
@@ -480,11 +519,14 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     l[r] += __shfl_xor_sync(kFullMask, l[r], 2);
   }
   const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
+  ATTNLAB_TL_BEGIN(kEpilogue, blockIdx.x);
   if constexpr (C * KW == 1)
     store_rows<D>(acc, l, row_lo, t, S, o);
   else
     cluster_merge<D, C, KW>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
-                            bar);
+                            bar ATTNLAB_TL_ARG);
+  ATTNLAB_TL_END(kEpilogue, blockIdx.x);
+  ATTNLAB_TL_END(kItem, blockIdx.x);
 #else
   __trap();  // built without sm_90a
 #endif

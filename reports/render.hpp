@@ -12,6 +12,7 @@
 
 #include "record/ab.hpp"
 #include "record/calibration.hpp"
+#include "record/timeline.hpp"
 #include "reports/judge.hpp"
 #include "reports/peaks.hpp"
 #include "reports/record_view.hpp"
@@ -41,6 +42,9 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
 
 // <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/1) in <dir>/run.json.
 Rendered render_ab(const AbRecord& rec, const fs::path& dir);
+
+// <dir>/report.md and <dir>/plots/ of a warp-role timeline record (attnlab.timeline/1).
+Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir);
 
 // Markdown comparing run B against run A, shape by shape and regime by regime.
 std::string compare_markdown(const Run& a, const Run& b);

@@ -4,6 +4,7 @@
 //   attnlab-report notebook results                          (make notebook)
 //   attnlab-report compare results/1/<run> results/4/<run>   (make compare A=... B=...)
 //   attnlab-report progression results results/progression   (make progression)
+//   attnlab-report timeline results/timeline/5/<run>           (make timeline)
 //   attnlab-report readme-table reports/h100/records README.md (make readme-results)
 //   attnlab-report calibration results/calibration/<run>      (make report-calibration RUN=...)
 // Exit codes: 0 ok, 1 an input record is missing or bad, 2 bad command line, 3 an output
@@ -81,6 +82,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> ab_dirs;
   auto* ab = app.add_subcommand("ab", "write <run-dir>/report.md and plots/ for paired A/B records (make ab)");
   ab->add_option("run", ab_dirs, "A/B run directories (results/ab/<A>-vs-<B>/<run>) or their run.json")->required();
+  std::vector<std::string> tl_dirs;
+  auto* tl = app.add_subcommand("timeline", "write <run-dir>/report.md and plots/ for warp-role timeline records (make timeline)");
+  tl->add_option("run", tl_dirs, "timeline run directories (results/timeline/<phase>/<run>) or their run.json")->required();
   auto* notebook = app.add_subcommand("notebook", "write NOTEBOOK.md and index.jsonl for a results root");
   notebook->add_option("results-root", nb_root, "root of <phase>/<run>/run.json")->required();
   notebook->add_option("--out", nb_out, "directory for NOTEBOOK.md and index.jsonl (default: the root)");
@@ -178,6 +182,17 @@ int main(int argc, char** argv) {
           throw InputError(e.what());
         }
         done(render_ab(rec, dir), dir / "report.md");
+      }
+    } else if (*tl) {
+      for (const auto& d : tl_dirs) {
+        const fs::path dir = fs::path(d).filename() == "run.json" ? fs::path(d).parent_path() : fs::path(d);
+        attnlab::TimelineRecord rec;
+        try {
+          rec = attnlab::read_timeline_file(dir / "run.json");
+        } catch (const std::exception& e) {
+          throw InputError(e.what());
+        }
+        done(render_timeline(rec, dir), dir / "report.md");
       }
     } else if (*notebook) {
       const auto runs = load_root(nb_root);

@@ -1,0 +1,89 @@
+// The vocabulary and memory layout of warp-role timelines (issue 27): what the stamps of a
+// -DATTNLAB_TIMELINE kernel build write (kernels/timeline.cuh) and the host decodes
+// (profiler/timeline_decode.hpp). Plain types, compiled by nvcc and host compilers alike.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace attnlab::timeline {
+
+// A span is stamped at its begin and its end; the kinds that are waits on a barrier are what
+// the report's wait fractions add up.
+enum class Span : std::uint16_t {
+  kItem,          // a work item (a CTA's tile of queries), per warp
+  kTmaIssue,      // a producer announces a copy's bytes and issues it
+  kEmptyWait,     // a producer waits until consumers release a buffer (empty mbarrier)
+  kFullWait,      // a consumer waits for a copy to land (full mbarrier: Q, K or V)
+  kQkIssue,       // a consumer issues QK^T wgmmas
+  kPvIssue,       // a consumer issues PV wgmmas
+  kWgmmaWait,     // wgmma.wait_group: the consumer waits for its tensor-core work
+  kSoftmax,       // online softmax of one key tile
+  kPingPongWait,  // a consumer waits for its turn on the tensor cores (named barrier)
+  kEpilogue,      // output written (phase 5) or partial states merged and written (d4)
+  kClusterWait,   // barrier.cluster wait (d4)
+  kMergeWait,     // waiting for the other ranks' partial states (d4's st.async bytes)
+  kCount
+};
+
+constexpr const char* span_name(Span s) {
+  switch (s) {
+    case Span::kItem: return "work item";
+    case Span::kTmaIssue: return "TMA issue";
+    case Span::kEmptyWait: return "empty-barrier wait";
+    case Span::kFullWait: return "full-barrier wait";
+    case Span::kQkIssue: return "QK^T issue";
+    case Span::kPvIssue: return "PV issue";
+    case Span::kWgmmaWait: return "wgmma wait";
+    case Span::kSoftmax: return "softmax";
+    case Span::kPingPongWait: return "ping-pong wait";
+    case Span::kEpilogue: return "epilogue";
+    case Span::kClusterWait: return "cluster-barrier wait";
+    case Span::kMergeWait: return "merge wait";
+    case Span::kCount: break;
+  }
+  return "unknown";
+}
+
+// Waits on a barrier: a warp in one of these is idle until another party arrives.
+constexpr bool is_wait(Span s) {
+  return s == Span::kEmptyWait || s == Span::kFullWait || s == Span::kWgmmaWait ||
+         s == Span::kPingPongWait || s == Span::kClusterWait || s == Span::kMergeWait;
+}
+
+// One stamp: SM cycles (clock64) of the warp's SM, and what it marks. code = 2 span + end.
+struct RawEvent {
+  std::uint64_t clock;  // [cycles] clock64 of the SM
+  std::uint32_t item;   // the tile or work item the span belongs to
+  std::uint16_t code;   // 2 * Span + (1 at the end, 0 at the begin)
+  std::uint16_t reserved;
+};
+static_assert(sizeof(RawEvent) == 16, "a stamp is one 16-byte store");
+
+// One warp's slot header. The anchors pair clock64 with %globaltimer at the warp's start and
+// end, so that the SMs' cycle counters, which are not synchronised, align on one time axis.
+struct RawSlot {
+  std::uint64_t start_clock;  // [cycles]
+  std::uint64_t start_ns;     // [ns] %globaltimer
+  std::uint64_t end_clock;    // [cycles]
+  std::uint64_t end_ns;       // [ns] %globaltimer
+  std::uint32_t count;        // stamps attempted; those past the capacity were not written
+  std::uint32_t smid;
+  std::uint32_t cta;          // linear block index
+  std::uint32_t started;      // 1 once the warp ran (0: no CTA ever held this slot)
+};
+static_assert(sizeof(RawSlot) == 48, "slot headers pack without padding");
+
+constexpr std::uint16_t event_code(Span s, bool end) {
+  return std::uint16_t(2 * unsigned(s) + (end ? 1u : 0u));
+}
+
+// A launch's buffer as copied back to the host: slot i = cta * warps_per_cta + warp, its
+// events at [i * capacity, i * capacity + min(count, capacity)).
+struct RawTimeline {
+  std::uint32_t warps_per_cta = 0, ctas = 0, capacity = 0;
+  std::vector<RawSlot> slots;
+  std::vector<RawEvent> events;
+};
+
+}  // namespace attnlab::timeline

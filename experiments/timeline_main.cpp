@@ -1,0 +1,379 @@
+// attnlab-timeline: a warp-role timeline of phase 5 or d4 (issue 27). The phase's kernels built
+// a second time with -DATTNLAB_TIMELINE (kernels/timeline.cuh; never the timed binaries) run
+// once warm with a stamp buffer attached; the stamps are decoded onto one time axis and written
+// as a record (attnlab.timeline/1), a Chrome trace and a picture of one SM (attnlab-report
+// timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
+// build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
+//   make timeline PHASE=5 SHAPES=throughput
+//   build/bin/attnlab-timeline --phase d4 --shape latency --sm 0 --out results/timeline
+// Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad arguments or an
+// unsupported shape, 3 no GPU, CUPTI unavailable or the output not writable.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+#include "common/check.hpp"
+#include "common/shapes.hpp"
+#include "experiments/build_info.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/gate.hpp"
+#include "experiments/reference.hpp"
+#include "experiments/run_setup.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/timeline_host.hpp"
+#include "profiler/clock_probe.hpp"
+#include "profiler/kernel_activity.hpp"
+#include "profiler/stats.hpp"
+#include "profiler/timeline_decode.hpp"
+#include "record/record.hpp"
+#include "record/timeline.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+// The instrumented builds of the two phases (kernels/CMakeLists.txt: the same sources, their
+// namespaces renamed so that they link beside the normal build).
+namespace attnlab::phase5_timeline {
+void launch(const Problem& p, cudaStream_t stream);
+}
+namespace attnlab::phased4_timeline {
+void launch(const Problem& p, cudaStream_t stream);
+}
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string phase;
+  std::string shape_spec = "throughput";
+  std::optional<std::uint32_t> sm;
+  std::string out = "results/timeline";
+  std::uint32_t events_per_warp = 8192;
+  std::uint32_t launches = 21;
+  std::optional<std::uint64_t> seed;
+  int device = 0;
+  bool no_plots = false;
+};
+
+// The phases that carry stamps, their instrumented launcher and their warps' roles.
+struct Instrumented {
+  const char* id;
+  LaunchFn launch;
+  std::string (*role)(std::uint32_t warp);
+};
+
+const Instrumented kInstrumented[] = {
+    // Phase 5: warpgroup 0 produces (its first thread issues every copy), the others consume.
+    {"5", &phase5_timeline::launch,
+     [](std::uint32_t warp) {
+       const std::uint32_t wg = warp / 4;
+       return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
+     }},
+    // d4: every warpgroup takes its own key tiles; its first thread also refills its stages.
+    {"d4", &phased4_timeline::launch,
+     [](std::uint32_t warp) { return "key warpgroup " + std::to_string(warp / 4); }},
+};
+
+constexpr const char* kMethod =
+    "The phase's kernels compiled a second time with -DATTNLAB_TIMELINE: lane 0 of every warp "
+    "stamps clock64 at the marked events into its own slot (anchored by clock64 and %globaltimer "
+    "at the warp's start and end). One launch without the buffer gives the grid and block "
+    "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
+    "launches), warmed up (3 launches of each build), and both builds are launched alternately, "
+    "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
+    "durations, medians). The traced launch follows, between two SM-clock probes "
+    "(profiler/clock_probe.hpp); cycles become ns at their mean, each SM's cycles are placed on "
+    "the globaltimer axis by the median offset of its warps' anchors. span_matches: |decoded "
+    "span - CUPTI time of the traced launch| <= |overhead|.";
+
+struct Stream {
+  cudaStream_t s{};
+  Stream() { ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() {
+    if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
+      std::cerr << "attnlab-timeline: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// Launches `launch` under `tag`, synchronised.
+void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
+            cudaStream_t stream) {
+  {
+    profiler::TagScope scope(activity, tag);
+    launch();
+  }
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// The one kernel record each tag launched, by tag.
+std::map<std::uint64_t, profiler::KernelRecord> by_tag(profiler::KernelActivity& activity) {
+  std::map<std::uint64_t, profiler::KernelRecord> out;
+  for (auto& r : activity.collect()) {
+    if (r.tag == 0) continue;
+    if (!out.emplace(r.tag, r).second)
+      throw std::runtime_error("a timed launch ran more than one kernel; the timeline expects one");
+  }
+  return out;
+}
+
+double duration_ns(const profiler::KernelRecord& r) { return double(r.end_ns - r.start_ns); }
+
+void open_device(const Phase& phase, const Options& opt, const Shape& s) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0)
+    throw EnvironmentError(std::string("no CUDA device: ") +
+                           (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+  if (opt.device >= count)
+    throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
+                           std::to_string(count) + ")");
+  ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+  if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
+  std::size_t device_free = 0, device_total = 0;
+  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+  if (auto why = memory_refusal(s, device_free, host_available_bytes()))
+    throw UsageError("cannot run shape " + shape_name(s) + ": " + *why);
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
+               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
+               "of one SM, and the stamps' overhead against the normal build"};
+  Options opt;
+  app.add_option("--phase", opt.phase, "phase with stamps: 5 or d4")->required();
+  app.add_option("-s,--shape", opt.shape_spec, "shape: " + shape_grammar())
+      ->type_name("SPEC")
+      ->capture_default_str();
+  app.add_option("--sm", opt.sm, "SM to picture (default: the SM of the first CTA)")
+      ->check(kNonNegativeInteger);
+  app.add_option("--out", opt.out, "records go to <out>/<phase>/<run>/")->capture_default_str();
+  app.add_option("--events-per-warp", opt.events_per_warp,
+                 "stamps a warp's slot holds; later ones are counted, not written")
+      ->check(CLI::Range(16u, 1u << 24))
+      ->capture_default_str();
+  app.add_option("--launches", opt.launches, "launches of each build for the overhead")
+      ->check(CLI::Range(3u, 10000u))
+      ->capture_default_str();
+  app.add_option("--seed", opt.seed, "input seed (default: fresh; recorded)")->check(kNonNegativeInteger);
+  app.add_option("--device", opt.device, "CUDA device ordinal")->check(kNonNegativeInteger)->capture_default_str();
+  app.add_flag("--no-plots", opt.no_plots, "write the gnuplot script and data but do not run gnuplot");
+  app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
+             "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
+  if (const auto code = parse_command_line(app, argc, argv, "attnlab-timeline")) return *code;
+
+  fs::path file;
+  TimelineRecord rec;
+  try {
+    const Instrumented* inst = nullptr;
+    for (const auto& i : kInstrumented)
+      if (opt.phase == i.id) inst = &i;
+    if (!inst) throw UsageError("phase '" + opt.phase + "' has no timeline stamps; phases with them: 5, d4");
+    const Phase* phase = find_phase(opt.phase);
+    if (!phase) throw UsageError("phase '" + opt.phase + "' is not in the registry");
+    Shape s;
+    try {
+      s = parse_shape(opt.shape_spec);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (auto why = phase->can_implement(s))
+      throw UsageError(std::string("phase ") + phase->id + " cannot run shape " + shape_name(s) + ": " + *why);
+    const fs::path root = fs::path(opt.out);
+    try {
+      ensure_writable_directory(root);
+    } catch (const std::exception& e) {
+      throw EnvironmentError(e.what());
+    }
+    open_device(*phase, opt, s);
+
+    std::optional<profiler::KernelActivity> activity;
+    try {
+      activity.emplace();
+    } catch (const std::exception& ex) {
+      throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
+    }
+    const Stream stream;
+    const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
+    const double scale = s.default_scale();
+    const HostTensors in = make_inputs(s, seed);
+    const ProblemBuffers buffers(s, in);
+    const Problem p = buffers.problem(float(scale));
+    std::uint64_t tag = 1;
+    auto normal = [&] { phase->launch(p, stream.s); };
+    auto traced = [&] { inst->launch(p, stream.s); };
+
+    // The launch geometry, from CUPTI, with no buffer attached (the stamps record nothing).
+    timeline::detach_all();
+    tagged(*activity, tag, traced, stream.s);
+    const auto sizing = by_tag(*activity);
+    if (!sizing.count(tag)) throw std::runtime_error("CUPTI delivered no kernel record for the sizing launch");
+    const profiler::KernelRecord& k = sizing.at(tag++);
+    const std::uint32_t ctas = std::uint32_t(k.grid_x) * k.grid_y * k.grid_z;
+    const std::uint32_t threads = std::uint32_t(k.block_x) * k.block_y * k.block_z;
+    const std::uint32_t warps = (threads + 31) / 32;
+    std::size_t device_free = 0, device_total = 0;
+    ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+    const std::uint64_t need = timeline::DeviceTimeline::bytes(ctas, warps, opt.events_per_warp);
+    if (need > device_free / 2)
+      throw UsageError("the stamp buffer (" + std::to_string(ctas) + " CTAs x " + std::to_string(warps) +
+                       " warps x " + std::to_string(opt.events_per_warp) + " stamps = " +
+                       std::to_string(need >> 20) + " MiB) exceeds half the GPU's free memory (" +
+                       std::to_string(device_free >> 20) + " MiB); lower --events-per-warp");
+    const timeline::DeviceTimeline buffer(ctas, warps, opt.events_per_warp);
+    buffer.attach();
+
+    rec.phase = phase->id;
+    rec.title = phase->title;
+    rec.technique = phase->technique;
+    rec.shape_name = shape_name(s);
+    rec.shape = shape_to_json(s, scale);
+    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch()).count();
+    rec.started_utc = utc_iso8601(now);
+    rec.provenance = to_json(provenance(argc, argv, seed, opt.device, false));
+    rec.events_per_warp = opt.events_per_warp;
+    rec.launches = opt.launches;
+    rec.requested_sm = opt.sm;
+    rec.method = kMethod;
+    rec.kernel_timeline = k.name;
+    rec.grid_ctas = ctas;
+    rec.block_threads = threads;
+    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
+    const fs::path dir = create_run_directory(root, phase->id, utc_stamp(now), sha);
+    file = dir / "run.json";
+    write_json_atomically(file, to_json(rec));
+    std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << ctas
+              << " CTAs x " << warps << " warps, record " << file.string() << std::endl;
+
+    // The stamps must not change the result: the timeline build passes the same gate.
+    Phase instrumented = *phase;
+    instrumented.launch = inst->launch;
+    const GateResult gate = run_gate(instrumented, p, in, seed, stream.s);
+    rec.correctness = correctness_block(gate, s, Inputs::kNormal);
+    if (!gate.passed) {
+      rec.status = "failed";
+      write_json_atomically(file, to_json(rec));
+      std::cerr << "attnlab-timeline: the timeline build's output failed the check: " << gate.failure
+                << " (record " << file.string() << ")" << std::endl;
+      return kExitFailed;
+    }
+
+    for (int i = 0; i < 3; ++i) {
+      normal();
+      buffer.clear(stream.s);
+      traced();
+    }
+    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+    activity->collect();  // the gate's and the warm-up's kernels
+    TimelineOverhead ovh;
+    std::vector<std::uint64_t> normal_tags, timeline_tags;
+    for (std::uint32_t i = 0; i < opt.launches; ++i) {
+      normal_tags.push_back(tag);
+      tagged(*activity, tag++, normal, stream.s);
+      buffer.clear(stream.s);
+      timeline_tags.push_back(tag);
+      tagged(*activity, tag++, traced, stream.s);
+    }
+    const auto timed = by_tag(*activity);
+    for (const auto& [tags, out] : {std::pair{&normal_tags, &ovh.normal_ns}, std::pair{&timeline_tags, &ovh.timeline_ns}})
+      for (const std::uint64_t t : *tags) {
+        if (!timed.count(t)) throw std::runtime_error("CUPTI delivered no kernel record for a timed launch");
+        out->push_back(duration_ns(timed.at(t)));
+      }
+    rec.kernel_normal = timed.at(normal_tags.front()).name;
+
+    rec.sm_clock_mhz_before = profiler::measure_sm_clock_mhz(stream.s);
+    buffer.clear(stream.s);
+    const std::uint64_t traced_tag = tag++;
+    tagged(*activity, traced_tag, traced, stream.s);
+    rec.sm_clock_mhz_after = profiler::measure_sm_clock_mhz(stream.s);
+    const auto last = by_tag(*activity);
+    if (!last.count(traced_tag)) throw std::runtime_error("CUPTI delivered no kernel record for the traced launch");
+    const timeline::RawTimeline raw = buffer.pull(stream.s);
+
+    timeline::DecodeOptions dopt;
+    dopt.sm_clock_mhz = 0.5 * (rec.sm_clock_mhz_before + rec.sm_clock_mhz_after);
+    dopt.sm = opt.sm;
+    dopt.role = inst->role;
+    try {
+      rec.timeline = timeline::decode(raw, dopt);
+    } catch (const std::invalid_argument& e) {  // --sm naming an SM the launch did not use
+      rec.status = "failed";
+      rec.error = e.what();
+      write_json_atomically(file, to_json(rec));
+      throw UsageError(e.what());
+    }
+    ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
+    ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
+    ovh.overhead_ns = ovh.timeline_median_ns - ovh.normal_median_ns;
+    ovh.overhead_fraction = ovh.overhead_ns / ovh.normal_median_ns;
+    ovh.traced_launch_ns = duration_ns(last.at(traced_tag));
+    ovh.span_ns = rec.timeline->span_ns;
+    ovh.tolerance_ns = std::abs(ovh.overhead_ns);
+    ovh.span_matches = std::abs(ovh.span_ns - ovh.traced_launch_ns) <= ovh.tolerance_ns;
+    rec.overhead = ovh;
+    rec.status = "ok";
+    write_json_atomically(file, to_json(rec));
+    write_json_atomically(dir / "trace.json", chrome_trace_json(rec));
+
+    const report::Rendered r = report::render_timeline(rec, dir);
+    if (!opt.no_plots) {
+      if (const auto gnuplot = report::find_gnuplot())
+        report::run_gnuplot(*gnuplot, r.scripts);
+      else
+        std::cout << "attnlab-timeline: gnuplot not found; render with: cd " << (dir / "plots").string()
+                  << " && gnuplot *.gp" << std::endl;
+    }
+    const TimelineDecoded& d = *rec.timeline;
+    std::cout << "attnlab-timeline: kernel " << ovh.normal_median_ns / 1000 << " us normal, "
+              << ovh.timeline_median_ns / 1000 << " us with stamps (median of " << opt.launches
+              << " each): overhead " << ovh.overhead_fraction * 100 << "%\n"
+              << "attnlab-timeline: decoded span " << ovh.span_ns / 1000 << " us vs CUPTI "
+              << ovh.traced_launch_ns / 1000 << " us for the traced launch: "
+              << (ovh.span_matches ? "matches" : "DOES NOT match") << " within the overhead ("
+              << ovh.tolerance_ns / 1000 << " us)\n"
+              << "attnlab-timeline: " << d.stamps << " stamps, " << d.overflow << " past capacity in "
+              << d.warps_overflowed << " warps, " << d.unmatched << " unmatched; SM "
+              << d.pictured_sm << " pictured\n";
+    for (const RoleSummary& role : d.roles)
+      std::cout << "attnlab-timeline:   " << role.role << " (" << role.warps << " warps): waiting "
+                << role.wait_fraction * 100 << "% of its time" << std::endl;
+    std::cout << "attnlab-timeline: wrote " << (dir / "report.md").string() << ", "
+              << (dir / "trace.json").string() << std::endl;
+    return kExitOk;
+  } catch (const UsageError& ex) {
+    return fail("attnlab-timeline", kExitUsage, ex.what());
+  } catch (const EnvironmentError& ex) {
+    return fail("attnlab-timeline", kExitEnvironment, ex.what());
+  } catch (const report::OutputError& ex) {
+    return fail("attnlab-timeline", kExitEnvironment, ex.what());
+  } catch (const std::exception& ex) {
+    if (file.empty()) return fail("attnlab-timeline", kExitEnvironment, ex.what());
+    // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
+    rec.status = "failed";
+    rec.error = ex.what();
+    try {
+      write_json_atomically(file, to_json(rec));
+    } catch (const std::exception& w) {
+      std::cerr << "attnlab-timeline: cannot update the record: " << w.what() << std::endl;
+    }
+    return fail("attnlab-timeline", kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
+  }
+}
+
+}  // namespace
+}  // namespace attnlab
+
+int main(int argc, char** argv) { return attnlab::run(argc, argv); }

@@ -1,0 +1,119 @@
+// Warp-role timelines (issue 27), a compile-time instrument: built with -DATTNLAB_TIMELINE, lane
+// 0 of every warp stamps clock64 at the events a kernel marks into its own slot of a bounded
+// device buffer (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back).
+// Without ATTNLAB_TIMELINE every macro below expands to nothing, so the timed binaries compile
+// to the same PTX as without the stamps.
+//
+// In a kernel:
+//   ATTNLAB_TL_INIT();                       once, early, by every thread (anchors the warp)
+//   ATTNLAB_TL_BEGIN(kSoftmax, j); ... ATTNLAB_TL_END(kSoftmax, j);   (Span names, common/timeline_events.hpp)
+//   f(... ATTNLAB_TL_ARG) for a __device__ f(... ATTNLAB_TL_PARAM) that stamps too.
+// A warp's slot takes `capacity` stamps; later ones are counted, never written.
+#pragma once
+
+#include "common/timeline_events.hpp"
+
+#ifdef ATTNLAB_TIMELINE
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/check.hpp"
+#include "kernels/timeline_host.hpp"
+
+namespace attnlab::timeline {
+
+namespace {
+// One per translation unit (the kernels are not built with relocatable device code).
+__device__ DeviceView g_view;
+
+void set_view(const DeviceView& v) { ATTNLAB_CUDA_CHECK(cudaMemcpyToSymbol(g_view, &v, sizeof v)); }
+[[maybe_unused]] const bool g_view_registered = (register_view_setter(&set_view), true);
+
+__device__ __forceinline__ std::uint64_t clock_now() {
+  std::uint64_t c;
+  // volatile and "memory": the read stays between the barrier, wgmma and store instructions
+  // around it (register-only arithmetic may still move across it).
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+  return c;
+}
+__device__ __forceinline__ std::uint64_t globaltimer_now() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+__device__ __forceinline__ std::uint32_t smid_now() {
+  std::uint32_t s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+__device__ __forceinline__ std::uint32_t linear_tid() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ std::uint32_t linear_cta() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+}  // namespace
+
+// Per thread; records only in lane 0 of a warp whose slot exists. Its count lives in a
+// register (a global read-modify-write per stamp would cost a memory round trip) and is
+// written with the end anchor when the recorder goes out of scope, early returns included.
+class Recorder {
+ public:
+  __device__ __forceinline__ Recorder() {
+    const DeviceView v = g_view;
+    const std::uint32_t tid = linear_tid(), cta = linear_cta();
+    if (v.slots == nullptr || tid % 32 != 0 || tid / 32 >= v.warps_per_cta || cta >= v.ctas) return;
+    RawSlot& s = v.slots[cta * v.warps_per_cta + tid / 32];
+    s.start_clock = clock_now();
+    s.start_ns = globaltimer_now();
+    s.smid = smid_now();
+    s.cta = cta;
+    s.started = 1;
+    events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
+    capacity_ = v.capacity;
+  }
+  __device__ __forceinline__ ~Recorder() {
+    if (events_ == nullptr) return;
+    RawSlot& s = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
+    s.end_clock = clock_now();
+    s.end_ns = globaltimer_now();
+    s.count = count_;
+  }
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
+    const std::uint64_t c = clock_now();
+    if (events_ != nullptr) {
+      if (count_ < capacity_) events_[count_] = RawEvent{c, item, event_code(span, end), 0};
+      ++count_;
+    }
+  }
+
+ private:
+  RawEvent* events_ = nullptr;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace attnlab::timeline
+
+#define ATTNLAB_TL_INIT() ::attnlab::timeline::Recorder attnlab_tl_
+#define ATTNLAB_TL_BEGIN(span, item) \
+  attnlab_tl_.stamp(::attnlab::timeline::Span::span, false, std::uint32_t(item))
+#define ATTNLAB_TL_END(span, item) \
+  attnlab_tl_.stamp(::attnlab::timeline::Span::span, true, std::uint32_t(item))
+#define ATTNLAB_TL_PARAM , ::attnlab::timeline::Recorder& attnlab_tl_
+#define ATTNLAB_TL_ARG , attnlab_tl_
+
+#else
+
+#define ATTNLAB_TL_INIT() static_cast<void>(0)
+#define ATTNLAB_TL_BEGIN(span, item) static_cast<void>(0)
+#define ATTNLAB_TL_END(span, item) static_cast<void>(0)
+#define ATTNLAB_TL_PARAM
+#define ATTNLAB_TL_ARG
+
+#endif

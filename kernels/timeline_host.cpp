@@ -1,0 +1,77 @@
+#include "kernels/timeline_host.hpp"
+
+#include <iostream>
+#include <vector>
+
+#include "common/check.hpp"
+
+namespace attnlab::timeline {
+
+namespace {
+// Function-local: translation units register from their static initialisers, in any order.
+std::vector<ViewSetter>& setters() {
+  static std::vector<ViewSetter> s;
+  return s;
+}
+void set_all(const DeviceView& v) {
+  for (ViewSetter set : setters()) set(v);
+}
+}  // namespace
+
+void register_view_setter(ViewSetter set) { setters().push_back(set); }
+std::size_t registered_units() { return setters().size(); }
+void detach_all() { set_all(DeviceView{}); }
+
+std::uint64_t DeviceTimeline::bytes(std::uint32_t ctas, std::uint32_t warps_per_cta,
+                                    std::uint32_t capacity) {
+  const std::uint64_t slots = std::uint64_t(ctas) * warps_per_cta;
+  return slots * sizeof(RawSlot) + slots * capacity * sizeof(RawEvent);
+}
+
+DeviceTimeline::DeviceTimeline(std::uint32_t ctas, std::uint32_t warps_per_cta,
+                               std::uint32_t capacity)
+    : ctas_(ctas), warps_(warps_per_cta), capacity_(capacity) {
+  const std::size_t slots = std::size_t(ctas) * warps_per_cta;
+  ATTNLAB_CUDA_CHECK(cudaMalloc(&slots_, slots * sizeof(RawSlot)));
+  try {
+    ATTNLAB_CUDA_CHECK(cudaMalloc(&events_, slots * capacity * sizeof(RawEvent)));
+    ATTNLAB_CUDA_CHECK(cudaMemset(slots_, 0, slots * sizeof(RawSlot)));
+  } catch (...) {
+    cudaFree(events_);
+    cudaFree(slots_);
+    throw;
+  }
+}
+
+DeviceTimeline::~DeviceTimeline() {
+  try {
+    detach_all();
+  } catch (const std::exception& e) {
+    std::cerr << "attnlab: detaching the timeline buffer failed: " << e.what() << std::endl;
+  }
+  cudaFree(events_);
+  cudaFree(slots_);
+}
+
+void DeviceTimeline::attach() const { set_all(DeviceView{slots_, events_, warps_, ctas_, capacity_}); }
+
+void DeviceTimeline::clear(cudaStream_t stream) const {
+  ATTNLAB_CUDA_CHECK(cudaMemsetAsync(slots_, 0, std::size_t(ctas_) * warps_ * sizeof(RawSlot), stream));
+}
+
+RawTimeline DeviceTimeline::pull(cudaStream_t stream) const {
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  RawTimeline r;
+  r.ctas = ctas_;
+  r.warps_per_cta = warps_;
+  r.capacity = capacity_;
+  r.slots.resize(std::size_t(ctas_) * warps_);
+  r.events.resize(r.slots.size() * capacity_);
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(r.slots.data(), slots_, r.slots.size() * sizeof(RawSlot),
+                                cudaMemcpyDeviceToHost));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(r.events.data(), events_, r.events.size() * sizeof(RawEvent),
+                                cudaMemcpyDeviceToHost));
+  return r;
+}
+
+}  // namespace attnlab::timeline

@@ -1,0 +1,61 @@
+// The host half of warp-role timelines (kernels/timeline.cuh): the device buffer a
+// -DATTNLAB_TIMELINE launch stamps into, handed to every kernel translation unit built with the
+// instrument, cleared before a launch and copied back after it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/timeline_events.hpp"
+
+namespace attnlab::timeline {
+
+// Where a launch's stamps go: slot (cta, warp) = cta * warps_per_cta + warp, its events at
+// events + slot * capacity. slots == nullptr: nothing is recorded (a launch to size the buffer).
+struct DeviceView {
+  RawSlot* slots = nullptr;
+  RawEvent* events = nullptr;
+  std::uint32_t warps_per_cta = 0;
+  std::uint32_t ctas = 0;
+  std::uint32_t capacity = 0;
+};
+
+// Every translation unit built with the instrument registers, from a static initialiser, how
+// to set its own copy of the view (kernels/timeline.cuh); attach() and detach_all() call them.
+using ViewSetter = void (*)(const DeviceView&);
+void register_view_setter(ViewSetter set);
+
+// Owns the slots and events of `ctas` x `warps_per_cta` warps, `capacity` stamps each.
+// While attached, every instrumented kernel of the process records into it; the destructor
+// detaches (so no kernel writes into freed memory) and frees.
+class DeviceTimeline {
+ public:
+  DeviceTimeline(std::uint32_t ctas, std::uint32_t warps_per_cta, std::uint32_t capacity);
+  ~DeviceTimeline();
+  DeviceTimeline(const DeviceTimeline&) = delete;
+  DeviceTimeline& operator=(const DeviceTimeline&) = delete;
+  DeviceTimeline(DeviceTimeline&&) = delete;
+  DeviceTimeline& operator=(DeviceTimeline&&) = delete;
+
+  // [bytes] what the buffer of that geometry takes on the device.
+  static std::uint64_t bytes(std::uint32_t ctas, std::uint32_t warps_per_cta, std::uint32_t capacity);
+
+  void attach() const;
+  // Zeroes every slot header (counts, anchors) on `stream`: events past a count are never read.
+  void clear(cudaStream_t stream) const;
+  // Synchronises `stream` and copies the buffer back.
+  RawTimeline pull(cudaStream_t stream) const;
+
+ private:
+  std::uint32_t ctas_, warps_, capacity_;
+  RawSlot* slots_ = nullptr;
+  RawEvent* events_ = nullptr;
+};
+
+// Makes every instrumented kernel record nothing (a launch that only sizes the buffer).
+void detach_all();
+// How many translation units registered (0: this binary has no instrumented kernel).
+std::size_t registered_units();
+
+}  // namespace attnlab::timeline

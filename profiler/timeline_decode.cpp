@@ -1,0 +1,200 @@
+#include "profiler/timeline_decode.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+namespace attnlab::timeline {
+
+namespace {
+
+constexpr std::size_t kKinds = std::size_t(Span::kCount);
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct RoleAccumulator {
+  std::string role;
+  std::uint32_t warps = 0;
+  double lifetime_ns = 0;
+  std::array<double, kKinds> wait_ns{};
+  std::array<bool, kKinds> seen{};
+};
+
+RoleSummary summarise(const RoleAccumulator& a) {
+  RoleSummary r;
+  r.role = a.role;
+  r.warps = a.warps;
+  r.lifetime_ns = a.lifetime_ns;
+  double total = 0;
+  for (std::size_t k = 0; k < kKinds; ++k) {
+    if (!a.seen[k]) continue;
+    const double f = a.lifetime_ns > 0 ? a.wait_ns[k] / a.lifetime_ns : 0;
+    r.waits.push_back({Span(k), a.wait_ns[k], f});
+    total += a.wait_ns[k];
+  }
+  r.wait_fraction = a.lifetime_ns > 0 ? total / a.lifetime_ns : 0;
+  return r;
+}
+
+// Roles in the order their first warp index appears.
+class RoleTable {
+ public:
+  RoleAccumulator& at(const std::string& role) {
+    for (auto& a : roles_)
+      if (a.role == role) return a;
+    roles_.push_back({});
+    roles_.back().role = role;
+    return roles_.back();
+  }
+  std::vector<RoleSummary> summaries() const {
+    std::vector<RoleSummary> out;
+    for (const auto& a : roles_) out.push_back(summarise(a));
+    return out;
+  }
+
+ private:
+  std::vector<RoleAccumulator> roles_;
+};
+
+}  // namespace
+
+TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
+  if (!(opt.sm_clock_mhz > 0) || !std::isfinite(opt.sm_clock_mhz))
+    throw std::invalid_argument("timeline decode: the SM clock must be a positive number of MHz");
+  const std::size_t n_slots = std::size_t(raw.ctas) * raw.warps_per_cta;
+  if (raw.slots.size() != n_slots || raw.events.size() != n_slots * raw.capacity)
+    throw std::invalid_argument("timeline decode: the buffer's sizes disagree with its geometry");
+  const double ns_per_cycle = 1000.0 / opt.sm_clock_mhz;
+
+  TimelineDecoded d;
+  d.sm_clock_mhz = opt.sm_clock_mhz;
+  d.ctas = raw.ctas;
+  d.warps_per_cta = raw.warps_per_cta;
+  d.capacity = raw.capacity;
+
+  // References that keep every double small: the earliest globaltimer reading, and per SM its
+  // earliest cycle count (globaltimer is ~1e18 ns, where a double's step is 128 ns).
+  std::uint64_t ns_ref = UINT64_MAX;
+  std::map<std::uint32_t, std::uint64_t> clock_ref;
+  std::optional<std::uint32_t> first_sm;
+  for (const RawSlot& s : raw.slots) {
+    if (!s.started) continue;
+    ns_ref = std::min(ns_ref, s.start_ns);
+    auto [it, fresh] = clock_ref.emplace(s.smid, s.start_clock);
+    if (!fresh) it->second = std::min(it->second, s.start_clock);
+    if (!first_sm) first_sm = s.smid;
+  }
+  if (!first_sm) return d;  // nothing ran with the buffer attached
+  d.pictured_sm = opt.sm ? *opt.sm : *first_sm;
+  if (!clock_ref.count(d.pictured_sm))
+    throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
+                                " ran none of the launch's CTAs");
+
+  auto cycles_ns = [&](std::uint64_t clock, std::uint32_t sm) {
+    return double(std::int64_t(clock - clock_ref[sm])) * ns_per_cycle;
+  };
+  auto ended = [](const RawSlot& s) { return s.end_clock >= s.start_clock && s.end_ns >= s.start_ns; };
+  // Per SM: where its cycle zero sits on the globaltimer axis, from every anchor it has.
+  std::map<std::uint32_t, std::vector<double>> offsets;
+  for (const RawSlot& s : raw.slots) {
+    if (!s.started) continue;
+    offsets[s.smid].push_back(double(s.start_ns - ns_ref) - cycles_ns(s.start_clock, s.smid));
+    if (ended(s)) offsets[s.smid].push_back(double(s.end_ns - ns_ref) - cycles_ns(s.end_clock, s.smid));
+  }
+  std::vector<double> rates;  // [MHz] per warp, from its two anchors
+  for (const RawSlot& s : raw.slots)
+    if (s.started && ended(s) && s.end_ns > s.start_ns)
+      rates.push_back(double(s.end_clock - s.start_clock) * 1000.0 / double(s.end_ns - s.start_ns));
+  if (!rates.empty()) d.anchor_clock_mhz = median_of(std::move(rates));
+  std::map<std::uint32_t, double> sm_offset;
+  for (auto& [sm, v] : offsets) sm_offset[sm] = median_of(std::move(v));
+  auto at = [&](std::uint64_t clock, std::uint32_t sm) { return cycles_ns(clock, sm) + sm_offset[sm]; };
+
+  double t0 = INFINITY, t1 = -INFINITY;
+  for (const RawSlot& s : raw.slots)
+    if (s.started) t0 = std::min(t0, at(s.start_clock, s.smid));
+
+  RoleTable roles, sm_roles;
+  for (std::size_t i = 0; i < n_slots; ++i) {
+    const RawSlot& s = raw.slots[i];
+    if (!s.started) continue;
+    const std::uint32_t written = std::min(s.count, raw.capacity);
+    const RawEvent* ev = raw.events.data() + i * raw.capacity;
+    double end = ended(s) ? at(s.end_clock, s.smid) : at(s.start_clock, s.smid);
+    if (!ended(s))  // a warp that never reached its end anchor ends at its last stamp
+      for (std::uint32_t e = 0; e < written; ++e) end = std::max(end, at(ev[e].clock, s.smid));
+    t1 = std::max(t1, end);
+    d.stamps += s.count;
+    if (s.count > raw.capacity) {
+      d.overflow += s.count - raw.capacity;
+      ++d.warps_overflowed;
+    }
+    if (s.count == 0) continue;
+
+    TimelineWarp w;
+    w.cta = s.cta;
+    w.warp = std::uint32_t(i % raw.warps_per_cta);
+    w.smid = s.smid;
+    w.role = opt.role ? opt.role(w.warp) : "warp " + std::to_string(w.warp);
+    w.start_ns = at(s.start_clock, s.smid) - t0;
+    w.end_ns = end - t0;
+    w.stamps = s.count;
+    w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
+    std::array<std::vector<const RawEvent*>, kKinds> open;
+    std::array<double, kKinds> wait_ns{};
+    std::array<bool, kKinds> seen{};
+    for (std::uint32_t e = 0; e < written; ++e) {
+      const unsigned kind = ev[e].code / 2u;
+      if (kind >= kKinds) {
+        ++w.unmatched;  // not a code any stamp writes
+        continue;
+      }
+      if (ev[e].code % 2 == 0) {
+        open[kind].push_back(&ev[e]);
+        continue;
+      }
+      if (open[kind].empty()) {
+        ++w.unmatched;
+        continue;
+      }
+      const RawEvent* b = open[kind].back();
+      open[kind].pop_back();
+      const TimelineSpan span{Span(kind), at(b->clock, s.smid) - t0, at(ev[e].clock, s.smid) - t0,
+                              b->item};
+      seen[kind] = true;
+      if (is_wait(Span(kind))) wait_ns[kind] += span.end_ns - span.begin_ns;
+      w.spans.push_back(span);
+    }
+    for (const auto& o : open) w.unmatched += std::uint32_t(o.size());
+    d.unmatched += w.unmatched;
+    std::sort(w.spans.begin(), w.spans.end(),
+              [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin_ns < b.begin_ns; });
+
+    const bool pictured = s.smid == d.pictured_sm;
+    for (RoleTable* table : {&roles, &sm_roles}) {
+      if (table == &sm_roles && !pictured) continue;
+      RoleAccumulator& a = table->at(w.role);
+      ++a.warps;
+      a.lifetime_ns += w.end_ns - w.start_ns;
+      for (std::size_t k = 0; k < kKinds; ++k)
+        if (seen[k] && is_wait(Span(k))) {
+          a.seen[k] = true;
+          a.wait_ns[k] += wait_ns[k];
+        }
+    }
+    if (pictured) d.warps.push_back(std::move(w));
+  }
+  d.span_ns = t1 - t0;
+  d.roles = roles.summaries();
+  d.sm_roles = sm_roles.summaries();
+  return d;
+}
+
+}  // namespace attnlab::timeline

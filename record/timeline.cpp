@@ -1,0 +1,291 @@
+#include "record/timeline.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include "record/fields.hpp"
+
+namespace attnlab {
+
+using nlohmann::ordered_json;
+using timeline::Span;
+
+namespace {
+
+const ordered_json& node_at(const ordered_json& j, const std::string& ptr, bool array) {
+  const ordered_json* p = find(j, ptr);
+  if (!p) throw FieldError("missing " + ptr);
+  if (array ? !p->is_array() : !p->is_object())
+    throw FieldError(type_problem(ptr, array ? "an array" : "an object"));
+  return *p;
+}
+
+std::uint32_t u32_at(const ordered_json& j, const std::string& ptr) {
+  const double v = number_at(j, ptr);
+  if (v < 0 || v > 4294967295.0 || v != double(std::uint32_t(v)))
+    throw FieldError(type_problem(ptr, "an unsigned 32-bit integer"));
+  return std::uint32_t(v);
+}
+
+std::uint64_t u64_at(const ordered_json& j, const std::string& ptr) {
+  const ordered_json* p = find(j, ptr);
+  if (!p) throw FieldError("missing " + ptr);
+  if (!p->is_number_unsigned() && !(p->is_number_integer() && p->get<long long>() >= 0))
+    throw FieldError(type_problem(ptr, "an unsigned integer"));
+  return p->get<std::uint64_t>();
+}
+
+std::vector<double> numbers_at(const ordered_json& j, const std::string& ptr) {
+  const ordered_json& a = node_at(j, ptr, true);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(number_at(j, ptr + "/" + std::to_string(i)));
+  return out;
+}
+
+ordered_json role_json(const RoleSummary& r) {
+  ordered_json waits = ordered_json::array();
+  for (const WaitShare& w : r.waits)
+    waits.push_back({{"kind", timeline::span_name(w.kind)}, {"ns", w.ns}, {"fraction", w.fraction}});
+  return {{"role", r.role},
+          {"warps", r.warps},
+          {"lifetime_ns", r.lifetime_ns},
+          {"wait_fraction", r.wait_fraction},
+          {"waits", waits}};
+}
+
+RoleSummary read_role(const ordered_json& j, const std::string& base) {
+  RoleSummary r;
+  r.role = string_at(j, base + "/role");
+  r.warps = u32_at(j, base + "/warps");
+  r.lifetime_ns = number_at(j, base + "/lifetime_ns");
+  r.wait_fraction = number_at(j, base + "/wait_fraction");
+  const ordered_json& waits = node_at(j, base + "/waits", true);
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    const std::string w = base + "/waits/" + std::to_string(i);
+    r.waits.push_back({parse_span(string_at(j, w + "/kind"), w + "/kind"), number_at(j, w + "/ns"),
+                       number_at(j, w + "/fraction")});
+  }
+  return r;
+}
+
+std::vector<RoleSummary> read_roles(const ordered_json& j, const std::string& ptr) {
+  std::vector<RoleSummary> out;
+  const ordered_json& a = node_at(j, ptr, true);
+  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(read_role(j, ptr + "/" + std::to_string(i)));
+  return out;
+}
+
+// Spans as rows [kind, begin_ns, end_ns, item]: a warp holds thousands of them, and objects
+// would triple the record's size.
+ordered_json warp_json(const TimelineWarp& w) {
+  ordered_json spans = ordered_json::array();
+  for (const TimelineSpan& s : w.spans)
+    spans.push_back(ordered_json::array({timeline::span_name(s.kind), s.begin_ns, s.end_ns, s.item}));
+  return {{"cta", w.cta},       {"warp", w.warp},         {"smid", w.smid},
+          {"role", w.role},     {"start_ns", w.start_ns}, {"end_ns", w.end_ns},
+          {"stamps", w.stamps}, {"overflow", w.overflow}, {"unmatched", w.unmatched},
+          {"spans", spans}};
+}
+
+TimelineWarp read_warp(const ordered_json& j, const std::string& base) {
+  TimelineWarp w;
+  w.cta = u32_at(j, base + "/cta");
+  w.warp = u32_at(j, base + "/warp");
+  w.smid = u32_at(j, base + "/smid");
+  w.role = string_at(j, base + "/role");
+  w.start_ns = number_at(j, base + "/start_ns");
+  w.end_ns = number_at(j, base + "/end_ns");
+  w.stamps = u32_at(j, base + "/stamps");
+  w.overflow = u32_at(j, base + "/overflow");
+  w.unmatched = u32_at(j, base + "/unmatched");
+  const ordered_json& spans = node_at(j, base + "/spans", true);
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const std::string s = base + "/spans/" + std::to_string(i);
+    if (!spans[i].is_array() || spans[i].size() != 4)
+      throw FieldError(type_problem(s, "an array [kind, begin_ns, end_ns, item]"));
+    w.spans.push_back({parse_span(string_at(j, s + "/0"), s + "/0"), number_at(j, s + "/1"),
+                       number_at(j, s + "/2"), u32_at(j, s + "/3")});
+  }
+  return w;
+}
+
+ordered_json decoded_json(const TimelineDecoded& d) {
+  ordered_json warps = ordered_json::array(), roles = ordered_json::array(),
+               sm_roles = ordered_json::array();
+  for (const auto& w : d.warps) warps.push_back(warp_json(w));
+  for (const auto& r : d.roles) roles.push_back(role_json(r));
+  for (const auto& r : d.sm_roles) sm_roles.push_back(role_json(r));
+  return {{"sm_clock_mhz", d.sm_clock_mhz},
+          {"anchor_clock_mhz", d.anchor_clock_mhz},
+          {"span_ns", d.span_ns},
+          {"ctas", d.ctas},
+          {"warps_per_cta", d.warps_per_cta},
+          {"capacity", d.capacity},
+          {"stamps", d.stamps},
+          {"overflow", d.overflow},
+          {"unmatched", d.unmatched},
+          {"warps_overflowed", d.warps_overflowed},
+          {"pictured_sm", d.pictured_sm},
+          {"roles", roles},
+          {"sm_roles", sm_roles},
+          {"warps", warps}};
+}
+
+TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
+  TimelineDecoded d;
+  d.sm_clock_mhz = number_at(j, base + "/sm_clock_mhz");
+  d.anchor_clock_mhz = number_at(j, base + "/anchor_clock_mhz");
+  d.span_ns = number_at(j, base + "/span_ns");
+  d.ctas = u32_at(j, base + "/ctas");
+  d.warps_per_cta = u32_at(j, base + "/warps_per_cta");
+  d.capacity = u32_at(j, base + "/capacity");
+  d.stamps = u64_at(j, base + "/stamps");
+  d.overflow = u64_at(j, base + "/overflow");
+  d.unmatched = u64_at(j, base + "/unmatched");
+  d.warps_overflowed = u32_at(j, base + "/warps_overflowed");
+  d.pictured_sm = u32_at(j, base + "/pictured_sm");
+  d.roles = read_roles(j, base + "/roles");
+  d.sm_roles = read_roles(j, base + "/sm_roles");
+  const ordered_json& warps = node_at(j, base + "/warps", true);
+  for (std::size_t i = 0; i < warps.size(); ++i)
+    d.warps.push_back(read_warp(j, base + "/warps/" + std::to_string(i)));
+  return d;
+}
+
+ordered_json overhead_json(const TimelineOverhead& o) {
+  return {{"normal_ns", o.normal_ns},
+          {"timeline_ns", o.timeline_ns},
+          {"normal_median_ns", o.normal_median_ns},
+          {"timeline_median_ns", o.timeline_median_ns},
+          {"overhead_ns", o.overhead_ns},
+          {"overhead_fraction", o.overhead_fraction},
+          {"traced_launch_ns", o.traced_launch_ns},
+          {"span_ns", o.span_ns},
+          {"tolerance_ns", o.tolerance_ns},
+          {"span_matches", o.span_matches}};
+}
+
+TimelineOverhead read_overhead(const ordered_json& j, const std::string& base) {
+  TimelineOverhead o;
+  o.normal_ns = numbers_at(j, base + "/normal_ns");
+  o.timeline_ns = numbers_at(j, base + "/timeline_ns");
+  o.normal_median_ns = number_at(j, base + "/normal_median_ns");
+  o.timeline_median_ns = number_at(j, base + "/timeline_median_ns");
+  o.overhead_ns = number_at(j, base + "/overhead_ns");
+  o.overhead_fraction = number_at(j, base + "/overhead_fraction");
+  o.traced_launch_ns = number_at(j, base + "/traced_launch_ns");
+  o.span_ns = number_at(j, base + "/span_ns");
+  o.tolerance_ns = number_at(j, base + "/tolerance_ns");
+  o.span_matches = bool_at(j, base + "/span_matches");
+  return o;
+}
+
+}  // namespace
+
+Span parse_span(const std::string& name, const std::string& ptr) {
+  for (unsigned k = 0; k < unsigned(Span::kCount); ++k)
+    if (name == timeline::span_name(Span(k))) return Span(k);
+  throw FieldError(ptr + ": \"" + name + "\" is not a span kind");
+}
+
+ordered_json to_json(const TimelineRecord& r) {
+  ordered_json j;
+  j["schema"] = kTimelineSchema;
+  j["status"] = r.status;
+  j["phase"] = {{"id", r.phase}, {"title", r.title}, {"technique", r.technique}};
+  j["shape_name"] = r.shape_name;
+  j["shape"] = r.shape;
+  j["started_utc"] = r.started_utc;
+  j["provenance"] = r.provenance;
+  ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}};
+  if (r.requested_sm) opts["sm"] = *r.requested_sm;
+  j["options"] = opts;
+  j["method"] = r.method;
+  j["correctness"] = to_json(r.correctness);
+  j["kernel"] = {{"normal", r.kernel_normal},
+                 {"timeline", r.kernel_timeline},
+                 {"grid_ctas", r.grid_ctas},
+                 {"block_threads", r.block_threads}};
+  j["sm_clock_mhz"] = {{"before", r.sm_clock_mhz_before}, {"after", r.sm_clock_mhz_after}};
+  if (r.overhead) j["overhead"] = overhead_json(*r.overhead);
+  if (r.timeline) j["timeline"] = decoded_json(*r.timeline);
+  if (r.error) j["error"] = *r.error;
+  return j;
+}
+
+TimelineRecord read_timeline_record(const ordered_json& j) {
+  if (const std::string s = string_at(j, "/schema"); s != kTimelineSchema)
+    throw FieldError("/schema is \"" + s + "\", expected \"" + kTimelineSchema + "\"");
+  TimelineRecord r;
+  r.status = string_at(j, "/status");
+  r.phase = string_at(j, "/phase/id");
+  r.title = string_at(j, "/phase/title");
+  r.technique = string_at(j, "/phase/technique");
+  r.shape_name = string_at(j, "/shape_name");
+  r.shape = node_at(j, "/shape", false);
+  r.started_utc = string_at(j, "/started_utc");
+  r.provenance = node_at(j, "/provenance", false);
+  r.events_per_warp = u32_at(j, "/options/events_per_warp");
+  r.launches = u32_at(j, "/options/launches");
+  if (find(j, "/options/sm")) r.requested_sm = u32_at(j, "/options/sm");
+  r.method = string_at(j, "/method");
+  r.correctness = read_correctness(j, "/correctness");
+  r.kernel_normal = string_at(j, "/kernel/normal");
+  r.kernel_timeline = string_at(j, "/kernel/timeline");
+  r.grid_ctas = u32_at(j, "/kernel/grid_ctas");
+  r.block_threads = u32_at(j, "/kernel/block_threads");
+  r.sm_clock_mhz_before = number_at(j, "/sm_clock_mhz/before");
+  r.sm_clock_mhz_after = number_at(j, "/sm_clock_mhz/after");
+  if (find(j, "/overhead")) r.overhead = read_overhead(j, "/overhead");
+  if (find(j, "/timeline")) r.timeline = read_decoded(j, "/timeline");
+  r.error = optional_string_at(j, "/error");
+  return r;
+}
+
+TimelineRecord read_timeline_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": no such file or not readable");
+  ordered_json j;
+  try {
+    j = ordered_json::parse(in);
+    return read_timeline_record(j);
+  } catch (const ordered_json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  } catch (const FieldError& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+ordered_json chrome_trace_json(const TimelineRecord& r) {
+  ordered_json events = ordered_json::array();
+  if (r.timeline) {
+    for (const TimelineWarp& w : r.timeline->warps) {
+      const std::uint32_t pid = w.cta, tid = w.warp;
+      events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
+                        {"args", {{"name", "CTA " + std::to_string(w.cta) + " on SM " + std::to_string(w.smid)}}}});
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+                        {"args", {{"name", "warp " + std::to_string(w.warp) + " (" + w.role + ")"}}}});
+      events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", pid}, {"tid", tid},
+                        {"args", {{"sort_index", w.warp}}}});
+      for (const TimelineSpan& s : w.spans)
+        events.push_back({{"name", timeline::span_name(s.kind)},
+                          {"cat", timeline::is_wait(s.kind) ? "wait" : "work"},
+                          {"ph", "X"},
+                          {"ts", s.begin_ns / 1000.0},
+                          {"dur", (s.end_ns - s.begin_ns) / 1000.0},
+                          {"pid", pid},
+                          {"tid", tid},
+                          {"args", {{"item", s.item}}}});
+    }
+  }
+  return {{"traceEvents", events},
+          {"displayTimeUnit", "ns"},
+          {"otherData",
+           {{"schema", kTimelineSchema},
+            {"phase", r.phase},
+            {"shape", r.shape_name},
+            {"sm", r.timeline ? r.timeline->pictured_sm : 0u},
+            {"note", "span times in microseconds from the earliest warp start of the launch"}}}};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,118 @@
+// The record of one warp-role timeline (schema attnlab.timeline/1,
+// record/schema/attnlab.timeline-1.schema.json): a phase built with -DATTNLAB_TIMELINE run once
+// warm, its stamps decoded onto one time axis, the stamps' cost measured against the normal
+// build, and the Chrome trace of the pictured SM. The typed form attnlab-timeline fills and the
+// report tool reads, with its one JSON mapping.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/timeline_events.hpp"
+#include "record/correctness.hpp"
+
+namespace attnlab {
+
+inline constexpr const char* kTimelineSchema = "attnlab.timeline/1";
+
+struct TimelineSpan {
+  timeline::Span kind = timeline::Span::kItem;
+  double begin_ns = 0, end_ns = 0;  // [ns] from the timeline's origin (its earliest warp start)
+  std::uint32_t item = 0;           // the key tile or work item the kernel stamped
+};
+
+struct TimelineWarp {
+  std::uint32_t cta = 0, warp = 0, smid = 0;
+  std::string role;                 // "producer", "consumer 0", ... (the tool's naming per phase)
+  double start_ns = 0, end_ns = 0;  // [ns] the warp's lifetime (its anchors)
+  std::uint32_t stamps = 0;         // stamps attempted
+  std::uint32_t overflow = 0;       // of them, past the slot's capacity: counted, not written
+  std::uint32_t unmatched = 0;      // begins without an end plus ends without a begin
+  std::vector<TimelineSpan> spans;  // paired, sorted by begin
+};
+
+// Time a group of warps spent in one kind of wait, over their summed lifetimes.
+struct WaitShare {
+  timeline::Span kind = timeline::Span::kFullWait;
+  double ns = 0;        // [ns] summed over the group's warps
+  double fraction = 0;  // ns / the group's summed lifetimes
+};
+
+struct RoleSummary {
+  std::string role;
+  std::uint32_t warps = 0;       // warps with at least one stamp
+  double lifetime_ns = 0;        // [ns] summed lifetimes
+  std::vector<WaitShare> waits;  // every wait kind that occurred, in Span order
+  double wait_fraction = 0;      // all of them together
+};
+
+// What decoding a launch's buffer gives (profiler/timeline_decode.hpp).
+struct TimelineDecoded {
+  double sm_clock_mhz = 0;   // [MHz] the cycles-to-ns rate applied
+  // [MHz] a check of it from the launch itself: the median over warps of cycles per globaltimer
+  // microsecond between their start and end anchors (as coarse as the globaltimer over a warp's
+  // lifetime); 0 when no warp lived long enough to tell.
+  double anchor_clock_mhz = 0;
+  double span_ns = 0;        // [ns] earliest warp start to latest warp end, every SM
+  std::uint32_t ctas = 0, warps_per_cta = 0, capacity = 0;  // the buffer's geometry
+  std::uint64_t stamps = 0, overflow = 0, unmatched = 0;
+  std::uint32_t warps_overflowed = 0;
+  std::uint32_t pictured_sm = 0;
+  std::vector<TimelineWarp> warps;   // the pictured SM's warps that stamped, with their spans
+  std::vector<RoleSummary> roles;    // every warp that stamped, by role
+  std::vector<RoleSummary> sm_roles;  // the pictured SM's warps only, by role
+};
+
+// The instrument's cost: CUPTI kernel times of the normal and the timeline build, launched
+// alternately back to back at the same shape, and whether the decoded span agrees with CUPTI.
+struct TimelineOverhead {
+  std::vector<double> normal_ns, timeline_ns;  // [ns] per launch, in launch order
+  double normal_median_ns = 0, timeline_median_ns = 0;
+  double overhead_ns = 0;        // [ns] timeline median - normal median
+  double overhead_fraction = 0;  // overhead_ns / normal median
+  double traced_launch_ns = 0;   // [ns] CUPTI time of the launch whose stamps were decoded
+  double span_ns = 0;            // [ns] the decoded span of that launch
+  double tolerance_ns = 0;       // [ns] |overhead_ns|: what the stamps may add or shift
+  bool span_matches = false;     // |span - traced launch| <= tolerance
+};
+
+struct TimelineRecord {
+  std::string status = "incomplete";  // "incomplete", "ok", "failed"
+  std::string phase, title, technique;
+  std::string shape_name;
+  nlohmann::ordered_json shape;       // shape_to_json (record/provenance.hpp)
+  std::string started_utc;
+  nlohmann::ordered_json provenance;  // to_json(Provenance)
+  std::uint32_t events_per_warp = 0;
+  std::uint32_t launches = 0;         // per build, for the overhead
+  std::optional<std::uint32_t> requested_sm;
+  std::string method;
+  Correctness correctness;            // the timeline build's output against the fp64 reference
+  std::string kernel_normal, kernel_timeline;  // as CUPTI names them
+  std::uint32_t grid_ctas = 0, block_threads = 0;
+  double sm_clock_mhz_before = 0, sm_clock_mhz_after = 0;  // [MHz] probe around the traced launch
+  std::optional<TimelineOverhead> overhead;
+  std::optional<TimelineDecoded> timeline;
+  std::optional<std::string> error;
+};
+
+nlohmann::ordered_json to_json(const TimelineRecord& r);
+// Reads a record written by to_json; throws FieldError naming a missing or mistyped field.
+TimelineRecord read_timeline_record(const nlohmann::ordered_json& j);
+// The record in `file`; throws std::runtime_error starting with the file's path.
+TimelineRecord read_timeline_file(const std::filesystem::path& file);
+
+// The Chrome trace (chrome://tracing, Perfetto's JSON importer) of the pictured SM's warps:
+// one complete event ("ph": "X", microseconds) per span, one process per CTA, one thread per
+// warp named by its role.
+nlohmann::ordered_json chrome_trace_json(const TimelineRecord& r);
+
+// The span kind named `name` (span_name); throws FieldError otherwise.
+timeline::Span parse_span(const std::string& name, const std::string& ptr);
+
+}  // namespace attnlab

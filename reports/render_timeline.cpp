@@ -1,0 +1,246 @@
+// The report of a warp-role timeline record (attnlab.timeline/1): the stamps' overhead and the
+// span check, the picture of one SM (one lane per warp, spans coloured by kind, microseconds)
+// and the fraction of time each role spent waiting, by barrier.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "reports/format.hpp"
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+
+namespace attnlab::report {
+
+namespace {
+
+using timeline::Span;
+
+constexpr std::size_t kKinds = std::size_t(Span::kCount);
+
+std::string gpu_name(const TimelineRecord& rec) {
+  const auto& p = rec.provenance;
+  if (p.contains("gpu") && p["gpu"].contains("name") && p["gpu"]["name"].is_string()) {
+    std::string g = p["gpu"]["name"].get<std::string>();
+    if (p["gpu"].contains("uuid") && p["gpu"]["uuid"].is_string())
+      g += " (" + p["gpu"]["uuid"].get<std::string>().substr(0, 12) + ")";
+    return g;
+  }
+  return "an unnamed GPU";
+}
+
+// Every wait kind that occurs in any of the summaries, in Span order.
+std::vector<Span> wait_kinds(const std::vector<RoleSummary>& roles) {
+  std::vector<Span> out;
+  for (std::size_t k = 0; k < kKinds; ++k)
+    for (const auto& r : roles)
+      if (std::any_of(r.waits.begin(), r.waits.end(), [&](const WaitShare& w) { return w.kind == Span(k); })) {
+        out.push_back(Span(k));
+        break;
+      }
+  return out;
+}
+
+std::string wait_table(const std::vector<RoleSummary>& roles) {
+  const std::vector<Span> kinds = wait_kinds(roles);
+  std::vector<std::string> header = {"role", "warps", "lifetime (sum)", "waiting"};
+  std::string align = "lrrr";
+  for (Span k : kinds) {
+    header.push_back(timeline::span_name(k));
+    align += 'r';
+  }
+  Table t(header, align);
+  for (const auto& r : roles) {
+    std::vector<std::string> row = {r.role, count(r.warps), duration(r.lifetime_ns), pct(r.wait_fraction * 100)};
+    for (Span k : kinds) {
+      const auto it = std::find_if(r.waits.begin(), r.waits.end(), [&](const WaitShare& w) { return w.kind == k; });
+      row.push_back(it == r.waits.end() ? "-" : pct(it->fraction * 100));
+    }
+    t.row(row);
+  }
+  return t.str();
+}
+
+// The pictured SM's lanes: CTAs that ran one after another on the SM share a residency slot,
+// so a persistent kernel and a grid of short CTAs both give one lane per warp index and slot.
+struct Lanes {
+  std::vector<std::string> labels;
+  std::map<const TimelineWarp*, std::size_t> of;  // each warp's lane
+};
+Lanes sm_lanes(const TimelineDecoded& d) {
+  std::map<std::uint32_t, std::pair<double, double>> cta_time;  // [first start, last end]
+  for (const auto& w : d.warps) {
+    auto [it, fresh] = cta_time.emplace(w.cta, std::pair{w.start_ns, w.end_ns});
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, w.start_ns);
+      it->second.second = std::max(it->second.second, w.end_ns);
+    }
+  }
+  std::vector<std::pair<double, std::uint32_t>> by_start;
+  for (const auto& [cta, t] : cta_time) by_start.push_back({t.first, cta});
+  std::sort(by_start.begin(), by_start.end());
+  std::vector<double> slot_end;  // when each slot's latest CTA ended
+  std::map<std::uint32_t, std::size_t> slot_of;
+  for (const auto& [start, cta] : by_start) {
+    std::size_t s = 0;
+    while (s < slot_end.size() && slot_end[s] > start) ++s;
+    if (s == slot_end.size()) slot_end.push_back(0);
+    slot_end[s] = cta_time[cta].second;
+    slot_of[cta] = s;
+  }
+  std::map<std::pair<std::size_t, std::uint32_t>, std::string> keys;  // (slot, warp) -> label
+  for (const auto& w : d.warps) {
+    const std::size_t s = slot_of[w.cta];
+    keys.emplace(std::pair{s, w.warp}, (slot_end.size() > 1 ? "slot " + std::to_string(s) + " " : std::string()) +
+                                           "w" + std::to_string(w.warp) + " " + w.role);
+  }
+  Lanes out;
+  std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> index;
+  for (const auto& [key, label] : keys) {
+    index[key] = out.labels.size();
+    out.labels.push_back(label);
+  }
+  for (const auto& w : d.warps) out.of[&w] = index[{slot_of[w.cta], w.warp}];
+  return out;
+}
+
+// One lane per warp of the pictured SM, spans as boxes coloured by kind; a work item is a thin
+// bar under its lane, so the spans inside it stay visible. [t_lo, t_hi] in ns.
+Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo, double t_hi,
+                const std::string& title) {
+  const TimelineDecoded& d = *rec.timeline;
+  const Lanes lanes = sm_lanes(d);
+  std::ostringstream data;
+  std::vector<Span> present;
+  for (std::size_t k = 0; k < kKinds; ++k) {
+    std::ostringstream block;
+    bool any = false;
+    for (const auto& w : d.warps)
+      for (const TimelineSpan& s : w.spans) {
+        if (s.kind != Span(k) || s.end_ns < t_lo || s.begin_ns > t_hi) continue;
+        block << gp_num(s.begin_ns / 1000) << ' ' << gp_num(s.end_ns / 1000) << ' ' << lanes.of.at(&w) << '\n';
+        any = true;
+      }
+    if (!any) continue;
+    data << "# " << timeline::span_name(Span(k)) << ": begin_us end_us lane\n" << block.str() << "\n\n";
+    present.push_back(Span(k));
+  }
+  const std::size_t n = lanes.labels.size();
+  Plot p;
+  p.stem = stem;
+  p.origin = "the timeline record (run.json) of phase " + rec.phase + " at " + rec.shape_name;
+  p.height = std::max(300, 120 + 28 * int(n));
+  std::ostringstream g;
+  g << "set title " << gp_quote(title) << "\n"
+    << "set xlabel 'time [us] from the launch''s first warp start'\n"
+    << "set xrange [" << gp_num(t_lo / 1000) << ":" << gp_num(t_hi / 1000) << "]\n"
+    << "set yrange [" << gp_num(double(n) - 0.5) << ":-0.5]\n"
+    << "set ytics (";
+  for (std::size_t y = 0; y < n; ++y) g << (y ? ", " : "") << gp_quote(lanes.labels[y]) << " " << y;
+  g << ") font ',8'\n"
+    << "set grid xtics\n"
+    << "set style fill solid 1.0 noborder\n"
+    << "set key outside right top font ',8'\n"
+    << "set lmargin 24\n";
+  g << "plot ";
+  for (std::size_t i = 0; i < present.size(); ++i) {
+    const Span k = present[i];
+    // A work item: a bar at the lane's lower edge; everything else fills most of the lane.
+    const std::string lo = k == Span::kItem ? "($3+0.38)" : "($3-0.34)";
+    const std::string hi = k == Span::kItem ? "($3+0.48)" : "($3+0.34)";
+    g << (i ? ", \\\n     " : "") << "'" << stem << ".dat' index " << i
+      << " using (($1+$2)/2):3:1:2:" << lo << ":" << hi << " with boxxyerror fc rgb "
+      << gp_quote(palette_colour(std::size_t(k))) << " title " << gp_quote(timeline::span_name(k));
+  }
+  if (present.empty()) g << "NaN notitle";
+  g << "\n";
+  p.script = g.str();
+  p.data = data.str();
+  return p;
+}
+
+}  // namespace
+
+Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
+  Rendered out;
+  const fs::path plots = dir / "plots";
+  clear_plots(plots);
+  std::ostringstream md;
+  md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << rec.shape_name << "\n\n";
+  md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
+     << ". The phase's kernels built a second time with `-DATTNLAB_TIMELINE` (never the timed "
+        "binaries), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
+     << "[trace.json](trace.json) (open it in ui.perfetto.dev or chrome://tracing).\n\n";
+  md << "Kernel " << code(rec.kernel_timeline) << ": " << rec.grid_ctas << " CTAs of "
+     << rec.block_threads << " threads. Correctness of the timeline build against the fp64 "
+     << "reference: " << (rec.correctness.passed ? "passed" : "FAILED") << " (max abs error "
+     << sci(rec.correctness.max_abs_err) << ", repeat identical: "
+     << (rec.correctness.repeat_identical ? "yes" : "no") << ").\n\n";
+  if (rec.error) md << "The run ended with an error: " << *rec.error << "\n\n";
+
+  if (rec.overhead) {
+    const TimelineOverhead& o = *rec.overhead;
+    md << "## Overhead of the stamps\n\n";
+    Table t({"build", "kernel time (median, CUPTI)", "launches"}, "lrr");
+    t.row({"normal", duration(o.normal_median_ns), count(double(o.normal_ns.size()))});
+    t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
+    md << t.str() << "\n";
+    md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
+       << " of the normal build), both launched alternately, back to back (warm). The decoded "
+          "span of the traced launch, earliest warp start to latest warp end, is "
+       << duration(o.span_ns) << " against " << duration(o.traced_launch_ns)
+       << " from CUPTI for that launch: "
+       << (o.span_matches ? "they agree" : "they DO NOT agree") << " within the overhead ("
+       << duration(o.tolerance_ns) << "). SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
+       << sig(rec.sm_clock_mhz_after) << " MHz after the traced launch.\n\n";
+  }
+  if (!rec.timeline) {
+    write_text(dir / "report.md", md.str());
+    out.files.push_back(dir / "report.md");
+    return out;
+  }
+  const TimelineDecoded& d = *rec.timeline;
+  md << "## Stamps\n\n"
+     << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
+     << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
+     << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
+     << "partner. Cycles converted at " << sig(d.sm_clock_mhz) << " MHz (the probes' mean); the "
+     << "warps' own clock64 and globaltimer anchors give "
+     << (d.anchor_clock_mhz > 0 ? sig(d.anchor_clock_mhz) + " MHz" : std::string("no reading"))
+     << " (median over warps; as coarse as the globaltimer over a warp's lifetime).\n\n";
+
+  // The zoom ends when the last warp finished its first work item (a producer finishes issuing
+  // it long before its consumers finish computing it).
+  double lo = INFINITY, hi = -INFINITY, first_item_end = -INFINITY;
+  for (const auto& w : d.warps) {
+    lo = std::min(lo, w.start_ns);
+    hi = std::max(hi, w.end_ns);
+    double first = INFINITY;
+    for (const auto& s : w.spans)
+      if (s.kind == Span::kItem) first = std::min(first, s.end_ns);
+    if (first < INFINITY) first_item_end = std::max(first_item_end, first);
+  }
+  md << "## SM " << d.pictured_sm << "\n\n";
+  if (d.warps.empty()) {
+    md << "No warp of this SM stamped.\n\n";
+  } else {
+    const std::string what = "phase " + rec.phase + " at " + rec.shape_name + ", SM " + std::to_string(d.pictured_sm);
+    out.scripts.push_back(write_plot(plots, lanes_plot(rec, "timeline", lo, hi, what)));
+    md << "![timeline of SM " << d.pictured_sm << "](plots/timeline.png)\n\n";
+    // The first work item alone, where the whole launch holds several per CTA.
+    if (first_item_end > lo && first_item_end < lo + 0.9 * (hi - lo)) {
+      out.scripts.push_back(write_plot(plots, lanes_plot(rec, "timeline_first_item", lo, first_item_end,
+                                                         what + ", first work item")));
+      md << "![the first work item of SM " << d.pictured_sm << "](plots/timeline_first_item.png)\n\n";
+    }
+    md << "Time waiting on this SM, by barrier (each kind's summed time over the warps' summed "
+          "lifetimes):\n\n"
+       << wait_table(d.sm_roles) << "\n";
+  }
+  md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles) << "\n";
+  write_text(dir / "report.md", md.str());
+  out.files.push_back(dir / "report.md");
+  return out;
+}
+
+}  // namespace attnlab::report

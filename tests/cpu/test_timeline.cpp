@@ -1,0 +1,342 @@
+// Warp-role timelines without a GPU: decoding of synthetic stamp buffers (pairing, overflow,
+// unmatched stamps, cycles to ns, SM alignment, wait fractions), the record's JSON round trip
+// and its Chrome trace.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profiler/timeline_decode.hpp"
+#include "record/fields.hpp"
+#include "record/timeline.hpp"
+
+namespace attnlab::timeline {
+namespace {
+
+// A buffer of `ctas` x `warps` slots of `capacity`, built slot by slot.
+struct Builder {
+  RawTimeline raw;
+  Builder(std::uint32_t ctas, std::uint32_t warps, std::uint32_t capacity) {
+    raw.ctas = ctas;
+    raw.warps_per_cta = warps;
+    raw.capacity = capacity;
+    raw.slots.resize(std::size_t(ctas) * warps);
+    raw.events.resize(raw.slots.size() * capacity);
+  }
+  // Starts slot (cta, warp) on `sm` at cycle `clock`, globaltimer `ns`.
+  RawSlot& start(std::uint32_t cta, std::uint32_t warp, std::uint32_t sm, std::uint64_t clock, std::uint64_t ns) {
+    RawSlot& s = raw.slots[std::size_t(cta) * raw.warps_per_cta + warp];
+    s.started = 1;
+    s.cta = cta;
+    s.smid = sm;
+    s.start_clock = clock;
+    s.start_ns = ns;
+    return s;
+  }
+  void stamp(std::uint32_t cta, std::uint32_t warp, Span span, bool end, std::uint64_t clock,
+             std::uint32_t item = 0) {
+    const std::size_t slot = std::size_t(cta) * raw.warps_per_cta + warp;
+    RawSlot& s = raw.slots[slot];
+    if (s.count < raw.capacity)
+      raw.events[slot * raw.capacity + s.count] = RawEvent{clock, item, event_code(span, end), 0};
+    ++s.count;
+  }
+  void end(std::uint32_t cta, std::uint32_t warp, std::uint64_t clock, std::uint64_t ns) {
+    RawSlot& s = raw.slots[std::size_t(cta) * raw.warps_per_cta + warp];
+    s.end_clock = clock;
+    s.end_ns = ns;
+  }
+};
+
+constexpr std::uint64_t kEpochNs = 1'764'000'000'000'000'000ull;  // a globaltimer of 2025-2026
+
+DecodeOptions at_mhz(double mhz) {
+  DecodeOptions o;
+  o.sm_clock_mhz = mhz;
+  return o;
+}
+
+const WaitShare* share(const RoleSummary& r, Span k) {
+  for (const auto& w : r.waits)
+    if (w.kind == k) return &w;
+  return nullptr;
+}
+
+TEST(TimelineDecode, PairsSpansAndConvertsCyclesAtTheSmClock) {
+  Builder b(1, 1, 16);
+  // 2000 MHz: 2 cycles per ns. The warp lives 2000 cycles = 1000 ns on both clocks.
+  b.start(0, 0, 3, 10'000, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, 10'200, 7);
+  b.stamp(0, 0, Span::kSoftmax, false, 10'400, 1);
+  b.stamp(0, 0, Span::kSoftmax, true, 11'000, 1);
+  b.stamp(0, 0, Span::kItem, true, 11'800, 7);
+  b.end(0, 0, 12'000, kEpochNs + 1000);
+  const TimelineDecoded d = decode(b.raw, at_mhz(2000));
+  ASSERT_EQ(d.warps.size(), 1u);
+  const TimelineWarp& w = d.warps[0];
+  EXPECT_EQ(w.smid, 3u);
+  EXPECT_DOUBLE_EQ(w.start_ns, 0);
+  EXPECT_DOUBLE_EQ(w.end_ns, 1000);
+  EXPECT_DOUBLE_EQ(d.span_ns, 1000);
+  EXPECT_DOUBLE_EQ(d.anchor_clock_mhz, 2000);  // 2000 cycles over 1000 globaltimer ns
+  ASSERT_EQ(w.spans.size(), 2u);
+  EXPECT_EQ(w.spans[0].kind, Span::kItem);  // sorted by begin
+  EXPECT_DOUBLE_EQ(w.spans[0].begin_ns, 100);
+  EXPECT_DOUBLE_EQ(w.spans[0].end_ns, 900);
+  EXPECT_EQ(w.spans[0].item, 7u);
+  EXPECT_EQ(w.spans[1].kind, Span::kSoftmax);
+  EXPECT_DOUBLE_EQ(w.spans[1].begin_ns, 200);
+  EXPECT_DOUBLE_EQ(w.spans[1].end_ns, 500);
+  EXPECT_EQ(w.unmatched, 0u);
+  EXPECT_EQ(d.stamps, 4u);
+  // The same cycles at half the clock last twice as long.
+  const TimelineDecoded slow = decode(b.raw, at_mhz(1000));
+  EXPECT_DOUBLE_EQ(slow.warps[0].spans[1].end_ns - slow.warps[0].spans[1].begin_ns, 600);
+}
+
+TEST(TimelineDecode, CountsOverflowAndNeverReadsPastTheCapacity) {
+  Builder b(1, 1, 4);
+  b.start(0, 0, 0, 0, kEpochNs);
+  for (int i = 0; i < 3; ++i) {  // 6 stamps into 4 places
+    b.stamp(0, 0, Span::kWgmmaWait, false, 100 * i + 10);
+    b.stamp(0, 0, Span::kWgmmaWait, true, 100 * i + 50);
+  }
+  b.end(0, 0, 1000, kEpochNs + 1000);
+  const TimelineDecoded d = decode(b.raw, at_mhz(1000));
+  EXPECT_EQ(d.stamps, 6u);
+  EXPECT_EQ(d.overflow, 2u);
+  EXPECT_EQ(d.warps_overflowed, 1u);
+  ASSERT_EQ(d.warps.size(), 1u);
+  EXPECT_EQ(d.warps[0].overflow, 2u);
+  EXPECT_EQ(d.warps[0].spans.size(), 2u);  // the written stamps pair; the lost ones do not exist
+  EXPECT_EQ(d.unmatched, 0u);
+}
+
+TEST(TimelineDecode, CountsUnmatchedBeginsAndEnds) {
+  Builder b(1, 1, 16);
+  b.start(0, 0, 0, 0, kEpochNs);
+  b.stamp(0, 0, Span::kFullWait, true, 10);       // an end with no begin
+  b.stamp(0, 0, Span::kPingPongWait, false, 20);  // a begin never closed
+  b.stamp(0, 0, Span::kSoftmax, false, 30);
+  b.stamp(0, 0, Span::kSoftmax, true, 40);
+  b.end(0, 0, 100, kEpochNs + 100);
+  const TimelineDecoded d = decode(b.raw, at_mhz(1000));
+  EXPECT_EQ(d.unmatched, 2u);
+  EXPECT_EQ(d.warps[0].unmatched, 2u);
+  ASSERT_EQ(d.warps[0].spans.size(), 1u);
+  EXPECT_EQ(d.warps[0].spans[0].kind, Span::kSoftmax);
+}
+
+TEST(TimelineDecode, WaitFractionsByBarrierPerRole) {
+  // Two consumer warps of 1000 ns each and a producer of 1000 ns, at 1000 MHz.
+  Builder b(1, 3, 16);
+  for (std::uint32_t w = 0; w < 3; ++w) {
+    b.start(0, w, 0, 0, kEpochNs);
+    b.end(0, w, 1000, kEpochNs + 1000);
+  }
+  b.stamp(0, 0, Span::kEmptyWait, false, 0);
+  b.stamp(0, 0, Span::kEmptyWait, true, 500);
+  b.stamp(0, 1, Span::kFullWait, false, 0);
+  b.stamp(0, 1, Span::kFullWait, true, 100);
+  b.stamp(0, 1, Span::kPingPongWait, false, 200);
+  b.stamp(0, 1, Span::kPingPongWait, true, 500);
+  b.stamp(0, 1, Span::kSoftmax, false, 500);  // work, not a wait
+  b.stamp(0, 1, Span::kSoftmax, true, 900);
+  b.stamp(0, 2, Span::kPingPongWait, false, 0);
+  b.stamp(0, 2, Span::kPingPongWait, true, 100);
+  DecodeOptions o = at_mhz(1000);
+  o.role = [](std::uint32_t warp) { return warp == 0 ? std::string("producer") : std::string("consumer"); };
+  const TimelineDecoded d = decode(b.raw, o);
+  ASSERT_EQ(d.roles.size(), 2u);
+  EXPECT_EQ(d.roles[0].role, "producer");
+  EXPECT_EQ(d.roles[0].warps, 1u);
+  EXPECT_DOUBLE_EQ(d.roles[0].wait_fraction, 0.5);
+  const RoleSummary& c = d.roles[1];
+  EXPECT_EQ(c.warps, 2u);
+  EXPECT_DOUBLE_EQ(c.lifetime_ns, 2000);
+  ASSERT_NE(share(c, Span::kFullWait), nullptr);
+  EXPECT_DOUBLE_EQ(share(c, Span::kFullWait)->fraction, 100.0 / 2000);
+  EXPECT_DOUBLE_EQ(share(c, Span::kPingPongWait)->ns, 400);
+  EXPECT_DOUBLE_EQ(share(c, Span::kPingPongWait)->fraction, 400.0 / 2000);
+  EXPECT_EQ(share(c, Span::kSoftmax), nullptr);
+  EXPECT_DOUBLE_EQ(c.wait_fraction, 500.0 / 2000);
+  EXPECT_EQ(d.sm_roles.size(), 2u);
+}
+
+TEST(TimelineDecode, AlignsSmsOnTheGlobaltimerAndPicturesOne) {
+  // The SMs' cycle counters are unrelated; their warps started 200 ns apart on the globaltimer.
+  Builder b(2, 1, 8);
+  b.start(0, 0, 5, 1'000'000, kEpochNs);
+  b.end(0, 0, 1'001'000, kEpochNs + 1000);
+  b.start(1, 0, 9, 77'000'000'000ull, kEpochNs + 200);
+  b.stamp(1, 0, Span::kSoftmax, false, 77'000'000'100ull);
+  b.stamp(1, 0, Span::kSoftmax, true, 77'000'000'300ull);
+  b.end(1, 0, 77'000'001'000ull, kEpochNs + 1200);
+  b.stamp(0, 0, Span::kSoftmax, false, 1'000'010);
+  b.stamp(0, 0, Span::kSoftmax, true, 1'000'020);
+  DecodeOptions o = at_mhz(1000);
+  o.sm = 9;
+  const TimelineDecoded d = decode(b.raw, o);
+  EXPECT_EQ(d.pictured_sm, 9u);
+  ASSERT_EQ(d.warps.size(), 1u);
+  EXPECT_EQ(d.warps[0].cta, 1u);
+  EXPECT_DOUBLE_EQ(d.warps[0].start_ns, 200);
+  EXPECT_DOUBLE_EQ(d.warps[0].spans[0].begin_ns, 300);
+  EXPECT_DOUBLE_EQ(d.span_ns, 1200);
+  EXPECT_EQ(d.roles.at(0).warps, 2u);     // every SM
+  EXPECT_EQ(d.sm_roles.at(0).warps, 1u);  // the pictured one
+  // The default pictures the first CTA's SM.
+  EXPECT_EQ(decode(b.raw, at_mhz(1000)).pictured_sm, 5u);
+  o.sm = 4;
+  EXPECT_THROW(decode(b.raw, o), std::invalid_argument);
+}
+
+TEST(TimelineDecode, RefusesABadClockOrGeometry) {
+  Builder b(1, 2, 4);
+  EXPECT_THROW(decode(b.raw, at_mhz(0)), std::invalid_argument);
+  EXPECT_THROW(decode(b.raw, at_mhz(NAN)), std::invalid_argument);
+  b.raw.events.pop_back();
+  EXPECT_THROW(decode(b.raw, at_mhz(1000)), std::invalid_argument);
+}
+
+TEST(TimelineDecode, SlotsThatNeverRanAreIgnored) {
+  Builder b(2, 2, 4);
+  b.start(0, 0, 1, 0, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, 10);
+  b.stamp(0, 0, Span::kItem, true, 20);
+  b.end(0, 0, 30, kEpochNs + 30);
+  const TimelineDecoded d = decode(b.raw, at_mhz(1000));
+  EXPECT_EQ(d.warps.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.span_ns, 30);
+}
+
+TimelineRecord sample_record() {
+  Builder b(1, 2, 8);
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    b.start(0, w, 0, 0, kEpochNs);
+    b.stamp(0, w, Span::kQkIssue, false, 100, 3);
+    b.stamp(0, w, Span::kQkIssue, true, 150, 3);
+    b.stamp(0, w, Span::kWgmmaWait, false, 150, 3);
+    b.stamp(0, w, Span::kWgmmaWait, true, 400, 3);
+    b.end(0, w, 500, kEpochNs + 500);
+  }
+  DecodeOptions o = at_mhz(1000);
+  o.role = [](std::uint32_t warp) { return "consumer " + std::to_string(warp); };
+  TimelineRecord r;
+  r.status = "ok";
+  r.phase = "5";
+  r.title = "wgmma + TMA";
+  r.technique = "t";
+  r.shape_name = "1x8x512x64";
+  r.shape = {{"B", 1}, {"H", 8}};
+  r.started_utc = "2026-11-26T00:00:00Z";
+  r.provenance = {{"gpu", {{"name", "H100"}}}};
+  r.events_per_warp = 16;
+  r.launches = 5;
+  r.requested_sm = 0;
+  r.method = "m";
+  r.correctness.passed = true;
+  r.kernel_normal = "k";
+  r.kernel_timeline = "k_tl";
+  r.grid_ctas = 1;
+  r.block_threads = 64;
+  r.sm_clock_mhz_before = 1000;
+  r.sm_clock_mhz_after = 1000;
+  TimelineOverhead ov;
+  ov.normal_ns = {400, 410, 420};
+  ov.timeline_ns = {450, 460, 470};
+  ov.normal_median_ns = 410;
+  ov.timeline_median_ns = 460;
+  ov.overhead_ns = 50;
+  ov.overhead_fraction = 50.0 / 410;
+  ov.traced_launch_ns = 520;
+  ov.span_ns = 500;
+  ov.tolerance_ns = 50;
+  ov.span_matches = true;
+  r.overhead = ov;
+  r.timeline = decode(b.raw, o);
+  return r;
+}
+
+TEST(TimelineRecord, RoundTripsThroughItsJson) {
+  const TimelineRecord r = sample_record();
+  const auto j = to_json(r);
+  EXPECT_EQ(j["schema"], kTimelineSchema);
+  const TimelineRecord back = read_timeline_record(j);
+  EXPECT_EQ(to_json(back), j);
+  ASSERT_TRUE(back.timeline);
+  ASSERT_EQ(back.timeline->warps.size(), 2u);
+  EXPECT_EQ(back.timeline->warps[1].spans[1].kind, Span::kWgmmaWait);
+  EXPECT_DOUBLE_EQ(back.timeline->roles[0].waits.at(0).fraction, 250.0 / 500);
+}
+
+TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {
+  auto j = to_json(sample_record());
+  j["schema"] = "attnlab.timeline/0";
+  EXPECT_THROW(read_timeline_record(j), FieldError);
+  j = to_json(sample_record());
+  j["timeline"]["warps"][0]["spans"][0][0] = "nap";
+  try {
+    read_timeline_record(j);
+    FAIL() << "an unknown span kind was read";
+  } catch (const FieldError& e) {
+    EXPECT_NE(std::string(e.what()).find("/timeline/warps/0/spans/0/0"), std::string::npos) << e.what();
+  }
+  j = to_json(sample_record());
+  j["overhead"].erase("span_matches");
+  EXPECT_THROW(read_timeline_record(j), FieldError);
+}
+
+TEST(TimelineRecord, SpanNamesRoundTrip) {
+  for (unsigned k = 0; k < unsigned(Span::kCount); ++k)
+    EXPECT_EQ(parse_span(span_name(Span(k)), "/x"), Span(k));
+}
+
+TEST(TimelineRecord, ChromeTraceHasOneCompleteEventPerSpanInMicroseconds) {
+  const TimelineRecord r = sample_record();
+  const auto t = chrome_trace_json(r);
+  int complete = 0, meta = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_GE(e["dur"].get<double>(), 0);
+    } else if (e["ph"] == "M") {
+      ++meta;
+    }
+  }
+  EXPECT_EQ(complete, 4);
+  EXPECT_EQ(meta, 6);  // process name, thread name and order per warp
+  const auto& first = t["traceEvents"][3];
+  EXPECT_EQ(first["name"], "QK^T issue");
+  EXPECT_DOUBLE_EQ(first["ts"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(first["dur"].get<double>(), 0.05);
+  EXPECT_EQ(t["traceEvents"][4]["cat"], "wait");
+}
+
+// The writer's output against record/schema/attnlab.timeline-1.schema.json, through the same
+// validator CI runs on committed records (skipped without python3's jsonschema: exit 77).
+TEST(TimelineRecord, MatchesItsJsonSchema) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("attnlab-timeline-schema-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  TimelineRecord r = sample_record();
+  // A real provenance block: the committed H100 fixture's.
+  std::ifstream fixture(ATTNLAB_FIXTURES_DIR "/h100-phase4-run.json");
+  r.provenance = nlohmann::ordered_json::parse(fixture)["provenance"];
+  std::ofstream(dir / "run.json") << to_json(r).dump(2);
+  const std::string cmd = "python3 " ATTNLAB_SOURCE_DIR "/scripts/validate-records " + (dir / "run.json").string() + " > " +
+                          (dir / "out.txt").string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream out(dir / "out.txt");
+  const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+}
+
+}  // namespace
+}  // namespace attnlab::timeline

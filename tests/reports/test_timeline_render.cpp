@@ -1,0 +1,92 @@
+// The report of a warp-role timeline record: the overhead and span check as stated, the wait
+// table by barrier, the picture's script (and, where gnuplot is installed, its PNG), on a record
+// built by hand.
+#include <gtest/gtest.h>
+
+#include "reports/plots.hpp"
+#include "reports/render.hpp"
+#include "report_test_util.hpp"
+
+namespace attnlab::report {
+namespace {
+
+using testing::TempDir;
+using testing::read_file;
+using timeline::Span;
+
+TimelineRecord two_warps() {
+  TimelineRecord r;
+  r.status = "ok";
+  r.phase = "5";
+  r.title = "wgmma + TMA";
+  r.shape_name = "1x8x512x64";
+  r.started_utc = "2026-11-26T00:00:00Z";
+  r.provenance = {{"gpu", {{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-0123456789abcdef"}}}};
+  r.kernel_timeline = "kernel_tl";
+  r.grid_ctas = 1;
+  r.block_threads = 256;
+  r.correctness.passed = true;
+  r.correctness.repeat_identical = true;
+  TimelineOverhead o;
+  o.normal_ns = {1000, 1000, 1000};
+  o.timeline_ns = {1100, 1100, 1100};
+  o.normal_median_ns = 1000;
+  o.timeline_median_ns = 1100;
+  o.overhead_ns = 100;
+  o.overhead_fraction = 0.1;
+  o.traced_launch_ns = 1150;
+  o.span_ns = 1080;
+  o.tolerance_ns = 100;
+  o.span_matches = true;
+  r.overhead = o;
+  TimelineDecoded d;
+  d.sm_clock_mhz = 1755;
+  d.span_ns = 1080;
+  d.ctas = 1;
+  d.warps_per_cta = 8;
+  d.capacity = 64;
+  d.stamps = 12;
+  TimelineWarp p{0, 0, 0, "producer", 0, 1000, 4, 0, 0,
+                 {{Span::kItem, 10, 500, 0}, {Span::kEmptyWait, 100, 600, 0}}};
+  TimelineWarp c{0, 4, 0, "consumer 0", 0, 1000, 8, 0, 0,
+                 {{Span::kItem, 10, 400, 0}, {Span::kPingPongWait, 20, 220, 0},
+                  {Span::kSoftmax, 220, 380, 0}, {Span::kItem, 400, 990, 1}}};
+  d.warps = {p, c};
+  d.roles = {{"producer", 1, 1000, {{Span::kEmptyWait, 500, 0.5}}, 0.5},
+             {"consumer 0", 1, 1000, {{Span::kPingPongWait, 200, 0.2}}, 0.2}};
+  d.sm_roles = d.roles;
+  r.timeline = d;
+  return r;
+}
+
+TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
+  TempDir t;
+  const Rendered out = render_timeline(two_warps(), t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Overhead 100.0 ns (10.00% of the normal build)"), std::string::npos) << md;
+  EXPECT_NE(md.find("they agree within the overhead"), std::string::npos) << md;
+  EXPECT_NE(md.find("| producer | 1 | 1.000 us | 50.00% | 50.00% | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| consumer 0 | 1 | 1.000 us | 20.00% | - | 20.00% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(plots/timeline.png)"), std::string::npos);
+  // Two work items per CTA: the first one gets a picture of its own.
+  EXPECT_NE(md.find("(plots/timeline_first_item.png)"), std::string::npos);
+  ASSERT_EQ(out.scripts.size(), 2u);
+  const std::string gp = read_file(t.path / "plots" / "timeline.gp");
+  EXPECT_NE(gp.find("title 'ping-pong wait'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("'w4 consumer 0' 1"), std::string::npos) << gp;
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
+  ASSERT_NO_THROW(run_gnuplot(*gnuplot, out.scripts));
+  for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
+}
+
+TEST(TimelineReport, SaysWhenTheSpanDoesNotAgree) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  r.overhead->span_matches = false;
+  render_timeline(r, t.path);
+  EXPECT_NE(read_file(t.path / "report.md").find("they DO NOT agree"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnlab::report
