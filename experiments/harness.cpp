@@ -41,6 +41,7 @@
 #include "profiler/pc_sampling.hpp"
 #include "profiler/sampler.hpp"
 #include "profiler/sass_metrics.hpp"
+#include "record/constants.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
@@ -250,7 +251,7 @@ Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs
   corr.rows_checked = c.rows_checked;
   corr.rows_total = std::int64_t(s.B) * s.H * s.S;
   corr.nonfinite = c.nonfinite;
-  corr.rule = "row_rms";
+  corr.rule = kRowRmsRule;
   corr.inputs = inputs_name(inputs);
   corr.row_rms_err = c.row_rms_err;
   corr.row_err_ratio = c.row_err_ratio;

@@ -7,7 +7,7 @@
 //   counts are those of the code that ran. cuobjdump is looked up on PATH, then in the bin/
 //   directory of the toolkit that built the binary. When it is missing the record says so
 //   (`available: false` and the reason), never zeros.
-// - ptxas: the build runs the phase kernels' compile through experiments/ptxas_capture.sh (a
+// - ptxas: the build runs the phase kernels' compile through kernels/ptxas_capture.sh (a
 //   CMake compiler launcher) which keeps that very compile's `-Xptxas -v` report beside the
 //   object; experiments/embed_ptxas.cmake embeds the reports into the experiment binaries.
 //   The report therefore describes the same SASS that cuobjdump reads, even after the binary
