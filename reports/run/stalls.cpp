@@ -5,6 +5,11 @@ namespace attnlab::report::detail {
 
 namespace {
 
+// Stall metrics are the ratio of warps stalled for a reason per issued instruction, as Nsight
+// Compute's WarpStateStats section reports it, named prefix + reason + suffix.
+const std::string& kStallPrefix = metric_vocabulary().stall_prefix;
+const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
+
 // Stall reason -> value, for one result; empty when it has no stall metrics.
 std::map<std::string, double> stall_values(const Result& r) {
   std::map<std::string, double> out;
@@ -107,14 +112,5 @@ void stall_section(std::ostringstream& md, bool plotted) {
         "issued, always 1.0) is not a stall and is not stacked, and reasons that are zero in every "
         "bar are left out. Script and data: `plots/stalls.gp`, `plots/stalls.dat`.\n\n";
 }
-
-namespace {
-
-// Stall metrics are the ratio of warps stalled for a reason per issued instruction, as Nsight
-// Compute's WarpStateStats section reports it, named prefix + reason + suffix.
-const std::string& kStallPrefix = metric_vocabulary().stall_prefix;
-const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
-
-}  // namespace
 
 }  // namespace attnlab::report::detail
