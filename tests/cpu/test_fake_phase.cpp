@@ -39,16 +39,17 @@ TEST(FakePhase, OneDeclarationPutsItInTheRegistry) {
 
 TEST(FakePhase, TheRecordsPhaseTableListsIt) {
   std::vector<std::string> ids;
-  for (const auto& p : phase_table_json()["phases"]) ids.push_back(p["id"].get<std::string>());
+  const ordered_json table = phase_table_json();
+  for (const auto& p : table["phases"]) ids.push_back(p["id"].get<std::string>());
   EXPECT_EQ(ids, (std::vector<std::string>{"zz", "zbase"}));
 }
 
-// ATTNLAB_FAKE_PHASE_IDS: the ids CMake read from the declarations, the list that the real build
-// makes one experiment binary (attnlab-phase-<id>) for.
+// ATTNLAB_FAKE_PHASE_IDS: the ids CMake read from the declarations (comma-separated), the list
+// that the real build makes one experiment binary (attnlab-phase-<id>) for.
 TEST(FakePhase, TheExperimentBinariesListHasIt) {
   std::set<std::string> cmake_ids;
   std::istringstream in(ATTNLAB_FAKE_PHASE_IDS);
-  for (std::string id; std::getline(in, id, ';');) cmake_ids.insert(id);
+  for (std::string id; std::getline(in, id, ',');) cmake_ids.insert(id);
   std::set<std::string> registry_ids;
   for (const auto& p : phases()) registry_ids.insert(p.id);
   EXPECT_EQ(cmake_ids, registry_ids);
