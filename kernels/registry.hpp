@@ -71,6 +71,7 @@ struct Phase {
 // kernels/phase_* and generates the list phases() reads; the list calls every declaration(),
 // so no phase's object is left out of a static library and no static initialisation order
 // matters.
+// ID: letters, digits and underscores (it names a namespace).
 #define ATTNLAB_PHASE(ID)                 \
   namespace attnlab::phase_##ID {         \
   void declare(::attnlab::Phase& p);      \

@@ -23,8 +23,12 @@ TEST(Registry, IdsUniqueAndDescribed) {
   std::set<std::string> ids;
   for (const auto& p : phases()) {
     EXPECT_TRUE(ids.insert(p.id).second) << "duplicate phase id " << p.id;
+    // A declaration that leaves them out leaves them null (ATTNLAB_PHASE sets only the id).
+    ASSERT_NE(p.title, nullptr) << p.id;
+    ASSERT_NE(p.technique, nullptr) << p.id;
     EXPECT_STRNE(p.title, "");
     EXPECT_STRNE(p.technique, "");
+    EXPECT_FALSE(p.question.empty()) << p.id;
     EXPECT_NE(p.launch, nullptr);
     EXPECT_NE(p.can_implement, nullptr);
     EXPECT_EQ(find_phase(p.id), &p);
