@@ -242,7 +242,7 @@ help:
 	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"
 	@echo "  docker/run.sh <target> [VAR=...]  any target in the docker/ image (GPUs, results/ mounted)"
 	@if [ -x $(BUILD)/bin/attnlab-phases ]; then echo "phases:"; $(BUILD)/bin/attnlab-phases; \
-	 else echo "phases: make builds $(BUILD)/bin/attnlab-phases, which lists them from the registry (kernels/registry.cpp)"; fi
+	 else echo "phases: make builds $(BUILD)/bin/attnlab-phases, which lists them from the registry (their ATTNLAB_PHASE declarations in kernels/phase_*)"; fi
 
 setup:
 	scripts/setup

@@ -4,7 +4,7 @@
 #   cmake -DOBJECTS=<a.o;b.o> -DOUTPUT=<file.cpp> -P embed_ptxas.cmake
 set(report "")
 foreach(obj ${OBJECTS})
-  # kernels/CMakeFiles/attnlab_kernels.dir/phase4_tiled.cu.o -> kernels/phase4_tiled.cu
+  # kernels/CMakeFiles/attnlab_kernels.dir/phase_4_tiled.cu.o -> kernels/phase_4_tiled.cu
   get_filename_component(name ${obj} NAME)
   string(REGEX REPLACE "\\.o(bj)?$" "" source ${name})
   if(NOT source MATCHES "\\.cu$" OR NOT EXISTS ${obj}.ptxas)

@@ -41,6 +41,7 @@
 #include "profiler/pc_sampling.hpp"
 #include "profiler/sampler.hpp"
 #include "profiler/sass_metrics.hpp"
+#include "record/constants.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
@@ -107,7 +108,7 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
   ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
   ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&pv.versions.cupti));
   // The C++ baselines run cuDNN: which one is part of what they measured.
-  if (const auto v = phasecudnn::versions(); v && runs_cudnn) {
+  if (const auto v = phase_cudnn::versions(); v && runs_cudnn) {
     pv.versions.cudnn = static_cast<long long>(v->loaded);
     pv.versions.cudnn_header = v->header;
   }
@@ -250,7 +251,7 @@ Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs
   corr.rows_checked = c.rows_checked;
   corr.rows_total = std::int64_t(s.B) * s.H * s.S;
   corr.nonfinite = c.nonfinite;
-  corr.rule = "row_rms";
+  corr.rule = kRowRmsRule;
   corr.inputs = inputs_name(inputs);
   corr.row_rms_err = c.row_rms_err;
   corr.row_err_ratio = c.row_err_ratio;
@@ -482,10 +483,10 @@ struct Plan {
   bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
 };
 
-Plan plan_run(const Phase& phase, const Experiment& exp, const Options& opt) {
+Plan plan_run(const Phase& phase, const Options& opt) {
   Plan plan;
   try {
-    for (const auto& spec : opt.shape_specs.empty() ? exp.default_shapes : opt.shape_specs) {
+    for (const auto& spec : opt.shape_specs.empty() ? phase.default_shapes : opt.shape_specs) {
       const Shape s = parse_shape(spec);
       if (auto why = phase.can_implement(s))
         throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
@@ -544,7 +545,7 @@ cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::ve
 // refuses, with the library's reason, exit 2.
 
 // The record as it is first written: everything but the results, status "incomplete".
-ordered_json record_header(const Phase& phase, const Experiment& exp, const Options& opt,
+ordered_json record_header(const Phase& phase, const Options& opt,
                            int argc, char** argv, std::uint64_t seed, long long now,
                            const profiler::HardwareEvidence* evidence) {
   ordered_json record;
@@ -553,9 +554,9 @@ ordered_json record_header(const Phase& phase, const Experiment& exp, const Opti
   record["status"] = "incomplete";
   record["experiment"] = {{"title", phase.title},
                           {"technique", phase.technique},
-                          {"question", exp.question}};
+                          {"question", phase.question}};
   record["claims"] = ordered_json::array();
-  for (const auto& c : exp.claims) record["claims"].push_back(to_json(c));
+  for (const auto& c : phase.claims) record["claims"].push_back(to_json(c));
   record["started_utc"] = utc_iso8601(now);
   record["provenance"] = to_json(provenance(argc, argv, seed, opt.device, phase.baseline));
   record["options"] = to_json(recorded_options(opt));
@@ -684,14 +685,14 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
 
 }  // namespace
 
-int run_experiment(const Experiment& exp, int argc, char** argv) {
-  const Phase* phase = find_phase(exp.phase);
+int run_experiment(const char* phase_id, int argc, char** argv) {
+  const Phase* phase = find_phase(phase_id);
   if (!phase)
-    return fail(kExitUsage, std::string("unknown phase '") + exp.phase + "'; valid phases: " +
+    return fail(kExitUsage, std::string("unknown phase '") + phase_id + "'; valid phases: " +
                                 phase_ids_joined());
 
   CLI::App app{std::string("attnlab phase ") + phase->id + " (" + phase->title + "): " +
-               phase->technique + "\n" + exp.question};
+               phase->technique + "\n" + phase->question};
   Options opt;
   add_options(app, opt);
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
@@ -700,14 +701,14 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
 
   if (opt.list_claims) {
     ordered_json claims = ordered_json::array();
-    for (const auto& c : exp.claims) claims.push_back(to_json(c));
+    for (const auto& c : phase->claims) claims.push_back(to_json(c));
     std::cout << claims.dump(2) << std::endl;
     return kExitOk;
   }
 
   fs::path run_dir;
   try {
-    const Plan plan = plan_run(*phase, exp, opt);
+    const Plan plan = plan_run(*phase, opt);
     if (opt.can_run) return kExitOk;
     if (!opt.child.out_file.empty()) return pc_sampling_child(*phase, opt, plan);
     const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
@@ -727,7 +728,7 @@ int run_experiment(const Experiment& exp, int argc, char** argv) {
                               std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     run_dir = create_run_directory(opt.results_dir, phase->id, utc_stamp(now), sha);
-    ordered_json record = record_header(*phase, exp, opt, argc, argv, seed, now,
+    ordered_json record = record_header(*phase, opt, argc, argv, seed, now,
                                         inst.evidence ? &*inst.evidence : nullptr);
     const fs::path file = run_dir / "run.json";
     write_json_atomically(file, record);

@@ -391,8 +391,8 @@ std::vector<std::string> kernels_of_result(const ordered_json& result) {
 
 std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction>& report,
                                                  std::string_view phase_id) {
-  // "phase4_tiled.cu" belongs to phase 4, "phase4x_wmma.cu" to phase 4x, not to 4.
-  const std::string stem = "phase" + std::string(phase_id);
+  // "phase_4_tiled.cu" belongs to phase 4, "phase_4x_wmma.cu" to phase 4x, not to 4.
+  const std::string stem = "phase_" + std::string(phase_id);
   std::vector<std::string> names;
   for (const auto& f : report) {
     const std::string file = basename_of(f.source);
@@ -523,8 +523,8 @@ void merge_static_evidence(ordered_json& result, std::string_view phase_id,
     kernels = phase_kernels_in_report(report, phase_id);
     from = kernels.empty()
                ? "this run has no CUPTI timing and the build's ptxas report lists no entry "
-                 "function of kernels/phase" + std::string(phase_id) + "_*.cu"
-               : "no CUPTI timing in this run: the entry functions of kernels/phase" +
+                 "function of kernels/phase_" + std::string(phase_id) + "_*.cu"
+               : "no CUPTI timing in this run: the entry functions of kernels/phase_" +
                      std::string(phase_id) + "_*.cu in the build's ptxas report";
   }
   ordered_json& st = result["static"];

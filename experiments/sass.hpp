@@ -7,7 +7,7 @@
 //   counts are those of the code that ran. cuobjdump is looked up on PATH, then in the bin/
 //   directory of the toolkit that built the binary. When it is missing the record says so
 //   (`available: false` and the reason), never zeros.
-// - ptxas: the build runs the phase kernels' compile through experiments/ptxas_capture.sh (a
+// - ptxas: the build runs the phase kernels' compile through kernels/ptxas_capture.sh (a
 //   CMake compiler launcher) which keeps that very compile's `-Xptxas -v` report beside the
 //   object; experiments/embed_ptxas.cmake embeds the reports into the experiment binaries.
 //   The report therefore describes the same SASS that cuobjdump reads, even after the binary
@@ -16,7 +16,7 @@
 // - Which kernels: those CUPTI saw one launch run (`result.timing.<regime>.kernels`,
 //   mangled names), else those the launch facts name (`result.static.kernels[].name`). A run
 //   with neither (--check-only, a failed check) falls back to the kernels the build's ptxas
-//   report lists for the phase's own source, kernels/phase<id>_*.cu.
+//   report lists for the phase's own source, kernels/phase_<id>_*.cu.
 #pragma once
 
 #include <cstdint>
@@ -75,7 +75,7 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view listing);
 struct PtxasFunction {
   std::string name;
   std::string arch;    // "sm_90a"
-  std::string source;  // "kernels/phase4_tiled.cu", from the build's marker lines
+  std::string source;  // "kernels/phase_4_tiled.cu", from the build's marker lines
   int registers = -1;
   int barriers = -1;
   std::int64_t stack_frame_bytes = -1;
@@ -120,7 +120,7 @@ inline Listing check_only_listing() {
 
 // Distinct kernel names of a result entry's CUPTI regimes, in first-seen order.
 std::vector<std::string> kernels_of_result(const ordered_json& result);
-// Entry functions whose source is the phase's own kernels/phase<id>_*.cu (or phase<id>.cu).
+// Entry functions whose source is the phase's own kernels/phase_<id>_*.cu (or phase_<id>.cu).
 std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction>& report,
                                                  std::string_view phase_id);
 

@@ -39,10 +39,10 @@
 
 // The instrumented builds of the two phases (kernels/CMakeLists.txt: the same sources, their
 // namespaces renamed so that they link beside the normal build).
-namespace attnlab::phase5_timeline {
+namespace attnlab::phase_5_timeline {
 void launch(const Problem& p, cudaStream_t stream);
 }
-namespace attnlab::phased4_timeline {
+namespace attnlab::phase_d4_timeline {
 void launch(const Problem& p, cudaStream_t stream);
 }
 
@@ -72,13 +72,13 @@ struct Instrumented {
 
 const Instrumented kInstrumented[] = {
     // Phase 5: warpgroup 0 produces (its first thread issues every copy), the others consume.
-    {"5", &phase5_timeline::launch,
+    {"5", &phase_5_timeline::launch,
      [](std::uint32_t warp) {
        const std::uint32_t wg = warp / 4;
        return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
      }},
     // d4: every warpgroup takes its own key tiles; its first thread also refills its stages.
-    {"d4", &phased4_timeline::launch,
+    {"d4", &phase_d4_timeline::launch,
      [](std::uint32_t warp) { return "key warpgroup " + std::to_string(warp / 4); }},
 };
 

@@ -50,7 +50,7 @@
 #include "kernels/cudnn_check.hpp"
 #endif
 
-namespace attnlab::phasecudnn {
+namespace attnlab::phase_cudnn {
 
 Refusal static_refusal(const Shape& s, const std::optional<std::string>& missing) {
   if (missing) return "built without cuDNN: " + *missing;
@@ -526,4 +526,24 @@ void launch(const Problem& p, cudaStream_t stream) {
 
 #endif  // ATTNLAB_HAVE_CUDNN
 
-}  // namespace attnlab::phasecudnn
+}  // namespace attnlab::phase_cudnn
+
+// The yardstick, not ours: cuDNN's fused flash-attention forward measured by the very harness
+// that measures our phases (same process layout, gate, regimes, counters and NVML clocks), so
+// that a comparison with them is one yardstick instead of two tools. Claim-free. PyTorch SDPA's
+// cuDNN backend (make baseline) runs the same engines, so its records should read the same times.
+ATTNLAB_PHASE(cudnn) {
+  p.title = "cuDNN SDPA";
+  p.technique =
+      "baseline, not ours: cuDNN 9's fused flash-attention forward through the backend graph "
+      "API (QK^T, scale, causal mask, softmax, PV in one operation graph; the engine cuDNN's "
+      "heuristics pick)";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.prepare = &prepare;
+  p.baseline = true;
+  p.question =
+      "Baseline: cuDNN's fused SDPA forward (backend graph API, heuristics' engine) in our harness.";
+  p.default_shapes = {"throughput", "latency", "4x16x4096x128", "16x16x2048x64:causal",
+                      "1x8x512x64:causal", "4x16x4096x128:causal"};
+}

@@ -8,7 +8,7 @@
 
 #include "kernels/registry.hpp"
 
-namespace attnlab::phasecudnn {
+namespace attnlab::phase_cudnn {
 
 // can_implement's rule, with the build's cuDNN availability as an argument so that tests can
 // take both paths: `missing` is why this build has no cuDNN, nullopt when it has one.
@@ -24,4 +24,4 @@ struct Versions {
 // nullopt in a build without cuDNN.
 std::optional<Versions> versions();
 
-}  // namespace attnlab::phasecudnn
+}  // namespace attnlab::phase_cudnn

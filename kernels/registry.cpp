@@ -1,5 +1,5 @@
-// The phase table. Each phase's kernel file provides can_implement and launch; this file is
-// the only place that lists phases.
+// The phase table, from the phases' own declarations (ATTNLAB_PHASE in kernels/phase_*,
+// collected by cmake/AttnlabPhases.cmake), and the shape checks the phases share.
 #include "kernels/registry.hpp"
 
 #include <algorithm>
@@ -7,94 +7,13 @@
 
 namespace attnlab {
 
-// Declared here rather than in per-phase headers: the registry is their only caller.
-#define ATTNLAB_DECLARE_PHASE(ns)                  \
-  namespace ns {                                   \
-  Refusal can_implement(const Shape& s);           \
-  void launch(const Problem& p, cudaStream_t stream); \
-  }
-ATTNLAB_DECLARE_PHASE(phase1)
-ATTNLAB_DECLARE_PHASE(phase2)
-ATTNLAB_DECLARE_PHASE(phase3a)
-ATTNLAB_DECLARE_PHASE(phase3b)
-namespace phase3b { void prepare(const Shape& s); }
-ATTNLAB_DECLARE_PHASE(phase3c)
-namespace phase3c { void prepare(const Shape& s); }
-ATTNLAB_DECLARE_PHASE(phase4)
-ATTNLAB_DECLARE_PHASE(phase4x)
-ATTNLAB_DECLARE_PHASE(phase5)
-namespace phase5 {
-std::optional<std::int64_t> work_items(const Shape& s);
-std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms);
-}
-ATTNLAB_DECLARE_PHASE(phased1)
-ATTNLAB_DECLARE_PHASE(phased2)
-ATTNLAB_DECLARE_PHASE(phased3)
-ATTNLAB_DECLARE_PHASE(phased4)
-namespace phased4 { std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms); }
-ATTNLAB_DECLARE_PHASE(phasecudnn)
-namespace phasecudnn { void prepare(const Shape& s); }
-#undef ATTNLAB_DECLARE_PHASE
-
 const std::vector<Phase>& phases() {
-  static const std::vector<Phase> table = {
-      {"1", "scalar fused",
-       "one thread per query row, 64x64 K/V tiles in shared memory, online softmax, fp32 math",
-       0, &phase1::can_implement, &phase1::launch, nullptr},
-      {"2", "cp.async fused",
-       "phase 1's kernel with a two-stage cp.async pipeline: K/V tile j+1 copied in while tile j "
-       "is computed",
-       0, &phase2::can_implement, &phase2::launch, nullptr},
-      {"3a", "WMMA QK^T",
-       "WMMA 16x16x16 QK^T per 16-row warp strip, scores via shared memory, online softmax, "
-       "scalar fp32 PV",
-       0, &phase3a::can_implement, &phase3a::launch, nullptr},
-      {"3b", "unfused cuBLAS",
-       "strided-batched cuBLASLt GEMM S = QK^T, row-softmax kernel (P over S in place, fp16), "
-       "batched GEMM O = PV",
-       0, &phase3b::can_implement, &phase3b::launch, &phase3b::prepare},
-      {"3c", "unfused split-K",
-       "phase 3b with the PV GEMM split over keys when S >= 64: concurrent cuBLASLt GEMMs per "
-       "chunk into fp32 partials, summed by a deterministic reduction kernel",
-       0, &phase3c::can_implement, &phase3c::launch, &phase3c::prepare},
-      {"4", "fused tiled",
-       "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "
-       "shuffles",
-       0, &phase4::can_implement, &phase4::launch, nullptr},
-      {"4x", "fused WMMA",
-       "64x64 tiles, 8 warps, WMMA for QK^T and PV, cp.async double-buffered K/V, warp-shuffle "
-       "softmax, padded shared memory",
-       0, &phase4x::can_implement, &phase4x::launch, nullptr},
-      {"5", "wgmma + TMA",
-       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
-       "and 3 (D=64; 2 where 192-row tiles pad S) or 2 (D=128) consumer warpgroups of 64 rows with "
-       "setmaxnreg, ping-pong and softmax overlapped with PV, persistent (causal: items claimed "
-       "longest first)",
-       90, &phase5::can_implement, &phase5::launch, nullptr, false, &phase5::work_items,
-       &phase5::launch_geometry},
-      {"d1", "block per head",
-       "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
-       "16 with online softmax, K/V from global memory, fp32 math",
-       0, &phased1::can_implement, &phased1::launch, nullptr},
-      {"d2", "branch-free",
-       "d1 with clamped loads, arithmetic masks and predicated stores in place of branches",
-       0, &phased2::can_implement, &phased2::launch, nullptr},
-      {"d3", "warp per query",
-       "one warp per query row, 64-key K/V tiles shared by the block's warps (cp.async, two "
-       "stages), lanes split keys then D, warp-shuffle softmax",
-       0, &phased3::can_implement, &phased3::launch, nullptr},
-      {"d4", "split-KV DSMEM",
-       "wgmma for QK^T and PV (P in registers, TMA loads, QK^T of a tile overlapped with PV of "
-       "the last); the blocks of a thread-block cluster and the warpgroups of a block split one "
-       "64-row query tile's keys and merge max, sum and O through shared memory and DSMEM",
-       90, &phased4::can_implement, &phased4::launch, nullptr, false, nullptr,
-       &phased4::launch_geometry},
-      {"cudnn", "cuDNN SDPA",
-       "baseline, not ours: cuDNN 9's fused flash-attention forward through the backend graph "
-       "API (QK^T, scale, causal mask, softmax, PV in one operation graph; the engine cuDNN's "
-       "heuristics pick)",
-       0, &phasecudnn::can_implement, &phasecudnn::launch, &phasecudnn::prepare, true},
-  };
+  // Baselines last: they are the yardstick, and the progression lists them after ours.
+  static const std::vector<Phase> table = [] {
+    std::vector<Phase> t = declared_phases();
+    std::stable_partition(t.begin(), t.end(), [](const Phase& p) { return !p.baseline; });
+    return t;
+  }();
   return table;
 }
 

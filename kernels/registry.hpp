@@ -1,5 +1,6 @@
-// The one table of attention phases. Experiments, run records, tests and `make help` read
-// it; adding a phase means one kernel file and one line in registry.cpp.
+// The attention phases. Each declares itself once, with ATTNLAB_PHASE in its kernel file
+// (kernels/phase_<id>_<what>.cu); the registry, the experiment binaries, run records, tests and
+// `make help` all follow from those declarations, so adding a phase means one kernel file.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "kernels/problem.hpp"
+#include "record/claims.hpp"
 
 namespace attnlab {
 
@@ -64,8 +66,42 @@ struct Phase {
   // Single-kernel phases whose launch configuration the calibration's launch floors measure
   // (phases 5 and d4); nullptr elsewhere.
   LaunchGeometryFn launch_geometry = nullptr;
+  // Its experiment (attnlab-phase-<id>): what it asks, one line; the shapes it runs without
+  // --shape; the hypotheses the report judges, copied into every record it writes (may be none).
+  std::string question;
+  std::vector<std::string> default_shapes;
+  std::vector<Claim> claims;
 };
 
+// A phase's one declaration, in its kernel file after the kernel's namespace:
+//   ATTNLAB_PHASE(4x) {
+//     p.title = "fused WMMA";
+//     p.can_implement = &can_implement;
+//     ...
+//   }
+// defines attnlab::phase_4x::declaration(), which returns the Phase with id "4x" as the block
+// fills `p`. The block's unqualified names are looked up in attnlab::phase_4x, the kernel's
+// namespace, so the id names the namespace, the phase and (attnlab-phase-4x) its experiment
+// alike. cmake/AttnlabPhases.cmake finds these lines (the macro at the start of a line) in
+// kernels/phase_* and generates the list phases() reads; the list calls every declaration(),
+// so no phase's object is left out of a static library and no static initialisation order
+// matters.
+// ID: letters, digits and underscores (it names a namespace).
+#define ATTNLAB_PHASE(ID)                 \
+  namespace attnlab::phase_##ID {         \
+  void declare(::attnlab::Phase& p);      \
+  ::attnlab::Phase declaration() {        \
+    ::attnlab::Phase p{#ID};              \
+    declare(p);                           \
+    return p;                             \
+  }                                       \
+  }                                       \
+  void attnlab::phase_##ID::declare(::attnlab::Phase& p)
+
+// Every ATTNLAB_PHASE of the build, in the order of their files' names (generated).
+std::vector<Phase> declared_phases();
+
+// The declared phases, ours in declaration order, then the baselines.
 const std::vector<Phase>& phases();
 const Phase* find_phase(std::string_view id);
 std::string phase_ids_joined(const char* sep = ", ");

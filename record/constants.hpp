@@ -10,6 +10,11 @@
 
 namespace attnlab {
 
+// The correctness rule the experiments apply (experiments/reference.hpp: each checked row's rms
+// error against its bound), as a record names it in correctness.rule; constants.json's
+// correctness.rule is this (tests/cpu/test_constants.cpp).
+inline constexpr const char* kRowRmsRule = "row_rms";
+
 // The whole file, parsed once.
 const ordered_json& shared_constants();
 

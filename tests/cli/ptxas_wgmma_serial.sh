@@ -7,7 +7,7 @@
 set -u
 report=$1
 [ -r "$report" ] || { echo "no ptxas report at $report"; exit 1; }
-grep -q "phase5" "$report" || { echo "the ptxas report has no phase 5 kernel: $report"; exit 1; }
+grep -q "phase_5" "$report" || { echo "the ptxas report has no phase 5 kernel: $report"; exit 1; }
 if grep -E "wgmma[^ ]* instructions are serialized" "$report"; then
   echo "ptxas serialised wgmma in the kernels above"
   exit 1

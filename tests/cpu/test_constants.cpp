@@ -74,7 +74,7 @@ TEST(SharedConstants, StoppingRuleDefaults) {
 TEST(SharedConstants, CorrectnessTolerances) {
   const auto r = constants()["correctness"];
   EXPECT_EQ(r["err_factor"].get<double>(), kErrFactor);
-  EXPECT_EQ(r["rule"].get<std::string>(), "row_rms");  // reference.hpp's rule, per row
+  EXPECT_EQ(r["rule"].get<std::string>(), kRowRmsRule);  // reference.hpp's rule, per row
   EXPECT_EQ(r["rel_floor"].get<double>(), kRelFloor);
   EXPECT_EQ(r["sampled_rows"].get<int>(), kSampledRows);
   EXPECT_EQ(r["all_rows_budget"].get<double>(), kAllRowsBudget);

@@ -28,7 +28,7 @@ TEST(Cudnn, OnlyTheCudnnPhaseIsABaseline) {
 
 TEST(Cudnn, BuiltWithoutCudnnRefusesEveryShapeWithTheReason) {
   for (const char* spec : {"throughput", "1x1x1x64", "2x3x17x128:causal"}) {
-    const auto why = phasecudnn::static_refusal(parse_shape(spec), std::string("no cudnn_backend.h in /x"));
+    const auto why = phase_cudnn::static_refusal(parse_shape(spec), std::string("no cudnn_backend.h in /x"));
     ASSERT_TRUE(why) << spec;
     EXPECT_EQ(*why, "built without cuDNN: no cudnn_backend.h in /x");
   }
@@ -37,29 +37,29 @@ TEST(Cudnn, BuiltWithoutCudnnRefusesEveryShapeWithTheReason) {
 TEST(Cudnn, RefusesWhatTheLabDoesNotRunWithoutAGpu) {
   const std::optional<std::string> have;  // this build's cuDNN is present
   for (const char* ok : {"throughput", "latency", "1x1x1x64", "4x16x4096x128:causal", "1x8x200x128:hkv=2"})
-    EXPECT_FALSE(phasecudnn::static_refusal(parse_shape(ok), have)) << ok;
-  const auto d96 = phasecudnn::static_refusal(parse_shape("1x2x64x96"), have);
+    EXPECT_FALSE(phase_cudnn::static_refusal(parse_shape(ok), have)) << ok;
+  const auto d96 = phase_cudnn::static_refusal(parse_shape("1x2x64x96"), have);
   ASSERT_TRUE(d96);
   EXPECT_NE(d96->find("head dim 64 and 128"), std::string::npos) << *d96;
   Shape bf = parse_shape("1x2x64x64");
   bf.dtype = DType::bf16;
-  EXPECT_TRUE(phasecudnn::static_refusal(bf, have));
+  EXPECT_TRUE(phase_cudnn::static_refusal(bf, have));
   Shape grouped = parse_shape("1x6x64x64");
   grouped.H_kv = 4;
-  EXPECT_TRUE(phasecudnn::static_refusal(grouped, have));
+  EXPECT_TRUE(phase_cudnn::static_refusal(grouped, have));
 }
 
 TEST(Cudnn, CanImplementFollowsTheBuild) {
   const Phase* c = find_phase("cudnn");
   ASSERT_NE(c, nullptr);
   const auto why = c->can_implement(parse_shape("latency"));
-  if (const auto missing = phasecudnn::missing_reason()) {
+  if (const auto missing = phase_cudnn::missing_reason()) {
     ASSERT_TRUE(why);
     EXPECT_EQ(*why, "built without cuDNN: " + *missing);
-    EXPECT_FALSE(phasecudnn::versions());
+    EXPECT_FALSE(phase_cudnn::versions());
   } else {
     EXPECT_FALSE(why) << *why;
-    EXPECT_TRUE(phasecudnn::versions());
+    EXPECT_TRUE(phase_cudnn::versions());
   }
 }
 
@@ -76,7 +76,7 @@ TEST(Cudnn, VersionsGoToTheRecordOnlyWhenSet) {
 
 #if ATTNLAB_HAVE_CUDNN
 TEST(Cudnn, VersionsAreTheLoadedLibraryAndTheHeaders) {
-  const auto v = phasecudnn::versions();
+  const auto v = phase_cudnn::versions();
   ASSERT_TRUE(v);
   EXPECT_EQ(v->header, CUDNN_VERSION);
   EXPECT_EQ(v->loaded / 10000, std::size_t(CUDNN_MAJOR));  // the RPATH found the same major

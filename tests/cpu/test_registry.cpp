@@ -9,21 +9,26 @@
 #include "kernels/phase_cudnn.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"
+#include "tests/phase_lists.hpp"
 
 using namespace attnlab;
 
 namespace {
 // A build without cuDNN keeps the cudnn phase, refusing every shape (tests/cpu/test_cudnn.cpp
 // checks that path); the shape-acceptance tests below are about phases that can run.
-bool unbuilt(const Phase& p) { return std::string(p.id) == "cudnn" && phasecudnn::missing_reason(); }
+bool unbuilt(const Phase& p) { return std::string(p.id) == "cudnn" && phase_cudnn::missing_reason(); }
 }  // namespace
 
 TEST(Registry, IdsUniqueAndDescribed) {
   std::set<std::string> ids;
   for (const auto& p : phases()) {
     EXPECT_TRUE(ids.insert(p.id).second) << "duplicate phase id " << p.id;
+    // A declaration that leaves them out leaves them null (ATTNLAB_PHASE sets only the id).
+    ASSERT_NE(p.title, nullptr) << p.id;
+    ASSERT_NE(p.technique, nullptr) << p.id;
     EXPECT_STRNE(p.title, "");
     EXPECT_STRNE(p.technique, "");
+    EXPECT_FALSE(p.question.empty()) << p.id;
     EXPECT_NE(p.launch, nullptr);
     EXPECT_NE(p.can_implement, nullptr);
     EXPECT_EQ(find_phase(p.id), &p);
@@ -60,8 +65,11 @@ TEST(Registry, HopperOnlyPhasesRefuseOtherGpus) {
   const Phase any{"y", "t", "t", 0, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(any, 8, 0));
   // wgmma/setmaxnreg (5) and clusters with st.async (d4) exist only in sm_90a code: their
-  // kernels trap elsewhere, so the registry must make other GPUs refuse them first.
-  for (const char* id : {"5", "d4"}) {
+  // kernels trap elsewhere, so the registry must make other GPUs refuse them first. Which
+  // phases those are follows from their kernel files (tests/phase_lists.hpp), not from a list.
+  const auto hopper_only = test::sm90a_phases_by_source(std::string(ATTNLAB_SOURCE_DIR) + "/kernels");
+  EXPECT_FALSE(hopper_only.empty());
+  for (const auto& id : hopper_only) {
     ASSERT_NE(find_phase(id), nullptr) << id;
     EXPECT_TRUE(device_refusal(*find_phase(id), 8, 9)) << id;
     EXPECT_FALSE(device_refusal(*find_phase(id), 9, 0)) << id;

@@ -171,7 +171,7 @@ TEST(Ptxas, ReadsRegistersSpillsAndStackPerEntryFunction) {
   ASSERT_EQ(fs.size(), 6u);  // the device function's properties are not an entry
   EXPECT_EQ(fs[1].name, kPhase4);
   EXPECT_EQ(fs[1].arch, "sm_90a");
-  EXPECT_EQ(fs[1].source, "kernels/phase4_tiled.cu");
+  EXPECT_EQ(fs[1].source, "kernels/phase_4_tiled.cu");
   EXPECT_EQ(fs[1].registers, 95);
   EXPECT_EQ(fs[1].barriers, 1);
   EXPECT_EQ(fs[1].stack_frame_bytes, 0);
@@ -206,7 +206,7 @@ TEST(Ptxas, ReadsRegistersSpillsAndStackPerEntryFunction) {
 
 TEST(Ptxas, PhaseSourceSelectsOnlyThatPhasesKernels) {
   const auto fs = parse_ptxas_report(fixture("phase-kernels.ptxas"));
-  EXPECT_EQ(phase_kernels_in_report(fs, "4").size(), 2u);  // not phase4x_wmma.cu's kernel
+  EXPECT_EQ(phase_kernels_in_report(fs, "4").size(), 2u);  // not phase_4x_wmma.cu's kernel
   ASSERT_EQ(phase_kernels_in_report(fs, "4x").size(), 1u);  // one name, two architectures
   EXPECT_EQ(phase_kernels_in_report(fs, "4x")[0], kWmma);
   EXPECT_TRUE(phase_kernels_in_report(fs, "3").empty());
@@ -272,7 +272,7 @@ TEST(StaticEvidence, WithoutTimingFallsBackToThePhaseSource) {
   result["timing"] = nullptr;  // --check-only
   merge_static_evidence(result, "4x", fixture_listing(), fixture("phase-kernels.ptxas"));
   const auto& s = result["static"]["sass"];
-  EXPECT_NE(s["kernels_from"].get<std::string>().find("phase4x_*.cu"), std::string::npos);
+  EXPECT_NE(s["kernels_from"].get<std::string>().find("phase_4x_*.cu"), std::string::npos);
   EXPECT_EQ(s["HMMA"], 8);
   EXPECT_EQ(result["static"]["ptxas"]["kernels"][0]["arch"], "sm_90a");
   EXPECT_EQ(result["static"]["ptxas"]["registers_max"], 122);

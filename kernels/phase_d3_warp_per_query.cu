@@ -18,7 +18,7 @@
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phased3 {
+namespace attnlab::phase_d3 {
 namespace {
 
 template <int D>
@@ -239,4 +239,24 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phased3
+}  // namespace attnlab::phase_d3
+
+// Does spreading a head over many blocks reach the seed's expected 10-20 us at the latency shape?
+ATTNLAB_PHASE(d3) {
+  p.title = "warp per query";
+  p.technique =
+      "one warp per query row, 64-key K/V tiles shared by the block's warps (cp.async, two "
+      "stages), lanes split keys then D, warp-shuffle softmax";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "One warp per query, K/V tiles staged once per block in shared memory, against d1.";
+  p.default_shapes = {"latency"};
+  p.claims = {
+      claim("seed-expectation-latency",
+            "At most 20 us at the latency shape, the top of the seed's expected 10-20 us.")
+          .metric("/timing/cold/median_ns")
+          .at("latency")
+          .at_most(20000.0)
+          .source("../shared/SEEDS.md: seed phase d3 expectation (\"10-20 us expected\")"),
+      faster_than(p.id, "d1", "latency")};
+}

@@ -20,7 +20,7 @@
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phase4x {
+namespace attnlab::phase_4x {
 namespace {
 
 namespace wmma = nvcuda::wmma;
@@ -321,4 +321,25 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phase4x
+}  // namespace attnlab::phase_4x
+
+// What do tensor cores on QK^T and PV buy over the scalar tiled phase 4?
+ATTNLAB_PHASE(4x) {
+  p.title = "fused WMMA";
+  p.technique =
+      "64x64 tiles, 8 warps, WMMA for QK^T and PV, cp.async double-buffered K/V, warp-shuffle "
+      "softmax, padded shared memory";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "WMMA for QK^T and PV, cp.async double-buffered K/V, against the scalar phase 4.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {
+      faster_than(p.id, "4", "throughput"), faster_than(p.id, "4", "latency"),
+      claim("seed-speedup-over-4-throughput",
+            "At least 1.69x the TFLOPS of phase 4 at the throughput shape, as the seed claimed.")
+          .metric("/tflops")
+          .at("throughput")
+          .at_least_phase("4", 1.69)
+          .source("../shared/SEEDS.md: seed phase 4x claim (10.87 vs 6.42 TFLOPS)"),
+      seed_claim(p.id, "10.87", "throughput")};
+}

@@ -19,7 +19,7 @@
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phase3a {
+namespace attnlab::phase_3a {
 namespace {
 
 namespace wmma = nvcuda::wmma;
@@ -215,4 +215,18 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phase3a
+}  // namespace attnlab::phase_3a
+
+// What do tensor cores on one of the two matmuls buy over the scalar phases, once the scores are
+// read back correctly?
+ATTNLAB_PHASE(3a) {
+  p.title = "WMMA QK^T";
+  p.technique =
+      "WMMA 16x16x16 QK^T per 16-row warp strip, scores via shared memory, online softmax, "
+      "scalar fp32 PV";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "Tensor cores for QK^T only (WMMA), scalar PV, against the scalar phase 1.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {faster_than(p.id, "1", "throughput"), seed_claim(p.id, "3.75", "throughput")};
+}

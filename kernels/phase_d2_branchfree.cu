@@ -13,7 +13,7 @@
 #include "kernels/block_per_head.cuh"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phased2 {
+namespace attnlab::phase_d2 {
 
 namespace {
 constexpr bool kBranchFree = true;
@@ -27,4 +27,23 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phased2
+}  // namespace attnlab::phase_d2
+
+// Does the SASS lose branches, keep free of local memory, and does the time change?
+ATTNLAB_PHASE(d2) {
+  constexpr const char* kNoSpillsClaim = "../shared/SEEDS.md: seed phase d2 claim (\"0 spills\")";
+  p.title = "branch-free";
+  p.technique = "d1 with clamped loads, arithmetic masks and predicated stores in place of branches";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "d1 made branch-free: clamped loads, arithmetic masks, predicated stores.";
+  p.default_shapes = {"latency"};
+  p.claims = {
+      claim("fewer-branches-than-d1", "Phase d2's SASS has fewer BRA instructions than d1's.")
+          .metric("/static/sass/BRA/total")
+          .at("latency")
+          .below_phase("d1")
+          .source("../shared/SEEDS.md: seed phase d2 claim (\"4 branches\")"),
+      no_local(p.id, false, "latency").source(kNoSpillsClaim),
+      no_local(p.id, true, "latency").source(kNoSpillsClaim)};
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CUDA compiler launcher for the phase kernels (experiments/CMakeLists.txt sets it): runs the
+# CUDA compiler launcher for the phase kernels (kernels/CMakeLists.txt sets it): runs the
 # compile unchanged and keeps its stderr, the -Xptxas -v report among it, as <object>.ptxas
 # beside the object. embed_ptxas.cmake puts those reports into the experiment binaries.
 #   ptxas_capture.sh [other launcher...] nvcc ... -c x.cu -o x.cu.o

@@ -14,7 +14,7 @@
 #include "kernels/block_per_head.cuh"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phased1 {
+namespace attnlab::phase_d1 {
 
 namespace {
 constexpr bool kBranchFree = false;
@@ -28,4 +28,18 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phased1
+}  // namespace attnlab::phase_d1
+
+// The latency series' baseline: what does a kernel that occupies one SM per head reach at the
+// latency shape?
+ATTNLAB_PHASE(d1) {
+  p.title = "block per head";
+  p.technique =
+      "latency series: one block per (batch, head), one thread per query row, keys in chunks of "
+      "16 with online softmax, K/V from global memory, fp32 math";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question =
+      "Latency baseline: one block per (batch, head), scalar fused, K/V from global memory.";
+  p.default_shapes = {"latency"};
+}

@@ -695,18 +695,48 @@ void launch_impl(const Problem& p, cudaStream_t stream) {
 }  // namespace
 }  // namespace attnlab::unfused
 
-namespace attnlab::phase3b {
+namespace attnlab::phase_3b {
 Refusal can_implement(const Shape& s) { return unfused::can_implement_impl<unfused::Unsplit>(s); }
 void prepare(const Shape& s) { unfused::prepare_impl<unfused::Unsplit>(s); }
 void launch(const Problem& p, cudaStream_t stream) {
   unfused::launch_impl<unfused::Unsplit>(p, stream);
 }
-}  // namespace attnlab::phase3b
+}  // namespace attnlab::phase_3b
 
-namespace attnlab::phase3c {
+namespace attnlab::phase_3c {
 Refusal can_implement(const Shape& s) { return unfused::can_implement_impl<unfused::SplitKPV>(s); }
 void prepare(const Shape& s) { unfused::prepare_impl<unfused::SplitKPV>(s); }
 void launch(const Problem& p, cudaStream_t stream) {
   unfused::launch_impl<unfused::SplitKPV>(p, stream);
 }
-}  // namespace attnlab::phase3c
+}  // namespace attnlab::phase_3c
+
+// What does writing the S x S scores and probabilities to global memory cost, with library GEMMs
+// doing both matmuls?
+ATTNLAB_PHASE(3b) {
+  p.title = "unfused cuBLAS";
+  p.technique =
+      "strided-batched cuBLASLt GEMM S = QK^T, row-softmax kernel (P over S in place, fp16), "
+      "batched GEMM O = PV";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.prepare = &prepare;
+  p.question =
+      "Unfused: cuBLASLt GEMMs and a softmax kernel with S and P materialised in global memory.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {seed_claim(p.id, "0.45", "throughput")};
+}
+
+// Does splitting the PV GEMM's k = S loop across more thread blocks pay for its extra reduction?
+ATTNLAB_PHASE(3c) {
+  p.title = "unfused split-K";
+  p.technique =
+      "phase 3b with the PV GEMM split over keys when S >= 64: concurrent cuBLASLt GEMMs per "
+      "chunk into fp32 partials, summed by a deterministic reduction kernel";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.prepare = &prepare;
+  p.question = "Split-K for the PV GEMM of the unfused phase 3b.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {faster_than(p.id, "3b", "throughput"), seed_claim(p.id, "0.83", "throughput")};
+}

@@ -40,7 +40,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/timeline.cuh"
 
-namespace attnlab::phased4 {
+namespace attnlab::phase_d4 {
 namespace {
 
 constexpr int kTileK = 64;      // keys per K/V tile
@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     prefetch_tensormap(&tm_v);
   }
   constexpr int kDTiles = D / 8;
-  constexpr int kStages = phased4::kStages<KW>;
+  constexpr int kStages = phase_d4::kStages<KW>;
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const unsigned raw = smem_addr(smem_raw);
@@ -670,4 +670,38 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return s.D == 64 ? geometry(IntTag<64>{}) : geometry(IntTag<128>{});
 }
 
-}  // namespace attnlab::phased4
+}  // namespace attnlab::phase_d4
+
+// Does filling every SM with warpgroup MMA work bring the latency shape under 5 us of kernel
+// time, and ahead of d3?
+ATTNLAB_PHASE(d4) {
+  p.title = "split-KV DSMEM";
+  p.technique =
+      "wgmma for QK^T and PV (P in registers, TMA loads, QK^T of a tile overlapped with PV of "
+      "the last); the blocks of a thread-block cluster and the warpgroups of a block split one "
+      "64-row query tile's keys and merge max, sum and O through shared memory and DSMEM";
+  p.required_cc = 90;
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.launch_geometry = &launch_geometry;
+  p.question =
+      "Split-KV inside a thread-block cluster: wgmma for both GEMMs (TMA loads, P in registers), "
+      "partial softmax states merged through distributed shared memory, against d3.";
+  // The latency shape and the neighbours issue 10 asks for: longer S, D = 128, GQA, causal.
+  p.default_shapes = {"latency", "1x8x1024x64", "1x8x512x128", "1x32x512x64:hkv=8",
+                      "1x8x512x64:causal"};
+  p.claims = {
+      claim("target-latency", "At most 5 us of kernel time (cold) at the latency shape.")
+          .metric("/timing/cold/median_ns")
+          .at("latency")
+          .at_most(5000.0)
+          .source("project issue 10: phase d4 target (at most 5.0 us)"),
+      claim("cudnn-ratio-latency",
+            "At most 0.6x cuDNN's kernel busy time at the latency shape, paired: the lower bound "
+            "of the paired A/B interval of t_cudnn / t_d4 (make ab A=d4 B=cudnn, wall time) at "
+            "least 1/0.6.")
+          .at("latency")
+          .paired_against("cudnn", 1.0 / 0.6)
+          .source("project issue 10: phase d4 target; issue 26: judged on the paired A/B ratio"),
+      faster_than(p.id, "d3", "latency")};
+}

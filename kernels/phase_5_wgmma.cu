@@ -28,7 +28,7 @@
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline.cuh"
 
-namespace attnlab::phase5 {
+namespace attnlab::phase_5 {
 namespace {
 
 namespace ptx = cuda::ptx;
@@ -570,4 +570,48 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return s.D == 64 ? with_traits<64>(s, geometry) : with_traits<128>(s, geometry);
 }
 
-}  // namespace attnlab::phase5
+}  // namespace attnlab::phase_5
+
+// Does the Hopper-native kernel beat cuDNN's fused SDPA (paired in one process: make ab A=5
+// B=cudnn) at the throughput shape and at head dim 128, and how far is it past the WMMA phase 4x?
+ATTNLAB_PHASE(5) {
+  constexpr const char* kD128 = "4x16x4096x128";
+  constexpr const char* kTensorPipe =
+      "/metrics/tensor/values/sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active/value";
+  p.title = "wgmma + TMA";
+  p.technique =
+      "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
+      "and 3 (D=64; 2 where 192-row tiles pad S) or 2 (D=128) consumer warpgroups of 64 rows with "
+      "setmaxnreg, ping-pong and softmax overlapped with PV, persistent (causal: items claimed "
+      "longest first)";
+  p.required_cc = 90;
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.work_items = &work_items;
+  p.launch_geometry = &launch_geometry;
+  p.question =
+      "wgmma for both products, TMA K/V ring, producer/consumer warpgroups: against cuDNN and 4x.";
+  p.default_shapes = {"throughput", kD128, "16x16x2048x64:causal", "4x16x4096x128:causal"};
+  p.claims = {
+      claim("faster-than-cudnn-throughput",
+            "At least 1.10x the speed of cuDNN's fused SDPA at the throughput shape, paired: the "
+            "lower bound of the paired A/B interval of t_cudnn / t_5 (make ab A=5 B=cudnn, wall "
+            "time) at least 1.10.")
+          .at("throughput")
+          .paired_against("cudnn", 1.10)
+          .source("issue 9: phase 5 target; issue 26: judged on the paired A/B ratio"),
+      claim("as-fast-as-cudnn-d128",
+            "As fast as cuDNN's fused SDPA at 4x16x4096x128, paired: the lower bound of the paired "
+            "A/B interval of t_cudnn / t_5 (wall time) at least the 0.98 non-inferiority margin.")
+          .at(kD128)
+          .paired_as_fast_as("cudnn")
+          .source("issue 9: phase 5 target; issue 26: non-inferiority margin 0.98"),
+      faster_than(p.id, "4x", "throughput"),
+      claim("tensor-pipe-60pct",
+            "The tensor pipe is active at least 60% of active cycles at the throughput shape.")
+          .metric(kTensorPipe)
+          .at("throughput")
+          .at_least(60.0)
+          .source("issue 9: phase 5 target"),
+      no_local(p.id, false, "throughput")};
+}

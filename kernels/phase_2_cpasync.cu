@@ -14,7 +14,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/scalar_fused.cuh"
 
-namespace attnlab::phase2 {
+namespace attnlab::phase_2 {
 
 namespace {
 constexpr int kStages = 2;
@@ -28,4 +28,17 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phase2
+}  // namespace attnlab::phase_2
+
+// Does overlapping the next tile's copy with the current tile's math buy anything over phase 1?
+ATTNLAB_PHASE(2) {
+  p.title = "cp.async fused";
+  p.technique =
+      "phase 1's kernel with a two-stage cp.async pipeline: K/V tile j+1 copied in while tile j "
+      "is computed";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "Phase 1's kernel with K/V tiles double-buffered by cp.async, against phase 1.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {faster_than(p.id, "1", "throughput"), seed_claim(p.id, "0.59", "throughput")};
+}

@@ -12,7 +12,7 @@
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 
-namespace attnlab::phase4 {
+namespace attnlab::phase_4 {
 namespace {
 
 template <int D>
@@ -167,4 +167,18 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phase4
+}  // namespace attnlab::phase_4
+
+// What does sharing K/V tiles across a block's warps buy over the scalar phase 1?
+ATTNLAB_PHASE(4) {
+  p.title = "fused tiled";
+  p.technique =
+      "32x32 tiles, 128 threads, shared-memory tiles, scalar matmul, online softmax with warp "
+      "shuffles";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "Fused tiles in shared memory with warp-shuffle softmax, against the scalar phase 1.";
+  p.default_shapes = {"throughput", "latency"};
+  p.claims = {faster_than(p.id, "1", "throughput"), faster_than(p.id, "1", "latency"),
+              seed_claim(p.id, "6.42", "throughput")};
+}

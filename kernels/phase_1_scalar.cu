@@ -9,7 +9,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/scalar_fused.cuh"
 
-namespace attnlab::phase1 {
+namespace attnlab::phase_1 {
 
 Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 1"); }
 
@@ -19,4 +19,16 @@ void launch(const Problem& p, cudaStream_t stream) {
   });
 }
 
-}  // namespace attnlab::phase1
+}  // namespace attnlab::phase_1
+
+// Is the scalar fused kernel correct everywhere, and what does a kernel without tensor cores or
+// data reuse across threads reach? The baseline every later phase is measured against.
+ATTNLAB_PHASE(1) {
+  p.title = "scalar fused";
+  p.technique =
+      "one thread per query row, 64x64 K/V tiles in shared memory, online softmax, fp32 math";
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.question = "Baseline: the scalar fused kernel every later phase is measured against.";
+  p.default_shapes = {"latency"};
+}

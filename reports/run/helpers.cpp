@@ -1,0 +1,36 @@
+// Helpers every section of a run's report shares (reports/run/sections.hpp).
+#include "reports/run/sections.hpp"
+
+namespace attnlab::report::detail {
+
+std::string fixed_line(const std::string& s) {
+  std::string out = s;
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  return out;
+}
+
+std::string json_scalar(const ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "null";
+  return v.dump();
+}
+
+std::string pct_of(double v, const std::optional<double>& peak) {
+  return peak ? pct(100.0 * v / *peak) : "not known";
+}
+
+bool any_result_has(const Run& run, const char* key) {
+  return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) {
+    return r.json.contains(key) && !r.json[key].is_null();
+  });
+}
+
+std::string dims(const ordered_json& j, const char* key) {
+  const ordered_json* v = find(j, std::string("/") + key);
+  if (!v || !v->is_array()) return "not recorded";
+  std::string out;
+  for (const auto& x : *v) out += (out.empty() ? "" : "x") + json_scalar(x);
+  return out;
+}
+
+}  // namespace attnlab::report::detail
