@@ -25,11 +25,7 @@
 #include "experiments/reference.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
-#include "profiler/gpu_monitor.hpp"
-#include "profiler/kernel_activity.hpp"
-#include "profiler/l2_flush.hpp"
-#include "profiler/sampler.hpp"
-#include "profiler/stats.hpp"
+#include "profiler/profiler.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
 

@@ -14,11 +14,7 @@
 #include "experiments/console.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/phase_cudnn.hpp"
-#include "profiler/cupti_check.hpp"
-#include "profiler/gpu_monitor.hpp"
-#include "profiler/stats.hpp"
-
-#include <cupti.h>
+#include "profiler/profiler.hpp"
 
 namespace attnlab {
 
@@ -54,7 +50,7 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
   pv.versions.nvcc = build_info::kNvccVersion;
   ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&pv.versions.driver));
   ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
-  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&pv.versions.cupti));
+  pv.versions.cupti = profiler::cupti_version();
   // The C++ baselines run cuDNN: which one is part of what they measured.
   if (const auto v = phasecudnn::versions(); v && runs_cudnn) {
     pv.versions.cudnn = static_cast<long long>(v->loaded);

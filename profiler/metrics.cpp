@@ -26,7 +26,7 @@
 #include <stdexcept>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/nvperf_host.hpp"

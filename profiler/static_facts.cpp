@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/kernel_activity.hpp"
 
