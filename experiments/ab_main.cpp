@@ -25,11 +25,7 @@
 #include "experiments/reference.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
-#include "profiler/gpu_monitor.hpp"
-#include "profiler/kernel_activity.hpp"
-#include "profiler/l2_flush.hpp"
-#include "profiler/sampler.hpp"
-#include "profiler/stats.hpp"
+#include "profiler/profiler.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
 
@@ -219,7 +215,8 @@ AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options&
   AbShape out;
   const double scale = s.default_scale();
   out.name = shape_name(s);
-  out.shape = shape_to_json(s, scale);
+  out.shape = s;
+  out.scale = scale;
   out.flops = s.flops();
   const HostTensors in = make_inputs(s, seed);
   const ProblemBuffers buffers(s, in);
@@ -347,7 +344,7 @@ int run(int argc, char** argv) {
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
     rec.started_utc = utc_iso8601(now);
-    rec.provenance = to_json(provenance(argc, argv, seed, opt.device, a->baseline || b->baseline));
+    rec.provenance = provenance(argc, argv, seed, opt.device, a->baseline || b->baseline);
     rec.options.pairs = opt.pairs;
     rec.options.min_pairs = opt.min_pairs;
     rec.options.max_seconds = opt.max_seconds;
@@ -356,7 +353,7 @@ int run(int argc, char** argv) {
     rec.method = kMethod;
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     file = create_run_directory(root, std::string(a->id) + "-vs-" + b->id, utc_stamp(now), sha) / "run.json";
-    write_json_atomically(file, to_json(rec));
+    write_ab_record(file, rec);
     console::ab_started(a->id, b->id, seed, order_seed, file.string());
 
     try {
@@ -367,17 +364,17 @@ int run(int argc, char** argv) {
         rec.results.push_back(run_shape(*a, *b, shapes[i], opt, seed, order_seed + i, warm, sampler,
                                         stream.s, tag, rec.options.bootstrap));
         all_passed = all_passed && rec.results.back().passed;
-        write_json_atomically(file, to_json(rec));
+        write_ab_record(file, rec);
       }
       rec.status = all_passed ? "ok" : "failed";
     } catch (const std::exception& ex) {
       // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
       rec.status = "failed";
       rec.error = ex.what();
-      write_json_atomically(file, to_json(rec));
+      write_ab_record(file, rec);
       return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
     }
-    write_json_atomically(file, to_json(rec));
+    write_ab_record(file, rec);
     console::run_finished(rec.status, file.string());
     return rec.status == "ok" ? kExitOk : kExitFailed;
   } catch (const UsageError& ex) {

@@ -374,7 +374,7 @@ int run(int argc, char** argv) {
     rec.method = kMethod;
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     file = create_run_directory(root, "calibration", utc_stamp(now), sha) / kCalibrationFile;
-    write_json_atomically(file, to_json(rec));
+    write_calibration_file(file, rec);
     std::cout << "attnlab-calibrate: " << prop.name << " (" << sms << " SMs), " << rate_specs().size()
               << " rates and " << launches.size() << " launch configurations; record " << file.string() << std::endl;
 
@@ -390,7 +390,7 @@ int run(int argc, char** argv) {
                     << sig(r.rate.p10) << ", p90 " << sig(r.rate.p90) << ") at " << sig(r.sm_clock_median_mhz)
                     << " MHz: " << sig(r.per_sm_per_clock) << " per SM per clock, " << r.time_ns.size() << " samples of "
                     << sig(profiler::summarize(r.time_ns).median / 1e3) << " us" << std::endl;
-          write_json_atomically(file, to_json(rec));
+          write_calibration_file(file, rec);
         }
       }
       for (std::size_t i = 0; i < launches.size(); ++i) {
@@ -411,10 +411,10 @@ int run(int argc, char** argv) {
     } catch (const std::exception& ex) {
       rec.status = "failed";
       rec.error = ex.what();
-      write_json_atomically(file, to_json(rec));
+      write_calibration_file(file, rec);
       return fail(kExitFailed, std::string("calibration failed: ") + ex.what() + " (record " + file.string() + ")");
     }
-    write_json_atomically(file, to_json(rec));
+    write_calibration_file(file, rec);
     std::cout << "attnlab-calibrate: status ok; record " << file.string() << std::endl;
     return kExitOk;
   } catch (const UsageError& ex) {

@@ -24,6 +24,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
 #include "experiments/pc_sampling_child.hpp"
+#include "experiments/record_fill.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/registry_table.hpp"
 #include "experiments/run_setup.hpp"
@@ -31,23 +32,12 @@
 #include "common/check.hpp"
 #include "kernels/phase_cudnn.hpp"
 #include "kernels/registry.hpp"
-#include "profiler/clock_probe.hpp"
-#include "profiler/cupti_check.hpp"
-#include "profiler/kernel_activity.hpp"
-#include "profiler/l2_flush.hpp"
-#include "profiler/metric_groups.hpp"
-#include "profiler/metrics.hpp"
-#include "profiler/nvtx.hpp"
-#include "profiler/pc_sampling.hpp"
-#include "profiler/sampler.hpp"
-#include "profiler/sass_metrics.hpp"
-#include "record/constants.hpp"
+#include "profiler/profiler.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
 #include "record/timing.hpp"
-
-#include <cupti.h>
 
 namespace attnlab {
 namespace {
@@ -73,55 +63,6 @@ struct Options {
 };
 
 }  // namespace
-
-GpuIdentity gpu_identity(int dev) {
-  cudaDeviceProp p{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
-  int sm_khz = 0, mem_khz = 0, bus_bits = 0;
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  unsigned char uuid[16];
-  for (int i = 0; i < 16; ++i) uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
-  GpuIdentity g;
-  g.name = p.name;
-  g.uuid = gpu_uuid_string(uuid);
-  g.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
-  g.sm_count = p.multiProcessorCount;
-  g.sm_clock_mhz = sm_khz / 1000;
-  g.mem_clock_mhz = mem_khz / 1000;
-  g.l2_bytes = p.l2CacheSize;
-  g.global_mem_bytes = p.totalGlobalMem;
-  g.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
-  g.peak_dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-  return g;
-}
-
-Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool runs_cudnn) {
-  Provenance pv;
-  pv.git = {build_info::kGitCommit, build_info::kGitDirty};
-  pv.argv.assign(argv, argv + argc);
-  pv.build = {build_info::kBuildType, build_info::kCudaArchitectures, build_info::kCudaFlags,
-              build_info::kCxxFlags, build_info::kCxxCompiler};
-  pv.versions.nvcc = build_info::kNvccVersion;
-  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&pv.versions.driver));
-  ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
-  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&pv.versions.cupti));
-  // The C++ baselines run cuDNN: which one is part of what they measured.
-  if (const auto v = phase_cudnn::versions(); v && runs_cudnn) {
-    pv.versions.cudnn = static_cast<long long>(v->loaded);
-    pv.versions.cudnn_header = v->header;
-  }
-  pv.gpu = gpu_identity(dev);
-  pv.seed = seed;
-  char host[256] = "unknown";
-  gethostname(host, sizeof host);
-  host[sizeof host - 1] = '\0';
-  pv.host = host;
-  if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
-    pv.sweep_id = sweep;
-  return pv;
-}
 
 int fail(const char* program, int code, const std::string& msg) {
   std::cerr << program << ": " << msg << std::endl;
@@ -168,138 +109,49 @@ RecordedOptions recorded_options(const Options& opt) {
   return o;
 }
 
-// What NVML said during a regime, summarised for the record.
-GpuState gpu_state(const profiler::RegimeResult& r) {
-  GpuState g;
-  if (r.gpu_readings.empty()) {
-    g.unavailable = r.gpu_unavailable.empty() ? "no NVML reading was taken" : r.gpu_unavailable;
-    return g;
-  }
-  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
-             "GetCurrentClocksEventReasons), polled every " +
-             console::human_ns(r.gpu_poll_ms * 1e6) + " while sampling";
-  g.readings = static_cast<long long>(r.gpu_readings.size());
-  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
-  std::vector<double> sm;
-  for (const auto& x : r.gpu_readings) {
-    sm.push_back(x.sm_clock_mhz);
-    g.power_max_w = std::max(g.power_max_w, x.power_w);
-    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
-    if (profiler::is_throttled(x, r.max_sm_clock_mhz)) ++g.throttled_readings;
-  }
-  const profiler::Summary s = profiler::summarize(sm);
-  g.sm_clock_min_mhz = s.min;
-  g.sm_clock_median_mhz = s.median;
-  g.sm_clock_max_mhz = s.max;
-  for (const auto& [bit, name] : profiler::clock_event::names()) {
-    long long n = 0;
-    for (const auto& x : r.gpu_readings) n += (x.reasons & bit) != 0;
-    if (n > 0) g.clock_event_readings.emplace_back(name, n);
-  }
-  g.throttled_samples_ns = r.throttled_samples_ns;
-  g.throttled_policy = r.throttled_policy;
-  return g;
-}
-
-// The record's timing block of one regime (record/timing.hpp maps it to JSON).
-RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
-  const auto& m = r.summary;
-  RegimeTiming t;
-  t.method = profiler::regime_method(r.regime);
-  t.median_ns = m.median;
-  t.p10_ns = m.p10;
-  t.p90_ns = m.p90;
-  t.min_ns = m.min;
-  t.max_ns = m.max;
-  t.mean_ns = m.mean;
-  t.stdev_ns = m.stdev;
-  t.noise_pct = m.noise_pct;
-  t.count = static_cast<long long>(m.count);
-  t.stop_reason = profiler::stop_reason_name(r.stop);
-  t.wall_s = r.wall_seconds;
-  t.launches_per_sample = r.launches_per_sample;
-  t.clock_before_mhz = r.sm_clock_mhz_before;
-  t.clock_after_mhz = r.sm_clock_mhz_after;
-  t.tflops = s.flops() / m.median / 1e3;               // FLOP/ns = GFLOP/s
-  t.dram_gbps_min_bytes = s.min_bytes() / m.median;    // byte/ns = GB/s
-  t.kernels = r.kernel_names;
-  if (!r.busy_ns.empty()) {
-    // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
-    // the time any of them ran (equal to the span for a single kernel).
-    t.kernels_per_launch = r.kernels_per_launch;
-    const auto busy = profiler::summarize(r.busy_ns);
-    t.busy_median_ns = busy.median;
-    t.busy_p10_ns = busy.p10;
-    t.busy_p90_ns = busy.p90;
-  }
-  t.samples_ns = r.samples_ns;
-  if (!r.clock_source.empty()) t.clock_source = r.clock_source;
-  t.gpu_state = gpu_state(r);
-  return t;
-}
-
-}  // namespace
-
-Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs) {
-  const CheckResult& c = g.check;
-  Correctness corr;
-  corr.passed = g.passed;
-  corr.max_abs_err = c.max_abs_err;
-  corr.max_rel_err = c.max_rel_err;
-  corr.tolerance_abs = c.row_tolerance_rms;
-  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
-  corr.rows_checked = c.rows_checked;
-  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
-  corr.nonfinite = c.nonfinite;
-  corr.rule = kRowRmsRule;
-  corr.inputs = inputs_name(inputs);
-  corr.row_rms_err = c.row_rms_err;
-  corr.row_err_ratio = c.row_err_ratio;
-  corr.elements_scanned = c.elements_scanned;
-  corr.repeat_identical = g.repeat_identical;
-  if (!g.passed) corr.failure = g.failure;
-  return corr;
-}
-
-namespace {
-
 struct ShapeRun {
-  ordered_json result;
+  ResultEntry result;
   bool passed = false;
   // Set once the shape was timed and its output checked again: what finish_shape needs after
   // the shape's buffers are freed.
   bool timed = false;
-  std::string headline;                                // the headline regime
-  std::optional<profiler::RegimeResult> per_kernel;    // its CUPTI per-kernel times, if any
+  std::optional<profiler::RegimeResult> per_kernel;    // the headline's CUPTI per-kernel times
   double expected_ns = 0;                              // [ns] its busy median, 0 when unknown
-  std::vector<GroupResult> groups;                     // its counter groups, for the breakdown
 };
+
+// Counters, static facts and derived figures of a timed shape: after timing, so they never
+// perturb it.
+void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::HardwareEvidence& evidence,
+                  const profiler::LaunchFn& launch, cudaStream_t stream, const std::string& tag) {
+  ResultEntry& r = run.result;
+  const profiler::ShapeEvidence ev = evidence.collect(
+      launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), s.flops(),
+      r.headline()->tflops);
+  console::evidence(tag, ev);
+  r.metrics = ev.groups;
+  StaticFacts facts = ev.facts;
+  if (phase.work_items && facts.kernels.size() == 1)  // CUPTI's capture cannot see it
+    facts.kernels.front().work_items = phase.work_items(s);
+  r.static_evidence.emplace().facts = std::move(facts);
+  r.derived = ev.derived;
+}
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
                    cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
-  const double scale = s.default_scale();
-  ordered_json& r = run.result;
-  r["name"] = shape_name(s);
-  r["shape"] = shape_to_json(s, scale);
-  r["flops"] = s.flops();
-  r["min_bytes"] = s.min_bytes();
+  ResultEntry& r = run.result;
+  r.shape = s;
+  r.scale = s.default_scale();
 
   const HostTensors in = make_inputs(s, seed, opt.inputs);
   const ProblemBuffers buffers(s, in);
-  const Problem p = buffers.problem(float(scale));
+  const Problem p = buffers.problem(float(r.scale));
   const GateResult g = run_gate(phase, p, in, seed, stream);
   run.passed = g.passed;
-  Correctness corr = correctness_block(g, s, opt.inputs);
-  r["correctness"] = to_json(corr);
-
+  r.correctness = correctness_block(g, s, opt.inputs);
   console::correctness(tag, g);
 
-  r["timing"] = nullptr;
-  r["headline_regime"] = nullptr;
-  r["tflops"] = nullptr;
-  r["dram_gbps_min_bytes"] = nullptr;
   if (run.passed && opt.profile_launch) {
     const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
     profiler::launch_for_profiler([&](cudaStream_t st) { phase.launch(p, st); }, stream, range);
@@ -314,51 +166,31 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/warmup");
     estimate = sampler->warm_up(launch);
   }
-  ordered_json timing = ordered_json::object();
+  std::vector<std::pair<std::string, RegimeTiming>> timing;
   std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
   for (const auto& name : opt.regimes) {
     const Regime reg = profiler::parse_regime(name);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
     profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
-    const RegimeTiming t = regime_timing(rr, s);
+    timing.emplace_back(name, regime_timing(rr, s));
     if (!rr.kernel_ns.empty()) per_kernel[name] = std::move(rr);
-    timing[name] = to_json(t);
-    console::regime(tag, name, t);
+    console::regime(tag, name, timing.back().second);
   }
   // The timed launches rewrote the output many times; it must still be the checked result.
   if (!same_bits(g.output, launch_poisoned(phase, p, stream))) {
     run.passed = false;
-    corr.passed = false;
-    corr.failure = "output after timing differs from the checked output";
-    r["correctness"] = to_json(corr);
+    r.correctness.passed = false;
+    r.correctness.failure = "output after timing differs from the checked output";
     console::output_changed_after_timing(tag);
     return run;
   }
-  const std::string headline = timing.contains("cold") ? "cold" : opt.regimes.front();
+  const bool has_cold = std::any_of(timing.begin(), timing.end(), [](const auto& t) { return t.first == "cold"; });
+  r.timing = std::move(timing);
+  r.headline_regime = has_cold ? "cold" : opt.regimes.front();
   run.timed = true;
-  run.headline = headline;
-  if (auto k = per_kernel.find(headline); k != per_kernel.end()) run.per_kernel = std::move(k->second);
-  if (auto b = timing[headline].find("busy_median_ns"); b != timing[headline].end() && b->is_number())
-    run.expected_ns = b->get<double>();
-  r["timing"] = timing;
-  r["headline_regime"] = headline;
-  r["tflops"] = timing[headline]["tflops"];
-  r["dram_gbps_min_bytes"] = timing[headline]["dram_gbps_min_bytes"];
-  // Counters, static facts and derived figures: after timing, so they never perturb it.
-  if (evidence) {
-    const profiler::ShapeEvidence ev = evidence->collect(
-        launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), s.flops(),
-        r["tflops"].is_number() ? std::optional<double>(r["tflops"].get<double>()) : std::nullopt);
-    console::evidence(tag, ev);
-    r["metrics"] = ordered_json::object();
-    for (const GroupResult& grp : ev.groups) r["metrics"][grp.group] = to_json(grp);
-    run.groups = ev.groups;
-    profiler::StaticFacts facts = ev.facts;
-    if (phase.work_items && facts.kernels.size() == 1)  // CUPTI's capture cannot see it
-      facts.kernels.front().work_items = phase.work_items(s);
-    r["static"] = profiler::to_json(facts);
-    r["derived"] = ev.derived;
-  }
+  if (auto k = per_kernel.find(r.headline_regime); k != per_kernel.end()) run.per_kernel = std::move(k->second);
+  run.expected_ns = r.headline()->busy_median_ns.value_or(0.0);
+  if (evidence) add_evidence(run, phase, s, *evidence, launch, stream, tag);
   return run;
 }
 
@@ -367,8 +199,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
 void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64_t seed,
                   const std::string& tag, bool pc_sampling) {
   if (!run.passed || !run.timed) return;
-  ordered_json& r = run.result;
-  std::optional<PcSamplingResult> pcs;
+  ResultEntry& r = run.result;
   if (pc_sampling) {
     PcSamplingChildRequest req;
     std::error_code ec;
@@ -379,18 +210,16 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
     req.inputs = inputs_name(opt.inputs);
     req.device = opt.device;
     req.expected_ns = run.expected_ns;
-    pcs = sample_in_child_process(req);
-    if (pcs->available) pcs->method += "; " + pc_sampling_child_method_note();
-    r["pc_sampling"] = to_json(*pcs);
-    console::pc_sampling(tag, *pcs);
+    PcSamplingResult pcs = sample_in_child_process(req);
+    if (pcs.available) pcs.method += "; " + pc_sampling_child_method_note();
+    console::pc_sampling(tag, pcs);
+    r.pc_sampling = std::move(pcs);
   }
   // Per-kernel breakdown: each kernel's time in a launch and its share (record/pc_sampling.hpp).
-  if (run.per_kernel) {
-    r["kernels"] = ordered_json::array();
-    for (const auto& share : profiler::kernel_shares(run.per_kernel->kernel_ns, run.per_kernel->kernel_instances,
-                                                     run.headline, pcs ? &*pcs : nullptr, run.groups))
-      r["kernels"].push_back(to_json(share));
-  }
+  if (run.per_kernel)
+    r.kernels = profiler::kernel_shares(run.per_kernel->kernel_ns, run.per_kernel->kernel_instances,
+                                        r.headline_regime, r.pc_sampling ? &*r.pc_sampling : nullptr,
+                                        r.metrics ? *r.metrics : std::vector<GroupResult>{});
 }
 
 }  // namespace
@@ -545,28 +374,22 @@ cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::ve
 // refuses, with the library's reason, exit 2.
 
 // The record as it is first written: everything but the results, status "incomplete".
-ordered_json record_header(const Phase& phase, const Options& opt,
-                           int argc, char** argv, std::uint64_t seed, long long now,
-                           const profiler::HardwareEvidence* evidence) {
-  ordered_json record;
-  record["schema"] = kRunSchema;
-  record["phase"] = phase.id;
-  record["status"] = "incomplete";
-  record["experiment"] = {{"title", phase.title},
-                          {"technique", phase.technique},
-                          {"question", phase.question}};
-  record["claims"] = ordered_json::array();
-  for (const auto& c : phase.claims) record["claims"].push_back(to_json(c));
-  record["started_utc"] = utc_iso8601(now);
-  record["provenance"] = to_json(provenance(argc, argv, seed, opt.device, phase.baseline));
-  record["options"] = to_json(recorded_options(opt));
-  record["metrics_config"] =
-      evidence ? evidence->config_json()
-               : ordered_json{{"groups", ordered_json::array()},
-                              {"unavailable", opt.profile_launch
-                                                  ? "--profile-launch: Nsight Compute collects"
-                                                  : "--check-only: nothing is timed"}};
-  record["results"] = ordered_json::array();
+RunRecord record_header(const Phase& phase, const Options& opt,
+                        int argc, char** argv, std::uint64_t seed, long long now,
+                        const profiler::HardwareEvidence* evidence) {
+  RunRecord record;
+  record.phase = phase.id;
+  record.experiment = {phase.title, phase.technique, phase.question};
+  record.claims = phase.claims;
+  record.started_utc = utc_iso8601(now);
+  record.provenance = provenance(argc, argv, seed, opt.device, phase.baseline);
+  record.options = recorded_options(opt);
+  if (evidence) {
+    record.metrics_config = evidence->config();
+  } else {
+    record.metrics_config.not_collected =
+        opt.profile_launch ? "--profile-launch: Nsight Compute collects" : "--check-only: nothing is timed";
+  }
   return record;
 }
 
@@ -602,7 +425,7 @@ struct Instruments {
 
 // Runs every shape, rewriting the record after each; returns the exit code.
 int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint64_t seed,
-            Instruments& inst, ordered_json& record, const fs::path& file) {
+            Instruments& inst, RunRecord& record, const fs::path& file) {
   bool all_passed = true;
   try {
     for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
@@ -617,20 +440,20 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
       else
         sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
       all_passed = all_passed && run.passed;
-      record["results"].push_back(std::move(run.result));
-      write_json_atomically(file, record);
+      record.results.push_back(std::move(run.result));
+      write_run_record(file, record);
     }
     ATTNLAB_CUDA_CHECK(cudaStreamDestroy(inst.stream));
   } catch (const std::exception& ex) {
     // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
-    record["status"] = "failed";
-    record["error"] = ex.what();
-    write_json_atomically(file, record);
+    record.status = "failed";
+    record.error = ex.what();
+    write_run_record(file, record);
     return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
   }
-  record["status"] = all_passed ? "ok" : "failed";
-  write_json_atomically(file, record);
-  console::run_finished(record["status"].get<std::string>(), file.string());
+  record.status = all_passed ? "ok" : "failed";
+  write_run_record(file, record);
+  console::run_finished(record.status, file.string());
   return all_passed ? kExitOk : kExitFailed;
 }
 
@@ -676,7 +499,7 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     res.reason = std::string("PC-sampling child process: ") + ex.what();
   }
   try {
-    write_json_atomically(opt.child.out_file, to_json(res));
+    write_pc_sampling_file(opt.child.out_file, res);
   } catch (const std::exception& ex) {
     return fail(kExitEnvironment, std::string("PC-sampling child cannot write its result: ") + ex.what());
   }
@@ -700,9 +523,7 @@ int run_experiment(const char* phase_id, int argc, char** argv) {
   if (const auto code = parse_command_line(app, argc, argv, "attnlab")) return *code;
 
   if (opt.list_claims) {
-    ordered_json claims = ordered_json::array();
-    for (const auto& c : phase->claims) claims.push_back(to_json(c));
-    std::cout << claims.dump(2) << std::endl;
+    std::cout << claims_listing(phase->claims) << std::endl;
     return kExitOk;
   }
 
@@ -728,10 +549,10 @@ int run_experiment(const char* phase_id, int argc, char** argv) {
                               std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     run_dir = create_run_directory(opt.results_dir, phase->id, utc_stamp(now), sha);
-    ordered_json record = record_header(*phase, opt, argc, argv, seed, now,
+    RunRecord record = record_header(*phase, opt, argc, argv, seed, now,
                                         inst.evidence ? &*inst.evidence : nullptr);
     const fs::path file = run_dir / "run.json";
-    write_json_atomically(file, record);
+    write_run_record(file, record);
     console::run_started(phase->id, prop.name, seed, file.string());
 
     return measure(*phase, opt, plan, seed, inst, record, file);

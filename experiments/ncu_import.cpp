@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/shapes.hpp"
 #include "profiler/metric_groups.hpp"
 
 namespace attnlab {
@@ -196,209 +197,205 @@ const std::vector<std::string>& headline_metrics() {
   return names;
 }
 
-ordered_json ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
-                              const ordered_json& cupti_metrics) {
-  ordered_json e;
-  e["report"] = report_file;
-  e["kernels"] = csv.rows.size();
-  const int name_col = csv.column("Kernel Name");
-  e["kernel_names"] = ordered_json::array();
-  if (name_col >= 0)
-    for (const auto& row : csv.rows) e["kernel_names"].push_back(row[std::size_t(name_col)]);
+namespace {
 
-  // Per-kernel weights for the non-additive metrics: each kernel's duration.
+// Per-kernel weights for the non-additive metrics: each kernel's duration, where every kernel
+// has one; else 1 each. `weighted` says which.
+std::vector<double> kernel_weights(const NcuCsv& csv, bool* weighted) {
   std::vector<double> weights(csv.rows.size(), 1.0);
+  *weighted = false;
+  const int dc = csv.column(kDurationMetric);
+  if (dc < 0 || csv.rows.size() < 2) return weights;
+  *weighted = true;
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto v = parse_ncu_number(csv.rows[k][std::size_t(dc)]);
+    const auto ns = v ? convert_ncu_unit(*v, csv.units[std::size_t(dc)], "ns") : std::nullopt;
+    if (!ns || *ns <= 0) *weighted = false;
+    if (ns) weights[k] = *ns;
+  }
+  if (!*weighted) weights.assign(csv.rows.size(), 1.0);
+  return weights;
+}
+
+// One metric over the launch's kernels: ".sum" metrics summed, the others averaged with
+// `weights`; or why it cannot be (in *why).
+std::optional<NcuValue> combine(const NcuCsv& csv, const profiler::MetricSpec& m,
+                                const std::vector<double>& weights, std::string* why) {
+  const int c = csv.column(m.name);
+  if (c < 0) return *why = "not in the ncu report", std::nullopt;
+  const std::string& ncu_unit = csv.units[std::size_t(c)];
+  double sum = 0, weighted_sum = 0, weight_total = 0;
+  for (std::size_t k = 0; k < csv.rows.size(); ++k) {
+    const auto v = parse_ncu_number(csv.rows[k][std::size_t(c)]);
+    if (!v) return *why = "ncu reported '" + csv.rows[k][std::size_t(c)] + "'", std::nullopt;
+    const auto converted = convert_ncu_unit(*v, ncu_unit, m.unit);
+    if (!converted)
+      return *why = "ncu's unit '" + ncu_unit + "' does not convert to " + m.unit +
+                    " (import with --print-units base)",
+             std::nullopt;
+    sum += *converted;
+    weighted_sum += weights[k] * *converted;
+    weight_total += weights[k];
+  }
+  if (csv.rows.empty()) return *why = "ncu profiled no kernel", std::nullopt;
+  const bool additive = ends_with(m.name, ".sum");
+  return NcuValue{m.name, additive ? sum : weighted_sum / weight_total, m.unit, ncu_unit};
+}
+
+}  // namespace
+
+NcuEntry ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
+                          const std::vector<GroupResult>& cupti_metrics) {
+  NcuEntry e;
+  e.report = report_file;
+  e.kernels = static_cast<long long>(csv.rows.size());
+  if (const int name_col = csv.column("Kernel Name"); name_col >= 0)
+    for (const auto& row : csv.rows) e.kernel_names.push_back(row[std::size_t(name_col)]);
   bool weighted = false;
-  if (const int dc = csv.column(kDurationMetric); dc >= 0 && csv.rows.size() > 1) {
-    weighted = true;
-    for (std::size_t k = 0; k < csv.rows.size(); ++k) {
-      const auto v = parse_ncu_number(csv.rows[k][std::size_t(dc)]);
-      const auto ns = v ? convert_ncu_unit(*v, csv.units[std::size_t(dc)], "ns") : std::nullopt;
-      if (!ns || *ns <= 0) weighted = false;
-      if (ns) weights[k] = *ns;
-    }
-    if (!weighted) weights.assign(csv.rows.size(), 1.0);
-  }
-
-  ordered_json values = ordered_json::object();
-  ordered_json unavailable = ordered_json::object();
-  for (const auto& group : profiler::metric_groups()) {
+  const std::vector<double> weights = kernel_weights(csv, &weighted);
+  for (const auto& group : profiler::metric_groups())
     for (const auto& m : group.metrics) {
-      const int c = csv.column(m.name);
-      if (c < 0) {
-        unavailable[m.name] = "not in the ncu report";
-        continue;
-      }
-      const std::string& ncu_unit = csv.units[std::size_t(c)];
-      double sum = 0, weighted_sum = 0, weight_total = 0;
       std::string why;
-      for (std::size_t k = 0; k < csv.rows.size() && why.empty(); ++k) {
-        const auto v = parse_ncu_number(csv.rows[k][std::size_t(c)]);
-        if (!v) {
-          why = "ncu reported '" + csv.rows[k][std::size_t(c)] + "'";
-          break;
-        }
-        const auto converted = convert_ncu_unit(*v, ncu_unit, m.unit);
-        if (!converted) {
-          why = "ncu's unit '" + ncu_unit + "' does not convert to " + m.unit +
-                " (import with --print-units base)";
-          break;
-        }
-        sum += *converted;
-        weighted_sum += weights[k] * *converted;
-        weight_total += weights[k];
-      }
-      if (csv.rows.empty()) why = "ncu profiled no kernel";
-      if (!why.empty()) {
-        unavailable[m.name] = why;
-        continue;
-      }
-      const bool additive = ends_with(m.name, ".sum");
-      values[m.name] = {{"value", additive ? sum : weighted_sum / weight_total},
-                        {"unit", m.unit},
-                        {"ncu_unit", ncu_unit}};
+      if (auto v = combine(csv, m, weights, &why)) e.values.push_back(std::move(*v));
+      else e.unavailable.emplace_back(m.name, why);
     }
-  }
-  e["values"] = values;
   if (csv.rows.size() > 1)
-    e["combined"] = "over " + std::to_string(csv.rows.size()) +
-                    " kernels: .sum metrics summed, the others averaged " +
-                    (weighted ? "weighted by each kernel's gpu__time_duration.sum" : "unweighted");
-
-  ordered_json diffs = ordered_json::object();
-  ordered_json diff_reasons = ordered_json::object();
-  for (const auto& [name, v] : values.items()) {
-    const profiler::MetricGroup* group = nullptr;
-    profiler::find_metric(name, &group);
-    const ordered_json::json_pointer ptr("/" + std::string(group->name) + "/values/" + name + "/value");
-    if (!cupti_metrics.is_object() || !cupti_metrics.contains(ptr) || !cupti_metrics[ptr].is_number()) {
-      diffs[name] = nullptr;
-      diff_reasons[name] = "no CUPTI value for this metric";
+    e.combined = "over " + std::to_string(csv.rows.size()) +
+                 " kernels: .sum metrics summed, the others averaged " +
+                 (weighted ? "weighted by each kernel's gpu__time_duration.sum" : "unweighted");
+  for (const NcuValue& v : e.values) {
+    std::optional<double> cupti;
+    for (const GroupResult& g : cupti_metrics)
+      if (g.available)
+        if (auto c = g.value(v.name)) cupti = c;
+    if (!cupti) {
+      e.rel_diff_pct.emplace_back(v.name, std::nullopt);
+      e.rel_diff_reason.emplace_back(v.name, "no CUPTI value for this metric");
       continue;
     }
-    const auto d = rel_diff_pct(cupti_metrics[ptr].get<double>(), v["value"].get<double>());
-    diffs[name] = d ? ordered_json(*d) : ordered_json();
-    if (!d) diff_reasons[name] = "ncu's value is 0 and CUPTI's is not";
+    const auto d = rel_diff_pct(*cupti, v.value);
+    e.rel_diff_pct.emplace_back(v.name, d);
+    if (!d) e.rel_diff_reason.emplace_back(v.name, "ncu's value is 0 and CUPTI's is not");
   }
-  e["rel_diff_pct"] = diffs;
-  if (!diff_reasons.empty()) e["rel_diff_reason"] = diff_reasons;
-  if (!unavailable.empty()) e["unavailable"] = unavailable;
   return e;
 }
 
-void merge_ncu(ordered_json& record, const fs::path& run_dir, const NcuProfileInfo& info) {
-  if (!record.contains("results") || !record["results"].is_array())
-    throw std::runtime_error("the record has no results array");
-  for (const auto& r : record["results"])
-    if (r.contains("ncu"))
-      throw std::runtime_error("the record already holds ncu values; a run is imported once");
-  int timed = 0;
-  ordered_json shapes = ordered_json::object();
-  for (auto& r : record["results"]) {
-    if (!r.contains("timing") || r["timing"].is_null() || !r.contains("name")) continue;
-    ++timed;
-    const std::string slug = profiler::shape_slug(r["name"].get<std::string>());
-    const std::string report = "ncu-" + slug + ".ncu-rep";
-    const fs::path csv_path = run_dir / ("ncu-" + slug + ".csv");
-    ordered_json entry;
-    if (!fs::exists(csv_path)) {
-      entry["report"] = fs::exists(run_dir / report) ? ordered_json(report) : ordered_json();
-      entry["unavailable"] = "no " + csv_path.filename().string() + " beside the record";
-    } else {
-      std::ifstream in(csv_path);
-      if (!in) throw std::runtime_error("cannot read " + csv_path.string());
-      const NcuCsv csv = parse_ncu_csv(in);
-      if (csv.rows.empty()) {
-        entry["report"] = report;
-        entry["unavailable"] =
-            "ncu profiled no kernel: the NVTX filter matched no launch (check --nvtx-include "
-            "against the range the experiment printed)";
-      } else {
-        entry = ncu_result_entry(csv, report, r.contains("metrics") ? r["metrics"] : ordered_json());
-      }
-    }
-    r["ncu"] = std::move(entry);
-    ordered_json s;
-    if (const auto it = info.wall_s.find(slug); it != info.wall_s.end()) s["wall_s"] = it->second;
-    if (const auto it = info.baseline_wall_s.find(slug); it != info.baseline_wall_s.end())
-      s["baseline_wall_s"] = it->second;
-    if (s.contains("wall_s") && s.contains("baseline_wall_s"))
-      s["ncu_overhead_s"] = s["wall_s"].get<double>() - s["baseline_wall_s"].get<double>();
-    shapes[slug] = s;
+namespace {
+
+// The result's "ncu" from run_dir/ncu-<slug>.csv, or why there is none.
+NcuEntry import_shape(const ResultEntry& r, const fs::path& run_dir, const std::string& slug) {
+  const std::string report = "ncu-" + slug + ".ncu-rep";
+  const fs::path csv_path = run_dir / ("ncu-" + slug + ".csv");
+  NcuEntry entry;
+  if (!fs::exists(csv_path)) {
+    if (fs::exists(run_dir / report)) entry.report = report;
+    entry.unavailable_reason = "no " + csv_path.filename().string() + " beside the record";
+    return entry;
   }
-  if (timed == 0) throw std::runtime_error("the record has no timed result to compare with ncu");
-  record["ncu_profile"] = {
-      {"ncu_version", info.ncu_version},
-      {"ncu_command", info.ncu_command},
-      {"method",
-       "each timed shape rerun with --profile-launch under ncu; the one launch in NVTX range "
-       "attnlab.profile.<phase>.<shape> profiled; report imported with --csv --page raw "
-       "--print-units base"},
-      {"wall_s_meaning",
-       "wall_s: the whole experiment process under ncu; baseline_wall_s: the same command "
-       "without ncu; ncu_overhead_s: their difference"},
-      {"shapes", shapes}};
+  std::ifstream in(csv_path);
+  if (!in) throw std::runtime_error("cannot read " + csv_path.string());
+  const NcuCsv csv = parse_ncu_csv(in);
+  if (csv.rows.empty()) {
+    entry.report = report;
+    entry.unavailable_reason =
+        "ncu profiled no kernel: the NVTX filter matched no launch (check --nvtx-include "
+        "against the range the experiment printed)";
+    return entry;
+  }
+  return ncu_result_entry(csv, report, r.metrics ? *r.metrics : std::vector<GroupResult>{});
 }
 
-std::string agreement_table(const ordered_json& record) {
+}  // namespace
+
+void merge_ncu(RunRecord& record, const fs::path& run_dir, const NcuProfileInfo& info) {
+  for (const auto& r : record.results)
+    if (r.ncu) throw std::runtime_error("the record already holds ncu values; a run is imported once");
+  NcuProfile profile;
+  profile.ncu_version = info.ncu_version;
+  profile.ncu_command = info.ncu_command;
+  profile.method =
+      "each timed shape rerun with --profile-launch under ncu; the one launch in NVTX range "
+      "attnlab.profile.<phase>.<shape> profiled; report imported with --csv --page raw "
+      "--print-units base";
+  profile.wall_s_meaning =
+      "wall_s: the whole experiment process under ncu; baseline_wall_s: the same command "
+      "without ncu; ncu_overhead_s: their difference";
+  for (auto& r : record.results) {
+    if (!r.headline()) continue;
+    const std::string slug = profiler::shape_slug(shape_name(r.shape));
+    r.ncu = import_shape(r, run_dir, slug);
+    NcuShapeWall w{slug, std::nullopt, std::nullopt};
+    if (const auto it = info.wall_s.find(slug); it != info.wall_s.end()) w.wall_s = it->second;
+    if (const auto it = info.baseline_wall_s.find(slug); it != info.baseline_wall_s.end())
+      w.baseline_wall_s = it->second;
+    profile.shapes.push_back(w);
+  }
+  if (profile.shapes.empty()) throw std::runtime_error("the record has no timed result to compare with ncu");
+  record.ncu_profile = std::move(profile);
+}
+
+namespace {
+
+// The closing line of a shape: CUPTI's collection wall against ncu's process.
+std::string wall_line(const RunRecord& record, const ResultEntry& r) {
   std::ostringstream out;
-  for (const auto& r : record.value("results", ordered_json::array())) {
-    if (!r.contains("ncu") || !r.contains("name")) continue;
-    const auto& n = r["ncu"];
-    const std::string shape = r["name"].get<std::string>();
-    out << "== " << shape;
-    if (!n.contains("values")) {
-      out << ": no ncu values (" << n.value("unavailable", std::string("?")) << ")\n";
+  double cupti_wall = 0;
+  int passes = 0;
+  bool all = true;
+  for (const GroupResult& g : r.metrics ? *r.metrics : std::vector<GroupResult>{}) {
+    if (!g.available) {
+      all = false;
       continue;
     }
-    out << " (ncu report " << n["report"].get<std::string>() << ", " << n["kernels"].get<int>()
-        << " kernel" << (n["kernels"].get<int>() == 1 ? "" : "s") << ")\n";
-    out << pad("metric", 76) << pad("CUPTI", 14) << pad("ncu", 14) << "diff\n";
-    for (const auto& [name, v] : n["values"].items()) {
-      const profiler::MetricSpec* spec = profiler::find_metric(name);
-      const profiler::MetricGroup* group = nullptr;
-      profiler::find_metric(name, &group);
-      const ordered_json::json_pointer ptr("/metrics/" + std::string(group->name) + "/values/" +
-                                           name + "/value");
-      const std::string cupti = r.contains(ptr) ? num(r[ptr].get<double>()) : "-";
-      const auto& d = n["rel_diff_pct"].value(name, ordered_json());
-      std::string diff = d.is_number() ? pct(d.get<double>()) : "-";
-      const bool headline =
-          std::find(headline_metrics().begin(), headline_metrics().end(), name) != headline_metrics().end();
-      if (headline && d.is_number())
-        diff += std::fabs(d.get<double>()) <= kHeadlineTolerancePct ? "  within 3%" : "  OUTSIDE 3%";
-      out << pad(name + " [" + spec->unit + "]", 76) << pad(cupti, 14)
-          << pad(num(v["value"].get<double>()), 14) << diff << "\n";
+    cupti_wall += g.collection_wall_s;
+    passes += g.passes;
+  }
+  out << "wall: CUPTI " << (all ? "all groups " : "available groups ") << num(cupti_wall) << " s ("
+      << passes << " passes)";
+  const std::string slug = profiler::shape_slug(shape_name(r.shape));
+  for (const NcuShapeWall& w : record.ncu_profile ? record.ncu_profile->shapes : std::vector<NcuShapeWall>{}) {
+    if (w.slug != slug) continue;
+    if (w.wall_s) out << "; ncu process " << num(*w.wall_s) << " s";
+    if (w.baseline_wall_s)
+      out << " (without ncu " << num(*w.baseline_wall_s) << " s, ncu overhead "
+          << num(w.wall_s ? *w.wall_s - *w.baseline_wall_s : 0) << " s)";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string agreement_table(const RunRecord& record) {
+  std::ostringstream out;
+  for (const ResultEntry& r : record.results) {
+    if (!r.ncu) continue;
+    const NcuEntry& n = *r.ncu;
+    out << "== " << shape_name(r.shape);
+    if (n.unavailable_reason) {
+      out << ": no ncu values (" << *n.unavailable_reason << ")\n";
+      continue;
     }
-    double cupti_wall = 0;
-    int passes = 0;
-    bool all = true;
-    const ordered_json metrics = r.value("metrics", ordered_json::object());
-    for (const auto& [group, g] : metrics.items()) {
-      if (!g.value("available", false)) {
-        all = false;
-        continue;
-      }
-      cupti_wall += g["collection_wall_s"].get<double>();
-      passes += g["passes"].get<int>();
+    out << " (ncu report " << n.report.value_or("") << ", " << n.kernels << " kernel"
+        << (n.kernels == 1 ? "" : "s") << ")\n";
+    out << pad("metric", 76) << pad("CUPTI", 14) << pad("ncu", 14) << "diff\n";
+    for (const NcuValue& v : n.values) {
+      std::optional<double> cupti, d;
+      for (const GroupResult& g : r.metrics ? *r.metrics : std::vector<GroupResult>{})
+        if (auto c = g.value(v.name)) cupti = c;
+      for (const auto& [name, diff] : n.rel_diff_pct)
+        if (name == v.name) d = diff;
+      std::string diff = d ? pct(*d) : "-";
+      const bool headline =
+          std::find(headline_metrics().begin(), headline_metrics().end(), v.name) != headline_metrics().end();
+      if (headline && d) diff += std::fabs(*d) <= kHeadlineTolerancePct ? "  within 3%" : "  OUTSIDE 3%";
+      out << pad(v.name + " [" + profiler::find_metric(v.name)->unit + "]", 76)
+          << pad(cupti ? num(*cupti) : "-", 14) << pad(num(v.value), 14) << diff << "\n";
     }
     // Context for the duration: CUPTI's user range also spans the launch latency before the
     // kernel starts, ncu times the kernel alone, and the timing regimes time kernels.
-    if (r.contains(ordered_json::json_pointer("/timing/cold/median_ns")))
-      out << "timing.cold median (kernel only, memset-flushed L2): "
-          << num(r["timing"]["cold"]["median_ns"].get<double>()) << " ns\n";
-    out << "wall: CUPTI " << (all ? "all groups " : "available groups ") << num(cupti_wall) << " s ("
-        << passes << " passes)";
-    const std::string slug = profiler::shape_slug(shape);
-    const ordered_json::json_pointer sp("/ncu_profile/shapes/" + slug);
-    if (record.contains(sp)) {
-      const auto& s = record[sp];
-      if (s.contains("wall_s")) out << "; ncu process " << num(s["wall_s"].get<double>()) << " s";
-      if (s.contains("baseline_wall_s"))
-        out << " (without ncu " << num(s["baseline_wall_s"].get<double>()) << " s, ncu overhead "
-            << num(s["ncu_overhead_s"].get<double>()) << " s)";
-    }
-    out << "\n";
+    for (const auto& [name, t] : r.timing)
+      if (name == "cold") out << "timing.cold median (kernel only, memset-flushed L2): " << num(t.median_ns) << " ns\n";
+    out << wall_line(record, r) << "\n";
   }
   return out.str();
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "record/record.hpp"
+#include "record/result.hpp"
 
 namespace attnlab {
 
@@ -38,13 +39,11 @@ std::optional<double> convert_ncu_unit(double value, const std::string& ncu_unit
 // 100 * (cupti - ncu) / |ncu|; 0 when both are 0; nullopt when only ncu is 0.
 std::optional<double> rel_diff_pct(double cupti, double ncu);
 
-// The result entry's "ncu" object: {"report", "kernels", "kernel_names", "values":
-// {"<metric>": {"value", "unit", "ncu_unit"}}, "rel_diff_pct": {"<metric>": pct|null},
-// "rel_diff_reason"?, "unavailable"?, "combined"?}. `cupti_metrics` is the result's "metrics"
-// object. Over several kernels, ".sum" metrics are summed and the others averaged weighted by
+// The result entry's "ncu" (record/ncu.hpp) against `cupti_metrics`, the result's counter
+// groups. Over several kernels, ".sum" metrics are summed and the others averaged weighted by
 // each kernel's gpu__time_duration.sum.
-ordered_json ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
-                              const ordered_json& cupti_metrics);
+NcuEntry ncu_result_entry(const NcuCsv& csv, const std::string& report_file,
+                          const std::vector<GroupResult>& cupti_metrics);
 
 // What make profile measured around each shape's ncu run.
 struct NcuProfileInfo {
@@ -57,13 +56,13 @@ struct NcuProfileInfo {
 // Adds "ncu" to every timed result of `record` from run_dir/ncu-<slug>.csv (report
 // ncu-<slug>.ncu-rep), and "ncu_profile" at the top. Throws std::runtime_error when the record
 // already has ncu values (a run is never rewritten twice) or has no timed result.
-void merge_ncu(ordered_json& record, const std::filesystem::path& run_dir,
+void merge_ncu(RunRecord& record, const std::filesystem::path& run_dir,
                const NcuProfileInfo& info);
 
 // The agreement table of a merged record: per shape and metric, CUPTI, ncu and the relative
 // difference, the headline metrics (duration, DRAM bytes, tensor pipe) marked against 3%, and
 // the wall time of CUPTI's collection against ncu's.
-std::string agreement_table(const ordered_json& record);
+std::string agreement_table(const RunRecord& record);
 
 // One profiled launch in ncu's CSV (make profile-ab): its kernels' gpu__time_duration.sum
 // summed [ns] and sm__cycles_elapsed.max summed (each kernel's cycles on its busiest SM).

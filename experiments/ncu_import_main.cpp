@@ -28,6 +28,7 @@
 #include "profiler/metric_groups.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
 
 namespace {
 
@@ -195,9 +196,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     const std::filesystem::path path(record_path);
-    attnlab::merge_ncu(record, path.parent_path(), info);
-    attnlab::write_json_atomically(path, record);
-    std::cout << attnlab::agreement_table(record);
+    attnlab::RunRecord run = attnlab::read_run_record(record);
+    attnlab::merge_ncu(run, path.parent_path(), info);
+    attnlab::write_run_record(path, run);
+    std::cout << attnlab::agreement_table(run);
     std::cout << "attnlab-ncu-import: ncu values added to " << path.string() << std::endl;
     return 0;
   } catch (const std::exception& e) {

@@ -103,7 +103,7 @@ PcSamplingResult run_pc_sampling_child(const std::vector<std::string>& argv, con
     return unavailable(who + " wrote a malformed result file " + result_file + ": " + e.what());
   }
   try {
-    return read_pc_sampling(ordered_json{{"pc_sampling", std::move(j)}}, "/pc_sampling");
+    return read_pc_sampling(j, "");  // the file holds the block itself, at the root
   } catch (const std::exception& e) {
     return unavailable(who + " wrote a result file " + result_file + " that is not a PC-sampling result: " + e.what());
   }

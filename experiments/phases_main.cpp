@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (json) {
-    std::cout << phase_table_json().dump(2) << "\n";
+    std::cout << phase_table_listing(phase_table()) << "\n";
     return kExitOk;
   }
   for (const auto& p : phases()) {

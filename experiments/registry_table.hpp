@@ -3,13 +3,15 @@
 #pragma once
 
 #include <filesystem>
+#include <vector>
 
 #include "record/record.hpp"
 
 namespace attnlab {
 
-// {"schema": "attnlab.phases/1", "phases": [{"id", "title", "technique", "required_cc", "baseline"}...]}
-// in registry order.
+// The registry's phases in its order, as the table holds them (record/record.hpp maps it).
+std::vector<PhaseTableEntry> phase_table();
+// Its JSON (attnlab.phases/1), as phases.json holds it.
 ordered_json phase_table_json();
 
 // Writes <root>/phases.json atomically when it is missing or differs from the registry.

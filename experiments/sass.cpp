@@ -169,27 +169,6 @@ std::string_view quoted(std::string_view s, std::size_t from = 0) {
   return s.substr(a + 1, b - a - 1);
 }
 
-ordered_json counts_json(const Counts& c) {
-  ordered_json j;
-  j["instructions"] = c.instructions;
-  j["HMMA"] = c.hmma;
-  j["HGMMA"] = c.hgmma;
-  j["HFMA2.MMA"] = c.hfma2_mma;
-  j["UTMALDG"] = c.utmaldg;
-  j["UBLKCP"] = c.ublkcp;
-  j["LDL"] = c.ldl;
-  j["STL"] = c.stl;
-  j["BAR"] = c.bar;
-  const BranchCounts& b = c.bra;
-  j["BRA"] = {{"total", b.total},       {"unpredicated", b.unpredicated},
-              {"@P", b.p},              {"@!P", b.not_p},
-              {"@PT", b.pt},            {"@!PT", b.not_pt},
-              {"@UP", b.up},            {"@!UP", b.not_up},
-              {"predicate_operand", b.predicate_operand},
-              {"self_loop", b.self_loop}};
-  return j;
-}
-
 std::string basename_of(std::string_view path) {
   const auto slash = path.find_last_of('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
@@ -204,29 +183,6 @@ std::string last_line(std::string_view text) {
 }
 
 }  // namespace
-
-Counts& Counts::operator+=(const Counts& o) {
-  instructions += o.instructions;
-  hmma += o.hmma;
-  hgmma += o.hgmma;
-  hfma2_mma += o.hfma2_mma;
-  utmaldg += o.utmaldg;
-  ublkcp += o.ublkcp;
-  ldl += o.ldl;
-  stl += o.stl;
-  bar += o.bar;
-  bra.total += o.bra.total;
-  bra.unpredicated += o.bra.unpredicated;
-  bra.p += o.bra.p;
-  bra.not_p += o.bra.not_p;
-  bra.pt += o.bra.pt;
-  bra.not_pt += o.bra.not_pt;
-  bra.up += o.bra.up;
-  bra.not_up += o.bra.not_up;
-  bra.predicate_operand += o.bra.predicate_operand;
-  bra.self_loop += o.bra.self_loop;
-  return *this;
-}
 
 std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
   std::vector<Function> out;
@@ -376,19 +332,6 @@ const Listing& running_binary_sass() {
   return listing;
 }
 
-std::vector<std::string> kernels_of_result(const ordered_json& result) {
-  std::vector<std::string> names;
-  if (!result.contains("timing") || !result["timing"].is_object()) return names;
-  for (const auto& [regime, t] : result["timing"].items()) {
-    if (!t.is_object() || !t.contains("kernels")) continue;
-    for (const auto& k : t["kernels"]) {
-      const auto name = k.get<std::string>();
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
-  }
-  return names;
-}
-
 std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction>& report,
                                                  std::string_view phase_id) {
   // "phase_4_tiled.cu" belongs to phase 4, "phase_4x_wmma.cu" to phase 4x, not to 4.
@@ -404,119 +347,82 @@ std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction
   return names;
 }
 
-ordered_json sass_json(const Listing& listing, const std::vector<std::string>& kernels,
-                       const std::string& kernels_from) {
-  ordered_json j;
+SassEvidence sass_evidence(const Listing& listing, const std::vector<std::string>& kernels,
+                           const std::string& kernels_from) {
+  SassEvidence e;
   if (!listing.available) {
-    j["available"] = false;
-    j["reason"] = listing.reason;
-    return j;
+    e.reason = listing.reason;
+    return e;
   }
   if (kernels.empty()) {
-    j["available"] = false;
-    j["reason"] = "no kernel names: " + kernels_from;
-    return j;
+    e.reason = "no kernel names: " + kernels_from;
+    return e;
   }
   const auto functions = parse_cuobjdump_sass(listing.text);
-  Counts total;
-  bool complete = true;
-  ordered_json per_kernel = ordered_json::array();
   for (const auto& name : kernels) {
-    ordered_json k;
-    k["name"] = name;
+    SassKernel k;
+    k.name = name;
     if (const Function* f = newest(functions, name)) {
-      k["found"] = true;
-      k["arch"] = f->arch;
-      k.update(counts_json(f->counts));
-      total += f->counts;
+      k.found = true;
+      k.arch = f->arch;
+      k.counts = f->counts;
+      e.total += f->counts;
     } else {
-      complete = false;
-      k["found"] = false;
-      k["reason"] = "not in the SASS of " + listing.binary + " (a library kernel?)";
+      e.complete = false;
+      k.reason = "not in the SASS of " + listing.binary + " (a library kernel?)";
     }
-    per_kernel.push_back(std::move(k));
+    e.kernels.push_back(std::move(k));
   }
-  j["available"] = true;
-  j["tool"] = listing.tool;
-  j["binary"] = listing.binary;
-  j["kernels_from"] = kernels_from;
-  j["complete"] = complete;  // false: the totals miss kernels the listing lacks
-  j.update(counts_json(total));
-  j["kernels"] = std::move(per_kernel);
-  return j;
+  e.available = true;
+  e.tool = listing.tool;
+  e.binary = listing.binary;
+  e.kernels_from = kernels_from;
+  return e;
 }
 
-ordered_json ptxas_json(const std::vector<PtxasFunction>& report,
-                        const std::vector<std::string>& kernels, const std::string& kernels_from) {
-  ordered_json j;
+PtxasEvidence ptxas_evidence(const std::vector<PtxasFunction>& report,
+                             const std::vector<std::string>& kernels, const std::string& kernels_from) {
+  PtxasEvidence e;
   if (report.empty()) {
-    j["available"] = false;
-    j["reason"] = "this binary embeds no ptxas -v report (built without the ptxas capture of "
-                  "experiments/CMakeLists.txt?)";
-    return j;
+    e.reason = "this binary embeds no ptxas -v report (built without the ptxas capture of "
+               "experiments/CMakeLists.txt?)";
+    return e;
   }
   if (kernels.empty()) {
-    j["available"] = false;
-    j["reason"] = "no kernel names: " + kernels_from;
-    return j;
+    e.reason = "no kernel names: " + kernels_from;
+    return e;
   }
-  int registers_max = 0;
-  std::int64_t stack_max = 0, spill_stores = 0, spill_loads = 0;
-  bool complete = true;
-  ordered_json per_kernel = ordered_json::array();
   for (const auto& name : kernels) {
-    ordered_json k;
-    k["name"] = name;
-    const PtxasFunction* f = newest(report, name);
-    if (!f) {
-      complete = false;
-      k["found"] = false;
-      k["reason"] = "not compiled by this build's kernels/ (a library kernel?)";
-      per_kernel.push_back(std::move(k));
-      continue;
+    PtxasKernel k;
+    k.name = name;
+    if (const PtxasFunction* f = newest(report, name)) {
+      k.function = *f;
+      e.registers_max = std::max(e.registers_max, f->registers);
+      e.stack_frame_bytes_max = std::max(e.stack_frame_bytes_max, f->stack_frame_bytes);
+      e.spill_store_bytes += std::max<std::int64_t>(0, f->spill_store_bytes);
+      e.spill_load_bytes += std::max<std::int64_t>(0, f->spill_load_bytes);
+    } else {
+      e.complete = false;
+      k.reason = "not compiled by this build's kernels/ (a library kernel?)";
     }
-    k["found"] = true;
-    k["arch"] = f->arch;
-    k["source"] = f->source;
-    k["registers"] = f->registers;
-    k["barriers"] = f->barriers;
-    k["stack_frame_bytes"] = f->stack_frame_bytes;
-    k["spill_store_bytes"] = f->spill_store_bytes;
-    k["spill_load_bytes"] = f->spill_load_bytes;
-    k["smem_bytes"] = f->smem_bytes;
-    k["cmem0_bytes"] = f->cmem0_bytes;
-    if (!f->notes.empty()) k["notes"] = f->notes;
-    registers_max = std::max(registers_max, f->registers);
-    stack_max = std::max(stack_max, f->stack_frame_bytes);
-    spill_stores += std::max<std::int64_t>(0, f->spill_store_bytes);
-    spill_loads += std::max<std::int64_t>(0, f->spill_load_bytes);
-    per_kernel.push_back(std::move(k));
+    e.kernels.push_back(std::move(k));
   }
-  j["available"] = true;
-  j["source"] = "ptxas -v of the compile that built this binary, embedded at build time";
-  j["kernels_from"] = kernels_from;
-  j["complete"] = complete;
-  j["registers_max"] = registers_max;
-  j["stack_frame_bytes_max"] = stack_max;
-  j["spill_store_bytes"] = spill_stores;
-  j["spill_load_bytes"] = spill_loads;
-  j["kernels"] = std::move(per_kernel);
-  return j;
+  e.available = true;
+  e.source = "ptxas -v of the compile that built this binary, embedded at build time";
+  e.kernels_from = kernels_from;
+  return e;
 }
 
-void merge_static_evidence(ordered_json& result, std::string_view phase_id,
+void merge_static_evidence(ResultEntry& result, std::string_view phase_id,
                            const Listing& listing, std::string_view ptxas_report) {
   const auto report = parse_ptxas_report(ptxas_report);
-  std::vector<std::string> kernels = kernels_of_result(result);
+  std::vector<std::string> kernels = result.timed_kernels();
   std::string from = "CUPTI: the kernels one timed launch ran";
-  if (kernels.empty() && result.contains("static") && result["static"].contains("kernels") &&
-      result["static"]["kernels"].is_array()) {
-    // Another writer's launch facts (CUPTI launch callbacks) name them too.
-    for (const auto& k : result["static"]["kernels"])
-      if (k.is_object() && k.contains("name") && k["name"].is_string()) {
-        const auto name = k["name"].get<std::string>();
-        if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(name);
-      }
+  StaticEvidence& st = result.static_evidence ? *result.static_evidence : result.static_evidence.emplace();
+  if (kernels.empty() && st.facts) {
+    // The launch facts (CUPTI launch callbacks) name them too.
+    for (const auto& k : st.facts->kernels)
+      if (std::find(kernels.begin(), kernels.end(), k.name) == kernels.end()) kernels.push_back(k.name);
     from = "CUPTI launch callbacks: the kernels in static.kernels";
   }
   if (kernels.empty()) {
@@ -527,10 +433,8 @@ void merge_static_evidence(ordered_json& result, std::string_view phase_id,
                : "no CUPTI timing in this run: the entry functions of kernels/phase_" +
                      std::string(phase_id) + "_*.cu in the build's ptxas report";
   }
-  ordered_json& st = result["static"];
-  if (!st.is_object()) st = ordered_json::object();
-  st["sass"] = sass_json(listing, kernels, from);
-  st["ptxas"] = ptxas_json(report, kernels, from);
+  st.sass = sass_evidence(listing, kernels, from);
+  st.ptxas = ptxas_evidence(report, kernels, from);
 }
 
 }  // namespace attnlab::sass

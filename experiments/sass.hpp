@@ -24,42 +24,10 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "record/result.hpp"
+#include "record/sass.hpp"
 
 namespace attnlab::sass {
-
-using ordered_json = nlohmann::ordered_json;
-
-// BRA instructions by guard. Every form is counted, so a listing's conditional branches
-// (@P and @!P alike) are all visible.
-struct BranchCounts {
-  std::int64_t total = 0;
-  std::int64_t unpredicated = 0;       // no guard
-  std::int64_t p = 0;                  // @P0..@P6
-  std::int64_t not_p = 0;              // @!P0..@!P6
-  std::int64_t pt = 0;                 // @PT: always executes, same as no guard
-  std::int64_t not_pt = 0;             // @!PT: never executes
-  std::int64_t up = 0;                 // @UP0..: uniform predicate guard
-  std::int64_t not_up = 0;             // @!UP0..
-  std::int64_t predicate_operand = 0;  // condition as an operand: `BRA.U !UP0, 0x330`
-  std::int64_t self_loop = 0;          // branch to its own address: the trap after the last EXIT
-};
-
-struct Counts {
-  std::int64_t instructions = 0;
-  std::int64_t hmma = 0;     // HMMA.*: mma.sync / WMMA
-  std::int64_t hgmma = 0;    // HGMMA.*: wgmma
-  // HFMA2.MMA*: fp16x2 FMA issued to the pipe the tensor (HMMA) counters cover; ptxas also
-  // emits it to move constants into registers, so scalar kernels have it too.
-  std::int64_t hfma2_mma = 0;
-  std::int64_t utmaldg = 0;  // UTMALDG.*: TMA tensor loads
-  std::int64_t ublkcp = 0;   // UBLKCP.*: bulk copies (cp.async.bulk)
-  std::int64_t ldl = 0;      // LDL.*: local-memory loads (spills, local arrays)
-  std::int64_t stl = 0;      // STL.*: local-memory stores
-  std::int64_t bar = 0;      // BAR.*: CTA barriers (not MEMBAR, DEPBAR, BSYNC, UCGABAR_*)
-  BranchCounts bra;
-  Counts& operator+=(const Counts& o);
-};
 
 struct Function {
   std::string name;  // mangled, as cuobjdump and CUPTI print it
@@ -70,21 +38,6 @@ struct Function {
 // Every function of a `cuobjdump -sass` listing, in listing order. Lines that are not SASS
 // instructions (fatbin headers, .headerflags, encoding words, PTX sections) are ignored.
 std::vector<Function> parse_cuobjdump_sass(std::string_view listing);
-
-// One entry function of a ptxas -v report. Negative: the report did not say.
-struct PtxasFunction {
-  std::string name;
-  std::string arch;    // "sm_90a"
-  std::string source;  // "kernels/phase_4_tiled.cu", from the build's marker lines
-  int registers = -1;
-  int barriers = -1;
-  std::int64_t stack_frame_bytes = -1;
-  std::int64_t spill_store_bytes = -1;
-  std::int64_t spill_load_bytes = -1;
-  std::int64_t smem_bytes = 0;   // static shared memory; ptxas omits it when 0
-  std::int64_t cmem0_bytes = 0;  // constant bank 0 (kernel parameters)
-  std::vector<std::string> notes;  // ptxas "Potential Performance Loss" messages about it
-};
 
 // Line the build writes before each object's report: the source the report is of.
 inline constexpr std::string_view kSourceMarker = "attnlab-ptxas-source: ";
@@ -118,27 +71,25 @@ inline Listing check_only_listing() {
   return l;
 }
 
-// Distinct kernel names of a result entry's CUPTI regimes, in first-seen order.
-std::vector<std::string> kernels_of_result(const ordered_json& result);
 // Entry functions whose source is the phase's own kernels/phase_<id>_*.cu (or phase_<id>.cu).
 std::vector<std::string> phase_kernels_in_report(const std::vector<PtxasFunction>& report,
                                                  std::string_view phase_id);
 
-// result["static"]["sass"] and ["ptxas"] for the given kernels (see the README's "Static
-// evidence"); `kernels_from` says where the names came from.
-ordered_json sass_json(const Listing& listing, const std::vector<std::string>& kernels,
-                       const std::string& kernels_from);
-ordered_json ptxas_json(const std::vector<PtxasFunction>& report,
-                        const std::vector<std::string>& kernels, const std::string& kernels_from);
+// The record's static.sass and static.ptxas (record/sass.hpp) for the given kernels (see the
+// README's "Static evidence"); `kernels_from` says where the names came from.
+SassEvidence sass_evidence(const Listing& listing, const std::vector<std::string>& kernels,
+                           const std::string& kernels_from);
+PtxasEvidence ptxas_evidence(const std::vector<PtxasFunction>& report,
+                             const std::vector<std::string>& kernels, const std::string& kernels_from);
 
-// Sets result["static"]["sass"] and result["static"]["ptxas"], keeping every other key of
-// result["static"] (another writer adds "kernels" there).
-void merge_static_evidence(ordered_json& result, std::string_view phase_id,
+// Sets the result's static sass and ptxas, keeping its launch facts, for the kernels its CUPTI
+// regimes ran, else those its launch facts name, else the phase source's entry functions.
+void merge_static_evidence(ResultEntry& result, std::string_view phase_id,
                            const Listing& listing, std::string_view ptxas_report);
 // The same with this process's SASS listing and the embedded report: the harness's one call.
 // Inline so that only binaries linking attnlab_harness (which holds the embedded report)
 // reference embedded_ptxas_report(); the CPU tests link attnlab_core alone.
-inline void add_static_evidence(ordered_json& result, std::string_view phase_id) {
+inline void add_static_evidence(ResultEntry& result, std::string_view phase_id) {
   merge_static_evidence(result, phase_id, running_binary_sass(), embedded_ptxas_report());
 }
 

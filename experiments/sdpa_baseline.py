@@ -96,7 +96,7 @@ class EnvironmentProblem(Exception):
 
 
 # ---------------------------------------------------------------------------------------------
-# Shapes (experiments/shapes.cpp)
+# Shapes (common/shapes.cpp: the spec grammar and presets)
 
 class Shape:
     def __init__(self, B, H, S, D, H_kv=None, causal=False):
@@ -210,6 +210,9 @@ def rows_to_check(s, seed):
 
 # ---------------------------------------------------------------------------------------------
 # Statistics and the stopping rule (profiler/stats.cpp)
+# Kept here rather than computed by the C++ record library afterwards: should_stop decides,
+# while the graph regime samples, whether to take another sample, so it needs summarize in this
+# process; tests/cpu/test_sdpa_record.cpp holds these to profiler/stats.cpp on the same samples.
 
 def percentile(samples, q):
     xs = sorted(samples)
@@ -270,7 +273,7 @@ def should_stop(rule, samples, elapsed):
 
 
 # ---------------------------------------------------------------------------------------------
-# Records (experiments/record.cpp): directories never reused, atomic writes
+# Records (record/record.cpp): directories never reused, atomic writes
 
 def utc_stamp(t):
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t))
@@ -433,7 +436,7 @@ def new_record(backend, argv, seed, versions, gpu, options, now):
 
 def example_record():
     """A record from synthetic numbers, built by the functions real runs use: the schema test
-    (tests/cpu/test_sdpa_record.cpp) checks it against experiments/record.cpp's required keys."""
+    (tests/cpu/test_sdpa_record.cpp) checks it against record/record.cpp's required keys."""
     s = parse_shape("throughput")
     versions = {"nvcc": None, "driver": 13000, "runtime": 13000, "cupti": None,
                 "torch": "0.0.0", "torch_cuda": "13.0", "cudnn": 91000}

@@ -253,7 +253,7 @@ int run(int argc, char** argv) {
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     const fs::path dir = create_run_directory(root, phase->id, utc_stamp(now), sha);
     file = dir / "run.json";
-    write_json_atomically(file, to_json(rec));
+    write_timeline_file(file, rec);
     std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << ctas
               << " CTAs x " << warps << " warps, record " << file.string() << std::endl;
 
@@ -264,7 +264,7 @@ int run(int argc, char** argv) {
     rec.correctness = correctness_block(gate, s, Inputs::kNormal);
     if (!gate.passed) {
       rec.status = "failed";
-      write_json_atomically(file, to_json(rec));
+      write_timeline_file(file, rec);
       std::cerr << "attnlab-timeline: the timeline build's output failed the check: " << gate.failure
                 << " (record " << file.string() << ")" << std::endl;
       return kExitFailed;
@@ -312,7 +312,7 @@ int run(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {  // --sm naming an SM the launch did not use
       rec.status = "failed";
       rec.error = e.what();
-      write_json_atomically(file, to_json(rec));
+      write_timeline_file(file, rec);
       throw UsageError(e.what());
     }
     ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
@@ -325,8 +325,8 @@ int run(int argc, char** argv) {
     ovh.span_matches = std::abs(ovh.span_ns - ovh.traced_launch_ns) <= ovh.tolerance_ns;
     rec.overhead = ovh;
     rec.status = "ok";
-    write_json_atomically(file, to_json(rec));
-    write_json_atomically(dir / "trace.json", chrome_trace_json(rec));
+    write_timeline_file(file, rec);
+    write_chrome_trace(dir / "trace.json", rec);
 
     const report::Rendered r = report::render_timeline(rec, dir);
     if (!opt.no_plots) {
@@ -365,7 +365,7 @@ int run(int argc, char** argv) {
     rec.status = "failed";
     rec.error = ex.what();
     try {
-      write_json_atomically(file, to_json(rec));
+      write_timeline_file(file, rec);
     } catch (const std::exception& w) {
       std::cerr << "attnlab-timeline: cannot update the record: " << w.what() << std::endl;
     }

@@ -39,61 +39,50 @@ std::optional<TensorPeak> tensor_peak(std::string_view gpu_name) {
   return std::nullopt;
 }
 
-nlohmann::ordered_json derived_figures(const DerivedInputs& in) {
-  nlohmann::ordered_json d;
+DerivedFigures derived_figures(const DerivedInputs& in) {
+  DerivedFigures d;
   const auto peak = tensor_peak(in.gpu_name);
   if (!usable(in.tflops)) {
-    d["pct_of_tensor_peak"] = nullptr;
-    d["pct_of_tensor_peak_reason"] = "no timed TFLOPS for this shape";
+    d.pct_of_tensor_peak.reason = "no timed TFLOPS for this shape";
   } else if (!peak) {
-    d["pct_of_tensor_peak"] = nullptr;
-    d["pct_of_tensor_peak_reason"] =
-        "no dense fp16 tensor peak is known for GPU '" + in.gpu_name +
-        "' (profiler/derived.cpp lists the models with their datasheet values)";
+    d.pct_of_tensor_peak.reason = "no dense fp16 tensor peak is known for GPU '" + in.gpu_name +
+                                  "' (profiler/derived.cpp lists the models with their datasheet values)";
   } else {
-    d["pct_of_tensor_peak"] = 100.0 * *in.tflops / peak->dense_fp16_tflops;
-    d["tensor_peak_tflops"] = peak->dense_fp16_tflops;
+    d.pct_of_tensor_peak.value = 100.0 * *in.tflops / peak->dense_fp16_tflops;
+    d.tensor_peak_tflops = peak->dense_fp16_tflops;
   }
 
   const bool bytes = usable(in.dram_read_bytes) && usable(in.dram_write_bytes);
   const double dram = bytes ? *in.dram_read_bytes + *in.dram_write_bytes : 0;  // [bytes]
-  if (!bytes) {
-    d["arithmetic_intensity_flop_per_byte"] = nullptr;
-    d["arithmetic_intensity_flop_per_byte_reason"] = "DRAM bytes were not measured (metric group memory)";
-  } else if (dram <= 0) {
-    d["arithmetic_intensity_flop_per_byte"] = nullptr;
-    d["arithmetic_intensity_flop_per_byte_reason"] = "the launch moved no DRAM bytes";
-  } else {
-    d["arithmetic_intensity_flop_per_byte"] = in.flops / dram;
-  }
+  if (!bytes)
+    d.arithmetic_intensity_flop_per_byte.reason = "DRAM bytes were not measured (metric group memory)";
+  else if (dram <= 0)
+    d.arithmetic_intensity_flop_per_byte.reason = "the launch moved no DRAM bytes";
+  else
+    d.arithmetic_intensity_flop_per_byte.value = in.flops / dram;
 
   if (!bytes || !usable(in.duration_ns)) {
-    d["dram_gbps_measured"] = nullptr;
-    d["dram_gbps_measured_reason"] =
-        std::string(!bytes ? "DRAM bytes were not measured (metric group memory)"
-                           : "the duration was not measured (metric group throughput)");
+    d.dram_gbps_measured.reason = !bytes ? "DRAM bytes were not measured (metric group memory)"
+                                         : "the duration was not measured (metric group throughput)";
   } else if (*in.duration_ns <= 0) {
-    d["dram_gbps_measured"] = nullptr;
-    d["dram_gbps_measured_reason"] = "the measured duration is not positive";
+    d.dram_gbps_measured.reason = "the measured duration is not positive";
   } else {
     // The launch's device time at the headline median, from the TFLOPS it was timed at.
     const std::optional<double> kernel_ns =
         usable(in.tflops) && *in.tflops > 0 ? std::optional<double>(in.flops / (*in.tflops * 1e3)) : std::nullopt;
-    if (kernel_ns) d["replay_over_kernel"] = *in.duration_ns / *kernel_ns;
-    if (kernel_ns && *in.duration_ns > kReplayDominatedRatio * *kernel_ns) {
-      d["dram_gbps_measured"] = nullptr;
-      d["dram_gbps_measured_reason"] =
+    if (kernel_ns) d.replay_over_kernel = *in.duration_ns / *kernel_ns;
+    if (kernel_ns && *in.duration_ns > kReplayDominatedRatio * *kernel_ns)
+      d.dram_gbps_measured.reason =
           "the replay (gpu__time_duration.sum) took more than " + std::to_string(int(kReplayDominatedRatio)) +
           "x the launch's device time, so it is dominated by replay overhead; bytes over the timed "
           "device time is the roofline's figure";
-    } else {
-      d["dram_gbps_measured"] = dram / *in.duration_ns;  // byte/ns = GB/s
-    }
+    else
+      d.dram_gbps_measured.value = dram / *in.duration_ns;  // byte/ns = GB/s
   }
   return d;
 }
 
-nlohmann::ordered_json derived_method() {
+std::vector<std::pair<std::string, std::string>> derived_method() {
   return {{"pct_of_tensor_peak",
            "100 * the headline timing regime's TFLOPS / the GPU model's dense fp16 tensor peak "
            "(datasheet table in profiler/derived.cpp)"},

@@ -6,8 +6,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
-#include <nlohmann/json.hpp>
+#include "record/derived.hpp"
 
 namespace attnlab::profiler {
 
@@ -28,13 +30,12 @@ struct DerivedInputs {
   std::string gpu_name;                   // cudaDeviceProp::name
 };
 
-// {"pct_of_tensor_peak", "tensor_peak_tflops"?, "arithmetic_intensity_flop_per_byte",
-//  "dram_gbps_measured", "replay_over_kernel"?}, each null with "<key>_reason" when an input is
-// missing. dram_gbps_measured is null, with the reason, where the replay took more than
-// kReplayDominatedRatio times the launch's device time (flops / tflops): the rate would be the
-// replay's overhead, not the kernel's bandwidth.
-nlohmann::ordered_json derived_figures(const DerivedInputs& in);
-// How each figure is computed, for the record's metrics_config.
-nlohmann::ordered_json derived_method();
+// Each figure, or the reason it has none when an input is missing (record/derived.hpp).
+// dram_gbps_measured has none where the replay took more than kReplayDominatedRatio times the
+// launch's device time (flops / tflops): the rate would be the replay's overhead, not the
+// kernel's bandwidth.
+DerivedFigures derived_figures(const DerivedInputs& in);
+// How each figure is computed (figure, method), for the record's metrics_config.
+std::vector<std::pair<std::string, std::string>> derived_method();
 
 }  // namespace attnlab::profiler

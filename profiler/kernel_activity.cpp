@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 
 namespace attnlab::profiler {
 
@@ -292,6 +292,12 @@ TagScope::~TagScope() {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab: warning: %s\n", e.what());
   }
+}
+
+std::uint32_t cupti_version() {
+  std::uint32_t v = 0;
+  ATTNLAB_CUPTI_CHECK(cuptiGetVersion(&v));
+  return v;
 }
 
 }  // namespace attnlab::profiler

@@ -10,6 +10,9 @@
 
 namespace attnlab::profiler {
 
+// The CUPTI version this process loaded (cuptiGetVersion), for the record's provenance.
+std::uint32_t cupti_version();
+
 struct KernelRecord {
   std::uint64_t tag;             // innermost tag pushed on the launching thread, 0 if none
   std::uint64_t start_ns;        // [ns] device timestamp, CUPTI clock

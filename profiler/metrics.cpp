@@ -26,7 +26,7 @@
 #include <stdexcept>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/nvperf_host.hpp"
@@ -571,26 +571,22 @@ ShapeEvidence HardwareEvidence::collect(const LaunchFn& launch, cudaStream_t str
   return ev;
 }
 
-nlohmann::ordered_json HardwareEvidence::config_json() const {
-  nlohmann::ordered_json j;
-  j["groups"] = groups_;
-  j["method"] =
+MetricsConfig HardwareEvidence::config() const {
+  MetricsConfig c;
+  c.groups = groups_;
+  c.method =
       "CUPTI range profiler (cupti_range_profiler.h): user range around one launch, user replay "
       "(one launch per pass), one group at a time, after timing; before every pass the stream "
       "is idle and the L2 flushed clean by reading 2x its size. For a launch of several kernels, "
       "each group is collected again in passes of its own with CUPTI's auto range (one range per "
       "kernel, numbered in launch order and matched to static.kernels), same replay and flush: "
       "metrics.<group>.kernels";
-  j["range_name"] = "attnlab.profile.<phase>.<shape>";
-  j["chip"] = collector_ && !collector_->chip().empty() ? nlohmann::ordered_json(collector_->chip())
-                                                        : nlohmann::ordered_json();
-  j["unavailable"] = collector_ && collector_->unavailable()
-                         ? nlohmann::ordered_json(*collector_->unavailable())
-                         : nlohmann::ordered_json();
-  j["metrics"] = nlohmann::ordered_json::object();
-  for (const auto& g : groups_) j["metrics"][g] = metric_names({g});
-  j["derived"] = derived_method();
-  return j;
+  c.range_name = "attnlab.profile.<phase>.<shape>";
+  if (collector_ && !collector_->chip().empty()) c.chip = collector_->chip();
+  if (collector_ && collector_->unavailable()) c.unavailable = *collector_->unavailable();
+  for (const auto& g : groups_) c.metrics.emplace_back(g, metric_names({g}));
+  c.derived = derived_method();
+  return c;
 }
 
 void launch_for_profiler(const LaunchFn& launch, cudaStream_t stream, const std::string& range_name) {

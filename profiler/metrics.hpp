@@ -16,8 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "profiler/derived.hpp"
 #include "profiler/sampler.hpp"
 #include "profiler/static_facts.hpp"
 #include "record/metrics.hpp"
@@ -69,7 +68,7 @@ std::string console_line(const GroupResult& group);
 struct ShapeEvidence {
   StaticFacts facts;
   std::vector<GroupResult> groups;
-  nlohmann::ordered_json derived;
+  DerivedFigures derived;
 };
 
 class HardwareEvidence {
@@ -86,7 +85,7 @@ class HardwareEvidence {
                         double flops, std::optional<double> tflops);
 
   // The record's top-level "metrics_config": what was requested and how it is collected.
-  nlohmann::ordered_json config_json() const;
+  MetricsConfig config() const;
 
  private:
   std::vector<std::string> groups_;

@@ -108,41 +108,4 @@ std::optional<OccupancyLimits> occupancy_limits(const DeviceLimits& d, const Fun
   return L;
 }
 
-nlohmann::ordered_json to_json(const OccupancyLimits& L) {
-  const auto opt = [](const std::optional<int>& v) -> nlohmann::ordered_json {
-    if (v) return *v;
-    return nullptr;
-  };
-  nlohmann::ordered_json j;
-  j["ctas_per_sm"] = {{"registers", opt(L.registers)},
-                      {"shared_memory", opt(L.shared_memory)},
-                      {"warps", opt(L.warps)},
-                      {"blocks", opt(L.blocks)}};
-  j["limited_by"] = L.limited_by;
-  j["active_blocks_per_sm"] = L.active_blocks_per_sm;
-  j["warps_per_block"] = L.warps_per_block;
-  j["registers_per_block"] = L.registers_per_block;
-  j["smem_per_block_bytes"] = L.smem_per_block_bytes;
-  j["smem_per_sm_bytes"] = L.smem_per_sm_bytes;
-  j["theoretical_occupancy_pct"] = L.theoretical_occupancy_pct;
-  return j;
-}
-
-nlohmann::ordered_json to_json(const DeviceLimits& d) {
-  nlohmann::ordered_json j;
-  j["compute_capability"] = std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
-  j["sm_count"] = d.sm_count;
-  j["warp_size"] = d.warp_size;
-  j["max_threads_per_block"] = d.max_threads_per_block;
-  j["max_threads_per_sm"] = d.max_threads_per_sm;
-  j["max_blocks_per_sm"] = d.max_blocks_per_sm;
-  j["regs_per_sm"] = d.regs_per_sm;
-  j["regs_per_block"] = d.regs_per_block;
-  j["smem_per_sm_bytes"] = d.smem_per_sm_bytes;
-  j["smem_per_block_optin_bytes"] = d.smem_per_block_optin_bytes;
-  j["reserved_smem_per_block_bytes"] = d.reserved_smem_per_block_bytes;
-  j["source"] = "cudaDeviceGetAttribute";
-  return j;
-}
-
 }  // namespace attnlab::profiler

@@ -21,7 +21,7 @@
 
 #include "common/check.hpp"
 #include "common/process.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"

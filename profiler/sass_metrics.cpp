@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/profiler_support.hpp"

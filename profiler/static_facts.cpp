@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "common/check.hpp"
-#include "profiler/cupti_check.hpp"
+#include "profiler/detail/cupti_check.hpp"
 #include "profiler/detail/driver_api.hpp"
 #include "profiler/kernel_activity.hpp"
 
@@ -444,51 +444,6 @@ StaticFacts capture_static_facts(const LaunchFn& launch, cudaStream_t stream) {
   }
   out.available = true;
   return out;
-}
-
-nlohmann::ordered_json to_json(const StaticFacts& facts) {
-  nlohmann::ordered_json j;
-  j["kernels"] = nlohmann::ordered_json::array();
-  if (!facts.available) j["kernels_unavailable"] = facts.reason;
-  if (facts.device) j["device"] = to_json(*facts.device);
-  const auto opt = [](const auto& v) -> nlohmann::ordered_json {
-    if (v) return *v;
-    return nullptr;
-  };
-  for (const KernelFacts& k : facts.kernels) {
-    nlohmann::ordered_json kj;
-    kj["name"] = k.name;
-    kj["registers"] = opt(k.registers);
-    kj["static_smem_bytes"] = opt(k.static_smem_bytes);
-    kj["dynamic_smem_bytes"] = k.dynamic_smem_bytes;
-    kj["local_bytes"] = opt(k.local_bytes);
-    kj["max_threads_per_block"] = opt(k.max_threads_per_block);
-    kj["block"] = k.block;
-    kj["grid"] = k.grid;
-    kj["active_blocks_per_sm"] = opt(k.active_blocks_per_sm);
-    kj["theoretical_occupancy_pct"] = opt(k.theoretical_occupancy_pct);
-    if (k.occupancy) {
-      nlohmann::ordered_json oj = to_json(*k.occupancy);
-      oj["carveout_pct"] = opt(k.carveout_pct);
-      // cuOccupancyMaxActiveBlocksPerMultiprocessor's answer against the least limit computed.
-      oj["agrees_with_driver"] =
-          k.active_blocks_per_sm ? nlohmann::ordered_json(*k.active_blocks_per_sm == k.occupancy->active_blocks_per_sm)
-                                 : nlohmann::ordered_json();
-      oj["source"] = "profiler/occupancy.cpp (as cuda_occupancy.h) from cuFuncGetAttribute and the device properties";
-      kj["occupancy_limits"] = std::move(oj);
-    } else {
-      kj["occupancy_limits"] = nullptr;
-      kj["occupancy_limits_reason"] =
-          k.occupancy_reason.empty() ? std::string("the function's attributes were not resolved") : k.occupancy_reason;
-    }
-    if (!k.attributes_reason.empty()) kj["attributes_reason"] = k.attributes_reason;
-    if (k.work_items) kj["work_items"] = *k.work_items;
-    kj["launch_api"] = k.launch_api;
-    kj["source"] = "CUPTI launch callback; cuFuncGetAttribute; "
-                   "cuOccupancyMaxActiveBlocksPerMultiprocessor";
-    j["kernels"].push_back(std::move(kj));
-  }
-  return j;
 }
 
 }  // namespace attnlab::profiler

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "record/fields.hpp"
+#include "record/record.hpp"
 
 namespace attnlab {
 
@@ -102,7 +103,7 @@ ordered_json to_json(const AbRecord& r) {
   j["b"] = side_json(r.b);
   j["convention"] = kAbConvention;
   j["started_utc"] = r.started_utc;
-  j["provenance"] = r.provenance;
+  j["provenance"] = to_json(r.provenance);
   const AbOptions& o = r.options;
   j["options"] = {{"pairs", o.pairs},
                   {"min_pairs", o.min_pairs},
@@ -118,7 +119,7 @@ ordered_json to_json(const AbRecord& r) {
   for (const AbShape& s : r.results) {
     ordered_json e;
     e["name"] = s.name;
-    e["shape"] = s.shape;
+    e["shape"] = shape_to_json(s.shape, s.scale);
     e["flops"] = s.flops;
     e["passed"] = s.passed;
     e["correctness"] = {{"a", to_json(s.a_correctness)}, {"b", to_json(s.b_correctness)}};
@@ -138,6 +139,10 @@ ordered_json to_json(const AbRecord& r) {
   return j;
 }
 
+void write_ab_record(const std::filesystem::path& file, const AbRecord& r) {
+  write_json_atomically(file, to_json(r));
+}
+
 AbRecord read_ab_record(const ordered_json& j) {
   if (string_at(j, "/schema") != kAbSchema)
     throw FieldError("/schema is not " + std::string(kAbSchema));
@@ -146,8 +151,7 @@ AbRecord read_ab_record(const ordered_json& j) {
   r.a = read_side(j, "/a");
   r.b = read_side(j, "/b");
   r.started_utc = string_at(j, "/started_utc");
-  if (const ordered_json* p = find(j, "/provenance"); p && p->is_object()) r.provenance = *p;
-  else throw FieldError("missing /provenance");
+  r.provenance = read_provenance(j, "/provenance");
   AbOptions& o = r.options;
   o.pairs = std::size_t(number_at(j, "/options/pairs"));
   o.min_pairs = std::size_t(number_at(j, "/options/min_pairs"));
@@ -165,7 +169,7 @@ AbRecord read_ab_record(const ordered_json& j) {
     const std::string base = "/results/" + std::to_string(i);
     AbShape s;
     s.name = string_at(j, base + "/name");
-    s.shape = j.at(ordered_json::json_pointer(base + "/shape"));
+    s.shape = read_shape(j, base + "/shape", &s.scale);
     s.flops = number_at(j, base + "/flops");
     s.passed = bool_at(j, base + "/passed");
     s.a_correctness = read_correctness(j, base + "/correctness/a");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/correctness.hpp"
+#include "record/provenance.hpp"
 #include "record/paired.hpp"
 
 namespace attnlab {
@@ -44,7 +45,8 @@ struct AbRatio {
 
 struct AbShape {
   std::string name;                   // "16x16x2048x64"
-  nlohmann::ordered_json shape;       // shape_to_json (record/provenance.hpp)
+  Shape shape;
+  double scale = 0;                   // the softmax scale the kernels used
   double flops = 0;
   Correctness a_correctness, b_correctness;
   bool passed = false;                // both gates passed and both outputs unchanged after timing
@@ -70,7 +72,7 @@ struct AbRecord {
   std::string status = "incomplete";  // "incomplete", "ok", "failed"
   AbSide a, b;
   std::string started_utc;
-  nlohmann::ordered_json provenance;  // to_json(Provenance) (record/provenance.hpp)
+  Provenance provenance;
   AbOptions options;
   std::string method;                 // how a sample is taken and its clock read
   std::vector<AbShape> results;
@@ -82,6 +84,8 @@ AbRatio ab_ratio(const std::vector<double>& a, const std::vector<double>& b,
                  const paired::BootstrapConfig& cfg);
 
 nlohmann::ordered_json to_json(const AbRecord& r);
+// Writes the record atomically (record/record.hpp).
+void write_ab_record(const std::filesystem::path& file, const AbRecord& r);
 // Reads a record written by to_json; throws FieldError naming a missing or mistyped field.
 // Ratios and estimates are read as written (recompute with ab_ratio to check them).
 AbRecord read_ab_record(const nlohmann::ordered_json& j);

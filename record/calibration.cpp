@@ -1,4 +1,5 @@
 #include "record/calibration.hpp"
+#include "record/record.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -231,6 +232,10 @@ std::vector<std::filesystem::path> find_calibration_records(const std::filesyste
       files.push_back(run.path() / kCalibrationFile);
   std::sort(files.begin(), files.end());
   return files;
+}
+
+void write_calibration_file(const std::filesystem::path& file, const CalibrationRecord& r) {
+  write_json_atomically(file, to_json(r));
 }
 
 }  // namespace attnlab

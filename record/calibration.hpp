@@ -118,6 +118,8 @@ nlohmann::ordered_json to_json(const CalibrationRecord& r);
 CalibrationRecord read_calibration_record(const nlohmann::ordered_json& j);
 // The calibration record in `file`; throws std::runtime_error starting with the file's path.
 CalibrationRecord read_calibration_file(const std::filesystem::path& file);
+// Writes `r` to `file` atomically (record/record.hpp's write_json_atomically).
+void write_calibration_file(const std::filesystem::path& file, const CalibrationRecord& r);
 // Every <dir>/<run>/calibration.json, sorted by path (so by start stamp); none when `dir` does
 // not exist.
 std::vector<std::filesystem::path> find_calibration_records(const std::filesystem::path& dir);

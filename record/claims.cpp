@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/fields.hpp"
+
 namespace attnlab {
 
 nlohmann::ordered_json to_json(const Claim& c) {
@@ -19,6 +21,28 @@ nlohmann::ordered_json to_json(const Claim& c) {
   if (c.op == "within_pct") j["tolerance_pct"] = c.tolerance_pct;
   if (!c.source.empty()) j["source"] = c.source;
   return j;
+}
+
+Claim read_claim(const nlohmann::ordered_json& root, const std::string& b) {
+  Claim c;
+  c.id = string_at(root, b + "/id");
+  c.text = string_at(root, b + "/text");
+  c.metric = string_at(root, b + "/metric");
+  c.shape = string_at(root, b + "/shape");
+  c.op = string_at(root, b + "/op");
+  c.value = optional_number_at(root, b + "/value");
+  c.other_phase = optional_string_at(root, b + "/other_phase").value_or("");
+  c.paired_against = optional_string_at(root, b + "/paired_against").value_or("");
+  c.factor = number_at(root, b + "/factor");
+  c.tolerance_pct = optional_number_at(root, b + "/tolerance_pct").value_or(0.0);
+  c.source = optional_string_at(root, b + "/source").value_or("");
+  return c;
+}
+
+std::string claims_listing(const std::vector<Claim>& claims) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& c : claims) j.push_back(to_json(c));
+  return j.dump(2);
 }
 
 }  // namespace attnlab

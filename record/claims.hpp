@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 // The declaration only: every experiment's main includes this header, and the full JSON header
 // made each of those translation units several times slower to compile.
@@ -40,8 +41,11 @@ struct Claim {
   std::string source;  // where a compared constant comes from ("SEEDS.md: seed phase 4x claim")
 };
 
-// The claim as a record holds it (record/claims.cpp).
+// The claim as a record holds it (record/claims.cpp), and back (FieldError naming the field).
 nlohmann::ordered_json to_json(const Claim& c);
+Claim read_claim(const nlohmann::ordered_json& root, const std::string& base);
+// The claims as `--list-claims` prints them: the records' JSON array, indented.
+std::string claims_listing(const std::vector<Claim>& claims);
 
 // Building claims by name instead of positional fields:
 //   claim("tensor-pipe-60pct", "The tensor pipe is ...").metric(kPipe).at("throughput")

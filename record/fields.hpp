@@ -29,4 +29,24 @@ bool bool_at(const nlohmann::ordered_json& root, const std::string& ptr);
 // "<ptr> is not <expected>"
 std::string type_problem(const std::string& ptr, const char* expected);
 
+// The field at `ptr` as T (any type nlohmann converts to: numbers, strings, arrays of them),
+// for the blocks whose reader only restores what the writer wrote; FieldError when absent or
+// not convertible. value_or_null_at: nullopt for an absent or null field.
+template <class T>
+T value_at(const nlohmann::ordered_json& root, const std::string& ptr) {
+  const nlohmann::ordered_json* j = find(root, ptr);
+  if (!j) throw FieldError("missing " + ptr);
+  try {
+    return j->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw FieldError(type_problem(ptr, "of the expected type"));
+  }
+}
+template <class T>
+std::optional<T> value_or_null_at(const nlohmann::ordered_json& root, const std::string& ptr) {
+  const nlohmann::ordered_json* j = find(root, ptr);
+  if (!j || j->is_null()) return std::nullopt;
+  return value_at<T>(root, ptr);
+}
+
 }  // namespace attnlab

@@ -108,4 +108,50 @@ GroupResult read_group_result(const ordered_json& root, const std::string& base)
   return g;
 }
 
+namespace {
+nlohmann::ordered_json string_or_null(const std::optional<std::string>& s) {
+  return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json();
+}
+}  // namespace
+
+nlohmann::ordered_json to_json(const MetricsConfig& c) {
+  nlohmann::ordered_json j;
+  j["groups"] = c.groups;
+  if (c.not_collected) {
+    j["unavailable"] = *c.not_collected;
+    return j;
+  }
+  j["method"] = c.method;
+  j["range_name"] = c.range_name;
+  j["chip"] = string_or_null(c.chip);
+  j["unavailable"] = string_or_null(c.unavailable);
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (const auto& [group, names] : c.metrics) j["metrics"][group] = names;
+  j["derived"] = nlohmann::ordered_json::object();
+  for (const auto& [figure, how] : c.derived) j["derived"][figure] = how;
+  return j;
+}
+
+MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std::string& base) {
+  MetricsConfig c;
+  c.groups = value_at<std::vector<std::string>>(root, base + "/groups");
+  if (!find(root, base + "/method")) {
+    c.not_collected = string_at(root, base + "/unavailable");
+    return c;
+  }
+  c.method = string_at(root, base + "/method");
+  c.range_name = string_at(root, base + "/range_name");
+  c.chip = optional_string_at(root, base + "/chip");
+  c.unavailable = optional_string_at(root, base + "/unavailable");
+  const nlohmann::ordered_json* metrics = find(root, base + "/metrics");
+  const nlohmann::ordered_json* derived = find(root, base + "/derived");
+  if (!metrics || !metrics->is_object()) throw FieldError(type_problem(base + "/metrics", "an object"));
+  if (!derived || !derived->is_object()) throw FieldError(type_problem(base + "/derived", "an object"));
+  for (const auto& [group, names] : metrics->items())
+    c.metrics.emplace_back(group, names.get<std::vector<std::string>>());
+  for (const auto& [figure, how] : derived->items())
+    c.derived.emplace_back(figure, string_at(root, base + "/derived/" + figure));
+  return c;
+}
+
 }  // namespace attnlab

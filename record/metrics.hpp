@@ -67,4 +67,22 @@ nlohmann::ordered_json to_json(const GroupResult& group);
 // throws FieldError naming the field.
 GroupResult read_group_result(const nlohmann::ordered_json& root, const std::string& base);
 
+// The record's top-level "metrics_config": what was requested and how it is collected
+// (profiler::HardwareEvidence fills it), or, for a run that collects nothing, why.
+struct MetricsConfig {
+  std::vector<std::string> groups;  // as requested, in order
+  // Set for a run that collects nothing (--check-only, --profile-launch): why; the record then
+  // holds only "groups" and "unavailable". Otherwise the fields below.
+  std::optional<std::string> not_collected;
+  std::string method;               // how the range profiler collects, one paragraph
+  std::string range_name;           // the NVTX range a profiled launch runs in
+  std::optional<std::string> chip;  // CUPTI's chip name ("GH100"); nullopt: not named
+  std::optional<std::string> unavailable;  // why no group can be collected on this device
+  std::vector<std::pair<std::string, std::vector<std::string>>> metrics;  // group -> metrics
+  std::vector<std::pair<std::string, std::string>> derived;  // derived figure -> how computed
+};
+nlohmann::ordered_json to_json(const MetricsConfig& c);
+// Reads the block at `base`; throws FieldError naming the field.
+MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std::string& base);
+
 }  // namespace attnlab

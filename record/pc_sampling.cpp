@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "record/fields.hpp"
+#include "record/record.hpp"
 
 namespace attnlab {
 
@@ -393,6 +394,10 @@ std::vector<KernelShare> read_kernel_shares(const ordered_json& root, const std:
     out.push_back(std::move(k));
   }
   return out;
+}
+
+void write_pc_sampling_file(const std::string& file, const PcSamplingResult& r) {
+  write_json_atomically(file, to_json(r));
 }
 
 }  // namespace attnlab

@@ -86,4 +86,74 @@ RunIdentity read_identity(const ordered_json& record) {
   return id;
 }
 
+namespace {
+
+GpuIdentity read_gpu(const ordered_json& root, const std::string& b) {
+  GpuIdentity g;
+  g.name = string_at(root, b + "/name");
+  g.uuid = string_at(root, b + "/uuid");
+  g.compute_capability = string_at(root, b + "/compute_capability");
+  g.sm_count = value_at<int>(root, b + "/sm_count");
+  g.sm_clock_mhz = value_at<int>(root, b + "/sm_clock_mhz");
+  g.mem_clock_mhz = value_at<int>(root, b + "/mem_clock_mhz");
+  g.l2_bytes = value_at<long long>(root, b + "/l2_bytes");
+  g.global_mem_bytes = value_at<unsigned long long>(root, b + "/global_mem_bytes");
+  g.smem_per_sm_bytes = value_at<unsigned long long>(root, b + "/smem_per_sm_bytes");
+  g.peak_dram_gbps = number_at(root, b + "/peak_dram_gbps");
+  return g;
+}
+
+}  // namespace
+
+Provenance read_provenance(const ordered_json& root, const std::string& b) {
+  Provenance p;
+  p.git = {string_at(root, b + "/git/commit"), bool_at(root, b + "/git/dirty")};
+  p.argv = value_at<std::vector<std::string>>(root, b + "/argv");
+  p.build = {string_at(root, b + "/build/type"), string_at(root, b + "/build/cuda_architectures"),
+             string_at(root, b + "/build/cuda_flags"), string_at(root, b + "/build/cxx_flags"),
+             string_at(root, b + "/build/cxx_compiler")};
+  p.versions.nvcc = string_at(root, b + "/versions/nvcc");
+  p.versions.driver = value_at<int>(root, b + "/versions/driver");
+  p.versions.runtime = value_at<int>(root, b + "/versions/runtime");
+  p.versions.cupti = value_at<std::uint32_t>(root, b + "/versions/cupti");
+  p.versions.cudnn = value_or_null_at<long long>(root, b + "/versions/cudnn");
+  p.versions.cudnn_header = value_or_null_at<long long>(root, b + "/versions/cudnn_header");
+  p.gpu = read_gpu(root, b + "/gpu");
+  p.seed = value_at<std::uint64_t>(root, b + "/seed");
+  p.host = string_at(root, b + "/host");
+  p.sweep_id = optional_string_at(root, b + "/sweep_id").value_or("");
+  return p;
+}
+
+RecordedOptions read_recorded_options(const ordered_json& root, const std::string& b) {
+  RecordedOptions o;
+  o.regimes = value_at<std::vector<std::string>>(root, b + "/regimes");
+  o.check_only = bool_at(root, b + "/check_only");
+  o.min_samples = value_at<std::size_t>(root, b + "/stopping_rule/min_samples");
+  o.max_samples = value_at<std::size_t>(root, b + "/stopping_rule/max_samples");
+  o.noise_target_pct = number_at(root, b + "/stopping_rule/noise_target_pct");
+  o.max_seconds = number_at(root, b + "/stopping_rule/max_seconds");
+  o.metrics = string_at(root, b + "/metrics");
+  o.throttled = string_at(root, b + "/throttled");
+  o.inputs = string_at(root, b + "/inputs");
+  o.profile_launch = bool_at(root, b + "/profile_launch");
+  return o;
+}
+
+Shape read_shape(const ordered_json& root, const std::string& b, double* scale) {
+  Shape s;
+  s.B = value_at<int>(root, b + "/B");
+  s.H = value_at<int>(root, b + "/H");
+  s.H_kv = value_at<int>(root, b + "/H_kv");
+  s.S = value_at<int>(root, b + "/S");
+  s.D = value_at<int>(root, b + "/D");
+  s.causal = bool_at(root, b + "/causal");
+  const std::string dtype = string_at(root, b + "/dtype");
+  if (dtype != dtype_name(DType::f16) && dtype != dtype_name(DType::bf16))
+    throw FieldError(type_problem(b + "/dtype", "fp16 or bf16"));
+  s.dtype = dtype == dtype_name(DType::f16) ? DType::f16 : DType::bf16;
+  if (scale) *scale = number_at(root, b + "/scale");
+  return s;
+}
+
 }  // namespace attnlab

@@ -86,6 +86,13 @@ nlohmann::ordered_json to_json(const RecordedOptions& o);
 // A result's "shape": sizes, masking, dtype and the softmax scale the kernel used.
 nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
 
+// Read the blocks as to_json wrote them (a record of the harness); throw FieldError
+// (record/fields.hpp) naming the field.
+Provenance read_provenance(const nlohmann::ordered_json& root, const std::string& base);
+RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
+// A result's "shape" and its "scale".
+Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);
+
 // The identity every reader needs from a record (any writer's): commit, dirty flag and the
 // GPU. Throws FieldError (record/fields.hpp) naming the pointer of a missing or mistyped field.
 struct RunIdentity {

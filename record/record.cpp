@@ -137,4 +137,32 @@ std::vector<std::string> read_phase_order(const std::filesystem::path& root) {
   return ids;
 }
 
+ordered_json to_json(const std::vector<PhaseTableEntry>& phases) {
+  ordered_json j;
+  j["schema"] = kPhasesSchema;
+  j["phases"] = ordered_json::array();
+  for (const auto& p : phases)
+    j["phases"].push_back({{"id", p.id},
+                           {"title", p.title},
+                           {"technique", p.technique},
+                           {"required_cc", p.required_cc},
+                           {"baseline", p.baseline}});
+  return j;
+}
+
+std::string phase_table_listing(const std::vector<PhaseTableEntry>& phases) {
+  return to_json(phases).dump(2);
+}
+
+void write_phase_table_file(const std::filesystem::path& root, const std::vector<PhaseTableEntry>& phases) {
+  const ordered_json table = to_json(phases);
+  const std::filesystem::path file = root / kPhasesFile;
+  std::ifstream in(file);
+  if (in) {
+    const auto old = ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!old.is_discarded() && old == table) return;
+  }
+  write_json_atomically(file, table);
+}
+
 }  // namespace attnlab

@@ -40,6 +40,19 @@ inline constexpr const char* kPhasesSchema = "attnlab.phases/1";
 inline constexpr const char* kPhasesFile = "phases.json";
 std::vector<std::string> read_phase_order(const std::filesystem::path& root);
 
+// One phase of the table, as the registry (kernels/registry.hpp) declares it.
+struct PhaseTableEntry {
+  std::string id, title, technique;
+  int required_cc = 0;  // 0: any GPU the build targets; 90: needs sm_90a
+  bool baseline = false;
+};
+// {"schema": "attnlab.phases/1", "phases": [{"id", "title", "technique", "required_cc", "baseline"}...]}
+ordered_json to_json(const std::vector<PhaseTableEntry>& phases);
+// The table as `attnlab-phases --json` prints it (indented).
+std::string phase_table_listing(const std::vector<PhaseTableEntry>& phases);
+// Writes <root>/phases.json atomically when it is missing or differs from `phases`.
+void write_phase_table_file(const std::filesystem::path& root, const std::vector<PhaseTableEntry>& phases);
+
 // The JSON-pointer paths every run record must have, and those every result entry must have.
 const std::vector<std::string>& required_record_keys();
 const std::vector<std::string>& required_result_keys();

@@ -1,4 +1,5 @@
 #include "record/timeline.hpp"
+#include "record/record.hpp"
 
 #include <fstream>
 #include <stdexcept>
@@ -286,6 +287,14 @@ ordered_json chrome_trace_json(const TimelineRecord& r) {
             {"shape", r.shape_name},
             {"sm", r.timeline ? r.timeline->pictured_sm : 0u},
             {"note", "span times in microseconds from the earliest warp start of the launch"}}}};
+}
+
+void write_timeline_file(const std::filesystem::path& file, const TimelineRecord& r) {
+  write_json_atomically(file, to_json(r));
+}
+
+void write_chrome_trace(const std::filesystem::path& trace, const TimelineRecord& r) {
+  write_json_atomically(trace, chrome_trace_json(r));
 }
 
 }  // namespace attnlab

@@ -106,6 +106,10 @@ nlohmann::ordered_json to_json(const TimelineRecord& r);
 TimelineRecord read_timeline_record(const nlohmann::ordered_json& j);
 // The record in `file`; throws std::runtime_error starting with the file's path.
 TimelineRecord read_timeline_file(const std::filesystem::path& file);
+// Writes `r` to `file` atomically (record/record.hpp's write_json_atomically), and its Chrome
+// trace (chrome_trace_json) to `trace`.
+void write_timeline_file(const std::filesystem::path& file, const TimelineRecord& r);
+void write_chrome_trace(const std::filesystem::path& trace, const TimelineRecord& r);
 
 // The Chrome trace (chrome://tracing, Perfetto's JSON importer) of the pictured SM's warps:
 // one complete event ("ph": "X", microseconds) per span, one process per CTA, one thread per

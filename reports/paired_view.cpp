@@ -30,8 +30,7 @@ std::vector<Entry> ok_records(const fs::path& root) {
 }
 
 std::string gpu_of(const AbRecord& r) {
-  const auto it = r.provenance.find("gpu");
-  return it != r.provenance.end() && it->contains("name") ? (*it)["name"].get<std::string>() : "";
+  return r.provenance.gpu.name;
 }
 
 }  // namespace

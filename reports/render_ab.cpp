@@ -48,9 +48,7 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
   const fs::path plots = dir / "plots";
   clear_plots(plots);
   std::ostringstream md;
-  const std::string gpu = rec.provenance.contains("gpu") && rec.provenance["gpu"].contains("name")
-                              ? rec.provenance["gpu"]["name"].get<std::string>()
-                              : "unknown GPU";
+  const std::string gpu = rec.provenance.gpu.name.empty() ? "unknown GPU" : rec.provenance.gpu.name;
   md << "# A/B: " << rec.a.phase << " against " << rec.b.phase << "\n\n"
      << "A = " << rec.a.phase << " (" << rec.a.title << "), B = " << rec.b.phase << " ("
      << rec.b.title << "), paired and interleaved in one process on " << gpu << ", started "

@@ -2,6 +2,7 @@
 // lines (one object per run) that pandas reads in one call.
 #include <sstream>
 
+#include "record/index_line.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -41,53 +42,50 @@ std::string headline_cell(const Run& run) {
   return out.empty() ? "no shapes" : out;
 }
 
-ordered_json index_line(const Run& run, const std::vector<Judgement>& js, const fs::path& out_dir,
-                        const std::optional<std::string>& report) {
-  ordered_json j;
-  j["run"] = run.id();
-  j["phase"] = run.phase;
-  j["title"] = run.json.contains("experiment") ? run.json["experiment"].value("title", "") : "";
-  j["status"] = run.status;
-  j["started_utc"] = run.started_utc;
-  j["commit"] = run.commit;
-  j["dirty"] = run.dirty;
-  j["gpu"] = run.gpu_name;
-  j["gpu_uuid"] = run.gpu_uuid.empty() ? ordered_json(nullptr) : ordered_json(run.gpu_uuid);
-  // A string: seeds are 64-bit unsigned and pandas would read them as lossy floats.
-  j["seed"] = json_seed(run);
-  j["record"] = link(out_dir, run.file);
-  j["report"] = report ? ordered_json(*report) : ordered_json(nullptr);
-  ordered_json shapes = ordered_json::object();
-  for (const auto& r : run.results) {
-    ordered_json s;
-    s["passed"] = r.passed;
-    if (r.timed()) {
-      const Regime& g = *r.headline_regime();
-      s["regime"] = g.name;
-      s["median_ns"] = g.median_ns;
-      s["p10_ns"] = g.p10_ns;
-      s["p90_ns"] = g.p90_ns;
-      s["noise_pct"] = g.noise_pct;
-      s["samples"] = g.count;
-      s["tflops"] = g.tflops;
-      s["dram_gbps_min_bytes"] = g.dram_gbps_min_bytes;
-      // The headline quantity of the reports: device (busy) time, and what the record gave.
-      const DeviceTime t = device_time(r, g);
-      s["device_time"] = basis_words(t);
-      s["device_median_ns"] = t.median_ns;
-      s["device_p10_ns"] = t.has_interval() ? ordered_json(t.p10_ns) : ordered_json(nullptr);
-      s["device_p90_ns"] = t.has_interval() ? ordered_json(t.p90_ns) : ordered_json(nullptr);
-      s["device_tflops"] = t.rate_at(g, g.tflops, t.median_ns);
-    } else {
-      s["regime"] = nullptr;
-    }
-    shapes[r.name] = s;
+IndexShape index_shape(const Result& r) {
+  IndexShape s;
+  s.name = r.name;
+  s.passed = r.passed;
+  if (!r.timed()) return s;
+  const Regime& g = *r.headline_regime();
+  const DeviceTime t = device_time(r, g);
+  IndexHeadline& h = s.headline.emplace();
+  h.regime = g.name;
+  h.median_ns = g.median_ns;
+  h.p10_ns = g.p10_ns;
+  h.p90_ns = g.p90_ns;
+  h.noise_pct = g.noise_pct;
+  h.samples = g.count;
+  h.tflops = g.tflops;
+  h.dram_gbps_min_bytes = g.dram_gbps_min_bytes;
+  h.device_time = basis_words(t);
+  h.device_median_ns = t.median_ns;
+  if (t.has_interval()) {
+    h.device_p10_ns = t.p10_ns;
+    h.device_p90_ns = t.p90_ns;
   }
-  j["headline"] = shapes;
-  ordered_json claims = ordered_json::object();
-  for (const auto& jd : js) claims[jd.claim.id] = verdict_name(jd.verdict);
-  j["claims"] = claims;
-  return j;
+  h.device_tflops = t.rate_at(g, g.tflops, t.median_ns);
+  return s;
+}
+
+IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs::path& out_dir,
+                     const std::optional<std::string>& report) {
+  IndexLine l;
+  l.run = run.id();
+  l.phase = run.phase;
+  l.title = run.json.contains("experiment") ? run.json["experiment"].value("title", "") : "";
+  l.status = run.status;
+  l.started_utc = run.started_utc;
+  l.commit = run.commit;
+  l.dirty = run.dirty;
+  l.gpu = run.gpu_name;
+  if (!run.gpu_uuid.empty()) l.gpu_uuid = run.gpu_uuid;
+  l.seed = json_seed(run);
+  l.record = link(out_dir, run.file);
+  l.report = report;
+  for (const auto& r : run.results) l.shapes.push_back(index_shape(r));
+  for (const auto& jd : js) l.claims.emplace_back(jd.claim.id, verdict_name(jd.verdict));
+  return l;
 }
 
 }  // namespace
@@ -139,7 +137,7 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
            claims,
            report ? "[report](" + *report + ")"
                   : "[record](" + link(out_dir, run.file) + "), report not rendered"});
-    lines << index_line(run, js, out_dir, report).dump() << "\n";
+    lines << index_jsonl_line(index_line(run, js, out_dir, report)) << "\n";
   }
   if (!t.empty()) md << t.str();
   const fs::path nb = out_dir / "NOTEBOOK.md", idx = out_dir / "index.jsonl";

@@ -1,6 +1,7 @@
 // A run's report, correctness section: each shape's errors against the fp64 reference and the
 // gate's bound.
 #include "reports/run/sections.hpp"
+#include "record/constants.hpp"
 
 namespace attnlab::report::detail {
 
@@ -29,7 +30,7 @@ void correctness_section(std::ostringstream& md, const Run& run) {
     if (rows && total) rows_text += " of " + count(*total);
     std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
     if (r.failure) check += ": " + *r.failure;
-    const bool row_rule = optional_string_at(j, "/correctness/rule").value_or("") == "row_rms";
+    const bool row_rule = optional_string_at(j, "/correctness/rule").value_or("") == kRowRmsRule;
     const std::string gated = row_rule ? "row rms " + num("row_rms_err", true) : "max abs " + num("max_abs_err", true);
     const std::string bound =
         num("tolerance_abs", true) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/shapes.hpp"
 #include "experiments/ncu_import.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/metric_groups.hpp"
@@ -64,7 +65,7 @@ TEST(Derived, ComputedOnlyFromMeasuredInputs) {
   in.dram_write_bytes = 68e6;
   in.duration_ns = 556e3;
   in.gpu_name = "NVIDIA H100 80GB HBM3";
-  const auto d = derived_figures(in);
+  const auto d = to_json(derived_figures(in));
   EXPECT_NEAR(d["pct_of_tensor_peak"].get<double>(), 100.0 * 494.7 / 989.4, 1e-9);
   EXPECT_NEAR(d["arithmetic_intensity_flop_per_byte"].get<double>(), 275e9 / 268e6, 1e-9);
   EXPECT_NEAR(d["dram_gbps_measured"].get<double>(), 268e6 / 556e3, 1e-9);
@@ -73,7 +74,7 @@ TEST(Derived, ComputedOnlyFromMeasuredInputs) {
   missing.flops = 1e9;
   missing.gpu_name = "NVIDIA A100-SXM4-80GB";
   missing.tflops = 100.0;
-  const auto m = derived_figures(missing);
+  const auto m = to_json(derived_figures(missing));
   EXPECT_TRUE(m["pct_of_tensor_peak"].is_null());
   EXPECT_TRUE(m.contains("pct_of_tensor_peak_reason"));
   EXPECT_TRUE(m["arithmetic_intensity_flop_per_byte"].is_null());
@@ -92,13 +93,13 @@ TEST(Derived, ARateOverAReplayMuchLongerThanTheKernelIsNotTheKernels) {
   in.dram_write_bytes = 0.5e6;
   in.duration_ns = 97408;
   in.gpu_name = "NVIDIA H100 80GB HBM3";
-  const auto d = derived_figures(in);
+  const auto d = to_json(derived_figures(in));
   EXPECT_NEAR(d["replay_over_kernel"].get<double>(), 97408.0 / 5952.0, 1e-6);
   EXPECT_TRUE(d["dram_gbps_measured"].is_null());
   EXPECT_NE(d["dram_gbps_measured_reason"].get<std::string>().find("replay overhead"), std::string::npos);
   // Within the ratio the rate stands.
   in.duration_ns = 2.9 * 5952.0;
-  EXPECT_TRUE(derived_figures(in)["dram_gbps_measured"].is_number());
+  EXPECT_TRUE(to_json(derived_figures(in))["dram_gbps_measured"].is_number());
 }
 
 const char* kCsv =
@@ -149,9 +150,17 @@ ordered_json cupti_metrics() {
     "stalls": {"available": false, "reason": "test"}})");
 }
 
+// The groups as a result holds them.
+std::vector<GroupResult> cupti_groups() {
+  const ordered_json m = {{"metrics", cupti_metrics()}};
+  std::vector<GroupResult> groups;
+  for (const auto& [name, g] : m["metrics"].items()) groups.push_back(read_group_result(m, "/metrics/" + name));
+  return groups;
+}
+
 TEST(NcuImport, CombinesKernelsAndComparesWithCupti) {
   std::istringstream in(kCsv);
-  const auto e = ncu_result_entry(parse_ncu_csv(in), "ncu-x.ncu-rep", cupti_metrics());
+  const auto e = to_json(ncu_result_entry(parse_ncu_csv(in), "ncu-x.ncu-rep", cupti_groups()));
   EXPECT_EQ(e["kernels"].get<int>(), 2);
   const auto& v = e["values"];
   EXPECT_DOUBLE_EQ(v["dram__bytes_read.sum"]["value"].get<double>(), 1.5e6);     // summed
@@ -170,24 +179,24 @@ TEST(NcuImport, MergesOnceIntoTheRecordAndPrintsTheAgreementTable) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "ncu-1x8x512x64_causal.csv") << kCsv;
-  ordered_json record;
-  record["results"] = ordered_json::array();
-  ordered_json timed;
-  timed["name"] = "1x8x512x64:causal";
-  timed["timing"] = ordered_json::object();
-  timed["metrics"] = cupti_metrics();
-  record["results"].push_back(timed);
-  ordered_json failed;
-  failed["name"] = "16x16x2048x64";
-  failed["timing"] = nullptr;
-  record["results"].push_back(failed);
+  RunRecord record;
+  ResultEntry timed;
+  timed.shape = parse_shape("1x8x512x64:causal");
+  timed.timing.emplace_back("warm", RegimeTiming{});
+  timed.headline_regime = "warm";
+  timed.metrics = cupti_groups();
+  record.results.push_back(timed);
+  ResultEntry failed;
+  failed.shape = parse_shape("16x16x2048x64");
+  record.results.push_back(failed);
   NcuProfileInfo info;
   info.wall_s["1x8x512x64_causal"] = 12.0;
   info.baseline_wall_s["1x8x512x64_causal"] = 2.0;
   merge_ncu(record, dir, info);
-  EXPECT_TRUE(record["results"][0].contains("ncu"));
-  EXPECT_FALSE(record["results"][1].contains("ncu"));
-  EXPECT_DOUBLE_EQ(record["ncu_profile"]["shapes"]["1x8x512x64_causal"]["ncu_overhead_s"].get<double>(), 10.0);
+  const ordered_json j = to_json(record);
+  EXPECT_TRUE(j["results"][0].contains("ncu"));
+  EXPECT_FALSE(j["results"][1].contains("ncu"));
+  EXPECT_DOUBLE_EQ(j["ncu_profile"]["shapes"]["1x8x512x64_causal"]["ncu_overhead_s"].get<double>(), 10.0);
   const std::string table = agreement_table(record);
   EXPECT_NE(table.find("within 3%"), std::string::npos) << table;
   EXPECT_NE(table.find("ncu overhead 10 s"), std::string::npos) << table;

@@ -166,7 +166,7 @@ AbRecord example_record() {
   r.a = {"4x", "fused WMMA", "t"};
   r.b = {"5", "wgmma + TMA", "t"};
   r.started_utc = "2026-11-26T03:00:00Z";
-  r.provenance = {{"seed", 7}};
+  r.provenance.seed = 7;
   r.options.pairs = 4;
   r.options.min_pairs = 2;
   r.options.max_seconds = 1;
@@ -175,7 +175,7 @@ AbRecord example_record() {
   r.method = "m";
   AbShape s;
   s.name = "1x8x512x64";
-  s.shape = {{"B", 1}};
+  s.shape.B = 1;
   s.flops = 5.0e8;
   s.passed = true;
   s.a_correctness.passed = s.b_correctness.passed = true;

@@ -215,14 +215,14 @@ TEST(Ptxas, PhaseSourceSelectsOnlyThatPhasesKernels) {
 TEST(StaticEvidence, MissingCuobjdumpIsSaidNeverZeros) {
   Listing none;
   none.reason = kNoCuobjdump;
-  const auto j = sass_json(none, {kD2}, "test");
+  const auto j = to_json(sass_evidence(none, {kD2}, "test"));
   EXPECT_EQ(j, (ordered_json{{"available", false},
                              {"reason", "cuobjdump not found on PATH; install the CUDA "
                                         "toolkit's cuda-cuobjdump"}}));
 }
 
 TEST(StaticEvidence, TotalsOverTheKernelsOneLaunchRan) {
-  const auto j = sass_json(fixture_listing(), {kWmma, kWgmma, "_Z15cublas_gemm_kernelv"}, "CUPTI");
+  const auto j = to_json(sass_evidence(fixture_listing(), {kWmma, kWgmma, "_Z15cublas_gemm_kernelv"}, "CUPTI"));
   EXPECT_EQ(j["available"], true);
   EXPECT_EQ(j["complete"], false);  // the library kernel is not in the listing
   EXPECT_EQ(j["HMMA"], 8);          // the sm_90a code of the two-architecture kernel
@@ -238,19 +238,28 @@ TEST(StaticEvidence, TotalsOverTheKernelsOneLaunchRan) {
   EXPECT_TRUE(j.contains(ordered_json::json_pointer("/BRA/@!PT")));
 }
 
+namespace {
+// A timed regime that names `kernels`.
+std::pair<std::string, RegimeTiming> regime(const std::string& name, std::vector<std::string> kernels) {
+  RegimeTiming t;
+  t.kernels = std::move(kernels);
+  return {name, t};
+}
+}  // namespace
+
 TEST(StaticEvidence, MergesIntoTheResultKeepingOtherStaticKeys) {
-  ordered_json result;
-  result["timing"]["cold"]["kernels"] = {kD2};
-  result["timing"]["warm"]["kernels"] = {kD2};
-  result["static"]["kernels"] = {{"name", "kept"}};
-  merge_static_evidence(result, "d2", fixture_listing(), fixture("phase-kernels.ptxas"));
-  EXPECT_EQ(result["static"]["kernels"]["name"], "kept");
-  const auto& s = result["static"]["sass"];
+  ResultEntry r;
+  r.timing = {regime("cold", {kD2}), regime("warm", {kD2})};
+  r.static_evidence.emplace().facts.emplace().kernels.emplace_back().name = "kept";
+  merge_static_evidence(r, "d2", fixture_listing(), fixture("phase-kernels.ptxas"));
+  const ordered_json result = {{"static", to_json(*r.static_evidence->facts)}};
+  EXPECT_EQ(result["static"]["kernels"][0]["name"], "kept");
+  const auto s = to_json(*r.static_evidence->sass);
   EXPECT_EQ(s["kernels"].size(), 1u);  // the same kernel from two regimes counts once
   EXPECT_EQ(s["LDL"], 3);
   EXPECT_EQ(s["STL"], 3);
   EXPECT_EQ(s["BRA"]["@!P"], 3);
-  const auto& p = result["static"]["ptxas"];
+  const auto p = to_json(*r.static_evidence->ptxas);
   EXPECT_EQ(p["registers_max"], 255);
   EXPECT_EQ(p["spill_store_bytes"], 2048);
   EXPECT_EQ(p["spill_load_bytes"], 3072);
@@ -258,27 +267,31 @@ TEST(StaticEvidence, MergesIntoTheResultKeepingOtherStaticKeys) {
 }
 
 TEST(StaticEvidence, WithoutTimingKernelsTheLaunchFactsNameAreUsed) {
-  ordered_json result;
-  result["timing"] = {{"graph", {{"median_ns", 1.0}}}};  // the graph regime names no kernels
-  result["static"]["kernels"] = ordered_json::array({{{"name", kWgmma}, {"registers", 168}}});
-  merge_static_evidence(result, "5", fixture_listing(), fixture("phase-kernels.ptxas"));
-  EXPECT_EQ(result["static"]["sass"]["HGMMA"], 5);
-  EXPECT_EQ(result["static"]["ptxas"]["spill_store_bytes"], 1248);
-  EXPECT_EQ(result["static"]["kernels"][0]["registers"], 168);
+  ResultEntry r;
+  r.timing = {regime("graph", {})};  // the graph regime names no kernels
+  KernelFacts k;
+  k.name = kWgmma;
+  k.registers = 168;
+  r.static_evidence.emplace().facts.emplace().kernels.push_back(k);
+  merge_static_evidence(r, "5", fixture_listing(), fixture("phase-kernels.ptxas"));
+  EXPECT_EQ(to_json(*r.static_evidence->sass)["HGMMA"], 5);
+  EXPECT_EQ(to_json(*r.static_evidence->ptxas)["spill_store_bytes"], 1248);
+  EXPECT_EQ(to_json(*r.static_evidence->facts)["kernels"][0]["registers"], 168);
 }
 
 TEST(StaticEvidence, WithoutTimingFallsBackToThePhaseSource) {
-  ordered_json result;
-  result["timing"] = nullptr;  // --check-only
-  merge_static_evidence(result, "4x", fixture_listing(), fixture("phase-kernels.ptxas"));
+  ResultEntry r;  // --check-only: no timing
+  merge_static_evidence(r, "4x", fixture_listing(), fixture("phase-kernels.ptxas"));
+  const ordered_json result = to_json(r);
   const auto& s = result["static"]["sass"];
   EXPECT_NE(s["kernels_from"].get<std::string>().find("phase_4x_*.cu"), std::string::npos);
   EXPECT_EQ(s["HMMA"], 8);
   EXPECT_EQ(result["static"]["ptxas"]["kernels"][0]["arch"], "sm_90a");
   EXPECT_EQ(result["static"]["ptxas"]["registers_max"], 122);
 
-  ordered_json bare;
-  merge_static_evidence(bare, "9", fixture_listing(), "");
+  ResultEntry bare_entry;
+  merge_static_evidence(bare_entry, "9", fixture_listing(), "");
+  const ordered_json bare = to_json(bare_entry);
   EXPECT_EQ(bare["static"]["sass"]["available"], false);
   EXPECT_EQ(bare["static"]["ptxas"]["available"], false);
   EXPECT_FALSE(bare["static"]["sass"].contains("HMMA"));

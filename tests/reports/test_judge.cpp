@@ -434,7 +434,7 @@ void add_ab(const fs::path& root, const std::string& a, const std::string& b, do
   r.a = {a, a, ""};
   r.b = {b, b, ""};
   r.started_utc = kT2;
-  r.provenance = {{"gpu", {{"name", gpu}}}};
+  r.provenance.gpu.name = gpu;
   r.options.pairs = r.options.min_pairs = 40;
   r.options.max_seconds = 1;
   r.options.inputs = "normal";

@@ -1,0 +1,165 @@
+// The record's structs filled from what a run measured (experiments/record_fill.hpp).
+#include "experiments/record_fill.hpp"
+
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "experiments/build_info.hpp"
+#include "experiments/console.hpp"
+#include "experiments/run_setup.hpp"
+#include "kernels/phase_cudnn.hpp"
+#include "record/constants.hpp"
+#include "profiler/profiler.hpp"
+
+namespace attnlab {
+
+GpuIdentity gpu_identity(int dev) {
+  cudaDeviceProp p{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  int sm_khz = 0, mem_khz = 0, bus_bits = 0;
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+  unsigned char uuid[16];
+  for (int i = 0; i < 16; ++i) uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
+  GpuIdentity g;
+  g.name = p.name;
+  g.uuid = gpu_uuid_string(uuid);
+  g.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+  g.sm_count = p.multiProcessorCount;
+  g.sm_clock_mhz = sm_khz / 1000;
+  g.mem_clock_mhz = mem_khz / 1000;
+  g.l2_bytes = p.l2CacheSize;
+  g.global_mem_bytes = p.totalGlobalMem;
+  g.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
+  g.peak_dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  return g;
+}
+
+Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool runs_cudnn) {
+  Provenance pv;
+  pv.git = {build_info::kGitCommit, build_info::kGitDirty};
+  pv.argv.assign(argv, argv + argc);
+  pv.build = {build_info::kBuildType, build_info::kCudaArchitectures, build_info::kCudaFlags,
+              build_info::kCxxFlags, build_info::kCxxCompiler};
+  pv.versions.nvcc = build_info::kNvccVersion;
+  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&pv.versions.driver));
+  ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
+  pv.versions.cupti = profiler::cupti_version();
+  // The C++ baselines run cuDNN: which one is part of what they measured.
+  if (const auto v = phase_cudnn::versions(); v && runs_cudnn) {
+    pv.versions.cudnn = static_cast<long long>(v->loaded);
+    pv.versions.cudnn_header = v->header;
+  }
+  pv.gpu = gpu_identity(dev);
+  pv.seed = seed;
+  char host[256] = "unknown";
+  gethostname(host, sizeof host);
+  host[sizeof host - 1] = '\0';
+  pv.host = host;
+  if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
+    pv.sweep_id = sweep;
+  return pv;
+}
+
+namespace {
+
+// What NVML said during a regime, summarised for the record.
+GpuState gpu_state(const profiler::RegimeResult& r) {
+  GpuState g;
+  if (r.gpu_readings.empty()) {
+    g.unavailable = r.gpu_unavailable.empty() ? "no NVML reading was taken" : r.gpu_unavailable;
+    return g;
+  }
+  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+             "GetCurrentClocksEventReasons), polled every " +
+             console::human_ns(r.gpu_poll_ms * 1e6) + " while sampling";
+  g.readings = static_cast<long long>(r.gpu_readings.size());
+  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
+  std::vector<double> sm;
+  for (const auto& x : r.gpu_readings) {
+    sm.push_back(x.sm_clock_mhz);
+    g.power_max_w = std::max(g.power_max_w, x.power_w);
+    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
+    if (profiler::is_throttled(x, r.max_sm_clock_mhz)) ++g.throttled_readings;
+  }
+  const profiler::Summary s = profiler::summarize(sm);
+  g.sm_clock_min_mhz = s.min;
+  g.sm_clock_median_mhz = s.median;
+  g.sm_clock_max_mhz = s.max;
+  for (const auto& [bit, name] : profiler::clock_event::names()) {
+    long long n = 0;
+    for (const auto& x : r.gpu_readings) n += (x.reasons & bit) != 0;
+    if (n > 0) g.clock_event_readings.emplace_back(name, n);
+  }
+  g.throttled_samples_ns = r.throttled_samples_ns;
+  g.throttled_policy = r.throttled_policy;
+  return g;
+}
+
+}  // namespace
+
+RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
+  const auto& m = r.summary;
+  RegimeTiming t;
+  t.method = profiler::regime_method(r.regime);
+  t.median_ns = m.median;
+  t.p10_ns = m.p10;
+  t.p90_ns = m.p90;
+  t.min_ns = m.min;
+  t.max_ns = m.max;
+  t.mean_ns = m.mean;
+  t.stdev_ns = m.stdev;
+  t.noise_pct = m.noise_pct;
+  t.count = static_cast<long long>(m.count);
+  t.stop_reason = profiler::stop_reason_name(r.stop);
+  t.wall_s = r.wall_seconds;
+  t.launches_per_sample = r.launches_per_sample;
+  t.clock_before_mhz = r.sm_clock_mhz_before;
+  t.clock_after_mhz = r.sm_clock_mhz_after;
+  t.tflops = s.flops() / m.median / 1e3;               // FLOP/ns = GFLOP/s
+  t.dram_gbps_min_bytes = s.min_bytes() / m.median;    // byte/ns = GB/s
+  t.kernels = r.kernel_names;
+  if (!r.busy_ns.empty()) {
+    // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
+    // the time any of them ran (equal to the span for a single kernel).
+    t.kernels_per_launch = r.kernels_per_launch;
+    const auto busy = profiler::summarize(r.busy_ns);
+    t.busy_median_ns = busy.median;
+    t.busy_p10_ns = busy.p10;
+    t.busy_p90_ns = busy.p90;
+  }
+  t.samples_ns = r.samples_ns;
+  if (!r.clock_source.empty()) t.clock_source = r.clock_source;
+  t.gpu_state = gpu_state(r);
+  return t;
+}
+
+Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs) {
+  const CheckResult& c = g.check;
+  Correctness corr;
+  corr.passed = g.passed;
+  corr.max_abs_err = c.max_abs_err;
+  corr.max_rel_err = c.max_rel_err;
+  corr.tolerance_abs = c.row_tolerance_rms;
+  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
+  corr.rows_checked = c.rows_checked;
+  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
+  corr.nonfinite = c.nonfinite;
+  corr.rule = kRowRmsRule;
+  corr.inputs = inputs_name(inputs);
+  corr.row_rms_err = c.row_rms_err;
+  corr.row_err_ratio = c.row_err_ratio;
+  corr.elements_scanned = c.elements_scanned;
+  corr.repeat_identical = g.repeat_identical;
+  if (!g.passed) corr.failure = g.failure;
+  return corr;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,163 @@
+// The run record's header and result entries: their JSON mapping, in the key order every
+// record of the harness has, and the reader that restores them.
+#include "record/result.hpp"
+
+#include <algorithm>
+
+#include "common/shapes.hpp"
+#include "record/fields.hpp"
+#include "record/record.hpp"
+
+namespace attnlab {
+
+using nlohmann::ordered_json;
+
+const RegimeTiming* ResultEntry::headline() const {
+  for (const auto& [name, t] : timing)
+    if (name == headline_regime) return &t;
+  return nullptr;
+}
+
+std::vector<std::string> ResultEntry::timed_kernels() const {
+  std::vector<std::string> names;
+  for (const auto& [regime, t] : timing)
+    for (const auto& k : t.kernels)
+      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+  return names;
+}
+
+namespace {
+
+ordered_json static_json(const StaticEvidence& s) {
+  ordered_json j = s.facts ? to_json(*s.facts) : ordered_json::object();
+  if (s.sass) j["sass"] = to_json(*s.sass);
+  if (s.ptxas) j["ptxas"] = to_json(*s.ptxas);
+  return j;
+}
+
+// The blocks after the timing, each present only where the run collected it.
+void put_evidence(ordered_json& j, const ResultEntry& r) {
+  if (r.metrics) {
+    j["metrics"] = ordered_json::object();
+    for (const GroupResult& g : *r.metrics) j["metrics"][g.group] = to_json(g);
+  }
+  if (r.static_evidence) j["static"] = static_json(*r.static_evidence);
+  if (r.derived) j["derived"] = to_json(*r.derived);
+  if (r.pc_sampling) j["pc_sampling"] = to_json(*r.pc_sampling);
+  if (r.kernels) {
+    j["kernels"] = ordered_json::array();
+    for (const KernelShare& k : *r.kernels) j["kernels"].push_back(to_json(k));
+  }
+  if (r.ncu) j["ncu"] = to_json(*r.ncu);
+}
+
+std::size_t array_size(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* a = find(root, ptr);
+  if (!a || !a->is_array()) throw FieldError(type_problem(ptr, "an array"));
+  return a->size();
+}
+
+StaticEvidence read_static(const ordered_json& root, const std::string& b) {
+  StaticEvidence s;
+  if (find(root, b + "/kernels")) s.facts = read_static_facts(root, b);
+  if (find(root, b + "/sass")) s.sass = sass::read_sass(root, b + "/sass");
+  if (find(root, b + "/ptxas")) s.ptxas = sass::read_ptxas(root, b + "/ptxas");
+  return s;
+}
+
+void read_timing(const ordered_json& root, const std::string& b, ResultEntry& r) {
+  const ordered_json* t = find(root, b + "/timing");
+  if (!t || t->is_null()) return;
+  if (!t->is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
+  for (const auto& [name, block] : t->items())
+    r.timing.emplace_back(name, read_regime_timing(root, b + "/timing/" + name));
+  r.headline_regime = string_at(root, b + "/headline_regime");
+}
+
+ResultEntry read_result(const ordered_json& root, const std::string& b) {
+  ResultEntry r;
+  r.shape = read_shape(root, b + "/shape", &r.scale);
+  r.correctness = read_correctness(root, b + "/correctness");
+  read_timing(root, b, r);
+  if (const ordered_json* m = find(root, b + "/metrics")) {
+    r.metrics.emplace();
+    for (const auto& [group, block] : m->items())
+      r.metrics->push_back(read_group_result(root, b + "/metrics/" + group));
+  }
+  if (find(root, b + "/static")) r.static_evidence = read_static(root, b + "/static");
+  if (find(root, b + "/derived")) r.derived = read_derived(root, b + "/derived");
+  if (find(root, b + "/pc_sampling")) r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
+  if (find(root, b + "/kernels")) r.kernels = read_kernel_shares(root, b + "/kernels");
+  if (find(root, b + "/ncu")) r.ncu = read_ncu_entry(root, b + "/ncu");
+  return r;
+}
+
+}  // namespace
+
+ordered_json to_json(const ResultEntry& r) {
+  ordered_json j;
+  j["name"] = shape_name(r.shape);
+  j["shape"] = shape_to_json(r.shape, r.scale);
+  j["flops"] = r.shape.flops();
+  j["min_bytes"] = r.shape.min_bytes();
+  j["correctness"] = to_json(r.correctness);
+  const RegimeTiming* h = r.headline();
+  if (h) {
+    j["timing"] = ordered_json::object();
+    for (const auto& [name, t] : r.timing) j["timing"][name] = to_json(t);
+  } else {
+    j["timing"] = nullptr;
+  }
+  j["headline_regime"] = h ? ordered_json(r.headline_regime) : ordered_json();
+  j["tflops"] = h ? ordered_json(h->tflops) : ordered_json();
+  j["dram_gbps_min_bytes"] = h ? ordered_json(h->dram_gbps_min_bytes) : ordered_json();
+  put_evidence(j, r);
+  return j;
+}
+
+ordered_json to_json(const RunRecord& r) {
+  ordered_json j;
+  j["schema"] = kRunSchema;
+  j["phase"] = r.phase;
+  j["status"] = r.status;
+  j["experiment"] = {{"title", r.experiment.title},
+                     {"technique", r.experiment.technique},
+                     {"question", r.experiment.question}};
+  j["claims"] = ordered_json::array();
+  for (const Claim& c : r.claims) j["claims"].push_back(to_json(c));
+  j["started_utc"] = r.started_utc;
+  j["provenance"] = to_json(r.provenance);
+  j["options"] = to_json(r.options);
+  j["metrics_config"] = to_json(r.metrics_config);
+  j["results"] = ordered_json::array();
+  for (const ResultEntry& e : r.results) j["results"].push_back(to_json(e));
+  if (r.error) j["error"] = *r.error;
+  if (r.ncu_profile) j["ncu_profile"] = to_json(*r.ncu_profile);
+  return j;
+}
+
+void write_run_record(const std::filesystem::path& file, const RunRecord& record) {
+  write_json_atomically(file, to_json(record));
+}
+
+RunRecord read_run_record(const ordered_json& j) {
+  if (j.value("schema", "") != kRunSchema) throw FieldError(type_problem("/schema", kRunSchema));
+  RunRecord r;
+  r.phase = string_at(j, "/phase");
+  r.status = string_at(j, "/status");
+  r.experiment = {string_at(j, "/experiment/title"), string_at(j, "/experiment/technique"),
+                  string_at(j, "/experiment/question")};
+  for (std::size_t i = 0, n = array_size(j, "/claims"); i < n; ++i)
+    r.claims.push_back(read_claim(j, "/claims/" + std::to_string(i)));
+  r.started_utc = string_at(j, "/started_utc");
+  r.provenance = read_provenance(j, "/provenance");
+  r.options = read_recorded_options(j, "/options");
+  r.metrics_config = read_metrics_config(j, "/metrics_config");
+  for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
+    r.results.push_back(read_result(j, "/results/" + std::to_string(i)));
+  r.error = optional_string_at(j, "/error");
+  if (find(j, "/ncu_profile")) r.ncu_profile = read_ncu_profile(j, "/ncu_profile");
+  return r;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,85 @@
+// The run record as the harness writes it, typed: the header (attnlab.run/1's top-level keys)
+// and one result entry per shape, each block a struct of record/ with its one JSON mapping, so
+// that writers fill structs and only record/ writes JSON. read_run_record restores a record the
+// harness wrote; to_json of what it returns is the same bytes (tests/cpu/test_result.cpp).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/shape.hpp"
+#include "record/claims.hpp"
+#include "record/correctness.hpp"
+#include "record/derived.hpp"
+#include "record/metrics.hpp"
+#include "record/ncu.hpp"
+#include "record/pc_sampling.hpp"
+#include "record/provenance.hpp"
+#include "record/sass.hpp"
+#include "record/static_facts.hpp"
+#include "record/timing.hpp"
+
+namespace attnlab {
+
+// /results/<i>/static: the launch facts (timed runs only), the SASS counts and ptxas facts.
+struct StaticEvidence {
+  std::optional<StaticFacts> facts;
+  std::optional<sass::SassEvidence> sass;
+  std::optional<sass::PtxasEvidence> ptxas;
+};
+
+// One shape. Blocks absent from a run (nothing timed, no evidence collected) stay unset and
+// are not written; "timing", "headline_regime", "tflops" and "dram_gbps_min_bytes" are null.
+struct ResultEntry {
+  Shape shape;
+  double scale = 0;  // the softmax scale the kernel used
+  Correctness correctness;
+  std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
+  std::string headline_regime;                               // empty: not timed
+  std::optional<std::vector<GroupResult>> metrics;           // counter groups, requested order
+  std::optional<StaticEvidence> static_evidence;
+  std::optional<DerivedFigures> derived;
+  std::optional<PcSamplingResult> pc_sampling;
+  std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
+  std::optional<NcuEntry> ncu;  // Nsight Compute's cross-check (attnlab-ncu-import)
+
+  // The headline regime's timing; nullptr when not timed.
+  const RegimeTiming* headline() const;
+  // Distinct kernels of the CUPTI regimes, in first-seen order.
+  std::vector<std::string> timed_kernels() const;
+};
+
+struct ExperimentInfo {
+  std::string title, technique, question;
+};
+
+struct RunRecord {
+  std::string phase;
+  std::string status = "incomplete";  // "incomplete" while running, then "ok" or "failed"
+  ExperimentInfo experiment;
+  std::vector<Claim> claims;
+  std::string started_utc;  // ISO 8601
+  Provenance provenance;
+  RecordedOptions options;
+  MetricsConfig metrics_config;
+  std::vector<ResultEntry> results;
+  std::optional<std::string> error;  // a fault mid-run
+  std::optional<NcuProfile> ncu_profile;  // how ncu ran (attnlab-ncu-import)
+};
+
+nlohmann::ordered_json to_json(const ResultEntry& r);
+nlohmann::ordered_json to_json(const RunRecord& r);
+
+// Writes the record atomically (record/record.hpp's write_json_atomically).
+void write_run_record(const std::filesystem::path& file, const RunRecord& record);
+
+// Reads a record the harness wrote (not the SDPA baseline's, whose entries differ); throws
+// FieldError (record/fields.hpp) naming the field.
+RunRecord read_run_record(const nlohmann::ordered_json& record);
+
+}  // namespace attnlab

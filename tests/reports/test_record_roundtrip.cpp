@@ -1,0 +1,127 @@
+// The run record written once, typed (record/result.hpp): every committed record of the C++
+// harness, read into the structs the harness fills and written back through their one JSON
+// mapping, gives the committed bytes (keys, order, number formatting, indentation). The SDPA
+// baseline's records (Python, "available" in their entries) are not the harness's and are left
+// to the schema test.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "record/fields.hpp"
+#include "record/record.hpp"
+#include "record/result.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Written by the harness: the SDPA baseline marks each entry "available" and has no
+// metrics_config.
+bool harness_record(const ordered_json& j) {
+  if (j.value("schema", "") != kRunSchema || !j.contains("metrics_config")) return false;
+  for (const auto& r : j["results"])
+    if (r.contains("available")) return false;
+  return true;
+}
+
+// Records written before options.throttled, options.inputs and static.kernels[].occupancy_limits
+// existed hold an older layout of attnlab.run/1 that this writer no longer produces (the readers
+// of reports/ still read them).
+bool current_layout(const ordered_json& j) {
+  if (!j.contains(ordered_json::json_pointer("/options/throttled")) ||
+      !j.contains(ordered_json::json_pointer("/options/inputs")))
+    return false;
+  for (const auto& r : j["results"])
+    if (r.contains("static") && r["static"].contains("kernels"))
+      for (const auto& k : r["static"]["kernels"])
+        if (!k.contains("occupancy_limits")) return false;
+  return true;
+}
+
+// "" when equal, else the first line that differs, both ways.
+std::string first_difference(const std::string& written, const std::string& committed) {
+  if (written == committed) return "";
+  std::istringstream a(written), b(committed);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ga = bool(std::getline(a, la)), gb = bool(std::getline(b, lb));
+    if (!ga || !gb || la != lb)
+      return "line " + std::to_string(line) + ": written '" + (ga ? la : "<end>") + "', committed '" +
+             (gb ? lb : "<end>") + "'";
+  }
+}
+
+}  // namespace
+
+TEST(RecordRoundTrip, EveryCommittedHarnessRecordIsWrittenBackByteForByte) {
+  int records = 0, timed = 0, with_static = 0, multi_kernel = 0, pc_sampled = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json") continue;
+    const std::string text = slurp(entry.path());
+    const ordered_json j = ordered_json::parse(text);
+    if (!harness_record(j) || !current_layout(j)) continue;
+    try {
+      const RunRecord rec = read_run_record(j);
+      EXPECT_EQ(first_difference(to_json(rec).dump(2) + "\n", text), "") << entry.path();
+      ++records;
+      for (const ResultEntry& r : rec.results) {
+        timed += r.headline() != nullptr;
+        with_static += r.static_evidence && r.static_evidence->sass && r.static_evidence->facts;
+        multi_kernel += r.kernels.has_value();
+        pc_sampled += r.pc_sampling && r.pc_sampling->available;
+      }
+    } catch (const FieldError& e) {
+      ADD_FAILURE() << entry.path() << ": " << e.what();
+    }
+  }
+  // The committed records of this layout cover every block: timed shapes with counters, static
+  // facts, SASS and ptxas, PC sampling, launches of several kernels (the newest of 3b, 3c, 4x,
+  // 5, d4 and cudnn at least).
+  EXPECT_GE(records, 10);
+  EXPECT_GT(timed, 0);
+  EXPECT_GT(with_static, 0);
+  EXPECT_GT(multi_kernel, 0);
+  EXPECT_GT(pc_sampled, 0);
+}
+
+TEST(RecordRoundTrip, AnUntimedEntryHasNullTimingAndItsStaticEvidenceLast) {
+  ResultEntry r;
+  r.shape = Shape{};
+  r.scale = 0.125;
+  r.correctness.passed = false;
+  r.correctness.failure = "output after timing differs from the checked output";
+  r.static_evidence.emplace().sass = sass::SassEvidence{};
+  r.static_evidence->sass->reason = "not collected";
+  const ordered_json j = to_json(r);
+  EXPECT_TRUE(j["timing"].is_null());
+  EXPECT_TRUE(j["headline_regime"].is_null());
+  EXPECT_TRUE(j["tflops"].is_null());
+  EXPECT_TRUE(j["dram_gbps_min_bytes"].is_null());
+  EXPECT_EQ(std::prev(j.end()).key(), "static");
+  EXPECT_FALSE(j["static"].contains("kernels"));  // no launch facts without timing
+  EXPECT_EQ(j["static"]["sass"]["available"], false);
+}
+
+TEST(RecordRoundTrip, TheHeaderOfARunThatCollectsNothingSaysWhy) {
+  RunRecord rec;
+  rec.phase = "4";
+  rec.metrics_config.not_collected = "--check-only: nothing is timed";
+  const ordered_json j = to_json(rec);
+  EXPECT_EQ(j["schema"], kRunSchema);
+  EXPECT_EQ(j["status"], "incomplete");
+  EXPECT_EQ(j["metrics_config"].dump(), R"({"groups":[],"unavailable":"--check-only: nothing is timed"})");
+  EXPECT_TRUE(record_problems(j).empty());
+  EXPECT_FALSE(j.contains("error"));
+}
