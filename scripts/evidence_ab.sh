@@ -90,7 +90,7 @@ for s in "$@"; do
         step "warp-role timeline, phase $p"
         shapes=(throughput 16x16x2048x64:causal); [ $p = d4 ] && shapes=(latency)
         for sh in "${shapes[@]}"; do
-          build/bin/attnlab-timeline --phase $p --shape "$sh" --results-dir $res 2>&1 | tee -a "$log"
+          build/bin/attnlab-timeline --phase $p --shape "$sh" --out $res/timeline --no-plots 2>&1 | tee -a "$log"
         done
       done
       pack timeline ;;
