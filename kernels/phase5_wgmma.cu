@@ -511,7 +511,10 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
   const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
   const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
-  const CUtensorMap tm_o = make_tensor_map_sw128(p.o, s.B * s.H, s.S, D, kRowsPerConsumer);
+  // Read only by kernels that stage O (T::kStageO); the others get an empty map.
+  const CUtensorMap tm_o = T::kStageO
+                               ? make_tensor_map_sw128(p.o, s.B * s.H, s.S, D, kRowsPerConsumer)
+                               : CUtensorMap{};
   int device = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
