@@ -1,8 +1,11 @@
 # Device script 1 of the wt-perf2 helper (issue 30): 0b73edf (O staged in shared memory, TMA store) checked (GPU tests,
 # racecheck/synccheck at three small odd shapes that take the staged path, the fp64 gate on three input distributions),
-# paired A/B against cuDNN at the four targets and the sweep, counters of phase 5 at 32x16x512x128:causal; then scratch v2
-# (.dev-v2-work_order.hpp: L2 sections of 8 MB of K/V in place of 32 MB) at six causal shapes (its record carries 0b73edf's
-# stamp but not its code: kept in the log only).
+# paired A/B against cuDNN at the four targets and the sweep, counters of phase 5 at 32x16x512x128:causal; then two scratch
+# probes at six causal shapes, 100 pairs (their records carry the branch's stamp but not their code: kept in the log only):
+# v3 (.dev-v3.cu: empty ping-pong turns for a consumer's fully masked key tiles at causal D 64 with 192-row tiles; ptxas
+# reports a 12-byte spill in that kernel) and v2 (.dev-v2-work_order.hpp: L2 sections of 8 MB of K/V in place of 32 MB).
+# The probes as patches against the branch: issue30-perf2-probe-v3.patch, issue30-perf2-probe-v2.patch (beside this script);
+# .dev-v3.cu and .dev-v2-work_order.hpp are the patched files.
 #   run with carry [".dev/wt-perf2"]: cd .dev/wt-perf2 && export ATTNLAB_SOURCE_STAMP=$PWD/.attnlab-source && bash dev.sh
 set -o pipefail; export PATH=/usr/local/cuda/bin:$PATH
 exec > >(tee $OUT/log) 2>&1
@@ -23,7 +26,11 @@ ctest --test-dir build -L gpu -R "phase_5" -j 14 2>&1 | grep -E "tests passed|te
 san v1; for i in normal wide negative; do gates v1 $i; done; stamp checks
 ab v1 "$TG $S64 $S128 $S128c"; stamp "ab v1"
 $B/attnlab-phase-5 --shape 32x16x512x128:causal --regimes cold --max-time 0.5 --results-dir $OUT/res/metrics 2>&1 | grep -E "status|FAIL"; stamp metrics
-cp .dev-v2-work_order.hpp kernels/work_order.hpp
+cp kernels/phase5_wgmma.cu /tmp/committed.cu; cp .dev-v3.cu kernels/phase5_wgmma.cu
+build "attnlab-phase-5 attnlab-ab" v3; gates v3 negative
+for tool in racecheck synccheck; do timeout 100 compute-sanitizer --tool $tool --print-limit 2 $B/attnlab-phase-5 --check-only --seed 1 --shape 1x2x513x64:causal --results-dir $R > /tmp/san.log 2>&1; echo "v3 $tool 1x2x513x64:causal rc=$? $(grep -E 'SUMMARY' /tmp/san.log | tail -1)"; done
+ab v3 "$C6" 100; stamp v3
+cp /tmp/committed.cu kernels/phase5_wgmma.cu; cp .dev-v2-work_order.hpp kernels/work_order.hpp
 build "attnlab-phase-5 attnlab-ab" v2; gates v2 negative
-ab v2 "$C6"; stamp v2
+ab v2 "$C6" 100; stamp v2
 tar -C $OUT -czf $OUT/res.tgz res && rm -rf $OUT/res
