@@ -1,4 +1,4 @@
-# Device script 1 of the wt-perf2 helper (issue 30): 0b73edf (O staged in shared memory, TMA store) checked (GPU tests,
+# Device script 1 of the wt-perf2 helper (issue 30): 500eea1 (O staged in shared memory, TMA store) checked (GPU tests,
 # racecheck/synccheck at three small odd shapes that take the staged path, the fp64 gate on three input distributions),
 # paired A/B against cuDNN at the four targets and the sweep, counters of phase 5 at 32x16x512x128:causal; then two scratch
 # probes at six causal shapes, 100 pairs (their records carry the branch's stamp but not their code: kept in the log only):
