@@ -39,7 +39,8 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 
 // TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 176 keys in two stages for
 // non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
-// three stages for causal ones, whose diagonal tiles favour the shorter tile.
+// two stages for causal ones, whose diagonal tiles favour the shorter tile (two stages leave
+// room for a second Q buffer and the O staging tile).
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
 // two on the H100, kernels/NOTES.md) unless S pads them (two_consumers_at_d64), two at D = 128,
 // where three would need 160 registers each for S, O and P and spill.
@@ -57,10 +58,22 @@ struct Traits {
   static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
   static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
   static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
-  // Two Q buffers where shared memory has room for them (D = 64), so the producer loads the
-  // next item's Q and first K while the consumers still run the current item's last tiles.
+  // Shared memory of a block: 227 KB, less the alignment slack and the barriers.
+  static constexpr std::uint32_t kSmemBudget = 227 * 1024 - 2048;
+  // O staged in shared memory (one 64-row tile per consumer) and written by a TMA store,
+  // where it fits beside two K/V stages and one Q buffer: the epilogue then issues shared
+  // stores in place of uncoalesced global ones (cuDNN's kernel has no lg_throttle stalls,
+  // phase 5 had them at short S; kernels/NOTES.md, issue 30). D = 128 with 176-key tiles has
+  // no room, and three consumers (160 registers) spill with it (ptxas): those store O from
+  // registers.
+  static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
+  static constexpr bool kStageO =
+      kConsumers == 2 && kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
+  // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
+  // producer loads the next item's Q and first K while the consumers still run the current
+  // item's last tiles.
   static constexpr int kQStages =
-      2 * kQBytes + 2 * kStages * kKVTileBytes + 2048 <= 227 * 1024 ? 2 : 1;
+      2 * kQBytes + 2 * kStages * kKVTileBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
   // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
   static constexpr int kProducerRegs = 24;
@@ -79,6 +92,8 @@ struct alignas(1024) SharedStorage {
   __half q[T::kQStages][T::kTileQ * D];
   __half k[T::kStages][T::kTileK * D];
   __half v[T::kStages][T::kTileK * D];
+  // Each consumer's rows of O on their way to global memory (a TMA store), where they fit.
+  __half o[T::kStageO ? T::kTileQ * D : 8];
   // The work item whose Q the slot holds, n_work when none is left; written by the producer
   // before it arrives on q_full, so a consumer reads it after its wait.
   std::int64_t item[T::kQStages];
@@ -116,7 +131,8 @@ template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int H,
+                     const __grid_constant__ CUtensorMap tm_v,
+                     const __grid_constant__ CUtensorMap tm_o, __half* __restrict__ o, int H,
                      int H_kv, int S, float scale_log2, WorkOrder order, std::int64_t n_work) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
@@ -430,6 +446,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         for (int e = 0; e < 4; ++e) o_acc[4 * i + e] *= corr[e >> 1];
       pack_p();
     }
+    // The staging tile's previous store has read it once thread 0 passes this: the whole
+    // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
+    if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
     ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
     ATTNLAB_TL_END(kPingPongWait, consumer);
@@ -443,27 +462,68 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     release_v(t.n_tiles - 1);
     ring = ring + t.n_tiles;
 
-    // Epilogue: whole-row sums from the row's four lanes, then O / l straight from registers.
+    // Epilogue: whole-row sums from the row's four lanes, then O / l.
     ATTNLAB_TL_BEGIN(kEpilogue, w);
-    const std::int64_t o_base = std::int64_t(t.bh) * S * D;
+    float inv_l[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float l = l_row[r];
       l += __shfl_xor_sync(kFullMask, l, 1);
       l += __shfl_xor_sync(kFullMask, l, 2);
-      const float inv_l = l > 0.f ? 1.f / l : 0.f;
-      const int row = row_lo + 8 * r;
-      if (row < S) {
-        __half* o_row = o + o_base + std::int64_t(row) * D;
+      inv_l[r] = l > 0.f ? 1.f / l : 0.f;
+    }
+    if constexpr (T::kStageO) {
+      // Into this consumer's 64 rows of the staging tile, in the 128-byte swizzle the TMA
+      // store reads (a row's 16-byte chunk c sits at chunk c ^ (row % 8): the eight rows of a
+      // warp's store hit eight different chunks, no bank conflict), then one thread stores the
+      // tile; rows past S are clipped by the tensor map. The staging tile is free: its
+      // previous store finished reading it before this item's last turn (below, issue_pv).
+      __half* const o_stage = sm.o + consumer * kRowsPerConsumer * kSwizzleHalves;
+      const int rq = warp * 16 + lane / 4;  // row in this consumer's 64; rq + 8 the other
 #pragma unroll
-        for (int i = 0; i < D / 8; ++i)
-          *reinterpret_cast<__half2*>(o_row + 8 * i + col_in_chunk) =
-              __floats2half2_rn(o_acc[4 * i + 2 * r] * inv_l, o_acc[4 * i + 2 * r + 1] * inv_l);
+      for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = rq + 8 * r;
+          __half* chunk = o_stage + (i / 8) * T::kTileQ * kSwizzleHalves + row * kSwizzleHalves +
+                          ((i % 8) ^ (row % 8)) * 8 + col_in_chunk;
+          *reinterpret_cast<std::uint32_t*>(chunk) = pack_half2(
+              o_acc[4 * i + 2 * r] * inv_l[r], o_acc[4 * i + 2 * r + 1] * inv_l[r]);
+        }
+      // The copy engine reads what these threads wrote: their generic-proxy writes are made
+      // visible to the async proxy, then the warpgroup meets before its thread 0 issues.
+      ptx::fence_proxy_async(ptx::space_shared);
+      named_barrier_sync(1 + T::kConsumers + consumer, kWarpgroupThreads);
+      if (tid == 0) {
+#pragma unroll
+        for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+          const std::int32_t coords[3] = {cb * kSwizzleHalves,
+                                          t.q0 + consumer * kRowsPerConsumer, t.bh};
+          ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &tm_o, coords,
+                                    o_stage + cb * T::kTileQ * kSwizzleHalves);
+        }
+        ptx::cp_async_bulk_commit_group();
+      }
+    } else {
+      // Straight from registers.
+      const std::int64_t o_base = std::int64_t(t.bh) * S * D;
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = row_lo + 8 * r;
+        if (row < S) {
+          __half* o_row = o + o_base + std::int64_t(row) * D;
+#pragma unroll
+          for (int i = 0; i < D / 8; ++i)
+            *reinterpret_cast<__half2*>(o_row + 8 * i + col_in_chunk) = __floats2half2_rn(
+                o_acc[4 * i + 2 * r] * inv_l[r], o_acc[4 * i + 2 * r + 1] * inv_l[r]);
+        }
       }
     }
     ATTNLAB_TL_END(kEpilogue, w);
     ATTNLAB_TL_END(kItem, w);
   }
+  // Shared memory must outlive the reads of the last store.
+  if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
   if (consumer == 0) sched_wait();  // the last consumer's final arrival
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here
@@ -493,6 +553,10 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
   const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
   const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
+  // Read only by kernels that stage O (T::kStageO); the others get an empty map.
+  const CUtensorMap tm_o = T::kStageO
+                               ? make_tensor_map_sw128(p.o, s.B * s.H, s.S, D, kRowsPerConsumer)
+                               : CUtensorMap{};
   int device = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -504,7 +568,7 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const WorkOrder order{m_blocks, heads,
                         T::Mask::kCausal ? l2_section_heads(s.S, D, s.H / s.H_kv, heads) : 1};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
-      tm_q, tm_k, tm_v, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
+      tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
       n_work);
   ATTNLAB_CHECK_LAUNCH();
 }
