@@ -268,12 +268,7 @@ std::vector<CalibrationLaunch> phase_launches(const Options& opt, const std::vec
 
 int fail(int code, const std::string& msg) { return attnlab::fail("attnlab-calibrate", code, msg); }
 
-int run(int argc, char** argv) {
-  CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16, MUFU ex2, "
-               "FFMA, DRAM read, shared-memory read), each at the measured SM clock and per SM per clock, and the "
-               "empty-launch time (launch floor) of phases 5 and d4's launch configurations; writes "
-               "<results-dir>/calibration/<stamp>-<sha>/calibration.json (attnlab.calibration/1)."};
-  Options opt;
+void add_options(CLI::App& app, Options& opt) {
   app.add_option("--rate-samples", opt.rate_samples, "timed launches per throughput kernel")
       ->check(kNonNegativeInteger)->capture_default_str();
   app.add_option("--launch-samples", opt.launch_samples, "timed launches per launch configuration")
@@ -298,57 +293,124 @@ int run(int argc, char** argv) {
   app.add_option("-o,--results-dir", opt.results_dir, "records go to <dir>/calibration/")->capture_default_str();
   app.footer("Exit codes: 0 ok, 2 bad arguments, 3 no (Hopper) GPU, CUPTI or NVML unavailable, or results directory "
              "not writable; 1 a fault during the measurements (the record says failed).");
+}
+
+// What the command line asks for, checked before the GPU is touched so that a usage error
+// needs no device.
+struct Request {
+  std::vector<Shape> shapes;
+  std::vector<LaunchShape> extra;  // --launch configurations
+};
+
+Request check_request(Options& opt) {
+  if (opt.rate_samples < 1 || opt.launch_samples < 1) throw UsageError("--rate-samples and --launch-samples must be at least 1");
+  if (opt.phases.size() == 1 && opt.phases.front() == "none") opt.phases.clear();
+  for (const auto& id : opt.phases) {
+    const Phase* p = find_phase(id);
+    if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
+    if (!p->launch_geometry) throw UsageError("phase " + id + " has no launch configuration to calibrate (phases with one: 5, d4)");
+  }
+  Request req;
+  try {
+    if (opt.shape_specs.empty())
+      for (const auto& spec : kDefaultShapes)
+        for (const char* mod : {"", ":causal"}) req.shapes.push_back(parse_shape(spec + mod));
+    for (const auto& spec : opt.shape_specs) req.shapes.push_back(parse_shape(spec));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  for (const auto& spec : opt.launch_specs) req.extra.push_back(parse_launch(spec));
+  return req;
+}
+
+// The device selected and its properties; the wgmma kernel runs only on compute capability 9.0.
+cudaDeviceProp open_device(int device) {
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
+    throw EnvironmentError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+  if (device >= count)
+    throw EnvironmentError("no CUDA device " + std::to_string(device) + " (found " + std::to_string(count) + ")");
+  ATTNLAB_CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  if (prop.major != 9)
+    throw EnvironmentError(std::string("the calibration's wgmma kernel needs a compute capability 9.0 GPU (sm_90a); ") +
+                           prop.name + " is " + std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  return prop;
+}
+
+// [bytes] the DRAM kernel's read per launch: --dram-bytes, or enough to stream well past L2;
+// either must leave 64 MiB of the GPU's free memory spare.
+std::size_t dram_read_bytes(const Options& opt, const cudaDeviceProp& prop) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  std::size_t dram = opt.dram_bytes > 0 ? std::size_t(opt.dram_bytes)
+                                        : std::min(std::max<std::size_t>(std::size_t(1) << 30, 32 * std::size_t(prop.l2CacheSize)),
+                                                   free_bytes / 4);
+  if (dram + (std::size_t(64) << 20) > free_bytes)
+    throw UsageError("--dram-bytes " + std::to_string(dram) + " does not fit the GPU's " + std::to_string(free_bytes) +
+                     " free bytes");
+  return dram;
+}
+
+// Every throughput kernel's samples, the record rewritten after each so that a fault keeps
+// what was measured.
+void measure_rates(CalibrationRecord& rec, const fs::path& file, Sampler& sampler, const Options& opt,
+                   std::size_t dram, int sms) {
+  mb::Microbenchmarks bench(dram);
+  for (const RateSpec& spec : rate_specs()) {
+    rec.rates.push_back(measure_rate(spec, bench, sampler, opt, sms));
+    const CalibrationRate& r = rec.rates.back();
+    std::cout << "attnlab-calibrate: " << r.name << ": median " << sig(r.rate.median) << " " << r.unit << " (p10 "
+              << sig(r.rate.p10) << ", p90 " << sig(r.rate.p90) << ") at " << sig(r.sm_clock_median_mhz)
+              << " MHz: " << sig(r.per_sm_per_clock) << " per SM per clock, " << r.time_ns.size() << " samples of "
+              << sig(profiler::summarize(r.time_ns).median / 1e3) << " us" << std::endl;
+    write_calibration_file(file, rec);
+  }
+}
+
+// Every launch configuration's empty-kernel samples (the launch floors).
+void measure_launches(CalibrationRecord& rec, std::vector<CalibrationLaunch>& launches, Sampler& sampler,
+                      const Options& opt) {
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    CalibrationLaunch& l = launches[i];
+    const mb::Launch cfg = to_launch(l.launch);
+    const auto launch = [&](cudaStream_t s) { mb::launch_empty(cfg, s); };
+    sampler.warm_up(launch, opt.warmup);
+    sampler.sample(launch, opt.launch_samples, l.time_ns, l.sm_clock_mhz);
+    summarize_launch(l);
+    rec.launches.push_back(l);
+    std::cout << "attnlab-calibrate: [" << i + 1 << "/" << launches.size() << "] launch " << launch_text(l.launch)
+              << ": median " << sig(l.time.median / 1e3) << " us (p10 " << sig(l.time.p10 / 1e3) << ", p90 "
+              << sig(l.time.p90 / 1e3) << "); " << l.used_by.front()
+              << (l.used_by.size() > 1 ? " and " + std::to_string(l.used_by.size() - 1) + " more" : std::string())
+              << std::endl;
+  }
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16, MUFU ex2, "
+               "FFMA, DRAM read, shared-memory read), each at the measured SM clock and per SM per clock, and the "
+               "empty-launch time (launch floor) of phases 5 and d4's launch configurations; writes "
+               "<results-dir>/calibration/<stamp>-<sha>/calibration.json (attnlab.calibration/1)."};
+  Options opt;
+  add_options(app, opt);
   if (const auto code = parse_command_line(app, argc, argv, "attnlab-calibrate")) return *code;
 
   fs::path file;
   try {
-    if (opt.rate_samples < 1 || opt.launch_samples < 1) throw UsageError("--rate-samples and --launch-samples must be at least 1");
-    if (opt.phases.size() == 1 && opt.phases.front() == "none") opt.phases.clear();
-    for (const auto& id : opt.phases) {
-      const Phase* p = find_phase(id);
-      if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
-      if (!p->launch_geometry) throw UsageError("phase " + id + " has no launch configuration to calibrate (phases with one: 5, d4)");
-    }
-    std::vector<Shape> shapes;
-    try {
-      if (opt.shape_specs.empty())
-        for (const auto& spec : kDefaultShapes)
-          for (const char* mod : {"", ":causal"}) shapes.push_back(parse_shape(spec + mod));
-      for (const auto& spec : opt.shape_specs) shapes.push_back(parse_shape(spec));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    std::vector<LaunchShape> extra;
-    for (const auto& spec : opt.launch_specs) extra.push_back(parse_launch(spec));
-
+    const Request req = check_request(opt);
     const fs::path root = fs::path(opt.results_dir);
     try {
       ensure_writable_directory(root);
     } catch (const std::exception& e) {
       throw EnvironmentError(e.what());
     }
-    int count = 0;
-    if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
-      throw EnvironmentError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-    if (opt.device >= count)
-      throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " + std::to_string(count) + ")");
-    ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
-    cudaDeviceProp prop{};
-    ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
-    if (prop.major != 9)
-      throw EnvironmentError(std::string("the calibration's wgmma kernel needs a compute capability 9.0 GPU (sm_90a); ") +
-                             prop.name + " is " + std::to_string(prop.major) + "." + std::to_string(prop.minor));
+    const cudaDeviceProp prop = open_device(opt.device);
     const int sms = prop.multiProcessorCount;
-    std::size_t free_bytes = 0, total_bytes = 0;
-    ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    std::size_t dram = opt.dram_bytes > 0 ? std::size_t(opt.dram_bytes)
-                                          : std::min(std::max<std::size_t>(std::size_t(1) << 30, 32 * std::size_t(prop.l2CacheSize)),
-                                                     free_bytes / 4);
-    if (dram + (std::size_t(64) << 20) > free_bytes)
-      throw UsageError("--dram-bytes " + std::to_string(dram) + " does not fit the GPU's " + std::to_string(free_bytes) +
-                       " free bytes");
-    std::vector<CalibrationLaunch> launches = phase_launches(opt, shapes, sms);
-    for (const auto& l : extra) {
+    const std::size_t dram = dram_read_bytes(opt, prop);
+    std::vector<CalibrationLaunch> launches = phase_launches(opt, req.shapes, sms);
+    for (const auto& l : req.extra) {
       CalibrationLaunch c;
       c.launch = l;
       c.used_by = {"command line"};
@@ -381,32 +443,8 @@ int run(int argc, char** argv) {
     try {
       const Stream stream;
       Sampler sampler(*activity, monitor, stream.s);
-      {
-        mb::Microbenchmarks bench(dram);
-        for (const RateSpec& spec : rate_specs()) {
-          rec.rates.push_back(measure_rate(spec, bench, sampler, opt, sms));
-          const CalibrationRate& r = rec.rates.back();
-          std::cout << "attnlab-calibrate: " << r.name << ": median " << sig(r.rate.median) << " " << r.unit << " (p10 "
-                    << sig(r.rate.p10) << ", p90 " << sig(r.rate.p90) << ") at " << sig(r.sm_clock_median_mhz)
-                    << " MHz: " << sig(r.per_sm_per_clock) << " per SM per clock, " << r.time_ns.size() << " samples of "
-                    << sig(profiler::summarize(r.time_ns).median / 1e3) << " us" << std::endl;
-          write_calibration_file(file, rec);
-        }
-      }
-      for (std::size_t i = 0; i < launches.size(); ++i) {
-        CalibrationLaunch& l = launches[i];
-        const mb::Launch cfg = to_launch(l.launch);
-        const auto launch = [&](cudaStream_t s) { mb::launch_empty(cfg, s); };
-        sampler.warm_up(launch, opt.warmup);
-        sampler.sample(launch, opt.launch_samples, l.time_ns, l.sm_clock_mhz);
-        summarize_launch(l);
-        rec.launches.push_back(l);
-        std::cout << "attnlab-calibrate: [" << i + 1 << "/" << launches.size() << "] launch " << launch_text(l.launch)
-                  << ": median " << sig(l.time.median / 1e3) << " us (p10 " << sig(l.time.p10 / 1e3) << ", p90 "
-                  << sig(l.time.p90 / 1e3) << "); " << l.used_by.front()
-                  << (l.used_by.size() > 1 ? " and " + std::to_string(l.used_by.size() - 1) + " more" : std::string())
-                  << std::endl;
-      }
+      measure_rates(rec, file, sampler, opt, dram, sms);
+      measure_launches(rec, launches, sampler, opt);
       rec.status = "ok";
     } catch (const std::exception& ex) {
       rec.status = "failed";

@@ -147,11 +147,7 @@ void open_device(const Phase& phase, const Options& opt, const Shape& s) {
     throw UsageError("cannot run shape " + shape_name(s) + ": " + *why);
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
-               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
-               "of one SM, and the stamps' overhead against the normal build"};
-  Options opt;
+void add_options(CLI::App& app, Options& opt) {
   app.add_option("--phase", opt.phase, "phase with stamps: 5 or d4")->required();
   app.add_option("-s,--shape", opt.shape_spec, "shape: " + shape_grammar())
       ->type_name("SPEC")
@@ -171,25 +167,236 @@ int run(int argc, char** argv) {
   app.add_flag("--no-plots", opt.no_plots, "write the gnuplot script and data but do not run gnuplot");
   app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
              "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
+}
+
+// CUPTI's kernel records, which time every launch here; without them nothing can be measured.
+void start_activity(std::optional<profiler::KernelActivity>& activity) {
+  try {
+    activity.emplace();
+  } catch (const std::exception& ex) {
+    throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
+  }
+}
+
+// The phase and shape the command line asks for, checked before the GPU is touched.
+struct Request {
+  const Instrumented* inst = nullptr;
+  const Phase* phase = nullptr;
+  Shape shape;
+};
+
+Request check_request(const Options& opt) {
+  Request req;
+  for (const auto& i : kInstrumented)
+    if (opt.phase == i.id) req.inst = &i;
+  if (!req.inst) throw UsageError("phase '" + opt.phase + "' has no timeline stamps; phases with them: 5, d4");
+  req.phase = find_phase(opt.phase);
+  if (!req.phase) throw UsageError("phase '" + opt.phase + "' is not in the registry");
+  try {
+    req.shape = parse_shape(opt.shape_spec);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (auto why = req.phase->can_implement(req.shape))
+    throw UsageError(std::string("phase ") + req.phase->id + " cannot run shape " + shape_name(req.shape) + ": " + *why);
+  return req;
+}
+
+// The timeline build's launch geometry, which sizes the stamp buffer.
+struct Geometry {
+  std::string kernel;  // the timeline build's kernel name
+  std::uint32_t ctas = 0;
+  std::uint32_t threads = 0;  // per CTA
+  std::uint32_t warps = 0;    // per CTA
+};
+
+// The launch geometry, from CUPTI, with no buffer attached (the stamps record nothing); refuses
+// a stamp buffer over half the GPU's free memory.
+Geometry launch_geometry(profiler::KernelActivity& activity, std::uint64_t& tag, const std::function<void()>& traced,
+                         cudaStream_t stream, std::uint32_t events_per_warp) {
+  timeline::detach_all();
+  tagged(activity, tag, traced, stream);
+  const auto sizing = by_tag(activity);
+  if (!sizing.count(tag)) throw std::runtime_error("CUPTI delivered no kernel record for the sizing launch");
+  const profiler::KernelRecord& k = sizing.at(tag++);
+  Geometry g;
+  g.kernel = k.name;
+  g.ctas = std::uint32_t(k.grid_x) * k.grid_y * k.grid_z;
+  g.threads = std::uint32_t(k.block_x) * k.block_y * k.block_z;
+  g.warps = (g.threads + 31) / 32;
+  std::size_t device_free = 0, device_total = 0;
+  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+  const std::uint64_t need = timeline::DeviceTimeline::bytes(g.ctas, g.warps, events_per_warp);
+  if (need > device_free / 2)
+    throw UsageError("the stamp buffer (" + std::to_string(g.ctas) + " CTAs x " + std::to_string(g.warps) +
+                     " warps x " + std::to_string(events_per_warp) + " stamps = " +
+                     std::to_string(need >> 20) + " MiB) exceeds half the GPU's free memory (" +
+                     std::to_string(device_free >> 20) + " MiB); lower --events-per-warp");
+  return g;
+}
+
+// The record's header: what runs, where and how, before anything is measured.
+TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, const Options& opt, const Geometry& g,
+                            long long now) {
+  TimelineRecord rec;
+  rec.phase = phase.id;
+  rec.title = phase.title;
+  rec.technique = phase.technique;
+  rec.shape_name = shape_name(s);
+  rec.shape = shape_to_json(s, scale);
+  rec.started_utc = utc_iso8601(now);
+  rec.events_per_warp = opt.events_per_warp;
+  rec.launches = opt.launches;
+  rec.requested_sm = opt.sm;
+  rec.method = kMethod;
+  rec.kernel_timeline = g.kernel;
+  rec.grid_ctas = g.ctas;
+  rec.block_threads = g.threads;
+  return rec;
+}
+
+// The stamps must not change the result: the timeline build passes the same gate. A failure is
+// recorded and told on stderr.
+bool gate_passes(TimelineRecord& rec, const fs::path& file, const Phase& phase, const Instrumented& inst,
+                 const Problem& p, const HostTensors& in, std::uint64_t seed, cudaStream_t stream) {
+  Phase instrumented = phase;
+  instrumented.launch = inst.launch;
+  const GateResult gate = run_gate(instrumented, p, in, seed, stream);
+  rec.correctness = correctness_block(gate, p.shape, Inputs::kNormal);
+  if (!gate.passed) {
+    rec.status = "failed";
+    write_timeline_file(file, rec);
+    std::cerr << "attnlab-timeline: the timeline build's output failed the check: " << gate.failure
+              << " (record " << file.string() << ")" << std::endl;
+  }
+  return gate.passed;
+}
+
+// The stamps' cost: both builds warmed up, then launched alternately, each timed by CUPTI.
+TimelineOverhead time_overhead(TimelineRecord& rec, profiler::KernelActivity& activity, std::uint64_t& tag,
+                               const std::function<void()>& normal, const std::function<void()>& traced,
+                               const timeline::DeviceTimeline& buffer, cudaStream_t stream, std::uint32_t launches) {
+  for (int i = 0; i < 3; ++i) {
+    normal();
+    buffer.clear(stream);
+    traced();
+  }
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  activity.collect();  // the gate's and the warm-up's kernels
+  TimelineOverhead ovh;
+  std::vector<std::uint64_t> normal_tags, timeline_tags;
+  for (std::uint32_t i = 0; i < launches; ++i) {
+    normal_tags.push_back(tag);
+    tagged(activity, tag++, normal, stream);
+    buffer.clear(stream);
+    timeline_tags.push_back(tag);
+    tagged(activity, tag++, traced, stream);
+  }
+  const auto timed = by_tag(activity);
+  for (const auto& [tags, out] : {std::pair{&normal_tags, &ovh.normal_ns}, std::pair{&timeline_tags, &ovh.timeline_ns}})
+    for (const std::uint64_t t : *tags) {
+      if (!timed.count(t)) throw std::runtime_error("CUPTI delivered no kernel record for a timed launch");
+      out->push_back(duration_ns(timed.at(t)));
+    }
+  rec.kernel_normal = timed.at(normal_tags.front()).name;
+  return ovh;
+}
+
+struct TracedLaunch {
+  timeline::RawTimeline raw;  // its stamps
+  double ns = 0;              // [ns] its CUPTI time
+};
+
+// The traced launch, between two SM-clock probes.
+TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activity, std::uint64_t& tag,
+                           const std::function<void()>& traced, const timeline::DeviceTimeline& buffer,
+                           cudaStream_t stream) {
+  rec.sm_clock_mhz_before = profiler::measure_sm_clock_mhz(stream);
+  buffer.clear(stream);
+  const std::uint64_t traced_tag = tag++;
+  tagged(activity, traced_tag, traced, stream);
+  rec.sm_clock_mhz_after = profiler::measure_sm_clock_mhz(stream);
+  const auto last = by_tag(activity);
+  if (!last.count(traced_tag)) throw std::runtime_error("CUPTI delivered no kernel record for the traced launch");
+  TracedLaunch out;
+  out.ns = duration_ns(last.at(traced_tag));
+  out.raw = buffer.pull(stream);
+  return out;
+}
+
+// The traced launch's stamps on one time axis; an --sm the launch did not use is a usage error,
+// recorded as a failed run.
+void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
+                   const Instrumented& inst) {
+  timeline::DecodeOptions dopt;
+  dopt.sm_clock_mhz = 0.5 * (rec.sm_clock_mhz_before + rec.sm_clock_mhz_after);
+  dopt.sm = opt.sm;
+  dopt.role = inst.role;
+  try {
+    rec.timeline = timeline::decode(raw, dopt);
+  } catch (const std::invalid_argument& e) {
+    rec.status = "failed";
+    rec.error = e.what();
+    write_timeline_file(file, rec);
+    throw UsageError(e.what());
+  }
+}
+
+// The overhead's medians, and whether the decoded span agrees with CUPTI within it.
+void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns) {
+  ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
+  ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
+  ovh.overhead_ns = ovh.timeline_median_ns - ovh.normal_median_ns;
+  ovh.overhead_fraction = ovh.overhead_ns / ovh.normal_median_ns;
+  ovh.traced_launch_ns = traced_ns;
+  ovh.span_ns = span_ns;
+  ovh.tolerance_ns = std::abs(ovh.overhead_ns);
+  ovh.span_matches = std::abs(ovh.span_ns - ovh.traced_launch_ns) <= ovh.tolerance_ns;
+}
+
+// The report and its picture, then the run's summary on stdout.
+void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Options& opt) {
+  const report::Rendered r = report::render_timeline(rec, dir);
+  if (!opt.no_plots) {
+    if (const auto gnuplot = report::find_gnuplot())
+      report::run_gnuplot(*gnuplot, r.scripts);
+    else
+      std::cout << "attnlab-timeline: gnuplot not found; render with: cd " << (dir / "plots").string()
+                << " && gnuplot *.gp" << std::endl;
+  }
+  const TimelineOverhead& ovh = *rec.overhead;
+  const TimelineDecoded& d = *rec.timeline;
+  std::cout << "attnlab-timeline: kernel " << ovh.normal_median_ns / 1000 << " us normal, "
+            << ovh.timeline_median_ns / 1000 << " us with stamps (median of " << opt.launches
+            << " each): overhead " << ovh.overhead_fraction * 100 << "%\n"
+            << "attnlab-timeline: decoded span " << ovh.span_ns / 1000 << " us vs CUPTI "
+            << ovh.traced_launch_ns / 1000 << " us for the traced launch: "
+            << (ovh.span_matches ? "matches" : "DOES NOT match") << " within the overhead ("
+            << ovh.tolerance_ns / 1000 << " us)\n"
+            << "attnlab-timeline: " << d.stamps << " stamps, " << d.overflow << " past capacity in "
+            << d.warps_overflowed << " warps, " << d.unmatched << " unmatched; SM "
+            << d.pictured_sm << " pictured\n";
+  for (const RoleSummary& role : d.roles)
+    std::cout << "attnlab-timeline:   " << role.role << " (" << role.warps << " warps): waiting "
+              << role.wait_fraction * 100 << "% of its time" << std::endl;
+  std::cout << "attnlab-timeline: wrote " << (dir / "report.md").string() << ", "
+            << (dir / "trace.json").string() << std::endl;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
+               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
+               "of one SM, and the stamps' overhead against the normal build"};
+  Options opt;
+  add_options(app, opt);
   if (const auto code = parse_command_line(app, argc, argv, "attnlab-timeline")) return *code;
 
   fs::path file;
   TimelineRecord rec;
   try {
-    const Instrumented* inst = nullptr;
-    for (const auto& i : kInstrumented)
-      if (opt.phase == i.id) inst = &i;
-    if (!inst) throw UsageError("phase '" + opt.phase + "' has no timeline stamps; phases with them: 5, d4");
-    const Phase* phase = find_phase(opt.phase);
-    if (!phase) throw UsageError("phase '" + opt.phase + "' is not in the registry");
-    Shape s;
-    try {
-      s = parse_shape(opt.shape_spec);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    if (auto why = phase->can_implement(s))
-      throw UsageError(std::string("phase ") + phase->id + " cannot run shape " + shape_name(s) + ": " + *why);
+    const Request req = check_request(opt);
+    const Phase* phase = req.phase;
+    const Shape& s = req.shape;
     const fs::path root = fs::path(opt.out);
     try {
       ensure_writable_directory(root);
@@ -199,11 +406,7 @@ int run(int argc, char** argv) {
     open_device(*phase, opt, s);
 
     std::optional<profiler::KernelActivity> activity;
-    try {
-      activity.emplace();
-    } catch (const std::exception& ex) {
-      throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-    }
+    start_activity(activity);
     const Stream stream;
     const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
     const double scale = s.default_scale();
@@ -211,147 +414,35 @@ int run(int argc, char** argv) {
     const ProblemBuffers buffers(s, in);
     const Problem p = buffers.problem(float(scale));
     std::uint64_t tag = 1;
-    auto normal = [&] { phase->launch(p, stream.s); };
-    auto traced = [&] { inst->launch(p, stream.s); };
+    const std::function<void()> normal = [&] { phase->launch(p, stream.s); };
+    const std::function<void()> traced = [&] { req.inst->launch(p, stream.s); };
 
-    // The launch geometry, from CUPTI, with no buffer attached (the stamps record nothing).
-    timeline::detach_all();
-    tagged(*activity, tag, traced, stream.s);
-    const auto sizing = by_tag(*activity);
-    if (!sizing.count(tag)) throw std::runtime_error("CUPTI delivered no kernel record for the sizing launch");
-    const profiler::KernelRecord& k = sizing.at(tag++);
-    const std::uint32_t ctas = std::uint32_t(k.grid_x) * k.grid_y * k.grid_z;
-    const std::uint32_t threads = std::uint32_t(k.block_x) * k.block_y * k.block_z;
-    const std::uint32_t warps = (threads + 31) / 32;
-    std::size_t device_free = 0, device_total = 0;
-    ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
-    const std::uint64_t need = timeline::DeviceTimeline::bytes(ctas, warps, opt.events_per_warp);
-    if (need > device_free / 2)
-      throw UsageError("the stamp buffer (" + std::to_string(ctas) + " CTAs x " + std::to_string(warps) +
-                       " warps x " + std::to_string(opt.events_per_warp) + " stamps = " +
-                       std::to_string(need >> 20) + " MiB) exceeds half the GPU's free memory (" +
-                       std::to_string(device_free >> 20) + " MiB); lower --events-per-warp");
-    const timeline::DeviceTimeline buffer(ctas, warps, opt.events_per_warp);
+    const Geometry g = launch_geometry(*activity, tag, traced, stream.s, opt.events_per_warp);
+    const timeline::DeviceTimeline buffer(g.ctas, g.warps, opt.events_per_warp);
     buffer.attach();
 
-    rec.phase = phase->id;
-    rec.title = phase->title;
-    rec.technique = phase->technique;
-    rec.shape_name = shape_name(s);
-    rec.shape = shape_to_json(s, scale);
     const long long now = std::chrono::duration_cast<std::chrono::seconds>(
                               std::chrono::system_clock::now().time_since_epoch()).count();
-    rec.started_utc = utc_iso8601(now);
+    rec = start_record(*phase, s, scale, opt, g, now);
     rec.provenance = to_json(provenance(argc, argv, seed, opt.device, false));
-    rec.events_per_warp = opt.events_per_warp;
-    rec.launches = opt.launches;
-    rec.requested_sm = opt.sm;
-    rec.method = kMethod;
-    rec.kernel_timeline = k.name;
-    rec.grid_ctas = ctas;
-    rec.block_threads = threads;
     const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
     const fs::path dir = create_run_directory(root, phase->id, utc_stamp(now), sha);
     file = dir / "run.json";
     write_timeline_file(file, rec);
-    std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << ctas
-              << " CTAs x " << warps << " warps, record " << file.string() << std::endl;
+    std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << g.ctas
+              << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
 
-    // The stamps must not change the result: the timeline build passes the same gate.
-    Phase instrumented = *phase;
-    instrumented.launch = inst->launch;
-    const GateResult gate = run_gate(instrumented, p, in, seed, stream.s);
-    rec.correctness = correctness_block(gate, s, Inputs::kNormal);
-    if (!gate.passed) {
-      rec.status = "failed";
-      write_timeline_file(file, rec);
-      std::cerr << "attnlab-timeline: the timeline build's output failed the check: " << gate.failure
-                << " (record " << file.string() << ")" << std::endl;
-      return kExitFailed;
-    }
+    if (!gate_passes(rec, file, *phase, *req.inst, p, in, seed, stream.s)) return kExitFailed;
 
-    for (int i = 0; i < 3; ++i) {
-      normal();
-      buffer.clear(stream.s);
-      traced();
-    }
-    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream.s));
-    activity->collect();  // the gate's and the warm-up's kernels
-    TimelineOverhead ovh;
-    std::vector<std::uint64_t> normal_tags, timeline_tags;
-    for (std::uint32_t i = 0; i < opt.launches; ++i) {
-      normal_tags.push_back(tag);
-      tagged(*activity, tag++, normal, stream.s);
-      buffer.clear(stream.s);
-      timeline_tags.push_back(tag);
-      tagged(*activity, tag++, traced, stream.s);
-    }
-    const auto timed = by_tag(*activity);
-    for (const auto& [tags, out] : {std::pair{&normal_tags, &ovh.normal_ns}, std::pair{&timeline_tags, &ovh.timeline_ns}})
-      for (const std::uint64_t t : *tags) {
-        if (!timed.count(t)) throw std::runtime_error("CUPTI delivered no kernel record for a timed launch");
-        out->push_back(duration_ns(timed.at(t)));
-      }
-    rec.kernel_normal = timed.at(normal_tags.front()).name;
-
-    rec.sm_clock_mhz_before = profiler::measure_sm_clock_mhz(stream.s);
-    buffer.clear(stream.s);
-    const std::uint64_t traced_tag = tag++;
-    tagged(*activity, traced_tag, traced, stream.s);
-    rec.sm_clock_mhz_after = profiler::measure_sm_clock_mhz(stream.s);
-    const auto last = by_tag(*activity);
-    if (!last.count(traced_tag)) throw std::runtime_error("CUPTI delivered no kernel record for the traced launch");
-    const timeline::RawTimeline raw = buffer.pull(stream.s);
-
-    timeline::DecodeOptions dopt;
-    dopt.sm_clock_mhz = 0.5 * (rec.sm_clock_mhz_before + rec.sm_clock_mhz_after);
-    dopt.sm = opt.sm;
-    dopt.role = inst->role;
-    try {
-      rec.timeline = timeline::decode(raw, dopt);
-    } catch (const std::invalid_argument& e) {  // --sm naming an SM the launch did not use
-      rec.status = "failed";
-      rec.error = e.what();
-      write_timeline_file(file, rec);
-      throw UsageError(e.what());
-    }
-    ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
-    ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
-    ovh.overhead_ns = ovh.timeline_median_ns - ovh.normal_median_ns;
-    ovh.overhead_fraction = ovh.overhead_ns / ovh.normal_median_ns;
-    ovh.traced_launch_ns = duration_ns(last.at(traced_tag));
-    ovh.span_ns = rec.timeline->span_ns;
-    ovh.tolerance_ns = std::abs(ovh.overhead_ns);
-    ovh.span_matches = std::abs(ovh.span_ns - ovh.traced_launch_ns) <= ovh.tolerance_ns;
+    TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.s, opt.launches);
+    const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.s);
+    decode_traced(rec, file, last.raw, opt, *req.inst);
+    summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
     rec.overhead = ovh;
     rec.status = "ok";
     write_timeline_file(file, rec);
     write_chrome_trace(dir / "trace.json", rec);
-
-    const report::Rendered r = report::render_timeline(rec, dir);
-    if (!opt.no_plots) {
-      if (const auto gnuplot = report::find_gnuplot())
-        report::run_gnuplot(*gnuplot, r.scripts);
-      else
-        std::cout << "attnlab-timeline: gnuplot not found; render with: cd " << (dir / "plots").string()
-                  << " && gnuplot *.gp" << std::endl;
-    }
-    const TimelineDecoded& d = *rec.timeline;
-    std::cout << "attnlab-timeline: kernel " << ovh.normal_median_ns / 1000 << " us normal, "
-              << ovh.timeline_median_ns / 1000 << " us with stamps (median of " << opt.launches
-              << " each): overhead " << ovh.overhead_fraction * 100 << "%\n"
-              << "attnlab-timeline: decoded span " << ovh.span_ns / 1000 << " us vs CUPTI "
-              << ovh.traced_launch_ns / 1000 << " us for the traced launch: "
-              << (ovh.span_matches ? "matches" : "DOES NOT match") << " within the overhead ("
-              << ovh.tolerance_ns / 1000 << " us)\n"
-              << "attnlab-timeline: " << d.stamps << " stamps, " << d.overflow << " past capacity in "
-              << d.warps_overflowed << " warps, " << d.unmatched << " unmatched; SM "
-              << d.pictured_sm << " pictured\n";
-    for (const RoleSummary& role : d.roles)
-      std::cout << "attnlab-timeline:   " << role.role << " (" << role.warps << " warps): waiting "
-                << role.wait_fraction * 100 << "% of its time" << std::endl;
-    std::cout << "attnlab-timeline: wrote " << (dir / "report.md").string() << ", "
-              << (dir / "trace.json").string() << std::endl;
+    render_and_print(rec, dir, opt);
     return kExitOk;
   } catch (const UsageError& ex) {
     return fail("attnlab-timeline", kExitUsage, ex.what());

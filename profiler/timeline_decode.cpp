@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -63,6 +64,114 @@ class RoleTable {
   std::vector<RoleAccumulator> roles_;
 };
 
+bool ended(const RawSlot& s) { return s.end_clock >= s.start_clock && s.end_ns >= s.start_ns; }
+
+// Every SM's cycle counts placed on one globaltimer axis.
+class TimeAxis {
+ public:
+  // References that keep every double small: the earliest globaltimer reading, and per SM its
+  // earliest cycle count (globaltimer is ~1e18 ns, where a double's step is 128 ns).
+  TimeAxis(const RawTimeline& raw, double ns_per_cycle) : ns_per_cycle_(ns_per_cycle) {
+    for (const RawSlot& s : raw.slots) {
+      if (!s.started) continue;
+      ns_ref_ = std::min(ns_ref_, s.start_ns);
+      auto [it, fresh] = clock_ref_.emplace(s.smid, s.start_clock);
+      if (!fresh) it->second = std::min(it->second, s.start_clock);
+      if (!first_sm) first_sm = s.smid;
+    }
+    // Per SM: where its cycle zero sits on the globaltimer axis, from every anchor it has.
+    std::map<std::uint32_t, std::vector<double>> offsets;
+    for (const RawSlot& s : raw.slots) {
+      if (!s.started) continue;
+      offsets[s.smid].push_back(double(s.start_ns - ns_ref_) - cycles_ns(s.start_clock, s.smid));
+      if (ended(s)) offsets[s.smid].push_back(double(s.end_ns - ns_ref_) - cycles_ns(s.end_clock, s.smid));
+    }
+    for (auto& [sm, v] : offsets) sm_offset_[sm] = median_of(std::move(v));
+  }
+
+  // [ns] a cycle count of SM `sm` on the axis; `sm` must have run a started slot.
+  double at(std::uint64_t clock, std::uint32_t sm) const { return cycles_ns(clock, sm) + sm_offset_.at(sm); }
+  bool ran(std::uint32_t sm) const { return clock_ref_.count(sm) > 0; }
+
+  std::optional<std::uint32_t> first_sm;  // of the first started slot; none: nothing ran
+
+ private:
+  double cycles_ns(std::uint64_t clock, std::uint32_t sm) const {
+    return double(std::int64_t(clock - clock_ref_.at(sm))) * ns_per_cycle_;
+  }
+
+  double ns_per_cycle_;
+  std::uint64_t ns_ref_ = UINT64_MAX;
+  std::map<std::uint32_t, std::uint64_t> clock_ref_;
+  std::map<std::uint32_t, double> sm_offset_;
+};
+
+// [MHz] the median over warps of the clock their two anchors imply; 0 where no warp has both.
+double anchor_clock_mhz(const RawTimeline& raw) {
+  std::vector<double> rates;
+  for (const RawSlot& s : raw.slots)
+    if (s.started && ended(s) && s.end_ns > s.start_ns)
+      rates.push_back(double(s.end_clock - s.start_clock) * 1000.0 / double(s.end_ns - s.start_ns));
+  return rates.empty() ? 0 : median_of(std::move(rates));
+}
+
+// [ns] on the axis: a warp's end anchor, or for a warp that never reached it its last stamp.
+double warp_end(const RawSlot& s, const RawEvent* ev, std::uint32_t written, const TimeAxis& axis) {
+  double end = ended(s) ? axis.at(s.end_clock, s.smid) : axis.at(s.start_clock, s.smid);
+  if (!ended(s))
+    for (std::uint32_t e = 0; e < written; ++e) end = std::max(end, axis.at(ev[e].clock, s.smid));
+  return end;
+}
+
+// One warp's time in each kind of wait span.
+struct WarpWaits {
+  std::array<double, kKinds> wait_ns{};
+  std::array<bool, kKinds> seen{};  // a span of the kind closed
+};
+
+// The warp's stamps paired into spans, sorted by begin: an even code opens a span of its kind,
+// the odd one after closes the latest open one. A code no stamp writes, an end with nothing
+// open and a begin never closed count as unmatched.
+WarpWaits pair_spans(TimelineWarp& w, const RawEvent* ev, std::uint32_t written, const TimeAxis& axis, double t0) {
+  WarpWaits waits;
+  std::array<std::vector<const RawEvent*>, kKinds> open;
+  for (std::uint32_t e = 0; e < written; ++e) {
+    const unsigned kind = ev[e].code / 2u;
+    if (kind >= kKinds) {
+      ++w.unmatched;
+      continue;
+    }
+    if (ev[e].code % 2 == 0) {
+      open[kind].push_back(&ev[e]);
+      continue;
+    }
+    if (open[kind].empty()) {
+      ++w.unmatched;
+      continue;
+    }
+    const RawEvent* b = open[kind].back();
+    open[kind].pop_back();
+    const TimelineSpan span{Span(kind), axis.at(b->clock, w.smid) - t0, axis.at(ev[e].clock, w.smid) - t0, b->item};
+    waits.seen[kind] = true;
+    if (is_wait(Span(kind))) waits.wait_ns[kind] += span.end_ns - span.begin_ns;
+    w.spans.push_back(span);
+  }
+  for (const auto& o : open) w.unmatched += std::uint32_t(o.size());
+  std::sort(w.spans.begin(), w.spans.end(),
+            [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin_ns < b.begin_ns; });
+  return waits;
+}
+
+void add_warp(RoleAccumulator& a, const TimelineWarp& w, const WarpWaits& waits) {
+  ++a.warps;
+  a.lifetime_ns += w.end_ns - w.start_ns;
+  for (std::size_t k = 0; k < kKinds; ++k)
+    if (waits.seen[k] && is_wait(Span(k))) {
+      a.seen[k] = true;
+      a.wait_ns[k] += waits.wait_ns[k];
+    }
+}
+
 }  // namespace
 
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
@@ -71,55 +180,23 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   const std::size_t n_slots = std::size_t(raw.ctas) * raw.warps_per_cta;
   if (raw.slots.size() != n_slots || raw.events.size() != n_slots * raw.capacity)
     throw std::invalid_argument("timeline decode: the buffer's sizes disagree with its geometry");
-  const double ns_per_cycle = 1000.0 / opt.sm_clock_mhz;
 
   TimelineDecoded d;
   d.sm_clock_mhz = opt.sm_clock_mhz;
   d.ctas = raw.ctas;
   d.warps_per_cta = raw.warps_per_cta;
   d.capacity = raw.capacity;
-
-  // References that keep every double small: the earliest globaltimer reading, and per SM its
-  // earliest cycle count (globaltimer is ~1e18 ns, where a double's step is 128 ns).
-  std::uint64_t ns_ref = UINT64_MAX;
-  std::map<std::uint32_t, std::uint64_t> clock_ref;
-  std::optional<std::uint32_t> first_sm;
-  for (const RawSlot& s : raw.slots) {
-    if (!s.started) continue;
-    ns_ref = std::min(ns_ref, s.start_ns);
-    auto [it, fresh] = clock_ref.emplace(s.smid, s.start_clock);
-    if (!fresh) it->second = std::min(it->second, s.start_clock);
-    if (!first_sm) first_sm = s.smid;
-  }
-  if (!first_sm) return d;  // nothing ran with the buffer attached
-  d.pictured_sm = opt.sm ? *opt.sm : *first_sm;
-  if (!clock_ref.count(d.pictured_sm))
+  const TimeAxis axis(raw, 1000.0 / opt.sm_clock_mhz);
+  if (!axis.first_sm) return d;  // nothing ran with the buffer attached
+  d.pictured_sm = opt.sm ? *opt.sm : *axis.first_sm;
+  if (!axis.ran(d.pictured_sm))
     throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
                                 " ran none of the launch's CTAs");
-
-  auto cycles_ns = [&](std::uint64_t clock, std::uint32_t sm) {
-    return double(std::int64_t(clock - clock_ref[sm])) * ns_per_cycle;
-  };
-  auto ended = [](const RawSlot& s) { return s.end_clock >= s.start_clock && s.end_ns >= s.start_ns; };
-  // Per SM: where its cycle zero sits on the globaltimer axis, from every anchor it has.
-  std::map<std::uint32_t, std::vector<double>> offsets;
-  for (const RawSlot& s : raw.slots) {
-    if (!s.started) continue;
-    offsets[s.smid].push_back(double(s.start_ns - ns_ref) - cycles_ns(s.start_clock, s.smid));
-    if (ended(s)) offsets[s.smid].push_back(double(s.end_ns - ns_ref) - cycles_ns(s.end_clock, s.smid));
-  }
-  std::vector<double> rates;  // [MHz] per warp, from its two anchors
-  for (const RawSlot& s : raw.slots)
-    if (s.started && ended(s) && s.end_ns > s.start_ns)
-      rates.push_back(double(s.end_clock - s.start_clock) * 1000.0 / double(s.end_ns - s.start_ns));
-  if (!rates.empty()) d.anchor_clock_mhz = median_of(std::move(rates));
-  std::map<std::uint32_t, double> sm_offset;
-  for (auto& [sm, v] : offsets) sm_offset[sm] = median_of(std::move(v));
-  auto at = [&](std::uint64_t clock, std::uint32_t sm) { return cycles_ns(clock, sm) + sm_offset[sm]; };
+  d.anchor_clock_mhz = anchor_clock_mhz(raw);
 
   double t0 = INFINITY, t1 = -INFINITY;
   for (const RawSlot& s : raw.slots)
-    if (s.started) t0 = std::min(t0, at(s.start_clock, s.smid));
+    if (s.started) t0 = std::min(t0, axis.at(s.start_clock, s.smid));
 
   RoleTable roles, sm_roles;
   for (std::size_t i = 0; i < n_slots; ++i) {
@@ -127,9 +204,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     if (!s.started) continue;
     const std::uint32_t written = std::min(s.count, raw.capacity);
     const RawEvent* ev = raw.events.data() + i * raw.capacity;
-    double end = ended(s) ? at(s.end_clock, s.smid) : at(s.start_clock, s.smid);
-    if (!ended(s))  // a warp that never reached its end anchor ends at its last stamp
-      for (std::uint32_t e = 0; e < written; ++e) end = std::max(end, at(ev[e].clock, s.smid));
+    const double end = warp_end(s, ev, written, axis);
     t1 = std::max(t1, end);
     d.stamps += s.count;
     if (s.count > raw.capacity) {
@@ -143,53 +218,16 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     w.warp = std::uint32_t(i % raw.warps_per_cta);
     w.smid = s.smid;
     w.role = opt.role ? opt.role(w.warp) : "warp " + std::to_string(w.warp);
-    w.start_ns = at(s.start_clock, s.smid) - t0;
+    w.start_ns = axis.at(s.start_clock, s.smid) - t0;
     w.end_ns = end - t0;
     w.stamps = s.count;
     w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
-    std::array<std::vector<const RawEvent*>, kKinds> open;
-    std::array<double, kKinds> wait_ns{};
-    std::array<bool, kKinds> seen{};
-    for (std::uint32_t e = 0; e < written; ++e) {
-      const unsigned kind = ev[e].code / 2u;
-      if (kind >= kKinds) {
-        ++w.unmatched;  // not a code any stamp writes
-        continue;
-      }
-      if (ev[e].code % 2 == 0) {
-        open[kind].push_back(&ev[e]);
-        continue;
-      }
-      if (open[kind].empty()) {
-        ++w.unmatched;
-        continue;
-      }
-      const RawEvent* b = open[kind].back();
-      open[kind].pop_back();
-      const TimelineSpan span{Span(kind), at(b->clock, s.smid) - t0, at(ev[e].clock, s.smid) - t0,
-                              b->item};
-      seen[kind] = true;
-      if (is_wait(Span(kind))) wait_ns[kind] += span.end_ns - span.begin_ns;
-      w.spans.push_back(span);
-    }
-    for (const auto& o : open) w.unmatched += std::uint32_t(o.size());
+    const WarpWaits waits = pair_spans(w, ev, written, axis, t0);
     d.unmatched += w.unmatched;
-    std::sort(w.spans.begin(), w.spans.end(),
-              [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin_ns < b.begin_ns; });
-
-    const bool pictured = s.smid == d.pictured_sm;
-    for (RoleTable* table : {&roles, &sm_roles}) {
-      if (table == &sm_roles && !pictured) continue;
-      RoleAccumulator& a = table->at(w.role);
-      ++a.warps;
-      a.lifetime_ns += w.end_ns - w.start_ns;
-      for (std::size_t k = 0; k < kKinds; ++k)
-        if (seen[k] && is_wait(Span(k))) {
-          a.seen[k] = true;
-          a.wait_ns[k] += wait_ns[k];
-        }
-    }
-    if (pictured) d.warps.push_back(std::move(w));
+    add_warp(roles.at(w.role), w, waits);
+    if (s.smid != d.pictured_sm) continue;
+    add_warp(sm_roles.at(w.role), w, waits);
+    d.warps.push_back(std::move(w));
   }
   d.span_ns = t1 - t0;
   d.roles = roles.summaries();

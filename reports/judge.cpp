@@ -330,6 +330,95 @@ Partner partner(const std::vector<Run>& runs, const Run& to, const std::string& 
   return {};
 }
 
+Judgement not_tested(Judgement out, const std::string& why) {
+  out.verdict = Verdict::kNotTested;
+  out.evidence = why;
+  return out;
+}
+
+// A paired claim (issue 26): the newest paired A/B record's wall-time ratio interval against the
+// claimed factor. The A/B records sit under the run's results root, <root>/ab/.
+Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape) {
+  Judgement out;
+  out.claim = c;
+  const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase, c.paired_against,
+                               shape, run.gpu_name);
+  if (!p)
+    return not_tested(out, "no ok paired A/B record of " + run.phase + " against " + c.paired_against +
+                               " at shape " + shape + " on " + run.gpu_name + " in this results root's ab/ "
+                               "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
+  const paired::RatioEstimate& w = p->shape.wall->estimate;
+  const paired::RatioEstimate& cy = p->shape.cycles->estimate;
+  out.verdict = w.lo >= c.factor ? Verdict::kSupported
+                : w.hi < c.factor ? Verdict::kRefuted
+                                  : Verdict::kInconclusive;
+  out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
+                 std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
+                 paired_cell(p->shape) + ", cycles " + sig(cy.median, 4) + "x (95% CI " +
+                 sig(cy.lo, 4) + "-" + sig(cy.hi, 4) + "); claimed the wall-time interval at or "
+                 "above " + sig(c.factor, 4) + ". Verdict: " +
+                 (out.verdict == Verdict::kSupported ? "its lower bound is at or above it"
+                  : out.verdict == Verdict::kRefuted ? "its upper bound is below it"
+                                                     : "the interval contains it") + ".";
+  return out;
+}
+
+// The claimed side of a comparison, and how the evidence names it.
+struct Side {
+  Measure measure;
+  std::string text;
+};
+
+// The claim's stated value, or the other phase's measure of the metric at the shape times the
+// factor; none, with `out` NOT TESTED, where no record gives it. `unit`: the claiming side's.
+std::optional<Side> claimed_side(const Claim& c, const Run& run, const std::vector<Run>& root_runs,
+                                 const std::string& shape, const std::string& unit, Judgement& out) {
+  if (c.value) {
+    Side s{Measure{*c.value, *c.value, *c.value, unit, ""}, ""};
+    s.text = plain(*c.value) + (unit.empty() ? "" : " " + unit) + " (stated" +
+             (c.source.empty() ? "" : "; source: " + c.source) + ")";
+    return s;
+  }
+  // The record of the other phase that measured the claim's metric at the shape, so a record
+  // of other shapes (or a --check-only one) does not hide it; failing that, one with the shape
+  // at all, whose result says why it cannot be compared (judge.hpp: which one).
+  Partner p = partner(root_runs, run, c.other_phase, [&](const Run& r) {
+    const Result* res = r.result(shape);
+    return res && measure_metric(*res, c.metric).measure.has_value();
+  });
+  if (!p.run)
+    p = partner(root_runs, run, c.other_phase, [&](const Run& r) { return r.result(shape) != nullptr; });
+  out.compared = p.run;
+  out.compared_because = p.because;
+  if (!out.compared) {
+    out = not_tested(out, "no ok record of phase " + c.other_phase + " on " + run.gpu_name +
+                              " with a result at shape " + shape + " in this results root");
+    return std::nullopt;
+  }
+  const Run& other = *out.compared;
+  const Lookup l = measure_metric(*other.result(shape), c.metric);
+  if (!l.measure) {
+    out = not_tested(out, "phase " + c.other_phase + " record " + other.id() + " (" + p.because + "): " + l.missing);
+    return std::nullopt;
+  }
+  Side s{l.measure->scaled(c.factor), ""};
+  s.text = "phase " + c.other_phase + " (" + other.id() + ": " + p.because + ") " + l.measure->describe();
+  if (c.factor != 1.0) s.text += " x " + plain(c.factor) + " = " + with_unit(s.measure.value, s.measure.unit);
+  return s;
+}
+
+// The claim decided on single values; where either side is a busy median without its p10-p90,
+// the verdict stands only if it also holds were the busy time to spread as its span does.
+Decision decide_with_spread(const Claim& c, const Measure& m, const Measure& rhs) {
+  const Decision d = decide_claim(c, m, rhs, false);
+  if (!m.wide && !rhs.wide) return d;
+  const Decision w = decide_claim(c, m, rhs, true);
+  if (w.verdict == d.verdict) return d;
+  return {Verdict::kInconclusive, "depends on the busy time's p10-p90, which the record does "
+                                  "not give: as a single value, " + d.reason +
+                                  "; spread as its span, " + w.reason};
+}
+
 }  // namespace
 
 bool needs_root(const Run& run) {
@@ -339,90 +428,25 @@ bool needs_root(const Run& run) {
 }
 
 Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& root_runs) {
+  const std::string shape = shape_name(parse_shape(c.shape));
+  if (!c.paired_against.empty()) return judge_paired(c, run, shape);
   Judgement out;
   out.claim = c;
-  const std::string shape = shape_name(parse_shape(c.shape));
-  auto not_tested = [&](const std::string& why) {
-    out.verdict = Verdict::kNotTested;
-    out.evidence = why;
-    return out;
-  };
-  if (!c.paired_against.empty()) {
-    // Paired (issue 26): the A/B records sit under the run's results root, <root>/ab/.
-    const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase, c.paired_against,
-                                 shape, run.gpu_name);
-    if (!p)
-      return not_tested("no ok paired A/B record of " + run.phase + " against " + c.paired_against +
-                        " at shape " + shape + " on " + run.gpu_name + " in this results root's ab/ "
-                        "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
-    const paired::RatioEstimate& w = p->shape.wall->estimate;
-    const paired::RatioEstimate& cy = p->shape.cycles->estimate;
-    out.verdict = w.lo >= c.factor ? Verdict::kSupported
-                  : w.hi < c.factor ? Verdict::kRefuted
-                                    : Verdict::kInconclusive;
-    out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
-                   std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
-                   paired_cell(p->shape) + ", cycles " + sig(cy.median, 4) + "x (95% CI " +
-                   sig(cy.lo, 4) + "-" + sig(cy.hi, 4) + "); claimed the wall-time interval at or "
-                   "above " + sig(c.factor, 4) + ". Verdict: " +
-                   (out.verdict == Verdict::kSupported ? "its lower bound is at or above it"
-                    : out.verdict == Verdict::kRefuted ? "its upper bound is below it"
-                                                       : "the interval contains it") + ".";
-    return out;
-  }
   const Result* mine = run.result(shape);
-  if (!mine) return not_tested("this record has no result at shape " + shape);
+  if (!mine) return not_tested(out, "this record has no result at shape " + shape);
   const Lookup lhs = measure_metric(*mine, c.metric);
-  if (!lhs.measure) return not_tested("phase " + run.phase + ": " + lhs.missing);
-
-  Measure rhs;
-  std::string rhs_text;
-  if (c.value) {
-    rhs = Measure{*c.value, *c.value, *c.value, lhs.measure->unit, ""};
-    rhs_text = plain(*c.value) + (rhs.unit.empty() ? "" : " " + rhs.unit) + " (stated" +
-               (c.source.empty() ? "" : "; source: " + c.source) + ")";
-  } else {
-    // The record of the other phase that measured the claim's metric at the shape, so a
-    // record of other shapes (or a --check-only one) does not hide it; failing that, one with
-    // the shape at all, whose result says why it cannot be compared (judge.hpp: which one).
-    Partner p = partner(root_runs, run, c.other_phase, [&](const Run& r) {
-      const Result* res = r.result(shape);
-      return res && measure_metric(*res, c.metric).measure.has_value();
-    });
-    if (!p.run)
-      p = partner(root_runs, run, c.other_phase, [&](const Run& r) { return r.result(shape) != nullptr; });
-    out.compared = p.run;
-    out.compared_because = p.because;
-    if (!out.compared)
-      return not_tested("no ok record of phase " + c.other_phase + " on " + run.gpu_name +
-                        " with a result at shape " + shape + " in this results root");
-    const Run& other = *out.compared;
-    const Result* theirs = other.result(shape);
-    const Lookup l = measure_metric(*theirs, c.metric);
-    if (!l.measure)
-      return not_tested("phase " + c.other_phase + " record " + other.id() + " (" + p.because +
-                        "): " + l.missing);
-    rhs = l.measure->scaled(c.factor);
-    rhs_text = "phase " + c.other_phase + " (" + other.id() + ": " + p.because + ") " +
-               l.measure->describe();
-    if (c.factor != 1.0) rhs_text += " x " + plain(c.factor) + " = " + with_unit(rhs.value, rhs.unit);
-  }
+  if (!lhs.measure) return not_tested(out, "phase " + run.phase + ": " + lhs.missing);
   const Measure& m = *lhs.measure;
+  const std::optional<Side> side = claimed_side(c, run, root_runs, shape, m.unit, out);
+  if (!side) return out;
+  const Measure& rhs = side->measure;
+  std::string rhs_text = side->text;
   if (c.op == "within_pct") {
     const auto [b_lo, b_hi] = band(c, rhs, false);
     rhs_text = "the band " + sig(b_lo) + "-" + with_unit(b_hi, rhs.unit) + ", " + rhs_text +
                " +/- " + plain(c.tolerance_pct) + "%";
   }
-  Decision d = decide_claim(c, m, rhs, false);
-  if (m.wide || rhs.wide) {
-    // A busy median without its p10-p90: the verdict stands only if it also holds were the
-    // busy time to spread as its span does.
-    const Decision w = decide_claim(c, m, rhs, true);
-    if (w.verdict != d.verdict)
-      d = {Verdict::kInconclusive, "depends on the busy time's p10-p90, which the record does "
-                                   "not give: as a single value, " + d.reason +
-                                   "; spread as its span, " + w.reason};
-  }
+  const Decision d = decide_with_spread(c, m, rhs);
   out.verdict = d.verdict;
   const std::string op_text = c.op == "within_pct" ? "within" : c.op;
   out.evidence = "phase " + run.phase + " " + m.describe() + "; claimed " + op_text + " " +

@@ -1,6 +1,6 @@
 // The progression over phases: per phase (and baseline, any other `phase` id) and shape, the
 // newest ok record that timed it, at device (busy) time; TFLOPS by phase as dots and TFLOPS
-// against S as lines, one panel per head dimension.
+// against S as lines, one panel per head dimension (progression_lines.cpp).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -9,37 +9,37 @@
 #include <sstream>
 #include <tuple>
 
-#include "common/shapes.hpp"
 #include "reports/format.hpp"
 #include "reports/paired_view.hpp"
-#include "reports/plots.hpp"
-#include "reports/render.hpp"
+#include "reports/progression_detail.hpp"
 
 namespace attnlab::report {
+namespace detail {
+
+Rate rate(const Result& r) {
+  const Regime& g = *r.headline_regime();
+  const DeviceTime t = device_time(r, g);
+  return {t.rate_at(g, g.tflops, t.median_ns), t.rate_at(g, g.tflops, t.p90_ns),
+          t.rate_at(g, g.tflops, t.p10_ns), t.basis};
+}
+
+std::string point_type(const Rate& x, const std::string& mark) {
+  const bool span = x.basis == TimeBasis::kSpan;
+  if (mark == "§") return span ? "8" : "9";
+  if (mark == "¶") return span ? "4" : "5";
+  return span ? "6" : "7";
+}
+
+std::string provenance_marker(const Run& r, const Reference& ref, const std::vector<Run>& runs) {
+  if (r.gpu_uuid != ref.uuid) return "§";
+  return session_key(r, runs) != ref.session ? "¶" : "";
+}
+
+}  // namespace detail
+
+using namespace detail;
+
 namespace {
-
-// One phase's row: for every shape, the newest ok record of the phase that timed it, so a
-// newer record at a few shapes does not hide an older sweep's other shapes.
-struct PhaseRow {
-  std::string id;
-  const Run* newest = nullptr;           // names the row; its untimed shapes say why
-  std::vector<const Run*> runs;          // those that supply a figure, newest first
-  std::map<std::string, const Result*> at;  // shape name -> its result
-  std::map<std::string, const Run*> from;   // shape name -> the record it came from
-
-  const Result* result(const std::string& name) const {
-    auto it = at.find(name);
-    return it == at.end() ? nullptr : it->second;
-  }
-  // "a", "b", ... for runs[i], when more than one run supplies figures; "" otherwise.
-  std::string letter(std::size_t i) const {
-    return runs.size() < 2 ? "" : std::string(1, char('a' + i));
-  }
-  // The letter of the run that supplied the figure at shape `name`.
-  std::string tag(const std::string& name) const {
-    return letter(std::size_t(std::find(runs.begin(), runs.end(), from.at(name)) - runs.begin()));
-  }
-};
 
 // The root's phase table (phases.json, written by the experiments from the registry) in its
 // order, then every other id (baselines, or all ids where the root has no table) sorted.
@@ -71,46 +71,10 @@ std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs, const fs::p
   return out;
 }
 
-using ShapeKey = std::tuple<bool, int, int, int, int, int>;  // causal, D, S, B, H, H_kv
-ShapeKey key_of(const Shape& s) { return {s.causal, s.D, s.S, s.B, s.H, s.H_kv}; }
-
 std::string phase_label(const Run& r) {
   const auto title = optional_string_at(r.json, "/experiment/title");
   return r.phase + (title ? " " + *title : std::string());
 }
-
-// TFLOPS at the median and at p90 / p10 of the headline regime's device time, and what that
-// time is.
-struct Rate {
-  double mid, lo, hi;
-  TimeBasis basis;
-};
-Rate rate(const Result& r) {
-  const Regime& g = *r.headline_regime();
-  const DeviceTime t = device_time(r, g);
-  return {t.rate_at(g, g.tflops, t.median_ns), t.rate_at(g, g.tflops, t.p90_ns),
-          t.rate_at(g, g.tflops, t.p10_ns), t.basis};
-}
-
-// Filled points for busy time, hollow where the record gives the span only.
-// Hollow where the record gives the span only; the shape says where the figure was measured:
-// circle on the board and session of most figures, triangle on another board (§), square in
-// another session on it (¶), so no chart passes figures of two boards for one.
-std::string point_type(const Rate& x, const std::string& mark) {
-  const bool span = x.basis == TimeBasis::kSpan;
-  if (mark == "§") return span ? "8" : "9";
-  if (mark == "¶") return span ? "4" : "5";
-  return span ? "6" : "7";
-}
-inline constexpr const char* kPointKey =
-    "filled: busy time, hollow: span only; circle: the board and session of most figures, "
-    "triangle: another board (§), square: another session on it (¶)";
-
-// Where most figures of the table were measured: the GPU (uuid) and, on it, the session
-// (session_key) that supply the most figures; ties go to the newer record.
-struct Reference {
-  std::string uuid, session;
-};
 
 Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>& runs) {
   std::map<std::string, std::pair<int, std::string>> uuids, sessions;  // figures, newest start
@@ -132,12 +96,6 @@ Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>
       if (run->gpu_uuid == ref.uuid) count(sessions[session_key(*run, runs)], *run);
   ref.session = most(sessions);
   return ref;
-}
-
-// "§" for a record from another GPU than the reference, "¶" for another session on it.
-std::string provenance_marker(const Run& r, const Reference& ref, const std::vector<Run>& runs) {
-  if (r.gpu_uuid != ref.uuid) return "§";
-  return session_key(r, runs) != ref.session ? "¶" : "";
 }
 
 // What the table marks, for its footnotes: time bases other than busy time, and the records
@@ -297,201 +255,56 @@ Plot dots_plot(const std::vector<PhaseRow>& chosen, const std::map<ShapeKey, std
   return p;
 }
 
-// One line of the TFLOPS-against-S panels: a phase's shapes of one family.
-struct Line {
-  std::size_t colour;
-  std::string label;  // at its right end: the phase, and causal or GQA where the family is
-  std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
-  std::vector<std::string> point_types;      // per point: point_type, by where it was measured
-};
-
-// A phase's families, by head dimension: same D, causality, GQA and tokens per head (B*S),
-// so a line's steps change S alone in cost per token. A family of one point (the latency
-// shape beside the sweep) gets a panel of the chart by phase.
-using FamilyKey = std::tuple<int, bool, bool, long long>;  // D, causal, GQA, B*S
-std::map<FamilyKey, std::vector<const Result*>> families_of(const PhaseRow& pr) {
-  std::map<FamilyKey, std::vector<const Result*>> families;
-  for (const auto& [name, res] : pr.at)
-    families[{res->shape.D, res->shape.causal, res->shape.H_kv != res->shape.H,
-              1LL * res->shape.B * res->shape.S}].push_back(res);
-  return families;
+// The shapes of the chart by phase.
+std::map<ShapeKey, std::string> dot_shapes_of(const std::vector<PhaseRow>& chosen,
+                                              const std::map<ShapeKey, std::string>& shapes) {
+  // The dots compare phases at the seed shapes when records hold them; a sweep's other shapes
+  // (eleven more per phase) belong to the lines against S, where they stay readable.
+  std::map<ShapeKey, std::string> dot_shapes;
+  for (const auto& preset : shape_presets())
+    for (const auto& [k, name] : shapes)
+      if (name == shape_name(preset.shape)) dot_shapes[k] = name;
+  // Every shape a line against S does not carry (a phase's only shape of its family) gets a
+  // panel too, so every measured shape appears in some chart.
+  for (const PhaseRow& row : chosen)
+    for (const auto& [key, list] : families_of(row))
+      if (list.size() < 2) dot_shapes[key_of(list.front()->shape)] = list.front()->name;
+  return dot_shapes;
 }
 
-void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, const std::vector<Run>& runs,
-               std::map<int, std::vector<Line>>& by_d) {
-  for (auto& [key, list] : families_of(pr)) {
-    if (list.size() < 2) continue;
-    std::stable_sort(list.begin(), list.end(), [](const Result* x, const Result* y) {
-      return key_of(x->shape) < key_of(y->shape);
-    });
-    const auto& [D, causal, gqa, tokens] = key;
-    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}};
-    for (const Result* res : list) {
-      line.points.emplace_back(res->shape.S, rate(*res));
-      line.point_types.push_back(point_type(line.points.back().second,
-                                            provenance_marker(*pr.from.at(res->name), ref, runs)));
-    }
-    by_d[D].push_back(std::move(line));
-  }
-}
+// The two charts (by phase, and against S where a family has two shapes) and their notes.
+void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& chosen,
+            const std::map<ShapeKey, std::string>& dot_shapes, const Reference& ref, const std::vector<Run>& runs,
+            const fs::path& root, const fs::path& out_dir, const Marks& marks) {
+  const fs::path plots = out_dir / "plots";
+  clear_plots(plots);
+  const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
 
-// A panel's y axis, from the values it draws: log where they span more than a decade and a
-// half, else linear from 0.
-struct Axis {
-  bool log = false;
-  double lo = 0, hi = 0;  // the range
-  std::string script() const {
-    return std::string(log ? "set logscale y\n" : "unset logscale y\n") + "set yrange [" +
-           gp_num(lo) + ":" + gp_num(hi) + "]\n";
+  std::vector<std::string> missing;  // phase/shape pairs with no point
+  out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, ref, runs, missing)));
+  const std::optional<Plot> lines = lines_plot(chosen, origin, ref, runs);
+  if (lines) out.scripts.push_back(write_plot(plots, *lines));
+  md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
+  if (!missing.empty()) {
+    md << "No point (not measured): ";
+    for (std::size_t i = 0; i < missing.size(); ++i) md << (i ? ", " : "") << "`" << missing[i] << "`";
+    md << ".\n\n";
   }
-  double to_axis(double v) const { return log ? std::log10(v) : v; }  // the axis's own scale
-  double from_axis(double y) const { return log ? std::pow(10.0, y) : y; }
-};
-
-Axis panel_axis(double lo, double hi, bool linear) {
-  if (!linear && hi > 30 * lo)
-    return {true, std::pow(10.0, std::floor(std::log10(lo))),
-            std::pow(10.0, std::ceil(std::log10(hi * 1.5)))};
-  return {false, 0, hi * 1.3};
-}
-
-// Label positions for wanted positions `want` (ascending) at least `gap` apart: labels that
-// would overlap form a group centred on the mean of their wanted positions, merged with the
-// group below while the two overlap, so each label moves as little as its neighbours allow.
-std::vector<double> spread_labels(const std::vector<double>& want, double gap) {
-  struct Group {
-    double start, sum;
-    std::size_t n;
-  };
-  std::vector<Group> groups;
-  for (double w : want) {
-    groups.push_back({w, w, 1});
-    while (groups.size() > 1) {
-      Group& below = groups[groups.size() - 2];
-      const Group& top = groups.back();
-      if (below.start + double(below.n) * gap <= top.start) break;
-      below.sum += top.sum;
-      below.n += top.n;
-      below.start = below.sum / double(below.n) - double(below.n - 1) * gap / 2;
-      groups.pop_back();
-    }
+  if (marks.empty_cells == 0) md << "Every phase measured every shape.\n\n";
+  if (!lines) {
+    md << "No TFLOPS-against-S plot: no record holds two shapes of one family (same head "
+          "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
+  } else {
+    md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
+       << "Per head dimension D a panel on a linear axis, on which near-equal figures (phase 5 "
+          "against cuDNN, say) look as far apart as they are, and above it, where the figures "
+          "span more than a decade and a half, one on a log axis that shows every phase. Lines join a phase's shapes of one family (same "
+          "head dimension, causality, GQA and B*S), each point from the record the table names "
+          "for it, and are labelled at their right end with the phase (labels that would "
+          "overlap are moved up); shapes outside a family have a panel of their own in the chart "
+          "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
+          "their `.dat` files.\n";
   }
-  std::vector<double> out;
-  for (const Group& g : groups)
-    for (std::size_t i = 0; i < g.n; ++i) out.push_back(g.start + double(i) * gap);
-  return out;
-}
-
-// Labels at the lines' right ends, in the lines' colours; labels that end at the same S are
-// spread apart where they would overlap.
-std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
-  std::map<int, std::vector<std::pair<double, const Line*>>> at_end;  // S -> (axis y, line)
-  for (const Line& l : lines)
-    at_end[l.points.back().first].emplace_back(axis.to_axis(l.points.back().second.mid), &l);
-  // One label's height at font 8 in a panel of about 360 px of plot, in the axis's own scale.
-  const double gap = 0.034 * (axis.to_axis(axis.hi) - (axis.log ? axis.to_axis(axis.lo) : 0.0));
-  std::string out;
-  for (auto& [S, ls] : at_end) {
-    std::stable_sort(ls.begin(), ls.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<double> want;
-    for (const auto& [y, l] : ls) want.push_back(y);
-    const std::vector<double> at = spread_labels(want, gap);
-    for (std::size_t i = 0; i < ls.size(); ++i) {
-      const Line& l = *ls[i].second;
-      out += "set label " + gp_quote(l.label) + " at " + gp_num(S * 1.08) + "," +
-             gp_num(axis.from_axis(at[i])) + " left font ',8' tc rgb '" + palette_colour(l.colour) +
-             "' noenhanced\n";
-    }
-  }
-  return out;
-}
-
-// One panel of the lines: head dimension D, its axis (linear where asked: near-equal figures
-// look as far apart as they are), labels and lines (data blocks from `block` on).
-std::pair<double, double> value_range(const std::vector<Line>& lines) {
-  double lo = 1e300, hi = 0;
-  for (const Line& l : lines)
-    for (const auto& [S, x] : l.points) {
-      lo = std::min(lo, x.lo);
-      hi = std::max(hi, x.hi);
-    }
-  return {lo, hi};
-}
-
-void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, bool linear) {
-  const auto [lo, hi] = value_range(lines);
-  const Axis axis = panel_axis(lo, hi, linear);
-  p.script += "\nunset label\nset title 'D = " + std::to_string(D) +
-              (axis.log ? ", log axis: every phase'" : ", linear axis: near-equal figures apart'") + "\n" +
-              axis.script() +
-              end_labels(lines, axis);
-  std::string plot;
-  for (const Line& l : lines) {
-    p.data += "# D=" + std::to_string(D) + ", phase " + l.label + "\n";
-    for (std::size_t i = 0; i < l.points.size(); ++i) {
-      const auto& [S, x] = l.points[i];
-      p.data += std::to_string(S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
-                " " + l.point_types[i] + "\n";
-    }
-    p.data += "\n\n";
-    // Points drawn apart: yerrorlines takes no variable point type.
-    const std::string data = "'tflops_vs_s.dat' index " + std::to_string(block++);
-    const std::string colour = " lc rgb '" + palette_colour(l.colour) + "'";
-    plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + data +
-            " using 1:2:3:4 with yerrorlines pt -1 lw 2" + colour + ", \\\n     " + data +
-            " using 1:2:5 with points pt variable ps 1.1" + colour;
-  }
-  p.script += plot + "\n";
-}
-
-// Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end;
-// nullopt when no family has two shapes.
-std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin,
-                               const Reference& ref, const std::vector<Run>& runs) {
-  std::map<int, std::vector<Line>> by_d;
-  for (std::size_t i = 0; i < chosen.size(); ++i) add_lines(chosen[i], i, ref, runs, by_d);
-  if (by_d.empty()) return std::nullopt;
-  std::set<int> all_s;
-  for (const auto& [D, lines] : by_d)
-    for (const Line& l : lines)
-      for (const auto& [S, x] : l.points) all_s.insert(S);
-  std::string xtics;
-  for (int S : all_s)
-    xtics += (xtics.empty() ? "\"" : ", \"") + std::to_string(S) + "\" " + std::to_string(S);
-  Plot p;
-  p.stem = "tflops_vs_s";
-  p.origin = origin;
-  // A log panel where a head dimension's figures span more than a decade and a half, and a
-  // linear one always.
-  int panels = 0;
-  for (const auto& [D, lines] : by_d) {
-    const auto [lo, hi] = value_range(lines);
-    panels += panel_axis(lo, hi, false).log ? 2 : 1;
-  }
-  p.height = 60 + 400 * panels;
-  p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
-           "regime's device time, point type (filled: busy time, hollow: span only; circle, "
-           "triangle, square: the reference board and session, another board, another session)\n";
-  std::string& s = p.script;
-  s += "set multiplot layout " + std::to_string(panels) + ",1 title " +
-       "\"TFLOPS against S: newest ok record per phase and shape, headline regime at device time; "
-       "bars: p10-p90\\n" + kPointKey + "\" noenhanced font ',9'\n"
-       "set errorbars large\n"
-       "set logscale x 2\n"
-       "set xrange [" + gp_num(*all_s.begin() / 1.6) + ":" + gp_num(*all_s.rbegin() * 2.2) + "]\n"
-       "set xtics (" + xtics + ") noenhanced\n"
-       "set xlabel 'sequence length S (B shrinks as S grows; shapes in the report''s table)' noenhanced\n"
-       "set ylabel 'TFLOPS'\n"
-       "unset key\n"
-       "set grid lc rgb '#dddddd'\n";
-  int block = 0;
-  for (const auto& [D, lines] : by_d) {
-    const auto [lo, hi] = value_range(lines);
-    if (panel_axis(lo, hi, false).log) lines_panel(p, block, D, lines, false);
-    lines_panel(p, block, D, lines, true);
-  }
-  s += "unset multiplot\n";
-  return p;
 }
 
 }  // namespace
@@ -509,17 +322,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   std::map<ShapeKey, std::string> shapes;
   for (const PhaseRow& row : chosen)
     for (const auto& [name, res] : row.at) shapes[key_of(res->shape)] = name;
-  // The dots compare phases at the seed shapes when records hold them; a sweep's other shapes
-  // (eleven more per phase) belong to the lines against S, where they stay readable.
-  std::map<ShapeKey, std::string> dot_shapes;
-  for (const auto& preset : shape_presets())
-    for (const auto& [k, name] : shapes)
-      if (name == shape_name(preset.shape)) dot_shapes[k] = name;
-  // Every shape a line against S does not carry (a phase's only shape of its family) gets a
-  // panel too, so every measured shape appears in some chart.
-  for (const PhaseRow& row : chosen)
-    for (const auto& [key, list] : families_of(row))
-      if (list.size() < 2) dot_shapes[key_of(list.front()->shape)] = list.front()->name;
+  const std::map<ShapeKey, std::string> dot_shapes = dot_shapes_of(chosen, shapes);
 
   std::ostringstream md;
   md << "# Progression\n\n"
@@ -556,35 +359,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "interval and verdict. Unlike the TFLOPS columns, it does not depend on which session "
           "or clock each side's record saw.\n\n";
 
-  const fs::path plots = out_dir / "plots";
-  clear_plots(plots);
-  const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
-
-  std::vector<std::string> missing;  // phase/shape pairs with no point
-  out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, ref, runs, missing)));
-  const std::optional<Plot> lines = lines_plot(chosen, origin, ref, runs);
-  if (lines) out.scripts.push_back(write_plot(plots, *lines));
-  md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
-  if (!missing.empty()) {
-    md << "No point (not measured): ";
-    for (std::size_t i = 0; i < missing.size(); ++i) md << (i ? ", " : "") << "`" << missing[i] << "`";
-    md << ".\n\n";
-  }
-  if (marks.empty_cells == 0) md << "Every phase measured every shape.\n\n";
-  if (!lines) {
-    md << "No TFLOPS-against-S plot: no record holds two shapes of one family (same head "
-          "dimension, causality, GQA and B*S). `make sweep` records such families.\n";
-  } else {
-    md << "![TFLOPS against S](plots/tflops_vs_s.png)\n\n"
-       << "Per head dimension D a panel on a linear axis, on which near-equal figures (phase 5 "
-          "against cuDNN, say) look as far apart as they are, and above it, where the figures "
-          "span more than a decade and a half, one on a log axis that shows every phase. Lines join a phase's shapes of one family (same "
-          "head dimension, causality, GQA and B*S), each point from the record the table names "
-          "for it, and are labelled at their right end with the phase (labels that would "
-          "overlap are moved up); shapes outside a family have a panel of their own in the chart "
-          "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
-          "their `.dat` files.\n";
-  }
+  charts(md, out, chosen, dot_shapes, ref, runs, root, out_dir, marks);
   const fs::path f = out_dir / "report.md";
   write_text(f, md.str());
   out.files.push_back(f);

@@ -118,27 +118,24 @@ std::string rate_cell(const sol::Floor& f, const sol::Rates& r) {
   return "";
 }
 
-void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found& cal, int sms) {
-  md << "### " << shape_label(r.name) << "\n\n";
-  if (!r.timed()) {
-    md << "Not measured: " << r.untimed_reason() << ".\n\n";
-    return;
-  }
-  const Regime& g = *r.headline_regime();
-  auto [clock, clock_src] = run_clock(g);
-  const CalibrationRate* tensor = cal.rec.rate(calibration::kTensor);
-  if (!clock && tensor) {
-    clock = tensor->sm_clock_median_mhz;
-    clock_src = "the calibration's own clock (the record has no SM clock for this regime)";
-  }
+// A shape's inputs to the floors: the shape, the executed FLOPs the profiler counted, the
+// wave geometry of its one kernel and the calibration's launch floor for it.
+struct ShapeInputs {
   sol::Inputs in;
+  const CalibrationLaunch* floor = nullptr;  // the launch floor's entry; none: not measured
+  std::string launch_src;                     // which entry, in words
+};
+
+ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int sms) {
+  ShapeInputs out;
+  sol::Inputs& in = out.in;
   in.shape = r.shape;
   if (const auto ex = optional_number_at(r.json, std::string("/metrics/tensor/values/") + kExecutedFlops + "/value");
       ex && *ex > 0)
     in.executed_flops = *ex;
   const ordered_json* kernels = find(r.json, "/static/kernels");
-  const CalibrationLaunch* floor = cal.rec.launch_used_by(run.phase, r.name);
-  std::string launch_src = floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
+  out.floor = cal.rec.launch_used_by(run.phase, r.name);
+  out.launch_src = out.floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
   if (kernels && kernels->is_array() && kernels->size() == 1) {
     const ordered_json& kj = (*kernels)[0];
     const auto ctas = product_of(kj, "grid");
@@ -155,18 +152,37 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
         in.concurrent = slots;
       }
     }
-    if (!floor) {
+    if (!out.floor) {
       // No entry names this phase and shape: an entry of the same grid, block and shared memory
       // (the record keeps no cluster dimensions, so only a clusterless entry matches).
       LaunchShape ls;
       ls.grid = dims3(kj, "grid");
       ls.block = dims3(kj, "block");
       ls.dynamic_smem_bytes = (long long)optional_number_at(kj, "/dynamic_smem_bytes").value_or(0);
-      floor = cal.rec.launch_of(ls);
-      if (floor) launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
+      out.floor = cal.rec.launch_of(ls);
+      if (out.floor) out.launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
     }
   }
-  if (floor) in.launch_floor_ns = floor->time.median;
+  if (out.floor) in.launch_floor_ns = out.floor->time.median;
+  return out;
+}
+
+void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found& cal, int sms) {
+  md << "### " << shape_label(r.name) << "\n\n";
+  if (!r.timed()) {
+    md << "Not measured: " << r.untimed_reason() << ".\n\n";
+    return;
+  }
+  const Regime& g = *r.headline_regime();
+  auto [clock, clock_src] = run_clock(g);
+  const CalibrationRate* tensor = cal.rec.rate(calibration::kTensor);
+  if (!clock && tensor) {
+    clock = tensor->sm_clock_median_mhz;
+    clock_src = "the calibration's own clock (the record has no SM clock for this regime)";
+  }
+  const ShapeInputs si = shape_inputs(run, r, cal, sms);
+  const sol::Inputs& in = si.in;
+  const CalibrationLaunch* floor = si.floor;
   const sol::Rates rates = clock ? sol::rates_of(cal.rec, sms, *clock) : sol::Rates{};
   const sol::SpeedOfLight s = sol::speed_of_light(in, rates);
   const DeviceTime t = device_time(r, g);
@@ -195,7 +211,7 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
     md << "- Wave factor: not measured (the record's `static.kernels` does not give one kernel's grid and CTAs per SM).\n";
   md << "- Launch floor: "
      << (floor ? duration(floor->time.median) + " (p10-p90 " + duration_range(floor->time.p10, floor->time.p90, floor->time.median) +
-                     "), " + launch_src
+                     "), " + si.launch_src
                : std::string("not measured (no launch of this phase and shape, or of its configuration, in the calibration)"))
      << ".\n";
   if (!in.executed_flops)

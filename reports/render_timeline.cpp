@@ -159,12 +159,8 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
   return p;
 }
 
-}  // namespace
-
-Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
-  Rendered out;
-  const fs::path plots = dir / "plots";
-  clear_plots(plots);
+// The title, the run's status and kernel, and the timeline build's correctness.
+std::string intro(const TimelineRecord& rec) {
   std::ostringstream md;
   md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << rec.shape_name << "\n\n";
   md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
@@ -177,29 +173,32 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
      << sci(rec.correctness.max_abs_err) << ", repeat identical: "
      << (rec.correctness.repeat_identical ? "yes" : "no") << ").\n\n";
   if (rec.error) md << "The run ended with an error: " << *rec.error << "\n\n";
+  return md.str();
+}
 
-  if (rec.overhead) {
-    const TimelineOverhead& o = *rec.overhead;
-    md << "## Overhead of the stamps\n\n";
-    Table t({"build", "kernel time (median, CUPTI)", "launches"}, "lrr");
-    t.row({"normal", duration(o.normal_median_ns), count(double(o.normal_ns.size()))});
-    t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
-    md << t.str() << "\n";
-    md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
-       << " of the normal build), both launched alternately, back to back (warm). The decoded "
-          "span of the traced launch, earliest warp start to latest warp end, is "
-       << duration(o.span_ns) << " against " << duration(o.traced_launch_ns)
-       << " from CUPTI for that launch: "
-       << (o.span_matches ? "they agree" : "they DO NOT agree") << " within the overhead ("
-       << duration(o.tolerance_ns) << "). SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
-       << sig(rec.sm_clock_mhz_after) << " MHz after the traced launch.\n\n";
-  }
-  if (!rec.timeline) {
-    write_text(dir / "report.md", md.str());
-    out.files.push_back(dir / "report.md");
-    return out;
-  }
-  const TimelineDecoded& d = *rec.timeline;
+// The stamps' cost against the normal build, and whether the decoded span agrees with CUPTI.
+std::string overhead_section(const TimelineRecord& rec) {
+  std::ostringstream md;
+  const TimelineOverhead& o = *rec.overhead;
+  md << "## Overhead of the stamps\n\n";
+  Table t({"build", "kernel time (median, CUPTI)", "launches"}, "lrr");
+  t.row({"normal", duration(o.normal_median_ns), count(double(o.normal_ns.size()))});
+  t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
+  md << t.str() << "\n";
+  md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
+     << " of the normal build), both launched alternately, back to back (warm). The decoded "
+        "span of the traced launch, earliest warp start to latest warp end, is "
+     << duration(o.span_ns) << " against " << duration(o.traced_launch_ns)
+     << " from CUPTI for that launch: "
+     << (o.span_matches ? "they agree" : "they DO NOT agree") << " within the overhead ("
+     << duration(o.tolerance_ns) << "). SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
+     << sig(rec.sm_clock_mhz_after) << " MHz after the traced launch.\n\n";
+  return md.str();
+}
+
+// What was stamped, what was lost, and the clock the cycles were converted at.
+std::string stamps_section(const TimelineDecoded& d) {
+  std::ostringstream md;
   md << "## Stamps\n\n"
      << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
@@ -208,6 +207,25 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
      << "warps' own clock64 and globaltimer anchors give "
      << (d.anchor_clock_mhz > 0 ? sig(d.anchor_clock_mhz) + " MHz" : std::string("no reading"))
      << " (median over warps; as coarse as the globaltimer over a warp's lifetime).\n\n";
+  return md.str();
+}
+
+}  // namespace
+
+Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
+  Rendered out;
+  const fs::path plots = dir / "plots";
+  clear_plots(plots);
+  std::ostringstream md;
+  md << intro(rec);
+  if (rec.overhead) md << overhead_section(rec);
+  if (!rec.timeline) {
+    write_text(dir / "report.md", md.str());
+    out.files.push_back(dir / "report.md");
+    return out;
+  }
+  const TimelineDecoded& d = *rec.timeline;
+  md << stamps_section(d);
 
   // The zoom ends when the last warp finished its first work item (a producer finishes issuing
   // it long before its consumers finish computing it).

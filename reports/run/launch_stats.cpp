@@ -91,6 +91,119 @@ std::string waves_words(const std::string& kernel, long long ctas, int sms, int 
   return s + ".";
 }
 
+// The bullets under a shape's table, gathered kernel by kernel.
+struct Bullets {
+  std::vector<std::string> words, notes;
+  std::vector<std::pair<std::string, std::string>> unlimited;  // kernel, why its limits are absent
+};
+
+// One kernel's row: grid, CTAs per SM, waves, theoretical occupancy and its CTA limits per
+// resource; its waves in words and any note go to `b`.
+std::vector<std::string> kernel_row(const ordered_json& kj, const std::string& name, const std::string& who,
+                                    const std::optional<double>& sms, Bullets& b) {
+  const auto ctas = product(kj, "grid");
+  const ordered_json* per = find(kj, "/active_blocks_per_sm");
+  const int per_sm = per && per->is_number() ? per->get<int>() : -1;  // -1: not recorded
+  std::string waves = "not measured";
+  if (ctas && per_sm > 0 && sms) {
+    waves = sig(double(*ctas) / (*sms * per_sm));
+    const ordered_json* items = find(kj, "/work_items");
+    b.words.push_back(waves_words(who, *ctas, int(*sms), per_sm,
+                                  items && items->is_number_integer() ? std::optional<long long>(items->get<long long>())
+                                                                      : std::nullopt));
+  } else if (per_sm == 0) {
+    waves = "none: no CTA fits an SM";
+  }
+  const ordered_json* occ_pct = find(kj, "/theoretical_occupancy_pct");
+  const ordered_json* occ = find(kj, "/occupancy_limits");
+  std::vector<std::string> row = {name, dims(kj, "grid"), dims(kj, "block"),
+                                  ctas ? count(double(*ctas)) : "not recorded",
+                                  per_sm >= 0 ? count(per_sm) : "not measured", waves,
+                                  occ_pct && occ_pct->is_number() ? pct(occ_pct->get<double>()) : "not measured"};
+  if (occ && occ->is_object()) {
+    std::string by;
+    if (const ordered_json* l = find(*occ, "/limited_by"); l && l->is_array())
+      for (const auto& x : *l) by += (by.empty() ? "" : ", ") + json_scalar(x);
+    std::replace(by.begin(), by.end(), '_', ' ');
+    row.push_back(by.empty() ? "not measured" : by);
+    for (const char* res : {"registers", "shared_memory", "warps", "blocks"}) row.push_back(limit_cell(*occ, res));
+    if (const ordered_json* agree = find(*occ, "/agrees_with_driver"); agree && *agree == false)
+      b.notes.push_back(who + ": the least computed limit (" + count(number_at(*occ, "/active_blocks_per_sm")) +
+                        ") differs from the driver's CTAs per SM; the driver's figure is the one shown, "
+                        "and it reflects a limit this calculation does not model");
+  } else {
+    const auto why = optional_string_at(kj, "/occupancy_limits_reason");
+    row.push_back("not measured");
+    for (int i = 0; i < 4; ++i) row.push_back("not measured");
+    b.unlimited.emplace_back(who, why ? fixed_line(*why) : std::string("the record predates them"));
+  }
+  return row;
+}
+
+// Achieved occupancy, against the theoretical where the launch ran one kernel.
+void achieved_bullet(std::ostringstream& md, const Result& r, const ordered_json& kernels, const std::string& scope) {
+  if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
+    md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "
+       << "the SMs' active cycles (" << code(kAchievedOccupancy) << ")";
+    const ordered_json* occ_pct = find(kernels[0], "/theoretical_occupancy_pct");
+    if (kernels.size() == 1 && occ_pct && occ_pct->is_number() && occ_pct->get<double>() > 0)
+      md << ", " << pct(100.0 * *achieved / occ_pct->get<double>()) << " of the theoretical "
+         << pct(occ_pct->get<double>());
+    md << ".\n";
+  } else {
+    md << "- Achieved occupancy: " << throughput_missing(r, code(kAchievedOccupancy)) << ".\n";
+  }
+}
+
+// How evenly the SMs were busy: their active cycles' min, mean and max.
+void balance_bullet(std::ostringstream& md, const Result& r, const std::string& scope) {
+  const auto lo = throughput_value(r, kSmCyclesMin), avg = throughput_value(r, kSmCyclesAvg),
+             hi = throughput_value(r, kSmCyclesMax);
+  if (lo && avg && hi && *avg > 0 && *hi > 0) {
+    md << "- SM busy balance" << scope << ": active cycles per SM min " << count(*lo) << ", mean "
+       << count(*avg) << ", max " << count(*hi) << " (" << code("sm__cycles_active") << " .min/.avg/.max); "
+       << "the busiest SM is active " << sig(*hi / *avg, 3) << "x the mean, the least busy "
+       << pct(100.0 * *lo / *hi) << " of the busiest";
+    if (*lo == 0) md << "; at least one SM ran none of the launch";
+    md << ".\n";
+  } else {
+    md << "- SM busy balance: "
+       << throughput_missing(r, code(kSmCyclesMin) + ", " + code(kSmCyclesAvg) + " and " + code(kSmCyclesMax))
+       << ".\n";
+  }
+}
+
+// One shape's table of kernels and its bullets.
+void shape_launch_stats(std::ostringstream& md, const Result& r, const ordered_json& kernels,
+                        const std::optional<double>& sms) {
+  Table t({"kernel", "grid", "block", "CTAs", "CTAs per SM", "waves per SM", "theoretical occupancy",
+           "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
+          "lllrrrrlrrrr");
+  Bullets b;
+  for (const auto& kj : kernels) {
+    const std::string name = code(optional_string_at(kj, "/name").value_or("?"));
+    // The bullets below name the kernel only where the launch ran several.
+    const std::string who = kernels.size() == 1 ? std::string("The kernel") : name;
+    t.row(kernel_row(kj, name, who, sms, b));
+  }
+  md << t.str() << "\n";
+  for (const auto& w : b.words) md << "- " << w << "\n";
+  for (const auto& n : b.notes) md << "- " << n << "\n";
+  // One line where no kernel has them for the same reason (older records), else one per kernel.
+  const auto& unlimited = b.unlimited;
+  const bool one_reason = !unlimited.empty() && unlimited.size() == kernels.size() &&
+                          std::all_of(unlimited.begin(), unlimited.end(),
+                                      [&](const auto& u) { return u.second == unlimited.front().second; });
+  if (one_reason)
+    md << "- CTA limits per resource: not measured (" << unlimited.front().second << ").\n";
+  else
+    for (const auto& [who, why] : unlimited) md << "- " << who << ": CTA limits per resource not measured (" << why << ").\n";
+  const std::string scope = kernels.size() > 1 ? " (over the launch's " + std::to_string(kernels.size()) + " kernels)" : "";
+  achieved_bullet(md, r, kernels, scope);
+  balance_bullet(md, r, scope);
+  md << "\n";
+}
+
 }  // namespace
 
 void launch_stats_section(std::ostringstream& md, const Run& run) {
@@ -126,91 +239,7 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
          << ".\n\n";
       continue;
     }
-    Table t({"kernel", "grid", "block", "CTAs", "CTAs per SM", "waves per SM", "theoretical occupancy",
-             "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
-            "lllrrrrlrrrr");
-    std::vector<std::string> words, notes;
-    std::vector<std::pair<std::string, std::string>> unlimited;  // kernel, why its limits are absent
-    for (const auto& kj : *kernels) {
-      const std::string name = code(optional_string_at(kj, "/name").value_or("?"));
-      // The bullets below name the kernel only where the launch ran several.
-      const std::string who = kernels->size() == 1 ? std::string("The kernel") : name;
-      const auto ctas = product(kj, "grid");
-      const ordered_json* per = find(kj, "/active_blocks_per_sm");
-      const int per_sm = per && per->is_number() ? per->get<int>() : -1;  // -1: not recorded
-      std::string waves = "not measured";
-      if (ctas && per_sm > 0 && sms) {
-        waves = sig(double(*ctas) / (*sms * per_sm));
-        const ordered_json* items = find(kj, "/work_items");
-        words.push_back(waves_words(who, *ctas, int(*sms), per_sm,
-                                    items && items->is_number_integer() ? std::optional<long long>(items->get<long long>())
-                                                                        : std::nullopt));
-      } else if (per_sm == 0) {
-        waves = "none: no CTA fits an SM";
-      }
-      const ordered_json* occ_pct = find(kj, "/theoretical_occupancy_pct");
-      const ordered_json* occ = find(kj, "/occupancy_limits");
-      std::vector<std::string> row = {name, dims(kj, "grid"), dims(kj, "block"),
-                                      ctas ? count(double(*ctas)) : "not recorded",
-                                      per_sm >= 0 ? count(per_sm) : "not measured", waves,
-                                      occ_pct && occ_pct->is_number() ? pct(occ_pct->get<double>()) : "not measured"};
-      if (occ && occ->is_object()) {
-        std::string by;
-        if (const ordered_json* l = find(*occ, "/limited_by"); l && l->is_array())
-          for (const auto& x : *l) by += (by.empty() ? "" : ", ") + json_scalar(x);
-        std::replace(by.begin(), by.end(), '_', ' ');
-        row.push_back(by.empty() ? "not measured" : by);
-        for (const char* res : {"registers", "shared_memory", "warps", "blocks"}) row.push_back(limit_cell(*occ, res));
-        if (const ordered_json* agree = find(*occ, "/agrees_with_driver"); agree && *agree == false)
-          notes.push_back(who + ": the least computed limit (" + count(number_at(*occ, "/active_blocks_per_sm")) +
-                          ") differs from the driver's CTAs per SM; the driver's figure is the one shown, "
-                          "and it reflects a limit this calculation does not model");
-      } else {
-        const auto why = optional_string_at(kj, "/occupancy_limits_reason");
-        row.push_back("not measured");
-        for (int i = 0; i < 4; ++i) row.push_back("not measured");
-        unlimited.emplace_back(who, why ? fixed_line(*why) : std::string("the record predates them"));
-      }
-      t.row(row);
-    }
-    md << t.str() << "\n";
-    for (const auto& w : words) md << "- " << w << "\n";
-    for (const auto& n : notes) md << "- " << n << "\n";
-    // One line where no kernel has them for the same reason (older records), else one per kernel.
-    const bool one_reason = !unlimited.empty() && unlimited.size() == kernels->size() &&
-                            std::all_of(unlimited.begin(), unlimited.end(),
-                                        [&](const auto& u) { return u.second == unlimited.front().second; });
-    if (one_reason)
-      md << "- CTA limits per resource: not measured (" << unlimited.front().second << ").\n";
-    else
-      for (const auto& [who, why] : unlimited) md << "- " << who << ": CTA limits per resource not measured (" << why << ").\n";
-    const std::string scope = kernels->size() > 1 ? " (over the launch's " + std::to_string(kernels->size()) + " kernels)" : "";
-    if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
-      md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "
-         << "the SMs' active cycles (" << code(kAchievedOccupancy) << ")";
-      const ordered_json* occ_pct = find((*kernels)[0], "/theoretical_occupancy_pct");
-      if (kernels->size() == 1 && occ_pct && occ_pct->is_number() && occ_pct->get<double>() > 0)
-        md << ", " << pct(100.0 * *achieved / occ_pct->get<double>()) << " of the theoretical "
-           << pct(occ_pct->get<double>());
-      md << ".\n";
-    } else {
-      md << "- Achieved occupancy: " << throughput_missing(r, code(kAchievedOccupancy)) << ".\n";
-    }
-    const auto lo = throughput_value(r, kSmCyclesMin), avg = throughput_value(r, kSmCyclesAvg),
-               hi = throughput_value(r, kSmCyclesMax);
-    if (lo && avg && hi && *avg > 0 && *hi > 0) {
-      md << "- SM busy balance" << scope << ": active cycles per SM min " << count(*lo) << ", mean "
-         << count(*avg) << ", max " << count(*hi) << " (" << code("sm__cycles_active") << " .min/.avg/.max); "
-         << "the busiest SM is active " << sig(*hi / *avg, 3) << "x the mean, the least busy "
-         << pct(100.0 * *lo / *hi) << " of the busiest";
-      if (*lo == 0) md << "; at least one SM ran none of the launch";
-      md << ".\n";
-    } else {
-      md << "- SM busy balance: "
-         << throughput_missing(r, code(kSmCyclesMin) + ", " + code(kSmCyclesAvg) + " and " + code(kSmCyclesMax))
-         << ".\n";
-    }
-    md << "\n";
+    shape_launch_stats(md, r, *kernels, sms);
   }
 }
 

@@ -55,6 +55,86 @@ void derived_table(std::ostringstream& md, const ordered_json& d, const std::opt
   }
 }
 
+// The groups in order: the known ones, then any other the record has, sorted.
+std::vector<std::string> groups_of(const ordered_json& m) {
+  std::vector<std::string> groups = kMetricGroups;
+  std::vector<std::string> extra;
+  for (const auto& [k, v] : m.items()) {
+    (void)v;
+    if (std::find(groups.begin(), groups.end(), k) == groups.end()) extra.push_back(k);
+  }
+  std::sort(extra.begin(), extra.end());
+  groups.insert(groups.end(), extra.begin(), extra.end());
+  return groups;
+}
+
+// A measured group's line: its passes and collection time, its per-kernel breakdown and the
+// metrics it left out.
+void group_line(std::ostringstream& md, const std::string& g, const ordered_json& gj) {
+  std::string detail;
+  if (const ordered_json* p = find(gj, "/passes"); p && p->is_number())
+    detail += count(p->get<double>()) + " passes";
+  const ordered_json* ks = find(gj, "/kernels");
+  const ordered_json* kp = find(gj, "/kernel_passes");
+  if (ks && ks->is_array() && kp && kp->is_number())
+    detail += (detail.empty() ? "" : ", ") + std::string("and ") + count(kp->get<double>()) + " for " +
+              count(double(ks->size())) + " kernels one by one";
+  if (const ordered_json* w = find(gj, "/collection_wall_s"); w && w->is_number())
+    detail += (detail.empty() ? "" : ", ") + sig(w->get<double>(), 3) + " s to collect";
+  md << "- " << code(g) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
+  if (ks && ks->is_array())
+    md << "  - per kernel: in the per-kernel breakdown below\n";
+  else if (const ordered_json* why = find(gj, "/kernels_reason"); why && why->is_string())
+    md << "  - per kernel: not measured (" << fixed_line(why->get<std::string>()) << ")\n";
+  if (const ordered_json* left = find(gj, "/unavailable_metrics"); left && left->is_object())
+    for (const auto& [name, why] : left->items())
+      md << "  - left out " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
+}
+
+// A group's values as table rows, sorted by metric name.
+void value_rows(Table& t, const std::string& g, const ordered_json& gj) {
+  const ordered_json* vals = find(gj, "/values");
+  if (!vals || !vals->is_object()) return;
+  std::vector<std::string> names;
+  for (const auto& [k, v] : vals->items()) {
+    (void)v;
+    names.push_back(k);
+  }
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) {
+    const ordered_json& v = (*vals)[n];
+    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+    const ordered_json* unit = v.is_object() ? find(v, "/unit") : nullptr;
+    t.row({g, code(n),
+           value && value->is_number() ? sig(value->get<double>()) : value ? json_scalar(*value) : "missing",
+           unit && unit->is_string() ? unit->get<std::string>() : ""});
+  }
+}
+
+// One shape's metric groups: a line per group (measured, not collected or not available), then
+// every measured value in one table.
+void shape_metrics(std::ostringstream& md, const ordered_json& m) {
+  Table t({"group", "metric", "value", "unit"}, "llrl");
+  for (const auto& g : groups_of(m)) {
+    const ordered_json* gj = find(m, "/" + g);
+    if (!gj || gj->is_null()) {
+      md << "- " << code(g) << ": not collected\n";
+      continue;
+    }
+    const bool available = gj->is_object() && gj->contains("available") && (*gj)["available"] == true;
+    if (!available) {
+      const ordered_json* why = find(*gj, "/reason");
+      md << "- " << code(g) << ": not available"
+         << (why && why->is_string() ? ": " + fixed_line(why->get<std::string>()) : std::string()) << "\n";
+      continue;
+    }
+    group_line(md, g, *gj);
+    value_rows(t, g, *gj);
+  }
+  md << "\n";
+  if (!t.empty()) md << t.str() << "\n";
+}
+
 }  // namespace
 
 void metrics_section(std::ostringstream& md, const Run& run) {
@@ -84,65 +164,7 @@ void metrics_section(std::ostringstream& md, const Run& run) {
       md << "Hardware metrics: not measured for this shape"
          << (r.timed() ? "" : " (" + r.untimed_reason() + ")") << ".\n\n";
     } else {
-      std::vector<std::string> groups = kMetricGroups;
-      std::vector<std::string> extra;
-      for (const auto& [k, v] : m->items()) {
-        (void)v;
-        if (std::find(groups.begin(), groups.end(), k) == groups.end()) extra.push_back(k);
-      }
-      std::sort(extra.begin(), extra.end());
-      groups.insert(groups.end(), extra.begin(), extra.end());
-      Table t({"group", "metric", "value", "unit"}, "llrl");
-      for (const auto& g : groups) {
-        const ordered_json* gj = find(*m, "/" + g);
-        if (!gj || gj->is_null()) {
-          md << "- " << code(g) << ": not collected\n";
-          continue;
-        }
-        const bool available = gj->is_object() && gj->contains("available") && (*gj)["available"] == true;
-        if (!available) {
-          const ordered_json* why = find(*gj, "/reason");
-          md << "- " << code(g) << ": not available"
-             << (why && why->is_string() ? ": " + fixed_line(why->get<std::string>()) : std::string()) << "\n";
-          continue;
-        }
-        std::string detail;
-        if (const ordered_json* p = find(*gj, "/passes"); p && p->is_number())
-          detail += count(p->get<double>()) + " passes";
-        const ordered_json* ks = find(*gj, "/kernels");
-        const ordered_json* kp = find(*gj, "/kernel_passes");
-        if (ks && ks->is_array() && kp && kp->is_number())
-          detail += (detail.empty() ? "" : ", ") + std::string("and ") + count(kp->get<double>()) + " for " +
-                    count(double(ks->size())) + " kernels one by one";
-        if (const ordered_json* w = find(*gj, "/collection_wall_s"); w && w->is_number())
-          detail += (detail.empty() ? "" : ", ") + sig(w->get<double>(), 3) + " s to collect";
-        md << "- " << code(g) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
-        if (ks && ks->is_array())
-          md << "  - per kernel: in the per-kernel breakdown below\n";
-        else if (const ordered_json* why = find(*gj, "/kernels_reason"); why && why->is_string())
-          md << "  - per kernel: not measured (" << fixed_line(why->get<std::string>()) << ")\n";
-        if (const ordered_json* left = find(*gj, "/unavailable_metrics"); left && left->is_object())
-          for (const auto& [name, why] : left->items())
-            md << "  - left out " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
-        const ordered_json* vals = find(*gj, "/values");
-        if (!vals || !vals->is_object()) continue;
-        std::vector<std::string> names;
-        for (const auto& [k, v] : vals->items()) {
-          (void)v;
-          names.push_back(k);
-        }
-        std::sort(names.begin(), names.end());
-        for (const auto& n : names) {
-          const ordered_json& v = (*vals)[n];
-          const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
-          const ordered_json* unit = v.is_object() ? find(v, "/unit") : nullptr;
-          t.row({g, code(n),
-                 value && value->is_number() ? sig(value->get<double>()) : value ? json_scalar(*value) : "missing",
-                 unit && unit->is_string() ? unit->get<std::string>() : ""});
-        }
-      }
-      md << "\n";
-      if (!t.empty()) md << t.str() << "\n";
+      shape_metrics(md, *m);
     }
     const auto replay = replay_of(r);
     if (replay && replay->dominated())

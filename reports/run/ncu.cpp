@@ -22,6 +22,75 @@ std::optional<double> cupti_value(const Result& r, const std::string& name) {
   return std::nullopt;
 }
 
+// The table of ncu's values beside CUPTI's, with the record's difference or why it has none.
+std::string values_table(const Result& r, const ordered_json& n, const ordered_json& vals) {
+  Table t({"metric", "unit", "CUPTI", "ncu", "difference"}, "llrrr");
+  for (const auto& [name, v] : vals.items()) {
+    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
+    const auto unit = v.is_object() ? optional_string_at(v, "/unit") : std::nullopt;
+    const auto cupti = cupti_value(r, name);
+    std::string diff = "not computed";
+    const ordered_json* d = find(n, "/rel_diff_pct/" + name);
+    if (d && d->is_number()) {
+      diff = pct(d->get<double>());
+    } else if (const ordered_json* why = find(n, "/rel_diff_reason/" + name); why && why->is_string()) {
+      diff = "not computed: " + why->get<std::string>();
+    }
+    t.row({code(name), unit.value_or(""), cupti ? sig(*cupti) : "not measured",
+           value && value->is_number() ? sig(value->get<double>()) : "not measured", diff});
+  }
+  return t.str();
+}
+
+// Wall time of the profiled process, keyed by the report's shape part (ncu-<slug>.ncu-rep).
+void wall_time(std::ostringstream& md, const Run& run, const std::string& report) {
+  if (report.rfind("ncu-", 0) != 0 || report.size() <= 12 || report.compare(report.size() - 8, 8, ".ncu-rep") != 0)
+    return;
+  const std::string slug = report.substr(4, report.size() - 12);
+  const ordered_json* s = find(run.json, "/ncu_profile/shapes/" + slug);
+  const auto wall = s ? optional_number_at(*s, "/wall_s") : std::nullopt;
+  const auto base = s ? optional_number_at(*s, "/baseline_wall_s") : std::nullopt;
+  if (wall) {
+    md << "Wall time of the experiment under ncu: " << sig(*wall) << " s";
+    if (base) md << ", without ncu " << sig(*base) << " s (ncu's overhead " << sig(*wall - *base) << " s)";
+    md << ".\n\n";
+  }
+}
+
+// One shape's cross-check: its ncu report, its values against CUPTI's, what ncu did not give.
+void ncu_shape(std::ostringstream& md, const Run& run, const Result& r, const ordered_json& n) {
+  md << "### " << shape_label(r.name) << "\n\n";
+  const auto report = optional_string_at(n, "/report");
+  if (report) {
+    std::error_code ec;
+    if (fs::is_regular_file(run.dir / *report, ec))
+      md << "Nsight Compute report: [" << code(*report) << "](" << fs::path(*report).generic_string() << ")";
+    else
+      md << "Nsight Compute report: " << code(*report) << " (not beside the record)";
+  } else {
+    md << "Nsight Compute report: not recorded";
+  }
+  if (const ordered_json* k = find(n, "/kernels"); k && k->is_number())
+    md << "; " << count(k->get<double>()) << " kernel" << (k->get<double>() == 1 ? "" : "s") << " profiled";
+  md << ".";
+  if (const auto c = optional_string_at(n, "/combined")) md << " Combined " << fixed_line(*c) << ".";
+  md << "\n\n";
+  const ordered_json* vals = find(n, "/values");
+  if (!vals || !vals->is_object()) {
+    const ordered_json* why = find(n, "/unavailable");
+    md << "Not measured: " << (why && why->is_string() ? fixed_line(why->get<std::string>()) : "no ncu values")
+       << ".\n\n";
+    return;
+  }
+  md << values_table(r, n, *vals) << "\n";
+  if (const ordered_json* u = find(n, "/unavailable"); u && u->is_object() && !u->empty()) {
+    md << "Not in ncu's values:\n\n";
+    for (const auto& [name, why] : u->items()) md << "- " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
+    md << "\n";
+  }
+  if (report) wall_time(md, run, *report);
+}
+
 }  // namespace
 
 void ncu_section(std::ostringstream& md, const Run& run) {
@@ -47,63 +116,7 @@ void ncu_section(std::ostringstream& md, const Run& run) {
       if (r.timed()) md << "### " << shape_label(r.name) << "\n\nNot measured: no `ncu` values for this shape.\n\n";
       continue;
     }
-    md << "### " << shape_label(r.name) << "\n\n";
-    const auto report = optional_string_at(*n, "/report");
-    if (report) {
-      std::error_code ec;
-      if (fs::is_regular_file(run.dir / *report, ec))
-        md << "Nsight Compute report: [" << code(*report) << "](" << fs::path(*report).generic_string() << ")";
-      else
-        md << "Nsight Compute report: " << code(*report) << " (not beside the record)";
-    } else {
-      md << "Nsight Compute report: not recorded";
-    }
-    if (const ordered_json* k = find(*n, "/kernels"); k && k->is_number())
-      md << "; " << count(k->get<double>()) << " kernel" << (k->get<double>() == 1 ? "" : "s") << " profiled";
-    md << ".";
-    if (const auto c = optional_string_at(*n, "/combined")) md << " Combined " << fixed_line(*c) << ".";
-    md << "\n\n";
-    const ordered_json* vals = find(*n, "/values");
-    if (!vals || !vals->is_object()) {
-      const ordered_json* why = find(*n, "/unavailable");
-      md << "Not measured: " << (why && why->is_string() ? fixed_line(why->get<std::string>()) : "no ncu values")
-         << ".\n\n";
-      continue;
-    }
-    Table t({"metric", "unit", "CUPTI", "ncu", "difference"}, "llrrr");
-    for (const auto& [name, v] : vals->items()) {
-      const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
-      const auto unit = v.is_object() ? optional_string_at(v, "/unit") : std::nullopt;
-      const auto cupti = cupti_value(r, name);
-      std::string diff = "not computed";
-      const ordered_json* d = find(*n, "/rel_diff_pct/" + name);
-      if (d && d->is_number()) {
-        diff = pct(d->get<double>());
-      } else if (const ordered_json* why = find(*n, "/rel_diff_reason/" + name); why && why->is_string()) {
-        diff = "not computed: " + why->get<std::string>();
-      }
-      t.row({code(name), unit.value_or(""), cupti ? sig(*cupti) : "not measured",
-             value && value->is_number() ? sig(value->get<double>()) : "not measured", diff});
-    }
-    md << t.str() << "\n";
-    if (const ordered_json* u = find(*n, "/unavailable"); u && u->is_object() && !u->empty()) {
-      md << "Not in ncu's values:\n\n";
-      for (const auto& [name, why] : u->items()) md << "- " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
-      md << "\n";
-    }
-    // Wall time of the profiled process, keyed by the report's shape part (ncu-<slug>.ncu-rep).
-    if (report && report->rfind("ncu-", 0) == 0 && report->size() > 12 &&
-        report->compare(report->size() - 8, 8, ".ncu-rep") == 0) {
-      const std::string slug = report->substr(4, report->size() - 12);
-      const ordered_json* s = find(run.json, "/ncu_profile/shapes/" + slug);
-      const auto wall = s ? optional_number_at(*s, "/wall_s") : std::nullopt;
-      const auto base = s ? optional_number_at(*s, "/baseline_wall_s") : std::nullopt;
-      if (wall) {
-        md << "Wall time of the experiment under ncu: " << sig(*wall) << " s";
-        if (base) md << ", without ncu " << sig(*base) << " s (ncu's overhead " << sig(*wall - *base) << " s)";
-        md << ".\n\n";
-      }
-    }
+    ncu_shape(md, run, r, *n);
   }
 }
 

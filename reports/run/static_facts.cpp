@@ -22,6 +22,90 @@ std::string opt_count(const ordered_json& j, const char* key) {
   return v && v->is_number() ? count(v->get<double>()) : "not recorded";
 }
 
+// Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
+void launch_rows(Table& k, const Result& r, const ordered_json& st) {
+  if (const ordered_json* kernels = find(st, "/kernels"); kernels && kernels->is_array())
+    for (const auto& kj : *kernels) {
+      const ordered_json* occ = find(kj, "/theoretical_occupancy_pct");
+      k.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")), dims(kj, "grid"),
+             dims(kj, "block"), opt_count(kj, "registers"), opt_count(kj, "static_smem_bytes"),
+             opt_count(kj, "dynamic_smem_bytes"), opt_count(kj, "local_bytes"),
+             occ && occ->is_number() ? pct(occ->get<double>()) : "not recorded"});
+    }
+}
+
+// Per kernel, from the build's ptxas -v report.
+void ptxas_rows(Table& px, std::vector<std::string>& notes, const Result& r, const ordered_json& st) {
+  const ordered_json* p = find(st, "/ptxas");
+  if (!p || !p->is_object()) return;
+  if (p->contains("available") && (*p)["available"] == false)
+    notes.push_back(shape_label(r.name) + ": ptxas report not available: " +
+                    fixed_line(optional_string_at(*p, "/reason").value_or("no reason given")));
+  if (const ordered_json* kernels = find(*p, "/kernels"); kernels && kernels->is_array())
+    for (const auto& kj : *kernels) {
+      if (kj.contains("found") && kj["found"] == false) continue;
+      px.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")),
+              opt_count(kj, "registers"), opt_count(kj, "barriers"), opt_count(kj, "stack_frame_bytes"),
+              opt_count(kj, "spill_store_bytes"), opt_count(kj, "spill_load_bytes"), opt_count(kj, "smem_bytes")});
+    }
+}
+
+struct SassCounts {
+  std::vector<std::string> opcodes;                            // first-seen order across shapes
+  std::map<std::string, std::map<std::string, double>> counts;  // shape -> opcode -> count
+};
+
+// A shape's SASS counts, or a note on why it has none.
+void add_sass(SassCounts& sass, std::vector<std::string>& notes, const Result& r, const ordered_json& st) {
+  const ordered_json* sj = find(st, "/sass");
+  if (!sj || !sj->is_object()) return;
+  if (sj->contains("available") && (*sj)["available"] == false) {
+    notes.push_back(shape_label(r.name) + ": SASS counts not available: " +
+                    fixed_line(optional_string_at(*sj, "/reason").value_or("no reason given")));
+    return;
+  }
+  if (sj->contains("complete") && (*sj)["complete"] == false)
+    notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
+  std::vector<std::pair<std::string, double>> leaves;
+  numeric_leaves(*sj, "", {"kernels", "available", "complete"}, leaves);
+  for (const auto& [op, n] : leaves) {
+    if (std::find(sass.opcodes.begin(), sass.opcodes.end(), op) == sass.opcodes.end()) sass.opcodes.push_back(op);
+    sass.counts[r.name][op] = n;
+  }
+}
+
+// The SASS counts, an opcode a row and a shape a column.
+void sass_table(std::ostringstream& md, const Run& run, const SassCounts& sass) {
+  const std::vector<std::string>& opcodes = sass.opcodes;
+  if (opcodes.empty()) {
+    md << "SASS instruction counts: not in the record.\n\n";
+    return;
+  }
+  std::vector<std::string> header = {"SASS"};
+  std::string align = "l";
+  for (const auto& r : run.results) {
+    header.push_back(r.name);
+    align += "r";
+  }
+  Table s(header, align);
+  for (const auto& op : opcodes) {
+    std::vector<std::string> row = {code(op)};
+    for (const auto& r : run.results) {
+      auto it = sass.counts.find(r.name);
+      row.push_back(it != sass.counts.end() && it->second.count(op) ? count(it->second.at(op)) : "");
+    }
+    s.row(row);
+  }
+  md << "SASS instruction counts of the kernels' code (`LDL`/`STL`: local-memory traffic; "
+        "`HMMA`/`HGMMA`: tensor-core instructions; "
+     << (std::find(opcodes.begin(), opcodes.end(), "HFMA2.MMA") != opcodes.end()
+             ? "`HFMA2.MMA`: fp16x2 FMA, or a constant move, on the pipe the HMMA counters "
+               "also count; "
+             : "")
+     << "`BRA` by guard, `@P` and `@!P` alike):\n\n"
+     << s.str() << "\n";
+}
+
 }  // namespace
 
 void static_section(std::ostringstream& md, const Run& run) {
@@ -31,17 +115,14 @@ void static_section(std::ostringstream& md, const Run& run) {
           "memory per kernel, SASS instruction counts).\n\n";
     return;
   }
-  // Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
   Table k({"shape", "kernel", "grid", "block", "registers", "static smem [B]", "dynamic smem [B]",
            "local [B]", "theoretical occupancy"},
           "llllrrrrr");
-  // Per kernel, from the build's ptxas -v report.
   Table px({"shape", "kernel", "registers", "barriers", "stack [B]", "spill stores [B]",
             "spill loads [B]", "smem [B]"},
            "llrrrrrr");
   std::vector<std::string> notes;
-  std::vector<std::string> opcodes;  // first-seen order across shapes
-  std::map<std::string, std::map<std::string, double>> sass;  // shape -> opcode -> count
+  SassCounts sass;
   for (const auto& r : run.results) {
     const ordered_json* st = find(r.json, "/static");
     if (!st || !st->is_object()) {
@@ -51,71 +132,13 @@ void static_section(std::ostringstream& md, const Run& run) {
     if (const ordered_json* a = find(*st, "/available"); a && *a == false)
       notes.push_back(shape_label(r.name) + ": launch facts not available: " +
                       fixed_line(optional_string_at(*st, "/reason").value_or("no reason given")));
-    if (const ordered_json* kernels = find(*st, "/kernels"); kernels && kernels->is_array())
-      for (const auto& kj : *kernels) {
-        const ordered_json* occ = find(kj, "/theoretical_occupancy_pct");
-        k.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")), dims(kj, "grid"),
-               dims(kj, "block"), opt_count(kj, "registers"), opt_count(kj, "static_smem_bytes"),
-               opt_count(kj, "dynamic_smem_bytes"), opt_count(kj, "local_bytes"),
-               occ && occ->is_number() ? pct(occ->get<double>()) : "not recorded"});
-      }
-    if (const ordered_json* p = find(*st, "/ptxas"); p && p->is_object()) {
-      if (p->contains("available") && (*p)["available"] == false)
-        notes.push_back(shape_label(r.name) + ": ptxas report not available: " +
-                        fixed_line(optional_string_at(*p, "/reason").value_or("no reason given")));
-      if (const ordered_json* kernels = find(*p, "/kernels"); kernels && kernels->is_array())
-        for (const auto& kj : *kernels) {
-          if (kj.contains("found") && kj["found"] == false) continue;
-          px.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")),
-                  opt_count(kj, "registers"), opt_count(kj, "barriers"), opt_count(kj, "stack_frame_bytes"),
-                  opt_count(kj, "spill_store_bytes"), opt_count(kj, "spill_load_bytes"), opt_count(kj, "smem_bytes")});
-        }
-    }
-    if (const ordered_json* sj = find(*st, "/sass"); sj && sj->is_object()) {
-      if (sj->contains("available") && (*sj)["available"] == false) {
-        notes.push_back(shape_label(r.name) + ": SASS counts not available: " +
-                        fixed_line(optional_string_at(*sj, "/reason").value_or("no reason given")));
-        continue;
-      }
-      if (sj->contains("complete") && (*sj)["complete"] == false)
-        notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
-      std::vector<std::pair<std::string, double>> leaves;
-      numeric_leaves(*sj, "", {"kernels", "available", "complete"}, leaves);
-      for (const auto& [op, n] : leaves) {
-        if (std::find(opcodes.begin(), opcodes.end(), op) == opcodes.end()) opcodes.push_back(op);
-        sass[r.name][op] = n;
-      }
-    }
+    launch_rows(k, r, *st);
+    ptxas_rows(px, notes, r, *st);
+    add_sass(sass, notes, r, *st);
   }
   if (!k.empty()) md << "Launched kernels (CUPTI launch callback and function attributes):\n\n" << k.str() << "\n";
   if (!px.empty()) md << "The build's `ptxas -v` report for those kernels:\n\n" << px.str() << "\n";
-  if (!opcodes.empty()) {
-    std::vector<std::string> header = {"SASS"};
-    std::string align = "l";
-    for (const auto& r : run.results) {
-      header.push_back(r.name);
-      align += "r";
-    }
-    Table s(header, align);
-    for (const auto& op : opcodes) {
-      std::vector<std::string> row = {code(op)};
-      for (const auto& r : run.results) {
-        auto it = sass.find(r.name);
-        row.push_back(it != sass.end() && it->second.count(op) ? count(it->second.at(op)) : "");
-      }
-      s.row(row);
-    }
-    md << "SASS instruction counts of the kernels' code (`LDL`/`STL`: local-memory traffic; "
-          "`HMMA`/`HGMMA`: tensor-core instructions; "
-       << (std::find(opcodes.begin(), opcodes.end(), "HFMA2.MMA") != opcodes.end()
-               ? "`HFMA2.MMA`: fp16x2 FMA, or a constant move, on the pipe the HMMA counters "
-                 "also count; "
-               : "")
-       << "`BRA` by guard, `@P` and `@!P` alike):\n\n"
-       << s.str() << "\n";
-  } else {
-    md << "SASS instruction counts: not in the record.\n\n";
-  }
+  sass_table(md, run, sass);
   for (const auto& n : notes) md << "- " << n << "\n";
   if (!notes.empty()) md << "\n";
 }
