@@ -156,6 +156,7 @@ reports-h100: report-tool
 	$(REPORT) notebook $(H100)/records --out $(H100)
 	$(REPORT) progression $(H100)/records $(H100)/progression
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
+	$(foreach d,$(wildcard $(H100)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
 # with its manifest, progression/): each run's report, the progression and each sweep's board spread.

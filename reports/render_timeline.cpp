@@ -160,13 +160,21 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
 }
 
 // The title, the run's status and kernel, and the timeline build's correctness.
-std::string intro(const TimelineRecord& rec) {
+// The trace beside the record: trace.json as attnlab-timeline writes it, or trace.json.gz where a
+// committed copy was compressed (Perfetto opens either as is).
+std::string trace_link(const fs::path& dir) {
+  if (!fs::exists(dir / "trace.json") && fs::exists(dir / "trace.json.gz"))
+    return "[trace.json.gz](trace.json.gz) (gzip-compressed; open it in ui.perfetto.dev)";
+  return "[trace.json](trace.json) (open it in ui.perfetto.dev or chrome://tracing)";
+}
+
+std::string intro(const TimelineRecord& rec, const fs::path& dir) {
   std::ostringstream md;
   md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << rec.shape_name << "\n\n";
   md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
      << ". The phase's kernels built a second time with `-DATTNLAB_TIMELINE` (never the timed "
         "binaries), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
-     << "[trace.json](trace.json) (open it in ui.perfetto.dev or chrome://tracing).\n\n";
+     << trace_link(dir) << ".\n\n";
   md << "Kernel " << code(rec.kernel_timeline) << ": " << rec.grid_ctas << " CTAs of "
      << rec.block_threads << " threads. Correctness of the timeline build against the fp64 "
      << "reference: " << (rec.correctness.passed ? "passed" : "FAILED") << " (max abs error "
@@ -217,7 +225,7 @@ Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
   const fs::path plots = dir / "plots";
   clear_plots(plots);
   std::ostringstream md;
-  md << intro(rec);
+  md << intro(rec, dir);
   if (rec.overhead) md << overhead_section(rec);
   if (!rec.timeline) {
     write_text(dir / "report.md", md.str());

@@ -89,6 +89,7 @@ TEST(TimingMapping, EveryCommittedRegimeRoundTrips) {
     if (entry.path().filename() != "run.json") continue;
     std::ifstream in(entry.path());
     const ordered_json record = ordered_json::parse(in);
+    if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       const ordered_json& timing = record["results"][i]["timing"];
       if (!timing.is_object()) continue;
@@ -130,6 +131,7 @@ TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
     if (entry.path().filename() != "run.json") continue;
     std::ifstream in(entry.path());
     const ordered_json record = ordered_json::parse(in);
+    if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       // operator[] of a const JSON object on a missing key is undefined behaviour (a record of
       // a run with --metrics none has no metrics key: the sweeps' records), so look it up.
@@ -156,6 +158,7 @@ TEST(CorrectnessMapping, EveryCommittedBlockRoundTrips) {
     if (entry.path().filename() != "run.json") continue;
     std::ifstream in(entry.path());
     const ordered_json record = ordered_json::parse(in);
+    if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       const ordered_json& block = record["results"][i]["correctness"];
       if (!block.is_object() || !block["passed"].is_boolean()) continue;
