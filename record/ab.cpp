@@ -210,12 +210,9 @@ std::vector<std::filesystem::path> find_ab_records(const std::filesystem::path& 
 }
 
 AbRecord read_ab_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  const ordered_json j = read_json_file(file);
   try {
-    return read_ab_record(ordered_json::parse(in));
-  } catch (const ordered_json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+    return read_ab_record(j);
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

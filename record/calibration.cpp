@@ -211,12 +211,9 @@ CalibrationRecord read_calibration_record(const ordered_json& j) {
 }
 
 CalibrationRecord read_calibration_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  const ordered_json j = read_json_file(file);
   try {
-    return read_calibration_record(ordered_json::parse(in));
-  } catch (const ordered_json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+    return read_calibration_record(j);
   } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

@@ -75,6 +75,16 @@ void write_json_atomically(const fs::path& path, const ordered_json& j) {
   if (ec) throw std::runtime_error("cannot move " + tmp.string() + " to " + path.string() + ": " + ec.message());
 }
 
+ordered_json read_json_file(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  try {
+    return ordered_json::parse(in);
+  } catch (const ordered_json::parse_error& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
 const std::vector<std::string>& required_record_keys() {
   static const std::vector<std::string> keys = {
       "/schema", "/phase", "/status", "/provenance/git/commit", "/provenance/git/dirty",

@@ -29,6 +29,11 @@ std::filesystem::path create_run_directory(const std::filesystem::path& root,
 // previous complete file or the new complete file, never a torn one.
 void write_json_atomically(const std::filesystem::path& path, const ordered_json& j);
 
+// The document in `file` parsed, for the typed readers of the A/B, calibration and timeline
+// records to map: std::runtime_error "<file>: cannot read" or "<file>: not valid JSON: ..."
+// otherwise.
+ordered_json read_json_file(const std::filesystem::path& file);
+
 // Throws std::runtime_error if `root` cannot hold new runs (not creatable or not writable).
 void ensure_writable_directory(const std::filesystem::path& root);
 

@@ -244,15 +244,10 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
 }
 
 TimelineRecord read_timeline_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": no such file or not readable");
-  ordered_json j;
+  const ordered_json j = read_json_file(file);
   try {
-    j = ordered_json::parse(in);
     return read_timeline_record(j);
-  } catch (const ordered_json::parse_error& e) {
-    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
-  } catch (const FieldError& e) {
+  } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
 }
