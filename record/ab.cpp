@@ -30,18 +30,6 @@ ordered_json samples_json(const AbSamples& s) {
           {"kernels", s.kernels}};
 }
 
-template <class T>
-std::vector<T> array_at(const ordered_json& j, const std::string& ptr) {
-  const ordered_json* p = find(j, ptr);
-  if (!p) throw FieldError("missing " + ptr);
-  if (!p->is_array()) throw FieldError(type_problem(ptr, "an array"));
-  try {
-    return p->get<std::vector<T>>();
-  } catch (const nlohmann::json::exception&) {
-    throw FieldError(type_problem(ptr, "an array of the expected type"));
-  }
-}
-
 AbSamples read_samples(const ordered_json& j, const std::string& base) {
   AbSamples s;
   s.busy_ns = array_at<double>(j, base + "/busy_ns");

@@ -55,18 +55,6 @@ LaunchShape read_launch(const ordered_json& j, const std::string& base) {
   return s;
 }
 
-template <class T>
-std::vector<T> array_at(const ordered_json& j, const std::string& ptr) {
-  const ordered_json* p = find(j, ptr);
-  if (!p) throw FieldError("missing " + ptr);
-  if (!p->is_array()) throw FieldError(type_problem(ptr, "an array"));
-  try {
-    return p->get<std::vector<T>>();
-  } catch (const nlohmann::json::exception&) {
-    throw FieldError(type_problem(ptr, "an array of the expected type"));
-  }
-}
-
 // The per-sample arrays of an entry, which must pair up sample by sample.
 void read_samples(const ordered_json& j, const std::string& base, std::vector<double>& time_ns,
                   std::vector<double>& clock_mhz) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,19 @@ T value_at(const nlohmann::ordered_json& root, const std::string& ptr) {
     return j->get<T>();
   } catch (const nlohmann::json::exception&) {
     throw FieldError(type_problem(ptr, "of the expected type"));
+  }
+}
+// The array at `ptr` as std::vector<T>: FieldError when absent, not an array, or of elements
+// not convertible to T (the A/B and calibration records' per-sample arrays).
+template <class T>
+std::vector<T> array_at(const nlohmann::ordered_json& root, const std::string& ptr) {
+  const nlohmann::ordered_json* p = find(root, ptr);
+  if (!p) throw FieldError("missing " + ptr);
+  if (!p->is_array()) throw FieldError(type_problem(ptr, "an array"));
+  try {
+    return p->get<std::vector<T>>();
+  } catch (const nlohmann::json::exception&) {
+    throw FieldError(type_problem(ptr, "an array of the expected type"));
   }
 }
 template <class T>
