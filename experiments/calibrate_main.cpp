@@ -66,7 +66,9 @@ constexpr const char* kMethod =
     "device time from its CUPTI kernel record (end - start). Throughput kernels are sized (their "
     "loop count, from one timed launch) to run about rate_target_ms each, after warmup_launches "
     "untimed launches; the rate of a sample is work_per_launch / time, and per_sm_per_clock divides "
-    "the median rate by the SM count and the samples' median clock. Launch floors: an empty kernel "
+    "the median rate by the SM count and the median of the kernels' own SM clocks (kernel_sm_clock_mhz: thread 0 "
+    "of block 0 counts clock64 cycles over %globaltimer nanoseconds of its work; NVML's reading is kept beside "
+    "it). Launch floors: an empty kernel "
     "launched with the configuration (cudaLaunchKernelEx, cluster dimensions as an attribute), "
     "same sampling. Clocks are never locked or changed.";
 
@@ -146,8 +148,11 @@ class Sampler {
   }
 
   // n samples; appends each one's device time [ns] and SM clock [MHz].
+  // kernel_clock, where given, reads the sampled kernel's own SM clock once it completed
+  // (Microbenchmarks::last_sm_clock_mhz), appended to kernel_clock_mhz sample by sample.
   void sample(const std::function<void(cudaStream_t)>& launch, std::size_t n, std::vector<double>& time_ns,
-              std::vector<double>& clock_mhz) {
+              std::vector<double>& clock_mhz, const std::function<double()>& kernel_clock = nullptr,
+              std::vector<double>* kernel_clock_mhz = nullptr) {
     const std::uint64_t first = next_tag_;
     std::vector<double> clocks;
     for (std::size_t i = 0; i < n; ++i) {
@@ -159,6 +164,7 @@ class Sampler {
       if (!r) throw std::runtime_error("NVML read of the SM clock failed during sampling");
       clocks.push_back(r->sm_clock_mhz);
       ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (kernel_clock && kernel_clock_mhz) kernel_clock_mhz->push_back(kernel_clock());
     }
     std::map<std::uint64_t, double> by_tag;
     for (const auto& k : activity_.collect())
@@ -233,7 +239,8 @@ CalibrationRate measure_rate(const RateSpec& spec, mb::Microbenchmarks& bench, S
   r.scales_with_sm_clock = spec.scales_with_sm_clock;
   r.work_per_launch = bench.work(spec.kind, iterations);
   r.launch = to_shape(bench.launch_of(spec.kind));
-  sampler.sample(launch, opt.rate_samples, r.time_ns, r.sm_clock_mhz);
+  sampler.sample(launch, opt.rate_samples, r.time_ns, r.sm_clock_mhz, [&] { return bench.last_sm_clock_mhz(); },
+                 &r.kernel_sm_clock_mhz);
   summarize_rate(r, sms);
   return r;
 }

@@ -84,12 +84,21 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
+  // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
+  // branch. A branch around it left warp 0 of TimelineGpu.DecodedWaitCoversTheKnownSpin diverged
+  // at the `bar.sync` that followed (H100, b453bb2): a barrier that assumes converged warps
+  // counted its two halves as two warps and released before the other warp arrived. wgmma and
+  // the kernels' named barriers after a stamp need the same convergence.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     const std::uint64_t c = clock_now();
-    if (events_ != nullptr) {
-      if (count_ < capacity_) events_[count_] = RawEvent{c, item, event_code(span, end), 0};
-      ++count_;
-    }
+    const std::uint32_t write = events_ != nullptr && count_ < capacity_;
+    // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
+    const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.v2.u64 [%1], {%2, %3};\n\t}" ::"r"(write),
+        "l"(events_ + count_), "l"(c), "l"(rest)
+        : "memory");
+    count_ += events_ != nullptr;
   }
 
  private:

@@ -92,7 +92,9 @@ void summarize_rate(CalibrationRate& r, int sm_count) {
   std::vector<double> rates;
   for (double t : r.time_ns) rates.push_back(r.work_per_launch / (t * 1e-9));
   r.rate = spread(rates);
-  r.sm_clock_median_mhz = percentile(r.sm_clock_mhz, 0.5);
+  if (!r.kernel_sm_clock_mhz.empty() && r.kernel_sm_clock_mhz.size() != r.time_ns.size())
+    throw std::invalid_argument("rate " + r.name + ": times and kernel clocks differ in length");
+  r.sm_clock_median_mhz = percentile(r.kernel_sm_clock_mhz.empty() ? r.sm_clock_mhz : r.kernel_sm_clock_mhz, 0.5);
   r.per_sm_per_clock = r.sm_clock_median_mhz > 0 ? r.rate.median / (sm_count * r.sm_clock_median_mhz * 1e6) : 0;
 }
 
@@ -126,7 +128,7 @@ ordered_json to_json(const CalibrationRecord& r) {
                   {"dram_bytes", o.dram_bytes}};
   j["method"] = r.method;
   j["rates"] = ordered_json::array();
-  for (const auto& x : r.rates)
+  for (const auto& x : r.rates) {
     j["rates"].push_back({{"name", x.name},
                           {"unit", x.unit},
                           {"method", x.method},
@@ -138,6 +140,8 @@ ordered_json to_json(const CalibrationRecord& r) {
                           {"per_sm_per_clock", x.per_sm_per_clock},
                           {"time_ns", x.time_ns},
                           {"sm_clock_mhz", x.sm_clock_mhz}});
+    if (!x.kernel_sm_clock_mhz.empty()) j["rates"].back()["kernel_sm_clock_mhz"] = x.kernel_sm_clock_mhz;
+  }
   j["launches"] = ordered_json::array();
   for (const auto& l : r.launches)
     j["launches"].push_back({{"launch", launch_json(l.launch)},
@@ -180,6 +184,11 @@ CalibrationRecord read_calibration_record(const ordered_json& j) {
     x.sm_clock_median_mhz = number_at(j, b + "/sm_clock_median_mhz");
     x.per_sm_per_clock = number_at(j, b + "/per_sm_per_clock");
     read_samples(j, b, x.time_ns, x.sm_clock_mhz);
+    if (find(j, b + "/kernel_sm_clock_mhz")) {
+      x.kernel_sm_clock_mhz = array_at<double>(j, b + "/kernel_sm_clock_mhz");
+      if (x.kernel_sm_clock_mhz.size() != x.time_ns.size())
+        throw FieldError(b + ": time_ns and kernel_sm_clock_mhz differ in length");
+    }
     r.rates.push_back(std::move(x));
   }
   const ordered_json* launches = find(j, "/launches");

@@ -59,8 +59,11 @@ struct CalibrationRate {
   bool scales_with_sm_clock = true;
   std::vector<double> time_ns;       // [ns] device time of each sample (CUPTI kernel record)
   std::vector<double> sm_clock_mhz;  // [MHz] NVML SM clock read during each sample
+  // [MHz] The SM clock each sampled kernel counted itself (clock64 cycles over %globaltimer ns of
+  // block 0's work). Empty in records made before it was measured (then NVML's clock stands in).
+  std::vector<double> kernel_sm_clock_mhz;
   Spread rate;                       // [unit] over the samples
-  double sm_clock_median_mhz = 0;    // [MHz] median of sm_clock_mhz
+  double sm_clock_median_mhz = 0;    // [MHz] median of kernel_sm_clock_mhz, else of sm_clock_mhz
   // [unit x s per SM per cycle] rate.median / (SMs x sm_clock_median): the rate at any clock is
   // this x SMs x clock (for scales_with_sm_clock).
   double per_sm_per_clock = 0;

@@ -270,6 +270,11 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
     t.row({code(r.name), sig(r.rate.median), sig(r.rate.p10), sig(r.rate.p90), r.unit, sig(r.sm_clock_median_mhz),
            sig(r.per_sm_per_clock), count(double(r.time_ns.size())), r.scales_with_sm_clock ? "yes" : "no"});
   md << t.str() << "\n";
+  // Records before kernel_sm_clock_mhz hold NVML's clock only; their per-clock rates used it.
+  const bool own_clock = !rec.rates.empty() && !rec.rates.front().kernel_sm_clock_mhz.empty();
+  md << "The SM clock is the median of " << (own_clock ? "the kernels' own clocks (clock64 over %globaltimer)"
+                                                        : "NVML's readings during the samples")
+     << "; per SM per clock divides the median rate by the SMs and that clock.\n\n";
   for (const auto& r : rec.rates)
     md << "- " << code(r.name) << ": " << r.method << "; " << launch_text(r.launch) << ".\n";
   md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel record).\n\n";

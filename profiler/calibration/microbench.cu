@@ -32,7 +32,35 @@ constexpr std::size_t kWgmmaSmem = kWgmmaABytes + kWgmmaBBytes + 1024;  // + ali
 
 constexpr int kSmemVecs = 1024;  // float4 per block: 16 KB, eight blocks to an SM
 
-__global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t iterations, float* sink) {
+// Thread 0 of block 0 reads clock64 and %globaltimer when it starts its work and when it ends:
+// the SM clock the kernel ran at, from the SM's own cycle counter (an NVML reading is a sample
+// of the board's clock taken from the host, which on the H100 at b453bb2 read 1740 MHz during
+// the ex2 kernel while clock64 over %globaltimer gave 1980 MHz throughout).
+class ClockSpan {
+ public:
+  __device__ __forceinline__ explicit ClockSpan(KernelClock* out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    out_ = out;
+    cycles_ = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns_)::"memory");
+  }
+  __device__ __forceinline__ ~ClockSpan() {
+    if (out_ == nullptr) return;
+    std::uint64_t ns;
+    const long long cycles = clock64();
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns)::"memory");
+    *out_ = KernelClock{std::uint64_t(cycles - cycles_), ns - ns_};
+  }
+  ClockSpan(const ClockSpan&) = delete;
+  ClockSpan& operator=(const ClockSpan&) = delete;
+
+ private:
+  KernelClock* out_ = nullptr;
+  long long cycles_ = 0;
+  std::uint64_t ns_ = 0;
+};
+
+__global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t iterations, float* sink, KernelClock* clock) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   extern __shared__ unsigned char smem_raw[];
@@ -54,6 +82,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t it
 #pragma unroll
   for (int i = 0; i < kWgmmaN / 2; ++i) d[i] = 0.f;
   wgmma_fence();
+  const ClockSpan span(clock);  // to the kernel's end: the loop and its drain
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int k = 0; k < kWgmmaKSteps; ++k) wgmma_ss<kWgmmaN>(d, da[k], db[k], 1);
@@ -78,10 +107,11 @@ __device__ __forceinline__ float ex2(float x) {
 }
 
 // x <- 2^-x keeps every chain in [0.5, 1]: no overflow or denormals at any iteration count.
-__global__ void ex2_kernel(std::int64_t iterations, float* sink) {
+__global__ void ex2_kernel(std::int64_t iterations, float* sink, KernelClock* clock) {
   float x[kChains];
 #pragma unroll
   for (int c = 0; c < kChains; ++c) x[c] = 0.5f + 0.01f * float(c) + 1e-6f * float(threadIdx.x);
+  const ClockSpan span(clock);
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -96,10 +126,11 @@ __global__ void ex2_kernel(std::int64_t iterations, float* sink) {
 
 // a <- a * b + c with |b| < 1 converges: finite at any iteration count; b and c are arguments
 // so the compiler cannot fold the chain.
-__global__ void ffma_kernel(std::int64_t iterations, float b, float c, float* sink) {
+__global__ void ffma_kernel(std::int64_t iterations, float b, float c, float* sink, KernelClock* clock) {
   float a[kChains];
 #pragma unroll
   for (int i = 0; i < kChains; ++i) a[i] = float(i) + 1e-3f * float(threadIdx.x);
+  const ClockSpan span(clock);
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -113,7 +144,8 @@ __global__ void ffma_kernel(std::int64_t iterations, float b, float c, float* si
 }
 
 // Every byte of `in` read once in 16-byte vectors, grid-stride, four loads in flight per thread.
-__global__ void dram_read_kernel(const int4* __restrict__ in, std::size_t vecs, int* sink) {
+__global__ void dram_read_kernel(const int4* __restrict__ in, std::size_t vecs, int* sink, KernelClock* clock) {
+  const ClockSpan span(clock);
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   int acc = 0;
@@ -133,12 +165,13 @@ __global__ void dram_read_kernel(const int4* __restrict__ in, std::size_t vecs, 
 
 // Shared memory read in 16-byte vectors, consecutive threads on consecutive vectors (no bank
 // conflicts); the index moves with the iteration so no load can be hoisted out of the loop.
-__global__ void smem_read_kernel(std::int64_t iterations, int* sink) {
+__global__ void smem_read_kernel(std::int64_t iterations, int* sink, KernelClock* clock) {
   __shared__ int4 buf[kSmemVecs];
   for (int i = threadIdx.x; i < kSmemVecs; i += blockDim.x) buf[i] = make_int4(i, i + 1, i + 2, i + 3);
   __syncthreads();
   int4 acc = make_int4(0, 0, 0, 0);
   unsigned idx = threadIdx.x;
+  const ClockSpan span(clock);
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -189,11 +222,16 @@ Microbenchmarks::Microbenchmarks(std::size_t dram_bytes) {
   }
   sink_bytes_ = std::size_t(most) * sizeof(float);
   ATTNLAB_CUDA_CHECK(cudaMalloc(&sink_, sink_bytes_));
+  if (const cudaError_t e = cudaMalloc(&clock_, sizeof(KernelClock)); e != cudaSuccess) {
+    cudaFree(sink_);
+    ATTNLAB_CUDA_CHECK(e);
+  }
   const std::size_t vec_bytes = sizeof(int4);
   dram_bytes_ = dram_bytes / vec_bytes * vec_bytes;
   if (dram_bytes_ == 0) throw std::invalid_argument("the DRAM buffer must hold at least one 16-byte vector");
   if (const cudaError_t e = cudaMalloc(&dram_, dram_bytes_); e != cudaSuccess) {
     cudaFree(sink_);
+    cudaFree(clock_);
     ATTNLAB_CUDA_CHECK(e);
   }
   // Written once, so that every timed read finds its pages resident.
@@ -202,7 +240,7 @@ Microbenchmarks::Microbenchmarks(std::size_t dram_bytes) {
 }
 
 Microbenchmarks::~Microbenchmarks() {
-  for (void* p : {dram_, sink_})
+  for (void* p : {dram_, sink_, static_cast<void*>(clock_)})
     if (const cudaError_t e = cudaFree(p); e != cudaSuccess)
       std::fprintf(stderr, "attnlab: warning: cudaFree of a calibration buffer failed: %s\n", cudaGetErrorString(e));
 }
@@ -238,23 +276,30 @@ void Microbenchmarks::launch(Kind k, std::int64_t iterations, cudaStream_t strea
   const Launch l = launch_of(k);
   switch (k) {
     case Kind::kTensor:
-      wgmma_kernel<<<l.grid, l.block, l.dynamic_smem_bytes, stream>>>(iterations, static_cast<float*>(sink_));
+      wgmma_kernel<<<l.grid, l.block, l.dynamic_smem_bytes, stream>>>(iterations, static_cast<float*>(sink_), clock_);
       break;
     case Kind::kExp2:
-      ex2_kernel<<<l.grid, l.block, 0, stream>>>(iterations, static_cast<float*>(sink_));
+      ex2_kernel<<<l.grid, l.block, 0, stream>>>(iterations, static_cast<float*>(sink_), clock_);
       break;
     case Kind::kFfma:
-      ffma_kernel<<<l.grid, l.block, 0, stream>>>(iterations, 0.999f, 1e-3f, static_cast<float*>(sink_));
+      ffma_kernel<<<l.grid, l.block, 0, stream>>>(iterations, 0.999f, 1e-3f, static_cast<float*>(sink_), clock_);
       break;
     case Kind::kDramRead:
       dram_read_kernel<<<l.grid, l.block, 0, stream>>>(static_cast<const int4*>(dram_), dram_bytes_ / sizeof(int4),
-                                                       static_cast<int*>(sink_));
+                                                       static_cast<int*>(sink_), clock_);
       break;
     case Kind::kSmemRead:
-      smem_read_kernel<<<l.grid, l.block, 0, stream>>>(iterations, static_cast<int*>(sink_));
+      smem_read_kernel<<<l.grid, l.block, 0, stream>>>(iterations, static_cast<int*>(sink_), clock_);
       break;
   }
   ATTNLAB_CHECK_LAUNCH();
+}
+
+double Microbenchmarks::last_sm_clock_mhz() const {
+  KernelClock c{};
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(&c, clock_, sizeof c, cudaMemcpyDeviceToHost));
+  if (c.ns == 0) throw std::runtime_error("a calibration kernel's clock span is empty (no %globaltimer tick)");
+  return double(c.cycles) / double(c.ns) * 1e3;
 }
 
 void launch_empty(const Launch& l, cudaStream_t stream) {

@@ -18,6 +18,13 @@ struct Launch {
   std::size_t dynamic_smem_bytes = 0;
 };
 
+// What thread 0 of block 0 of a throughput kernel counted over its work: SM cycles (clock64) and
+// nanoseconds (%globaltimer); their ratio is the SM clock that kernel ran at.
+struct KernelClock {
+  std::uint64_t cycles = 0;
+  std::uint64_t ns = 0;
+};
+
 enum class Kind { kTensor, kExp2, kFfma, kDramRead, kSmemRead };
 
 // Owns the device buffers of the throughput kernels on the current device; the sizes scale with
@@ -40,12 +47,16 @@ class Microbenchmarks {
   // Enqueues one launch of kind k on `stream`.
   void launch(Kind k, std::int64_t iterations, cudaStream_t stream);
   std::size_t dram_bytes() const { return dram_bytes_; }
+  // [MHz] The SM clock of the last throughput launch, from its own clock64 and %globaltimer
+  // (KernelClock); call after that launch completed. Throws if its span saw no timer tick.
+  double last_sm_clock_mhz() const;
 
  private:
   int sms_ = 0;
   std::size_t dram_bytes_ = 0;  // [bytes] read per DRAM launch
   void* dram_ = nullptr;        // the DRAM kernel's input
   void* sink_ = nullptr;        // one value per thread of the largest grid, so no loop is dead code
+  KernelClock* clock_ = nullptr;  // written by every throughput launch
   std::size_t sink_bytes_ = 0;
   int blocks_per_sm_[5] = {};
 };

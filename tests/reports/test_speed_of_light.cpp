@@ -189,6 +189,21 @@ TEST(CalibrationRecord, RatesArePerSampleWorkOverTimeAndPerSmPerClock) {
   EXPECT_THROW(summarize_rate(empty, 100), std::invalid_argument);
 }
 
+TEST(CalibrationRecord, TheKernelsOwnClockOutranksNvmls) {
+  CalibrationRecord rec = sample_record();
+  CalibrationRate& r = rec.rates.front();
+  r.kernel_sm_clock_mhz = {2000, 2000, 1000};  // NVML read 1000, 1000, 2000
+  summarize_rate(r, 100);
+  EXPECT_DOUBLE_EQ(r.sm_clock_median_mhz, 2000);
+  EXPECT_DOUBLE_EQ(r.per_sm_per_clock, 5e14 / (100 * 2e9));
+  const CalibrationRecord back = read_calibration_record(to_json(rec));
+  EXPECT_EQ(back.rates.front().kernel_sm_clock_mhz, r.kernel_sm_clock_mhz);
+  r.kernel_sm_clock_mhz.pop_back();
+  EXPECT_THROW(summarize_rate(r, 100), std::invalid_argument);
+  ordered_json j = to_json(rec);
+  EXPECT_THROW(read_calibration_record(j), FieldError);  // two kernel clocks for three samples
+}
+
 TEST(CalibrationRecord, RoundTripsThroughJson) {
   const CalibrationRecord a = sample_record();
   const CalibrationRecord b = read_calibration_record(to_json(a));
