@@ -432,15 +432,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       ATTNLAB_TL_END(kWgmmaWait, j);
       fence_operands(s_acc);
       release_k(j);
-      softmax(j, corr);
-      // The softmax must run while PV of tile j-1 is in flight, but ptxas schedules the wait
-      // below first in its basic block (the SASS of every kernel had it ahead of the softmax,
-      // issue 30): the softmax's results are pinned here (against NVVM sinking them) and the
-      // Q slot's release, a branch, ends the block before the wait.
-      fence_operands(s_acc);
-      fence_operands(corr);
-      fence_operands(l_row);
       if (j == t.n_tiles - 1) release(q_empty);  // the producer may refill the Q slot
+      softmax(j, corr);
       ATTNLAB_TL_BEGIN(kWgmmaWait, j - 1);
       wgmma_wait<0>();
       ATTNLAB_TL_END(kWgmmaWait, j - 1);
