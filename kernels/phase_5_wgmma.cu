@@ -2,10 +2,12 @@
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
 // form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
-// three (D = 64; two where S pads 192-row tiles) or two (D = 128) consumer warpgroups of 64
-// query rows each take the rest (setmaxnreg.inc). FA3's two overlaps: consumers take turns on
-// the tensor cores (ping-pong), and inside a consumer the softmax of key tile j runs while PV of
-// tile j-1 is in flight. Persistent: one block per SM walks the work items, statically where
+// three (D = 64; two where S pads 192-row tiles and under the causal mask up to S = 4096) or two
+// (D = 128) consumer warpgroups of 64 query rows each take the rest (setmaxnreg.inc). Consumers
+// take turns on the tensor cores (FA3's ping-pong); the source also orders a consumer's softmax
+// of key tile j before its wait for PV of tile j-1 (FA3's second overlap), but ptxas schedules
+// that wait first (the SASS, kernels/NOTES.md), and forcing the overlap measured slower.
+// Persistent: one block per SM walks the work items, statically where
 // they cost the same and, under the causal mask, claiming them longest first from a global
 // counter (kernels/tile_pipeline.cuh).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
@@ -42,7 +44,8 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 // two stages for causal ones, whose diagonal tiles favour the shorter tile (two stages leave
 // room for a second Q buffer and the O staging tile).
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
-// two on the H100, kernels/NOTES.md) unless S pads them (two_consumers_at_d64), two at D = 128,
+// two on the H100, kernels/NOTES.md) unless S pads them or the mask wastes them
+// (two_consumers_at_d64), two at D = 128,
 // where three would need 160 registers each for S, O and P and spill.
 template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
 struct Traits {
@@ -418,8 +421,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (t.n_tiles == 1) release(q_empty);
     softmax(0, corr);  // O is still zero: no correction
     pack_p();
-    // FA3's intra-warpgroup overlap: while the tensor cores run PV of tile j-1, this
-    // warpgroup's threads run the softmax of tile j, whose QK^T was issued just before.
+    // QK^T of tile j and PV of tile j-1 issue in one turn. The softmax of tile j comes before
+    // the wait for PV in the source, yet ptxas puts the wait ahead of it (FA3's intra-warpgroup
+    // overlap does not happen; the ping-pong overlaps one consumer's softmax with another's GEMMs).
+    // Forcing it into the SASS measured slower (step 8 of issue 30, kernels/NOTES.md).
     for (int j = 1; j < t.n_tiles; ++j) {
       ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
       sched_wait();
@@ -585,8 +590,13 @@ struct TraitsTag {
 // At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
 // where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
 // 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
-// two where 192-row tiles pad more than 1/16 beyond 128-row ones.
-bool two_consumers_at_d64(int S) {
+// two where 192-row tiles pad more than 1/16 beyond 128-row ones. Under the causal mask also
+// two up to S = 4096: the lower consumers of a 192-row tile compute fully masked key tiles
+// (1.5 of every item's, whatever its length), and since step 6 only the two-consumer kernel
+// stages O for a TMA store; two measured higher against cuDNN than three at S = 2048 and 4096,
+// three higher at 8192 (reports/h100/logs/issue30-perf3-run3-2dea3e9.log).
+bool two_consumers_at_d64(int S, bool causal) {
+  if (causal && S <= 4096) return true;
   const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
   const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
   return rows_192 * 16 > rows_128 * 17;
@@ -596,7 +606,7 @@ template <int D, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
-    if (two_consumers_at_d64(s.S)) {
+    if (two_consumers_at_d64(s.S, causal)) {
       if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
       return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
     }
@@ -645,8 +655,8 @@ ATTNLAB_PHASE(5) {
   p.title = "wgmma + TMA";
   p.technique =
       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
-      "and 3 (D=64; 2 where 192-row tiles pad S) or 2 (D=128) consumer warpgroups of 64 rows with "
-      "setmaxnreg, ping-pong and softmax overlapped with PV, persistent (causal: items claimed "
+      "and 3 (D=64; 2 where 192-row tiles pad S, and causal up to S=4096) or 2 (D=128) consumer "
+      "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal: items claimed "
       "longest first)";
   p.required_cc = 90;
   p.can_implement = &can_implement;

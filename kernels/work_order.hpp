@@ -37,13 +37,20 @@ struct WorkOrder {
   }
 };
 
-// Heads whose K and V fit in kL2Share bytes together: FA3's share of the H100's 50 MB L2, which
-// leaves room for the Q and O streams. A K/V head of S keys serves `group` query heads (GQA).
-// At least 1, at most `heads`.
+// Heads whose K and V fit in a share of the H100's 50 MB L2 together, which leaves room for the
+// Q and O streams: FA3's 32 MB, and 8 MB where a K/V head is at most 512 KB (S * D <= 2^17).
+// Short heads are read by few, short items, and with 32 MB sections the 132 items in flight
+// each read a different head (DRAM bytes above cuDNN's in run 3's counters); 8 MB sections
+// measured faster at S = 512 and 1024 (both head dims), as fast at 2048 x 64 and no faster at
+// 4096 x 128 (probe v2 of reports/h100/logs/issue30-perf2-run1-500eea1.log, kernels/NOTES.md).
+// A K/V head of S keys serves `group` query heads (GQA). At least 1, at most `heads`.
 inline int l2_section_heads(int S, int D, int group, int heads) {
   constexpr std::int64_t kL2Share = 32ll << 20;           // [bytes]
+  constexpr std::int64_t kL2ShareShortHeads = 8ll << 20;  // [bytes]
+  constexpr std::int64_t kShortHeadBytes = 512ll << 10;   // [bytes]
   const std::int64_t kv_head_bytes = 2ll * S * D * 2;     // K and V, fp16 [bytes]
-  const std::int64_t fit = kL2Share / kv_head_bytes > 0 ? kL2Share / kv_head_bytes : 1;
+  const std::int64_t share = kv_head_bytes <= kShortHeadBytes ? kL2ShareShortHeads : kL2Share;
+  const std::int64_t fit = share / kv_head_bytes > 0 ? share / kv_head_bytes : 1;
   return int(fit * group < heads ? fit * group : heads);
 }
 

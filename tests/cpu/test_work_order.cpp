@@ -44,11 +44,16 @@ TEST(WorkOrder, OneHeadPerSectionIsHeadByHead) {
 }
 
 TEST(WorkOrder, SectionHeadsFromTheL2Share) {
-  // K and V of one head at S = 2048, D = 64: 512 KiB, so 64 heads in 32 MiB.
-  EXPECT_EQ(l2_section_heads(2048, 64, 1, 256), 64);
-  EXPECT_EQ(l2_section_heads(2048, 64, 4, 1024), 256);  // GQA: a K/V head serves 4 query heads
-  EXPECT_EQ(l2_section_heads(2048, 64, 1, 16), 16);     // never more than there are
+  // K and V of one head at S = 4096, D = 128: 2 MiB, so 16 heads in 32 MiB.
+  EXPECT_EQ(l2_section_heads(4096, 128, 1, 64), 16);
+  EXPECT_EQ(l2_section_heads(4096, 128, 4, 256), 64);   // GQA: a K/V head serves 4 query heads
+  EXPECT_EQ(l2_section_heads(4096, 128, 1, 8), 8);      // never more than there are
   EXPECT_EQ(l2_section_heads(1 << 17, 128, 1, 8), 1);   // one head past the share: 1
+  // Heads of at most 512 KiB share 8 MiB: 16 at S = 2048, D = 64 (512 KiB), 32 at 512 x 128.
+  EXPECT_EQ(l2_section_heads(2048, 64, 1, 256), 16);
+  EXPECT_EQ(l2_section_heads(512, 128, 1, 512), 32);
+  // Just past 512 KiB (S = 2049, D = 64): the 32 MiB share again.
+  EXPECT_EQ(l2_section_heads(2049, 64, 1, 256), 63);
 }
 
 }  // namespace
