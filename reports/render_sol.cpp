@@ -1,5 +1,5 @@
 // The run report's "Speed of light" section (issue 27): per timed shape, the floors of this
-// GPU at the run's SM clock from a calibration record of the same GPU (reports/speed_of_light.hpp)
+// GPU from the sustained rates of a calibration record of the same GPU (reports/speed_of_light.hpp)
 // and how far the headline time is from the binding one; and the report of a calibration record.
 #include <sstream>
 
@@ -174,16 +174,11 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
     return;
   }
   const Regime& g = *r.headline_regime();
-  auto [clock, clock_src] = run_clock(g);
-  const CalibrationRate* tensor = cal.rec.rate(calibration::kTensor);
-  if (!clock && tensor) {
-    clock = tensor->sm_clock_median_mhz;
-    clock_src = "the calibration's own clock (the record has no SM clock for this regime)";
-  }
+  const auto [clock, clock_src] = run_clock(g);
   const ShapeInputs si = shape_inputs(run, r, cal, sms);
   const sol::Inputs& in = si.in;
   const CalibrationLaunch* floor = si.floor;
-  const sol::Rates rates = clock ? sol::rates_of(cal.rec, sms, *clock) : sol::Rates{};
+  const sol::Rates rates = sol::rates_of(cal.rec);
   const sol::SpeedOfLight s = sol::speed_of_light(in, rates);
   const DeviceTime t = device_time(r, g);
   if (s.sol_ns && s.binding) {
@@ -191,17 +186,17 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
        << sol::floor_name(*s.binding) << "**: " << duration(t.median_ns) << " (" << g.name << ", "
        << basis_words(t) << ") against " << duration(*s.sol_ns) << ".\n\n";
   } else {
-    md << "Speed of light: not measured (" << (clock ? "the calibration has none of these rates" : "no SM clock")
-       << ").\n\n";
+    md << "Speed of light: not measured (the calibration has none of these rates).\n\n";
   }
-  Table tab({"floor", "work", "rate at the run's clock", "floor time", "x wave factor", "binds"}, "llrrrl");
+  Table tab({"floor", "work", "sustained rate", "floor time", "x wave factor", "binds"}, "llrrrl");
   for (const auto& f : s.floors) {
     const std::string waved = !f.effective_ns ? "" : f.quantised && s.wave_factor ? duration(*f.effective_ns) : "n/a";
     tab.row({sol::floor_name(f.kind), work_cell(f), rate_cell(f, rates), f.ns ? duration(*f.ns) : "not measured",
              waved, s.binding && *s.binding == f.kind ? "yes" : f.binding_candidate ? "" : "not counted"});
   }
   md << tab.str() << "\n";
-  md << "- SM clock: " << (clock ? sig(*clock) + " MHz, " + clock_src : std::string("not recorded")) << ".\n";
+  md << "- SM clock of the run: " << (clock ? sig(*clock) + " MHz, " + clock_src : std::string("not recorded"))
+     << " (for comparison with the calibration's clocks; the floors do not use it).\n";
   if (s.wave_factor)
     md << "- Wave factor " << sig(*s.wave_factor) << ": " << count(double(*in.work_items)) << " work items, "
        << count(double(*in.concurrent)) << " at once, on " << count(double(*in.slots))
@@ -235,8 +230,10 @@ void speed_of_light_section(std::ostream& md, const Run& run, const std::optiona
   const auto sms = optional_number_at(run.json, "/provenance/gpu/sm_count");
   md << "The least time this GPU could take for each shape, floor by floor, from the calibration record ["
      << code(cal->file.parent_path().filename().string()) << "](" << link(run.dir, cal->file) << ") of " << cal->match
-     << ", its rates rescaled to this run's SM clock per SM per clock (DRAM bandwidth is not: the memory clock sets "
-        "it). Tensor: the shape's useful FLOPs (4·B·H·S²·D, halved for causal) over the measured wgmma rate; the "
+     << ", its rates as measured: each sustained at the clock the GPU chose under that load (clocks are never "
+        "locked; under dense wgmma the power cap holds the SM clock lowest), the most this board sustains, not "
+        "rescaled to this run's clock, which is NVML's reading from the host (the calibration keeps the kernels' own "
+        "clocks beside NVML's to show how far apart they are). Tensor: the shape's useful FLOPs (4·B·H·S²·D, halved for causal) over the measured wgmma rate; the "
         "executed FLOPs (the range profiler's count, padding and masked tiles included) are shown but not counted, "
         "being this kernel's own extra work. Exponentials: B·H·S² (halved for causal) over the measured ex2 rate. "
         "DRAM: the fewest bytes (Q, K, V read, O written) over the measured read bandwidth. Tensor and exponential "

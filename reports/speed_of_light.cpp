@@ -17,16 +17,11 @@ double wave_factor(long long items, long long concurrent, long long slots) {
   return rounds / (double(items) / double(slots));
 }
 
-double rate_at(const CalibrationRate& r, int sms, double clock_mhz) {
-  if (!r.scales_with_sm_clock || r.per_sm_per_clock <= 0) return r.rate.median;
-  return r.per_sm_per_clock * sms * clock_mhz * 1e6;
-}
-
-Rates rates_of(const CalibrationRecord& cal, int sms, double clock_mhz) {
+Rates rates_of(const CalibrationRecord& cal) {
   Rates out;
-  if (const auto* r = cal.rate(calibration::kTensor)) out.tensor_flops_per_s = rate_at(*r, sms, clock_mhz);
-  if (const auto* r = cal.rate(calibration::kExp2)) out.ex2_per_s = rate_at(*r, sms, clock_mhz);
-  if (const auto* r = cal.rate(calibration::kDramRead)) out.dram_bytes_per_s = rate_at(*r, sms, clock_mhz);
+  if (const auto* r = cal.rate(calibration::kTensor)) out.tensor_flops_per_s = r->rate.median;
+  if (const auto* r = cal.rate(calibration::kExp2)) out.ex2_per_s = r->rate.median;
+  if (const auto* r = cal.rate(calibration::kDramRead)) out.dram_bytes_per_s = r->rate.median;
   return out;
 }
 

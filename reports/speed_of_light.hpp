@@ -20,18 +20,18 @@ double exponentials(const Shape& s);
 // every slot; the factor is their ratio (1 for whole rounds on every slot, slots / items for one
 // round of fewer items than slots). Throws std::invalid_argument unless all are positive.
 double wave_factor(long long items, long long concurrent, long long slots);
-// The rate a calibration's entry gives at `clock_mhz` on `sms` SMs: per_sm_per_clock x SMs x
-// clock for rates that follow the SM clock, the measured median for those that do not (DRAM).
-double rate_at(const CalibrationRate& r, int sms, double clock_mhz);
-
-// The rates of the floors, at the run's clock; nullopt: not measured.
+// The rates of the floors; nullopt: not measured.
 struct Rates {
   std::optional<double> tensor_flops_per_s;  // [FLOP/s] dense fp16 wgmma
   std::optional<double> ex2_per_s;           // [ex2/s]
   std::optional<double> dram_bytes_per_s;    // [B/s] read
 };
-// The rates of `cal` at `clock_mhz` on `sms` SMs.
-Rates rates_of(const CalibrationRecord& cal, int sms, double clock_mhz);
+// The median rates `cal` measured, as sustained: each at the clock the GPU chose under that load
+// (clocks are never locked; under dense wgmma the power cap holds the SM clock well below what
+// MUFU or FFMA work runs at), which is the most the board sustains. Not rescaled per SM per clock
+// to a run's clock: a run's clock is NVML's reading from the host, which misread the calibration's
+// own kernels (record 20261126T090424Z-ba0f991 keeps both clocks per sample).
+Rates rates_of(const CalibrationRecord& cal);
 
 struct Inputs {
   Shape shape;

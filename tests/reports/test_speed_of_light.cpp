@@ -55,18 +55,16 @@ CalibrationRate rate(const char* name, double per_sm_per_clock, bool scales, dou
   return r;
 }
 
-TEST(SpeedOfLight, RatesRescaleToTheRunsClockExceptDram) {
-  // 4000 FLOP per SM per clock on 132 SMs at 1500 MHz; DRAM keeps its measured median.
-  EXPECT_DOUBLE_EQ(sol::rate_at(rate(calibration::kTensor, 4000, true, 1), 132, 1500), 4000.0 * 132 * 1.5e9);
-  EXPECT_DOUBLE_EQ(sol::rate_at(rate(calibration::kDramRead, 7, false, 3e12), 132, 1500), 3e12);
+TEST(SpeedOfLight, RatesAreTheCalibrationsSustainedMedians) {
+  // Per SM per clock and the clock flags do not enter: the floors take what was sustained.
   CalibrationRecord cal;
-  cal.rates = {rate(calibration::kTensor, 4000, true, 1), rate(calibration::kExp2, 16, true, 1),
-               rate(calibration::kDramRead, 7, false, 3e12)};
-  const sol::Rates r = sol::rates_of(cal, 100, 2000);
-  EXPECT_DOUBLE_EQ(*r.tensor_flops_per_s, 4000.0 * 100 * 2e9);
-  EXPECT_DOUBLE_EQ(*r.ex2_per_s, 16.0 * 100 * 2e9);
+  cal.rates = {rate(calibration::kTensor, 4000, true, 9e14), rate(calibration::kExp2, 16, true, 4e12),
+               rate(calibration::kDramRead, 7, false, 3e12), rate(calibration::kFfma, 256, true, 6e13)};
+  const sol::Rates r = sol::rates_of(cal);
+  EXPECT_DOUBLE_EQ(*r.tensor_flops_per_s, 9e14);
+  EXPECT_DOUBLE_EQ(*r.ex2_per_s, 4e12);
   EXPECT_DOUBLE_EQ(*r.dram_bytes_per_s, 3e12);
-  EXPECT_FALSE(sol::rates_of(CalibrationRecord{}, 100, 2000).tensor_flops_per_s.has_value());
+  EXPECT_FALSE(sol::rates_of(CalibrationRecord{}).tensor_flops_per_s.has_value());
 }
 
 sol::Rates known_rates() {
