@@ -8,35 +8,16 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "common/shape.hpp"
+#include "experiments/command_line.hpp"
 #include "profiler/profiler.hpp"
 
 namespace attnlab {
-
-// A bad argument or a shape the phase or the machine cannot take: one line, exit 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-// A failure of the environment rather than of the phase: one line, exit 3.
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-// One line on stderr, "<program>: <msg>"; returns code.
-int fail(const char* program, int code, const std::string& msg);
-// Parses the command line: nullopt to go on, else the exit code (0 after --help, 2 with one
-// line for a bad argument).
-std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const char* program);
-
-// CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
-// an unsigned option by wrapping; these refuse both with one line.
-extern const CLI::Validator kPositiveFinite;
-extern const CLI::Validator kNonNegativeInteger;
 
 // The record a run's body has started, once it exists on disk: its file and how to mark it
 // failed with an error (status "failed"). Both stay empty until the record is first written.
