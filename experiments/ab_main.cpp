@@ -18,11 +18,11 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/build_info.hpp"
 #include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
 #include "experiments/reference.hpp"
+#include "experiments/run_main.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/profiler.hpp"
@@ -175,37 +175,11 @@ class PairedSampler {
 // Makes the device current after checking that it exists, that both phases run on it
 // (EnvironmentError) and that every shape fits its free memory and the host's (UsageError).
 void open_device(const Phase& a, const Phase& b, const Options& opt, const std::vector<Shape>& shapes) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0)
-    throw EnvironmentError(std::string("no CUDA device: ") +
-                           (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-  if (opt.device >= count)
-    throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
-                           std::to_string(count) + ")");
-  ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
-  cudaDeviceProp prop{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+  const cudaDeviceProp prop = open_cuda_device(opt.device);
   for (const Phase* p : {&a, &b})
     if (auto why = device_refusal(*p, prop.major, prop.minor)) throw EnvironmentError(*why);
-  std::size_t device_free = 0, device_total = 0;
-  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
-  const std::uint64_t host_available = host_available_bytes();
-  for (const auto& s : shapes)
-    if (auto why = memory_refusal(s, device_free, host_available))
-      throw UsageError("cannot run shape " + shape_name(s) + ": " + *why);
+  refuse_unfit_shapes(shapes, "");
 }
-
-struct Stream {
-  cudaStream_t s{};
-  Stream() { ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
-      std::cerr << "attnlab: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
 
 // One shape: both gates, warm-up, paired sampling, the outputs checked again, the ratios.
 AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options& opt,
@@ -251,13 +225,7 @@ AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options&
   return out;
 }
 
-int fail(int code, const std::string& msg) { return attnlab::fail("attnlab-ab", code, msg); }
-
-int run(int argc, char** argv) {
-  CLI::App app{"attnlab-ab: phases A and B compared in one process on one GPU, paired and "
-               "interleaved (ABBA/BAAB blocks, L2 flushed before every sample, CUPTI busy time, "
-               "NVML SM clock per sample). Ratio = t_B / t_A: A's speed-up over B."};
-  Options opt;
+void add_options(CLI::App& app, Options& opt) {
   app.add_option("--a", opt.a, "phase A (registry id)")->required();
   app.add_option("--b", opt.b, "phase B (registry id)")->required();
   app.add_option("-s,--shape", opt.shape_specs, "shape, repeatable: " + shape_grammar() +
@@ -281,112 +249,116 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
              "shape, 3 no GPU, CUPTI or NVML unavailable, or results directory not writable.");
-  if (const auto code = parse_command_line(app, argc, argv, "attnlab-ab")) return *code;
+}
 
-  fs::path file;
+// The phases and shapes the command line asks for, checked before the GPU is touched.
+struct Request {
+  const Phase* a = nullptr;
+  const Phase* b = nullptr;
+  std::vector<Shape> shapes;
+};
+
+Request check_request(const Options& opt) {
+  Request req{find_phase(opt.a), find_phase(opt.b), {}};
+  for (const auto& [id, p] : {std::pair{opt.a, req.a}, std::pair{opt.b, req.b}})
+    if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
+  if (opt.pairs < 2 || opt.pairs % 2 != 0)
+    throw UsageError("--pairs must be even and at least 2 (blocks of two pairs), got " +
+                     std::to_string(opt.pairs));
+  if (opt.min_pairs < 2 || opt.min_pairs > opt.pairs)
+    throw UsageError("need 2 <= --min-pairs <= --pairs");
   try {
-    const Phase* a = find_phase(opt.a);
-    const Phase* b = find_phase(opt.b);
-    for (const auto& [id, p] : {std::pair{opt.a, a}, std::pair{opt.b, b}})
-      if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
-    if (opt.pairs < 2 || opt.pairs % 2 != 0)
-      throw UsageError("--pairs must be even and at least 2 (blocks of two pairs), got " +
-                       std::to_string(opt.pairs));
-    if (opt.min_pairs < 2 || opt.min_pairs > opt.pairs)
-      throw UsageError("need 2 <= --min-pairs <= --pairs");
-    std::vector<Shape> shapes;
-    try {
-      for (const auto& spec : opt.shape_specs.empty() ? kDefaultShapes : opt.shape_specs) {
-        const Shape s = parse_shape(spec);
-        for (const Phase* p : {a, b})
-          if (auto why = p->can_implement(s))
-            throw UsageError(std::string("phase ") + p->id + " cannot run shape " + shape_name(s) + ": " + *why);
-        shapes.push_back(s);
-      }
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+    for (const auto& spec : opt.shape_specs.empty() ? kDefaultShapes : opt.shape_specs) {
+      const Shape s = parse_shape(spec);
+      for (const Phase* p : {req.a, req.b})
+        if (auto why = p->can_implement(s))
+          throw UsageError(std::string("phase ") + p->id + " cannot run shape " + shape_name(s) + ": " + *why);
+      req.shapes.push_back(s);
     }
-    const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
-    const std::uint64_t order_seed = opt.order_seed ? *opt.order_seed : fresh_seed();
-    const fs::path root = fs::path(opt.results_dir) / "ab";
-    try {
-      ensure_writable_directory(root);
-    } catch (const std::exception& e) {
-      throw EnvironmentError(e.what());
-    }
-    open_device(*a, *b, opt, shapes);
-    for (const Phase* p : {a, b}) {
-      try {
-        prepare_shapes(*p, shapes);
-      } catch (const PhaseRefusal& r) {
-        throw UsageError(r.what());
-      }
-    }
-
-    std::optional<profiler::KernelActivity> activity;
-    try {
-      activity.emplace();
-    } catch (const std::exception& ex) {
-      throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-    }
-    profiler::GpuMonitor monitor(opt.device);
-    if (monitor.unavailable())
-      throw EnvironmentError("NVML unavailable, and an A/B needs the SM clock of every sample: " +
-                             *monitor.unavailable());
-    profiler::L2Flush flush;
-    const Stream stream;
-    profiler::Sampler warm(*activity, flush, stream.s, profiler::StoppingRule{});
-    PairedSampler sampler(*activity, flush, monitor, stream.s);
-
-    AbRecord rec;
-    rec.a = {a->id, a->title, a->technique};
-    rec.b = {b->id, b->title, b->technique};
-    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-    rec.started_utc = utc_iso8601(now);
-    rec.provenance = provenance(argc, argv, seed, opt.device, a->baseline || b->baseline);
-    rec.options.pairs = opt.pairs;
-    rec.options.min_pairs = opt.min_pairs;
-    rec.options.max_seconds = opt.max_seconds;
-    rec.options.order_seed = order_seed;
-    rec.options.inputs = inputs_name(Inputs::kNormal);
-    rec.method = kMethod;
-    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
-    file = create_run_directory(root, std::string(a->id) + "-vs-" + b->id, utc_stamp(now), sha) / "run.json";
-    write_ab_record(file, rec);
-    console::ab_started(a->id, b->id, seed, order_seed, file.string());
-
-    try {
-      bool all_passed = true;
-      for (std::size_t i = 0; i < shapes.size(); ++i) {
-        const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(shapes.size()) +
-                                "] " + shape_name(shapes[i]);
-        rec.results.push_back(run_shape(*a, *b, shapes[i], opt, seed, order_seed + i, warm, sampler,
-                                        stream.s, tag, rec.options.bootstrap));
-        all_passed = all_passed && rec.results.back().passed;
-        write_ab_record(file, rec);
-      }
-      rec.status = all_passed ? "ok" : "failed";
-    } catch (const std::exception& ex) {
-      // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
-      rec.status = "failed";
-      rec.error = ex.what();
-      write_ab_record(file, rec);
-      return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
-    }
-    write_ab_record(file, rec);
-    console::run_finished(rec.status, file.string());
-    return rec.status == "ok" ? kExitOk : kExitFailed;
-  } catch (const UsageError& ex) {
-    return fail(kExitUsage, ex.what());
-  } catch (const EnvironmentError& ex) {
-    return fail(kExitEnvironment, ex.what());
-  } catch (const std::exception& ex) {
-    return fail(file.empty() ? kExitEnvironment : kExitFailed, ex.what());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
+  return req;
+}
+
+// The record's header: both phases, how the run samples, before anything is measured.
+AbRecord start_record(const Phase& a, const Phase& b, const Options& opt, int argc, char** argv,
+                      std::uint64_t seed, std::uint64_t order_seed, long long now) {
+  AbRecord rec;
+  rec.a = {a.id, a.title, a.technique};
+  rec.b = {b.id, b.title, b.technique};
+  rec.started_utc = utc_iso8601(now);
+  rec.provenance = provenance(argc, argv, seed, opt.device, a.baseline || b.baseline);
+  rec.options.pairs = opt.pairs;
+  rec.options.min_pairs = opt.min_pairs;
+  rec.options.max_seconds = opt.max_seconds;
+  rec.options.order_seed = order_seed;
+  rec.options.inputs = inputs_name(Inputs::kNormal);
+  rec.method = kMethod;
+  return rec;
+}
+
+// The device, every shape prepared and the instruments, then every shape paired, the record
+// rewritten after each. `rec` outlives the call: run_main marks it failed after a fault.
+int run(const Options& opt, int argc, char** argv, AbRecord& rec, RunRecordFile& record_file) {
+  const Request req = check_request(opt);
+  const Phase& a = *req.a;
+  const Phase& b = *req.b;
+  const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
+  const std::uint64_t order_seed = opt.order_seed ? *opt.order_seed : fresh_seed();
+  const fs::path root = fs::path(opt.results_dir) / "ab";
+  require_writable_directory(root);
+  open_device(a, b, opt, req.shapes);
+  for (const Phase* p : {&a, &b}) {
+    try {
+      prepare_shapes(*p, req.shapes);
+    } catch (const PhaseRefusal& r) {
+      throw UsageError(r.what());
+    }
+  }
+
+  std::optional<profiler::KernelActivity> activity;
+  start_kernel_activity(activity);
+  profiler::GpuMonitor monitor(opt.device);
+  require_nvml(monitor, "an A/B needs the SM clock of every sample");
+  profiler::L2Flush flush;
+  const Stream stream;
+  profiler::Sampler warm(*activity, flush, stream.get(), profiler::StoppingRule{});
+  PairedSampler sampler(*activity, flush, monitor, stream.get());
+
+  const long long now = now_epoch_seconds();
+  rec = start_record(a, b, opt, argc, argv, seed, order_seed, now);
+  const fs::path file = new_run_directory(root, std::string(a.id) + "-vs-" + b.id, now) / "run.json";
+  write_ab_record(file, rec);
+  record_file = written_record(file, rec, &write_ab_record);
+  console::ab_started(a.id, b.id, seed, order_seed, file.string());
+
+  bool all_passed = true;
+  for (std::size_t i = 0; i < req.shapes.size(); ++i) {
+    const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(req.shapes.size()) +
+                            "] " + shape_name(req.shapes[i]);
+    rec.results.push_back(run_shape(a, b, req.shapes[i], opt, seed, order_seed + i, warm, sampler,
+                                    stream.get(), tag, rec.options.bootstrap));
+    all_passed = all_passed && rec.results.back().passed;
+    write_ab_record(file, rec);
+  }
+  rec.status = all_passed ? "ok" : "failed";
+  write_ab_record(file, rec);
+  console::run_finished(rec.status, file.string());
+  return rec.status == "ok" ? kExitOk : kExitFailed;
 }
 
 }  // namespace
 }  // namespace attnlab
 
-int main(int argc, char** argv) { return attnlab::run(argc, argv); }
+int main(int argc, char** argv) {
+  using namespace attnlab;
+  CLI::App app{"attnlab-ab: phases A and B compared in one process on one GPU, paired and "
+               "interleaved (ABBA/BAAB blocks, L2 flushed before every sample, CUPTI busy time, "
+               "NVML SM clock per sample). Ratio = t_B / t_A: A's speed-up over B."};
+  Options opt;
+  add_options(app, opt);
+  AbRecord rec;
+  return run_main("attnlab-ab", "run failed", app, argc, argv,
+                  [&](RunRecordFile& record_file) { return run(opt, argc, argv, rec, record_file); });
+}

@@ -11,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -23,8 +22,8 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/build_info.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/run_main.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/calibration/microbench.hpp"
@@ -123,17 +122,6 @@ LaunchShape to_shape(const mb::Launch& l) {
   s.dynamic_smem_bytes = (long long)l.dynamic_smem_bytes;
   return s;
 }
-
-struct Stream {
-  cudaStream_t s{};
-  Stream() { ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
-      std::cerr << "attnlab: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
 
 // Times launches one by one: device time from CUPTI, SM clock from NVML.
 class Sampler {
@@ -273,8 +261,6 @@ std::vector<CalibrationLaunch> phase_launches(const Options& opt, const std::vec
   return out;
 }
 
-int fail(int code, const std::string& msg) { return attnlab::fail("attnlab-calibrate", code, msg); }
-
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("--rate-samples", opt.rate_samples, "timed launches per throughput kernel")
       ->check(kNonNegativeInteger)->capture_default_str();
@@ -332,14 +318,7 @@ Request check_request(Options& opt) {
 
 // The device selected and its properties; the wgmma kernel runs only on compute capability 9.0.
 cudaDeviceProp open_device(int device) {
-  int count = 0;
-  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
-    throw EnvironmentError(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-  if (device >= count)
-    throw EnvironmentError("no CUDA device " + std::to_string(device) + " (found " + std::to_string(count) + ")");
-  ATTNLAB_CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  const cudaDeviceProp prop = open_cuda_device(device);
   if (prop.major != 9)
     throw EnvironmentError(std::string("the calibration's wgmma kernel needs a compute capability 9.0 GPU (sm_90a); ") +
                            prop.name + " is " + std::to_string(prop.major) + "." + std::to_string(prop.minor));
@@ -395,83 +374,67 @@ void measure_launches(CalibrationRecord& rec, std::vector<CalibrationLaunch>& la
   }
 }
 
-int run(int argc, char** argv) {
+// The launch configurations to floor: the phases' at the shapes asked for, then --launch's.
+std::vector<CalibrationLaunch> all_launches(const Options& opt, const Request& req, int sms) {
+  std::vector<CalibrationLaunch> launches = phase_launches(opt, req.shapes, sms);
+  for (const auto& l : req.extra) {
+    CalibrationLaunch c;
+    c.launch = l;
+    c.used_by = {"command line"};
+    launches.push_back(c);
+  }
+  return launches;
+}
+
+// The device, the instruments, the record, then every rate and launch floor measured.
+// `rec` outlives the call: run_main marks it failed after a fault.
+int run(Options& opt, int argc, char** argv, CalibrationRecord& rec, RunRecordFile& record_file) {
+  const Request req = check_request(opt);
+  const fs::path root = fs::path(opt.results_dir);
+  require_writable_directory(root);
+  const cudaDeviceProp prop = open_device(opt.device);
+  const int sms = prop.multiProcessorCount;
+  const std::size_t dram = dram_read_bytes(opt, prop);
+  std::vector<CalibrationLaunch> launches = all_launches(opt, req, sms);
+
+  std::optional<profiler::KernelActivity> activity;
+  start_kernel_activity(activity);
+  profiler::GpuMonitor monitor(opt.device);
+  require_nvml(monitor, "every calibration sample needs its SM clock");
+
+  const long long now = now_epoch_seconds();
+  rec.started_utc = utc_iso8601(now);
+  rec.provenance = to_json(provenance(argc, argv, 0, opt.device, false));
+  rec.options = {opt.rate_samples, opt.launch_samples, opt.warmup, opt.rate_ms, (long long)dram};
+  rec.method = kMethod;
+  const fs::path file = new_run_directory(root, "calibration", now) / kCalibrationFile;
+  write_calibration_file(file, rec);
+  record_file = written_record(file, rec, &write_calibration_file);
+  std::cout << "attnlab-calibrate: " << prop.name << " (" << sms << " SMs), " << rate_specs().size()
+            << " rates and " << launches.size() << " launch configurations; record " << file.string() << std::endl;
+
+  const Stream stream;
+  Sampler sampler(*activity, monitor, stream.get());
+  measure_rates(rec, file, sampler, opt, dram, sms);
+  measure_launches(rec, launches, sampler, opt);
+  rec.status = "ok";
+  write_calibration_file(file, rec);
+  std::cout << "attnlab-calibrate: status ok; record " << file.string() << std::endl;
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace attnlab
+
+int main(int argc, char** argv) {
+  using namespace attnlab;
   CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16, MUFU ex2, "
                "FFMA, DRAM read, shared-memory read), each at the measured SM clock and per SM per clock, and the "
                "empty-launch time (launch floor) of phases 5 and d4's launch configurations; writes "
                "<results-dir>/calibration/<stamp>-<sha>/calibration.json (attnlab.calibration/1)."};
   Options opt;
   add_options(app, opt);
-  if (const auto code = parse_command_line(app, argc, argv, "attnlab-calibrate")) return *code;
-
-  fs::path file;
-  try {
-    const Request req = check_request(opt);
-    const fs::path root = fs::path(opt.results_dir);
-    try {
-      ensure_writable_directory(root);
-    } catch (const std::exception& e) {
-      throw EnvironmentError(e.what());
-    }
-    const cudaDeviceProp prop = open_device(opt.device);
-    const int sms = prop.multiProcessorCount;
-    const std::size_t dram = dram_read_bytes(opt, prop);
-    std::vector<CalibrationLaunch> launches = phase_launches(opt, req.shapes, sms);
-    for (const auto& l : req.extra) {
-      CalibrationLaunch c;
-      c.launch = l;
-      c.used_by = {"command line"};
-      launches.push_back(c);
-    }
-
-    std::optional<profiler::KernelActivity> activity;
-    try {
-      activity.emplace();
-    } catch (const std::exception& ex) {
-      throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-    }
-    profiler::GpuMonitor monitor(opt.device);
-    if (monitor.unavailable())
-      throw EnvironmentError("NVML unavailable, and every calibration sample needs its SM clock: " + *monitor.unavailable());
-
-    CalibrationRecord rec;
-    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-    rec.started_utc = utc_iso8601(now);
-    rec.provenance = to_json(provenance(argc, argv, 0, opt.device, false));
-    rec.options = {opt.rate_samples, opt.launch_samples, opt.warmup, opt.rate_ms, (long long)dram};
-    rec.method = kMethod;
-    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
-    file = create_run_directory(root, "calibration", utc_stamp(now), sha) / kCalibrationFile;
-    write_calibration_file(file, rec);
-    std::cout << "attnlab-calibrate: " << prop.name << " (" << sms << " SMs), " << rate_specs().size()
-              << " rates and " << launches.size() << " launch configurations; record " << file.string() << std::endl;
-
-    try {
-      const Stream stream;
-      Sampler sampler(*activity, monitor, stream.s);
-      measure_rates(rec, file, sampler, opt, dram, sms);
-      measure_launches(rec, launches, sampler, opt);
-      rec.status = "ok";
-    } catch (const std::exception& ex) {
-      rec.status = "failed";
-      rec.error = ex.what();
-      write_calibration_file(file, rec);
-      return fail(kExitFailed, std::string("calibration failed: ") + ex.what() + " (record " + file.string() + ")");
-    }
-    write_calibration_file(file, rec);
-    std::cout << "attnlab-calibrate: status ok; record " << file.string() << std::endl;
-    return kExitOk;
-  } catch (const UsageError& ex) {
-    return fail(kExitUsage, ex.what());
-  } catch (const EnvironmentError& ex) {
-    return fail(kExitEnvironment, ex.what());
-  } catch (const std::exception& ex) {
-    return fail(file.empty() ? kExitEnvironment : kExitFailed, ex.what());
-  }
+  CalibrationRecord rec;
+  return run_main("attnlab-calibrate", "calibration failed", app, argc, argv,
+                  [&](RunRecordFile& record_file) { return run(opt, argc, argv, rec, record_file); });
 }
-
-}  // namespace
-}  // namespace attnlab
-
-int main(int argc, char** argv) { return attnlab::run(argc, argv); }

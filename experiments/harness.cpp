@@ -2,11 +2,9 @@
 // shape before running any, gate each shape on the fp64 reference, time the ones that pass
 // in each regime, and keep the run record current on disk throughout.
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -19,7 +17,6 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
-#include "experiments/build_info.hpp"
 #include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
@@ -27,6 +24,7 @@
 #include "experiments/record_fill.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/registry_table.hpp"
+#include "experiments/run_main.hpp"
 #include "experiments/run_setup.hpp"
 #include "experiments/sass.hpp"
 #include "common/check.hpp"
@@ -63,22 +61,6 @@ struct Options {
 };
 
 }  // namespace
-
-int fail(const char* program, int code, const std::string& msg) {
-  std::cerr << program << ": " << msg << std::endl;
-  return code;
-}
-
-std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const char* program) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(program, kExitUsage, e.what());
-  }
-  return std::nullopt;
-}
 
 void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes) {
   if (!phase.prepare) return;
@@ -222,27 +204,6 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
                                         r.metrics ? *r.metrics : std::vector<GroupResult>{});
 }
 
-}  // namespace
-
-const CLI::Validator kPositiveFinite(
-    [](std::string& in) -> std::string {
-      char* end = nullptr;
-      const double v = std::strtod(in.c_str(), &end);
-      if (end == in.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0)
-        return "must be a positive finite number, got '" + in + "'";
-      return "";
-    },
-    "POSITIVE");
-const CLI::Validator kNonNegativeInteger(
-    [](std::string& in) -> std::string {
-      if (in.empty() || in.find_first_not_of("0123456789") != std::string::npos)
-        return "must be a non-negative integer, got '" + in + "'";
-      return "";
-    },
-    "UINT");
-
-namespace {
-
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("-s,--shape", opt.shape_specs,
                  "shape to run, repeatable: " + shape_grammar())
@@ -334,44 +295,14 @@ Plan plan_run(const Phase& phase, const Options& opt) {
   return plan;
 }
 
-// Why cudaGetDeviceCount found no device, in a newcomer's words: without a driver the runtime
-// says "CUDA driver version is insufficient", which reads as an old driver rather than none.
-std::string no_device_reason(cudaError_t e) {
-  // The runtime dlopens the driver; not loaded after the call means none is installed.
-  const bool driver_loaded = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
-  if (!driver_loaded) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
-  if (e == cudaSuccess || e == cudaErrorNoDevice) return "the NVIDIA driver found no GPU";
-  return cudaGetErrorString(e);
-}
-
 // Makes the requested device current after checking that it exists, that the phase can run on
 // it (EnvironmentError) and that every shape fits in its free memory and the host's (UsageError).
 cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0)
-    throw EnvironmentError(std::string("no CUDA device: ") + no_device_reason(e));
-  if (opt.device < 0 || opt.device >= count)
-    throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
-                           std::to_string(count) + ")");
-  ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
-  cudaDeviceProp prop{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+  const cudaDeviceProp prop = open_cuda_device(opt.device);
   if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
-  // Shapes that cannot fit are refused before anything is allocated or recorded.
-  std::size_t device_free = 0, device_total = 0;
-  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
-  const std::uint64_t host_available = host_available_bytes();
-  for (const auto& s : shapes)
-    if (auto why = memory_refusal(s, device_free, host_available))
-      throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +
-                       ": " + *why);
+  refuse_unfit_shapes(shapes, std::string("phase ") + phase.id + " ");
   return prop;
 }
-
-// Every shape's plan before anything is recorded: a shape the library behind a phase declines
-// at prepare time (PhaseRefusal, kernels/registry.hpp) is refused like one can_implement
-// refuses, with the library's reason, exit 2.
 
 // The record as it is first written: everything but the results, status "incomplete".
 RunRecord record_header(const Phase& phase, const Options& opt,
@@ -398,7 +329,7 @@ RunRecord record_header(const Phase& phase, const Options& opt,
 struct Instruments {
   std::optional<profiler::KernelActivity> activity;
   std::optional<profiler::L2Flush> flush;
-  cudaStream_t stream{};
+  std::optional<Stream> stream;  // created once CUPTI's activity records are enabled
   std::optional<profiler::GpuMonitor> monitor;
   std::optional<profiler::Sampler> sampler;
   std::optional<profiler::HardwareEvidence> evidence;
@@ -406,50 +337,38 @@ struct Instruments {
   Instruments(const Options& opt, const Plan& plan) {
     const bool timed = !opt.check_only && !opt.profile_launch;
     if (timed) {
-      try {
-        activity.emplace();
-      } catch (const std::exception& ex) {
-        throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-      }
+      start_kernel_activity(activity);
       flush.emplace();
     }
-    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    stream.emplace();
     if (timed) {
       monitor.emplace(opt.device);
-      sampler.emplace(*activity, *flush, stream, opt.rule, &*monitor);
+      sampler.emplace(*activity, *flush, stream->get(), opt.rule, &*monitor);
       sampler->exclude_throttled(opt.throttled == "exclude");
       evidence.emplace(opt.device, plan.metric_groups);
     }
   }
 };
 
-// Runs every shape, rewriting the record after each; returns the exit code.
+// Runs every shape, rewriting the record after each; returns the exit code. A fault is
+// recorded by run_main (run_main.hpp).
 int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint64_t seed,
             Instruments& inst, RunRecord& record, const fs::path& file) {
   bool all_passed = true;
-  try {
-    for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
-      const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
-                              "] " + shape_name(plan.shapes[i]);
-      auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
-                           inst.evidence ? &*inst.evidence : nullptr, inst.stream, tag);
-      finish_shape(run, plan.shapes[i], opt, seed, tag, plan.pc_sampling);
-      if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
-        sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
-                                    sass::embedded_ptxas_report());
-      else
-        sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
-      all_passed = all_passed && run.passed;
-      record.results.push_back(std::move(run.result));
-      write_run_record(file, record);
-    }
-    ATTNLAB_CUDA_CHECK(cudaStreamDestroy(inst.stream));
-  } catch (const std::exception& ex) {
-    // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
-    record.status = "failed";
-    record.error = ex.what();
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+    const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
+                            "] " + shape_name(plan.shapes[i]);
+    auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
+                         inst.evidence ? &*inst.evidence : nullptr, inst.stream->get(), tag);
+    finish_shape(run, plan.shapes[i], opt, seed, tag, plan.pc_sampling);
+    if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
+      sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
+                                  sass::embedded_ptxas_report());
+    else
+      sass::add_static_evidence(run.result, phase.id);  // static.sass, static.ptxas
+    all_passed = all_passed && run.passed;
+    record.results.push_back(std::move(run.result));
     write_run_record(file, record);
-    return fail(kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
   }
   record.status = all_passed ? "ok" : "failed";
   write_run_record(file, record);
@@ -471,15 +390,8 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     if (!opt.seed) throw UsageError("a PC-sampling child needs --seed");
     const Shape& s = plan.shapes.front();
     open_device(phase, opt, plan.shapes);
-    cudaStream_t stream{};
-    ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    struct Stream {
-      cudaStream_t s;
-      ~Stream() {
-        if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
-          std::cerr << "attnlab: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
-      }
-    } stream_guard{stream};
+    const Stream owned_stream;
+    const cudaStream_t stream = owned_stream.get();
     const HostTensors in = make_inputs(s, *opt.seed, opt.inputs);
     const ProblemBuffers buffers(s, in);
     const Problem p = buffers.problem(float(s.default_scale()));
@@ -506,6 +418,39 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
   return kExitOk;
 }
 
+
+// A timed or checked run: device, every shape prepared, the instruments, the record and its
+// shapes. `record` outlives the call: run_main marks it failed after a fault unwound this frame.
+int run(const Phase& phase, const Options& opt, int argc, char** argv, RunRecord& record,
+        RunRecordFile& record_file) {
+  const Plan plan = plan_run(phase, opt);
+  if (opt.can_run) return kExitOk;
+  if (!opt.child.out_file.empty()) return pc_sampling_child(phase, opt, plan);
+  const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
+
+  require_writable_directory(opt.results_dir);
+  const cudaDeviceProp prop = open_device(phase, opt, plan.shapes);
+  // A shape the library behind a phase declines only at prepare time (PhaseRefusal,
+  // kernels/registry.hpp) is refused like one can_implement refuses, before anything is recorded.
+  try {
+    prepare_shapes(phase, plan.shapes);
+  } catch (const PhaseRefusal& r) {
+    throw UsageError(r.what());
+  }
+  // After the device check: a run refused for want of a GPU leaves nothing in results/.
+  write_phase_table(opt.results_dir);  // the phase order reports read
+  Instruments inst(opt, plan);
+
+  const long long now = now_epoch_seconds();
+  const fs::path run_dir = new_run_directory(opt.results_dir, phase.id, now);
+  record = record_header(phase, opt, argc, argv, seed, now, inst.evidence ? &*inst.evidence : nullptr);
+  const fs::path file = run_dir / "run.json";
+  write_run_record(file, record);
+  record_file = written_record(file, record, &write_run_record);
+  console::run_started(phase.id, prop.name, seed, file.string());
+  return measure(phase, opt, plan, seed, inst, record, file);
+}
+
 }  // namespace
 
 int run_experiment(const char* phase_id, int argc, char** argv) {
@@ -520,50 +465,14 @@ int run_experiment(const char* phase_id, int argc, char** argv) {
   add_options(app, opt);
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
              "shape, 3 no GPU, CUPTI unavailable or results directory not writable.");
-  if (const auto code = parse_command_line(app, argc, argv, "attnlab")) return *code;
-
-  if (opt.list_claims) {
-    std::cout << claims_listing(phase->claims) << std::endl;
-    return kExitOk;
-  }
-
-  fs::path run_dir;
-  try {
-    const Plan plan = plan_run(*phase, opt);
-    if (opt.can_run) return kExitOk;
-    if (!opt.child.out_file.empty()) return pc_sampling_child(*phase, opt, plan);
-    const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
-
-    ensure_writable_directory(opt.results_dir);
-    const cudaDeviceProp prop = open_device(*phase, opt, plan.shapes);
-    try {
-      prepare_shapes(*phase, plan.shapes);
-    } catch (const PhaseRefusal& r) {
-      throw UsageError(r.what());
+  RunRecord record;
+  return run_main("attnlab", "run failed", app, argc, argv, [&](RunRecordFile& record_file) {
+    if (opt.list_claims) {
+      std::cout << claims_listing(phase->claims) << std::endl;
+      return int(kExitOk);
     }
-    // After the device check: a run refused for want of a GPU leaves nothing in results/.
-    write_phase_table(opt.results_dir);  // the phase order reports read
-    Instruments inst(opt, plan);
-
-    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
-    run_dir = create_run_directory(opt.results_dir, phase->id, utc_stamp(now), sha);
-    RunRecord record = record_header(*phase, opt, argc, argv, seed, now,
-                                        inst.evidence ? &*inst.evidence : nullptr);
-    const fs::path file = run_dir / "run.json";
-    write_run_record(file, record);
-    console::run_started(phase->id, prop.name, seed, file.string());
-
-    return measure(*phase, opt, plan, seed, inst, record, file);
-  } catch (const UsageError& ex) {
-    return fail(kExitUsage, ex.what());
-  } catch (const EnvironmentError& ex) {
-    return fail(kExitEnvironment, ex.what());
-  } catch (const std::exception& ex) {
-    if (run_dir.empty()) return fail(kExitEnvironment, ex.what());
-    return fail(kExitFailed, ex.what());
-  }
+    return run(*phase, opt, argc, argv, record, record_file);
+  });
 }
 
 }  // namespace attnlab

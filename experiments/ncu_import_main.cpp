@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,41 +111,62 @@ void ab_compare(const std::string& a, const std::string& b, const std::string& s
             << "/ab (run make ab A=" << a << " B=" << b << " SHAPES=" << shape << ")" << std::endl;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"attnlab-ncu-import: Nsight Compute values into a run record (make profile)"};
-  app.require_subcommand(1);
-  auto* metrics = app.add_subcommand("metrics", "print every metric group's names, comma-separated");
-  std::string record_path;
-  auto* shapes = app.add_subcommand("shapes", "print '<shape spec> <slug> <NVTX range>' per timed result");
-  shapes->add_option("record", record_path, "run.json")->required();
-  auto* seed = app.add_subcommand("seed", "print the run's input seed");
-  seed->add_option("record", record_path, "run.json")->required();
+// Every subcommand's options, as the command line fills them.
+struct Options {
+  std::string record_path;  // shapes, seed, merge
   std::string range_phase, range_spec;
-  auto* range = app.add_subcommand("range", "print '<shape name> <slug> <NVTX range>' of a phase's shape spec");
-  range->add_option("phase", range_phase, "registry id")->required();
-  range->add_option("spec", range_spec, "shape spec, as --shape takes it")->required();
   std::string ab_a, ab_b, ab_shape, ab_a_csv, ab_b_csv, ab_records = "results";
+  std::vector<std::string> wall, baseline;  // merge: SLUG=SECONDS each
+  attnlab::NcuProfileInfo info;             // merge
+};
+
+struct Subcommands {
+  CLI::App *metrics, *shapes, *seed, *range, *ab, *merge;
+};
+
+CLI::App* add_ab(CLI::App& app, Options& opt) {
   auto* ab = app.add_subcommand("ab", "ncu's cycle ratio of A's and B's launch beside the newest paired A/B record's");
-  ab->add_option("--a", ab_a, "phase A")->required();
-  ab->add_option("--b", ab_b, "phase B")->required();
-  ab->add_option("--shape", ab_shape, "shape name, as records write it (16x16x2048x64)")->required();
-  ab->add_option("--a-csv", ab_a_csv, "ncu --import <A's report> --csv --page raw --print-units base")->required();
-  ab->add_option("--b-csv", ab_b_csv, "the same for B")->required();
-  ab->add_option("--records", ab_records, "results root holding ab/<A>-vs-<B>/")->capture_default_str();
+  ab->add_option("--a", opt.ab_a, "phase A")->required();
+  ab->add_option("--b", opt.ab_b, "phase B")->required();
+  ab->add_option("--shape", opt.ab_shape, "shape name, as records write it (16x16x2048x64)")->required();
+  ab->add_option("--a-csv", opt.ab_a_csv, "ncu --import <A's report> --csv --page raw --print-units base")->required();
+  ab->add_option("--b-csv", opt.ab_b_csv, "the same for B")->required();
+  ab->add_option("--records", opt.ab_records, "results root holding ab/<A>-vs-<B>/")->capture_default_str();
+  return ab;
+}
+
+CLI::App* add_merge(CLI::App& app, Options& opt) {
   auto* merge = app.add_subcommand("merge", "import ncu-<slug>.csv files beside the record");
-  merge->add_option("record", record_path, "run.json")->required();
-  std::vector<std::string> wall, baseline;
-  attnlab::NcuProfileInfo info;
-  merge->add_option("--wall", wall, "SLUG=SECONDS: wall time of the ncu run of a shape");
-  merge->add_option("--baseline-wall", baseline, "SLUG=SECONDS: the same run without ncu");
-  merge->add_option("--ncu-version", info.ncu_version, "ncu --version");
-  merge->add_option("--ncu-command", info.ncu_command, "the ncu options used");
+  merge->add_option("record", opt.record_path, "run.json")->required();
+  merge->add_option("--wall", opt.wall, "SLUG=SECONDS: wall time of the ncu run of a shape");
+  merge->add_option("--baseline-wall", opt.baseline, "SLUG=SECONDS: the same run without ncu");
+  merge->add_option("--ncu-version", opt.info.ncu_version, "ncu --version");
+  merge->add_option("--ncu-command", opt.info.ncu_command, "the ncu options used");
+  return merge;
+}
+
+Subcommands add_subcommands(CLI::App& app, Options& opt) {
+  app.require_subcommand(1);
+  Subcommands sub{};
+  sub.metrics = app.add_subcommand("metrics", "print every metric group's names, comma-separated");
+  sub.shapes = app.add_subcommand("shapes", "print '<shape spec> <slug> <NVTX range>' per timed result");
+  sub.shapes->add_option("record", opt.record_path, "run.json")->required();
+  sub.seed = app.add_subcommand("seed", "print the run's input seed");
+  sub.seed->add_option("record", opt.record_path, "run.json")->required();
+  sub.range = app.add_subcommand("range", "print '<shape name> <slug> <NVTX range>' of a phase's shape spec");
+  sub.range->add_option("phase", opt.range_phase, "registry id")->required();
+  sub.range->add_option("spec", opt.range_spec, "shape spec, as --shape takes it")->required();
+  sub.ab = add_ab(app, opt);
+  sub.merge = add_merge(app, opt);
+  return sub;
+}
+
+// The command line parsed, --wall's pairs read: nullopt to go on, else the exit code.
+std::optional<int> parse(CLI::App& app, Options& opt, int argc, char** argv) {
   try {
     app.parse(argc, argv);
-    info.wall_s = pairs(wall);
-    info.baseline_wall_s = pairs(baseline);
+    opt.info.wall_s = pairs(opt.wall);
+    opt.info.baseline_wall_s = pairs(opt.baseline);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
@@ -154,54 +176,77 @@ int main(int argc, char** argv) {
     std::cerr << "attnlab-ncu-import: " << e.what() << std::endl;
     return 2;
   }
+  return std::nullopt;
+}
 
+int print_metrics() {
+  std::vector<std::string> all;
+  for (const auto& g : attnlab::profiler::metric_groups()) all.emplace_back(g.name);
+  std::string joined;
+  for (const auto& n : attnlab::profiler::metric_names(all)) joined += (joined.empty() ? "" : ",") + n;
+  std::cout << joined << std::endl;
+  return 0;
+}
+
+int print_range(const Options& opt) {
+  std::string name;
   try {
-    if (metrics->parsed()) {
-      std::vector<std::string> all;
-      for (const auto& g : attnlab::profiler::metric_groups()) all.emplace_back(g.name);
-      std::string joined;
-      for (const auto& n : attnlab::profiler::metric_names(all)) joined += (joined.empty() ? "" : ",") + n;
-      std::cout << joined << std::endl;
-      return 0;
-    }
-    if (ab->parsed()) {
-      ab_compare(ab_a, ab_b, ab_shape, ab_a_csv, ab_b_csv, ab_records);
-      return 0;
-    }
-    if (range->parsed()) {
-      std::string name;
-      try {
-        name = attnlab::shape_name(attnlab::parse_shape(range_spec));
-      } catch (const std::invalid_argument& e) {
-        std::cerr << "attnlab-ncu-import: " << e.what() << std::endl;
-        return 2;
-      }
+    name = attnlab::shape_name(attnlab::parse_shape(opt.range_spec));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "attnlab-ncu-import: " << e.what() << std::endl;
+    return 2;
+  }
+  std::cout << name << " " << attnlab::profiler::shape_slug(name) << " "
+            << attnlab::profiler::profile_range_name(opt.range_phase, name) << std::endl;
+  return 0;
+}
+
+int print_shapes(const ordered_json& record) {
+  const std::string phase = record.at("phase").get<std::string>();
+  for (const auto& r : record.value("results", ordered_json::array()))
+    if (r.contains("timing") && !r["timing"].is_null() && r.contains("name")) {
+      const std::string name = r["name"].get<std::string>();
       std::cout << name << " " << attnlab::profiler::shape_slug(name) << " "
-                << attnlab::profiler::profile_range_name(range_phase, name) << std::endl;
-      return 0;
+                << attnlab::profiler::profile_range_name(phase, name) << "\n";
     }
-    ordered_json record = read_record(record_path);
-    if (shapes->parsed()) {
-      const std::string phase = record.at("phase").get<std::string>();
-      for (const auto& r : record.value("results", ordered_json::array()))
-        if (r.contains("timing") && !r["timing"].is_null() && r.contains("name")) {
-          const std::string name = r["name"].get<std::string>();
-          std::cout << name << " " << attnlab::profiler::shape_slug(name) << " "
-                    << attnlab::profiler::profile_range_name(phase, name) << "\n";
-        }
-      return 0;
-    }
-    if (seed->parsed()) {
-      std::cout << record.at("provenance").at("seed").get<std::uint64_t>() << std::endl;
-      return 0;
-    }
-    const std::filesystem::path path(record_path);
-    attnlab::RunRecord run = attnlab::read_run_record(record);
-    attnlab::merge_ncu(run, path.parent_path(), info);
-    attnlab::write_run_record(path, run);
-    std::cout << attnlab::agreement_table(run);
-    std::cout << "attnlab-ncu-import: ncu values added to " << path.string() << std::endl;
+  return 0;
+}
+
+int merge(const Options& opt, const ordered_json& record) {
+  const std::filesystem::path path(opt.record_path);
+  attnlab::RunRecord run = attnlab::read_run_record(record);
+  attnlab::merge_ncu(run, path.parent_path(), opt.info);
+  attnlab::write_run_record(path, run);
+  std::cout << attnlab::agreement_table(run);
+  std::cout << "attnlab-ncu-import: ncu values added to " << path.string() << std::endl;
+  return 0;
+}
+
+int run(const Subcommands& sub, const Options& opt) {
+  if (sub.metrics->parsed()) return print_metrics();
+  if (sub.ab->parsed()) {
+    ab_compare(opt.ab_a, opt.ab_b, opt.ab_shape, opt.ab_a_csv, opt.ab_b_csv, opt.ab_records);
     return 0;
+  }
+  if (sub.range->parsed()) return print_range(opt);
+  const ordered_json record = read_record(opt.record_path);
+  if (sub.shapes->parsed()) return print_shapes(record);
+  if (sub.seed->parsed()) {
+    std::cout << record.at("provenance").at("seed").get<std::uint64_t>() << std::endl;
+    return 0;
+  }
+  return merge(opt, record);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnlab-ncu-import: Nsight Compute values into a run record (make profile)"};
+  Options opt;
+  const Subcommands sub = add_subcommands(app, opt);
+  if (const auto code = parse(app, opt, argc, argv)) return *code;
+  try {
+    return run(sub, opt);
   } catch (const std::exception& e) {
     std::cerr << "attnlab-ncu-import: " << e.what() << std::endl;
     return 3;

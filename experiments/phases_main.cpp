@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "experiments/command_line.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/registry_table.hpp"
 #include "kernels/registry.hpp"
@@ -19,14 +20,11 @@ int main(int argc, char** argv) {
   app.add_flag("--ids", ids, "print the phase ids only, one per line");
   bool json = false;
   app.add_flag("--json", json, "print the phase table (phases.json, attnlab.phases/1)");
-  CLI11_PARSE(app, argc, argv);
-
   using namespace attnlab;
+  if (const auto code = parse_command_line(app, argc, argv, "attnlab-phases")) return *code;
   if (!check.empty()) {
     if (find_phase(check)) return kExitOk;
-    std::cerr << "attnlab: unknown phase '" << check << "'; valid phases: " << phase_ids_joined()
-              << std::endl;
-    return kExitUsage;
+    return fail("attnlab", kExitUsage, "unknown phase '" + check + "'; valid phases: " + phase_ids_joined());
   }
   if (json) {
     std::cout << phase_table_listing(phase_table()) << "\n";

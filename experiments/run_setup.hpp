@@ -1,14 +1,11 @@
-// Pieces of a run that the phase harness (harness.cpp) and the paired A/B runner (ab_main.cpp)
-// share: provenance, the correctness block from a gate, command-line number checks.
+// Pieces of a run's record that the phase harness (harness.cpp), attnlab-ab, -calibrate and
+// -timeline share: provenance, every shape prepared, the correctness block from a gate. The
+// skeleton of their mains (command line, exit codes, device, run directory) is run_main.hpp.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "common/shape.hpp"
 #include "experiments/gate.hpp"
@@ -30,24 +27,5 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
 void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes);
 // The record's correctness block of one shape from its gate.
 Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs);
-
-// A bad argument or a shape the phase or the machine cannot take: one line, exit 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-// A failure of the environment rather than of the phase: one line, exit 3.
-struct EnvironmentError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-// One line on stderr, "<program>: <msg>"; returns code.
-int fail(const char* program, int code, const std::string& msg);
-// Parses the command line: nullopt to go on, else the exit code (0 after --help, 2 with one
-// line for a bad argument).
-std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const char* program);
-
-// CLI11's number checks let NaN and infinities through (NaN <= 0 is false) and parse "-1" into
-// an unsigned option by wrapping; these refuse both with one line.
-extern const CLI::Validator kPositiveFinite;
-extern const CLI::Validator kNonNegativeInteger;
 
 }  // namespace attnlab

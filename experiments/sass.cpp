@@ -208,30 +208,59 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
   return out;
 }
 
-std::vector<PtxasFunction> parse_ptxas_report(std::string_view report) {
-  std::vector<PtxasFunction> out;
-  std::string source;
-  std::string properties_for;  // the function of the last "Function properties for" line
-  struct Frame {
-    std::int64_t stack, spill_stores, spill_loads;
-  };
-  std::map<std::string, Frame> pending;  // properties seen before their entry function
-  std::map<std::string, std::vector<std::string>> pending_notes;  // the same for notes
-  PtxasFunction* current = nullptr;
-  auto apply = [](PtxasFunction& f, const Frame& fr) {
-    f.stack_frame_bytes = fr.stack;
-    f.spill_store_bytes = fr.spill_stores;
-    f.spill_load_bytes = fr.spill_loads;
-  };
-  for_each_line(report, [&](std::string_view raw) {
+namespace {
+
+// ptxas's frame line: "N bytes stack frame, N bytes spill stores, N bytes spill loads"; -1 where
+// a figure is missing.
+struct Frame {
+  std::int64_t stack = -1, spill_stores = -1, spill_loads = -1;
+};
+
+void apply(PtxasFunction& f, const Frame& fr) {
+  f.stack_frame_bytes = fr.stack;
+  f.spill_store_bytes = fr.spill_stores;
+  f.spill_load_bytes = fr.spill_loads;
+}
+
+Frame parse_frame(std::string_view msg) {
+  Frame fr;
+  std::string_view rest = msg;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    if (auto v = number_before(item, "bytes stack frame")) fr.stack = *v;
+    if (auto v = number_before(item, "bytes spill stores")) fr.spill_stores = *v;
+    if (auto v = number_before(item, "bytes spill loads")) fr.spill_loads = *v;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return fr;
+}
+
+// "Used N registers, used N barriers, N bytes smem, N bytes cmem[0]" into f.
+void parse_usage(std::string_view msg, PtxasFunction& f) {
+  std::string_view rest = msg;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    if (starts_with(item, "Used ")) item.remove_prefix(5);
+    if (starts_with(item, "used ")) item.remove_prefix(5);
+    if (auto v = number_before(item, "registers")) f.registers = int(*v);
+    if (auto v = number_before(item, "barriers")) f.barriers = int(*v);
+    if (auto v = number_before(item, "bytes smem")) f.smem_bytes = *v;
+    if (auto v = number_before(item, "bytes cmem[0]")) f.cmem0_bytes = *v;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+// One pass over ptxas -v's lines, a method per line format. ptxas may print a function's
+// properties and notes before it starts the function; they wait in pending_ until it does.
+class PtxasReportParser {
+ public:
+  void line(std::string_view raw) {
     const std::string_view line = trim(raw);
-    if (starts_with(line, kSourceMarker)) {
-      source = std::string(trim(line.substr(kSourceMarker.size())));
-      current = nullptr;
-      pending.clear();
-      pending_notes.clear();
-      return;
-    }
+    if (starts_with(line, kSourceMarker)) return start_source(trim(line.substr(kSourceMarker.size())));
     // Everything else of interest follows "ptxas info    : " (or is the frame line).
     std::string_view msg = line;
     if (starts_with(line, "ptxas")) {
@@ -240,65 +269,79 @@ std::vector<PtxasFunction> parse_ptxas_report(std::string_view report) {
       msg = trim(line.substr(colon + 1));
     }
     if (starts_with(msg, "Compiling entry function")) {
-      const std::string_view name = quoted(msg);
-      if (name.empty()) return;
-      out.push_back({});
-      current = &out.back();
-      current->name = std::string(name);
-      current->arch = std::string(quoted(msg, msg.find(name) + name.size() + 1));
-      current->source = source;
-      if (auto it = pending.find(current->name); it != pending.end()) {
-        apply(*current, it->second);
-        pending.erase(it);
-      }
-      if (auto it = pending_notes.find(current->name); it != pending_notes.end()) {
-        current->notes = std::move(it->second);
-        pending_notes.erase(it);
-      }
+      start_entry(msg);
     } else if (starts_with(msg, "Function properties for ")) {
-      properties_for = std::string(trim(msg.substr(24)));
+      properties_for_ = std::string(trim(msg.substr(24)));
     } else if (msg.find("bytes stack frame") != std::string_view::npos) {
-      Frame fr{-1, -1, -1};
-      std::string_view rest = msg;
-      while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        const std::string_view item = rest.substr(0, comma);
-        if (auto v = number_before(item, "bytes stack frame")) fr.stack = *v;
-        if (auto v = number_before(item, "bytes spill stores")) fr.spill_stores = *v;
-        if (auto v = number_before(item, "bytes spill loads")) fr.spill_loads = *v;
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-      }
-      if (current && current->name == properties_for) apply(*current, fr);
-      else if (!properties_for.empty()) pending[properties_for] = fr;
-      properties_for.clear();
-    } else if (starts_with(msg, "Used ") && current) {
-      std::string_view rest = msg;
-      while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        std::string_view item = trim(rest.substr(0, comma));
-        if (starts_with(item, "Used ")) item.remove_prefix(5);
-        if (starts_with(item, "used ")) item.remove_prefix(5);
-        if (auto v = number_before(item, "registers")) current->registers = int(*v);
-        if (auto v = number_before(item, "barriers")) current->barriers = int(*v);
-        if (auto v = number_before(item, "bytes smem")) current->smem_bytes = *v;
-        if (auto v = number_before(item, "bytes cmem[0]")) current->cmem0_bytes = *v;
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-      }
+      frame(msg);
+    } else if (starts_with(msg, "Used ") && current_) {
+      parse_usage(msg, *current_);
     } else if (msg.find("Potential Performance Loss") != std::string_view::npos) {
-      // "... in the function '_Z...'": attach to that function (which ptxas may not have
-      // started yet), else to the current one.
-      const auto at = msg.rfind("function '");
-      const std::string named(at == std::string_view::npos ? std::string_view{} : quoted(msg, at));
-      PtxasFunction* target = named.empty() ? current : nullptr;
-      for (auto it = out.rbegin(); !target && it != out.rend() && it->source == source; ++it)
-        if (it->name == named) target = &*it;
-      if (target) target->notes.emplace_back(msg);
-      else if (!named.empty()) pending_notes[named].emplace_back(msg);
+      note(msg);
     }
-  });
-  return out;
+  }
+  std::vector<PtxasFunction> take() { return std::move(out_); }
+
+ private:
+  void start_source(std::string_view path) {
+    source_ = std::string(path);
+    current_ = nullptr;
+    pending_.clear();
+    pending_notes_.clear();
+  }
+
+  void start_entry(std::string_view msg) {
+    const std::string_view name = quoted(msg);
+    if (name.empty()) return;
+    out_.push_back({});
+    current_ = &out_.back();
+    current_->name = std::string(name);
+    current_->arch = std::string(quoted(msg, msg.find(name) + name.size() + 1));
+    current_->source = source_;
+    if (auto it = pending_.find(current_->name); it != pending_.end()) {
+      apply(*current_, it->second);
+      pending_.erase(it);
+    }
+    if (auto it = pending_notes_.find(current_->name); it != pending_notes_.end()) {
+      current_->notes = std::move(it->second);
+      pending_notes_.erase(it);
+    }
+  }
+
+  // The frame line belongs to the function of the last "Function properties for" line.
+  void frame(std::string_view msg) {
+    const Frame fr = parse_frame(msg);
+    if (current_ && current_->name == properties_for_) apply(*current_, fr);
+    else if (!properties_for_.empty()) pending_[properties_for_] = fr;
+    properties_for_.clear();
+  }
+
+  // "... in the function '_Z...'": attach to that function (which ptxas may not have started
+  // yet), else to the current one.
+  void note(std::string_view msg) {
+    const auto at = msg.rfind("function '");
+    const std::string named(at == std::string_view::npos ? std::string_view{} : quoted(msg, at));
+    PtxasFunction* target = named.empty() ? current_ : nullptr;
+    for (auto it = out_.rbegin(); !target && it != out_.rend() && it->source == source_; ++it)
+      if (it->name == named) target = &*it;
+    if (target) target->notes.emplace_back(msg);
+    else if (!named.empty()) pending_notes_[named].emplace_back(msg);
+  }
+
+  std::vector<PtxasFunction> out_;
+  std::string source_;
+  std::string properties_for_;  // the function of the last "Function properties for" line
+  std::map<std::string, Frame> pending_;
+  std::map<std::string, std::vector<std::string>> pending_notes_;
+  PtxasFunction* current_ = nullptr;  // the last entry function of this source, in out_
+};
+
+}  // namespace
+
+std::vector<PtxasFunction> parse_ptxas_report(std::string_view report) {
+  PtxasReportParser parser;
+  for_each_line(report, [&](std::string_view raw) { parser.line(raw); });
+  return parser.take();
 }
 
 const Listing& running_binary_sass() {

@@ -10,7 +10,6 @@
 // unsupported shape, 3 no GPU, CUPTI unavailable or the output not writable.
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <iostream>
@@ -21,10 +20,10 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/build_info.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
 #include "experiments/reference.hpp"
+#include "experiments/run_main.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/timeline_host.hpp"
@@ -94,17 +93,6 @@ constexpr const char* kMethod =
     "the globaltimer axis by the median offset of its warps' anchors. span_matches: |decoded "
     "span - CUPTI time of the traced launch| <= |overhead|.";
 
-struct Stream {
-  cudaStream_t s{};
-  Stream() { ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (const cudaError_t e = cudaStreamDestroy(s); e != cudaSuccess)
-      std::cerr << "attnlab-timeline: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-};
-
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
             cudaStream_t stream) {
@@ -128,23 +116,12 @@ std::map<std::uint64_t, profiler::KernelRecord> by_tag(profiler::KernelActivity&
 
 double duration_ns(const profiler::KernelRecord& r) { return double(r.end_ns - r.start_ns); }
 
+// Makes the device current after checking that the phase runs on it (EnvironmentError) and that
+// the shape fits its free memory and the host's (UsageError).
 void open_device(const Phase& phase, const Options& opt, const Shape& s) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0)
-    throw EnvironmentError(std::string("no CUDA device: ") +
-                           (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
-  if (opt.device >= count)
-    throw EnvironmentError("no CUDA device " + std::to_string(opt.device) + " (found " +
-                           std::to_string(count) + ")");
-  ATTNLAB_CUDA_CHECK(cudaSetDevice(opt.device));
-  cudaDeviceProp prop{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, opt.device));
+  const cudaDeviceProp prop = open_cuda_device(opt.device);
   if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
-  std::size_t device_free = 0, device_total = 0;
-  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
-  if (auto why = memory_refusal(s, device_free, host_available_bytes()))
-    throw UsageError("cannot run shape " + shape_name(s) + ": " + *why);
+  refuse_unfit_shapes({s}, "");
 }
 
 void add_options(CLI::App& app, Options& opt) {
@@ -167,15 +144,6 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_flag("--no-plots", opt.no_plots, "write the gnuplot script and data but do not run gnuplot");
   app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
              "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
-}
-
-// CUPTI's kernel records, which time every launch here; without them nothing can be measured.
-void start_activity(std::optional<profiler::KernelActivity>& activity) {
-  try {
-    activity.emplace();
-  } catch (const std::exception& ex) {
-    throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
-  }
 }
 
 // The phase and shape the command line asks for, checked before the GPU is touched.
@@ -383,88 +351,72 @@ void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Opti
             << (dir / "trace.json").string() << std::endl;
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
-               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
-               "of one SM, and the stamps' overhead against the normal build"};
-  Options opt;
-  add_options(app, opt);
-  if (const auto code = parse_command_line(app, argc, argv, "attnlab-timeline")) return *code;
+// The device, the inputs, the timeline build's geometry and gate, its overhead, the traced
+// launch decoded, then the record, trace and report. `rec` outlives the call: run_main marks it
+// failed after a fault.
+int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecordFile& record_file) {
+  const Request req = check_request(opt);
+  const Phase* phase = req.phase;
+  const Shape& s = req.shape;
+  const fs::path root = fs::path(opt.out);
+  require_writable_directory(root);
+  open_device(*phase, opt, s);
 
-  fs::path file;
-  TimelineRecord rec;
+  std::optional<profiler::KernelActivity> activity;
+  start_kernel_activity(activity);
+  const Stream stream;
+  const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
+  const double scale = s.default_scale();
+  const HostTensors in = make_inputs(s, seed);
+  const ProblemBuffers buffers(s, in);
+  const Problem p = buffers.problem(float(scale));
+  std::uint64_t tag = 1;
+  const std::function<void()> normal = [&] { phase->launch(p, stream.get()); };
+  const std::function<void()> traced = [&] { req.inst->launch(p, stream.get()); };
+
+  const Geometry g = launch_geometry(*activity, tag, traced, stream.get(), opt.events_per_warp);
+  const timeline::DeviceTimeline buffer(g.ctas, g.warps, opt.events_per_warp);
+  buffer.attach();
+
+  const long long now = now_epoch_seconds();
+  rec = start_record(*phase, s, scale, opt, g, now);
+  rec.provenance = to_json(provenance(argc, argv, seed, opt.device, false));
+  const fs::path dir = new_run_directory(root, phase->id, now);
+  const fs::path file = dir / "run.json";
+  write_timeline_file(file, rec);
+  record_file = written_record(file, rec, &write_timeline_file);
+  std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << g.ctas
+            << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
+
+  if (!gate_passes(rec, file, *phase, *req.inst, p, in, seed, stream.get())) return kExitFailed;
+
+  TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches);
+  const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get());
+  decode_traced(rec, file, last.raw, opt, *req.inst);
+  summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
+  rec.overhead = ovh;
+  rec.status = "ok";
+  write_timeline_file(file, rec);
   try {
-    const Request req = check_request(opt);
-    const Phase* phase = req.phase;
-    const Shape& s = req.shape;
-    const fs::path root = fs::path(opt.out);
-    try {
-      ensure_writable_directory(root);
-    } catch (const std::exception& e) {
-      throw EnvironmentError(e.what());
-    }
-    open_device(*phase, opt, s);
-
-    std::optional<profiler::KernelActivity> activity;
-    start_activity(activity);
-    const Stream stream;
-    const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
-    const double scale = s.default_scale();
-    const HostTensors in = make_inputs(s, seed);
-    const ProblemBuffers buffers(s, in);
-    const Problem p = buffers.problem(float(scale));
-    std::uint64_t tag = 1;
-    const std::function<void()> normal = [&] { phase->launch(p, stream.s); };
-    const std::function<void()> traced = [&] { req.inst->launch(p, stream.s); };
-
-    const Geometry g = launch_geometry(*activity, tag, traced, stream.s, opt.events_per_warp);
-    const timeline::DeviceTimeline buffer(g.ctas, g.warps, opt.events_per_warp);
-    buffer.attach();
-
-    const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch()).count();
-    rec = start_record(*phase, s, scale, opt, g, now);
-    rec.provenance = to_json(provenance(argc, argv, seed, opt.device, false));
-    const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
-    const fs::path dir = create_run_directory(root, phase->id, utc_stamp(now), sha);
-    file = dir / "run.json";
-    write_timeline_file(file, rec);
-    std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << g.ctas
-              << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
-
-    if (!gate_passes(rec, file, *phase, *req.inst, p, in, seed, stream.s)) return kExitFailed;
-
-    TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.s, opt.launches);
-    const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.s);
-    decode_traced(rec, file, last.raw, opt, *req.inst);
-    summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
-    rec.overhead = ovh;
-    rec.status = "ok";
-    write_timeline_file(file, rec);
     write_chrome_trace(dir / "trace.json", rec);
     render_and_print(rec, dir, opt);
-    return kExitOk;
-  } catch (const UsageError& ex) {
-    return fail("attnlab-timeline", kExitUsage, ex.what());
-  } catch (const EnvironmentError& ex) {
-    return fail("attnlab-timeline", kExitEnvironment, ex.what());
   } catch (const report::OutputError& ex) {
-    return fail("attnlab-timeline", kExitEnvironment, ex.what());
-  } catch (const std::exception& ex) {
-    if (file.empty()) return fail("attnlab-timeline", kExitEnvironment, ex.what());
-    // A fault mid-run (an illegal address, say) leaves the context unusable: record it.
-    rec.status = "failed";
-    rec.error = ex.what();
-    try {
-      write_timeline_file(file, rec);
-    } catch (const std::exception& w) {
-      std::cerr << "attnlab-timeline: cannot update the record: " << w.what() << std::endl;
-    }
-    return fail("attnlab-timeline", kExitFailed, std::string("run failed: ") + ex.what() + " (record " + file.string() + ")");
+    throw EnvironmentError(ex.what());  // gnuplot or the report's files: the run itself is done
   }
+  return kExitOk;
 }
 
 }  // namespace
 }  // namespace attnlab
 
-int main(int argc, char** argv) { return attnlab::run(argc, argv); }
+int main(int argc, char** argv) {
+  using namespace attnlab;
+  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
+               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
+               "of one SM, and the stamps' overhead against the normal build"};
+  Options opt;
+  add_options(app, opt);
+  TimelineRecord rec;
+  return run_main("attnlab-timeline", "run failed", app, argc, argv,
+                  [&](RunRecordFile& record_file) { return run(opt, argc, argv, rec, record_file); });
+}

@@ -1,6 +1,7 @@
 // The attention phases. Each declares itself once, with ATTNLAB_PHASE in its kernel file
-// (kernels/phase_<id>_<what>.cu); the registry, the experiment binaries, run records, tests and
-// `make help` all follow from those declarations, so adding a phase means one kernel file.
+// (kernels/phase_<id>_<what>.cu, or kernels/phase_cudnn.cpp for cuDNN's baseline); the registry,
+// the experiment binaries, run records, tests and `make help` all follow from those
+// declarations, so adding a phase means one kernel file (tests/cpu/test_fake_phase.cpp shows it).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -101,7 +102,7 @@ struct Phase {
 // Every ATTNLAB_PHASE of the build, in the order of their files' names (generated).
 std::vector<Phase> declared_phases();
 
-// The declared phases, ours in declaration order, then the baselines.
+// The declared phases: ours in declared_phases()'s order (their files' names), then the baselines.
 const std::vector<Phase>& phases();
 const Phase* find_phase(std::string_view id);
 std::string phase_ids_joined(const char* sep = ", ");

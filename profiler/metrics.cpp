@@ -32,6 +32,7 @@
 #include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
 #include "profiler/detail/profiler_support.hpp"
+#include "profiler/detail/range_profiler.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/nvtx.hpp"
@@ -55,85 +56,15 @@ struct CollectorState {
 
 namespace {
 
+using detail::failed;
+using detail::HostObject;
+using detail::OpenPass;
+using detail::RangeProfiler;
+using detail::warn_on_failure;
 using Clock = std::chrono::steady_clock;
 
 // The metric groups are GH100's (metric_groups.hpp); other chips name counters differently.
 constexpr const char* kChip = "GH100";
-
-// CUPTI parameter structs: zeroed, with structSize set, as every CUPTI call requires.
-template <class T>
-T params(std::size_t struct_size) {
-  T p{};
-  p.structSize = struct_size;
-  return p;
-}
-#define ATTNLAB_CUPTI_PARAMS(T) params<T>(T##_STRUCT_SIZE)
-
-
-// True (and `why` set) when `code` is a failure.
-bool failed(CUptiResult code, const char* call, std::string& why) {
-  if (code == CUPTI_SUCCESS) return false;
-  why = CuptiError::refusal(call, code);
-  return true;
-}
-
-void warn_on_failure(CUptiResult code, const char* call) {
-  if (code != CUPTI_SUCCESS)
-    std::fprintf(stderr, "attnlab: warning: %s failed: %s\n", call, CuptiError::describe(code).c_str());
-}
-
-class HostObject {
- public:
-  HostObject() = default;
-  ~HostObject() {
-    if (object == nullptr) return;
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    p.pHostObject = object;
-    warn_on_failure(cuptiProfilerHostDeinitialize(&p), "cuptiProfilerHostDeinitialize");
-  }
-  HostObject(const HostObject&) = delete;
-  HostObject& operator=(const HostObject&) = delete;
-  CUpti_Profiler_Host_Object* object = nullptr;
-};
-
-class RangeProfiler {
- public:
-  RangeProfiler() = default;
-  ~RangeProfiler() {
-    if (object == nullptr) return;
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
-    p.pRangeProfilerObject = object;
-    warn_on_failure(cuptiRangeProfilerDisable(&p), "cuptiRangeProfilerDisable");
-  }
-  RangeProfiler(const RangeProfiler&) = delete;
-  RangeProfiler& operator=(const RangeProfiler&) = delete;
-  CUpti_RangeProfiler_Object* object = nullptr;
-};
-
-// Closes a pass left open when a launch throws between start and stop.
-class OpenPass {
- public:
-  explicit OpenPass(CUpti_RangeProfiler_Object* object) : object_(object) {}
-  ~OpenPass() {
-    if (pushed) {
-      auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-      p.pRangeProfilerObject = object_;
-      warn_on_failure(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
-    }
-    if (started) {
-      auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-      p.pRangeProfilerObject = object_;
-      warn_on_failure(cuptiRangeProfilerStop(&p), "cuptiRangeProfilerStop");
-    }
-  }
-  OpenPass(const OpenPass&) = delete;
-  OpenPass& operator=(const OpenPass&) = delete;
-  bool started = false;
-  bool pushed = false;
-
- private:
-  CUpti_RangeProfiler_Object* object_;
-};
 
 // A group's metrics as the chip knows them, scheduled into passes (CUPTI's config image).
 struct GroupConfig {
@@ -209,104 +140,109 @@ struct Ranges {
   std::size_t room() const { return user_range.empty() ? ranges + 1 : ranges; }
 };
 
-// One session of the range profiler over `launch`, user replay: per pass the L2 is flushed
-// clean and the GPU idle, the profiler started (and the user range pushed), the launch run and
-// waited for, until CUPTI says every pass was submitted; then the counter data is decoded.
-// Returns false, with `why` set, at the first refusal or when the ranges are not as expected.
-bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, cudaStream_t stream,
-             const Ranges& want, std::vector<std::uint8_t>& counter_data, int& passes, std::string& why) {
-  const bool user = !want.user_range.empty();
-  RangeProfiler profiler;
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
-    p.ctx = s.context;
-    if (failed(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable", why)) return false;
-    profiler.object = p.pRangeProfilerObject;
-  }
-  {
-    auto size = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-    size.pRangeProfilerObject = profiler.object;
-    size.pMetricNames = c.names.data();
-    size.numMetrics = c.names.size();
-    size.maxNumOfRanges = want.room();
-    size.maxNumRangeTreeNodes = want.room();
-    if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", why))
-      return false;
-    counter_data.assign(size.counterDataSize, 0);
-    auto init = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-    init.pRangeProfilerObject = profiler.object;
-    init.counterDataSize = counter_data.size();
-    init.pCounterData = counter_data.data();
-    if (failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
-               "cuptiRangeProfilerCounterDataImageInitialize", why))
-      return false;
-  }
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
-    p.pRangeProfilerObject = profiler.object;
-    p.configSize = c.image.size();
-    p.pConfig = c.image.data();
-    p.counterDataImageSize = counter_data.size();
-    p.pCounterDataImage = counter_data.data();
-    p.range = user ? CUPTI_UserRange : CUPTI_AutoRange;
-    p.replayMode = CUPTI_UserReplay;
-    p.maxRangesPerPass = want.room();
-    p.numNestingLevels = 1;  // auto range requires 1
-    p.minNestingLevel = 1;
-    p.passIndex = 0;
-    p.targetNestingLevel = 1;  // in-process replay starts at the lowest profiled level
-    if (failed(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig", why)) return false;
-  }
+// The session's counter-data image, sized for `want`'s ranges and initialized.
+bool init_counter_data(const RangeProfiler& profiler, GroupConfig& c, const Ranges& want,
+                       std::vector<std::uint8_t>& counter_data, std::string& why) {
+  auto size = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  size.pRangeProfilerObject = profiler.object;
+  size.pMetricNames = c.names.data();
+  size.numMetrics = c.names.size();
+  size.maxNumOfRanges = want.room();
+  size.maxNumRangeTreeNodes = want.room();
+  if (failed(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize", why))
+    return false;
+  counter_data.assign(size.counterDataSize, 0);
+  auto init = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  init.pRangeProfilerObject = profiler.object;
+  init.counterDataSize = counter_data.size();
+  init.pCounterData = counter_data.data();
+  return !failed(cuptiRangeProfilerCounterDataImageInitialize(&init),
+                 "cuptiRangeProfilerCounterDataImageInitialize", why);
+}
 
-  // CUPTI says when every pass was submitted; the cap only stops a runaway loop.
+// The group's config image and the counter data on the session: user replay, user or auto range.
+bool set_config(const RangeProfiler& profiler, GroupConfig& c, const Ranges& want,
+                std::vector<std::uint8_t>& counter_data, std::string& why) {
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  p.pRangeProfilerObject = profiler.object;
+  p.configSize = c.image.size();
+  p.pConfig = c.image.data();
+  p.counterDataImageSize = counter_data.size();
+  p.pCounterDataImage = counter_data.data();
+  p.range = want.user_range.empty() ? CUPTI_AutoRange : CUPTI_UserRange;
+  p.replayMode = CUPTI_UserReplay;
+  p.maxRangesPerPass = want.room();
+  p.numNestingLevels = 1;  // auto range requires 1
+  p.minNestingLevel = 1;
+  p.passIndex = 0;
+  p.targetNestingLevel = 1;  // in-process replay starts at the lowest profiled level
+  return !failed(cuptiRangeProfilerSetConfig(&p), "cuptiRangeProfilerSetConfig", why);
+}
+
+// One pass: the L2 flushed clean and the GPU idle, the profiler started (and the user range
+// pushed), the launch run and waited for, then popped and stopped; `all_submitted` says whether
+// CUPTI needs no further pass.
+bool run_pass(detail::CollectorState& s, const RangeProfiler& profiler, const Ranges& want, const LaunchFn& launch,
+              cudaStream_t stream, bool& all_submitted, std::string& why) {
+  const bool user = !want.user_range.empty();
+  // Clean L2 and an idle GPU: every pass starts from the state ncu's cache control gives.
+  s.flush->flush_and_wait(stream);
+  OpenPass pass(profiler.object);
+  auto start = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+  start.pRangeProfilerObject = profiler.object;
+  if (failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart", why)) return false;
+  pass.started = true;
+  if (user) {
+    auto push = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
+    push.pRangeProfilerObject = profiler.object;
+    push.pRangeName = want.user_range.c_str();
+    if (failed(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange", why)) return false;
+    pass.pushed = true;
+  }
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (user) {
+    auto pop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
+    pop.pRangeProfilerObject = profiler.object;
+    pass.pushed = false;
+    if (failed(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange", why)) return false;
+  }
+  auto stop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  stop.pRangeProfilerObject = profiler.object;
+  pass.started = false;
+  if (failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", why)) return false;
+  all_submitted = stop.isAllPassSubmitted != 0;
+  return true;
+}
+
+// The passes until CUPTI says every one was submitted; the cap only stops a runaway loop.
+bool run_passes(detail::CollectorState& s, const RangeProfiler& profiler, const GroupConfig& c, const Ranges& want,
+                const LaunchFn& launch, cudaStream_t stream, int& passes, std::string& why) {
   const std::size_t expected = c.expected_passes;
   const std::size_t max_passes = std::max<std::size_t>(2 * expected, expected + 4);
   passes = 0;
-  for (bool all_submitted = false; !all_submitted;) {
+  for (bool all_submitted = false; !all_submitted; ++passes) {
     if (std::size_t(passes) >= max_passes) {
       why = "CUPTI asked for more than " + std::to_string(max_passes) +
             " passes where its config image declared " + std::to_string(expected);
       return false;
     }
-    // Clean L2 and an idle GPU: every pass starts from the state ncu's cache control gives.
-    s.flush->flush_and_wait(stream);
-    OpenPass pass(profiler.object);
-    auto start = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
-    start.pRangeProfilerObject = profiler.object;
-    if (failed(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart", why)) return false;
-    pass.started = true;
-    if (user) {
-      auto push = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params);
-      push.pRangeProfilerObject = profiler.object;
-      push.pRangeName = want.user_range.c_str();
-      if (failed(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange", why)) return false;
-      pass.pushed = true;
-    }
-    launch(stream);
-    ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (user) {
-      auto pop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params);
-      pop.pRangeProfilerObject = profiler.object;
-      pass.pushed = false;
-      if (failed(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange", why)) return false;
-    }
-    auto stop = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
-    stop.pRangeProfilerObject = profiler.object;
-    pass.started = false;
-    if (failed(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop", why)) return false;
-    ++passes;
-    all_submitted = stop.isAllPassSubmitted != 0;
+    if (!run_pass(s, profiler, want, launch, stream, all_submitted, why)) return false;
   }
+  return true;
+}
 
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
-    p.pRangeProfilerObject = profiler.object;
-    if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", why)) return false;
-    if (p.numOfRangeDropped != 0) {
-      why = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) + " profiled ranges (the counter-data image holds " +
-            std::to_string(want.room()) + (user ? ")" : "; did the launch start more kernels than its static facts name?)");
-      return false;
-    }
+// The counter data decoded, with every range kept and as many ranges as `want` names.
+bool decode(const RangeProfiler& profiler, const Ranges& want, std::vector<std::uint8_t>& counter_data,
+            std::string& why) {
+  const bool user = !want.user_range.empty();
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  p.pRangeProfilerObject = profiler.object;
+  if (failed(cuptiRangeProfilerDecodeData(&p), "cuptiRangeProfilerDecodeData", why)) return false;
+  if (p.numOfRangeDropped != 0) {
+    why = "CUPTI dropped " + std::to_string(p.numOfRangeDropped) + " profiled ranges (the counter-data image holds " +
+          std::to_string(want.room()) + (user ? ")" : "; did the launch start more kernels than its static facts name?)");
+    return false;
   }
   auto info = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = counter_data.data();
@@ -322,6 +258,20 @@ bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, 
     return false;
   }
   return true;
+}
+
+// One session of the range profiler over `launch`, user replay: enabled on the context, its
+// counter data and config set, the passes run, the counter data decoded. Returns false, with
+// `why` set, at the first refusal or when the ranges are not as expected.
+bool profile(detail::CollectorState& s, GroupConfig& c, const LaunchFn& launch, cudaStream_t stream,
+             const Ranges& want, std::vector<std::uint8_t>& counter_data, int& passes, std::string& why) {
+  RangeProfiler profiler;
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  p.ctx = s.context;
+  if (failed(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable", why)) return false;
+  profiler.object = p.pRangeProfilerObject;
+  return init_counter_data(profiler, c, want, counter_data, why) && set_config(profiler, c, want, counter_data, why) &&
+         run_passes(s, profiler, c, want, launch, stream, passes, why) && decode(profiler, want, counter_data, why);
 }
 
 // The values of range `index` of decoded counter data; metrics evaluated non-finite go to
@@ -402,6 +352,76 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// The collector's set-up, one step a function: nullopt to go on, else why the counter groups
+// cannot be collected on this GPU (every CUPTI and driver refusal named).
+using SetupStep = std::optional<std::string> (*)(detail::CollectorState&, const cudaDeviceProp&);
+
+std::optional<std::string> hopper_only(detail::CollectorState&, const cudaDeviceProp& prop) {
+  if (prop.major == 9) return std::nullopt;
+  return std::string("the metric groups are GH100's (Hopper: H100, H200); this GPU is ") + prop.name +
+         " (compute capability " + std::to_string(prop.major) + "." + std::to_string(prop.minor) +
+         "): profile it with Nsight Compute instead";
+}
+
+std::optional<std::string> current_context(detail::CollectorState& s, const cudaDeviceProp&) {
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&s.context);
+    if (code != CUDA_SUCCESS || s.context == nullptr)
+      return "cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")";
+  } catch (const CudaError& e) {
+    return std::string("the CUDA driver lacks an entry point the collector needs: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> initialize_profiler(detail::CollectorState& s, const cudaDeviceProp&) {
+  detail::preload_nvperf_host();
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+  const CUptiResult code = cuptiProfilerInitialize(&p);
+  if (code != CUPTI_SUCCESS) return CuptiError::refusal("cuptiProfilerInitialize", code);
+  s.profiler_initialized = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> device_supported(detail::CollectorState& s, const cudaDeviceProp&) {
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+  p.cuDevice = s.device;
+  p.api = CUPTI_PROFILER_RANGE_PROFILING;
+  const CUptiResult code = cuptiProfilerDeviceSupported(&p);
+  if (code != CUPTI_SUCCESS) return CuptiError::refusal("cuptiProfilerDeviceSupported", code);
+  if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return detail::unsupported_configuration(p, "CUPTI range profiling");
+  return std::nullopt;
+}
+
+std::optional<std::string> chip_name(detail::CollectorState& s, const cudaDeviceProp& prop) {
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+  p.deviceIndex = std::size_t(s.device);
+  const CUptiResult code = cuptiDeviceGetChipName(&p);
+  if (code != CUPTI_SUCCESS) return CuptiError::refusal("cuptiDeviceGetChipName", code);
+  if (p.pChipName == nullptr) return "cuptiDeviceGetChipName named no chip for device " + std::to_string(s.device);
+  s.chip = p.pChipName;
+  if (s.chip != kChip)
+    return "the metric groups are " + std::string(kChip) + "'s; this GPU (" + prop.name + ") is chip " + s.chip +
+           ": profile it with Nsight Compute instead";
+  return std::nullopt;
+}
+
+// Counters restricted to admin users are usually refused here first.
+std::optional<std::string> counter_availability(detail::CollectorState& s, const cudaDeviceProp&) {
+  auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+  p.ctx = s.context;
+  CUptiResult code = cuptiProfilerGetCounterAvailability(&p);
+  if (code == CUPTI_SUCCESS) {
+    s.availability.resize(p.counterAvailabilityImageSize);
+    p.pCounterAvailabilityImage = s.availability.data();
+    code = cuptiProfilerGetCounterAvailability(&p);
+  }
+  if (code != CUPTI_SUCCESS) return CuptiError::refusal("cuptiProfilerGetCounterAvailability", code);
+  return std::nullopt;
+}
+
 }  // namespace
 
 MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail::CollectorState>()) {
@@ -411,81 +431,9 @@ MetricsCollector::MetricsCollector(int device) : state_(std::make_unique<detail:
   ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the runtime's primary context, current from here
   cudaDeviceProp prop{};
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major != 9) {
-    s.unavailable = std::string("the metric groups are GH100's (Hopper: H100, H200); this GPU is ") +
-                    prop.name + " (compute capability " + std::to_string(prop.major) + "." +
-                    std::to_string(prop.minor) + "): profile it with Nsight Compute instead";
-    return;
-  }
-  try {
-    const detail::DriverApi& driver = detail::driver_api();
-    const CUresult code = driver.ctx_get_current(&s.context);
-    if (code != CUDA_SUCCESS || s.context == nullptr) {
-      s.unavailable = "cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")";
-      return;
-    }
-  } catch (const CudaError& e) {
-    s.unavailable = std::string("the CUDA driver lacks an entry point the collector needs: ") + e.what();
-    return;
-  }
-  {
-    detail::preload_nvperf_host();
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-    const CUptiResult code = cuptiProfilerInitialize(&p);
-    if (code != CUPTI_SUCCESS) {
-      s.unavailable = CuptiError::refusal("cuptiProfilerInitialize", code);
-      return;
-    }
-    s.profiler_initialized = true;
-  }
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
-    p.cuDevice = device;
-    p.api = CUPTI_PROFILER_RANGE_PROFILING;
-    const CUptiResult code = cuptiProfilerDeviceSupported(&p);
-    if (code != CUPTI_SUCCESS) {
-      s.unavailable = CuptiError::refusal("cuptiProfilerDeviceSupported", code);
-      return;
-    }
-    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      s.unavailable = detail::unsupported_configuration(p, "CUPTI range profiling");
-      return;
-    }
-  }
-  {
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
-    p.deviceIndex = std::size_t(device);
-    const CUptiResult code = cuptiDeviceGetChipName(&p);
-    if (code != CUPTI_SUCCESS) {
-      s.unavailable = CuptiError::refusal("cuptiDeviceGetChipName", code);
-      return;
-    }
-    if (p.pChipName == nullptr) {
-      s.unavailable = "cuptiDeviceGetChipName named no chip for device " + std::to_string(device);
-      return;
-    }
-    s.chip = p.pChipName;
-    if (s.chip != kChip) {
-      s.unavailable = "the metric groups are " + std::string(kChip) + "'s; this GPU (" + prop.name +
-                      ") is chip " + s.chip + ": profile it with Nsight Compute instead";
-      return;
-    }
-  }
-  {
-    // Counters restricted to admin users are usually refused here first.
-    auto p = ATTNLAB_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-    p.ctx = s.context;
-    CUptiResult code = cuptiProfilerGetCounterAvailability(&p);
-    if (code == CUPTI_SUCCESS) {
-      s.availability.resize(p.counterAvailabilityImageSize);
-      p.pCounterAvailabilityImage = s.availability.data();
-      code = cuptiProfilerGetCounterAvailability(&p);
-    }
-    if (code != CUPTI_SUCCESS) {
-      s.unavailable = CuptiError::refusal("cuptiProfilerGetCounterAvailability", code);
-      return;
-    }
-  }
+  for (const SetupStep step :
+       {&hopper_only, &current_context, &initialize_profiler, &device_supported, &chip_name, &counter_availability})
+    if ((s.unavailable = step(s, prop))) return;
   s.flush = std::make_unique<detail::CleanL2Flush>();
 }
 

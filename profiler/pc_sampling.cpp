@@ -170,15 +170,29 @@ void absorb(Raw& raw, const CUpti_PCSamplingData& d) {
   }
 }
 
-float event_launch_ms(const LaunchFn& launch, cudaStream_t stream, detail::CleanL2Flush& flush,
-                      cudaEvent_t a, cudaEvent_t b) {
+// Two CUDA events around a launch, destroyed with the pair.
+struct Events {
+  cudaEvent_t a{}, b{};
+  Events() {
+    ATTNLAB_CUDA_CHECK(cudaEventCreate(&a));
+    ATTNLAB_CUDA_CHECK(cudaEventCreate(&b));
+  }
+  ~Events() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+};
+
+float event_launch_ms(const LaunchFn& launch, cudaStream_t stream, detail::CleanL2Flush& flush, const Events& ev) {
   flush.flush_and_wait(stream);
-  ATTNLAB_CUDA_CHECK(cudaEventRecord(a, stream));
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev.a, stream));
   launch(stream);
-  ATTNLAB_CUDA_CHECK(cudaEventRecord(b, stream));
-  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(b));
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev.b, stream));
+  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(ev.b));
   float ms = 0;
-  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.a, ev.b));
   return ms;
 }
 
@@ -307,6 +321,135 @@ std::pair<CUcontext, std::string> current_context() {
   return {ctx, ""};
 }
 
+// The sampled launch, between cuptiPCSamplingStart and Stop, timed with events as the
+// unsampled ones are (L2 flushed clean before it); the reason where CUPTI refuses.
+std::optional<std::string> sampled_launch(CUcontext ctx, const LaunchFn& launch, cudaStream_t stream,
+                                          detail::CleanL2Flush& flush, const Events& ev, float& ms) {
+  flush.flush_and_wait(stream);
+  CUpti_PCSamplingStartParams start{};
+  start.size = CUpti_PCSamplingStartParamsSize;
+  start.ctx = ctx;
+  if (const CUptiResult c = cuptiPCSamplingStart(&start); c != CUPTI_SUCCESS)
+    return CuptiError::refusal("cuptiPCSamplingStart", c);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev.a, stream));
+  launch(stream);
+  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev.b, stream));
+  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(ev.b));
+  CUpti_PCSamplingStopParams stop{};
+  stop.size = CUpti_PCSamplingStopParamsSize;
+  stop.ctx = ctx;
+  if (const CUptiResult c = cuptiPCSamplingStop(&stop); c != CUPTI_SUCCESS)
+    return CuptiError::refusal("cuptiPCSamplingStop", c);
+  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.a, ev.b));
+  return std::nullopt;
+}
+
+// Every sample into `raw`: drained with cuptiPCSamplingGetData, then PC sampling disabled and
+// what Disable copies out taken too; the reason where CUPTI refuses.
+std::optional<std::string> drain_samples(CUcontext ctx, detail::PcSamplingState& st, Raw& raw) {
+  DataBuffer& drain = *st.drain;
+  for (int round = 0; round < 1000; ++round) {
+    drain.data.totalNumPcs = 0;
+    drain.data.remainingNumPcs = 0;
+    CUpti_PCSamplingGetDataParams p{};
+    p.size = CUpti_PCSamplingGetDataParamsSize;
+    p.ctx = ctx;
+    p.pcSamplingData = &drain.data;
+    if (const CUptiResult c = cuptiPCSamplingGetData(&p); c != CUPTI_SUCCESS)
+      return CuptiError::refusal("cuptiPCSamplingGetData", c);
+    absorb(raw, drain.data);
+    if (drain.data.remainingNumPcs == 0) break;
+  }
+  if (auto why = st.close()) return why;
+  absorb(raw, st.config_buffer->data);
+  return std::nullopt;
+}
+
+// One PC's samples by stall reason, CUPTI's reason indices named; issued and stalled apart
+// from the not-issued reasons.
+SampledPc sampled_pc(std::uint64_t offset, const std::map<std::uint32_t, std::uint64_t>& reasons,
+                     const std::map<std::uint32_t, std::string>& reason_name) {
+  SampledPc pc;
+  pc.offset = offset;
+  std::map<std::string, std::uint64_t> all, not_issued;
+  for (const auto& [idx, n] : reasons) {
+    const auto nm = reason_name.find(idx);
+    const std::string name = strip_stall_reason(nm != reason_name.end() ? nm->second : "reason_" + std::to_string(idx));
+    if (is_not_issued(name))
+      not_issued[name] += n;
+    else
+      all[name] += n;
+  }
+  pc.stalls = top_reasons(StallCounts(all.begin(), all.end()), all.size());
+  pc.not_issued = top_reasons(StallCounts(not_issued.begin(), not_issued.end()), not_issued.size());
+  for (const auto& [name, n] : pc.stalls) pc.samples += n;
+  return pc;
+}
+
+// One kernel's samples: its cubin found by the samples' CRC, each PC with its source line and
+// SASS, the lines aggregated.
+KernelPcSamples kernel_samples(const std::string& fn, const Raw& raw, const std::string& executable,
+                               const std::map<std::uint32_t, std::string>& reason_name) {
+  const Cubins& cubins = cubins_of(executable);
+  KernelPcSamples k;
+  k.name = fn;
+  const auto crc = raw.crc.find(fn);
+  std::optional<std::uint64_t> sample_crc;
+  if (crc != raw.crc.end()) sample_crc = k.cubin_crc = crc->second;
+  std::string matched_by;
+  const Cubin* cubin = cubin_for(cubins, fn, sample_crc, matched_by);
+  k.cubin = cubin ? cubin->file + " (from " + executable + ", matched by " + matched_by + ")"
+                  : "not found: " + (cubins.problem.empty()
+                                         ? "no cubin of " + executable + " has the CRC CUPTI reports "
+                                           "(a library's kernel): no source lines or SASS"
+                                         : cubins.problem);
+  const std::map<std::uint64_t, std::string> sass =
+      cubin ? sass_by_offset(cubin->sass, fn) : std::map<std::uint64_t, std::string>{};
+  for (const auto& [offset, reasons] : raw.by_kernel.at(fn)) {
+    SampledPc pc = sampled_pc(offset, reasons, reason_name);
+    if (pc.samples == 0) continue;
+    if (cubin) std::tie(pc.file, pc.line) = source_of(*cubin, fn, offset);
+    if (const auto s = sass.find(offset); s != sass.end()) pc.sass = s->second;
+    k.samples += pc.samples;
+    k.pcs.push_back(std::move(pc));
+  }
+  k.lines = aggregate_lines(k.pcs, &read_source_line);
+  return k;
+}
+
+// The result's counts and timings from the drained samples and the launches' times.
+void fill_totals(PcSamplingResult& res, const Raw& raw, float sampled_ms, const std::vector<double>& unsampled) {
+  res.sampled_launch_ns = 1e6 * double(sampled_ms);
+  res.unsampled_launch_ns = summarize(unsampled).median;
+  if (*res.unsampled_launch_ns > 0)
+    res.overhead_pct = 100.0 * (*res.sampled_launch_ns / *res.unsampled_launch_ns - 1.0);
+  res.total_samples = raw.total;
+  res.dropped_samples = raw.dropped;
+  res.non_user_samples = raw.non_user;
+  res.hardware_buffer_full = raw.buffer_full;
+}
+
+std::string method() {
+  return std::string("CUPTI PC sampling (cupti_pcsampling.h), ") + "enabled for this launch alone, " +
+    "continuous mode with start/stop around one launch of its own after timing, L2 flushed clean before it; lines from "
+    "cuptiGetSassToSourceCorrelation on the executable's cubin of the samples' CRC, SASS "
+    "from cuobjdump -sass of that cubin; overhead: that launch against the median of " +
+    std::to_string(kUnsampledLaunches) + " unsampled launches, both timed with CUDA events";
+}
+
+// [log2 cycles] the sampling period: the option's, else one for the launch's expected time (or
+// the unsampled launches' median) on this GPU.
+int sampling_period_log2(const PcSamplingOptions& options, const std::vector<double>& unsampled) {
+  if (options.period_log2 > 0) return options.period_log2;
+  int dev = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  int sms = 0, khz = 0;
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+  return choose_period_log2(options.expected_ns > 0 ? options.expected_ns : summarize(unsampled).median, sms,
+                            khz / 1000.0);
+}
+
 }  // namespace
 
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
@@ -318,146 +461,33 @@ PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
     res.reason = std::move(why);
     return res;
   };
-  int dev = 0;
-  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
-  int sms = 0, khz = 0;
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
   const auto [ctx, no_ctx] = current_context();
   if (!ctx) return unavailable(no_ctx);
 
   const ActivityPause pause;  // no activity records of these launches in any timing window
   detail::CleanL2Flush flush;
-  cudaEvent_t ev_a{}, ev_b{};
-  ATTNLAB_CUDA_CHECK(cudaEventCreate(&ev_a));
-  ATTNLAB_CUDA_CHECK(cudaEventCreate(&ev_b));
-  struct Events {
-    cudaEvent_t a, b;
-    ~Events() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
-  } events{ev_a, ev_b};
-
+  const Events events;
   // Baseline: unsampled launches, timed as the sampled one is (events, L2 flushed clean).
   std::vector<double> unsampled;
-  for (int i = 0; i < kUnsampledLaunches; ++i)
-    unsampled.push_back(1e6 * event_launch_ms(launch, stream, flush, ev_a, ev_b));
+  for (int i = 0; i < kUnsampledLaunches; ++i) unsampled.push_back(1e6 * event_launch_ms(launch, stream, flush, events));
+  res.sampling_period_log2 = sampling_period_log2(options, unsampled);
 
-  res.sampling_period_log2 =
-      options.period_log2 > 0
-          ? options.period_log2
-          : choose_period_log2(options.expected_ns > 0 ? options.expected_ns : summarize(unsampled).median,
-                               sms, khz / 1000.0);
-
-  std::optional<detail::PcSamplingState> own;
-  own.emplace();
-  if (auto why = own->open(ctx, res.sampling_period_log2)) return unavailable(*why);
-  detail::PcSamplingState* st = &*own;
-  res.stall_reason_names = st->names;
-  const std::map<std::uint32_t, std::string>& reason_name = st->reason_name;
-
-  flush.flush_and_wait(stream);
-  {
-    CUpti_PCSamplingStartParams p{};
-    p.size = CUpti_PCSamplingStartParamsSize;
-    p.ctx = ctx;
-    if (const CUptiResult c = cuptiPCSamplingStart(&p); c != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiPCSamplingStart", c));
-  }
-  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev_a, stream));
-  launch(stream);
-  ATTNLAB_CUDA_CHECK(cudaEventRecord(ev_b, stream));
-  ATTNLAB_CUDA_CHECK(cudaEventSynchronize(ev_b));
-  {
-    CUpti_PCSamplingStopParams p{};
-    p.size = CUpti_PCSamplingStopParamsSize;
-    p.ctx = ctx;
-    if (const CUptiResult c = cuptiPCSamplingStop(&p); c != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiPCSamplingStop", c));
-  }
+  detail::PcSamplingState st;
+  if (auto why = st.open(ctx, res.sampling_period_log2)) return unavailable(*why);
+  res.stall_reason_names = st.names;
   float sampled_ms = 0;
-  ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&sampled_ms, ev_a, ev_b));
-
+  if (auto why = sampled_launch(ctx, launch, stream, flush, events, sampled_ms)) return unavailable(*why);
   Raw raw;
-  DataBuffer& drain = *st->drain;
-  for (int round = 0; round < 1000; ++round) {
-    drain.data.totalNumPcs = 0;
-    drain.data.remainingNumPcs = 0;
-    CUpti_PCSamplingGetDataParams p{};
-    p.size = CUpti_PCSamplingGetDataParamsSize;
-    p.ctx = ctx;
-    p.pcSamplingData = &drain.data;
-    if (const CUptiResult c = cuptiPCSamplingGetData(&p); c != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiPCSamplingGetData", c));
-    absorb(raw, drain.data);
-    if (drain.data.remainingNumPcs == 0) break;
-  }
-  // Disable, and take what Disable copies out.
-  if (auto why = own->close()) return unavailable(*why);
-  absorb(raw, own->config_buffer->data);
+  if (auto why = drain_samples(ctx, st, raw)) return unavailable(*why);
+  fill_totals(res, raw, sampled_ms, unsampled);
 
-  res.sampled_launch_ns = 1e6 * double(sampled_ms);
-  res.unsampled_launch_ns = summarize(unsampled).median;
-  if (*res.unsampled_launch_ns > 0)
-    res.overhead_pct = 100.0 * (*res.sampled_launch_ns / *res.unsampled_launch_ns - 1.0);
-  res.total_samples = raw.total;
-  res.dropped_samples = raw.dropped;
-  res.non_user_samples = raw.non_user;
-  res.hardware_buffer_full = raw.buffer_full;
-
-  const Cubins& cubins = cubins_of(options.executable);
-  for (const auto& [fn, pcs] : raw.by_kernel) {
-    KernelPcSamples k;
-    k.name = fn;
-    const auto crc = raw.crc.find(fn);
-    std::optional<std::uint64_t> sample_crc;
-    if (crc != raw.crc.end()) sample_crc = k.cubin_crc = crc->second;
-    std::string matched_by;
-    const Cubin* cubin = cubin_for(cubins, fn, sample_crc, matched_by);
-    k.cubin = cubin ? cubin->file + " (from " + options.executable + ", matched by " + matched_by + ")"
-                    : "not found: " + (cubins.problem.empty()
-                                           ? "no cubin of " + options.executable + " has the CRC CUPTI reports "
-                                             "(a library's kernel): no source lines or SASS"
-                                           : cubins.problem);
-    const std::map<std::uint64_t, std::string> sass =
-        cubin ? sass_by_offset(cubin->sass, fn) : std::map<std::uint64_t, std::string>{};
-    for (const auto& [offset, reasons] : pcs) {
-      SampledPc pc;
-      pc.offset = offset;
-      std::map<std::string, std::uint64_t> all, not_issued;
-      for (const auto& [idx, n] : reasons) {
-        const auto nm = reason_name.find(idx);
-        const std::string name = strip_stall_reason(nm != reason_name.end() ? nm->second : "reason_" + std::to_string(idx));
-        if (is_not_issued(name))
-          not_issued[name] += n;
-        else
-          all[name] += n;
-      }
-      pc.stalls = top_reasons(StallCounts(all.begin(), all.end()), all.size());
-      pc.not_issued = top_reasons(StallCounts(not_issued.begin(), not_issued.end()), not_issued.size());
-      for (const auto& [name, n] : pc.stalls) pc.samples += n;
-      if (pc.samples == 0) continue;
-      if (cubin) std::tie(pc.file, pc.line) = source_of(*cubin, fn, offset);
-      if (const auto s = sass.find(offset); s != sass.end()) pc.sass = s->second;
-      k.samples += pc.samples;
-      k.pcs.push_back(std::move(pc));
-    }
-    k.lines = aggregate_lines(k.pcs, &read_source_line);
-    res.kernels.push_back(std::move(k));
-  }
+  for (const auto& [fn, pcs] : raw.by_kernel) res.kernels.push_back(kernel_samples(fn, raw, options.executable, st.reason_name));
   std::sort(res.kernels.begin(), res.kernels.end(),
             [](const KernelPcSamples& a, const KernelPcSamples& b) {
               return a.samples != b.samples ? a.samples > b.samples : a.name < b.name;
             });
-  res.method = std::string("CUPTI PC sampling (cupti_pcsampling.h), ") +
-               "enabled for this launch alone, " +
-               "continuous mode with start/stop around one launch of its own after timing, L2 flushed clean before it; lines from "
-               "cuptiGetSassToSourceCorrelation on the executable's cubin of the samples' CRC, SASS "
-               "from cuobjdump -sass of that cubin; overhead: that launch against the median of " +
-               std::to_string(kUnsampledLaunches) + " unsampled launches, both timed with CUDA events";
-  res.collection_wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.method = method();
+  res.collection_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.available = true;
   return res;
 }

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <string>
 #include <tuple>
 
 #include "common/check.hpp"
@@ -68,6 +70,155 @@ struct SassSession {
   }
 };
 
+using Refusal = std::optional<std::string>;
+
+// CUPTI's refusal of `call`, or nullopt where it succeeded.
+Refusal refused(CUptiResult code, const char* call) {
+  if (code == CUPTI_SUCCESS) return std::nullopt;
+  return CuptiError::refusal(call, code);
+}
+
+// The current context, the profiler initialized, and SASS metrics supported on device `dev`.
+Refusal open_session(SassSession& s, int dev) {
+  try {
+    const detail::DriverApi& driver = detail::driver_api();
+    const CUresult code = driver.ctx_get_current(&s.ctx);
+    if (code != CUDA_SUCCESS || s.ctx == nullptr)
+      return "cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")";
+  } catch (const std::exception& e) {
+    return std::string("the CUDA driver lacks an entry point: ") + e.what();
+  }
+  detail::preload_nvperf_host();
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  if (auto why = refused(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize")) return why;
+  s.profiler_initialized = true;
+  CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+  p.cuDevice = dev;
+  p.api = CUPTI_PROFILER_SASS_METRICS;
+  if (auto why = refused(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported")) return why;
+  if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return detail::unsupported_configuration(p, "CUPTI SASS metrics");
+  return std::nullopt;
+}
+
+Refusal chip_name(int dev, std::string& chip) {
+  CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  p.deviceIndex = std::size_t(dev);
+  if (auto why = refused(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName")) return why;
+  if (p.pChipName == nullptr) return "cuptiDeviceGetChipName named no chip for device " + std::to_string(dev);
+  chip = p.pChipName;
+  return std::nullopt;
+}
+
+// The two metrics' ids on this chip.
+struct MetricIds {
+  std::uint64_t inst = 0, thread = 0;
+};
+
+// The two metrics resolved on `chip` and configured on the session's device, one value per
+// instruction.
+Refusal set_config(SassSession& s, const std::string& chip, MetricIds& ids) {
+  std::vector<CUpti_SassMetrics_Config> configs;
+  for (const char* name : {kSassInstExecuted, kSassThreadInstExecuted}) {
+    CUpti_SassMetrics_GetProperties_Params p{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+    p.pChipName = chip.c_str();
+    p.pMetricName = name;
+    if (const CUptiResult code = cuptiSassMetricsGetProperties(&p); code != CUPTI_SUCCESS)
+      return CuptiError::refusal("cuptiSassMetricsGetProperties", code) + " (metric " + name + ", chip " + chip + ")";
+    (name == kSassInstExecuted ? ids.inst : ids.thread) = p.metric.metricId;
+    CUpti_SassMetrics_Config c{};
+    c.metricId = p.metric.metricId;
+    c.outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;  // one value per instruction
+    configs.push_back(c);
+  }
+  if (ids.inst == ids.thread)
+    return "cuptiSassMetricsGetProperties gave " + std::string(kSassInstExecuted) + " and " +
+           kSassThreadInstExecuted + " the same id on chip " + chip;
+  CUpti_SassMetricsSetConfig_Params p{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+  p.numOfMetricConfig = configs.size();
+  p.pConfigs = configs.data();
+  p.deviceIndex = s.device;
+  if (auto why = refused(cuptiSassMetricsSetConfig(&p), "cuptiSassMetricsSetConfig")) return why;
+  s.configured = true;
+  return std::nullopt;
+}
+
+Refusal enable(SassSession& s, bool lazy_patching) {
+  CUpti_SassMetricsEnable_Params p{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+  p.ctx = s.ctx;
+  p.enableLazyPatching = lazy_patching ? 1 : 0;
+  if (auto why = refused(cuptiSassMetricsEnable(&p), "cuptiSassMetricsEnable")) return why;
+  s.enabled = true;
+  return std::nullopt;
+}
+
+// The flushed records: `per` instance values of each of `data`'s records.
+struct Flushed {
+  std::vector<CUpti_SassMetrics_InstanceValue> values;
+  std::vector<CUpti_SassMetrics_Data> data;
+  std::size_t per = 0;
+  Flushed() = default;
+  Flushed(const Flushed&) = delete;
+  Flushed& operator=(const Flushed&) = delete;
+  // CUPTI allocates each record's function name, the caller frees it (NVIDIA's sample does).
+  ~Flushed() {
+    for (auto& r : data) std::free(const_cast<char*>(r.functionName));
+  }
+};
+
+// Flushed inside the enable/disable range: after Disable the records are dropped.
+Refusal flush_records(const SassSession& s, Flushed& out) {
+  CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+  props.ctx = s.ctx;
+  if (auto why = refused(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties")) return why;
+  if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
+    return "CUPTI's SASS metrics gave no record for the launch (" +
+           std::to_string(props.numOfPatchedInstructionRecords) + " patched-instruction records, " +
+           std::to_string(props.numOfInstances) + " instances): no function was patched";
+  const std::size_t n = props.numOfPatchedInstructionRecords;
+  out.per = props.numOfInstances;
+  out.values.resize(n * out.per);
+  out.data.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    out.data[i].pInstanceValues = &out.values[i * out.per];
+  }
+  CUpti_SassMetricsFlushData_Params flush{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+  flush.ctx = s.ctx;
+  flush.numOfPatchedInstructionRecords = n;
+  flush.numOfInstances = out.per;
+  flush.pMetricsData = out.data.data();
+  return refused(cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
+}
+
+// Per function (name and cubin) and offset, each metric's value summed over its instances
+// (one at GPU granularity). A record holds one metric's values or both; the metric id says.
+Refusal sum_by_function(const Flushed& flushed, const MetricIds& ids, std::vector<FunctionCounts>& out) {
+  std::map<std::pair<std::string, std::uint32_t>, FunctionCounts> by_function;
+  std::size_t unknown_ids = 0;
+  for (const auto& r : flushed.data) {
+    const std::string fn = r.functionName ? r.functionName : "(unknown function)";
+    FunctionCounts& f = by_function[{fn, r.cubinCrc}];
+    f.name = fn;
+    f.cubin_crc = r.cubinCrc;
+    InstructionCounts& c = f.by_offset[r.pcOffset];
+    for (std::size_t i = 0; i < flushed.per; ++i) {
+      const CUpti_SassMetrics_InstanceValue& v = r.pInstanceValues[i];
+      if (v.metricId == ids.inst)
+        c.executed += v.value;
+      else if (v.metricId == ids.thread)
+        c.thread_executed += v.value;
+      else
+        ++unknown_ids;
+    }
+  }
+  if (unknown_ids > 0)
+    return "cuptiSassMetricsFlushData gave " + std::to_string(unknown_ids) +
+           " values of a metric id that was not configured";
+  for (auto& [key, f] : by_function) out.push_back(std::move(f));
+  return std::nullopt;
+}
+
 }  // namespace
 
 SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, const SassCountsOptions& options) {
@@ -84,138 +235,21 @@ SassCounts collect_sass_counts(const LaunchFn& launch, cudaStream_t stream, cons
   ATTNLAB_CUDA_CHECK(cudaFree(nullptr));  // the primary context exists
   SassSession s;
   s.device = std::uint32_t(dev);
-  try {
-    const detail::DriverApi& driver = detail::driver_api();
-    const CUresult code = driver.ctx_get_current(&s.ctx);
-    if (code != CUDA_SUCCESS || s.ctx == nullptr)
-      return unavailable("cuCtxGetCurrent found no CUDA context (" + driver.describe(code) + ")");
-  } catch (const std::exception& e) {
-    return unavailable(std::string("the CUDA driver lacks an entry point: ") + e.what());
-  }
-  {
-    detail::preload_nvperf_host();
-    CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    if (const CUptiResult code = cuptiProfilerInitialize(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiProfilerInitialize", code));
-    s.profiler_initialized = true;
-  }
-  {
-    CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-    p.cuDevice = dev;
-    p.api = CUPTI_PROFILER_SASS_METRICS;
-    if (const CUptiResult code = cuptiProfilerDeviceSupported(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiProfilerDeviceSupported", code));
-    if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-      return unavailable(detail::unsupported_configuration(p, "CUPTI SASS metrics"));
-  }
-  {
-    CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    p.deviceIndex = std::size_t(dev);
-    if (const CUptiResult code = cuptiDeviceGetChipName(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiDeviceGetChipName", code));
-    if (p.pChipName == nullptr) return unavailable("cuptiDeviceGetChipName named no chip for device " + std::to_string(dev));
-    res.chip = p.pChipName;
-  }
-  // The two metrics' ids on this chip.
-  std::vector<CUpti_SassMetrics_Config> configs;
-  std::uint64_t inst_id = 0, thread_id = 0;
-  for (const char* name : {kSassInstExecuted, kSassThreadInstExecuted}) {
-    CUpti_SassMetrics_GetProperties_Params p{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
-    p.pChipName = res.chip.c_str();
-    p.pMetricName = name;
-    if (const CUptiResult code = cuptiSassMetricsGetProperties(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiSassMetricsGetProperties", code) + " (metric " + name + ", chip " + res.chip + ")");
-    (name == kSassInstExecuted ? inst_id : thread_id) = p.metric.metricId;
-    CUpti_SassMetrics_Config c{};
-    c.metricId = p.metric.metricId;
-    c.outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;  // one value per instruction
-    configs.push_back(c);
-  }
-  if (inst_id == thread_id)
-    return unavailable("cuptiSassMetricsGetProperties gave " + std::string(kSassInstExecuted) + " and " +
-                       kSassThreadInstExecuted + " the same id on chip " + res.chip);
-  {
-    CUpti_SassMetricsSetConfig_Params p{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
-    p.numOfMetricConfig = configs.size();
-    p.pConfigs = configs.data();
-    p.deviceIndex = s.device;
-    if (const CUptiResult code = cuptiSassMetricsSetConfig(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiSassMetricsSetConfig", code));
-    s.configured = true;
-  }
+  MetricIds ids;
+  if (auto why = open_session(s, dev)) return unavailable(*why);
+  if (auto why = chip_name(dev, res.chip)) return unavailable(*why);
+  if (auto why = set_config(s, res.chip, ids)) return unavailable(*why);
 
   const ActivityPause pause;  // no activity records of the patched launch in any timing window
-  {
-    CUpti_SassMetricsEnable_Params p{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
-    p.ctx = s.ctx;
-    p.enableLazyPatching = options.lazy_patching ? 1 : 0;
-    if (const CUptiResult code = cuptiSassMetricsEnable(&p); code != CUPTI_SUCCESS)
-      return unavailable(CuptiError::refusal("cuptiSassMetricsEnable", code));
-    s.enabled = true;
-  }
+  if (auto why = enable(s, options.lazy_patching)) return unavailable(*why);
   launch(stream);
   ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-
-  // Flushed inside the enable/disable range: after Disable the records are dropped.
-  CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
-  props.ctx = s.ctx;
-  if (const CUptiResult code = cuptiSassMetricsGetDataProperties(&props); code != CUPTI_SUCCESS)
-    return unavailable(CuptiError::refusal("cuptiSassMetricsGetDataProperties", code));
-  if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
-    return unavailable("CUPTI's SASS metrics gave no record for the launch (" +
-                       std::to_string(props.numOfPatchedInstructionRecords) + " patched-instruction records, " +
-                       std::to_string(props.numOfInstances) + " instances): no function was patched");
-  const std::size_t n = props.numOfPatchedInstructionRecords, per = props.numOfInstances;
-  std::vector<CUpti_SassMetrics_InstanceValue> values(n * per);
-  std::vector<CUpti_SassMetrics_Data> data(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
-    data[i].pInstanceValues = &values[i * per];
-  }
-  CUpti_SassMetricsFlushData_Params flush{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
-  flush.ctx = s.ctx;
-  flush.numOfPatchedInstructionRecords = n;
-  flush.numOfInstances = per;
-  flush.pMetricsData = data.data();
-  const CUptiResult flushed = cuptiSassMetricsFlushData(&flush);
-  // CUPTI allocates each record's function name, the caller frees it (NVIDIA's sample does).
-  struct Names {
-    std::vector<CUpti_SassMetrics_Data>& d;
-    ~Names() {
-      for (auto& r : d) std::free(const_cast<char*>(r.functionName));
-    }
-  } names{data};
-  if (flushed != CUPTI_SUCCESS) return unavailable(CuptiError::refusal("cuptiSassMetricsFlushData", flushed));
-  if (const CUptiResult code = s.disable(&res.dropped_records); code != CUPTI_SUCCESS)
-    return unavailable(CuptiError::refusal("cuptiSassMetricsDisable", code));
-  if (const CUptiResult code = s.unset(); code != CUPTI_SUCCESS)
-    return unavailable(CuptiError::refusal("cuptiSassMetricsUnsetConfig", code));
-
-  // Per function (name and cubin) and offset, each metric's value summed over its instances
-  // (one at GPU granularity). A record holds one metric's values or both; the metric id says.
-  std::map<std::pair<std::string, std::uint32_t>, FunctionCounts> by_function;
-  std::size_t unknown_ids = 0;
-  for (const auto& r : data) {
-    const std::string fn = r.functionName ? r.functionName : "(unknown function)";
-    FunctionCounts& f = by_function[{fn, r.cubinCrc}];
-    f.name = fn;
-    f.cubin_crc = r.cubinCrc;
-    InstructionCounts& c = f.by_offset[r.pcOffset];
-    for (std::size_t i = 0; i < per; ++i) {
-      const CUpti_SassMetrics_InstanceValue& v = r.pInstanceValues[i];
-      if (v.metricId == inst_id)
-        c.executed += v.value;
-      else if (v.metricId == thread_id)
-        c.thread_executed += v.value;
-      else
-        ++unknown_ids;
-    }
-  }
-  if (unknown_ids > 0)
-    return unavailable("cuptiSassMetricsFlushData gave " + std::to_string(unknown_ids) +
-                       " values of a metric id that was not configured");
-  for (auto& [key, f] : by_function) res.functions.push_back(std::move(f));
-  res.records = n;
+  Flushed flushed;
+  if (auto why = flush_records(s, flushed)) return unavailable(*why);
+  if (auto why = refused(s.disable(&res.dropped_records), "cuptiSassMetricsDisable")) return unavailable(*why);
+  if (auto why = refused(s.unset(), "cuptiSassMetricsUnsetConfig")) return unavailable(*why);
+  if (auto why = sum_by_function(flushed, ids, res.functions)) return unavailable(*why);
+  res.records = flushed.data.size();
   res.available = true;
   res.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return res;

@@ -286,17 +286,9 @@ DeviceLimits device_limits() {
   return d;
 }
 
-// Driver attributes and occupancy of one launched function.
-void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
-  const detail::DriverApi* driver = nullptr;
-  try {
-    driver = &detail::driver_api();
-  } catch (const std::exception& e) {
-    k.attributes_reason = std::string("the CUDA driver lacks an entry point: ") + e.what();
-    return;
-  }
-  const detail::DriverApi& api = *driver;
-  CUfunction f = nullptr;
+// The CUfunction a launch ran, from whichever handle CUPTI gave; false, with
+// k.attributes_reason set, where it cannot be had (f stays nullptr where the launch named none).
+bool function_of(const detail::DriverApi& api, const Launch& l, KernelFacts& k, CUfunction& f) {
   switch (l.kind) {
     case Handle::kFunction: {
       f = static_cast<CUfunction>(const_cast<void*>(l.handle));
@@ -304,22 +296,17 @@ void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
       // queries reject that handle (CUDA_ERROR_INVALID_HANDLE, seen on the H100 with CUDA
       // 13.0) until cuKernelGetFunction resolves it for the current context.
       int probe = 0;
-      if (api.func_get_attribute(&probe, CU_FUNC_ATTRIBUTE_NUM_REGS, f) ==
-          CUDA_ERROR_INVALID_HANDLE) {
+      if (api.func_get_attribute(&probe, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_ERROR_INVALID_HANDLE) {
         CUfunction resolved = nullptr;
-        if (api.kernel_get_function(&resolved, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS)
-          f = resolved;
+        if (api.kernel_get_function(&resolved, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS) f = resolved;
       }
-      break;
+      return true;
     }
     case Handle::kKernel: {
-      const CUresult code =
-          api.kernel_get_function(&f, static_cast<CUkernel>(const_cast<void*>(l.handle)));
-      if (code != CUDA_SUCCESS) {
-        k.attributes_reason = "cuKernelGetFunction failed: " + api.describe(code);
-        return;
-      }
-      break;
+      const CUresult code = api.kernel_get_function(&f, static_cast<CUkernel>(const_cast<void*>(l.handle)));
+      if (code == CUDA_SUCCESS) return true;
+      k.attributes_reason = "cuKernelGetFunction failed: " + api.describe(code);
+      return false;
     }
     case Handle::kStub: {
       cudaFunction_t rf = nullptr;
@@ -327,20 +314,23 @@ void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
       if (code != cudaSuccess) {
         cudaGetLastError();  // the failed lookup must not surface at the next launch check
         k.attributes_reason = std::string("cudaGetFuncBySymbol failed: ") + cudaGetErrorName(code);
-        return;
+        return false;
       }
       f = rf;
-      break;
+      return true;
     }
     case Handle::kNone:
-      k.attributes_reason = "CUPTI reported the launch (" + l.api +
-                            ") without parameters this code can read";
-      return;
+      break;
   }
-  if (f == nullptr) {
-    k.attributes_reason = "the launch named no function";
-    return;
-  }
+  k.attributes_reason = "CUPTI reported the launch (" + l.api + ") without parameters this code can read";
+  return false;
+}
+
+// The function's name (where CUPTI gave none), registers, memory, and the blocks per SM the
+// driver's occupancy calculator allows; what the launch uses of an SM, or nullopt, with
+// k.attributes_reason set, at a refusal.
+std::optional<FunctionUse> function_attributes(const detail::DriverApi& api, CUfunction f, KernelFacts& k,
+                                               const DeviceLimits& device) {
   if (k.name.empty()) {
     const char* name = nullptr;
     if (api.func_get_name(&name, f) == CUDA_SUCCESS && name != nullptr) k.name = name;
@@ -353,7 +343,7 @@ void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
     const CUresult code = api.func_get_attribute(out, attr, f);
     if (code != CUDA_SUCCESS) {
       k.attributes_reason = "cuFuncGetAttribute failed: " + api.describe(code);
-      return;
+      return std::nullopt;
     }
   }
   k.registers = regs;
@@ -363,19 +353,27 @@ void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
   const long long threads = 1LL * k.block[0] * k.block[1] * k.block[2];
   int blocks = 0;
   // Ignores thread-block clusters: for a cluster launch this is the per-block bound only.
-  const CUresult code = api.occupancy_max_active_blocks(&blocks, f, int(threads),
-                                                        std::size_t(k.dynamic_smem_bytes));
+  const CUresult code = api.occupancy_max_active_blocks(&blocks, f, int(threads), std::size_t(k.dynamic_smem_bytes));
   if (code != CUDA_SUCCESS) {
     k.attributes_reason = "cuOccupancyMaxActiveBlocksPerMultiprocessor failed: " + api.describe(code);
-    return;
+    return std::nullopt;
   }
   k.active_blocks_per_sm = blocks;
   const long long warps_per_block = (threads + device.warp_size - 1) / device.warp_size;
   k.theoretical_occupancy_pct =
       100.0 * double(blocks * warps_per_block) / (device.max_threads_per_sm / device.warp_size);
+  FunctionUse use;
+  use.threads_per_block = int(threads);
+  use.registers_per_thread = regs;
+  use.static_smem_bytes = smem;
+  use.dynamic_smem_bytes = k.dynamic_smem_bytes;
+  return use;
+}
 
-  // Which resource sets that figure: each one's CTA limit, computed as CUDA's occupancy
-  // calculator does, and checked against the driver's answer above.
+// Which resource sets the occupancy: each one's CTA limit, computed as CUDA's occupancy
+// calculator does, and checked against the driver's answer (function_attributes).
+void occupancy_of(const detail::DriverApi& api, CUfunction f, KernelFacts& k, const DeviceLimits& device,
+                  FunctionUse use) {
   int carveout = -1;
   if (const CUresult c = api.func_get_attribute(&carveout, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, f);
       c != CUDA_SUCCESS) {
@@ -383,13 +381,26 @@ void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
     return;
   }
   k.carveout_pct = carveout;
-  FunctionUse use;
-  use.threads_per_block = int(threads);
-  use.registers_per_thread = regs;
-  use.static_smem_bytes = smem;
-  use.dynamic_smem_bytes = k.dynamic_smem_bytes;
   use.carveout_pct = carveout;
   k.occupancy = occupancy_limits(device, use, &k.occupancy_reason);
+}
+
+// Driver attributes and occupancy of one launched function.
+void resolve(const Launch& l, KernelFacts& k, const DeviceLimits& device) {
+  const detail::DriverApi* api = nullptr;
+  try {
+    api = &detail::driver_api();
+  } catch (const std::exception& e) {
+    k.attributes_reason = std::string("the CUDA driver lacks an entry point: ") + e.what();
+    return;
+  }
+  CUfunction f = nullptr;
+  if (!function_of(*api, l, k, f)) return;
+  if (f == nullptr) {
+    k.attributes_reason = "the launch named no function";
+    return;
+  }
+  if (const auto use = function_attributes(*api, f, k, device)) occupancy_of(*api, f, k, device, *use);
 }
 
 }  // namespace

@@ -316,63 +316,119 @@ void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
   if (!missing.empty()) md << "Groups without per-kernel counters:\n\n" << missing << "\n";
 }
 
-}  // namespace
+// How one shape's launch was sampled: samples, drops, the sampling overhead, and whether SASS
+// metrics counted its executed instructions.
+void sampling_summary(std::ostream& md, const PcSamplingResult& pc) {
+  md << count(double(pc.total_samples)) << " samples, one per 2^" << pc.sampling_period_log2
+     << " cycles per SM; " << count(double(pc.dropped_samples)) << " dropped"
+     << (pc.hardware_buffer_full ? " (the hardware buffer filled)" : "") << ". ";
+  if (pc.sampled_launch_ns && pc.unsampled_launch_ns && pc.overhead_pct)
+    md << "The sampled launch took " << duration(*pc.sampled_launch_ns) << " against "
+       << duration(*pc.unsampled_launch_ns) << " unsampled (overhead " << sig(*pc.overhead_pct, 3)
+       << "%, CUDA events around each).\n\n";
+  else
+    md << "Overhead: not measured.\n\n";
+  if (pc.sass_counts && pc.sass_counts->available)
+    md << "Executed instructions: counted exactly by CUPTI's SASS metrics on one more launch of its own "
+          "(`smsp__sass_inst_executed`, warp level, summed over every instance of a kernel in the launch; a "
+          "line's count is over every instruction of the line, sampled or not); active threads: "
+          "`smsp__sass_thread_inst_executed` per warp-level execution, of 32.\n\n";
+  else if (pc.sass_counts)
+    md << "Executed instructions: not counted: " << pc.sass_counts->reason << "\n\n";
+  if (pc.kernels.empty())
+    md << "No PC records: CUPTI counted " << count(double(pc.non_user_samples))
+       << " of the samples as samples of non-user kernels, for which it gives no PCs.\n\n";
+}
 
-void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
+// One shape's hot lines: the sampling summary, then each kernel's table and chart
+// (hotlines_<shape>_<kernel>, both counted from 1).
+void shape_hot_lines(std::ostream& md, const Run& run, const Result& r, std::size_t shape_index,
+                     const fs::path& plots, const std::string& origin, std::vector<fs::path>& scripts) {
+  md << "### " << shape_label(r.name) << "\n\n";
+  const PcSamplingResult pc = read_or_throw(run, r);
+  if (!pc.available) {
+    md << "Not measured: " << pc.reason << "\n\n";
+    return;
+  }
+  sampling_summary(md, pc);
+  const bool counted = pc.sass_counts && pc.sass_counts->available;
+  std::size_t ki = 0;
+  for (const auto& k : pc.kernels) {
+    ++ki;
+    std::string stem;
+    if (!k.lines.empty()) {
+      stem = "hotlines_" + std::to_string(shape_index) + "_" + std::to_string(ki);
+      scripts.push_back(write_plot(plots, line_plot(k, stem, shape_label(r.name), origin)));
+    }
+    kernel_block(md, k, pc.total_samples, stem, counted);
+  }
+}
+
+void hot_lines_section(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
                        std::vector<fs::path>& scripts) {
   md << "## Hot lines (PC sampling)\n\n";
   bool any = false;
   for (const auto& r : run.results) any = any || r.json.contains("pc_sampling");
   if (!any) {
     md << "Not measured: no shape of this record has PC samples (`--metrics pcsampling`).\n\n";
-  } else {
-    md << "CUPTI PC sampling of one launch per shape, on a launch of its own after timing: each sample "
-          "is one warp's state at one instruction; a line's samples are those of the instructions the "
-          "cubin's line table maps to it. Share: of the kernel's samples. Stall reasons are CUPTI's, named "
-          "as the stall metrics are (`selected`: the warp issued).\n\n";
-    std::size_t shape_index = 0;
-    for (const auto& r : run.results) {
-      ++shape_index;
-      if (!r.json.contains("pc_sampling")) continue;
-      md << "### " << shape_label(r.name) << "\n\n";
-      const PcSamplingResult pc = read_or_throw(run, r);
-      if (!pc.available) {
-        md << "Not measured: " << pc.reason << "\n\n";
-        continue;
-      }
-      md << count(double(pc.total_samples)) << " samples, one per 2^" << pc.sampling_period_log2
-         << " cycles per SM; " << count(double(pc.dropped_samples)) << " dropped"
-         << (pc.hardware_buffer_full ? " (the hardware buffer filled)" : "") << ". ";
-      if (pc.sampled_launch_ns && pc.unsampled_launch_ns && pc.overhead_pct)
-        md << "The sampled launch took " << duration(*pc.sampled_launch_ns) << " against "
-           << duration(*pc.unsampled_launch_ns) << " unsampled (overhead " << sig(*pc.overhead_pct, 3)
-           << "%, CUDA events around each).\n\n";
-      else
-        md << "Overhead: not measured.\n\n";
-      const bool counted = pc.sass_counts && pc.sass_counts->available;
-      if (counted)
-        md << "Executed instructions: counted exactly by CUPTI's SASS metrics on one more launch of its own "
-              "(`smsp__sass_inst_executed`, warp level, summed over every instance of a kernel in the launch; a "
-              "line's count is over every instruction of the line, sampled or not); active threads: "
-              "`smsp__sass_thread_inst_executed` per warp-level execution, of 32.\n\n";
-      else if (pc.sass_counts)
-        md << "Executed instructions: not counted: " << pc.sass_counts->reason << "\n\n";
-      if (pc.kernels.empty())
-        md << "No PC records: CUPTI counted " << count(double(pc.non_user_samples))
-           << " of the samples as samples of non-user kernels, for which it gives no PCs.\n\n";
-      std::size_t ki = 0;
-      for (const auto& k : pc.kernels) {
-        ++ki;
-        std::string stem;
-        if (!k.lines.empty()) {
-          stem = "hotlines_" + std::to_string(shape_index) + "_" + std::to_string(ki);
-          scripts.push_back(write_plot(plots, line_plot(k, stem, shape_label(r.name), origin)));
-        }
-        kernel_block(md, k, pc.total_samples, stem, counted);
-      }
-    }
+    return;
   }
+  md << "CUPTI PC sampling of one launch per shape, on a launch of its own after timing: each sample "
+        "is one warp's state at one instruction; a line's samples are those of the instructions the "
+        "cubin's line table maps to it. Share: of the kernel's samples. Stall reasons are CUPTI's, named "
+        "as the stall metrics are (`selected`: the warp issued).\n\n";
+  std::size_t shape_index = 0;
+  for (const auto& r : run.results) {
+    ++shape_index;
+    if (r.json.contains("pc_sampling")) shape_hot_lines(md, run, r, shape_index, plots, origin, scripts);
+  }
+}
 
+// A kernel's counters cell: each instance's summary, "#<i>: " before it where the launch runs
+// the kernel more than once.
+std::string kernel_counters(const std::vector<GroupResult>& groups, const KernelShare& k, int launched) {
+  std::string counters;
+  for (const auto& [index, values] : instance_values(groups, k.name, launched == 1)) {
+    const std::string summary = counter_summary(values);
+    if (summary.empty()) continue;
+    counters += (counters.empty() ? "" : "; ") +
+                (k.instances_per_launch > 1 ? "#" + std::to_string(index) + ": " : std::string()) + summary;
+  }
+  return counters;
+}
+
+// One shape's kernels: time, share, PC samples, stalls and counters, then the counters per
+// kernel instance where the launch runs several.
+void shape_kernels(std::ostream& md, const Run& run, const Result& r) {
+  std::vector<KernelShare> ks;
+  try {
+    ks = read_kernel_shares(r.json, "/kernels");
+  } catch (const FieldError& e) {
+    throw InputError(run.file.string() + ": " + r.pointer + "/kernels: " + e.what());
+  }
+  const std::vector<GroupResult> groups = read_groups(run, r);
+  int launched = 0;
+  for (const auto& k : ks) launched += k.instances_per_launch;
+  md << "### " << shape_label(r.name) << "\n\n";
+  Table t({"kernel", "per launch", "regime", "median", "p10-p90", "share", "PC samples", "top stalls",
+           "counters"},
+          "lrlrrrrll");
+  for (const auto& k : ks) {
+    std::uint64_t total = 0;
+    for (const auto& [n, c] : k.top_stalls) total += c;
+    if (k.pc_samples) total = *k.pc_samples;
+    const std::string counters = kernel_counters(groups, k, launched);
+    t.row({code(k.name), std::to_string(k.instances_per_launch), k.regime, duration(k.median_ns),
+           duration_range(k.p10_ns, k.p90_ns, k.median_ns), sig(k.share_pct, 3) + "%",
+           k.pc_samples ? count(double(*k.pc_samples)) : "not measured",
+           k.top_stalls.empty() ? "not measured" : reasons_text(k.top_stalls, total, 3),
+           !counters.empty() ? counters : k.metrics.empty() ? "not measured" : cell(k.metrics)});
+  }
+  md << t.str() << "\n";
+  if (launched > 1) counters_table(md, groups);
+}
+
+void per_kernel_section(std::ostream& md, const Run& run) {
   md << "## Per-kernel breakdown\n\n";
   bool any_kernels = false;
   for (const auto& r : run.results) any_kernels = any_kernels || r.json.contains("kernels");
@@ -390,41 +446,16 @@ void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, 
         "the launch runs several), SM and DRAM as % of peak over elapsed cycles, tensor pipes and "
         "occupancy over active cycles, the top stall in warps per issued instruction; several "
         "instances of a kernel are listed in launch order.\n\n";
-  for (const auto& r : run.results) {
-    if (!r.json.contains("kernels")) continue;
-    std::vector<KernelShare> ks;
-    try {
-      ks = read_kernel_shares(r.json, "/kernels");
-    } catch (const FieldError& e) {
-      throw InputError(run.file.string() + ": " + r.pointer + "/kernels: " + e.what());
-    }
-    const std::vector<GroupResult> groups = read_groups(run, r);
-    int launched = 0;
-    for (const auto& k : ks) launched += k.instances_per_launch;
-    md << "### " << shape_label(r.name) << "\n\n";
-    Table t({"kernel", "per launch", "regime", "median", "p10-p90", "share", "PC samples", "top stalls",
-             "counters"},
-            "lrlrrrrll");
-    for (const auto& k : ks) {
-      std::uint64_t total = 0;
-      for (const auto& [n, c] : k.top_stalls) total += c;
-      if (k.pc_samples) total = *k.pc_samples;
-      std::string counters;
-      for (const auto& [index, values] : instance_values(groups, k.name, launched == 1)) {
-        const std::string summary = counter_summary(values);
-        if (summary.empty()) continue;
-        counters += (counters.empty() ? "" : "; ") +
-                    (k.instances_per_launch > 1 ? "#" + std::to_string(index) + ": " : std::string()) + summary;
-      }
-      t.row({code(k.name), std::to_string(k.instances_per_launch), k.regime, duration(k.median_ns),
-             duration_range(k.p10_ns, k.p90_ns, k.median_ns), sig(k.share_pct, 3) + "%",
-             k.pc_samples ? count(double(*k.pc_samples)) : "not measured",
-             k.top_stalls.empty() ? "not measured" : reasons_text(k.top_stalls, total, 3),
-             !counters.empty() ? counters : k.metrics.empty() ? "not measured" : cell(k.metrics)});
-    }
-    md << t.str() << "\n";
-    if (launched > 1) counters_table(md, groups);
-  }
+  for (const auto& r : run.results)
+    if (r.json.contains("kernels")) shape_kernels(md, run, r);
+}
+
+}  // namespace
+
+void hotlines_sections(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
+                       std::vector<fs::path>& scripts) {
+  hot_lines_section(md, run, plots, origin, scripts);
+  per_kernel_section(md, run);
 }
 
 }  // namespace attnlab::report

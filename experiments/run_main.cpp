@@ -1,0 +1,118 @@
+// The skeleton every experiment binary's main shares (run_main.hpp): one place for the exit
+// codes, the device checks and the run directory, so that the binaries' messages agree.
+#include "experiments/run_main.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "common/check.hpp"
+#include "common/shapes.hpp"
+#include "experiments/build_info.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/reference.hpp"
+#include "record/record.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// The fault that ended a run, in its record (where that can still be written) and on stderr.
+int record_fault(const char* program, const char* fault, const RunRecordFile& record, const std::exception& ex) {
+  try {
+    record.mark_failed(ex.what());
+  } catch (const std::exception& w) {
+    std::cerr << program << ": cannot update the record: " << w.what() << std::endl;
+  }
+  return fail(program, kExitFailed,
+              std::string(fault) + ": " + ex.what() + " (record " + record.path.string() + ")");
+}
+
+// Why cudaGetDeviceCount found no device, in a newcomer's words: without a driver the runtime
+// says "CUDA driver version is insufficient", which reads as an old driver rather than none.
+std::string no_device_reason(cudaError_t e) {
+  // The runtime dlopens the driver; not loaded after the call means none is installed.
+  const bool driver_loaded = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
+  if (!driver_loaded) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
+  if (e == cudaSuccess || e == cudaErrorNoDevice) return "the NVIDIA driver found no GPU";
+  return cudaGetErrorString(e);
+}
+
+}  // namespace
+
+int run_main(const char* program, const char* fault, CLI::App& app, int argc, char** argv,
+             const std::function<int(RunRecordFile&)>& body) {
+  if (const auto code = parse_command_line(app, argc, argv, program)) return *code;
+  RunRecordFile record;
+  try {
+    return body(record);
+  } catch (const UsageError& ex) {
+    return fail(program, kExitUsage, ex.what());
+  } catch (const EnvironmentError& ex) {
+    return fail(program, kExitEnvironment, ex.what());
+  } catch (const std::exception& ex) {
+    if (record.path.empty() || !record.mark_failed) return fail(program, kExitEnvironment, ex.what());
+    return record_fault(program, fault, record, ex);
+  }
+}
+
+Stream::Stream() { ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+
+Stream::~Stream() {
+  if (const cudaError_t e = cudaStreamDestroy(s_); e != cudaSuccess)
+    std::cerr << "attnlab: cudaStreamDestroy failed: " << cudaGetErrorString(e) << std::endl;
+}
+
+cudaDeviceProp open_cuda_device(int ordinal) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) throw EnvironmentError(std::string("no CUDA device: ") + no_device_reason(e));
+  if (ordinal < 0 || ordinal >= count)
+    throw EnvironmentError("no CUDA device " + std::to_string(ordinal) + " (found " + std::to_string(count) + ")");
+  ATTNLAB_CUDA_CHECK(cudaSetDevice(ordinal));
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  return prop;
+}
+
+void refuse_unfit_shapes(const std::vector<Shape>& shapes, const std::string& who) {
+  std::size_t device_free = 0, device_total = 0;
+  ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
+  const std::uint64_t host_available = host_available_bytes();
+  for (const auto& s : shapes)
+    if (auto why = memory_refusal(s, device_free, host_available))
+      throw UsageError(who + "cannot run shape " + shape_name(s) + ": " + *why);
+}
+
+void require_writable_directory(const std::filesystem::path& root) {
+  try {
+    ensure_writable_directory(root);
+  } catch (const std::exception& e) {
+    throw EnvironmentError(e.what());
+  }
+}
+
+void start_kernel_activity(std::optional<profiler::KernelActivity>& activity) {
+  try {
+    activity.emplace();
+  } catch (const std::exception& ex) {
+    throw EnvironmentError(std::string("CUPTI unavailable, cannot time kernels: ") + ex.what());
+  }
+}
+
+void require_nvml(const profiler::GpuMonitor& monitor, const std::string& need) {
+  if (monitor.unavailable()) throw EnvironmentError("NVML unavailable, and " + need + ": " + *monitor.unavailable());
+}
+
+long long now_epoch_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::filesystem::path new_run_directory(const std::filesystem::path& root, const std::string& name, long long now) {
+  const std::string sha = std::string(build_info::kGitCommit).substr(0, 7);
+  return create_run_directory(root, name, utc_stamp(now), sha);
+}
+
+}  // namespace attnlab
