@@ -2,6 +2,9 @@
 """PyTorch SDPA baseline: torch's fused attention backends (cuDNN, flash, memory-efficient),
 checked against an fp64 reference and timed in the harness's regimes, written as attnlab.run/1
 records (phases sdpa-cudnn, sdpa-flash, sdpa-efficient) beside the C++ phases' records.
+This script does what needs PyTorch and writes the raw measurements (record/sdpa_raw.hpp);
+attnlab-sdpa-import (--importer), run at the end, computes the statistics and provenance with
+the harness's code and writes the record.
 
   python3 experiments/sdpa_baseline.py                       # throughput and latency, every backend
   python3 experiments/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
@@ -34,7 +37,7 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
 
 Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
 could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
-directory is not writable.
+directory is not writable or the importer is missing.
 """
 from __future__ import annotations
 

@@ -14,11 +14,26 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/shapes.hpp"
 #include "experiments/sdpa_import.hpp"
 #include "record/record.hpp"
 
 namespace fs = std::filesystem;
 using namespace attnlab;
+
+namespace {
+
+// Each timed regime's statistics, one line each, as the baseline printed them while it computed
+// them itself.
+void print_timing(const SdpaRunRecord& rec) {
+  for (const SdpaResult& r : rec.results)
+    for (const auto& [name, t] : r.timing)
+      std::printf("%s %s %s: median %.2f us (p10 %.2f, p90 %.2f, noise %.2f%%, %lld samples, %s) %.2f TFLOPS\n",
+                  shape_name(r.shape).c_str(), rec.options.backend.c_str(), name.c_str(), t.median_ns / 1e3,
+                  t.p10_ns / 1e3, t.p90_ns / 1e3, t.noise_pct, t.count, t.stop_reason.c_str(), t.tflops);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab-sdpa-import: the SDPA baseline's raw measurements into its run record"};
@@ -55,6 +70,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
     return 3;
   }
+  print_timing(record);
   std::printf("attnlab: %s status %s, record %s\n", record.phase.c_str(), record.status.c_str(),
               file.string().c_str());
   return 0;
