@@ -207,8 +207,10 @@ sweep-collect:
 
 # make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
 # results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
-baseline:
-	python3 experiments/sdpa_baseline.py --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
+# The script ends by running attnlab-sdpa-import (the record), built here first.
+baseline: configure
+	cmake --build $(BUILD) -j $(JOBS) --target attnlab-sdpa-import
+	python3 experiments/sdpa_baseline.py --importer $(BUILD)/bin/attnlab-sdpa-import --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
 help:
 	@echo "attnlab targets:"

@@ -2,16 +2,15 @@
 #include "experiments/record_fill.hpp"
 
 #include <cuda_runtime.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "common/check.hpp"
 #include "experiments/build_info.hpp"
 #include "experiments/console.hpp"
+#include "experiments/run_context.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/phase_cudnn.hpp"
 #include "record/constants.hpp"
@@ -26,25 +25,25 @@ GpuIdentity gpu_identity(int dev) {
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  unsigned char uuid[16];
-  for (int i = 0; i < 16; ++i) uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
-  GpuIdentity g;
-  g.name = p.name;
-  g.uuid = gpu_uuid_string(uuid);
-  g.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
-  g.sm_count = p.multiProcessorCount;
-  g.sm_clock_mhz = sm_khz / 1000;
-  g.mem_clock_mhz = mem_khz / 1000;
-  g.l2_bytes = p.l2CacheSize;
-  g.global_mem_bytes = p.totalGlobalMem;
-  g.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
-  g.peak_dram_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-  return g;
+  GpuAttributes a;
+  a.name = p.name;
+  for (int i = 0; i < 16; ++i) a.uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
+  a.cc_major = p.major;
+  a.cc_minor = p.minor;
+  a.sm_count = p.multiProcessorCount;
+  a.sm_clock_khz = sm_khz;
+  a.mem_clock_khz = mem_khz;
+  a.bus_width_bits = bus_bits;
+  a.l2_bytes = p.l2CacheSize;
+  a.global_mem_bytes = p.totalGlobalMem;
+  a.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
+  return gpu_identity(a);
 }
 
 Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool runs_cudnn) {
   Provenance pv;
-  pv.git = {build_info::kGitCommit, build_info::kGitDirty};
+  const RunContext ctx = run_context();
+  pv.git = ctx.git;
   pv.argv.assign(argv, argv + argc);
   pv.build = {build_info::kBuildType, build_info::kCudaArchitectures, build_info::kCudaFlags,
               build_info::kCxxFlags, build_info::kCxxCompiler};
@@ -59,12 +58,8 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
   }
   pv.gpu = gpu_identity(dev);
   pv.seed = seed;
-  char host[256] = "unknown";
-  gethostname(host, sizeof host);
-  host[sizeof host - 1] = '\0';
-  pv.host = host;
-  if (const char* sweep = std::getenv("ATTNLAB_SWEEP_ID"); sweep && *sweep)  // scripts/sweep.sh
-    pv.sweep_id = sweep;
+  pv.host = ctx.host;
+  pv.sweep_id = ctx.sweep_id;
   return pv;
 }
 

@@ -2,6 +2,9 @@
 """PyTorch SDPA baseline: torch's fused attention backends (cuDNN, flash, memory-efficient),
 checked against an fp64 reference and timed in the harness's regimes, written as attnlab.run/1
 records (phases sdpa-cudnn, sdpa-flash, sdpa-efficient) beside the C++ phases' records.
+This script does what needs PyTorch and writes the raw measurements (record/sdpa_raw.hpp);
+attnlab-sdpa-import (--importer), run at the end, computes the statistics and provenance with
+the harness's code and writes the record.
 
   python3 experiments/sdpa_baseline.py                       # throughput and latency, every backend
   python3 experiments/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
@@ -34,7 +37,7 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
 
 Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
 could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
-directory is not writable.
+directory is not writable or the importer is missing.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ import ctypes
 import json
 import math
 import os
-import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -53,23 +56,21 @@ from pathlib import Path
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 REPO = Path(__file__).resolve().parent.parent
 
-BACKENDS = {  # backend name -> (phase id, SDPBackend member, title)
-    "cudnn": ("sdpa-cudnn", "CUDNN_ATTENTION", "PyTorch SDPA, cuDNN backend"),
-    "flash": ("sdpa-flash", "FLASH_ATTENTION", "PyTorch SDPA, flash backend (FlashAttention-2)"),
-    "efficient": ("sdpa-efficient", "EFFICIENT_ATTENTION", "PyTorch SDPA, memory-efficient backend"),
-}
+# backend name -> torch.nn.attention.SDPBackend member; the record's titles are the importer's.
+BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION"}
+RAW_SCHEMA = "attnlab.sdpa-raw/1"  # record/sdpa_raw.hpp
+DEFAULT_IMPORTER = REPO / "build" / "bin" / "attnlab-sdpa-import"
 
 # What the C++ harness and this baseline share (presets, regimes, tolerances, the sampler's
 # batching), from record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the
 # C++ sources.
 CONSTANTS = json.loads((REPO / "record" / "constants.json").read_text())
-SCHEMA = CONSTANTS["run_schema"]
 PRESETS = {k: tuple(v) for k, v in CONSTANTS["presets"].items() if k != "source"}
 REGIMES = tuple(CONSTANTS["regimes"])
 STOPPING_RULE = CONSTANTS["stopping_rule"]
+RULE_KEYS = ("min_samples", "max_samples", "noise_target_pct", "max_seconds")
 
 ERR_FACTOR = CONSTANTS["correctness"]["err_factor"]
-RULE = CONSTANTS["correctness"]["rule"]
 REL_FLOOR = CONSTANTS["correctness"]["rel_floor"]
 SAMPLED_ROWS = CONSTANTS["correctness"]["sampled_rows"]
 ALL_ROWS_BUDGET = float(CONSTANTS["correctness"]["all_rows_budget"])
@@ -81,11 +82,6 @@ MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
 GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
 MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
 SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
-
-INPUTS_NOTE = ("N(0,1) fp32 from torch.Generator(device).manual_seed(seed), drawn for q, k, v "
-               "in that order and rounded to fp16; reproducible with the same torch and GPU, not "
-               "bit-identical to the C++ phases' counter-based inputs")
-
 
 class UsageError(Exception):
     pass
@@ -112,21 +108,12 @@ class Shape:
             n += f":hkv={self.H_kv}"
         return n
 
-    def flops(self):  # 4*B*H*S^2*D, halved for causal: the FlashAttention/cuDNN convention
-        f = 4.0 * self.B * self.H * float(self.S) * self.S * self.D
-        return f / 2 if self.causal else f
-
-    def min_bytes(self):  # Q, K, V read once, O written once, fp16
-        q = self.B * self.H * self.S * self.D
-        kv = self.B * self.H_kv * self.S * self.D
-        return 2.0 * (2 * q + 2 * kv)
-
     def scale(self):
         return 1.0 / math.sqrt(self.D)
 
     def json(self):
         return {"B": self.B, "H": self.H, "H_kv": self.H_kv, "S": self.S, "D": self.D,
-                "causal": self.causal, "dtype": "fp16", "scale": self.scale()}
+                "causal": self.causal, "scale": self.scale()}
 
 
 def parse_positive(text, what, spec):
@@ -209,56 +196,14 @@ def rows_to_check(s, seed):
 
 
 # ---------------------------------------------------------------------------------------------
-# Statistics and the stopping rule (profiler/stats.cpp)
-# Kept here rather than computed by the C++ record library afterwards: should_stop decides,
-# while the graph regime samples, whether to take another sample, so it needs summarize in this
-# process; tests/cpu/test_sdpa_record.cpp holds these to profiler/stats.cpp on the same samples.
+# The stopping rule (profiler/stats.cpp should_stop), kept here: it decides, while the graph
+# regime samples, whether to take another sample. tests/cpu/test_sdpa_import.cpp holds it to the
+# C++ rule on the same samples. Every statistic of the record is the importer's (C++).
 
-def percentile(samples, q):
-    xs = sorted(samples)
-    pos = q * (len(xs) - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
-
-
-def union_length(intervals):
-    """Time covered by at least one [start, end) interval (profiler::union_length)."""
-    total, covered_to = 0.0, -math.inf
-    for start, end in sorted(intervals):
-        frm = max(start, covered_to)
-        if end > frm:
-            total += end - frm
-            covered_to = end
-    return total
-
-
-def kernel_shares(per_kernel, instances, regime):
-    """The result entry's "kernels" (record/pc_sampling.hpp KernelShare): per kernel, in the
-    order a call ran them, its time in one call (summed over its instances) over the regime's
-    samples, and its share of the kernels' summed medians. torch.profiler gives times only."""
-    out = []
-    for name, ns in per_kernel.items():
-        if not ns:
-            continue
-        out.append({"name": name, "regime": regime, "instances_per_launch": instances[name],
-                    "median_ns": percentile(ns, 0.5), "p10_ns": percentile(ns, 0.1),
-                    "p90_ns": percentile(ns, 0.9), "share_pct": 0.0, "pc_samples": None,
-                    "top_stalls": {},
-                    "metrics": "not measured: torch.profiler gives kernel times only"})
-    total = sum(k["median_ns"] for k in out)
-    for k in out:
-        k["share_pct"] = 100.0 * k["median_ns"] / total if total > 0 else 0.0
-    return out
-
-
-def summarize(samples):
-    n = len(samples)
-    mean = sum(samples) / n
-    stdev = math.sqrt(sum((x - mean) ** 2 for x in samples) / (n - 1)) if n > 1 else 0.0
-    return {"count": n, "median": percentile(samples, 0.5), "p10": percentile(samples, 0.1),
-            "p90": percentile(samples, 0.9), "min": min(samples), "max": max(samples),
-            "mean": mean, "stdev": stdev, "noise_pct": 100.0 * stdev / mean if mean else 0.0}
+def noise_pct(samples):
+    mean = statistics.fmean(samples)
+    stdev = statistics.stdev(samples) if len(samples) > 1 else 0.0
+    return 100.0 * stdev / mean if mean else 0.0
 
 
 def should_stop(rule, samples, elapsed):
@@ -267,218 +212,90 @@ def should_stop(rule, samples, elapsed):
     if elapsed >= rule["max_seconds"] and (len(samples) >= rule["min_samples"]
                                            or elapsed >= 2 * rule["max_seconds"]):
         return "time_cap"
-    if len(samples) >= rule["min_samples"] and summarize(samples)["noise_pct"] < rule["noise_target_pct"]:
+    if len(samples) >= rule["min_samples"] and noise_pct(samples) < rule["noise_target_pct"]:
         return "converged"
     return None
 
 
 # ---------------------------------------------------------------------------------------------
-# Records (record/record.cpp): directories never reused, atomic writes
+# The raw file (record/sdpa_raw.hpp) and its import (attnlab-sdpa-import)
 
-def utc_stamp(t):
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(t))
-
-
-def utc_iso8601(t):
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
-
-
-def ensure_writable_directory(root):
-    try:
-        os.makedirs(root, exist_ok=True)
-    except OSError as e:
-        raise EnvironmentProblem(f"cannot create results directory {root}: {e.strerror}")
-    if not os.path.isdir(root):
-        raise EnvironmentProblem(f"results path {root} is not a directory")
-    if not os.access(root, os.W_OK | os.X_OK):
-        raise EnvironmentProblem(f"results directory {root} is not writable")
-
-
-def create_run_directory(root, phase, stamp, short_sha):
-    parent = Path(root) / phase
-    ensure_writable_directory(parent)
-    base = f"{stamp}-{short_sha}"
-    for n in range(1, 1000):
-        d = parent / (base if n == 1 else f"{base}-{n}")
-        try:
-            os.mkdir(d)  # fails if it exists: atomic against a concurrent run
-            return d
-        except FileExistsError:
-            continue
-    raise EnvironmentProblem(f"too many runs named {parent / base}")
-
-
-def finite_or_none(x):
-    """nlohmann::json writes non-finite numbers as null; so do these records."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: finite_or_none(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [finite_or_none(v) for v in x]
-    return x
-
-
-def write_json_atomically(path, record):
+def write_json_atomically(path, doc):
     tmp = Path(str(path) + ".tmp")
     with open(tmp, "w") as f:
-        json.dump(finite_or_none(record), f, indent=2, allow_nan=False)
-        f.write("\n")
+        json.dump(doc, f, allow_nan=False)
     os.replace(tmp, path)
 
 
-def git_provenance():
-    """As cmake/WriteBuildInfo.cmake: the stamp $ATTNLAB_SOURCE_STAMP names (a tree whose .git is
-    not the checkout's), else git, else .attnlab-source, else unknown and dirty."""
-    commit, dirty = "unknown", True
-    named = os.environ.get("ATTNLAB_SOURCE_STAMP")
-    if named and not Path(named).exists():
-        raise SystemExit(f"attnlab: ATTNLAB_SOURCE_STAMP names {named}, which does not exist")
-    if not named:
-        try:
-            commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
-                                    text=True, check=True).stdout.strip()
-            status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                    cwd=REPO, capture_output=True, text=True, check=True).stdout
-            dirty = status.strip() != ""
-        except (OSError, subprocess.CalledProcessError):
-            commit = "unknown"
-    stamp = Path(named) if named else REPO / ".attnlab-source"
-    if commit == "unknown" and stamp.exists():
-        for line in stamp.read_text().splitlines():
-            if line.startswith("commit="):
-                commit = line[len("commit="):]
-            elif line in ("dirty=true", "dirty=false"):
-                dirty = line == "dirty=true"
-    return {"commit": commit, "dirty": dirty}
+class RawRun:
+    """One backend's raw measurements, rewritten after every shape so that a run cut short
+    leaves what it measured; `finish` imports it into a run record and removes it."""
+
+    def __init__(self, path, backend, argv, started, seed, options, versions, gpu):
+        self.path = Path(path)
+        self.doc = {"schema": RAW_SCHEMA, "backend": backend, "argv": argv,
+                    "started_unix_s": int(started), "seed": seed, "options": options,
+                    "versions": versions, "gpu": gpu, "results": []}
+        self.write()
+
+    def write(self):
+        write_json_atomically(self.path, self.doc)
+
+    def add(self, result):
+        self.doc["results"].append(result)
+        self.write()
+
+    def fail(self, error):
+        self.doc["error"] = error
+        self.write()
+
+    def finish(self, importer, results_dir=None, output=None):
+        """Runs the importer; True when it wrote the record (it prints where)."""
+        cmd = [str(importer), str(self.path)]
+        cmd += ["--output", str(output)] if output else ["--results-dir", str(results_dir)]
+        rc = subprocess.run(cmd).returncode
+        if rc != 0:
+            print(f"attnlab: {importer} exited {rc}; the raw measurements stay in {self.path} "
+                  f"(run it again: {' '.join(cmd)})", file=sys.stderr, flush=True)
+            return False
+        self.path.unlink()
+        return True
 
 
-def regime_json(name, samples, stop, wall_s, per_sample, clocks, kernels, shape, extra=None):
-    m = summarize(samples)
-    j = {"method": REGIME_METHODS[name], "median_ns": m["median"], "p10_ns": m["p10"],
-         "p90_ns": m["p90"], "min_ns": m["min"], "max_ns": m["max"], "mean_ns": m["mean"],
-         "stdev_ns": m["stdev"], "noise_pct": m["noise_pct"], "count": m["count"],
-         "stop_reason": stop, "wall_s": wall_s, "launches_per_sample": per_sample,
-         "sm_clock_mhz": clocks,
-         "tflops": shape.flops() / m["median"] / 1e3,            # FLOP/ns = GFLOP/s
-         "dram_gbps_min_bytes": shape.min_bytes() / m["median"]}  # byte/ns = GB/s
-    if kernels:
-        j["kernels"] = kernels
-    j.update(extra or {})  # cold/warm: kernels_per_launch, busy_median_ns (harness.cpp)
-    j["samples_ns"] = samples
-    return j
-
-
-REGIME_METHODS = {
-    "cold": "torch.profiler (CUPTI) kernel activity, span of one call's SDPA kernels; L2 flushed "
-            "(zero of 2x L2) before every call",
-    "warm": "torch.profiler (CUPTI) kernel activity, span of one call's SDPA kernels; "
-            "back-to-back calls over the same inputs (warm L2)",
-    "graph": "CUDA events around each replay of a CUDA graph of launches_per_sample calls, "
-             "divided by launches_per_sample; queued behind torch.cuda._sleep",
-}
-
-
-def new_result(shape):
-    return {"name": shape.name(), "shape": shape.json(), "flops": shape.flops(),
-            "min_bytes": shape.min_bytes()}
-
-
-def unavailable_result(shape, reason):
-    r = new_result(shape)
-    r["available"] = False
-    r["unavailable_reason"] = reason
-    r["correctness"] = {"passed": None, "max_abs_err": None, "max_rel_err": None,
-                        "rows_checked": 0, "skipped": "backend unavailable for this shape"}
-    r.update({"timing": None, "headline_regime": None, "tflops": None, "dram_gbps_min_bytes": None})
-    return r
-
-
-def finish_timing(result, timing, regimes):
-    headline = "cold" if "cold" in timing else regimes[0]
-    result["timing"] = timing
-    result["headline_regime"] = headline
-    result["tflops"] = timing[headline]["tflops"]
-    result["dram_gbps_min_bytes"] = timing[headline]["dram_gbps_min_bytes"]
-
-
-def new_record(backend, argv, seed, versions, gpu, options, now):
-    phase, _, title = BACKENDS[backend]
-    return {
-        "schema": SCHEMA,
-        "phase": phase,
-        "status": "incomplete",
-        "experiment": {
-            "title": title,
-            "technique": f"torch.nn.functional.scaled_dot_product_attention under "
-                         f"torch.nn.attention.sdpa_kernel({BACKENDS[backend][1]})",
-            "question": "What do PyTorch's SDPA kernels take on this GPU at the phases' shapes "
-                        "and regimes: the baseline every phase is compared with."},
-        "claims": [],
-        "started_utc": utc_iso8601(now),
-        "provenance": {
-            "git": git_provenance(),
-            "argv": argv,
-            "build": {"type": "pytorch", "cuda_architectures": None, "cuda_flags": None,
-                      "cxx_flags": None, "cxx_compiler": None},
-            "versions": versions,
-            "gpu": gpu,
-            "seed": seed,
-            **({"sweep_id": os.environ["ATTNLAB_SWEEP_ID"]}  # scripts/sweep.sh
-               if os.environ.get("ATTNLAB_SWEEP_ID") else {}),
-            "inputs": INPUTS_NOTE,
-            "host": socket.gethostname(),
-        },
-        "options": options,
-        "results": [],
-    }
-
-
-def example_record():
-    """A record from synthetic numbers, built by the functions real runs use: the schema test
-    (tests/cpu/test_sdpa_record.cpp) checks it against record/record.cpp's required keys."""
+def example_raw(path):
+    """A raw file from synthetic numbers, written by the writer real runs use (the schema test,
+    tests/reports/schema_sdpa_example.sh, imports it)."""
     s = parse_shape("throughput")
-    versions = {"nvcc": None, "driver": 13000, "runtime": 13000, "cupti": None,
-                "torch": "0.0.0", "torch_cuda": "13.0", "cudnn": 91000}
-    gpu = {"name": "example", "uuid": "GPU-00000000-0000-0000-0000-000000000000",
-           "compute_capability": "9.0", "sm_count": 132, "sm_clock_mhz": 1980,
-           "mem_clock_mhz": 2619, "l2_bytes": 52428800, "global_mem_bytes": 85017493504,
-           "smem_per_sm_bytes": 233472, "peak_dram_gbps": 3352.32}
-    rule = {"min_samples": 10, "max_samples": 1000, "noise_target_pct": 0.5, "max_seconds": 2.0}
-    options = {"regimes": list(REGIMES), "check_only": False, "stopping_rule": rule,
-               "backend": "cudnn"}
-    rec = new_record("cudnn", ["sdpa_baseline.py", "--write-example-record"], 7, versions, gpu,
-                     options, 0)
-    r = new_result(s)
-    r["available"] = True
-    r["correctness"] = {"passed": True, "max_abs_err": 1e-4, "max_rel_err": 1e-3,
-                        "tolerance_abs": 1.5e-3, "naive_fp16_max_abs_err": 2.5e-4,
-                        "rows_checked": 260, "rows_total": s.B * s.H * s.S, "nonfinite": 0,
-                        "repeat_identical": True, "rule": RULE, "inputs": "normal",
-                        "row_rms_err": 5e-5, "row_err_ratio": 0.4,
-                        "elements_scanned": s.B * s.H * s.S * s.D}
-    clocks = {"before": None, "after": None, "source": None}
-    timing = {name: regime_json(name, [642e3, 643e3, 641e3], "converged", 0.1,
-                                20 if name == "graph" else 1, clocks,
-                                None if name == "graph" else ["example_kernel"], s)
-              for name in REGIMES}
-    readings = [(1980.0, 310.5, 40.0, 0x1), (1605.0, 699.0, 51.0, 0x4), (1350.0, 698.0, 52.0, 0x4 | 0x20)]
-    for name in REGIMES:
-        timing[name]["gpu_state"] = gpu_state_json(readings, 1980.0)
-    finish_timing(r, timing, list(REGIMES))
-    r["kernels"] = kernel_shares({"example_kernel": [640e3, 641e3, 639e3], "example_memset": [2e3, 2e3, 2e3]},
-                                 {"example_kernel": 1, "example_memset": 1}, "cold")
-    rec["results"].append(r)
-    rec["results"].append(unavailable_result(parse_shape("1x2x64x96"), "example: not supported"))
-    rec["status"] = "failed"
-    return rec
+    gpu = {"name": "example", "uuid_hex": "00" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+           "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120,
+           "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
+    options = {"regimes": list(REGIMES), "check_only": False, **{k: STOPPING_RULE[k] for k in RULE_KEYS}}
+    run = RawRun(path, "cudnn", ["sdpa_baseline.py", "--write-example-record"], 0, 7, options,
+                 {"driver": 13000, "torch": "0.0.0", "torch_cuda": "13.0", "cudnn": 91000}, gpu)
+    nvml = {"max_sm_clock_mhz": 1980.0,
+            "readings": [[1980.0, 310.5, 40.0, 0x1], [1605.0, 699.0, 51.0, 0x4], [1350.0, 698.0, 52.0, 0x24]]}
+    calls = [[0.0, 2e3, 2.5e3, 642e3], [0.0, 2e3, 2.5e3, 643e3], [0.0, 2e3, 2.5e3, 641e3]]
+    regimes = [{"name": n, "stop_reason": "max_samples", "wall_s": 0.1, "launches_per_sample": 1,
+                "clock_before_mhz": None, "clock_after_mhz": None, "kernels": ["example_memset", "example_kernel"],
+                "launches": calls, "nvml": nvml} for n in ("cold", "warm")]
+    regimes.append({"name": "graph", "stop_reason": "converged", "wall_s": 0.1, "launches_per_sample": 20,
+                    "clock_before_mhz": 1980.0, "clock_after_mhz": 1965.0,
+                    "samples_ns": [642e3, 643e3, 641e3], "nvml": {"unavailable": "example: no NVML"}})
+    run.add({"shape": s.json(), "correctness": {
+        "passed": True, "repeat_identical": True, "max_abs_err": 1e-4, "max_rel_err": 1e-3,
+        "tolerance_abs": 1.5e-3, "naive_fp16_max_abs_err": 2.5e-4, "row_rms_err": 5e-5,
+        "row_err_ratio": 0.4, "rows_checked": 260, "nonfinite": 0,
+        "elements_scanned": s.B * s.H * s.S * s.D}, "regimes": regimes})
+    run.add({"shape": parse_shape("1x2x64x96").json(), "unavailable": "example: not supported"})
+    return run
 
 
 # ---------------------------------------------------------------------------------------------
 # The GPU side (needs torch)
 
-def driver_gpu_json(ordinal):
-    """The gpu block of experiments/harness.cpp, from the driver API (the same numbers)."""
+def driver_gpu_attributes(ordinal):
+    """The GPU as the driver API describes it (record/sdpa_raw.hpp's gpu block; the importer
+    derives the record's gpu block from it as the harness does), and the driver's version."""
     cu = ctypes.CDLL("libcuda.so.1")
 
     def check(rc, what):
@@ -499,67 +316,26 @@ def driver_gpu_json(ordinal):
     uuid = (ctypes.c_ubyte * 16)()
     get_uuid = getattr(cu, "cuDeviceGetUuid_v2", None) or cu.cuDeviceGetUuid
     check(get_uuid(uuid, dev), "cuDeviceGetUuid")
-    h = bytes(uuid).hex()
     total = ctypes.c_size_t()
     check(cu.cuDeviceTotalMem_v2(ctypes.byref(total), dev), "cuDeviceTotalMem")
     driver = ctypes.c_int()
     check(cu.cuDriverGetVersion(ctypes.byref(driver)), "cuDriverGetVersion")
-    sm_khz, mem_khz, bus_bits = attr(13), attr(36), attr(37)
-    gpu = {"name": name.value.decode(),
-           "uuid": f"GPU-{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}",
-           "compute_capability": f"{attr(75)}.{attr(76)}",
-           "sm_count": attr(16),
-           "sm_clock_mhz": sm_khz // 1000,  # maximum (boost) clock the driver reports
-           "mem_clock_mhz": mem_khz // 1000,
-           "l2_bytes": attr(38),
-           "global_mem_bytes": total.value,
-           "smem_per_sm_bytes": attr(81),
-           # Double data rate: two transfers per memory clock over the whole bus.
-           "peak_dram_gbps": 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9}
+    gpu = {"name": name.value.decode(), "uuid_hex": bytes(uuid).hex(), "cc_major": attr(75),
+           "cc_minor": attr(76), "sm_count": attr(16), "sm_clock_khz": attr(13),
+           "mem_clock_khz": attr(36), "bus_width_bits": attr(37), "l2_bytes": attr(38),
+           "global_mem_bytes": total.value, "smem_per_sm_bytes": attr(81)}
     return gpu, driver.value
 
 
 MONITOR = CONSTANTS["gpu_monitor"]
-CLOCK_EVENTS = [(int(bit, 16), name) for bit, name in MONITOR["clock_events"]]
-CLOCK_EVENT_BITS = {name: bit for bit, name in CLOCK_EVENTS}
-SLOWDOWN_MASK = sum(CLOCK_EVENT_BITS[name] for name in MONITOR["slowdown_events"])
-
-
-def is_throttled(reading, max_sm_clock_mhz):
-    """profiler::is_throttled: a slowdown reason, or busy below 75% of the maximum SM clock."""
-    sm, _, _, bits = reading
-    if bits & SLOWDOWN_MASK:
-        return True
-    idle = bits & CLOCK_EVENT_BITS["gpu_idle"]
-    return not idle and max_sm_clock_mhz > 0 and sm < MONITOR["throttled_below_max_clock"] * max_sm_clock_mhz
-
-
-def gpu_state_json(readings, max_sm_clock_mhz):
-    """A regime's gpu_state block (record/timing.hpp GpuState) from (SM MHz, power W,
-    temperature C, reason bits) readings. Samples are not flagged one by one here:
-    torch.profiler's timestamps are not on a clock NVML readings can be placed on."""
-    sm = summarize([r[0] for r in readings])
-    return {"source": f"NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
-                      f"GetCurrentClocksEventReasons) through ctypes, polled every "
-                      f"{MONITOR['poll_ms']:g} ms while sampling; samples not flagged one by one",
-            "readings": len(readings),
-            "max_sm_clock_mhz": max_sm_clock_mhz,
-            "sm_clock_mhz": {"min": sm["min"], "median": sm["median"], "max": sm["max"]},
-            "power_max_w": max(r[1] for r in readings),
-            "temperature_max_c": max(r[2] for r in readings),
-            "clock_event_readings": {n: c for b, n in CLOCK_EVENTS
-                                     if (c := sum(1 for r in readings if r[3] & b))},
-            "throttled_readings": sum(1 for r in readings if is_throttled(r, max_sm_clock_mhz)),
-            "throttled_samples_ns": [],
-            "throttled_policy": None}
-
 
 class GpuMonitor:
     """NVML through ctypes, as profiler/gpu_monitor.cpp reads it: SM clock, power, temperature
     and clock-event reasons, polled on a thread while a regime samples. It never raises for a
     missing or failing NVML: `unavailable` says why."""
 
-    def __init__(self, uuid):
+    def __init__(self, uuid_hex):
+        uuid = f"GPU-{uuid_hex[0:8]}-{uuid_hex[8:12]}-{uuid_hex[12:16]}-{uuid_hex[16:20]}-{uuid_hex[20:32]}"
         self.unavailable, self.max_sm_clock_mhz, self.readings = None, 0.0, []
         self._thread, self._stop = None, None
         try:
@@ -602,7 +378,7 @@ class GpuMonitor:
                 nv.nvmlDeviceGetTemperature(d, 0, ctypes.byref(temp)) or
                 self._reasons(d, ctypes.byref(bits))):
             return None
-        return float(sm.value), mw.value / 1000.0, float(temp.value), bits.value
+        return [float(sm.value), mw.value / 1000.0, float(temp.value), bits.value]
 
     def start(self):
         if self.unavailable:
@@ -623,14 +399,14 @@ class GpuMonitor:
         self._thread.start()
 
     def stop(self):
-        """The regime's gpu_state block (gpu_state_json) of the readings since start()."""
+        """The regime's raw nvml block: the readings since start(), or why there are none."""
         if self.unavailable:
             return {"unavailable": self.unavailable}
         self._stop.set()
         self._thread.join()
         if not self.readings:
             return {"unavailable": "no NVML reading was taken"}
-        return gpu_state_json(self.readings, self.max_sm_clock_mhz)
+        return {"max_sm_clock_mhz": self.max_sm_clock_mhz, "readings": self.readings}
 
 
 class Bench:
@@ -638,13 +414,11 @@ class Bench:
 
     def __init__(self, torch, dev, gpu, rule):
         self.torch, self.dev, self.rule = torch, dev, rule
-        self.monitor = GpuMonitor(gpu["uuid"])
+        self.monitor = GpuMonitor(gpu["uuid_hex"])
         self.flush_ns = None  # device time of one flush, estimated once
-        self.gpu_state = None  # the last regime's NVML readings (GpuMonitor.stop)
-        self.kernels = {}  # regime -> its per-kernel breakdown (kernel_shares), of this shape
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
-        self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_mhz"] or 2000) * 1e6)
+        self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_khz"] / 1e3 or 2000) * 1e6)
 
     def flush(self):
         self.flush_buf.zero_()
@@ -680,7 +454,7 @@ class Bench:
             b.record()
             b.synchronize()
             times.append(a.elapsed_time(b) * 1e6 / n)
-        return percentile(times, 0.5)
+        return statistics.median(times)
 
     def cupti_regime(self, call, cold, estimate):
         """Cold/warm samples from one torch.profiler session that holds every call of the
@@ -690,7 +464,8 @@ class Bench:
         at a higher clock than under the C++ sampler (about 90%). The number of calls is set
         before the session from the stopping rule's sample and time limits (the estimate of a
         call, and of a flush in the cold regime), so the regime does not stop early on low
-        noise; its stop reason is max_samples or time_cap."""
+        noise; its stop reason is max_samples or time_cap. Returns the raw regime block: each
+        call's kernels' [start, end), from which the importer takes span, busy time and shares."""
         call_names = [n for n, _, _ in self.device_events(call)]
         flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
         if not call_names:
@@ -712,27 +487,18 @@ class Bench:
                 call()
             self.torch.cuda.synchronize()
             window["wall"] = time.monotonic() - window["t0"]
-            self.gpu_state = self.monitor.stop()
+            window["nvml"] = self.monitor.stop()
 
         ev = self.device_events(run)
         if [e[0] for e in ev] != pattern * n:
             raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
                                f"where {len(pattern) * n} in the pattern {pattern} were expected")
-        samples, busy = [], []
-        per_kernel = {name: [] for name in dict.fromkeys(call_names)}
-        instances = {name: call_names.count(name) for name in per_kernel}
-        for i in range(n):
-            mine = ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
-            samples.append(max(e[2] for e in mine) - min(e[1] for e in mine))
-            busy.append(union_length([(e[1], e[2]) for e in mine]))
-            for name in per_kernel:
-                per_kernel[name].append(sum(e[2] - e[1] for e in mine if e[0] == name))
-        self.kernels[("cold" if cold else "warm")] = kernel_shares(per_kernel, instances,
-                                                                   "cold" if cold else "warm")
-        stop = "max_samples" if n >= self.rule["max_samples"] else "time_cap"
-        extra = {"kernels_per_launch": len(call_names), "busy_median_ns": percentile(busy, 0.5),
-                 "busy_p10_ns": percentile(busy, 0.1), "busy_p90_ns": percentile(busy, 0.9)}
-        return samples, stop, window["wall"], 1, list(dict.fromkeys(call_names)), extra
+        launches = [[t for e in ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
+                     for t in e[1:]] for i in range(n)]
+        return {"name": "cold" if cold else "warm",
+                "stop_reason": "max_samples" if n >= self.rule["max_samples"] else "time_cap",
+                "wall_s": window["wall"], "launches_per_sample": 1, "kernels": call_names,
+                "launches": launches, "nvml": window["nvml"]}
 
     def graph_regime(self, call, estimate):
         torch = self.torch
@@ -764,8 +530,8 @@ class Bench:
             samples += [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
             stop = should_stop(self.rule, samples, time.monotonic() - t0)
             if stop:
-                self.gpu_state = self.monitor.stop()
-                return samples, stop, time.monotonic() - t0, k, None
+                return {"name": "graph", "stop_reason": stop, "wall_s": time.monotonic() - t0,
+                        "launches_per_sample": k, "samples_ns": samples, "nvml": self.monitor.stop()}
 
 
 def make_inputs(torch, s, seed, dev):
@@ -855,12 +621,9 @@ def check_output(torch, s, out, rows, ref, naive, sigma):
     c = {"passed": bool(rows) and nonfinite == 0 and worst_ratio <= 1.0,
          "max_abs_err": max_abs, "max_rel_err": max_rel,
          "tolerance_abs": float(tol[worst].item()),
-         "naive_fp16_max_abs_err": naive_err, "rows_checked": len(rows),
-         "rows_total": s.B * s.H * s.S, "nonfinite": nonfinite,
-         "repeat_identical": None,  # set by run_shape; here for record/correctness.cpp's key order
-         "rule": RULE,
-         "inputs": "normal", "row_rms_err": float(rms[worst].item()),
-         "row_err_ratio": worst_ratio, "elements_scanned": out.numel()}
+         "naive_fp16_max_abs_err": naive_err, "rows_checked": len(rows), "nonfinite": nonfinite,
+         "row_rms_err": float(rms[worst].item()), "row_err_ratio": worst_ratio,
+         "elements_scanned": out.numel()}
     if not c["passed"]:
         col = int(err[worst].argmax().item())
         r = rows[worst]
@@ -875,7 +638,7 @@ def check_output(torch, s, out, rows, ref, naive, sigma):
 def sdpa_call(torch, backend, s, q, k, v):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
-    which = getattr(SDPBackend, BACKENDS[backend][1])
+    which = getattr(SDPBackend, BACKENDS[backend])
     extra = {"enable_gqa": True} if s.H_kv != s.H else {}
 
     def call():
@@ -902,77 +665,57 @@ def probe(call):
             return "; ".join([first] + reasons)
 
 
+def time_shape(torch, bench, call, first, opt, tag, backend):
+    """The raw regime blocks of one checked call, or None when its output changed meanwhile."""
+    estimate = bench.event_estimate(call)
+    regimes = []
+    for name in opt.regimes:
+        before = bench.sm_clock()
+        g = bench.graph_regime(call, estimate) if name == "graph" else \
+            bench.cupti_regime(call, name == "cold", estimate)
+        g.update(clock_before_mhz=before, clock_after_mhz=bench.sm_clock())
+        regimes.append(g)
+        n = len(g.get("samples_ns", g.get("launches")))
+        print(f"{tag} {backend} {name}: {n} samples ({g['stop_reason']}, {g['wall_s']:.2f} s)", flush=True)
+    return regimes if torch.equal(call(), first) else None
+
+
 def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, sigma, opt, tag):
-    q, k, v = inputs
-    call = sdpa_call(torch, backend, s, q, k, v)
+    """The raw result of one shape (record/sdpa_raw.hpp), and whether it passed."""
+    call = sdpa_call(torch, backend, s, *inputs)
     why = probe(call)
     if why is not None:
         print(f"{tag} {backend}: unavailable: {why}", flush=True)
-        return unavailable_result(s, why), False
-    r = new_result(s)
-    r["available"] = True
+        return {"shape": s.json(), "unavailable": why}, True
     first = call().clone()
     second = call()
     torch.cuda.synchronize()
     c = check_output(torch, s, first, rows, ref, naive, sigma)
     c["repeat_identical"] = bool(torch.equal(first, second))
-    c["output_poisoned"] = False  # torch allocates the output: unwritten elements go unseen
-    if "failure" in c:
-        c["failure"] = c.pop("failure")  # last, as record/correctness.cpp writes it
     if not c["repeat_identical"] and c["passed"]:
         c["passed"] = False
         c["failure"] = "two calls on the same inputs gave different outputs"
-    r["correctness"] = c
     print(f"{tag} {backend} correctness {'PASS' if c['passed'] else 'FAIL'}: worst row rms err "
           f"{c['row_rms_err']:.3g} (tolerance {c['tolerance_abs']:.3g}, ratio "
           f"{c['row_err_ratio']:.2f}), max_abs_err {c['max_abs_err']:.3g} (naive fp16 "
           f"{c['naive_fp16_max_abs_err']:.3g}), {c['rows_checked']} rows, {c['nonfinite']} NaN/inf "
           f"of {c['elements_scanned']}"
           + ("" if c["passed"] else "; " + c["failure"]), flush=True)
-    r.update({"timing": None, "headline_regime": None, "tflops": None, "dram_gbps_min_bytes": None})
+    r = {"shape": s.json(), "correctness": c}
     if not c["passed"] or opt.check_only:
         return r, c["passed"]
-
-    estimate = bench.event_estimate(call)
-    bench.kernels = {}
-    timing = {}
-    for name in opt.regimes:
-        before = bench.sm_clock()
-        if name == "graph":
-            res = bench.graph_regime(call, estimate)
-        else:
-            res = bench.cupti_regime(call, name == "cold", estimate)
-        gpu_state = bench.gpu_state  # NVML while the regime's samples ran
-        samples, stop, wall, per_sample, kernels = res[:5]
-        clocks = {"before": before, "after": bench.sm_clock(),
-                  "source": "NVML current SM clock (nvmlDeviceGetClockInfo)"}
-        timing[name] = regime_json(name, samples, stop, wall, per_sample, clocks, kernels, s,
-                                   res[5] if len(res) > 5 else None)
-        timing[name]["gpu_state"] = gpu_state
-        m = timing[name]
-        print(f"{tag} {backend} {name}: median {m['median_ns'] / 1e3:.2f} us (p10 "
-              f"{m['p10_ns'] / 1e3:.2f}, p90 {m['p90_ns'] / 1e3:.2f}, noise {m['noise_pct']:.2f}%, "
-              f"{m['count']} samples, {stop}) {m['tflops']:.2f} TFLOPS", flush=True)
-    if not torch.equal(call(), first):
+    regimes = time_shape(torch, bench, call, first, opt, tag, backend)
+    if regimes is None:
         c["passed"] = False
         c["failure"] = "output after timing differs from the checked output"
         print(f"{tag} {backend} FAIL: {c['failure']}", flush=True)
         return r, False
-    finish_timing(r, timing, opt.regimes)
-    if r["headline_regime"] in bench.kernels:  # per-kernel breakdown of the headline regime
-        r["kernels"] = bench.kernels[r["headline_regime"]]
+    r["regimes"] = regimes
     return r, True
 
 
 def torch_versions(torch, driver):
-    cuda = torch.version.cuda or "0.0"
-    major, minor = (cuda.split(".") + ["0"])[:2]
-    return {"nvcc": None,  # no kernel here was built by this project
-            "driver": driver,
-            "runtime": int(major) * 1000 + int(minor) * 10,  # the CUDA torch was built with
-            "cupti": None,  # torch's own CUPTI (kineto); its version is not exposed
-            "torch": torch.__version__,
-            "torch_cuda": torch.version.cuda,
+    return {"driver": driver, "torch": torch.__version__, "torch_cuda": torch.version.cuda or "0.0",
             "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None}
 
 
@@ -994,7 +737,8 @@ def memory_refusal(s, device_free):
             f"has {device_free / gib:.1f} GiB free")
 
 
-def run(opt, argv):
+def check_options(opt):
+    """The shapes, after every option is checked (UsageError or EnvironmentProblem otherwise)."""
     shapes = [parse_shape(x) for x in opt.shapes]
     for name in opt.regimes:
         if name not in REGIMES:
@@ -1004,11 +748,19 @@ def run(opt, argv):
             raise UsageError(f"unknown backend '{b}'; expected cudnn, flash or efficient")
     if opt.min_samples < 2 or opt.max_samples < opt.min_samples:
         raise UsageError("need 2 <= --min-samples <= --max-samples")
+    if not os.access(opt.importer, os.X_OK):
+        raise EnvironmentProblem(f"the record importer {opt.importer} is missing: build it "
+                                 f"(cmake --build build --target attnlab-sdpa-import) or pass --importer")
     try:
-        import torch
-    except ImportError:
-        raise EnvironmentProblem("PyTorch not found: the SDPA baseline needs python3 with torch") from None
-    ensure_writable_directory(opt.results_dir)
+        os.makedirs(opt.results_dir, exist_ok=True)
+    except OSError as e:
+        raise EnvironmentProblem(f"cannot create results directory {opt.results_dir}: {e.strerror}")
+    if not os.access(opt.results_dir, os.W_OK | os.X_OK):
+        raise EnvironmentProblem(f"results directory {opt.results_dir} is not writable")
+    return shapes
+
+
+def open_device(torch, opt, shapes):
     if not torch.cuda.is_available() or torch.cuda.device_count() <= opt.device:
         raise EnvironmentProblem(f"no CUDA device {opt.device} visible to torch")
     dev = torch.device("cuda", opt.device)
@@ -1017,68 +769,57 @@ def run(opt, argv):
     for spec, s in zip(opt.shapes, shapes):
         if (why := memory_refusal(s, free)) is not None:
             raise UsageError(f"cannot run shape '{spec}': {why}")
-    gpu, driver = driver_gpu_json(opt.device)
-    versions = torch_versions(torch, driver)
+    return dev
+
+
+def run(opt, argv):
+    shapes = check_options(opt)
+    try:
+        import torch
+    except ImportError:
+        raise EnvironmentProblem("PyTorch not found: the SDPA baseline needs python3 with torch") from None
+    dev = open_device(torch, opt, shapes)
+    gpu, driver = driver_gpu_attributes(opt.device)
     seed = opt.seed if opt.seed is not None else int.from_bytes(os.urandom(8), "little")
     rule = {"min_samples": opt.min_samples, "max_samples": opt.max_samples,
             "noise_target_pct": opt.noise_target, "max_seconds": opt.max_time}
     bench = Bench(torch, dev, gpu, rule)
-
+    options = {"regimes": opt.regimes, "check_only": opt.check_only, **rule}
     now = time.time()
-    sha = git_provenance()["commit"][:7]
-    runs = {}
+    runs = {b: RawRun(Path(opt.results_dir) / f".sdpa-raw-{b}-{os.getpid()}.json", b, argv, now, seed,
+                      options, torch_versions(torch, driver), gpu) for b in opt.backends}
+    ok = {b: True for b in opt.backends}
+    unavailable = {b: False for b in opt.backends}
     for b in opt.backends:
-        options = {"regimes": opt.regimes, "check_only": opt.check_only, "stopping_rule": rule,
-                   "backend": b}
-        d = create_run_directory(opt.results_dir, BACKENDS[b][0], utc_stamp(now), sha)
-        rec = new_record(b, argv, seed, versions, gpu, options, now)
-        write_json_atomically(d / "run.json", rec)
-        runs[b] = {"file": d / "run.json", "record": rec, "ok": True, "unavailable": False}
-        print(f"attnlab: {BACKENDS[b][0]} on {gpu['name']}, torch {torch.__version__}, seed {seed}, "
-              f"record {d / 'run.json'}", flush=True)
-
+        print(f"attnlab: sdpa-{b} on {gpu['name']}, torch {torch.__version__}, seed {seed}", flush=True)
     for i, s in enumerate(shapes):
-        tag = f"[{i + 1}/{len(shapes)}] {s.name()}"
-        live = [b for b in opt.backends if "error" not in runs[b]["record"]]
+        live = [b for b in opt.backends if "error" not in runs[b].doc]
         if not live:
             break
         inputs = make_inputs(torch, s, seed, dev)
         rows = rows_to_check(s, seed)
         ref, naive, sigma = reference_rows(torch, s, *inputs, rows)
         for b in live:
-            st = runs[b]
             try:
-                result, passed = run_shape(torch, bench, b, s, inputs, rows, ref, naive, sigma, opt, tag)
+                result, passed = run_shape(torch, bench, b, s, inputs, rows, ref, naive, sigma, opt,
+                                           f"[{i + 1}/{len(shapes)}] {s.name()}")
             except Exception as e:  # noqa: BLE001 - a fault mid-run is recorded, as in C++
-                st["record"]["status"] = "failed"
-                st["record"]["error"] = f"{type(e).__name__}: {e}"
-                st["ok"] = False
-                write_json_atomically(st["file"], st["record"])
-                print(f"attnlab: {BACKENDS[b][0]} run failed: {e} (record {st['file']})",
-                      file=sys.stderr, flush=True)
+                runs[b].fail(f"{type(e).__name__}: {e}")
+                ok[b] = False
+                print(f"attnlab: sdpa-{b} run failed: {e}", file=sys.stderr, flush=True)
                 continue
-            if result.get("available") is False:
-                st["unavailable"] = True
-            elif not passed:
-                st["ok"] = False
-            st["record"]["results"].append(result)
-            write_json_atomically(st["file"], st["record"])
+            unavailable[b] |= "unavailable" in result
+            ok[b] &= passed
+            runs[b].add(result)
         del inputs, ref, naive, sigma
         torch.cuda.empty_cache()
-
     code = EXIT_OK
     for b in opt.backends:
-        st = runs[b]
-        rec = st["record"]
-        if "error" not in rec:
-            rec["status"] = "ok" if st["ok"] and not st["unavailable"] else "failed"
-        if st["unavailable"]:
-            rec["unavailable_shapes"] = [r["name"] for r in rec["results"] if r.get("available") is False]
-        write_json_atomically(st["file"], rec)
-        print(f"attnlab: {BACKENDS[b][0]} status {rec['status']}, record {st['file']}", flush=True)
-        if not st["ok"]:
+        if not runs[b].finish(opt.importer, results_dir=opt.results_dir):
             code = EXIT_FAILED
-        elif st["unavailable"] and code == EXIT_OK:
+        elif not ok[b]:
+            code = EXIT_FAILED
+        elif unavailable[b] and code == EXIT_OK:
             code = EXIT_USAGE
     return code
 
@@ -1088,11 +829,11 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def main(argv):
+def parser():
     p = Parser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                epilog="Exit codes: 0 ok, 1 a correctness check or run failed, 2 bad arguments or a "
-                      "backend cannot run a shape, 3 no PyTorch, no GPU or results directory not "
-                      "writable.")
+                      "backend cannot run a shape, 3 no PyTorch, no GPU, no importer or results "
+                      "directory not writable.")
     p.add_argument("-s", "--shape", dest="shapes", action="append", metavar="SPEC",
                    help="shape to run, repeatable: BxHxSxD or B,H,S,D, :causal, :hkv=N; presets "
                         "throughput = 16x16x2048x64, latency = 1x8x512x64 (default: both)")
@@ -1108,20 +849,29 @@ def main(argv):
     p.add_argument("--max-samples", type=non_negative_int, default=STOPPING_RULE["max_samples"])
     p.add_argument("--check-only", action="store_true", help="correctness check only, no timing")
     p.add_argument("--device", type=non_negative_int, default=0, help="CUDA device ordinal")
+    p.add_argument("--importer", default=str(DEFAULT_IMPORTER),
+                   help="attnlab-sdpa-import, which turns the raw measurements into the run record "
+                        "(default: %(default)s)")
     p.add_argument("--write-example-record", metavar="PATH",
                    help="write a record built from synthetic numbers to PATH and exit (schema test; "
-                        "needs neither torch nor a GPU)")
+                        "needs neither torch nor a GPU, only the importer)")
     p.add_argument("--list-options", action="store_true",
                    help="print every option this script takes, one a line, and exit (scripts/sweep.sh "
                         "passes it only these of the common ARGS; needs neither torch nor a GPU)")
+    return p
+
+
+def main(argv):
+    p = parser()
     try:
         opt = p.parse_args(argv[1:])
         if opt.list_options:
             print("\n".join(s for a in p._actions for s in a.option_strings))
             return EXIT_OK
         if opt.write_example_record:
-            write_json_atomically(Path(opt.write_example_record), example_record())
-            return EXIT_OK
+            out = Path(opt.write_example_record)
+            raw = example_raw(out.with_name(out.name + ".raw.json"))
+            return EXIT_OK if raw.finish(opt.importer, output=out) else EXIT_FAILED
         opt.shapes = opt.shapes or ["throughput", "latency"]
         opt.backends = [b for b in opt.backends.split(",") if b]
         opt.regimes = [r for r in opt.regimes.split(",") if r]

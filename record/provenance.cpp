@@ -19,6 +19,21 @@ std::string gpu_uuid_string(const unsigned char (&bytes)[16]) {
   return u;
 }
 
+GpuIdentity gpu_identity(const GpuAttributes& a) {
+  GpuIdentity g;
+  g.name = a.name;
+  g.uuid = gpu_uuid_string(a.uuid);
+  g.compute_capability = std::to_string(a.cc_major) + "." + std::to_string(a.cc_minor);
+  g.sm_count = a.sm_count;
+  g.sm_clock_mhz = static_cast<int>(a.sm_clock_khz / 1000);
+  g.mem_clock_mhz = static_cast<int>(a.mem_clock_khz / 1000);
+  g.l2_bytes = a.l2_bytes;
+  g.global_mem_bytes = a.global_mem_bytes;
+  g.smem_per_sm_bytes = a.smem_per_sm_bytes;
+  g.peak_dram_gbps = 2.0 * a.mem_clock_khz * 1e3 * (a.bus_width_bits / 8.0) / 1e9;
+  return g;
+}
+
 ordered_json to_json(const GpuIdentity& g) {
   ordered_json j;
   j["name"] = g.name;
@@ -86,9 +101,7 @@ RunIdentity read_identity(const ordered_json& record) {
   return id;
 }
 
-namespace {
-
-GpuIdentity read_gpu(const ordered_json& root, const std::string& b) {
+GpuIdentity read_gpu_identity(const ordered_json& root, const std::string& b) {
   GpuIdentity g;
   g.name = string_at(root, b + "/name");
   g.uuid = string_at(root, b + "/uuid");
@@ -103,8 +116,6 @@ GpuIdentity read_gpu(const ordered_json& root, const std::string& b) {
   return g;
 }
 
-}  // namespace
-
 Provenance read_provenance(const ordered_json& root, const std::string& b) {
   Provenance p;
   p.git = {string_at(root, b + "/git/commit"), bool_at(root, b + "/git/dirty")};
@@ -118,7 +129,7 @@ Provenance read_provenance(const ordered_json& root, const std::string& b) {
   p.versions.cupti = value_at<std::uint32_t>(root, b + "/versions/cupti");
   p.versions.cudnn = value_or_null_at<long long>(root, b + "/versions/cudnn");
   p.versions.cudnn_header = value_or_null_at<long long>(root, b + "/versions/cudnn_header");
-  p.gpu = read_gpu(root, b + "/gpu");
+  p.gpu = read_gpu_identity(root, b + "/gpu");
   p.seed = value_at<std::uint64_t>(root, b + "/seed");
   p.host = string_at(root, b + "/host");
   p.sweep_id = optional_string_at(root, b + "/sweep_id").value_or("");

@@ -1,7 +1,8 @@
 // Where a run came from and how it was run: the record's "provenance", "options" and each
 // result's "shape", as typed structs with their one JSON mapping. The harness fills them from
 // CUDA, CUPTI and its build; the report tool reads the identity back (`read_identity`).
-// experiments/sdpa_baseline.py writes the same keys (its build and versions name PyTorch's).
+// The SDPA baseline's records (record/sdpa.hpp) share the GPU block; their build and versions
+// name PyTorch's.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +52,18 @@ struct GpuIdentity {
   double peak_dram_gbps = 0;  // two transfers per memory clock over the whole bus
 };
 
+// What the driver says of a GPU, from which its GpuIdentity follows: the harness reads it
+// through the runtime, the SDPA baseline through the driver API (record/sdpa_raw.hpp).
+struct GpuAttributes {
+  std::string name;
+  unsigned char uuid[16] = {};
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  long long sm_clock_khz = 0, mem_clock_khz = 0, bus_width_bits = 0;
+  long long l2_bytes = 0;
+  unsigned long long global_mem_bytes = 0, smem_per_sm_bytes = 0;
+};
+GpuIdentity gpu_identity(const GpuAttributes& a);
+
 struct Provenance {
   GitState git;
   std::vector<std::string> argv;
@@ -89,6 +102,8 @@ nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
 // Read the blocks as to_json wrote them (a record of the harness); throw FieldError
 // (record/fields.hpp) naming the field.
 Provenance read_provenance(const nlohmann::ordered_json& root, const std::string& base);
+// The "gpu" block of any writer's provenance (the SDPA baseline's too).
+GpuIdentity read_gpu_identity(const nlohmann::ordered_json& root, const std::string& base);
 RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
 // A result's "shape" and its "scale".
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);

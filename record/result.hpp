@@ -78,7 +78,8 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);
 
-// Reads a record the harness wrote (not the SDPA baseline's, whose entries differ); throws
+// Reads a record the harness wrote (not the SDPA baseline's, whose entries differ:
+// record/sdpa.hpp); throws
 // FieldError (record/fields.hpp) naming the field.
 RunRecord read_run_record(const nlohmann::ordered_json& record);
 

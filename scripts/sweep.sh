@@ -155,7 +155,7 @@ run_task() {  # run_task N GPU [WHERE]: task N of the queue on device GPU; its e
   if [ "$kind" = sdpa ]; then
     read -r -a sdpa_args <<<"$sdpa_args_str"
     "$python" experiments/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
-      --device "$gpu" "${sdpa_args[@]}" >"$log" 2>&1
+      --device "$gpu" --importer "$build/bin/attnlab-sdpa-import" "${sdpa_args[@]}" >"$log" 2>&1
   else
     "$build/bin/attnlab-phase-$phase" "${shape_args[@]}" --results-dir "$results" \
       --device "$gpu" "${args[@]}" >"$log" 2>&1

@@ -1,8 +1,8 @@
 // The run record written once, typed (record/result.hpp): every committed record of the C++
 // harness, read into the structs the harness fills and written back through their one JSON
 // mapping, gives the committed bytes (keys, order, number formatting, indentation). The SDPA
-// baseline's records (Python, "available" in their entries) are not the harness's and are left
-// to the schema test.
+// baseline's records ("available" in their entries) have their own layout and test
+// (record/sdpa.hpp, test_sdpa_roundtrip.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,0 +1,242 @@
+// experiments/sdpa_import.hpp: the SDPA baseline's record from its raw measurements.
+#include "experiments/sdpa_import.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/shapes.hpp"
+#include "profiler/gpu_monitor.hpp"
+#include "profiler/pc_sampling_plan.hpp"
+#include "profiler/sampler.hpp"
+#include "profiler/stats.hpp"
+#include "record/constants.hpp"
+#include "record/record.hpp"
+
+namespace attnlab {
+
+namespace {
+
+struct BackendInfo {
+  const char* name;
+  const char* sdp_backend;  // torch.nn.attention.SDPBackend member
+  const char* title;
+};
+constexpr BackendInfo kBackends[] = {
+    {"cudnn", "CUDNN_ATTENTION", "PyTorch SDPA, cuDNN backend"},
+    {"flash", "FLASH_ATTENTION", "PyTorch SDPA, flash backend (FlashAttention-2)"},
+    {"efficient", "EFFICIENT_ATTENTION", "PyTorch SDPA, memory-efficient backend"},
+};
+
+const char* regime_method(const std::string& regime) {
+  if (regime == "cold")
+    return "torch.profiler (CUPTI) kernel activity, span of one call's SDPA kernels; L2 flushed "
+           "(zero of 2x L2) before every call";
+  if (regime == "warm")
+    return "torch.profiler (CUPTI) kernel activity, span of one call's SDPA kernels; "
+           "back-to-back calls over the same inputs (warm L2)";
+  return "CUDA events around each replay of a CUDA graph of launches_per_sample calls, divided "
+         "by launches_per_sample; queued behind torch.cuda._sleep";
+}
+
+// The baseline polls NVML from Python on torch.profiler's clock, which NVML's readings cannot be
+// placed on: samples are not flagged one by one.
+GpuState gpu_state(const SdpaRawRegime& r) {
+  GpuState g;
+  if (!r.nvml_unavailable.empty() || r.readings.empty()) {
+    g.unavailable = r.nvml_unavailable.empty() ? "no NVML reading was taken" : r.nvml_unavailable;
+    return g;
+  }
+  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+             "GetCurrentClocksEventReasons) through ctypes, polled every " +
+             std::to_string(profiler::sampling::kGpuPollMicroseconds / 1000) +
+             " ms while sampling; samples not flagged one by one";
+  g.readings = static_cast<long long>(r.readings.size());
+  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
+  std::vector<double> sm;
+  for (const SdpaRawReading& x : r.readings) {
+    sm.push_back(x.sm_clock_mhz);
+    g.power_max_w = std::max(g.power_max_w, x.power_w);
+    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
+    profiler::GpuReading reading;
+    reading.sm_clock_mhz = x.sm_clock_mhz;
+    reading.reasons = x.reasons;
+    if (profiler::is_throttled(reading, r.max_sm_clock_mhz)) ++g.throttled_readings;
+  }
+  const profiler::Summary s = profiler::summarize(sm);
+  g.sm_clock_min_mhz = s.min;
+  g.sm_clock_median_mhz = s.median;
+  g.sm_clock_max_mhz = s.max;
+  for (const auto& [bit, name] : profiler::clock_event::names()) {
+    long long n = 0;
+    for (const SdpaRawReading& x : r.readings) n += (x.reasons & bit) != 0;
+    if (n > 0) g.clock_event_readings.emplace_back(name, n);
+  }
+  return g;
+}
+
+// Per call of a CUPTI regime: its span, its busy time and each kernel's time (summed over its
+// instances), from the calls' [start, end) pairs.
+struct CallTimes {
+  std::vector<double> span_ns, busy_ns;
+  std::vector<std::pair<std::string, std::vector<double>>> per_kernel;  // first-seen order
+  std::vector<std::pair<std::string, int>> instances;
+};
+
+CallTimes call_times(const SdpaRawRegime& r) {
+  CallTimes c;
+  for (const std::string& k : r.kernels) {
+    auto it = std::find_if(c.instances.begin(), c.instances.end(), [&](const auto& p) { return p.first == k; });
+    if (it == c.instances.end()) {
+      c.instances.emplace_back(k, 1);
+      c.per_kernel.emplace_back(k, std::vector<double>{});
+    } else {
+      ++it->second;
+    }
+  }
+  for (const std::vector<double>& call : r.launches) {
+    std::vector<std::pair<double, double>> iv;
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) iv.emplace_back(call[2 * i], call[2 * i + 1]);
+    double first = iv[0].first, last = iv[0].second;
+    for (const auto& [s, e] : iv) first = std::min(first, s), last = std::max(last, e);
+    c.span_ns.push_back(last - first);
+    c.busy_ns.push_back(profiler::union_length(iv));
+    for (auto& [name, ns] : c.per_kernel) {
+      double sum = 0;
+      for (std::size_t i = 0; i < r.kernels.size(); ++i)
+        if (r.kernels[i] == name) sum += iv[i].second - iv[i].first;
+      ns.push_back(sum);
+    }
+  }
+  return c;
+}
+
+RegimeTiming regime_timing(const SdpaRawRegime& r, const Shape& s, std::vector<KernelShare>* shares) {
+  RegimeTiming t;
+  const CallTimes calls = r.name == "graph" ? CallTimes{} : call_times(r);
+  const std::vector<double>& samples = r.name == "graph" ? r.samples_ns : calls.span_ns;
+  const profiler::Summary m = profiler::summarize(samples);
+  if (!(m.median > 0)) throw std::runtime_error("regime " + r.name + " of " + shape_name(s) + ": median time is not positive");
+  t.method = regime_method(r.name);
+  t.median_ns = m.median;
+  t.p10_ns = m.p10;
+  t.p90_ns = m.p90;
+  t.min_ns = m.min;
+  t.max_ns = m.max;
+  t.mean_ns = m.mean;
+  t.stdev_ns = m.stdev;
+  t.noise_pct = m.noise_pct;
+  t.count = static_cast<long long>(m.count);
+  t.stop_reason = r.stop_reason;
+  t.wall_s = r.wall_s;
+  t.launches_per_sample = r.launches_per_sample;
+  t.clock_before_mhz = r.clock_before_mhz;
+  t.clock_after_mhz = r.clock_after_mhz;
+  t.clock_source = "NVML current SM clock (nvmlDeviceGetClockInfo)";
+  t.tflops = s.flops() / m.median / 1e3;             // FLOP/ns = GFLOP/s
+  t.dram_gbps_min_bytes = s.min_bytes() / m.median;  // byte/ns = GB/s
+  if (r.name != "graph") {
+    for (const auto& [name, n] : calls.instances) t.kernels.push_back(name);
+    t.kernels_per_launch = static_cast<int>(r.kernels.size());
+    const profiler::Summary busy = profiler::summarize(calls.busy_ns);
+    t.busy_median_ns = busy.median;
+    t.busy_p10_ns = busy.p10;
+    t.busy_p90_ns = busy.p90;
+    *shares = profiler::kernel_shares(calls.per_kernel, calls.instances, r.name, nullptr, {});
+    for (KernelShare& k : *shares) k.metrics = "not measured: torch.profiler gives kernel times only";
+  }
+  t.samples_ns = samples;
+  t.gpu_state = gpu_state(r);
+  return t;
+}
+
+Correctness correctness(const SdpaRawCorrectness& c, const Shape& s) {
+  Correctness out;
+  out.passed = c.passed;
+  out.max_abs_err = c.max_abs_err;
+  out.max_rel_err = c.max_rel_err;
+  out.tolerance_abs = c.tolerance_abs;
+  out.naive_fp16_max_abs_err = c.naive_fp16_max_abs_err;
+  out.rows_checked = c.rows_checked;
+  out.rows_total = static_cast<long long>(s.B) * s.H * s.S;
+  out.nonfinite = c.nonfinite;
+  out.repeat_identical = c.repeat_identical;
+  out.rule = kRowRmsRule;
+  out.inputs = "normal";
+  out.row_rms_err = c.row_rms_err;
+  out.row_err_ratio = c.row_err_ratio;
+  out.elements_scanned = c.elements_scanned;
+  out.output_poisoned = false;  // torch allocates the output: unwritten elements go unseen
+  out.failure = c.failure;
+  return out;
+}
+
+SdpaResult result(const SdpaRawResult& raw) {
+  SdpaResult r;
+  r.shape = raw.shape;
+  r.scale = raw.scale;
+  r.unavailable_reason = raw.unavailable;
+  if (!raw.unavailable.empty()) return r;
+  r.correctness = correctness(raw.correctness, raw.shape);
+  if (raw.regimes.empty()) return r;
+  // The harness's headline: cold where it was timed, else the first regime.
+  r.headline_regime = raw.regimes.front().name;
+  for (const SdpaRawRegime& g : raw.regimes)
+    if (g.name == "cold") r.headline_regime = "cold";
+  for (const SdpaRawRegime& g : raw.regimes) {
+    std::vector<KernelShare> shares;
+    r.timing.emplace_back(g.name, regime_timing(g, raw.shape, &shares));
+    if (g.name == r.headline_regime && g.name != "graph") r.kernels = std::move(shares);
+  }
+  return r;
+}
+
+}  // namespace
+
+SdpaRunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
+  const BackendInfo* b = nullptr;
+  for (const BackendInfo& x : kBackends)
+    if (raw.backend == x.name) b = &x;
+  if (!b) throw std::runtime_error("unknown backend '" + raw.backend + "'");
+  SdpaRunRecord rec;
+  rec.phase = std::string("sdpa-") + b->name;
+  rec.experiment = {b->title,
+                    std::string("torch.nn.functional.scaled_dot_product_attention under "
+                                "torch.nn.attention.sdpa_kernel(") + b->sdp_backend + ")",
+                    "What do PyTorch's SDPA kernels take on this GPU at the phases' shapes and "
+                    "regimes: the baseline every phase is compared with."};
+  rec.started_utc = utc_iso8601(raw.started_unix_s);
+  SdpaProvenance& p = rec.provenance;
+  p.git = ctx.git;
+  p.argv = raw.argv;
+  p.versions = {raw.driver, 0, raw.torch, raw.torch_cuda, raw.cudnn};
+  // The CUDA torch was built with, as the runtime version number: "13.0" -> 13000.
+  const std::size_t dot = raw.torch_cuda.find('.');
+  try {
+    p.versions.runtime = std::stoi(raw.torch_cuda.substr(0, dot)) * 1000 +
+                         (dot == std::string::npos ? 0 : std::stoi(raw.torch_cuda.substr(dot + 1)) * 10);
+  } catch (const std::exception&) {
+    throw std::runtime_error("torch's CUDA version '" + raw.torch_cuda + "' is not <major>.<minor>");
+  }
+  p.gpu = gpu_identity(raw.gpu);
+  p.seed = raw.seed;
+  p.sweep_id = ctx.sweep_id;
+  p.inputs = "N(0,1) fp32 from torch.Generator(device).manual_seed(seed), drawn for q, k, v in "
+             "that order and rounded to fp16; reproducible with the same torch and GPU, not "
+             "bit-identical to the C++ phases' counter-based inputs";
+  p.host = ctx.host;
+  rec.options = {raw.regimes, raw.check_only, raw.min_samples, raw.max_samples,
+                 raw.noise_target_pct, raw.max_seconds, raw.backend};
+  bool ok = !raw.error.has_value();
+  for (const SdpaRawResult& r : raw.results) {
+    rec.results.push_back(result(r));
+    ok = ok && r.unavailable.empty() && r.correctness.passed;
+  }
+  rec.error = raw.error;
+  rec.status = ok ? "ok" : "failed";
+  return rec;
+}
+
+}  // namespace attnlab

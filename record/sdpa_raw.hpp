@@ -1,0 +1,107 @@
+// The SDPA baseline's raw measurements (attnlab.sdpa-raw/1): what experiments/sdpa_baseline.py
+// measured with PyTorch, written as JSON after every shape; attnlab-sdpa-import turns it into the
+// run record (record/sdpa.hpp) with the harness's statistics and provenance. The reader checks
+// every field and names the first bad one in one line.
+//
+// Format (every key required unless marked; numbers are JSON numbers, times in ns):
+//   schema        "attnlab.sdpa-raw/1"
+//   backend       "cudnn" | "flash" | "efficient"
+//   argv          [string]      the script's command line
+//   started_unix_s integer      when the run started (names the run directory)
+//   seed          integer >= 0
+//   options       {regimes: [string], check_only: bool, min_samples, max_samples: integer,
+//                  noise_target_pct, max_seconds: number}
+//   versions      {driver: integer, torch: string, torch_cuda: string, cudnn: integer | null}
+//   gpu           the driver's attributes (cuDeviceGetAttribute): {name, uuid_hex (32 hex
+//                  digits), cc_major, cc_minor, sm_count, sm_clock_khz, mem_clock_khz,
+//                  bus_width_bits, l2_bytes, global_mem_bytes, smem_per_sm_bytes}
+//   results       [result], one per shape run, in order
+//   error         string, optional: a fault that ended the run
+// result:
+//   shape         {B, H, H_kv, S, D: integer >= 1, causal: bool, scale: number}
+//   unavailable   string, optional: the backend refused the shape (then nothing else follows)
+//   correctness   {passed, repeat_identical: bool, max_abs_err, max_rel_err, tolerance_abs,
+//                  naive_fp16_max_abs_err, row_rms_err, row_err_ratio: number, rows_checked,
+//                  nonfinite, elements_scanned: integer, failure: string (optional)}
+//   regimes       [regime], optional: absent when not timed
+// regime:
+//   name          "cold" | "warm" | "graph";  stop_reason string;  wall_s number;
+//   launches_per_sample integer; clock_before_mhz, clock_after_mhz: number | null (NVML)
+//   graph:        samples_ns [number]: each replay's event time over launches_per_sample
+//   cold, warm:   kernels [string]: one call's device activities in order; launches [[number]]:
+//                 per call, [start, end) of each of those activities, flattened
+//                 (torch.profiler's clock), so 2 * len(kernels) numbers a call
+//   nvml          {unavailable: string} or {max_sm_clock_mhz: number, readings: [[SM MHz,
+//                 power W, temperature C, clock-event reason bits]]} polled while sampling
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/shape.hpp"
+#include "record/provenance.hpp"
+
+namespace attnlab {
+
+inline constexpr const char* kSdpaRawSchema = "attnlab.sdpa-raw/1";
+
+struct SdpaRawReading {
+  double sm_clock_mhz = 0, power_w = 0, temperature_c = 0;
+  std::uint64_t reasons = 0;  // NVML clock-event reason bits
+};
+
+struct SdpaRawRegime {
+  std::string name, stop_reason;
+  double wall_s = 0;
+  int launches_per_sample = 1;
+  std::optional<double> clock_before_mhz, clock_after_mhz;
+  std::vector<double> samples_ns;                  // graph
+  std::vector<std::string> kernels;                // cold, warm
+  std::vector<std::vector<double>> launches;       // cold, warm: per call, start/end pairs
+  std::string nvml_unavailable;                    // empty: readings below
+  double max_sm_clock_mhz = 0;
+  std::vector<SdpaRawReading> readings;
+};
+
+struct SdpaRawCorrectness {
+  bool passed = false, repeat_identical = false;
+  double max_abs_err = 0, max_rel_err = 0, tolerance_abs = 0, naive_fp16_max_abs_err = 0;
+  double row_rms_err = 0, row_err_ratio = 0;
+  long long rows_checked = 0, nonfinite = 0, elements_scanned = 0;
+  std::optional<std::string> failure;
+};
+
+struct SdpaRawResult {
+  Shape shape;
+  double scale = 0;
+  std::string unavailable;  // empty: the backend ran the shape
+  SdpaRawCorrectness correctness;
+  std::vector<SdpaRawRegime> regimes;  // empty: not timed
+};
+
+struct SdpaRaw {
+  std::string backend;
+  std::vector<std::string> argv;
+  long long started_unix_s = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> regimes;
+  bool check_only = false;
+  std::size_t min_samples = 0, max_samples = 0;
+  double noise_target_pct = 0, max_seconds = 0;
+  int driver = 0;
+  std::string torch, torch_cuda;
+  std::optional<long long> cudnn;
+  GpuAttributes gpu;
+  std::vector<SdpaRawResult> results;
+  std::optional<std::string> error;
+};
+
+// Reads and checks `file`; throws std::runtime_error "<file>: <what is wrong>" (one line: the
+// file unreadable, not JSON, the wrong schema, or the first missing or malformed field by its
+// JSON pointer).
+SdpaRaw read_sdpa_raw(const std::filesystem::path& file);
+
+}  // namespace attnlab
