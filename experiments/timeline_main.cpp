@@ -27,6 +27,7 @@
 #include "experiments/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/timeline_host.hpp"
+#include "profiler/calibration/microbench.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/stats.hpp"
@@ -90,8 +91,10 @@ constexpr const char* kMethod =
     "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
     "durations, medians). The traced launch follows, between two SM-clock probes "
     "(profiler/clock_probe.hpp); cycles become ns at their mean, each SM's cycles are placed on "
-    "the globaltimer axis by the median offset of its warps' anchors. span_matches: |decoded "
-    "span - CUPTI time of the traced launch| <= |overhead|.";
+    "the globaltimer axis by the median offset of its warps' anchors. launch_floor_ns: the median CUPTI "
+    "time of as many launches of an empty kernel with the phase's launch configuration (grid, block, "
+    "cluster, dynamic shared memory). span_matches: -|overhead| <= CUPTI time of the traced launch - "
+    "decoded span <= |overhead| + launch floor.";
 
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
@@ -310,7 +313,36 @@ void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::Ra
   }
 }
 
-// The overhead's medians, and whether the decoded span agrees with CUPTI within it.
+// The median CUPTI time of an empty kernel with the phase's launch configuration at this shape;
+// nullopt where the phase gives none.
+std::optional<double> launch_floor(const Phase& phase, const Shape& s, profiler::KernelActivity& activity,
+                                   std::uint64_t& tag, cudaStream_t stream, std::uint32_t launches) {
+  if (!phase.launch_geometry) return std::nullopt;
+  int dev = 0, sms = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const auto g = phase.launch_geometry(s, sms);
+  if (!g) return std::nullopt;
+  const profiler::calibration::Launch l{g->grid, g->block, g->cluster, g->dynamic_smem_bytes};
+  const std::function<void()> empty = [&] { profiler::calibration::launch_empty(l, stream); };
+  for (int i = 0; i < 3; ++i) empty();
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  activity.collect();  // the warm-up
+  std::vector<std::uint64_t> tags;
+  for (std::uint32_t i = 0; i < launches; ++i) {
+    tags.push_back(tag);
+    tagged(activity, tag++, empty, stream);
+  }
+  const auto timed = by_tag(activity);
+  std::vector<double> ns;
+  for (const std::uint64_t t : tags) {
+    if (!timed.count(t)) throw std::runtime_error("CUPTI delivered no kernel record for an empty launch");
+    ns.push_back(duration_ns(timed.at(t)));
+  }
+  return profiler::summarize(ns).median;
+}
+
+// The overhead's medians, and whether the decoded span agrees with CUPTI (span_agrees).
 void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns) {
   ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
   ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
@@ -319,7 +351,7 @@ void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns)
   ovh.traced_launch_ns = traced_ns;
   ovh.span_ns = span_ns;
   ovh.tolerance_ns = std::abs(ovh.overhead_ns);
-  ovh.span_matches = std::abs(ovh.span_ns - ovh.traced_launch_ns) <= ovh.tolerance_ns;
+  ovh.span_matches = span_agrees(ovh);
 }
 
 // The report and its picture, then the run's summary on stdout.
@@ -340,7 +372,9 @@ void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Opti
             << "attnlab-timeline: decoded span " << ovh.span_ns / 1000 << " us vs CUPTI "
             << ovh.traced_launch_ns / 1000 << " us for the traced launch: "
             << (ovh.span_matches ? "matches" : "DOES NOT match") << " within the overhead ("
-            << ovh.tolerance_ns / 1000 << " us)\n"
+            << ovh.tolerance_ns / 1000 << " us) and the launch floor ("
+            << (ovh.launch_floor_ns ? std::to_string(*ovh.launch_floor_ns / 1000) + " us" : std::string("not measured"))
+            << ")\n"
             << "attnlab-timeline: " << d.stamps << " stamps, " << d.overflow << " past capacity in "
             << d.warps_overflowed << " warps, " << d.unmatched << " unmatched; SM "
             << d.pictured_sm << " pictured\n";
@@ -391,6 +425,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   if (!gate_passes(rec, file, *phase, *req.inst, p, in, seed, stream.get())) return kExitFailed;
 
   TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches);
+  ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches);
   const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get());
   decode_traced(rec, file, last.raw, opt, *req.inst);
   summarize_overhead(ovh, last.ns, rec.timeline->span_ns);

@@ -61,18 +61,25 @@ __device__ __forceinline__ std::uint32_t linear_cta() {
 // written with the end anchor when the recorder goes out of scope, early returns included.
 class Recorder {
  public:
+  // Every thread of a block constructs one, at the same point, with whole warps (every kernel
+  // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
+  // which took the header's stores alone, with its warp before the aligned barriers and wgmma
+  // that follow. Without it, warp 0 of TimelineGpu.DecodedWaitCoversTheKnownSpin passed a
+  // bar.sync for 64 threads that only it had reached (H100, ba0f991).
   __device__ __forceinline__ Recorder() {
     const DeviceView v = g_view;
     const std::uint32_t tid = linear_tid(), cta = linear_cta();
-    if (v.slots == nullptr || tid % 32 != 0 || tid / 32 >= v.warps_per_cta || cta >= v.ctas) return;
-    RawSlot& s = v.slots[cta * v.warps_per_cta + tid / 32];
-    s.start_clock = clock_now();
-    s.start_ns = globaltimer_now();
-    s.smid = smid_now();
-    s.cta = cta;
-    s.started = 1;
-    events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
-    capacity_ = v.capacity;
+    if (v.slots != nullptr && tid % 32 == 0 && tid / 32 < v.warps_per_cta && cta < v.ctas) {
+      RawSlot& s = v.slots[cta * v.warps_per_cta + tid / 32];
+      s.start_clock = clock_now();
+      s.start_ns = globaltimer_now();
+      s.smid = smid_now();
+      s.cta = cta;
+      s.started = 1;
+      events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
+      capacity_ = v.capacity;
+    }
+    __syncwarp();
   }
   __device__ __forceinline__ ~Recorder() {
     if (events_ == nullptr) return;
@@ -85,10 +92,8 @@ class Recorder {
   Recorder& operator=(const Recorder&) = delete;
 
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
-  // branch. A branch around it left warp 0 of TimelineGpu.DecodedWaitCoversTheKnownSpin diverged
-  // at the `bar.sync` that followed (H100, b453bb2): a barrier that assumes converged warps
-  // counted its two halves as two warps and released before the other warp arrived. wgmma and
-  // the kernels' named barriers after a stamp need the same convergence.
+  // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
+  // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     const std::uint64_t c = clock_now();
     const std::uint32_t write = events_ != nullptr && count_ < capacity_;

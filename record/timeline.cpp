@@ -154,7 +154,7 @@ TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
 }
 
 ordered_json overhead_json(const TimelineOverhead& o) {
-  return {{"normal_ns", o.normal_ns},
+  ordered_json j = {{"normal_ns", o.normal_ns},
           {"timeline_ns", o.timeline_ns},
           {"normal_median_ns", o.normal_median_ns},
           {"timeline_median_ns", o.timeline_median_ns},
@@ -164,6 +164,8 @@ ordered_json overhead_json(const TimelineOverhead& o) {
           {"span_ns", o.span_ns},
           {"tolerance_ns", o.tolerance_ns},
           {"span_matches", o.span_matches}};
+  if (o.launch_floor_ns) j["launch_floor_ns"] = *o.launch_floor_ns;
+  return j;
 }
 
 TimelineOverhead read_overhead(const ordered_json& j, const std::string& base) {
@@ -178,10 +180,16 @@ TimelineOverhead read_overhead(const ordered_json& j, const std::string& base) {
   o.span_ns = number_at(j, base + "/span_ns");
   o.tolerance_ns = number_at(j, base + "/tolerance_ns");
   o.span_matches = bool_at(j, base + "/span_matches");
+  o.launch_floor_ns = optional_number_at(j, base + "/launch_floor_ns");
   return o;
 }
 
 }  // namespace
+
+bool span_agrees(const TimelineOverhead& o) {
+  const double outside = o.traced_launch_ns - o.span_ns;
+  return outside >= -o.tolerance_ns && outside <= o.tolerance_ns + o.launch_floor_ns.value_or(0);
+}
 
 Span parse_span(const std::string& name, const std::string& ptr) {
   for (unsigned k = 0; k < unsigned(Span::kCount); ++k)

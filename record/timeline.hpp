@@ -78,8 +78,19 @@ struct TimelineOverhead {
   double traced_launch_ns = 0;   // [ns] CUPTI time of the launch whose stamps were decoded
   double span_ns = 0;            // [ns] the decoded span of that launch
   double tolerance_ns = 0;       // [ns] |overhead_ns|: what the stamps may add or shift
-  bool span_matches = false;     // |span - traced launch| <= tolerance
+  // [ns] Median CUPTI time of an empty kernel launched with the phase's launch configuration:
+  // the part of a launch before the first warp can stamp and after the last one ends, which the
+  // decoded span cannot hold. Absent where the phase has no launch configuration to give, and in
+  // records made before it was measured.
+  std::optional<double> launch_floor_ns;
+  // -tolerance <= traced launch - span <= tolerance + launch floor (0 where absent)
+  bool span_matches = false;
 };
+
+// The rule for span_matches from the other fields: the traced launch may be shorter than the
+// decoded span by the tolerance (stamps that shifted) and longer by the tolerance and the launch
+// floor (what happens before the first stamp and after the last).
+bool span_agrees(const TimelineOverhead& o);
 
 struct TimelineRecord {
   std::string status = "incomplete";  // "incomplete", "ok", "failed"

@@ -199,7 +199,11 @@ std::string overhead_section(const TimelineRecord& rec) {
      << duration(o.span_ns) << " against " << duration(o.traced_launch_ns)
      << " from CUPTI for that launch: "
      << (o.span_matches ? "they agree" : "they DO NOT agree") << " within the overhead ("
-     << duration(o.tolerance_ns) << "). SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
+     << duration(o.tolerance_ns) << ")"
+     << (o.launch_floor_ns ? " and the launch floor (" + duration(*o.launch_floor_ns) +
+                                 ", an empty kernel of the same launch configuration: the time no warp can stamp)"
+                           : std::string(" (launch floor not measured)"))
+     << ". SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
      << sig(rec.sm_clock_mhz_after) << " MHz after the traced launch.\n\n";
   return md.str();
 }

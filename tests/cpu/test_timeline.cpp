@@ -291,6 +291,26 @@ TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {
   EXPECT_THROW(read_timeline_record(j), FieldError);
 }
 
+TEST(TimelineRecord, SpanAgreesWithinTheOverheadAndTheLaunchFloor) {
+  TimelineOverhead o;
+  o.span_ns = 500;
+  o.tolerance_ns = 50;
+  o.traced_launch_ns = 450;  // shorter by the tolerance: stamps shifted
+  EXPECT_TRUE(span_agrees(o));
+  o.traced_launch_ns = 449;
+  EXPECT_FALSE(span_agrees(o));
+  o.traced_launch_ns = 560;  // longer by more than the tolerance, no launch floor
+  EXPECT_FALSE(span_agrees(o));
+  o.launch_floor_ns = 10;  // the launch floor covers the rest
+  EXPECT_TRUE(span_agrees(o));
+  o.traced_launch_ns = 561;
+  EXPECT_FALSE(span_agrees(o));
+  TimelineRecord r = sample_record();
+  r.overhead->launch_floor_ns = 900;
+  const TimelineRecord back = read_timeline_record(to_json(r));
+  EXPECT_EQ(back.overhead->launch_floor_ns, 900);
+}
+
 TEST(TimelineRecord, SpanNamesRoundTrip) {
   for (unsigned k = 0; k < unsigned(Span::kCount); ++k)
     EXPECT_EQ(parse_span(span_name(Span(k)), "/x"), Span(k));
