@@ -64,8 +64,7 @@ class Recorder {
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
-  // that follow. Without it, warp 0 of TimelineGpu.DecodedWaitCoversTheKnownSpin passed a
-  // bar.sync for 64 threads that only it had reached (H100, ba0f991).
+  // that follow, which .aligned requires of a warp.
   __device__ __forceinline__ Recorder() {
     const DeviceView v = g_view;
     const std::uint32_t tid = linear_tid(), cta = linear_cta();
@@ -94,7 +93,18 @@ class Recorder {
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
+  //
+  // The load first: a named barrier on sm_90 compiles to BAR.SYNC.DEFER_BLOCKING, after which a
+  // warp goes on issuing instructions that touch no memory until the barrier completes. A clock
+  // read is one, so a stamp right after `bar.sync` read the time the warp reached the barrier, not
+  // when it left: TimelineGpu.DecodedWaitCoversTheKnownSpin decoded a 2^20-cycle wait as about
+  // 150 cycles on the H100, and a scratch probe there read 7 cycles across the barrier while the
+  // flag the other warp set before arriving was already visible (device call of 2026-11-26 at
+  // 055c01a, reports/h100/logs/). A volatile load is a memory instruction: it issues only once the
+  // barrier is done, and the clock read issues after it.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
+    std::uint32_t after_barrier;
+    asm volatile("ld.volatile.u32 %0, [%1];" : "=r"(after_barrier) : "l"(&g_view.ctas) : "memory");
     const std::uint64_t c = clock_now();
     const std::uint32_t write = events_ != nullptr && count_ < capacity_;
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
