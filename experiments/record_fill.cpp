@@ -72,27 +72,10 @@ GpuState gpu_state(const profiler::RegimeResult& r) {
     g.unavailable = r.gpu_unavailable.empty() ? "no NVML reading was taken" : r.gpu_unavailable;
     return g;
   }
-  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
-             "GetCurrentClocksEventReasons), polled every " +
-             console::human_ns(r.gpu_poll_ms * 1e6) + " while sampling";
-  g.readings = static_cast<long long>(r.gpu_readings.size());
-  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
-  std::vector<double> sm;
-  for (const auto& x : r.gpu_readings) {
-    sm.push_back(x.sm_clock_mhz);
-    g.power_max_w = std::max(g.power_max_w, x.power_w);
-    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
-    if (profiler::is_throttled(x, r.max_sm_clock_mhz)) ++g.throttled_readings;
-  }
-  const profiler::Summary s = profiler::summarize(sm);
-  g.sm_clock_min_mhz = s.min;
-  g.sm_clock_median_mhz = s.median;
-  g.sm_clock_max_mhz = s.max;
-  for (const auto& [bit, name] : profiler::clock_event::names()) {
-    long long n = 0;
-    for (const auto& x : r.gpu_readings) n += (x.reasons & bit) != 0;
-    if (n > 0) g.clock_event_readings.emplace_back(name, n);
-  }
+  g = profiler::summarize_readings(r.gpu_readings, r.max_sm_clock_mhz,
+                                   "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+                                   "GetCurrentClocksEventReasons), polled every " +
+                                       console::human_ns(r.gpu_poll_ms * 1e6) + " while sampling");
   g.throttled_samples_ns = r.throttled_samples_ns;
   g.throttled_policy = r.throttled_policy;
   return g;

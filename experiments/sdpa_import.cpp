@@ -49,32 +49,20 @@ GpuState gpu_state(const SdpaRawRegime& r) {
     g.unavailable = r.nvml_unavailable.empty() ? "no NVML reading was taken" : r.nvml_unavailable;
     return g;
   }
-  g.source = "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
-             "GetCurrentClocksEventReasons) through ctypes, polled every " +
-             std::to_string(profiler::sampling::kGpuPollMicroseconds / 1000) +
-             " ms while sampling; samples not flagged one by one";
-  g.readings = static_cast<long long>(r.readings.size());
-  g.max_sm_clock_mhz = r.max_sm_clock_mhz;
-  std::vector<double> sm;
+  std::vector<profiler::GpuReading> readings;
   for (const SdpaRawReading& x : r.readings) {
-    sm.push_back(x.sm_clock_mhz);
-    g.power_max_w = std::max(g.power_max_w, x.power_w);
-    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
     profiler::GpuReading reading;
     reading.sm_clock_mhz = x.sm_clock_mhz;
+    reading.power_w = x.power_w;
+    reading.temperature_c = x.temperature_c;
     reading.reasons = x.reasons;
-    if (profiler::is_throttled(reading, r.max_sm_clock_mhz)) ++g.throttled_readings;
+    readings.push_back(reading);
   }
-  const profiler::Summary s = profiler::summarize(sm);
-  g.sm_clock_min_mhz = s.min;
-  g.sm_clock_median_mhz = s.median;
-  g.sm_clock_max_mhz = s.max;
-  for (const auto& [bit, name] : profiler::clock_event::names()) {
-    long long n = 0;
-    for (const SdpaRawReading& x : r.readings) n += (x.reasons & bit) != 0;
-    if (n > 0) g.clock_event_readings.emplace_back(name, n);
-  }
-  return g;
+  return profiler::summarize_readings(readings, r.max_sm_clock_mhz,
+                                      "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
+                                      "GetCurrentClocksEventReasons) through ctypes, polled every " +
+                                          std::to_string(profiler::sampling::kGpuPollMicroseconds / 1000) +
+                                          " ms while sampling; samples not flagged one by one");
 }
 
 // Per call of a CUPTI regime: its span, its busy time and each kernel's time (summed over its

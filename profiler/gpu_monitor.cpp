@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <string>
 
+#include "profiler/stats.hpp"
+
 namespace attnlab::profiler {
 
 namespace clock_event {
@@ -160,6 +162,30 @@ bool is_throttled(const GpuReading& r, double max_sm_clock_mhz) {
   if (r.reasons & clock_event::kSlowdown) return true;
   const bool idle = (r.reasons & clock_event::kGpuIdle) != 0;
   return !idle && max_sm_clock_mhz > 0 && r.sm_clock_mhz < kThrottledBelowMaxClock * max_sm_clock_mhz;
+}
+
+GpuState summarize_readings(const std::vector<GpuReading>& readings, double max_sm_clock_mhz, std::string source) {
+  GpuState g;
+  g.source = std::move(source);
+  g.readings = static_cast<long long>(readings.size());
+  g.max_sm_clock_mhz = max_sm_clock_mhz;
+  std::vector<double> sm;
+  for (const GpuReading& x : readings) {
+    sm.push_back(x.sm_clock_mhz);
+    g.power_max_w = std::max(g.power_max_w, x.power_w);
+    g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
+    if (is_throttled(x, max_sm_clock_mhz)) ++g.throttled_readings;
+  }
+  const Summary s = summarize(sm);
+  g.sm_clock_min_mhz = s.min;
+  g.sm_clock_median_mhz = s.median;
+  g.sm_clock_max_mhz = s.max;
+  for (const auto& [bit, name] : clock_event::names()) {
+    long long n = 0;
+    for (const GpuReading& x : readings) n += (x.reasons & bit) != 0;
+    if (n > 0) g.clock_event_readings.emplace_back(name, n);
+  }
+  return g;
 }
 
 std::vector<bool> throttled_windows(

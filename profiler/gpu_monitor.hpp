@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "record/timing.hpp"
+
 namespace attnlab::profiler {
 
 // NVML's clock-event reason bits (nvml.h, nvmlClocksEventReason*; same values under their
@@ -51,6 +53,12 @@ struct GpuReading {
 // (nvbench's threshold for discarding a sample).
 bool is_throttled(const GpuReading& r, double max_sm_clock_mhz);
 inline constexpr double kThrottledBelowMaxClock = 0.75;  // the fraction in is_throttled
+
+// The readings of one sampling run summarised as the record's GPU state: how many, the SM clock's
+// min, median and max, the highest power and temperature, the throttled readings (is_throttled)
+// and how many readings each clock-event reason was active in; `source` says how they were taken.
+// The caller has checked that there are readings.
+GpuState summarize_readings(const std::vector<GpuReading>& readings, double max_sm_clock_mhz, std::string source);
 
 // For each sample window [start, end] (CUPTI timestamps), whether a throttled reading was taken
 // inside it or within `slack_ns` of either end (readings are `slack_ns` apart).
