@@ -87,15 +87,7 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   const auto& m = r.summary;
   RegimeTiming t;
   t.method = profiler::regime_method(r.regime);
-  t.median_ns = m.median;
-  t.p10_ns = m.p10;
-  t.p90_ns = m.p90;
-  t.min_ns = m.min;
-  t.max_ns = m.max;
-  t.mean_ns = m.mean;
-  t.stdev_ns = m.stdev;
-  t.noise_pct = m.noise_pct;
-  t.count = static_cast<long long>(m.count);
+  profiler::copy_statistics(m, t);
   t.stop_reason = profiler::stop_reason_name(r.stop);
   t.wall_s = r.wall_seconds;
   t.launches_per_sample = r.launches_per_sample;

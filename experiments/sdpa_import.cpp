@@ -108,15 +108,7 @@ RegimeTiming regime_timing(const SdpaRawRegime& r, const Shape& s, std::vector<K
   const profiler::Summary m = profiler::summarize(samples);
   if (!(m.median > 0)) throw std::runtime_error("regime " + r.name + " of " + shape_name(s) + ": median time is not positive");
   t.method = regime_method(r.name);
-  t.median_ns = m.median;
-  t.p10_ns = m.p10;
-  t.p90_ns = m.p90;
-  t.min_ns = m.min;
-  t.max_ns = m.max;
-  t.mean_ns = m.mean;
-  t.stdev_ns = m.stdev;
-  t.noise_pct = m.noise_pct;
-  t.count = static_cast<long long>(m.count);
+  profiler::copy_statistics(m, t);
   t.stop_reason = r.stop_reason;
   t.wall_s = r.wall_s;
   t.launches_per_sample = r.launches_per_sample;

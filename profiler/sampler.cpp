@@ -93,6 +93,18 @@ const char* regime_name(Regime r) {
   return "unknown";
 }
 
+void copy_statistics(const Summary& m, RegimeTiming& t) {
+  t.median_ns = m.median;
+  t.p10_ns = m.p10;
+  t.p90_ns = m.p90;
+  t.min_ns = m.min;
+  t.max_ns = m.max;
+  t.mean_ns = m.mean;
+  t.stdev_ns = m.stdev;
+  t.noise_pct = m.noise_pct;
+  t.count = static_cast<long long>(m.count);
+}
+
 const char* regime_method(Regime r) {
   switch (r) {
     case Regime::kCold:

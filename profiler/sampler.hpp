@@ -14,6 +14,7 @@
 #include "profiler/kernel_activity.hpp"
 #include "profiler/l2_flush.hpp"
 #include "profiler/stats.hpp"
+#include "record/timing.hpp"
 
 namespace attnlab::profiler {
 
@@ -38,6 +39,9 @@ enum class Regime {
 };
 const char* regime_name(Regime r);     // "cold", "warm", "graph"
 const char* regime_method(Regime r);   // one line for records and reports
+// A regime's statistics into its record block (median, p10, p90, min, max, mean, stdev, noise,
+// count); the rest of the block is the caller's.
+void copy_statistics(const Summary& m, RegimeTiming& t);
 Regime parse_regime(const std::string& name);  // throws std::invalid_argument
 
 inline constexpr const char* kProbeClockSource = "clock64 probe (SM cycles per globaltimer ns, one 2 ms spin)";
