@@ -1,6 +1,8 @@
 // Claims: an experiment's hypotheses as machine-checkable predicates. The harness copies them
 // into every run record (key "claims"); the report tool judges each against the evidence as
-// SUPPORTED, REFUTED or NOT TESTED. An experiment states claims; it never judges them.
+// SUPPORTED, REFUTED, INCONCLUSIVE (the evidence's interval straddles the claim: a difference
+// within the noise is never SUPPORTED) or NOT TESTED (reports/judge.hpp). An experiment states
+// claims; it never judges them.
 #pragma once
 
 #include <optional>
@@ -33,7 +35,8 @@ struct Claim {
   // Set instead of value and other_phase: judged on the newest ok paired A/B record
   // (record/ab.hpp) of this phase against `paired_against` at the shape, under the records
   // root's ab/: SUPPORTED when the wall-time ratio's interval (t_other / t_self) lies at or
-  // above factor, REFUTED when wholly below it, NOT TESTED without such a record. `metric` then
+  // above factor, REFUTED when wholly below it, INCONCLUSIVE when it straddles factor, NOT TESTED
+  // without such a record. `metric` then
   // names the ratio judged ("/ratio/wall").
   std::string paired_against;
   double factor = 1.0;
