@@ -61,34 +61,12 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
+#include "kernels/cublaslt_plans.hpp"
 #include "kernels/registry.hpp"
-
-namespace attnlab::unfused {
-namespace {
-
-// cuBLASLt failures throw like CUDA ones (check.hpp): file, line, the call and the status.
-class CublasError : public std::runtime_error {
- public:
-  CublasError(cublasStatus_t status, const char* call, const char* file, int line)
-      : std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + call +
-                           " failed: " + cublasLtGetStatusName(status) + " (" +
-                           cublasLtGetStatusString(status) + ")") {}
-};
-
-void cublas_check(cublasStatus_t status, const char* call, const char* file, int line) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw CublasError(status, call, file, line);
-}
-
-}  // namespace
-}  // namespace attnlab::unfused
-
-#define ATTNLAB_CUBLAS_CHECK(call) \
-  ::attnlab::unfused::cublas_check((call), #call, __FILE__, __LINE__)
 
 namespace attnlab::unfused {
 namespace {
@@ -127,9 +105,6 @@ constexpr double kTargetSms = 132;
 constexpr double kAssumedGemmTile = 128;
 // cudaMalloc's alignment, kept by every slice of the workspace that concurrent GEMMs share.
 constexpr std::size_t kWorkspaceAlignment = 256;
-// Operand pointers are only guaranteed 16-byte aligned (require_vector_alignment); the
-// heuristic must not assume cuBLASLt's default of 256.
-constexpr std::uint32_t kOperandAlignment = sizeof(uint4);
 
 // ---------------------------------------------------------------------------------------
 // Softmax over rows of S, in place.
@@ -313,160 +288,6 @@ Refusal can_implement_impl(const Shape& s) {
            " would exceed the " + gib(double(kMemoryBudgetBytes)) +
            " per-shape memory budget of the unfused phases";
   return std::nullopt;
-}
-
-// ---------------------------------------------------------------------------------------
-// cuBLASLt and CUDA resources as RAII. Destructors ignore the status, since they must not
-// throw. Preferences die once their heuristic has run; a plan's resources only die when
-// prepare() fails halfway, since finished plans live until the process ends.
-
-template <auto Destroy>
-struct HandleDeleter {
-  template <class P>
-  void operator()(P p) const noexcept {
-    (void)Destroy(p);
-  }
-};
-template <class Raw, auto Destroy>
-using HandlePtr = std::unique_ptr<std::remove_pointer_t<Raw>, HandleDeleter<Destroy>>;
-using LtHandle = HandlePtr<cublasLtHandle_t, &cublasLtDestroy>;
-using LtMatmulDesc = HandlePtr<cublasLtMatmulDesc_t, &cublasLtMatmulDescDestroy>;
-using LtLayout = HandlePtr<cublasLtMatrixLayout_t, &cublasLtMatrixLayoutDestroy>;
-using LtPreference = HandlePtr<cublasLtMatmulPreference_t, &cublasLtMatmulPreferenceDestroy>;
-using Stream = HandlePtr<cudaStream_t, &cudaStreamDestroy>;
-using Event = HandlePtr<cudaEvent_t, &cudaEventDestroy>;
-
-// Non-blocking: no implicit ordering against the legacy default stream, only the events'.
-Stream make_stream() {
-  cudaStream_t raw = nullptr;
-  ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
-  return Stream(raw);
-}
-
-// Only orders work: no timestamps, so recording it costs nothing.
-Event make_event() {
-  cudaEvent_t raw = nullptr;
-  ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
-  return Event(raw);
-}
-
-struct CudaFreeDeleter {
-  void operator()(void* p) const noexcept { (void)cudaFree(p); }
-};
-using DeviceMemory = std::unique_ptr<void, CudaFreeDeleter>;
-
-DeviceMemory device_alloc(std::int64_t bytes) {
-  void* p = nullptr;
-  if (bytes > 0) ATTNLAB_CUDA_CHECK(cudaMalloc(&p, std::size_t(bytes)));
-  return DeviceMemory(p);
-}
-
-// One column-major operand of a batched GEMM, as cuBLASLt sees it.
-struct MatrixSpec {
-  cudaDataType_t type;
-  std::uint64_t rows;
-  std::uint64_t cols;
-  std::int64_t ld;
-  std::int64_t batch_stride;
-};
-
-LtLayout make_layout(const MatrixSpec& m, std::int64_t batch) {
-  cublasLtMatrixLayout_t raw = nullptr;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&raw, m.type, m.rows, m.cols, m.ld));
-  LtLayout layout(raw);
-  const std::int32_t count = std::int32_t(batch);
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
-      raw, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
-      raw, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &m.batch_stride, sizeof(m.batch_stride)));
-  return layout;
-}
-
-// What a GEMM computes: D = op_a(A) op_b(B), column-major, batched with uniform strides.
-// C is D (beta = 0).
-struct GemmSpec {
-  const char* name;
-  cublasOperation_t trans_a;
-  cublasOperation_t trans_b;
-  MatrixSpec a;
-  MatrixSpec b;
-  MatrixSpec d;
-  std::int64_t batch;
-};
-
-struct AlgoChoice {
-  cublasLtMatmulAlgo_t algo{};
-  std::size_t workspace_bytes = 0;
-  float waves = 0.f;  // the heuristic's estimate of device fill, not a measurement
-};
-
-struct GemmPlan {
-  LtMatmulDesc desc;
-  LtLayout a;
-  LtLayout b;
-  LtLayout d;
-  AlgoChoice choice;
-};
-
-template <class T>
-T algo_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
-  T value{};
-  std::size_t written = 0;
-  ATTNLAB_CUBLAS_CHECK(
-      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof(value), &written));
-  return value;
-}
-
-// The heuristic's best algorithm with no split-K (reduction scheme NONE only), within
-// max_workspace bytes and the operands' guaranteed alignment.
-AlgoChoice choose_algo(cublasLtHandle_t handle, const GemmPlan& g, const GemmSpec& spec,
-                       std::int64_t max_workspace) {
-  cublasLtMatmulPreference_t raw = nullptr;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&raw));
-  const LtPreference pref(raw);
-  const std::uint64_t ws = std::uint64_t(max_workspace);
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
-  const std::uint32_t no_split = CUBLASLT_REDUCTION_SCHEME_NONE;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-      raw, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &no_split, sizeof(no_split)));
-  for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
-                    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-    ATTNLAB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(raw, attr, &kOperandAlignment,
-                                                              sizeof(kOperandAlignment)));
-  cublasLtMatmulHeuristicResult_t result{};
-  int returned = 0;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle, g.desc.get(), g.a.get(),
-                                                      g.b.get(), g.d.get(), g.d.get(), raw, 1,
-                                                      &result, &returned));
-  if (returned == 0 || result.state != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLASLt has no algorithm for the ") + spec.name +
-                             " GEMM");
-  return {result.algo, result.workspaceSize, result.wavesCount};
-}
-
-GemmPlan make_gemm(cublasLtHandle_t handle, const GemmSpec& spec, std::int64_t max_workspace) {
-  cublasLtMatmulDesc_t raw = nullptr;
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&raw, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  GemmPlan g{LtMatmulDesc(raw), make_layout(spec.a, spec.batch), make_layout(spec.b, spec.batch),
-             make_layout(spec.d, spec.batch), {}};
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(raw, CUBLASLT_MATMUL_DESC_TRANSA,
-                                                      &spec.trans_a, sizeof(spec.trans_a)));
-  ATTNLAB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(raw, CUBLASLT_MATMUL_DESC_TRANSB,
-                                                      &spec.trans_b, sizeof(spec.trans_b)));
-  g.choice = choose_algo(handle, g, spec, max_workspace);
-  return g;
-}
-
-std::string describe(const AlgoChoice& c) {
-  std::ostringstream os;
-  os << "{algo " << algo_config<std::int32_t>(c.algo, CUBLASLT_ALGO_CONFIG_ID) << ", tile "
-     << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_TILE_ID) << ", stages "
-     << algo_config<std::uint32_t>(c.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID) << ", workspace "
-     << c.workspace_bytes << " B, estimated waves " << c.waves << ", heuristic rank 0}";
-  return os.str();
 }
 
 // Everything one shape needs, built once by prepare() and kept until the process ends.
