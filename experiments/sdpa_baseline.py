@@ -34,6 +34,8 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   expected_naive_error_row) plus the rms of half an fp16 ulp of the reference; every output
   element is scanned for NaN/inf. torch allocates the output, so it cannot be poisoned first; a second call must
   give the same bits.
+The regimes and the NVML monitor are in sdpa_timing.py, the inputs, reference rows and output
+check in sdpa_reference.py, both beside this script.
 
 Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
 could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
@@ -46,12 +48,17 @@ import ctypes
 import json
 import math
 import os
-import statistics
 import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
+
+# The timing and the correctness check live beside this script; it is run from anywhere and the
+# tests load it by path, so its own directory goes on the import path first.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sdpa_reference import check_output, make_inputs, reference_rows, rows_to_check  # noqa: E402
+from sdpa_timing import Bench  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
 REPO = Path(__file__).resolve().parent.parent
@@ -61,27 +68,15 @@ BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient":
 RAW_SCHEMA = "attnlab.sdpa-raw/1"  # record/sdpa_raw.hpp
 DEFAULT_IMPORTER = REPO / "build" / "bin" / "attnlab-sdpa-import"
 
-# What the C++ harness and this baseline share (presets, regimes, tolerances, the sampler's
-# batching), from record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the
-# C++ sources.
+# What the C++ harness and this baseline share (presets, regimes, the stopping rule's defaults;
+# the tolerances and the sampler's batching are sdpa_reference.py's and sdpa_timing.py's), from
+# record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the C++ sources.
 CONSTANTS = json.loads((REPO / "record" / "constants.json").read_text())
 PRESETS = {k: tuple(v) for k, v in CONSTANTS["presets"].items() if k != "source"}
 REGIMES = tuple(CONSTANTS["regimes"])
 STOPPING_RULE = CONSTANTS["stopping_rule"]
 RULE_KEYS = ("min_samples", "max_samples", "noise_target_pct", "max_seconds")
 
-ERR_FACTOR = CONSTANTS["correctness"]["err_factor"]
-REL_FLOOR = CONSTANTS["correctness"]["rel_floor"]
-SAMPLED_ROWS = CONSTANTS["correctness"]["sampled_rows"]
-ALL_ROWS_BUDGET = float(CONSTANTS["correctness"]["all_rows_budget"])
-
-MIN_WARMUP_CALLS = CONSTANTS["sampler"]["min_warmup_launches"]
-WARMUP_SECONDS = CONSTANTS["sampler"]["warmup_seconds"]        # [s]
-BATCH_SECONDS = CONSTANTS["sampler"]["batch_seconds"]          # [s] device work per batch
-MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
-GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
-MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
-SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
 
 class UsageError(Exception):
     pass
@@ -164,57 +159,6 @@ def parse_shape(spec):
         else:
             raise UsageError(f"unknown modifier '{mod}' in shape '{spec}'; expected :causal or :hkv=N")
     return s
-
-
-# ---------------------------------------------------------------------------------------------
-# Rows to check (experiments/reference.cpp rows_to_check, the same rows for the same seed)
-
-MASK64 = (1 << 64) - 1
-
-
-def splitmix64(x):
-    x = (x + 0x9E3779B97F4A7C15) & MASK64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
-
-
-def rows_to_check(s, seed):
-    """Flat row indices (b*H + h)*S + i, sorted."""
-    rows = s.B * s.H * s.S
-    if float(rows) * s.S * s.D <= ALL_ROWS_BUDGET:
-        return list(range(rows))
-    picked = set()
-    for i in (0, s.S - 1):
-        picked.add(i)
-        picked.add(((s.B - 1) * s.H + s.H - 1) * s.S + i)
-    state = (seed ^ 0xC0FFEE) & MASK64
-    while len(picked) < min(rows, SAMPLED_ROWS + 4):
-        state = splitmix64(state)
-        picked.add(state % rows)
-    return sorted(picked)
-
-
-# ---------------------------------------------------------------------------------------------
-# The stopping rule (profiler/stats.cpp should_stop), kept here: it decides, while the graph
-# regime samples, whether to take another sample. tests/cpu/test_sdpa_import.cpp holds it to the
-# C++ rule on the same samples. Every statistic of the record is the importer's (C++).
-
-def noise_pct(samples):
-    mean = statistics.fmean(samples)
-    stdev = statistics.stdev(samples) if len(samples) > 1 else 0.0
-    return 100.0 * stdev / mean if mean else 0.0
-
-
-def should_stop(rule, samples, elapsed):
-    if len(samples) >= rule["max_samples"]:
-        return "max_samples"
-    if elapsed >= rule["max_seconds"] and (len(samples) >= rule["min_samples"]
-                                           or elapsed >= 2 * rule["max_seconds"]):
-        return "time_cap"
-    if len(samples) >= rule["min_samples"] and noise_pct(samples) < rule["noise_target_pct"]:
-        return "converged"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,314 +269,6 @@ def driver_gpu_attributes(ordinal):
            "mem_clock_khz": attr(36), "bus_width_bits": attr(37), "l2_bytes": attr(38),
            "global_mem_bytes": total.value, "smem_per_sm_bytes": attr(81)}
     return gpu, driver.value
-
-
-MONITOR = CONSTANTS["gpu_monitor"]
-
-class GpuMonitor:
-    """NVML through ctypes, as profiler/gpu_monitor.cpp reads it: SM clock, power, temperature
-    and clock-event reasons, polled on a thread while a regime samples. It never raises for a
-    missing or failing NVML: `unavailable` says why."""
-
-    def __init__(self, uuid_hex):
-        uuid = f"GPU-{uuid_hex[0:8]}-{uuid_hex[8:12]}-{uuid_hex[12:16]}-{uuid_hex[16:20]}-{uuid_hex[20:32]}"
-        self.unavailable, self.max_sm_clock_mhz, self.readings = None, 0.0, []
-        self._thread, self._stop = None, None
-        try:
-            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
-        except OSError as e:
-            self.unavailable = f"NVML not loadable (libnvidia-ml.so.1 comes with the NVIDIA driver): {e}"
-            return
-        nv = self.lib
-        reasons = (getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None)
-                   or getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None))
-        if reasons is None:
-            self.unavailable = "NVML lacks an entry point this monitor uses (driver too old?)"
-            return
-        self._reasons = reasons
-        nv.nvmlErrorString.restype = ctypes.c_char_p
-        if (rc := nv.nvmlInit_v2()) != 0:
-            self.unavailable = self._error("nvmlInit_v2", rc)
-            return
-        self.device = ctypes.c_void_p()
-        if (rc := nv.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(self.device))) != 0:
-            self.unavailable = self._error("nvmlDeviceGetHandleByUUID", rc)
-            return
-        mhz = ctypes.c_uint()
-        if (rc := nv.nvmlDeviceGetMaxClockInfo(self.device, 1, ctypes.byref(mhz))) != 0:
-            self.unavailable = self._error("nvmlDeviceGetMaxClockInfo", rc)
-            return
-        self.max_sm_clock_mhz = float(mhz.value)
-        if self.read() is None:
-            self.unavailable = "NVML read of clocks, power, temperature or clock-event reasons failed"
-
-    def _error(self, call, rc):
-        return f"{call} failed: {self.lib.nvmlErrorString(rc).decode()} ({rc})"
-
-    def read(self):
-        """(SM MHz, power W, temperature C, reason bits), or None when a call fails."""
-        nv, d = self.lib, self.device
-        sm, mw, temp, bits = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
-        if (nv.nvmlDeviceGetClockInfo(d, 1, ctypes.byref(sm)) or
-                nv.nvmlDeviceGetPowerUsage(d, ctypes.byref(mw)) or
-                nv.nvmlDeviceGetTemperature(d, 0, ctypes.byref(temp)) or
-                self._reasons(d, ctypes.byref(bits))):
-            return None
-        return [float(sm.value), mw.value / 1000.0, float(temp.value), bits.value]
-
-    def start(self):
-        if self.unavailable:
-            return
-        import threading
-        self.readings, self._stop = [], threading.Event()
-
-        def poll():
-            period, nxt = MONITOR["poll_ms"] * 1e-3, time.monotonic()
-            while not self._stop.is_set():
-                r = self.read()
-                if r is not None:
-                    self.readings.append(r)
-                nxt += period
-                self._stop.wait(max(0.0, nxt - time.monotonic()))
-
-        self._thread = threading.Thread(target=poll, daemon=True)
-        self._thread.start()
-
-    def stop(self):
-        """The regime's raw nvml block: the readings since start(), or why there are none."""
-        if self.unavailable:
-            return {"unavailable": self.unavailable}
-        self._stop.set()
-        self._thread.join()
-        if not self.readings:
-            return {"unavailable": "no NVML reading was taken"}
-        return {"max_sm_clock_mhz": self.max_sm_clock_mhz, "readings": self.readings}
-
-
-class Bench:
-    """One device: the L2 flush buffer, event helpers and the timing regimes for one callable."""
-
-    def __init__(self, torch, dev, gpu, rule):
-        self.torch, self.dev, self.rule = torch, dev, rule
-        self.monitor = GpuMonitor(gpu["uuid_hex"])
-        self.flush_ns = None  # device time of one flush, estimated once
-        l2 = gpu["l2_bytes"] or 64 << 20
-        self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
-        self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_khz"] / 1e3 or 2000) * 1e6)
-
-    def flush(self):
-        self.flush_buf.zero_()
-
-    def sm_clock(self):
-        """NVML's current SM clock [MHz]; None where NVML is unavailable (the record says null)."""
-        r = None if self.monitor.unavailable else self.monitor.read()
-        return r[0] if r else None
-
-    def device_events(self, fn):
-        """(name, start_ns, end_ns) of every device activity fn() causes, in start order."""
-        torch = self.torch
-        from torch.profiler import ProfilerActivity, profile
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            fn()
-            torch.cuda.synchronize()
-        cuda = torch.autograd.DeviceType.CUDA
-        ev = [(e.name, e.time_range.start * 1e3, e.time_range.end * 1e3)
-              for e in prof.events() if getattr(e, "device_type", None) == cuda]
-        return sorted(ev, key=lambda x: x[1])
-
-    def event_estimate(self, call):
-        """Median device time of warm-up calls [ns], by events (sizes batches and graphs)."""
-        torch = self.torch
-        times, t0 = [], time.monotonic()
-        while len(times) < MIN_WARMUP_CALLS or time.monotonic() - t0 < WARMUP_SECONDS:
-            n = 1 if not times else max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / times[-1])))
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(n):
-                call()
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) * 1e6 / n)
-        return statistics.median(times)
-
-    def cupti_regime(self, call, cold, estimate):
-        """Cold/warm samples from one torch.profiler session that holds every call of the
-        regime, queued back to back. Starting a session and reading its events leave the GPU
-        idle for tens of milliseconds per session, and under the power cap an idle GPU clocks
-        up: with a session per batch of calls the GPU was busy about 60% of the regime and ran
-        at a higher clock than under the C++ sampler (about 90%). The number of calls is set
-        before the session from the stopping rule's sample and time limits (the estimate of a
-        call, and of a flush in the cold regime), so the regime does not stop early on low
-        noise; its stop reason is max_samples or time_cap. Returns the raw regime block: each
-        call's kernels' [start, end), from which the importer takes span, busy time and shares."""
-        call_names = [n for n, _, _ in self.device_events(call)]
-        flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
-        if not call_names:
-            raise RuntimeError("torch.profiler saw no kernel for one SDPA call")
-        pattern = flush_names + call_names
-        if cold and self.flush_ns is None:
-            self.flush_ns = self.event_estimate(self.flush)
-        per_call = estimate + (self.flush_ns if cold else 0.0)
-        by_time = int(self.rule["max_seconds"] * 1e9 / per_call)
-        n = max(self.rule["min_samples"], min(self.rule["max_samples"], by_time))
-        window = {}
-
-        def run():  # the sampling window: from the first call queued to the last one done
-            self.monitor.start()
-            window["t0"] = time.monotonic()
-            for _ in range(n):
-                if cold:
-                    self.flush()
-                call()
-            self.torch.cuda.synchronize()
-            window["wall"] = time.monotonic() - window["t0"]
-            window["nvml"] = self.monitor.stop()
-
-        ev = self.device_events(run)
-        if [e[0] for e in ev] != pattern * n:
-            raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
-                               f"where {len(pattern) * n} in the pattern {pattern} were expected")
-        launches = [[t for e in ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
-                     for t in e[1:]] for i in range(n)]
-        return {"name": "cold" if cold else "warm",
-                "stop_reason": "max_samples" if n >= self.rule["max_samples"] else "time_cap",
-                "wall_s": window["wall"], "launches_per_sample": 1, "kernels": call_names,
-                "launches": launches, "nvml": window["nvml"]}
-
-    def graph_regime(self, call, estimate):
-        torch = self.torch
-        k = max(1, min(MAX_GRAPH_CALLS, int(GRAPH_WORK_NS / estimate)))
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):  # capture needs warm-up on a side stream
-            for _ in range(3):
-                call()
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(k):
-                call()
-        graph.replay()  # the first replay is not timed
-        batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
-        starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-        stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-        self.monitor.start()
-        samples, t0 = [], time.monotonic()
-        while True:
-            n = min(batch, self.rule["max_samples"] - len(samples))
-            torch.cuda._sleep(self.spin_cycles)
-            for i in range(n):
-                starts[i].record()
-                graph.replay()
-                stops[i].record()
-            torch.cuda.synchronize()
-            samples += [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
-            stop = should_stop(self.rule, samples, time.monotonic() - t0)
-            if stop:
-                return {"name": "graph", "stop_reason": stop, "wall_s": time.monotonic() - t0,
-                        "launches_per_sample": k, "samples_ns": samples, "nvml": self.monitor.stop()}
-
-
-def make_inputs(torch, s, seed, dev):
-    g = torch.Generator(device=dev)
-    g.manual_seed(seed)
-
-    def draw(h):
-        return torch.randn((s.B, h, s.S, s.D), generator=g, device=dev, dtype=torch.float32).half()
-
-    return draw(s.H), draw(s.H_kv), draw(s.H_kv)
-
-
-def half_ulp_fp16(torch, x):
-    """Half an fp16 ulp of each element of x (float64), as reference.cpp's half_ulp_fp16."""
-    _, e = torch.frexp(x.abs().clamp_min(2.0 ** -14))
-    return torch.ldexp(torch.ones_like(x), (e - 12).to(torch.int64))
-
-
-def rounding_var(torch, x):
-    """Variance of rounding x to fp16 (uniform on +-half an ulp)."""
-    return (2 * half_ulp_fp16(torch, x)).square() / 12
-
-
-def reference_rows(torch, s, q, k, v, rows):
-    """fp64 attention, the naive fp16 yardstick and the naive implementation's expected error
-    (reference.cpp's expected_naive_error_row) for the given flat rows: three [R, D] tensors."""
-    scale = s.scale()
-    idx = torch.tensor(rows, device=q.device, dtype=torch.int64)
-    ref = torch.empty((len(rows), s.D), dtype=torch.float64, device=q.device)
-    naive = torch.empty((len(rows), s.D), dtype=torch.float32, device=q.device)
-    sigma = torch.empty((len(rows), s.D), dtype=torch.float64, device=q.device)
-    heads = idx // s.S
-    group = s.H // s.H_kv
-    prev_tf32 = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False  # the naive fp32 dot products stay fp32
-    try:
-        for head in torch.unique(heads).tolist():
-            sel = (heads == head).nonzero().flatten()
-            b, h = divmod(head, s.H)
-            i = idx[sel] % s.S
-            qr, kk, vv = q[b, h, i], k[b, h // group], v[b, h // group]
-            masked = (torch.arange(s.S, device=q.device)[None, :] > i[:, None]) if s.causal else None
-            # fp64 reference
-            sc = (qr.double() @ kk.double().T) * scale
-            if masked is not None:
-                sc = sc.masked_fill(masked, -math.inf)
-            pw = torch.softmax(sc, dim=-1)
-            vd = vv.double()
-            o = pw @ vd
-            ref[sel] = o
-            # expected naive error: score roundings (weight p_j, direction v_j - o), weight
-            # roundings (direction v_j), output rounding; masked keys have p = 0
-            live = pw > 0
-            score_var = (rounding_var(torch, sc.masked_fill(~live, 0.0)) * pw.square()).masked_fill(~live, 0.0)
-            weight_var = rounding_var(torch, pw).masked_fill(~live, 0.0)
-            var = (score_var @ vd.square() - 2 * o * (score_var @ vd)
-                   + o.square() * score_var.sum(dim=-1, keepdim=True)
-                   + weight_var @ vd.square() + rounding_var(torch, o))
-            sigma[sel] = var.clamp_min(0.0).sqrt()
-            # naive fp16: fp32 dots rounded to fp16, fp32 softmax, P rounded to fp16, fp32 PV
-            sn = ((qr.float() @ kk.float().T) * float(scale)).half().float()
-            if masked is not None:
-                sn = sn.masked_fill(masked, -math.inf)
-            p = torch.exp(sn - sn.max(dim=-1, keepdim=True).values)
-            w = (p / p.sum(dim=-1, keepdim=True)).half().float()
-            naive[sel] = (w @ vv.float()).half().float()
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = prev_tf32
-    return ref, naive, sigma
-
-
-def check_output(torch, s, out, rows, ref, naive, sigma):
-    """reference.hpp's row rule on the checked rows, and a NaN/inf scan of the whole output."""
-    idx = torch.tensor(rows, device=out.device, dtype=torch.int64)
-    got = out.reshape(s.B * s.H * s.S, s.D)[idx].double()
-    nonfinite = int((~torch.isfinite(out)).sum().item())
-    err = (got - ref).abs().masked_fill(~torch.isfinite(got), math.inf)
-    max_abs = float(err.max().item())
-    max_rel = float((err / ref.abs().clamp_min(REL_FLOOR)).max().item())
-    naive_err = float((naive.double() - ref).abs().max().item())
-    rms = err.square().mean(dim=1).sqrt()
-    tol = (ERR_FACTOR * sigma.square().mean(dim=1).sqrt()
-           + half_ulp_fp16(torch, ref).square().mean(dim=1).sqrt())
-    ratio = (rms / tol).nan_to_num(nan=math.inf)
-    worst = int(ratio.argmax().item())
-    worst_ratio = float(ratio[worst].item())
-    c = {"passed": bool(rows) and nonfinite == 0 and worst_ratio <= 1.0,
-         "max_abs_err": max_abs, "max_rel_err": max_rel,
-         "tolerance_abs": float(tol[worst].item()),
-         "naive_fp16_max_abs_err": naive_err, "rows_checked": len(rows), "nonfinite": nonfinite,
-         "row_rms_err": float(rms[worst].item()), "row_err_ratio": worst_ratio,
-         "elements_scanned": out.numel()}
-    if not c["passed"]:
-        col = int(err[worst].argmax().item())
-        r = rows[worst]
-        b, h, i = r // (s.H * s.S), (r // s.S) % s.H, r % s.S
-        c["failure"] = (f"{nonfinite} NaN/inf output elements; " if nonfinite else "") + (
-            f"worst row b={b} h={h} row={i}: rms error {c['row_rms_err']:.3g} against tolerance "
-            f"{c['tolerance_abs']:.3g}, worst element d={col} got {got[worst, col].item()}, "
-            f"reference {ref[worst, col].item()}")
-    return c
 
 
 def sdpa_call(torch, backend, s, q, k, v):

@@ -222,7 +222,8 @@ TEST(SdpaRaw, AMalformedFileIsRefusedInOneLineNamingTheField) {
 }
 
 // The baseline decides in Python, while its graph regime samples, when to stop (it runs beside
-// torch, not linked to the harness): on the same random samples its rule must agree with
+// torch, not linked to the harness; the rule is in experiments/sdpa_timing.py, beside the
+// script): on the same random samples its rule must agree with
 // profiler/stats.cpp's, so a change to one without the other fails here.
 TEST(SdpaBaseline, StoppingRuleMatchesTheHarness) {
   if (std::system("python3 -c '' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
@@ -240,8 +241,8 @@ TEST(SdpaBaseline, StoppingRuleMatchesTheHarness) {
   fs::create_directories(dir);
   std::ofstream(dir / "in.json") << cases.dump();
   const std::string script = R"(
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("b", sys.argv[1])
+import importlib.util, json, pathlib, sys
+spec = importlib.util.spec_from_file_location("b", pathlib.Path(sys.argv[1]).with_name("sdpa_timing.py"))
 b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b)
 rules = [dict(min_samples=m, max_samples=x, noise_target_pct=t, max_seconds=s)
          for m, x, t, s in [(2, 1000, 50.0, 10.0), (10, 11, 0.5, 10.0), (10, 1000, 0.5, 0.0), (300, 1000, 0.5, 10.0)]]

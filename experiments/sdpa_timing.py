@@ -1,0 +1,252 @@
+"""The SDPA baseline's timing (experiments/sdpa_baseline.py): the cold, warm and graph regimes
+on one device, the graph regime's stopping rule and the NVML monitor, for any callable.
+Needs torch only through the module a Bench is given; loading this file needs none.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import statistics
+import time
+from pathlib import Path
+
+# The sampler's batching and the monitor's period, shared with the C++ harness
+# (record/constants.json, kept equal to the C++ sources by tests/cpu/test_constants.cpp).
+CONSTANTS = json.loads((Path(__file__).resolve().parent.parent / "record" / "constants.json").read_text())
+
+MIN_WARMUP_CALLS = CONSTANTS["sampler"]["min_warmup_launches"]
+WARMUP_SECONDS = CONSTANTS["sampler"]["warmup_seconds"]        # [s]
+BATCH_SECONDS = CONSTANTS["sampler"]["batch_seconds"]          # [s] device work per batch
+MAX_BATCH = CONSTANTS["sampler"]["max_batch"]                  # calls per batch
+GRAPH_WORK_NS = CONSTANTS["sampler"]["graph_work_ns"]          # [ns] device work per graph replay
+MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
+SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
+
+
+# ---------------------------------------------------------------------------------------------
+# The stopping rule (profiler/stats.cpp should_stop), kept here: it decides, while the graph
+# regime samples, whether to take another sample. tests/cpu/test_sdpa_import.cpp holds it to the
+# C++ rule on the same samples. Every statistic of the record is the importer's (C++).
+
+def noise_pct(samples):
+    mean = statistics.fmean(samples)
+    stdev = statistics.stdev(samples) if len(samples) > 1 else 0.0
+    return 100.0 * stdev / mean if mean else 0.0
+
+
+def should_stop(rule, samples, elapsed):
+    if len(samples) >= rule["max_samples"]:
+        return "max_samples"
+    if elapsed >= rule["max_seconds"] and (len(samples) >= rule["min_samples"]
+                                           or elapsed >= 2 * rule["max_seconds"]):
+        return "time_cap"
+    if len(samples) >= rule["min_samples"] and noise_pct(samples) < rule["noise_target_pct"]:
+        return "converged"
+    return None
+
+
+MONITOR = CONSTANTS["gpu_monitor"]
+
+class GpuMonitor:
+    """NVML through ctypes, as profiler/gpu_monitor.cpp reads it: SM clock, power, temperature
+    and clock-event reasons, polled on a thread while a regime samples. It never raises for a
+    missing or failing NVML: `unavailable` says why."""
+
+    def __init__(self, uuid_hex):
+        uuid = f"GPU-{uuid_hex[0:8]}-{uuid_hex[8:12]}-{uuid_hex[12:16]}-{uuid_hex[16:20]}-{uuid_hex[20:32]}"
+        self.unavailable, self.max_sm_clock_mhz, self.readings = None, 0.0, []
+        self._thread, self._stop = None, None
+        try:
+            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+        except OSError as e:
+            self.unavailable = f"NVML not loadable (libnvidia-ml.so.1 comes with the NVIDIA driver): {e}"
+            return
+        nv = self.lib
+        reasons = (getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None)
+                   or getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None))
+        if reasons is None:
+            self.unavailable = "NVML lacks an entry point this monitor uses (driver too old?)"
+            return
+        self._reasons = reasons
+        nv.nvmlErrorString.restype = ctypes.c_char_p
+        if (rc := nv.nvmlInit_v2()) != 0:
+            self.unavailable = self._error("nvmlInit_v2", rc)
+            return
+        self.device = ctypes.c_void_p()
+        if (rc := nv.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(self.device))) != 0:
+            self.unavailable = self._error("nvmlDeviceGetHandleByUUID", rc)
+            return
+        mhz = ctypes.c_uint()
+        if (rc := nv.nvmlDeviceGetMaxClockInfo(self.device, 1, ctypes.byref(mhz))) != 0:
+            self.unavailable = self._error("nvmlDeviceGetMaxClockInfo", rc)
+            return
+        self.max_sm_clock_mhz = float(mhz.value)
+        if self.read() is None:
+            self.unavailable = "NVML read of clocks, power, temperature or clock-event reasons failed"
+
+    def _error(self, call, rc):
+        return f"{call} failed: {self.lib.nvmlErrorString(rc).decode()} ({rc})"
+
+    def read(self):
+        """(SM MHz, power W, temperature C, reason bits), or None when a call fails."""
+        nv, d = self.lib, self.device
+        sm, mw, temp, bits = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
+        if (nv.nvmlDeviceGetClockInfo(d, 1, ctypes.byref(sm)) or
+                nv.nvmlDeviceGetPowerUsage(d, ctypes.byref(mw)) or
+                nv.nvmlDeviceGetTemperature(d, 0, ctypes.byref(temp)) or
+                self._reasons(d, ctypes.byref(bits))):
+            return None
+        return [float(sm.value), mw.value / 1000.0, float(temp.value), bits.value]
+
+    def start(self):
+        if self.unavailable:
+            return
+        import threading
+        self.readings, self._stop = [], threading.Event()
+
+        def poll():
+            period, nxt = MONITOR["poll_ms"] * 1e-3, time.monotonic()
+            while not self._stop.is_set():
+                r = self.read()
+                if r is not None:
+                    self.readings.append(r)
+                nxt += period
+                self._stop.wait(max(0.0, nxt - time.monotonic()))
+
+        self._thread = threading.Thread(target=poll, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        """The regime's raw nvml block: the readings since start(), or why there are none."""
+        if self.unavailable:
+            return {"unavailable": self.unavailable}
+        self._stop.set()
+        self._thread.join()
+        if not self.readings:
+            return {"unavailable": "no NVML reading was taken"}
+        return {"max_sm_clock_mhz": self.max_sm_clock_mhz, "readings": self.readings}
+
+
+class Bench:
+    """One device: the L2 flush buffer, event helpers and the timing regimes for one callable."""
+
+    def __init__(self, torch, dev, gpu, rule):
+        self.torch, self.dev, self.rule = torch, dev, rule
+        self.monitor = GpuMonitor(gpu["uuid_hex"])
+        self.flush_ns = None  # device time of one flush, estimated once
+        l2 = gpu["l2_bytes"] or 64 << 20
+        self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
+        self.spin_cycles = int(SPIN_LEAD_S * (gpu["sm_clock_khz"] / 1e3 or 2000) * 1e6)
+
+    def flush(self):
+        self.flush_buf.zero_()
+
+    def sm_clock(self):
+        """NVML's current SM clock [MHz]; None where NVML is unavailable (the record says null)."""
+        r = None if self.monitor.unavailable else self.monitor.read()
+        return r[0] if r else None
+
+    def device_events(self, fn):
+        """(name, start_ns, end_ns) of every device activity fn() causes, in start order."""
+        torch = self.torch
+        from torch.profiler import ProfilerActivity, profile
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        cuda = torch.autograd.DeviceType.CUDA
+        ev = [(e.name, e.time_range.start * 1e3, e.time_range.end * 1e3)
+              for e in prof.events() if getattr(e, "device_type", None) == cuda]
+        return sorted(ev, key=lambda x: x[1])
+
+    def event_estimate(self, call):
+        """Median device time of warm-up calls [ns], by events (sizes batches and graphs)."""
+        torch = self.torch
+        times, t0 = [], time.monotonic()
+        while len(times) < MIN_WARMUP_CALLS or time.monotonic() - t0 < WARMUP_SECONDS:
+            n = 1 if not times else max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / times[-1])))
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(n):
+                call()
+            b.record()
+            b.synchronize()
+            times.append(a.elapsed_time(b) * 1e6 / n)
+        return statistics.median(times)
+
+    def cupti_regime(self, call, cold, estimate):
+        """Cold/warm samples from one torch.profiler session that holds every call of the
+        regime, queued back to back. Starting a session and reading its events leave the GPU
+        idle for tens of milliseconds per session, and under the power cap an idle GPU clocks
+        up: with a session per batch of calls the GPU was busy about 60% of the regime and ran
+        at a higher clock than under the C++ sampler (about 90%). The number of calls is set
+        before the session from the stopping rule's sample and time limits (the estimate of a
+        call, and of a flush in the cold regime), so the regime does not stop early on low
+        noise; its stop reason is max_samples or time_cap. Returns the raw regime block: each
+        call's kernels' [start, end), from which the importer takes span, busy time and shares."""
+        call_names = [n for n, _, _ in self.device_events(call)]
+        flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
+        if not call_names:
+            raise RuntimeError("torch.profiler saw no kernel for one SDPA call")
+        pattern = flush_names + call_names
+        if cold and self.flush_ns is None:
+            self.flush_ns = self.event_estimate(self.flush)
+        per_call = estimate + (self.flush_ns if cold else 0.0)
+        by_time = int(self.rule["max_seconds"] * 1e9 / per_call)
+        n = max(self.rule["min_samples"], min(self.rule["max_samples"], by_time))
+        window = {}
+
+        def run():  # the sampling window: from the first call queued to the last one done
+            self.monitor.start()
+            window["t0"] = time.monotonic()
+            for _ in range(n):
+                if cold:
+                    self.flush()
+                call()
+            self.torch.cuda.synchronize()
+            window["wall"] = time.monotonic() - window["t0"]
+            window["nvml"] = self.monitor.stop()
+
+        ev = self.device_events(run)
+        if [e[0] for e in ev] != pattern * n:
+            raise RuntimeError(f"torch.profiler saw {len(ev)} device activities for {n} calls "
+                               f"where {len(pattern) * n} in the pattern {pattern} were expected")
+        launches = [[t for e in ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
+                     for t in e[1:]] for i in range(n)]
+        return {"name": "cold" if cold else "warm",
+                "stop_reason": "max_samples" if n >= self.rule["max_samples"] else "time_cap",
+                "wall_s": window["wall"], "launches_per_sample": 1, "kernels": call_names,
+                "launches": launches, "nvml": window["nvml"]}
+
+    def graph_regime(self, call, estimate):
+        torch = self.torch
+        k = max(1, min(MAX_GRAPH_CALLS, int(GRAPH_WORK_NS / estimate)))
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # capture needs warm-up on a side stream
+            for _ in range(3):
+                call()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(k):
+                call()
+        graph.replay()  # the first replay is not timed
+        batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
+        stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
+        self.monitor.start()
+        samples, t0 = [], time.monotonic()
+        while True:
+            n = min(batch, self.rule["max_samples"] - len(samples))
+            torch.cuda._sleep(self.spin_cycles)
+            for i in range(n):
+                starts[i].record()
+                graph.replay()
+                stops[i].record()
+            torch.cuda.synchronize()
+            samples += [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
+            stop = should_stop(self.rule, samples, time.monotonic() - t0)
+            if stop:
+                return {"name": "graph", "stop_reason": stop, "wall_s": time.monotonic() - t0,
+                        "launches_per_sample": k, "samples_ns": samples, "nvml": self.monitor.stop()}
