@@ -30,85 +30,13 @@
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline.cuh"
 
+#include "kernels/phase_5_traits.cuh"
+
 namespace attnlab::phase_5 {
 namespace {
 
 namespace ptx = cuda::ptx;
 using namespace hopper;
-
-constexpr int kWarpgroupThreads = 128;
-constexpr int kRowsPerConsumer = 64;  // wgmma's M
-
-// TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 176 keys in two stages for
-// non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
-// two stages for causal ones, whose diagonal tiles favour the shorter tile (two stages leave
-// room for a second Q buffer and the O staging tile).
-// Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
-// two on the H100, kernels/NOTES.md) unless S pads them or the mask wastes them
-// (two_consumers_at_d64), two at D = 128,
-// where three would need 160 registers each for S, O and P and spill.
-template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
-struct Traits {
-  static constexpr int D = HeadDim;
-  using Mask = KeyMask<Causal>;
-  static constexpr int kConsumers = Consumers;
-  static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
-  static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
-  // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
-  static constexpr int kStages = Stages;
-  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
-  static constexpr int kQKSteps = D / 16;                // k-steps of QK^T
-  static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
-  static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
-  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
-  // Shared memory of a block: 227 KB, less the alignment slack and the barriers.
-  static constexpr std::uint32_t kSmemBudget = 227 * 1024 - 2048;
-  // O staged in shared memory (one 64-row tile per consumer) and written by a TMA store,
-  // where it fits beside two K/V stages and one Q buffer: the epilogue then issues shared
-  // stores in place of uncoalesced global ones (cuDNN's kernel has no lg_throttle stalls,
-  // phase 5 had them at short S; kernels/NOTES.md, issue 30). D = 128 with 176-key tiles has
-  // no room, and three consumers (160 registers) spill with it (ptxas): those store O from
-  // registers.
-  static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
-  static constexpr bool kStageO =
-      kConsumers == 2 && kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
-  // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
-  // producer loads the next item's Q and first K while the consumers still run the current
-  // item's last tiles.
-  static constexpr int kQStages =
-      2 * kQBytes + 2 * kStages * kKVTileBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
-  // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
-  // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
-  static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
-  static_assert(kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <= 65536,
-                "the register file holds every warpgroup's allocation");
-  static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
-  static_assert(kTileK % 16 == 0 && D % kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
-  static_assert(kTileK % 8 == 0 && kTileK <= 256, "wgmma N and the TMA box");
-};
-
-// One tile of R rows and D halves, stored as D/64 column blocks of R swizzled 128-byte rows
-// (the layout two TMA boxes of 64 columns write).
-template <class T, int D = T::D>
-struct alignas(1024) SharedStorage {
-  __half q[T::kQStages][T::kTileQ * D];
-  __half k[T::kStages][T::kTileK * D];
-  __half v[T::kStages][T::kTileK * D];
-  // Each consumer's rows of O on their way to global memory (a TMA store), where they fit.
-  __half o[T::kStageO ? T::kTileQ * D : 8];
-  // The work item whose Q the slot holds, n_work when none is left; written by the producer
-  // before it arrives on q_full, so a consumer reads it after its wait.
-  std::int64_t item[T::kQStages];
-  std::uint64_t q_full[T::kQStages];
-  std::uint64_t q_empty[T::kQStages];  // every consumer's last QK^T of the item has completed
-  std::uint64_t k_full[T::kStages];
-  std::uint64_t v_full[T::kStages];
-  // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
-  // so the next K streams in while PV of the previous tile still reads V.
-  std::uint64_t k_empty[T::kStages];
-  std::uint64_t v_empty[T::kStages];
-};
 
 // v[0] = op over v[0 .. N): pairwise, depth ceil(log2 N).
 template <int N, class Op>
@@ -581,46 +509,6 @@ void launch_with(const Problem& p, cudaStream_t stream) {
 }  // namespace
 
 Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5"); }
-
-namespace {
-template <class T>
-struct TraitsTag {
-  using type = T;
-};
-// At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
-// where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
-// 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
-// two where 192-row tiles pad more than 1/16 beyond 128-row ones. Under the causal mask also
-// two up to S = 4096: the lower consumers of a 192-row tile compute fully masked key tiles
-// (1.5 of every item's, whatever its length), and since step 6 only the two-consumer kernel
-// stages O for a TMA store; two measured higher against cuDNN than three at S = 2048 and 4096,
-// three higher at 8192 (reports/h100/logs/issue30-perf3-run3-2dea3e9.log).
-bool two_consumers_at_d64(int S, bool causal) {
-  if (causal && S <= 4096) return true;
-  const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
-  const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
-  return rows_192 * 16 > rows_128 * 17;
-}
-// The traits a shape runs with: the one choice that launch and work_items both read.
-template <int D, class Fn>
-auto with_traits(const Shape& s, Fn&& fn) {
-  const bool causal = s.causal;
-  if constexpr (D == 64) {
-    if (two_consumers_at_d64(s.S, causal)) {
-      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
-      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
-    }
-    if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
-    return fn(TraitsTag<Traits<64, 128, 4, false>>{});
-  } else {
-    // Causal D = 128: two K/V stages leave room for a second Q buffer, so an item's first QK^T
-    // need not wait for its Q; that beat three stages with one Q buffer at every causal D = 128
-    // sweep shape (paired A/B, run 3 of issue 30, reports/h100/logs/issue30-perf-run3-faf5a79.log).
-    if (causal) return fn(TraitsTag<Traits<128, 128, 2, true>>{});
-    return fn(TraitsTag<Traits<128, 176, 2, false>>{});
-  }
-}
-}  // namespace
 
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
