@@ -100,10 +100,11 @@ class Recorder {
   // when it left: TimelineGpu.DecodedWaitCoversTheKnownSpin decoded a 2^20-cycle wait as about
   // 150 cycles on the H100, and a scratch probe there read 7 cycles across the barrier while the
   // flag the other warp set before arriving was already visible (device call of 2026-11-26 at
-  // 055c01a, reports/h100/logs/). A volatile load is a memory instruction: it issues only once the
+  // 055c01a; the probe is reports/h100/logs/device-20261126-barprobe.cu.txt, its output in that
+  // session's closing note). A volatile load is a memory instruction: it issues only once the
   // barrier is done, and the clock read issues after it.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    std::uint32_t after_barrier;
+    [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
     asm volatile("ld.volatile.u32 %0, [%1];" : "=r"(after_barrier) : "l"(&g_view.ctas) : "memory");
     const std::uint64_t c = clock_now();
     const std::uint32_t write = events_ != nullptr && count_ < capacity_;
