@@ -115,14 +115,20 @@ ordered_json to_json(const ResultEntry& r) {
   return j;
 }
 
+ordered_json to_json(const ExperimentInfo& e) {
+  return {{"title", e.title}, {"technique", e.technique}, {"question", e.question}};
+}
+
+ExperimentInfo read_experiment(const ordered_json& root, const std::string& base) {
+  return {string_at(root, base + "/title"), string_at(root, base + "/technique"), string_at(root, base + "/question")};
+}
+
 ordered_json to_json(const RunRecord& r) {
   ordered_json j;
   j["schema"] = kRunSchema;
   j["phase"] = r.phase;
   j["status"] = r.status;
-  j["experiment"] = {{"title", r.experiment.title},
-                     {"technique", r.experiment.technique},
-                     {"question", r.experiment.question}};
+  j["experiment"] = to_json(r.experiment);
   j["claims"] = ordered_json::array();
   for (const Claim& c : r.claims) j["claims"].push_back(to_json(c));
   j["started_utc"] = r.started_utc;
@@ -145,8 +151,7 @@ RunRecord read_run_record(const ordered_json& j) {
   RunRecord r;
   r.phase = string_at(j, "/phase");
   r.status = string_at(j, "/status");
-  r.experiment = {string_at(j, "/experiment/title"), string_at(j, "/experiment/technique"),
-                  string_at(j, "/experiment/question")};
+  r.experiment = read_experiment(j, "/experiment");
   for (std::size_t i = 0, n = array_size(j, "/claims"); i < n; ++i)
     r.claims.push_back(read_claim(j, "/claims/" + std::to_string(i)));
   r.started_utc = string_at(j, "/started_utc");

@@ -74,6 +74,9 @@ struct RunRecord {
 
 nlohmann::ordered_json to_json(const ResultEntry& r);
 nlohmann::ordered_json to_json(const RunRecord& r);
+// The "experiment" block, which the harness's and the SDPA baseline's records share.
+nlohmann::ordered_json to_json(const ExperimentInfo& e);
+ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::string& base);
 
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);

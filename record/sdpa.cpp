@@ -119,9 +119,7 @@ ordered_json to_json(const SdpaRunRecord& r) {
   j["schema"] = kRunSchema;
   j["phase"] = r.phase;
   j["status"] = r.status;
-  j["experiment"] = {{"title", r.experiment.title},
-                     {"technique", r.experiment.technique},
-                     {"question", r.experiment.question}};
+  j["experiment"] = to_json(r.experiment);
   j["claims"] = ordered_json::array();
   j["started_utc"] = r.started_utc;
   j["provenance"] = provenance_json(r.provenance);
@@ -146,8 +144,7 @@ SdpaRunRecord read_sdpa_record(const ordered_json& j) {
   SdpaRunRecord r;
   r.phase = string_at(j, "/phase");
   r.status = string_at(j, "/status");
-  r.experiment = {string_at(j, "/experiment/title"), string_at(j, "/experiment/technique"),
-                  string_at(j, "/experiment/question")};
+  r.experiment = read_experiment(j, "/experiment");
   r.started_utc = string_at(j, "/started_utc");
   r.provenance = read_provenance_block(j, "/provenance");
   const std::string o = "/options";
