@@ -8,8 +8,9 @@
 // of key tile j before its wait for PV of tile j-1 (FA3's second overlap), but ptxas schedules
 // that wait first (the SASS, kernels/NOTES.md), and forcing the overlap measured slower.
 // Persistent: one block per SM walks the work items, statically where
-// they cost the same and, under the causal mask, claiming them longest first from a global
-// counter (kernels/tile_pipeline.cuh).
+// they cost the same and, under the causal mask or where S leaves a consumer of a head's last
+// query block without rows, claiming them longest first from a global counter
+// (kernels/tile_pipeline.cuh).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
@@ -54,9 +55,8 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// The global counter of the causal launches' dynamic scheduler (zero at load; every launch
-// leaves it at zero).
-__device__ unsigned long long causal_claims;
+// The global counter of the dynamic scheduler (zero at load; every launch leaves it at zero).
+__device__ unsigned long long item_claims;
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -64,7 +64,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v,
                      const __grid_constant__ CUtensorMap tm_o, __half* __restrict__ o, int H,
-                     int H_kv, int S, float scale_log2, WorkOrder order, std::int64_t n_work) {
+                     int H_kv, int S, float scale_log2, WorkOrder order, std::int64_t n_work,
+                     bool dynamic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -118,12 +119,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // Ring positions count Q slots and K/V tiles over all of the block's work items.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
-      const auto scheduler = [&] {
-        if constexpr (T::Mask::kCausal)
-          return DynamicScheduler{&causal_claims, n_work};
-        else
-          return StaticScheduler{};
-      }();
+      const DynamicScheduler claims{&item_claims, n_work};
+      const StaticScheduler stride{};
       KVRing ring{};
       std::int64_t w = blockIdx.x;
       for (QRing slot{};; slot = slot + 1) {
@@ -137,7 +134,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           break;
         }
         // Claimed now, used after this item's copies: the atomic's latency hides behind them.
-        const std::int64_t next = scheduler.next(w);
+        const std::int64_t next = dynamic ? claims.next(w) : stride.next(w);
         const Work t = work_item(w);
         ATTNLAB_TL_BEGIN(kItem, w);
         ATTNLAB_TL_BEGIN(kTmaIssue, w);
@@ -326,6 +323,31 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   QRing slot{};
   for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
     t = work_item(w);
+    // A consumer whose rows all lie past S (in a head's last query block where S does not fill
+    // the tile) computes nothing: it keeps its n + 1 turns, which the ping-pong's barriers
+    // count, and hands each K/V tile back once it has landed (the wait keeps its arrival in the
+    // tile's phase of the empty barrier), so the other consumers' turns come sooner. Not under
+    // the causal mask: the three-consumer causal kernel (S > 4096) spills with this path
+    // (ptxas), and only one item of a head has it.
+    if (!T::Mask::kCausal && t.q0 + consumer * kRowsPerConsumer >= S) {
+      for (int j = 0; j <= t.n_tiles; ++j) {
+        sched_wait();
+        sched_signal();
+        if (j < t.n_tiles) {
+          const KVRing pos = ring + j;
+          wait_barrier(&sm.k_full[pos.stage()], pos.phase());
+          release_k(j);
+        }
+        if (j > 0) {
+          const KVRing pos = ring + (j - 1);
+          wait_barrier(&sm.v_full[pos.stage()], pos.phase());
+          release_v(j - 1);
+        }
+      }
+      release(&sm.q_empty[slot.stage()]);
+      ring = ring + t.n_tiles;
+      continue;
+    }
     ATTNLAB_TL_BEGIN(kItem, w);
     row_lo = t.q0 + row_in_tile;
     q_tile = sm.q[slot.stage()] + consumer * kRowsPerConsumer * kSwizzleHalves;
@@ -464,10 +486,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 }
 
 // One block per SM (shared memory and registers admit no second), each looping over work
-// items. Non-causal items cost the same and go head by head with a static stride. Causal ones
-// differ in length, and a static stride can hand one block only the longest (132 SMs is a
-// multiple of the 11 query blocks of S = 2048; kernels/NOTES.md): they are claimed dynamically,
-// longest first within sections of heads whose K/V fit in L2.
+// items. Non-causal items cost the same where S fills every query tile, and go head by head
+// with a static stride. Causal ones differ in length, and a static stride can hand one block
+// only the longest (132 SMs is a multiple of the 11 query blocks of S = 2048;
+// kernels/NOTES.md): they are claimed dynamically, longest first within sections of heads whose
+// K/V fit in L2. So are non-causal ones where a head's last block leaves a consumer with no
+// rows below S (that block is shorter, and the static stride would give all of them to the
+// same few blocks), their last blocks at each section's end.
 template <class T>
 LaunchGeometry geometry_of(const Shape& s, int sms) {
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
@@ -498,11 +523,14 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const int m_blocks = ceil_div(s.S, T::kTileQ);
   const int heads = s.B * s.H;
   const std::int64_t n_work = std::int64_t(m_blocks) * heads;
+  const bool causal = T::Mask::kCausal;
+  const int last_rows = s.S - (m_blocks - 1) * T::kTileQ;  // rows of a head's last block
+  const bool dynamic = causal || last_rows <= T::kTileQ - kRowsPerConsumer;
   const WorkOrder order{m_blocks, heads,
-                        T::Mask::kCausal ? l2_section_heads(s.S, D, s.H / s.H_kv, heads) : 1};
+                        dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads) : 1, causal};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
-      n_work);
+      n_work, dynamic);
   ATTNLAB_CHECK_LAUNCH();
 }
 
@@ -544,8 +572,8 @@ ATTNLAB_PHASE(5) {
   p.technique =
       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
       "and 3 (D=64; 2 where 192-row tiles pad S, and causal up to S=4096) or 2 (D=128) consumer "
-      "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal: items claimed "
-      "longest first)";
+      "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal, and where S leaves "
+      "a consumer no rows of a head's last block: items claimed longest first)";
   p.required_cc = 90;
   p.can_implement = &can_implement;
   p.launch = &launch;

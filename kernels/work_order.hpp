@@ -16,12 +16,15 @@ namespace attnlab {
 // Heads go in sections of `section_heads` (the K/V of a section is meant to fit in L2 while its
 // items run); inside a section every head's last query block comes first, then every head's
 // next-to-last, and so on: under a causal mask the blocks with the most key tiles run first, so
-// the shortest items fill the tail (FA3's longest-first order). section_heads = 1 is head by
-// head, each head's query blocks from the last.
+// the shortest items fill the tail (FA3's longest-first order). Without the mask the last block
+// is the short one where S does not fill it (a tile's rows past S cost nothing to a consumer
+// that has none below S): `last_block_first` false puts every head's first block first and the
+// last ones at the section's end, longest first again. section_heads = 1 is head by head.
 struct WorkOrder {
   int m_blocks;       // query blocks per head
   int heads;          // B * H
   int section_heads;  // heads per section, 1 .. heads
+  bool last_block_first = true;
   struct Item {
     int bh, m_block;
   };
@@ -33,7 +36,8 @@ struct WorkOrder {
     const int offset = int(w - section * per_section);
     const int first = section * section_heads;
     const int in_section = heads - first < section_heads ? heads - first : section_heads;
-    return {first + offset % in_section, m_blocks - 1 - offset / in_section};
+    const int rank = offset / in_section;
+    return {first + offset % in_section, last_block_first ? m_blocks - 1 - rank : rank};
   }
 };
 

@@ -35,6 +35,35 @@ TEST(WorkOrder, EveryItemOnceAndLongestFirstInsideASection) {
   }
 }
 
+TEST(WorkOrder, FirstBlockFirstPutsTheLastBlocksAtTheSectionsEnd) {
+  for (const WorkOrder order : {WorkOrder{11, 256, 16, false}, WorkOrder{3, 7, 2, false},
+                                WorkOrder{1, 4, 3, false}}) {
+    std::set<std::pair<int, int>> seen;
+    int last_section = -1;
+    int last_m = 0;
+    for (std::int64_t w = 0; w < order.items(); ++w) {
+      const WorkOrder::Item it = order.item(w);
+      ASSERT_LT(it.bh, order.heads);
+      ASSERT_LT(it.m_block, order.m_blocks);
+      EXPECT_TRUE(seen.insert({it.bh, it.m_block}).second) << "item " << w << " repeats";
+      const int section = it.bh / order.section_heads;
+      if (section == last_section) EXPECT_GE(it.m_block, last_m) << "item " << w;
+      else EXPECT_EQ(it.m_block, 0) << "a section starts at its first block";
+      last_section = section;
+      last_m = it.m_block;
+    }
+    EXPECT_EQ(std::int64_t(seen.size()), order.items());
+  }
+  // 2 heads a section, 3 blocks: both heads' block 0, then block 1, then block 2.
+  const WorkOrder order{3, 4, 2, false};
+  EXPECT_EQ(order.item(1).bh, 1);
+  EXPECT_EQ(order.item(1).m_block, 0);
+  EXPECT_EQ(order.item(5).bh, 1);
+  EXPECT_EQ(order.item(5).m_block, 2);
+  EXPECT_EQ(order.item(6).bh, 2);
+  EXPECT_EQ(order.item(6).m_block, 0);
+}
+
 TEST(WorkOrder, OneHeadPerSectionIsHeadByHead) {
   const WorkOrder order{6, 5, 1};
   for (std::int64_t w = 0; w < order.items(); ++w) {
