@@ -139,20 +139,6 @@ __device__ __forceinline__ float exp2_approx(float x) {
   return y;
 }
 
-// 2^x on the FMA pipe in place of MUFU (FlashAttention-4's offload): x = j + f with j the
-// nearest integer (adding 1.5 * 2^23 leaves j in the low mantissa bits) and f in [-0.5, 0.5],
-// 2^f by a degree-3 polynomial (coefficients fitted to the relative error, at most 7.5e-5: below
-// half an fp16 ulp), j added to the exponent by one integer multiply-add. x is clamped to -126,
-// so a masked key (-inf) gives 2^-126, which rounds to 0 in fp16 and is nothing in a row sum
-// that holds at least the row maximum's 1.
-__device__ __forceinline__ float exp2_poly(float x) {
-  const float xc = fmaxf(x, -126.f);
-  const float t = xc + 12582912.f;
-  const float f = xc - (t - 12582912.f);
-  const float p = fmaf(fmaf(fmaf(0.055171433f, f, 0.242611271f), f, 0.693261028f), f, 0.999928066f);
-  return __int_as_float(__float_as_int(t) * (1 << 23) + __float_as_int(p));
-}
-
 // Two fp32 values rounded to fp16 in one 32-bit register: the A-fragment element pair of an
 // fp16 mma.sync or register-A wgmma.
 __device__ __forceinline__ std::uint32_t pack_half2(float lo, float hi) {

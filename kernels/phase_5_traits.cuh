@@ -55,9 +55,6 @@ struct Traits {
   // item's last tiles.
   static constexpr int kQStages =
       2 * kQBytes + 2 * kStages * kKVTileBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
-  // Every kExp2PolyEvery-th 8-key chunk of a row's softmax takes 2^x on the FMA pipe
-  // (exp2_poly) instead of MUFU; 0: none.
-  static constexpr int kExp2PolyEvery = 0;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
   // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
   static constexpr int kProducerRegs = 24;

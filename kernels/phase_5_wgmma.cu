@@ -276,13 +276,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       for (int i = 0; i < T::kTileK / 8; ++i) {
         float& x0 = s_acc[4 * i + 2 * r];
         float& x1 = s_acc[4 * i + 2 * r + 1];
-        if (T::kExp2PolyEvery > 0 && i % T::kExp2PolyEvery == T::kExp2PolyEvery - 1) {
-          x0 = exp2_poly(fmaf(x0, scale_log2, -m_use));
-          x1 = exp2_poly(fmaf(x1, scale_log2, -m_use));
-        } else {
-          x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
-          x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
-        }
+        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
         v[i] = x0 + x1;
       }
       tree_reduce(v, [](float a, float b) { return a + b; });
