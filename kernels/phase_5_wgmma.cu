@@ -80,6 +80,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // in the Q slot it loads (sm.item), so a dynamic claim is made once per item and block.
   struct Work {
     int bh, kv_plane, q0, n_tiles;
+    int active;  // consumers with rows below S (all but in a head's last block)
   };
   auto work_item = [&](std::int64_t w) {
     const WorkOrder::Item it = order.item(w);
@@ -89,6 +90,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
     t.q0 = it.m_block * T::kTileQ;
     t.n_tiles = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
+    // Not under the causal mask: the three-consumer causal kernel (S > 4096) spills with it
+    // (ptxas), and only one item of a head would use it.
+    t.active = T::Mask::kCausal ? T::kConsumers
+                                : min(T::kConsumers, ceil_div(S - t.q0, kRowsPerConsumer));
     return t;
   };
   using QRing = RingPosition<T::kQStages>;
@@ -142,6 +147,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                                        &sm.q_full[qs], std::uint32_t{T::kQBytes});
         tma_load_tile<D>(sm.q[qs], &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full[qs]);
         ATTNLAB_TL_END(kTmaIssue, w);
+        // The warps of consumers with no rows below S release the item's buffers through this
+        // thread: each such arrival follows the wait that opened the buffer's phase for this item.
+        const std::uint32_t idle_warps =
+            std::uint32_t(T::kConsumers - t.active) * (kWarpgroupThreads / kWarpSize);
+        if (idle_warps > 0) ptx::mbarrier_arrive(&sm.q_empty[qs], idle_warps);
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
           const KVRing pos = ring + j;
@@ -153,6 +163,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
           tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
+          if (idle_warps > 0) ptx::mbarrier_arrive(&empty[s], idle_warps);
           ATTNLAB_TL_END(kTmaIssue, j);
         };
         for (int j = 0; j < t.n_tiles; ++j) {
@@ -304,8 +315,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // every barrier is balanced at exit and no consumer needs to know its last item in advance.
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
+  // The next consumer of the item's active ones (t.active: all but in a head's last block).
   auto sched_signal = [&] {
-    named_barrier_arrive(1 + (consumer + 1) % T::kConsumers, kPairThreads);
+    named_barrier_arrive(consumer + 1 < t.active ? 2 + consumer : 1, kPairThreads);
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
@@ -324,27 +336,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
     t = work_item(w);
     // A consumer whose rows all lie past S (in a head's last query block where S does not fill
-    // the tile) computes nothing: it keeps its n + 1 turns, which the ping-pong's barriers
-    // count, and hands each K/V tile back once it has landed (the wait keeps its arrival in the
-    // tile's phase of the empty barrier), so the other consumers' turns come sooner. Not under
-    // the causal mask: the three-consumer causal kernel (S > 4096) spills with this path
-    // (ptxas), and only one item of a head has it.
-    if (!T::Mask::kCausal && t.q0 + consumer * kRowsPerConsumer >= S) {
-      for (int j = 0; j <= t.n_tiles; ++j) {
-        sched_wait();
-        sched_signal();
-        if (j < t.n_tiles) {
-          const KVRing pos = ring + j;
-          wait_barrier(&sm.k_full[pos.stage()], pos.phase());
-          release_k(j);
-        }
-        if (j > 0) {
-          const KVRing pos = ring + (j - 1);
-          wait_barrier(&sm.v_full[pos.stage()], pos.phase());
-          release_v(j - 1);
-        }
-      }
-      release(&sm.q_empty[slot.stage()]);
+    // the tile) skips the item: the producer has released its share of the item's buffers, and
+    // the active consumers pass the turns among themselves (sched_signal).
+    if (t.active < T::kConsumers && consumer >= t.active) {
       ring = ring + t.n_tiles;
       continue;
     }
