@@ -72,7 +72,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
   auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
 
-  const int warpgroup = int(threadIdx.x) / kWarpgroupThreads;
+  // Broadcast from lane 0, so ptxas knows it is warp-uniform: branches on it (the producer, a
+  // consumer's idle items) then keep the consumers' loop-carried values (ring positions,
+  // addresses, wgmma descriptors) in uniform registers. Computed from threadIdx.x alone, a
+  // branch on it inside the item loop cost those registers and about 5% (SASS and paired A/B of
+  // issue 30's step 10, kernels/NOTES.md).
+  const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   ATTNLAB_TL_INIT();
   // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
   // scheduler, so the producer loads the next item's Q and K/V while the consumers finish the
@@ -147,11 +152,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                                        &sm.q_full[qs], std::uint32_t{T::kQBytes});
         tma_load_tile<D>(sm.q[qs], &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full[qs]);
         ATTNLAB_TL_END(kTmaIssue, w);
-        // The warps of consumers with no rows below S release the item's buffers through this
-        // thread: each such arrival follows the wait that opened the buffer's phase for this item.
+        // The warps of consumers with no rows below S release the item's K/V tiles through this
+        // thread: each such arrival follows the wait that opened the tile's phase for this item.
+        // (They release the Q slot themselves, after reading the item from it.)
         const std::uint32_t idle_warps =
             std::uint32_t(T::kConsumers - t.active) * (kWarpgroupThreads / kWarpSize);
-        if (idle_warps > 0) ptx::mbarrier_arrive(&sm.q_empty[qs], idle_warps);
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
           const KVRing pos = ring + j;
@@ -336,9 +341,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
     t = work_item(w);
     // A consumer whose rows all lie past S (in a head's last query block where S does not fill
-    // the tile) skips the item: the producer has released its share of the item's buffers, and
-    // the active consumers pass the turns among themselves (sched_signal).
+    // the tile) skips the item: it releases the Q slot it read the item from, the producer
+    // releases its share of the K/V tiles, and the active consumers pass the turns among
+    // themselves (sched_signal).
     if (t.active < T::kConsumers && consumer >= t.active) {
+      release(&sm.q_empty[slot.stage()]);
       ring = ring + t.n_tiles;
       continue;
     }
