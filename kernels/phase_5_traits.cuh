@@ -17,10 +17,9 @@ namespace {
 constexpr int kWarpgroupThreads = 128;
 constexpr int kRowsPerConsumer = 64;  // wgmma's M
 
-// TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 176 keys in two stages for
-// non-causal launches (fewer, longer tiles; measured faster, kernels/NOTES.md) and 128 keys in
-// two stages for causal ones, whose diagonal tiles favour the shorter tile (two stages leave
-// room for a second Q buffer and the O staging tile).
+// TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 128 keys in two stages (room
+// for a second Q buffer and the O staging tile), except non-causal launches past S = 4096, whose
+// long items run faster on fewer, longer tiles (176 keys in two stages; kernels/NOTES.md).
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
 // two on the H100, kernels/NOTES.md) unless S pads them or the mask wastes them
 // (two_consumers_at_d64), two at D = 128,
@@ -122,6 +121,11 @@ auto with_traits(const Shape& s, Fn&& fn) {
     // need not wait for its Q; that beat three stages with one Q buffer at every causal D = 128
     // sweep shape (paired A/B, run 3 of issue 30, reports/h100/logs/issue30-perf-run3-faf5a79.log).
     if (causal) return fn(TraitsTag<Traits<128, 128, 2, true>>{});
+    // Non-causal likewise up to S = 4096: 128-key tiles in two stages, with the second Q buffer
+    // and O staged for a TMA store, read higher against cuDNN than 176-key tiles at S = 512 ...
+    // 4096 (most at short S, where an item is a few tiles) and lower at 8192 (paired A/B, issue 30
+    // step 11, reports/h100/logs/issue30-s4-probe3-23efe85.log).
+    if (s.S <= 4096) return fn(TraitsTag<Traits<128, 128, 2, false>>{});
     return fn(TraitsTag<Traits<128, 176, 2, false>>{});
   }
 }
