@@ -95,11 +95,25 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
     t.q0 = it.m_block * T::kTileQ;
     t.n_tiles = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
-    // Not under the causal mask: the three-consumer causal kernel (S > 4096) spills with it
-    // (ptxas), and only one item of a head would use it.
-    t.active = T::Mask::kCausal ? T::kConsumers
-                                : min(T::kConsumers, ceil_div(S - t.q0, kRowsPerConsumer));
+    t.active = min(T::kConsumers, ceil_div(S - t.q0, kRowsPerConsumer));
     return t;
+  };
+  // Key tiles that consumer c's rows read in item t: none where they all lie past S (a head's
+  // last block where S does not fill the tile), fewer than the item's under the causal mask for
+  // the lower consumers of a tile that spans more than one key tile's worth of rows. Never
+  // more than the next consumer's, unless that one has none.
+  auto consumer_tiles = [&](const Work& t, int c) {
+    const int r0 = t.q0 + c * kRowsPerConsumer;
+    return r0 >= S ? 0 : T::Mask::key_tiles(r0, kRowsPerConsumer, S, T::kTileK);
+  };
+  // Under the causal mask, the number of consumers whose rows read no key tile from j on
+  // (consumer_tiles(t, c) <= j), in closed form (the producer has few registers, and values
+  // kept across the consumers' loop made ptxas spill).
+  auto done_before = [&](const Work& t, int j) {
+    if constexpr (T::Mask::kCausal)
+      return min(T::kConsumers, max(0, j * T::kTileK - t.q0) / kRowsPerConsumer);
+    else
+      return 0;
   };
   using QRing = RingPosition<T::kQStages>;
   using KVRing = RingPosition<T::kStages>;
@@ -152,11 +166,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                                        &sm.q_full[qs], std::uint32_t{T::kQBytes});
         tma_load_tile<D>(sm.q[qs], &tm_q, T::kTileQ, t.q0, t.bh, &sm.q_full[qs]);
         ATTNLAB_TL_END(kTmaIssue, w);
-        // The warps of consumers with no rows below S release the item's K/V tiles through this
-        // thread: each such arrival follows the wait that opened the tile's phase for this item.
-        // (They release the Q slot themselves, after reading the item from it.)
-        const std::uint32_t idle_warps =
-            std::uint32_t(T::kConsumers - t.active) * (kWarpgroupThreads / kWarpSize);
+        // The warps of consumers that do not read a K/V tile release it through this thread:
+        // each such arrival follows the wait that opened the tile's phase for this item. (They
+        // release the Q slot themselves, after reading the item from it.)
+        const int past_s = T::kConsumers - t.active;
+        auto idle_warps = [&](int j) {
+          return std::uint32_t(past_s + done_before(t, j)) * (kWarpgroupThreads / kWarpSize);
+        };
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
           const KVRing pos = ring + j;
@@ -168,7 +184,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
           tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
-          if (idle_warps > 0) ptx::mbarrier_arrive(&empty[s], idle_warps);
+          if (const std::uint32_t idle = idle_warps(j); idle > 0) ptx::mbarrier_arrive(&empty[s], idle);
           ATTNLAB_TL_END(kTmaIssue, j);
         };
         for (int j = 0; j < t.n_tiles; ++j) {
@@ -320,9 +336,23 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // every barrier is balanced at exit and no consumer needs to know its last item in advance.
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
-  // The next consumer of the item's active ones (t.active: all but in a head's last block).
-  auto sched_signal = [&] {
-    named_barrier_arrive(consumer + 1 < t.active ? 2 + consumer : 1, kPairThreads);
+  // Turn j of an item belongs to the consumers whose rows read key tile j (or, for the last
+  // turn, j - 1): the consumers from the first whose consumer_tiles exceed j - 1 up to the last
+  // with any. After its turn j a consumer signals the next consumer of turn j, else the first of
+  // turn j + 1, else consumer 0 (whose rows always read the next item's tile 0).
+  // (consumer_tiles grow with the consumer's rows, so the next consumer with any tiles has
+  // every turn this one has.)
+  // The first consumer of turn j + 1 is the first not done_before(j) while key tile j lies
+  // below S; past the item's last turn it is consumer 0 of the next item.
+  auto sched_signal = [&](int j) {
+    if constexpr (T::Mask::kCausal) {
+      int to = consumer + 1 < t.active ? 2 + consumer : 1;
+      const int first = done_before(t, j);
+      if (consumer + 1 >= t.active && first < t.active && j * T::kTileK < S) to = 1 + first;
+      named_barrier_arrive(to, kPairThreads);
+    } else {
+      named_barrier_arrive(consumer + 1 < t.active ? 2 + consumer : 1, kPairThreads);
+    }
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
@@ -342,13 +372,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t = work_item(w);
     // A consumer whose rows all lie past S (in a head's last query block where S does not fill
     // the tile) skips the item: it releases the Q slot it read the item from, the producer
-    // releases its share of the K/V tiles, and the active consumers pass the turns among
-    // themselves (sched_signal).
+    // releases its share of the K/V tiles, and the others pass the turns among themselves.
     if (t.active < T::kConsumers && consumer >= t.active) {
       release(&sm.q_empty[slot.stage()]);
       ring = ring + t.n_tiles;
       continue;
     }
+    // Without the mask every other consumer reads all of the item's tiles.
+    const int n_mine = T::Mask::kCausal ? consumer_tiles(t, consumer) : t.n_tiles;
     ATTNLAB_TL_BEGIN(kItem, w);
     row_lo = t.q0 + row_in_tile;
     q_tile = sm.q[slot.stage()] + consumer * kRowsPerConsumer * kSwizzleHalves;
@@ -363,32 +394,32 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     sched_wait();
     ATTNLAB_TL_END(kPingPongWait, consumer);
     issue_qk(0);
-    sched_signal();
+    sched_signal(0);
     ATTNLAB_TL_BEGIN(kWgmmaWait, 0);
     wgmma_wait<0>();
     ATTNLAB_TL_END(kWgmmaWait, 0);
     fence_operands(s_acc);
     release_k(0);
-    if (t.n_tiles == 1) release(q_empty);
+    if (n_mine == 1) release(q_empty);
     softmax(0, corr);  // O is still zero: no correction
     pack_p();
     // QK^T of tile j and PV of tile j-1 issue in one turn. The softmax of tile j comes before
     // the wait for PV in the source, yet ptxas puts the wait ahead of it (FA3's intra-warpgroup
     // overlap does not happen; the ping-pong overlaps one consumer's softmax with another's GEMMs).
     // Forcing it into the SASS measured slower (step 8 of issue 30, kernels/NOTES.md).
-    for (int j = 1; j < t.n_tiles; ++j) {
+    for (int j = 1; j < n_mine; ++j) {
       ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
       sched_wait();
       ATTNLAB_TL_END(kPingPongWait, consumer);
       issue_qk(j);
       issue_pv(j - 1);
-      sched_signal();
+      sched_signal(j);
       ATTNLAB_TL_BEGIN(kWgmmaWait, j);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
       ATTNLAB_TL_END(kWgmmaWait, j);
       fence_operands(s_acc);
       release_k(j);
-      if (j == t.n_tiles - 1) release(q_empty);  // the producer may refill the Q slot
+      if (j == n_mine - 1) release(q_empty);  // the producer may refill the Q slot
       softmax(j, corr);
       ATTNLAB_TL_BEGIN(kWgmmaWait, j - 1);
       wgmma_wait<0>();
@@ -408,14 +439,14 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
     sched_wait();
     ATTNLAB_TL_END(kPingPongWait, consumer);
-    issue_pv(t.n_tiles - 1);
-    sched_signal();
-    ATTNLAB_TL_BEGIN(kWgmmaWait, t.n_tiles - 1);
+    issue_pv(n_mine - 1);
+    sched_signal(n_mine);
+    ATTNLAB_TL_BEGIN(kWgmmaWait, n_mine - 1);
     wgmma_wait<0>();
-    ATTNLAB_TL_END(kWgmmaWait, t.n_tiles - 1);
+    ATTNLAB_TL_END(kWgmmaWait, n_mine - 1);
     fence_operands(o_acc);
     fence_operands(p_frag);
-    release_v(t.n_tiles - 1);
+    release_v(n_mine - 1);
     ring = ring + t.n_tiles;
 
     // Epilogue: whole-row sums from the row's four lanes, then O / l.
