@@ -94,13 +94,11 @@ struct TraitsTag {
 // At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
 // where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
 // 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
-// two where 192-row tiles pad more than 1/16 beyond 128-row ones. Under the causal mask also
-// two up to S = 4096: the lower consumers of a 192-row tile compute fully masked key tiles
-// (1.5 of every item's, whatever its length), and since step 6 only the two-consumer kernel
-// stages O for a TMA store; two measured higher against cuDNN than three at S = 2048 and 4096,
-// three higher at 8192 (reports/h100/logs/issue30-perf3-run3-2dea3e9.log).
-bool two_consumers_at_d64(int S, bool causal) {
-  if (causal && S <= 4096) return true;
+// two where 192-row tiles pad more than 1/16 beyond 128-row ones. The same rule under the causal
+// mask since the lower consumers of a 192-row tile stop before their fully masked key tiles
+// (step 12): three then read higher against cuDNN than two at S = 2048 and 4096 (step 13,
+// reports/h100/logs/issue30-s4-probe4-4a0e175.log); before it, two did.
+bool two_consumers_at_d64(int S) {
   const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
   const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
   return rows_192 * 16 > rows_128 * 17;
@@ -110,7 +108,7 @@ template <int D, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
-    if (two_consumers_at_d64(s.S, causal)) {
+    if (two_consumers_at_d64(s.S)) {
       if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
       return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
     }
