@@ -44,11 +44,10 @@ struct Traits {
   // where it fits beside two K/V stages and one Q buffer: the epilogue then issues shared
   // stores in place of uncoalesced global ones (cuDNN's kernel has no lg_throttle stalls,
   // phase 5 had them at short S; kernels/NOTES.md, issue 30). D = 128 with 176-key tiles has
-  // no room, and three consumers (160 registers) spill with it (ptxas): those store O from
-  // registers.
+  // no room: it stores O from registers. The three-consumer kernels stage too since step 14
+  // (they spilled 40-64 bytes with it before steps 10-12; 4 now, measured faster anyway).
   static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
-  static constexpr bool kStageO =
-      kConsumers == 2 && kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
+  static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
   // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
   // producer loads the next item's Q and first K while the consumers still run the current
   // item's last tiles.

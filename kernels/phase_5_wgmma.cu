@@ -187,11 +187,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           if (const std::uint32_t idle = idle_warps(j); idle > 0) ptx::mbarrier_arrive(&empty[s], idle);
           ATTNLAB_TL_END(kTmaIssue, j);
         };
-        for (int j = 0; j < t.n_tiles; ++j) {
-          load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
+        // (One loop for all of the item's copies: a last V load after it kept n_tiles - 1 live
+        // across it, which ptxas spilled at the producer's register budget.)
+        for (int j = 0; j <= t.n_tiles; ++j) {
+          if (j < t.n_tiles) load(sm.k, sm.k_full, sm.k_empty, &tm_k, j);
           if (j > 0) load(sm.v, sm.v_full, sm.v_empty, &tm_v, j - 1);
         }
-        load(sm.v, sm.v_full, sm.v_empty, &tm_v, t.n_tiles - 1);
         ring = ring + t.n_tiles;
         ATTNLAB_TL_END(kItem, w);
         w = next;
