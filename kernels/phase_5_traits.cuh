@@ -45,7 +45,8 @@ struct Traits {
   // stores in place of uncoalesced global ones (cuDNN's kernel has no lg_throttle stalls,
   // phase 5 had them at short S; kernels/NOTES.md, issue 30). D = 128 with 176-key tiles has
   // no room: it stores O from registers. The three-consumer kernels stage too since step 14
-  // (they spilled 40-64 bytes with it before steps 10-12; 4 now, measured faster anyway).
+  // (measured faster; ptxas spilled 40-64 bytes with it before steps 10-12, none since the
+  // epilogue reads the thread's place afresh).
   static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
   static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
   // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the

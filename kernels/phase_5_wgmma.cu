@@ -26,6 +26,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
+#include "kernels/consumer_turns.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
@@ -83,6 +84,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // scheduler, so the producer loads the next item's Q and K/V while the consumers finish the
   // current one. The producer alone asks the scheduler and passes each item to the consumers
   // in the Q slot it loads (sm.item), so a dynamic claim is made once per item and block.
+  using Turns = ConsumerTurns<T::kConsumers, kRowsPerConsumer, T::kTileK, T::Mask::kCausal>;
   struct Work {
     int bh, kv_plane, q0, n_tiles;
     int active;  // consumers with rows below S (all but in a head's last block)
@@ -95,25 +97,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
     t.q0 = it.m_block * T::kTileQ;
     t.n_tiles = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
-    t.active = min(T::kConsumers, ceil_div(S - t.q0, kRowsPerConsumer));
+    t.active = Turns::active(t.q0, S);
     return t;
-  };
-  // Key tiles that consumer c's rows read in item t: none where they all lie past S (a head's
-  // last block where S does not fill the tile), fewer than the item's under the causal mask for
-  // the lower consumers of a tile that spans more than one key tile's worth of rows. Never
-  // more than the next consumer's, unless that one has none.
-  auto consumer_tiles = [&](const Work& t, int c) {
-    const int r0 = t.q0 + c * kRowsPerConsumer;
-    return r0 >= S ? 0 : T::Mask::key_tiles(r0, kRowsPerConsumer, S, T::kTileK);
-  };
-  // Under the causal mask, the number of consumers whose rows read no key tile from j on
-  // (consumer_tiles(t, c) <= j), in closed form (the producer has few registers, and values
-  // kept across the consumers' loop made ptxas spill).
-  auto done_before = [&](const Work& t, int j) {
-    if constexpr (T::Mask::kCausal)
-      return min(T::kConsumers, max(0, j * T::kTileK - t.q0) / kRowsPerConsumer);
-    else
-      return 0;
   };
   using QRing = RingPosition<T::kQStages>;
   using KVRing = RingPosition<T::kStages>;
@@ -169,9 +154,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         // The warps of consumers that do not read a K/V tile release it through this thread:
         // each such arrival follows the wait that opened the tile's phase for this item. (They
         // release the Q slot themselves, after reading the item from it.)
-        const int past_s = T::kConsumers - t.active;
         auto idle_warps = [&](int j) {
-          return std::uint32_t(past_s + done_before(t, j)) * (kWarpgroupThreads / kWarpSize);
+          return std::uint32_t(Turns::idle(t.q0, t.active, j)) * (kWarpgroupThreads / kWarpSize);
         };
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
@@ -338,22 +322,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
   // Turn j of an item belongs to the consumers whose rows read key tile j (or, for the last
-  // turn, j - 1): the consumers from the first whose consumer_tiles exceed j - 1 up to the last
-  // with any. After its turn j a consumer signals the next consumer of turn j, else the first of
-  // turn j + 1, else consumer 0 (whose rows always read the next item's tile 0).
-  // (consumer_tiles grow with the consumer's rows, so the next consumer with any tiles has
-  // every turn this one has.)
-  // The first consumer of turn j + 1 is the first not done_before(j) while key tile j lies
-  // below S; past the item's last turn it is consumer 0 of the next item.
+  // turn, j - 1), in consumer order (kernels/consumer_turns.hpp).
   auto sched_signal = [&](int j) {
-    if constexpr (T::Mask::kCausal) {
-      int to = consumer + 1 < t.active ? 2 + consumer : 1;
-      const int first = done_before(t, j);
-      if (consumer + 1 >= t.active && first < t.active && j * T::kTileK < S) to = 1 + first;
-      named_barrier_arrive(to, kPairThreads);
-    } else {
-      named_barrier_arrive(consumer + 1 < t.active ? 2 + consumer : 1, kPairThreads);
-    }
+    named_barrier_arrive(Turns::signal_to(t.q0, t.active, consumer, j, S), kPairThreads);
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
@@ -380,7 +351,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       continue;
     }
     // Without the mask every other consumer reads all of the item's tiles.
-    const int n_mine = T::Mask::kCausal ? consumer_tiles(t, consumer) : t.n_tiles;
+    const int n_mine = T::Mask::kCausal ? Turns::tiles(t.q0, consumer, S) : t.n_tiles;
     ATTNLAB_TL_BEGIN(kItem, w);
     row_lo = t.q0 + row_in_tile;
     q_tile = sm.q[slot.stage()] + consumer * kRowsPerConsumer * kSwizzleHalves;
@@ -467,14 +438,20 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       // tile; rows past S are clipped by the tensor map. The staging tile is free: its
       // previous store finished reading it before this item's last turn (below, issue_pv).
       __half* const o_stage = sm.o + consumer * kRowsPerConsumer * kSwizzleHalves;
-      const int rq = warp * 16 + lane / 4;  // row in this consumer's 64; rq + 8 the other
+      // The thread's place read afresh (volatile: not a value ptxas keeps, and spilled, across
+      // the item loop in the three-consumer kernels).
+      unsigned tid_now;
+      asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid_now));
+      const int e_lane = int(tid_now % kWarpSize);
+      const int rq = int(tid_now % kWarpgroupThreads) / kWarpSize * 16 + e_lane / 4;  // row in
+      // this consumer's 64; rq + 8 the other
 #pragma unroll
       for (int i = 0; i < D / 8; ++i)
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
           const int row = rq + 8 * r;
           __half* chunk = o_stage + (i / 8) * T::kTileQ * kSwizzleHalves + row * kSwizzleHalves +
-                          ((i % 8) ^ (row % 8)) * 8 + col_in_chunk;
+                          ((i % 8) ^ (row % 8)) * 8 + 2 * (e_lane % 4);
           *reinterpret_cast<std::uint32_t*>(chunk) = pack_half2(
               o_acc[4 * i + 2 * r] * inv_l[r], o_acc[4 * i + 2 * r + 1] * inv_l[r]);
         }
@@ -560,7 +537,7 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const int last_rows = s.S - (m_blocks - 1) * T::kTileQ;  // rows of a head's last block
   const bool dynamic = causal || last_rows <= T::kTileQ - kRowsPerConsumer;
   const WorkOrder order{m_blocks, heads,
-                        dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads) : 1, causal};
+                        dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
       n_work, dynamic);

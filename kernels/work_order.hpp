@@ -47,13 +47,18 @@ struct WorkOrder {
 // each read a different head (DRAM bytes above cuDNN's in run 3's counters); 8 MB sections
 // measured faster at S = 512 and 1024 (both head dims), as fast at 2048 x 64 and no faster at
 // 4096 x 128 (probe v2 of reports/h100/logs/issue30-perf2-run1-500eea1.log, kernels/NOTES.md).
+// Under the causal mask from S = 2048 on, 32 MB again: at 2048 x 64 (the three-consumer causal
+// kernel since step 13) 32 MB sections read higher against cuDNN in two calls, while at
+// 1024 x 128, a head of the same size, they read lower (issue 30 step 15,
+// reports/h100/logs/issue30-s4-probe{5-c42a317,6-23a5386}.log).
 // A K/V head of S keys serves `group` query heads (GQA). At least 1, at most `heads`.
-inline int l2_section_heads(int S, int D, int group, int heads) {
+inline int l2_section_heads(int S, int D, int group, int heads, bool causal = false) {
   constexpr std::int64_t kL2Share = 32ll << 20;           // [bytes]
   constexpr std::int64_t kL2ShareShortHeads = 8ll << 20;  // [bytes]
   constexpr std::int64_t kShortHeadBytes = 512ll << 10;   // [bytes]
   const std::int64_t kv_head_bytes = 2ll * S * D * 2;     // K and V, fp16 [bytes]
-  const std::int64_t share = kv_head_bytes <= kShortHeadBytes ? kL2ShareShortHeads : kL2Share;
+  const bool short_heads = kv_head_bytes <= kShortHeadBytes && !(causal && S >= 2048);
+  const std::int64_t share = short_heads ? kL2ShareShortHeads : kL2Share;
   const std::int64_t fit = share / kv_head_bytes > 0 ? share / kv_head_bytes : 1;
   return int(fit * group < heads ? fit * group : heads);
 }

@@ -83,6 +83,10 @@ TEST(WorkOrder, SectionHeadsFromTheL2Share) {
   EXPECT_EQ(l2_section_heads(512, 128, 1, 512), 32);
   // Just past 512 KiB (S = 2049, D = 64): the 32 MiB share again.
   EXPECT_EQ(l2_section_heads(2049, 64, 1, 256), 63);
+  // Causal from S = 2048 on: the 32 MiB share for 512 KiB heads; below, 8 MiB as without the mask.
+  EXPECT_EQ(l2_section_heads(2048, 64, 1, 256, true), 64);
+  EXPECT_EQ(l2_section_heads(1024, 128, 1, 256, true), 16);
+  EXPECT_EQ(l2_section_heads(512, 128, 1, 512, true), 32);
 }
 
 }  // namespace
