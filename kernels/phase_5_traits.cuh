@@ -91,7 +91,7 @@ template <class T>
 struct TraitsTag {
   using type = T;
 };
-// At D = 64, three consumers (192-row tiles) measured about 5% faster than two (128 rows)
+// At D = 64, three consumers (192-row tiles) measured faster than two (128 rows)
 // where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
 // 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
 // two where 192-row tiles pad more than 1/16 beyond 128-row ones. The same rule under the causal

@@ -76,8 +76,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Broadcast from lane 0, so ptxas knows it is warp-uniform: branches on it (the producer, a
   // consumer's idle items) then keep the consumers' loop-carried values (ring positions,
   // addresses, wgmma descriptors) in uniform registers. Computed from threadIdx.x alone, a
-  // branch on it inside the item loop cost those registers and about 5% (SASS and paired A/B of
-  // issue 30's step 10, kernels/NOTES.md).
+  // branch on it inside the item loop cost those registers and measured slower (SASS and paired
+  // A/B of issue 30's step 10, kernels/NOTES.md).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   ATTNLAB_TL_INIT();
   // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
