@@ -314,11 +314,13 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
   // another's GEMMs issue. Consumer c issues its GEMMs after named barrier 1 + c, which the
-  // previous consumer (round robin) arrives at once it has issued its own. Every consumer
-  // issues n + 1 times per work item (tile 0's QK^T, n - 1 overlapped pairs, the last PV) on
-  // the same items. The last consumer's first arrival comes before any work and its final one
-  // after all of it; consumer 0 takes that one with one more wait when no item is left, so
-  // every barrier is balanced at exit and no consumer needs to know its last item in advance.
+  // consumer before it in the turn order arrives at once it has issued its own. A consumer
+  // that reads n of the item's key tiles issues n + 1 times (tile 0's QK^T, n - 1 overlapped
+  // pairs, the last PV); turn j goes to the consumers that have it, in consumer order
+  // (kernels/consumer_turns.hpp), and the item's last turn hands over to consumer 0 of the
+  // next. The last consumer's first arrival comes before any work; consumer 0 takes the final
+  // one with one more wait when no item is left, so every barrier is balanced at exit and no
+  // consumer needs to know its last item in advance.
   constexpr int kPairThreads = 2 * kWarpgroupThreads;
   auto sched_wait = [&] { named_barrier_sync(1 + consumer, kPairThreads); };
   // Turn j of an item belongs to the consumers whose rows read key tile j (or, for the last
@@ -443,8 +445,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       unsigned tid_now;
       asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid_now));
       const int e_lane = int(tid_now % kWarpSize);
-      const int rq = int(tid_now % kWarpgroupThreads) / kWarpSize * 16 + e_lane / 4;  // row in
-      // this consumer's 64; rq + 8 the other
+      // Row in this consumer's 64; rq + 8 the other.
+      const int rq = int(tid_now % kWarpgroupThreads) / kWarpSize * 16 + e_lane / 4;
 #pragma unroll
       for (int i = 0; i < D / 8; ++i)
 #pragma unroll
