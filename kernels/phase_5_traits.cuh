@@ -21,9 +21,8 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 // for a second Q buffer and the O staging tile), except non-causal launches past S = 4096, whose
 // long items run faster on fewer, longer tiles (176 keys in two stages; kernels/NOTES.md).
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
-// two on the H100, kernels/NOTES.md) unless S pads them or the mask wastes them
-// (two_consumers_at_d64), two at D = 128,
-// where three would need 160 registers each for S, O and P and spill.
+// two on the H100, kernels/NOTES.md) but for a few causal shapes (two_consumers_at_d64), two at
+// D = 128, where three would need 160 registers each for S, O and P and spill.
 template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
 struct Traits {
   static constexpr int D = HeadDim;
@@ -91,27 +90,25 @@ template <class T>
 struct TraitsTag {
   using type = T;
 };
-// At D = 64, three consumers (192-row tiles) measured faster than two (128 rows)
-// where neither tiling pads much (S = 2048 .. 8192), and two faster at S = 512 and 1024, where
-// 192-row tiles compute 12.5% of their rows past S (paired A/B, kernels/NOTES.md, issue 30):
-// two where 192-row tiles pad more than 1/16 beyond 128-row ones. The same rule under the causal
-// mask since the lower consumers of a 192-row tile stop before their fully masked key tiles
-// (step 12): three then read higher against cuDNN than two at S = 2048 and 4096 (step 13,
-// reports/h100/logs/issue30-s4-probe4-4a0e175.log); before it, two did.
-bool two_consumers_at_d64(int S) {
-  const std::int64_t rows_192 = std::int64_t(ceil_div(S, 192)) * 192;
-  const std::int64_t rows_128 = std::int64_t(ceil_div(S, 128)) * 128;
-  return rows_192 * 16 > rows_128 * 17;
+// At D = 64, three consumers (192-row tiles) measured faster than two (128 rows) at every
+// non-causal S since a consumer with no rows below S skips the item (step 10), also where
+// 192-row tiles pad (S = 512, 1024; issue 30 step 16, reports/h100/logs/issue30-s4-probe8-48ae06e.log),
+// and under the causal mask since the lower consumers stop before their fully masked tiles
+// (step 12; steps 13 and 16). Two under the mask where a head's last 192-row tile keeps one
+// consumer only (64 rows or fewer below S) and that tile, the head's longest item, is more
+// than 1/16 of the head's work (2 * rows / S): one consumer alone has no ping-pong partner, and
+// two measured higher at S = 1024 (probe 8), three at 4096 where that tile is 1/32 of it.
+bool two_consumers_at_d64(int S, bool causal) {
+  if (!causal) return false;
+  const int last_rows = S - (ceil_div(S, 192) - 1) * 192;
+  return last_rows <= 64 && 2 * last_rows * 16 > S;
 }
 // The traits a shape runs with: the one choice that launch and work_items both read.
 template <int D, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
-    if (two_consumers_at_d64(s.S)) {
-      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
-      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
-    }
+    if (two_consumers_at_d64(s.S, causal)) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
     if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
   } else {

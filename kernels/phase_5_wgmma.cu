@@ -2,7 +2,7 @@
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
 // form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
-// three (D = 64; two where S pads 192-row tiles) or two
+// three (D = 64; two for a few causal shapes) or two
 // (D = 128) consumer warpgroups of 64 query rows each take the rest (setmaxnreg.inc). Consumers
 // take turns on the tensor cores (FA3's ping-pong); the source also orders a consumer's softmax
 // of key tile j before its wait for PV of tile j-1 (FA3's second overlap), but ptxas schedules
@@ -583,7 +583,7 @@ ATTNLAB_PHASE(5) {
   p.title = "wgmma + TMA";
   p.technique =
       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
-      "and 3 (D=64; 2 where 192-row tiles pad S) or 2 (D=128) consumer "
+      "and 3 (D=64; 2 for a few causal shapes) or 2 (D=128) consumer "
       "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal, and where S leaves "
       "a consumer no rows of a head's last block: items claimed longest first)";
   p.required_cc = 90;
