@@ -27,7 +27,7 @@ plot 'tflops_by_phase.dat' index 2 using 1:2:3:4:6 with yerrorbars pt variable p
      'tflops_by_phase.dat' index 2 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title 'throughput 16x16x2048x64' noenhanced font ',9'
-set yrange [0:649.842654]
+set yrange [0:637.737186]
 plot 'tflops_by_phase.dat' index 3 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 3 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
@@ -37,7 +37,7 @@ plot 'tflops_by_phase.dat' index 4 using 1:2:3:4:6 with yerrorbars pt variable p
      'tflops_by_phase.dat' index 4 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '4x16x4096x128' noenhanced font ',9'
-set yrange [0:812.235576]
+set yrange [0:795.432083]
 plot 'tflops_by_phase.dat' index 5 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 5 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
@@ -47,12 +47,12 @@ plot 'tflops_by_phase.dat' index 6 using 1:2:3:4:6 with yerrorbars pt variable p
      'tflops_by_phase.dat' index 6 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '16x16x2048x64:causal' noenhanced font ',9'
-set yrange [0:551.261943]
+set yrange [0:567.717556]
 plot 'tflops_by_phase.dat' index 7 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 7 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '4x16x4096x128:causal' noenhanced font ',9'
-set yrange [0:743.601782]
+set yrange [0:736.550761]
 plot 'tflops_by_phase.dat' index 8 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 8 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 unset multiplot
