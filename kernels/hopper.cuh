@@ -111,6 +111,24 @@ template <int Regs>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
 }
+
+// Named barriers of `threads` threads (a multiple of 32; id 0 is __syncthreads'): wait for the
+// others, or arrive without waiting (a producer of the event the others wait for).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// v[0] = op over v[0 .. N): pairwise, depth ceil(log2 N).
+template <int N, class Op>
+__device__ __forceinline__ void tree_reduce(float (&v)[N], Op op) {
+#pragma unroll
+  for (int w = 1; w < N; w *= 2)
+#pragma unroll
+    for (int i = 0; i + w < N; i += 2 * w) v[i] = op(v[i], v[i + w]);
+}
 #endif
 
 // A tensor map for [planes, rows, D] fp16 (D contiguous) read in boxes of box_rows x 64

@@ -4,11 +4,13 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/hopper.cuh"
 #include "kernels/problem.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
 
 namespace attnlab::phase_5 {
@@ -85,6 +87,18 @@ struct alignas(1024) SharedStorage {
   std::uint64_t k_empty[T::kStages];
   std::uint64_t v_empty[T::kStages];
 };
+
+// One block per SM (shared memory and registers admit no second), each looping over work items.
+template <class T>
+LaunchGeometry geometry_of(const Shape& s, int sms) {
+  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
+  const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
+  LaunchGeometry g;
+  g.grid = dim3(unsigned(std::min<std::int64_t>(n_work, sms)));
+  g.block = dim3(unsigned(T::kThreads));
+  g.dynamic_smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
+  return g;
+}
 
 template <class T>
 struct TraitsTag {

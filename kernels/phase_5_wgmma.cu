@@ -40,22 +40,6 @@ namespace {
 namespace ptx = cuda::ptx;
 using namespace hopper;
 
-// v[0] = op over v[0 .. N): pairwise, depth ceil(log2 N).
-template <int N, class Op>
-__device__ __forceinline__ void tree_reduce(float (&v)[N], Op op) {
-#pragma unroll
-  for (int w = 1; w < N; w *= 2)
-#pragma unroll
-    for (int i = 0; i + w < N; i += 2 * w) v[i] = op(v[i], v[i + w]);
-}
-
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 // The global counter of the dynamic scheduler (zero at load; every launch leaves it at zero).
 __device__ unsigned long long item_claims;
 
@@ -505,17 +489,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 // K/V fit in L2. So are non-causal ones where a head's last block leaves a consumer with no
 // rows below S (that block is shorter, and the static stride would give all of them to the
 // same few blocks), their last blocks at each section's end.
-template <class T>
-LaunchGeometry geometry_of(const Shape& s, int sms) {
-  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
-  const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
-  LaunchGeometry g;
-  g.grid = dim3(unsigned(std::min<std::int64_t>(n_work, sms)));
-  g.block = dim3(unsigned(T::kThreads));
-  g.dynamic_smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
-  return g;
-}
-
+// (The grid: geometry_of in kernels/phase_5_traits.cuh.)
 template <class T>
 void launch_with(const Problem& p, cudaStream_t stream) {
   constexpr int D = T::D;
