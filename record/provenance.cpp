@@ -71,18 +71,23 @@ ordered_json to_json(const Provenance& p) {
   return j;
 }
 
-ordered_json to_json(const RecordedOptions& o) {
+ordered_json to_json(const SamplingOptions& o) {
   return {{"regimes", o.regimes},
           {"check_only", o.check_only},
           {"stopping_rule",
            {{"min_samples", o.min_samples},
             {"max_samples", o.max_samples},
             {"noise_target_pct", o.noise_target_pct},
-            {"max_seconds", o.max_seconds}}},
-          {"metrics", o.metrics},
-          {"throttled", o.throttled},
-          {"inputs", o.inputs},
-          {"profile_launch", o.profile_launch}};
+            {"max_seconds", o.max_seconds}}}};
+}
+
+ordered_json to_json(const RecordedOptions& o) {
+  ordered_json j = to_json(static_cast<const SamplingOptions&>(o));
+  j["metrics"] = o.metrics;
+  j["throttled"] = o.throttled;
+  j["inputs"] = o.inputs;
+  j["profile_launch"] = o.profile_launch;
+  return j;
 }
 
 ordered_json shape_to_json(const Shape& s, double scale) {
@@ -136,14 +141,20 @@ Provenance read_provenance(const ordered_json& root, const std::string& b) {
   return p;
 }
 
-RecordedOptions read_recorded_options(const ordered_json& root, const std::string& b) {
-  RecordedOptions o;
+SamplingOptions read_sampling_options(const ordered_json& root, const std::string& b) {
+  SamplingOptions o;
   o.regimes = value_at<std::vector<std::string>>(root, b + "/regimes");
   o.check_only = bool_at(root, b + "/check_only");
   o.min_samples = value_at<std::size_t>(root, b + "/stopping_rule/min_samples");
   o.max_samples = value_at<std::size_t>(root, b + "/stopping_rule/max_samples");
   o.noise_target_pct = number_at(root, b + "/stopping_rule/noise_target_pct");
   o.max_seconds = number_at(root, b + "/stopping_rule/max_seconds");
+  return o;
+}
+
+RecordedOptions read_recorded_options(const ordered_json& root, const std::string& b) {
+  RecordedOptions o;
+  static_cast<SamplingOptions&>(o) = read_sampling_options(root, b);
   o.metrics = string_at(root, b + "/metrics");
   o.throttled = string_at(root, b + "/throttled");
   o.inputs = string_at(root, b + "/inputs");

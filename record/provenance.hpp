@@ -75,15 +75,20 @@ struct Provenance {
   std::string sweep_id;  // the sweep the run belongs to (scripts/sweep.sh); empty: none, not written
 };
 
-// What a run was asked to do, as recorded (options that only steer the process, such as
-// --results-dir or --device, are not).
-struct RecordedOptions {
+// The timing a run was asked for, as both the phases' records and the SDPA records hold it:
+// "regimes", "check_only" and "stopping_rule" of their "options".
+struct SamplingOptions {
   std::vector<std::string> regimes;
   bool check_only = false;
   std::size_t min_samples = 0;
   std::size_t max_samples = 0;
   double noise_target_pct = 0;
   double max_seconds = 0;
+};
+
+// What a run was asked to do, as recorded (options that only steer the process, such as
+// --results-dir or --device, are not).
+struct RecordedOptions : SamplingOptions {
   std::string metrics;
   std::string throttled;
   std::string inputs;
@@ -95,6 +100,8 @@ std::string gpu_uuid_string(const unsigned char (&bytes)[16]);
 
 nlohmann::ordered_json to_json(const GpuIdentity& g);
 nlohmann::ordered_json to_json(const Provenance& p);
+// The three keys of SamplingOptions, in that order; the records add their own after them.
+nlohmann::ordered_json to_json(const SamplingOptions& o);
 nlohmann::ordered_json to_json(const RecordedOptions& o);
 // A result's "shape": sizes, masking, dtype and the softmax scale the kernel used.
 nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
@@ -104,6 +111,7 @@ nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
 Provenance read_provenance(const nlohmann::ordered_json& root, const std::string& base);
 // The "gpu" block of any writer's provenance (the SDPA baseline's too).
 GpuIdentity read_gpu_identity(const nlohmann::ordered_json& root, const std::string& base);
+SamplingOptions read_sampling_options(const nlohmann::ordered_json& root, const std::string& base);
 RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
 // A result's "shape" and its "scale".
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);

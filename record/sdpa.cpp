@@ -33,14 +33,9 @@ ordered_json provenance_json(const SdpaProvenance& p) {
 }
 
 ordered_json options_json(const SdpaOptions& o) {
-  return {{"regimes", o.regimes},
-          {"check_only", o.check_only},
-          {"stopping_rule",
-           {{"min_samples", o.min_samples},
-            {"max_samples", o.max_samples},
-            {"noise_target_pct", o.noise_target_pct},
-            {"max_seconds", o.max_seconds}}},
-          {"backend", o.backend}};
+  ordered_json j = to_json(static_cast<const SamplingOptions&>(o));
+  j["backend"] = o.backend;
+  return j;
 }
 
 const RegimeTiming* headline(const SdpaResult& r) {
@@ -147,14 +142,8 @@ SdpaRunRecord read_sdpa_record(const ordered_json& j) {
   r.experiment = read_experiment(j, "/experiment");
   r.started_utc = string_at(j, "/started_utc");
   r.provenance = read_provenance_block(j, "/provenance");
-  const std::string o = "/options";
-  r.options.regimes = value_at<std::vector<std::string>>(j, o + "/regimes");
-  r.options.check_only = bool_at(j, o + "/check_only");
-  r.options.min_samples = value_at<std::size_t>(j, o + "/stopping_rule/min_samples");
-  r.options.max_samples = value_at<std::size_t>(j, o + "/stopping_rule/max_samples");
-  r.options.noise_target_pct = number_at(j, o + "/stopping_rule/noise_target_pct");
-  r.options.max_seconds = number_at(j, o + "/stopping_rule/max_seconds");
-  r.options.backend = string_at(j, o + "/backend");
+  static_cast<SamplingOptions&>(r.options) = read_sampling_options(j, "/options");
+  r.options.backend = string_at(j, "/options/backend");
   const ordered_json* results = find(j, "/results");
   if (!results || !results->is_array()) throw FieldError(type_problem("/results", "an array"));
   for (std::size_t i = 0; i < results->size(); ++i)

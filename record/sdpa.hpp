@@ -45,11 +45,7 @@ struct SdpaProvenance {
   std::string host;
 };
 
-struct SdpaOptions {
-  std::vector<std::string> regimes;
-  bool check_only = false;
-  std::size_t min_samples = 0, max_samples = 0;
-  double noise_target_pct = 0, max_seconds = 0;
+struct SdpaOptions : SamplingOptions {
   std::string backend;  // cudnn, flash or efficient
 };
 
