@@ -510,8 +510,10 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const int heads = s.B * s.H;
   const std::int64_t n_work = std::int64_t(m_blocks) * heads;
   const bool causal = T::Mask::kCausal;
-  const int last_rows = s.S - (m_blocks - 1) * T::kTileQ;  // rows of a head's last block
-  const bool dynamic = causal || last_rows <= T::kTileQ - kRowsPerConsumer;
+  // Dynamic where items differ: under the mask, or where a head's last block has a consumer
+  // with no rows below S (it skips the item).
+  using Turns = ConsumerTurns<T::kConsumers, kRowsPerConsumer, T::kTileK, T::Mask::kCausal>;
+  const bool dynamic = causal || Turns::active((m_blocks - 1) * T::kTileQ, s.S) < T::kConsumers;
   const WorkOrder order{m_blocks, heads,
                         dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
