@@ -56,11 +56,14 @@ struct Traits {
   static constexpr int kQStages =
       2 * kQBytes + 2 * kStages * kKVTileBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
-  // (kTileK/4) each: 128 * 24 + 256 * 240 (or 384 * 160) = 64512 of the SM's 65536.
-  static constexpr int kProducerRegs = 24;
+  // (kTileK/4) each. setmaxnreg moves registers within the block's launch allocation (65536
+  // over kThreads, in multiples of 8, per thread): 128 * 24 + 256 * 240 = 64512 of 384 * 168,
+  // 128 * 32 + 384 * 160 = 65536 of 512 * 128 (FA3's split).
+  static constexpr int kProducerRegs = kConsumers == 2 ? 24 : 32;
   static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
-  static_assert(kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <= 65536,
-                "the register file holds every warpgroup's allocation");
+  static_assert(kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
+                    kThreads * (65536 / kThreads / 8 * 8),
+                "the block's register allocation holds every warpgroup's");
   static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
   static_assert(kTileK % 16 == 0 && D % hopper::kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
   static_assert(kTileK % 8 == 0 && kTileK <= 256, "wgmma N and the TMA box");
@@ -75,9 +78,9 @@ struct alignas(1024) SharedStorage {
   __half v[T::kStages][T::kTileK * D];
   // Each consumer's rows of O on their way to global memory (a TMA store), where they fit.
   __half o[T::kStageO ? T::kTileQ * D : 8];
-  // The work item whose Q the slot holds, n_work when none is left; written by the producer
-  // before it arrives on q_full, so a consumer reads it after its wait.
-  std::int64_t item[T::kQStages];
+  // The work unit whose Q the slot holds (its item, n_work when none is left, and key tiles);
+  // written by the producer before it arrives on q_full, so a consumer reads it after its wait.
+  KeySplit::Unit unit[T::kQStages];
   std::uint64_t q_full[T::kQStages];
   std::uint64_t q_empty[T::kQStages];  // every consumer's last QK^T of the item has completed
   std::uint64_t k_full[T::kStages];

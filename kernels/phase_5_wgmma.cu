@@ -28,6 +28,7 @@
 #include "common/check.hpp"
 #include "kernels/consumer_turns.hpp"
 #include "kernels/hopper.cuh"
+#include "kernels/key_split.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline.cuh"
@@ -42,6 +43,11 @@ using namespace hopper;
 
 // The global counter of the dynamic scheduler (zero at load; every launch leaves it at zero).
 __device__ unsigned long long item_claims;
+// The partials of items split over keys, a slot per block, and their ready flags (zero at load;
+// every launch leaves them at zero: kernels/key_split.cuh).
+constexpr int kSlotVectors = std::max(SplitSlot<64, 3>::kVectors, SplitSlot<128, 2>::kVectors);
+__device__ float4 split_partials[kSplitSlots * kSlotVectors];
+__device__ unsigned split_ready[kSplitSlots * 3 * kSplitWarps];
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -49,7 +55,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v,
                      const __grid_constant__ CUtensorMap tm_o, __half* __restrict__ o, int H,
-                     int H_kv, int S, float scale_log2, WorkOrder order, std::int64_t n_work,
+                     int H_kv, int S, float scale_log2, WorkOrder order, KeySplit split,
                      bool dynamic) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
@@ -70,17 +76,23 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // in the Q slot it loads (sm.item), so a dynamic claim is made once per item and block.
   using Turns = ConsumerTurns<T::kConsumers, kRowsPerConsumer, T::kTileK, T::Mask::kCausal>;
   struct Work {
-    int bh, kv_plane, q0, n_tiles;
-    int active;  // consumers with rows below S (all but in a head's last block)
+    int bh, kv_plane, q0;
+    int k0, n_tiles;  // the unit's key tiles: [k0, k0 + n_tiles) of the item's
+    bool merges;      // the item's later tiles run elsewhere (KeySplit): merge their partial
+    int active;       // consumers with rows below S (all but in a head's last block)
   };
-  auto work_item = [&](std::int64_t w) {
-    const WorkOrder::Item it = order.item(w);
+  const std::int64_t n_work = split.n_work;
+  auto work_item = [&](const KeySplit::Unit& u) {
+    const WorkOrder::Item it = order.item(u.w);
     Work t;
     t.bh = it.bh;
     const int b = t.bh / H;
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
     t.q0 = it.m_block * T::kTileQ;
-    t.n_tiles = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
+    const int all = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
+    t.k0 = u.k0;
+    t.n_tiles = (u.k1 < all ? u.k1 : all) - u.k0;
+    t.merges = u.k1 < all;
     t.active = Turns::active(t.q0, S);
     return t;
   };
@@ -113,22 +125,33 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
       const DynamicScheduler claims{&item_claims, n_work};
-      const StaticScheduler stride{};
+      // A claimed item runs whole: its unit's key tiles end at the item's.
+      auto whole = [](std::int64_t w) { return KeySplit::Unit{w, 0, 1 << 30}; };
       KVRing ring{};
-      std::int64_t w = blockIdx.x;
+      // The block's index read afresh where used (a value kept across the loop costs this
+      // thread's few registers a spill), and its place: the item claimed, or its place in the
+      // static sequence (KeySplit).
+      auto block = [] {
+        unsigned b;
+        asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(b));
+        return int(b);
+      };
+      std::int64_t place = dynamic ? block() : split.start(block());
       for (QRing slot{};; slot = slot + 1) {
         const int qs = slot.stage();
+        const KeySplit::Unit u = dynamic ? whole(place) : split.unit(block(), place);
+        const std::int64_t w = u.w;
         ATTNLAB_TL_BEGIN(kEmptyWait, w);
         wait_barrier(&sm.q_empty[qs], slot.phase() ^ 1);
         ATTNLAB_TL_END(kEmptyWait, w);
-        sm.item[qs] = w;
+        sm.unit[qs] = u;
         if (w >= n_work) {  // none left: the consumers read n_work and stop
           ptx::mbarrier_arrive(&sm.q_full[qs]);
           break;
         }
         // Claimed now, used after this item's copies: the atomic's latency hides behind them.
-        const std::int64_t next = dynamic ? claims.next(w) : stride.next(w);
-        const Work t = work_item(w);
+        const std::int64_t next = dynamic ? claims.next(w) : split.advance(block(), u);
+        const Work t = work_item(u);
         ATTNLAB_TL_BEGIN(kItem, w);
         ATTNLAB_TL_BEGIN(kTmaIssue, w);
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
@@ -139,7 +162,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         // each such arrival follows the wait that opened the tile's phase for this item. (They
         // release the Q slot themselves, after reading the item from it.)
         auto idle_warps = [&](int j) {
-          return std::uint32_t(Turns::idle(t.q0, t.active, j)) * (kWarpgroupThreads / kWarpSize);
+          return std::uint32_t(Turns::idle(t.q0, t.active, t.k0 + j)) * (kWarpgroupThreads / kWarpSize);
         };
         auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], std::uint64_t* full,
                         std::uint64_t* empty, const CUtensorMap* map, int j) {
@@ -151,7 +174,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           ATTNLAB_TL_BEGIN(kTmaIssue, j);
           ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], std::uint32_t{T::kKVTileBytes});
-          tma_load_tile<D>(buf[s], map, T::kTileK, j * T::kTileK, t.kv_plane, &full[s]);
+          tma_load_tile<D>(buf[s], map, T::kTileK, (t.k0 + j) * T::kTileK, t.kv_plane, &full[s]);
           if (const std::uint32_t idle = idle_warps(j); idle > 0) ptx::mbarrier_arrive(&empty[s], idle);
           ATTNLAB_TL_END(kTmaIssue, j);
         };
@@ -163,7 +186,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         }
         ring = ring + t.n_tiles;
         ATTNLAB_TL_END(kItem, w);
-        w = next;
+        place = next;
       }
     }
     return;
@@ -244,7 +267,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // rows; returns each row's correction factor for O.
   auto softmax = [&](int j, float (&corr)[2]) {
     ATTNLAB_TL_BEGIN(kSoftmax, j);
-    const int key0 = j * T::kTileK;
+    const int key0 = (t.k0 + j) * T::kTileK;
     if (T::Mask::tile_needs_mask(key0, T::kTileK, t.q0 + consumer * kRowsPerConsumer, S)) {
 #pragma unroll
       for (int i = 0; i < T::kTileK / 8; ++i)
@@ -310,24 +333,26 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Turn j of an item belongs to the consumers whose rows read key tile j (or, for the last
   // turn, j - 1), in consumer order (kernels/consumer_turns.hpp).
   auto sched_signal = [&](int j) {
-    named_barrier_arrive(Turns::signal_to(t.q0, t.active, consumer, j, S), kPairThreads);
+    named_barrier_arrive(Turns::signal_to(t.q0, t.active, consumer, t.k0 + j, S), kPairThreads);
   };
   if (consumer == T::kConsumers - 1) named_barrier_arrive(1, kPairThreads);
 
-  // The work item whose Q the slot holds; n_work when none is left. Lane 0 of each warp reads
-  // it, the lane that later releases the slot for the warp, so the read is ordered before
+  // The work unit whose Q the slot holds; item n_work when none is left. Lane 0 of each warp
+  // reads it, the lane that later releases the slot for the warp, so the read is ordered before
   // the producer's next write by the q_empty arrival of the thread that made it.
-  auto next_item = [&](QRing slot) {
+  auto next_unit = [&](QRing slot) {
     ATTNLAB_TL_BEGIN(kFullWait, 0);
     wait_barrier(&sm.q_full[slot.stage()], slot.phase());
     ATTNLAB_TL_END(kFullWait, 0);
-    std::int64_t w = 0;
-    if (lane == 0) w = sm.item[slot.stage()];
-    return __shfl_sync(kFullMask, w, 0);
+    KeySplit::Unit u{0, 0, 0};
+    if (lane == 0) u = sm.unit[slot.stage()];
+    return KeySplit::Unit{__shfl_sync(kFullMask, u.w, 0), __shfl_sync(kFullMask, u.k0, 0),
+                          __shfl_sync(kFullMask, u.k1, 0)};
   };
   QRing slot{};
-  for (std::int64_t w = next_item(slot); w < n_work; slot = slot + 1, w = next_item(slot)) {
-    t = work_item(w);
+  for (KeySplit::Unit u = next_unit(slot); u.w < n_work; slot = slot + 1, u = next_unit(slot)) {
+    [[maybe_unused]] const std::int64_t w = u.w;  // the timeline's stamps
+    t = work_item(u);
     // A consumer whose rows all lie past S (in a head's last query block where S does not fill
     // the tile) skips the item: it releases the Q slot it read the item from, the producer
     // releases its share of the K/V tiles, and the others pass the turns among themselves.
@@ -406,6 +431,20 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     fence_operands(p_frag);
     release_v(n_mine - 1);
     ring = ring + t.n_tiles;
+    // An item split over keys (KeySplit): the block of its later tiles saves their partial in
+    // its slot, and the block of its earlier tiles (the one before) merges it.
+    if (t.k0 > 0 || t.merges) {
+      const int b = int(blockIdx.x) + (t.k0 > 0 ? 0 : 1);
+      float4* const part = split_partials + std::size_t(b) * kSlotVectors +
+                           consumer * SplitSlot<D, T::kConsumers>::kConsumerVectors;
+      unsigned* const ready = split_ready + (b * 3 + consumer) * kSplitWarps + warp;
+      if (t.k0 > 0) {
+        save_partial<D>(part, ready, o_acc, m_row, l_row, tid);
+        ATTNLAB_TL_END(kItem, w);
+        continue;
+      }
+      merge_partial<D>(part, ready, o_acc, m_row, l_row, tid);
+    }
 
     // Epilogue: whole-row sums from the row's four lanes, then O / l.
     ATTNLAB_TL_BEGIN(kEpilogue, w);
@@ -516,9 +555,12 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const bool dynamic = causal || Turns::active((m_blocks - 1) * T::kTileQ, s.S) < T::kConsumers;
   const WorkOrder order{m_blocks, heads,
                         dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
+  // Static items of equal cost whose count leaves the last round part empty: split over keys.
+  const KeySplit split = KeySplit::make(n_work, int(g.grid.x), ceil_div(s.S, T::kTileK),
+                                        !dynamic && int(g.grid.x) <= kSplitSlots);
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
-      n_work, dynamic);
+      split, dynamic);
   ATTNLAB_CHECK_LAUNCH();
 }
 

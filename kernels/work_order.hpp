@@ -41,6 +41,68 @@ struct WorkOrder {
   }
 };
 
+// A persistent grid's items of equal cost split over keys where their count is not a multiple
+// of the grid (CUTLASS's data-parallel + stream-K hybrid): with n_work = q * grid + r items,
+// 0 < r < grid, a static stride leaves the last round r / grid full. Here the first
+// (q - 1) * grid items run whole, block b taking b, b + grid, ...; the key tiles of the other
+// grid + r items are cut into grid equal ranges, one per block, in item order, so every block
+// ends within a tile of the same time. A range is longer than an item, so an item is cut at
+// most once: block b + 1 runs its later tiles first (its range's first unit, saving a partial
+// result in slot b + 1) and block b its earlier tiles last (its range's last unit, merging that
+// partial). Off (split == false) every item runs whole with the static stride.
+struct KeySplit {
+  std::int64_t n_work = 0;
+  std::int64_t n_whole = 0;  // items [0, n_whole) run whole
+  int grid = 1;
+  int tiles = 1;             // key tiles per item
+  // Key tiles [k0, k1) of item w; w = n_work when a block has none left.
+  struct Unit {
+    std::int64_t w;
+    int k0, k1;
+  };
+  static KeySplit make(std::int64_t n_work, int grid, int tiles, bool split) {
+    KeySplit k;
+    k.n_work = n_work;
+    k.grid = grid;
+    k.tiles = tiles;
+    const bool uneven = n_work > grid && n_work % grid != 0;
+    const bool fits = std::int64_t(grid) * 2 * grid * tiles < (std::int64_t(1) << 31) &&
+                      tiles < (1 << kTileBits);
+    k.n_whole = split && uneven && fits ? (n_work / grid - 1) * grid : n_work;
+    return k;
+  }
+  ATTNLAB_HOST_DEVICE bool splits() const { return n_whole < n_work; }
+  // Block b's range of the split tiles, numbered item by item from item n_whole's first: fewer
+  // than 2 * grid items' tiles, 32-bit arithmetic (make() splits nothing past 2^31).
+  ATTNLAB_HOST_DEVICE int begin(int b) const { return b * int(n_work - n_whole) * tiles / grid; }
+  // A block's place in its sequence, one integer (what a thread with few registers keeps, and
+  // no division per unit): (item << 16) | first key tile; the whole items first, in the stride.
+  static constexpr int kTileBits = 16;
+  ATTNLAB_HOST_DEVICE std::int64_t place_of_tile(int it) const {
+    return (std::int64_t(n_whole + it / tiles) << kTileBits) | (it % tiles);
+  }
+  ATTNLAB_HOST_DEVICE std::int64_t start(int b) const {
+    return b < n_whole ? std::int64_t(b) << kTileBits : place_of_tile(begin(b));
+  }
+  ATTNLAB_HOST_DEVICE Unit unit(int b, std::int64_t place) const {
+    const std::int64_t w = place >> kTileBits;
+    if (w < n_whole) return {w, 0, tiles};
+    const int k0 = int(place & ((1 << kTileBits) - 1));
+    const int it = int(w - n_whole) * tiles + k0;
+    const int end = begin(b + 1);
+    if (it >= end) return {n_work, 0, 0};
+    const int k1 = k0 + (end - it);
+    return {w, k0, k1 < tiles ? k1 : tiles};
+  }
+  // The place after unit u of block b: the next whole item in the stride, then the range's
+  // first tile, then the next item's first tile (past the range's end: none).
+  ATTNLAB_HOST_DEVICE std::int64_t advance(int b, const Unit& u) const {
+    if (u.w < n_whole)
+      return u.w + grid < n_whole ? (u.w + grid) << kTileBits : place_of_tile(begin(b));
+    return (u.w + 1) << kTileBits;
+  }
+};
+
 // Heads whose K and V fit in a share of the H100's 50 MB L2 together, which leaves room for the
 // Q and O streams: FA3's 32 MB, and 8 MB where a K/V head is at most 512 KB (S * D <= 2^17).
 // Short heads are read by few, short items, and with 32 MB sections the 132 items in flight

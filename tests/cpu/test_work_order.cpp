@@ -3,8 +3,11 @@
 // size from the L2 share.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "kernels/work_order.hpp"
 
@@ -87,6 +90,77 @@ TEST(WorkOrder, SectionHeadsFromTheL2Share) {
   EXPECT_EQ(l2_section_heads(2048, 64, 1, 256, true), 64);
   EXPECT_EQ(l2_section_heads(1024, 128, 1, 256, true), 16);
   EXPECT_EQ(l2_section_heads(512, 128, 1, 512, true), 32);
+}
+
+// Every block's units played out: every key tile of every item once, the whole items in the
+// static stride, an item cut at most once (its later tiles block b + 1's first split unit, its
+// earlier ones block b's last), and every block's share within one tile of the others'.
+TEST(KeySplit, EveryKeyTileOnceAndACutItemBetweenNeighbours) {
+  struct Case {
+    std::int64_t n_work;
+    int grid, tiles;
+  };
+  for (const Case c : {Case{2048, 132, 32}, Case{2048, 132, 4}, Case{2816, 132, 16},
+                       Case{2816, 132, 1}, Case{133, 132, 7}, Case{264, 132, 3}, Case{1000, 7, 5},
+                       Case{10, 4, 2}, Case{8, 8, 9}, Case{5, 8, 3}}) {
+    for (const bool split : {false, true}) {
+      const KeySplit ks = KeySplit::make(c.n_work, c.grid, c.tiles, split);
+      const bool uneven = c.n_work > c.grid && c.n_work % c.grid != 0;
+      EXPECT_EQ(ks.splits(), split && uneven) << c.n_work << " items, grid " << c.grid;
+      std::map<std::int64_t, std::vector<int>> tiles_of;  // item -> how often each tile ran
+      std::map<std::int64_t, int> cut_later, cut_earlier;    // item -> block
+      std::int64_t least = -1, most = 0;
+      for (int b = 0; b < c.grid; ++b) {
+        std::int64_t share = 0, w_expected = b;
+        int units = 0, split_units = 0, last_split_k1 = 0;
+        for (std::int64_t at = ks.start(b);; at = ks.advance(b, ks.unit(b, at)), ++units) {
+          const KeySplit::Unit u = ks.unit(b, at);
+          if (u.w >= c.n_work) break;
+          ASSERT_LT(units, 100000) << "no end";
+          ASSERT_GE(u.w, 0);
+          ASSERT_LE(0, u.k0);
+          ASSERT_LT(u.k0, u.k1);
+          ASSERT_LE(u.k1, c.tiles);
+          auto& ran = tiles_of[u.w];
+          ran.resize(std::size_t(c.tiles));
+          for (int k = u.k0; k < u.k1; ++k) ++ran[std::size_t(k)];
+          share += u.k1 - u.k0;
+          if (u.w < ks.n_whole) {
+            EXPECT_EQ(u.w, w_expected) << "the static stride";
+            EXPECT_EQ(u.k1 - u.k0, c.tiles);
+            w_expected += c.grid;
+            continue;
+          }
+          if (u.k0 > 0) {
+            EXPECT_EQ(split_units, 0) << "a cut item's later tiles come first in a range";
+            cut_later[u.w] = b;
+          }
+          if (split_units > 0) {
+            EXPECT_EQ(last_split_k1, c.tiles) << "a unit that cuts an item ends its range";
+          }
+          if (u.k1 < c.tiles) cut_earlier[u.w] = b;
+          last_split_k1 = u.k1;
+          ++split_units;
+        }
+        least = least < 0 ? share : std::min(least, share);
+        most = std::max(most, share);
+      }
+      for (std::int64_t w = 0; w < c.n_work; ++w) {
+        ASSERT_EQ(tiles_of.count(w), 1u) << "item " << w << " never ran";
+        for (int k = 0; k < c.tiles; ++k) EXPECT_EQ(tiles_of[w][std::size_t(k)], 1) << w << ", " << k;
+      }
+      EXPECT_EQ(cut_later.size(), cut_earlier.size());
+      for (const auto& [w, b] : cut_later) {
+        ASSERT_EQ(cut_earlier.count(w), 1u) << "item " << w;
+        EXPECT_EQ(cut_earlier[w], b - 1) << "item " << w << ": the block before the later tiles'";
+      }
+      if (ks.splits()) {
+        EXPECT_LE(most - least, 1) << "shares within a tile";
+      } else {
+        EXPECT_TRUE(cut_later.empty());
+      }
+    }
+  }
 }
 
 }  // namespace
