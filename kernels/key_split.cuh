@@ -57,8 +57,11 @@ __device__ __forceinline__ void merge_partial(const float4* slot, unsigned* read
                                               float (&m)[2], float (&l)[2], int tid) {
   constexpr int kThreads = kSplitWarps * 32;
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> flag(*ready);
-  for (std::uint32_t spins = 0; flag.load(cuda::memory_order_acquire) == 0u; ++spins) {
-    if (spins == kSplitSpinLimit) __trap();
+  // Every lane reads the flag and the warp leaves together (a vote: the loop stays warp-uniform,
+  // which keeps ptxas's uniform datapath in the rest of the kernel).
+  std::uint32_t spins = 0;
+  while (__any_sync(kFullMask, flag.load(cuda::memory_order_acquire) == 0u)) {
+    if (++spins == kSplitSpinLimit) __trap();
     __nanosleep(64);
   }
   const float4 ml = __ldcg(&slot[(D / 8) * kThreads + tid]);

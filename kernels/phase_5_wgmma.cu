@@ -48,6 +48,9 @@ __device__ unsigned long long item_claims;
 constexpr int kSlotVectors = std::max(SplitSlot<64, 3>::kVectors, SplitSlot<128, 2>::kVectors);
 __device__ float4 split_partials[kSplitSlots * kSlotVectors];
 __device__ unsigned split_ready[kSplitSlots * 3 * kSplitWarps];
+// Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) splitting measured
+// slower than the part-empty last round, at 16 and 32 faster (issue 30, kernels/NOTES.md).
+constexpr int kMinSplitTiles = 16;
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -555,9 +558,12 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const bool dynamic = causal || Turns::active((m_blocks - 1) * T::kTileQ, s.S) < T::kConsumers;
   const WorkOrder order{m_blocks, heads,
                         dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
-  // Static items of equal cost whose count leaves the last round part empty: split over keys.
-  const KeySplit split = KeySplit::make(n_work, int(g.grid.x), ceil_div(s.S, T::kTileK),
-                                        !dynamic && int(g.grid.x) <= kSplitSlots);
+  // Static items of equal cost whose count leaves the last round part empty: split over keys,
+  // where an item is long enough (kMinSplitTiles) that a block's extra unit and the partial's
+  // round trip cost less than the empty part of the last round.
+  const int tiles = ceil_div(s.S, T::kTileK);
+  const KeySplit split = KeySplit::make(
+      n_work, int(g.grid.x), tiles, !dynamic && tiles >= kMinSplitTiles && int(g.grid.x) <= kSplitSlots);
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
       split, dynamic);
