@@ -25,9 +25,13 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 // Consumers: warpgroups of 64 query rows; three at D = 64 (192-row tiles; measured faster than
 // two on the H100, kernels/NOTES.md) but for a few causal shapes (two_consumers_at_d64), two at
 // D = 128, where three would need 160 registers each for S, O and P and spill.
-template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2>
+// Split: the kernel may split items over keys (KeySplit, kernels/work_order.hpp), chosen per
+// shape by with_traits; the kernels that never do carry none of its code.
+template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2,
+          bool Split = false>
 struct Traits {
   static constexpr int D = HeadDim;
+  static constexpr bool kSplit = Split;
   using Mask = hopper::KeyMask<Causal>;
   static constexpr int kConsumers = Consumers;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
@@ -120,6 +124,10 @@ bool two_consumers_at_d64(int S, bool causal) {
   const int last_rows = S - (ceil_div(S, 192) - 1) * 192;
   return last_rows <= 64 && 2 * last_rows * 16 > S;
 }
+// Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) splitting measured
+// slower than the part-empty last round, at 16 and 32 faster (issue 30 session 5, probe 1,
+// reports/h100/logs/issue30-s5-probe1-bad28de.log).
+constexpr int kMinSplitTiles = 16;
 // The traits a shape runs with: the one choice that launch and work_items both read.
 template <int D, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
@@ -137,8 +145,13 @@ auto with_traits(const Shape& s, Fn&& fn) {
     // and O staged for a TMA store, read higher against cuDNN than 176-key tiles at S = 512 ...
     // 4096 (most at short S, where an item is a few tiles) and lower at 8192 (paired A/B, issue 30
     // step 11, reports/h100/logs/issue30-s4-probe3-23efe85.log).
-    if (s.S <= 4096) return fn(TraitsTag<Traits<128, 128, 2, false>>{});
-    return fn(TraitsTag<Traits<128, 176, 2, false>>{});
+    // Items of at least kMinSplitTiles key tiles (S >= 2048) may split over keys where their
+    // count leaves the last round part empty (launch_with; issue 30, session 5).
+    if (s.S <= 4096) {
+      if (ceil_div(s.S, 128) >= kMinSplitTiles) return fn(TraitsTag<Traits<128, 128, 2, false, 2, true>>{});
+      return fn(TraitsTag<Traits<128, 128, 2, false>>{});
+    }
+    return fn(TraitsTag<Traits<128, 176, 2, false, 2, true>>{});
   }
 }
 

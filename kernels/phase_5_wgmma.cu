@@ -48,9 +48,6 @@ __device__ unsigned long long item_claims;
 constexpr int kSlotVectors = std::max(SplitSlot<64, 3>::kVectors, SplitSlot<128, 2>::kVectors);
 __device__ float4 split_partials[kSplitSlots * kSlotVectors];
 __device__ unsigned split_ready[kSplitSlots * 3 * kSplitWarps];
-// Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) splitting measured
-// slower than the part-empty last round, at 16 and 32 faster (issue 30, kernels/NOTES.md).
-constexpr int kMinSplitTiles = 16;
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -93,9 +90,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     t.kv_plane = b * H_kv + (t.bh - b * H) / (H / H_kv);
     t.q0 = it.m_block * T::kTileQ;
     const int all = T::Mask::key_tiles(t.q0, T::kTileQ, S, T::kTileK);
-    t.k0 = u.k0;
-    t.n_tiles = (u.k1 < all ? u.k1 : all) - u.k0;
-    t.merges = u.k1 < all;
+    t.k0 = T::kSplit ? u.k0 : 0;
+    t.n_tiles = T::kSplit && u.k1 < all ? u.k1 - u.k0 : all - t.k0;
+    t.merges = T::kSplit && u.k1 < all;
     t.active = Turns::active(t.q0, S);
     return t;
   };
@@ -139,10 +136,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
         asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(b));
         return int(b);
       };
-      std::int64_t place = dynamic ? block() : split.start(block());
+      std::int64_t place = dynamic || !T::kSplit ? block() : split.start(block());
       for (QRing slot{};; slot = slot + 1) {
         const int qs = slot.stage();
-        const KeySplit::Unit u = dynamic ? whole(place) : split.unit(block(), place);
+        const KeySplit::Unit u = dynamic || !T::kSplit ? whole(place) : split.unit(block(), place);
         const std::int64_t w = u.w;
         ATTNLAB_TL_BEGIN(kEmptyWait, w);
         wait_barrier(&sm.q_empty[qs], slot.phase() ^ 1);
@@ -153,7 +150,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           break;
         }
         // Claimed now, used after this item's copies: the atomic's latency hides behind them.
-        const std::int64_t next = dynamic ? claims.next(w) : split.advance(block(), u);
+        const std::int64_t next = dynamic     ? claims.next(w)
+                                  : T::kSplit ? split.advance(block(), u)
+                                              : w + gridDim.x;
         const Work t = work_item(u);
         ATTNLAB_TL_BEGIN(kItem, w);
         ATTNLAB_TL_BEGIN(kTmaIssue, w);
@@ -349,8 +348,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     ATTNLAB_TL_END(kFullWait, 0);
     KeySplit::Unit u{0, 0, 0};
     if (lane == 0) u = sm.unit[slot.stage()];
-    return KeySplit::Unit{__shfl_sync(kFullMask, u.w, 0), __shfl_sync(kFullMask, u.k0, 0),
-                          __shfl_sync(kFullMask, u.k1, 0)};
+    u.w = __shfl_sync(kFullMask, u.w, 0);
+    if constexpr (T::kSplit) {
+      u.k0 = __shfl_sync(kFullMask, u.k0, 0);
+      u.k1 = __shfl_sync(kFullMask, u.k1, 0);
+    }
+    return u;
   };
   QRing slot{};
   for (KeySplit::Unit u = next_unit(slot); u.w < n_work; slot = slot + 1, u = next_unit(slot)) {
@@ -436,7 +439,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     ring = ring + t.n_tiles;
     // An item split over keys (KeySplit): the block of its later tiles saves their partial in
     // its slot, and the block of its earlier tiles (the one before) merges it.
-    if (t.k0 > 0 || t.merges) {
+    if (T::kSplit && (t.k0 > 0 || t.merges)) {
       const int b = int(blockIdx.x) + (t.k0 > 0 ? 0 : 1);
       float4* const part = split_partials + std::size_t(b) * kSlotVectors +
                            consumer * SplitSlot<D, T::kConsumers>::kConsumerVectors;
@@ -558,12 +561,12 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const bool dynamic = causal || Turns::active((m_blocks - 1) * T::kTileQ, s.S) < T::kConsumers;
   const WorkOrder order{m_blocks, heads,
                         dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
-  // Static items of equal cost whose count leaves the last round part empty: split over keys,
-  // where an item is long enough (kMinSplitTiles) that a block's extra unit and the partial's
-  // round trip cost less than the empty part of the last round.
+  // Static items of equal cost whose count leaves the last round part empty: split over keys
+  // by the kernels that may (T::kSplit: items long enough that a block's extra unit and the
+  // partial's round trip cost less than the empty part of the last round).
   const int tiles = ceil_div(s.S, T::kTileK);
   const KeySplit split = KeySplit::make(
-      n_work, int(g.grid.x), tiles, !dynamic && tiles >= kMinSplitTiles && int(g.grid.x) <= kSplitSlots);
+      n_work, int(g.grid.x), tiles, T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
       split, dynamic);
