@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "common/check.hpp"
+#include "kernels/host_device.hpp"  // ceil_div
 #include "kernels/problem.hpp"
 
 namespace attnlab {
@@ -28,8 +29,6 @@ constexpr int kHalvesPerVec = 8;
 // Dynamic shared memory a kernel gets without opting in.
 constexpr std::size_t kDefaultSmemLimit = 48 * 1024;
 
-// Written as a quotient plus a remainder test so that S near INT_MAX cannot overflow.
-__host__ __device__ constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 
 // Element offsets of one (batch, head) slice into q/o and k/v. 64-bit: B*H*S*D passes 2^31
 // long before memory runs out.

@@ -10,16 +10,15 @@
 // a turn; the producer releases each K/V tile for the consumers that do not read it.
 #pragma once
 
-#include "kernels/work_order.hpp"  // ATTNLAB_HOST_DEVICE
+#include "kernels/host_device.hpp"
 
 namespace attnlab {
 
 template <int Consumers, int Rows, int TileK, bool Causal>
 struct ConsumerTurns {
-  ATTNLAB_HOST_DEVICE static int ceil_div_pos(int a, int b) { return (a + b - 1) / b; }
   // Consumers with rows below S (q0 < S): all but in a head's last tile where S does not fill it.
   ATTNLAB_HOST_DEVICE static int active(int q0, int S) {
-    const int a = ceil_div_pos(S - q0, Rows);
+    const int a = ceil_div(S - q0, Rows);
     return a < Consumers ? a : Consumers;
   }
   // Key tiles consumer c reads. They grow with c among the active consumers.
@@ -27,7 +26,7 @@ struct ConsumerTurns {
     const int r0 = q0 + c * Rows;
     if (r0 >= S) return 0;
     const int end = Causal ? (r0 + Rows < S ? r0 + Rows : S) : S;
-    return ceil_div_pos(end, TileK);
+    return ceil_div(end, TileK);
   }
   // Under the causal mask, the consumers that read no key tile from j on (tiles(q0, c) <= j
   // with rows below S), in closed form: the producer has few registers.

@@ -32,6 +32,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline.cuh"
+#include "kernels/wgmma_tile.cuh"
 
 #include "kernels/phase_5_traits.cuh"
 
@@ -199,8 +200,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int tid = int(threadIdx.x) % kWarpgroupThreads;
   const int warp = tid / kWarpSize;
   const int lane = tid % kWarpSize;
-  // Accumulator layout of m64nN: thread (warp, lane) holds rows warp*16 + lane/4 (+8) and, per
-  // 8-column chunk i, columns 8i + 2(lane%4) (+1) in d[4i .. 4i+3].
+  // The thread's first row and column pair in the accumulator layout (kernels/wgmma_tile.cuh).
   const int row_in_tile = consumer * kRowsPerConsumer + warp * 16 + lane / 4;
   const int col_in_chunk = 2 * (lane % 4);
 
@@ -280,35 +280,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
           if (T::Mask::masked(key, row, S)) s_acc[4 * i + e] = kNegInf;
         }
     }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      // Maxima and sums as pairwise trees (short dependency chains: the profile's leading
-      // stall is `wait` on fixed-latency results).
-      float v[T::kTileK / 8];
-#pragma unroll
-      for (int i = 0; i < T::kTileK / 8; ++i)
-        v[i] = fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]);
-      tree_reduce(v, [](float a, float b) { return fmaxf(a, b); });
-      float mx = v[0];
-      // A row's four lanes share its maximum.
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-      const float m_new = fmaxf(m_row[r], mx * scale_log2);
-      // A row with every key so far masked keeps m = -inf; exp2 of -inf - 0 then gives 0.
-      const float m_use = m_new == kNegInf ? 0.f : m_new;
-      corr[r] = exp2_approx(m_row[r] - m_use);
-      m_row[r] = m_new;
-#pragma unroll
-      for (int i = 0; i < T::kTileK / 8; ++i) {
-        float& x0 = s_acc[4 * i + 2 * r];
-        float& x1 = s_acc[4 * i + 2 * r + 1];
-        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
-        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
-        v[i] = x0 + x1;
-      }
-      tree_reduce(v, [](float a, float b) { return a + b; });
-      l_row[r] = l_row[r] * corr[r] + v[0];
-    }
+    online_softmax<T::kTileK>(s_acc, m_row, l_row, corr, scale_log2);
     ATTNLAB_TL_END(kSoftmax, j);
   };
   // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
@@ -463,29 +435,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       inv_l[r] = l > 0.f ? 1.f / l : 0.f;
     }
     if constexpr (T::kStageO) {
-      // Into this consumer's 64 rows of the staging tile, in the 128-byte swizzle the TMA
-      // store reads (a row's 16-byte chunk c sits at chunk c ^ (row % 8): the eight rows of a
-      // warp's store hit eight different chunks, no bank conflict), then one thread stores the
-      // tile; rows past S are clipped by the tensor map. The staging tile is free: its
-      // previous store finished reading it before this item's last turn (below, issue_pv).
+      // Into this consumer's 64 rows of the staging tile, then one thread stores the tile; rows
+      // past S are clipped by the tensor map. The staging tile is free: its previous store
+      // finished reading it before this item's last turn (below, issue_pv).
       __half* const o_stage = sm.o + consumer * kRowsPerConsumer * kSwizzleHalves;
-      // The thread's place read afresh (volatile: not a value ptxas keeps, and spilled, across
-      // the item loop in the three-consumer kernels).
-      unsigned tid_now;
-      asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid_now));
-      const int e_lane = int(tid_now % kWarpSize);
-      // Row in this consumer's 64; rq + 8 the other.
-      const int rq = int(tid_now % kWarpgroupThreads) / kWarpSize * 16 + e_lane / 4;
-#pragma unroll
-      for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int row = rq + 8 * r;
-          __half* chunk = o_stage + (i / 8) * T::kTileQ * kSwizzleHalves + row * kSwizzleHalves +
-                          ((i % 8) ^ (row % 8)) * 8 + 2 * (e_lane % 4);
-          *reinterpret_cast<std::uint32_t*>(chunk) = pack_half2(
-              o_acc[4 * i + 2 * r] * inv_l[r], o_acc[4 * i + 2 * r + 1] * inv_l[r]);
-        }
+      stage_o_rows<D, T::kTileQ>(o_stage, o_acc, inv_l);
       // The copy engine reads what these threads wrote: their generic-proxy writes are made
       // visible to the async proxy, then the warpgroup meets before its thread 0 issues.
       ptx::fence_proxy_async(ptx::space_shared);

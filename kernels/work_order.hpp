@@ -5,11 +5,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ATTNLAB_HOST_DEVICE __host__ __device__
-#else
-#define ATTNLAB_HOST_DEVICE
-#endif
+#include "kernels/host_device.hpp"
 
 namespace attnlab {
 

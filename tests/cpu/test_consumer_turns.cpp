@@ -29,7 +29,9 @@ void play_head(int S) {
     ASSERT_GE(active, 1);
     for (int c = 0; c < K; ++c) {
       ASSERT_EQ(tiles[c] > 0, c < active) << "S " << S << " q0 " << q0 << " consumer " << c;
-      if (c > 0 && c < active) ASSERT_GE(tiles[c], tiles[c - 1]) << "S " << S << " q0 " << q0;
+      if (c > 0 && c < active) {
+        ASSERT_GE(tiles[c], tiles[c - 1]) << "S " << S << " q0 " << q0;
+      }
     }
     ASSERT_EQ(*std::max_element(tiles.begin(), tiles.end()), n) << "S " << S << " q0 " << q0;
     for (int j = 0; j < n; ++j) {
