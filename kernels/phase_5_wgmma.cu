@@ -10,7 +10,9 @@
 // Persistent: one block per SM walks the work items, statically where
 // they cost the same and, under the causal mask or where S leaves a consumer of a head's last
 // query block without rows, claiming them longest first from a global counter
-// (kernels/tile_pipeline.cuh).
+// (kernels/tile_pipeline.cuh). Where static items would leave the last round part empty, the
+// D = 128 kernels for S >= 2048 split the last items over keys among all blocks and merge the
+// partial results (KeySplit, kernels/work_order.hpp and kernels/key_split.cuh).
 // The seed's "phase 5" had no wgmma and computed a quarter of each tile; this one is checked
 // against the fp64 reference like every phase. Its measured effect lives in the run records
 // and kernels/NOTES.md.
@@ -123,7 +125,8 @@ ATTNLAB_PHASE(5) {
       "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
       "and 3 (D=64; 2 for a few causal shapes) or 2 (D=128) consumer "
       "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal, and where S leaves "
-      "a consumer no rows of a head's last block: items claimed longest first)";
+      "a consumer no rows of a head's last block: items claimed longest first; long non-causal "
+      "D=128 items split over keys where the last round would run part empty)";
   p.required_cc = 90;
   p.can_implement = &can_implement;
   p.launch = &launch;

@@ -11,7 +11,9 @@
 # Further steps: calibrate (attnlab-calibrate: the rates and launch floors the run reports'
 # speed-of-light floors read), sweepab (phase 5 against cudnn over the FA3 sweep: S = 512 ...
 # 8192, B*S = 16384 tokens, H*D = 2048, causal and not, issue 30), timeline (warp-role
-# timelines of phases 5 and d4 at their seed shapes, issue 27).
+# timelines of phases 5 and d4 at their seed shapes, issue 27), p5checks (phase 5's GPU
+# tests, local loads in its SASS, racecheck and synccheck at odd shapes, the fp64 gate on three
+# input distributions), targetab (issue 30's four targets and the sweep in one A/B record).
 set -uo pipefail
 out=${OUT:-evidence-out}
 mkdir -p "$out"
@@ -24,6 +26,16 @@ step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
 # The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
 p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
+# Issue 30's targets: the throughput shape and the D = 128 shape, causal and not.
+target_shapes=(16x16x2048x64 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal)
+# Shapes the tests do not use: tails of every kind, GQA-free odd head counts, items split over
+# keys (1x9x2048x128, 2x70x2000x128), a consumer without rows in a head's last block.
+odd_shapes=(3x5x1000x64 3x5x1000x64:causal 1x2x320x64 2x3x1600x64 2x4x4096x64 2x3x3900x64
+  3x3x950x128 1x2x257x128 8x16x400x128 1x2x4160x128 2x3x4000x128 2x3x4000x128:causal
+  8x20x333x128:causal 1x2x385x64 4x7x2111x64 2x72x200x64:causal 2x4x4096x64:causal
+  1x3x8100x64:causal 1x2x513x64:causal 1x9x2048x128 2x70x2000x128 1x133x2048x128 3x50x2100x64)
+sanitizer_shapes=(1x2x1000x64:causal 1x2x257x128 1x2x385x64 1x1x1600x64 1x2x320x64
+  1x1x1600x64:causal 1x2x4160x128 1x2x385x64:causal 1x2x257x128:causal 1x2x2049x64:causal 1x9x2048x128)
 # The FlashAttention-3 paper's sweep: 16k tokens, hidden size 2048.
 sweep_shapes=()
 for d in 64 128; do for S in 512 1024 2048 4096 8192; do
@@ -85,6 +97,30 @@ for s in "$@"; do
       build/bin/attnlab-ab --a 5 --b cudnn --pairs 200 $(shape_args "${sweep_shapes[@]}") --results-dir $res \
         2>&1 | tee -a "$log" | grep -vE "correctness PASS"
       pack ab ;;
+    p5checks)
+      step "phase 5: GPU tests (phase 5, the A/B machinery, the cudnn phase)"
+      ctest --test-dir build -L gpu -R "phase_5|AB|cudnn" -j 10 --output-on-failure >"$out/ctest-p5.log" 2>&1
+      grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest-p5.log" | tee -a "$log"
+      step "phase 5: local loads and stores in the SASS, per kernel"
+      obj=$(find build/kernels -name "phase_5_wgmma.cu.o" -path "*attnlab_kernels.dir*" | head -1)
+      cuobjdump -sass "$obj" | awk '/Function :/ { f = $3 } /(LDL|STL)/ { n[f]++ } /Function :/ { n[f] += 0 }
+        END { for (f in n) print "LDL+STL", n[f], f }' | tee -a "$log"
+      step "phase 5: racecheck and synccheck at odd shapes"
+      for sh in "${sanitizer_shapes[@]}"; do for tool in racecheck synccheck; do
+        timeout 150 compute-sanitizer --tool $tool --print-limit 2 build/bin/attnlab-phase-5 --check-only \
+          --seed 1 --shape "$sh" --results-dir /tmp/attnlab-san >"$out/san.log" 2>&1
+        echo "$tool $sh rc=$? $(grep -E 'SUMMARY' "$out/san.log" | tail -1)" | tee -a "$log"
+      done; done
+      step "phase 5: the fp64 gate on normal, wide and negative inputs at odd shapes"
+      for inputs in normal wide negative; do
+        build/bin/attnlab-phase-5 --check-only --inputs $inputs --results-dir /tmp/attnlab-gate \
+          $(shape_args "${odd_shapes[@]}") 2>&1 | grep -E "FAIL|status" | sed "s/^/$inputs /" | tee -a "$log"
+      done ;;
+    targetab)
+      step "A/B: phase 5 against cudnn at issue 30's targets and the FA3 sweep, one record"
+      build/bin/attnlab-ab --a 5 --b cudnn --pairs 200 $(shape_args "${target_shapes[@]}" "${sweep_shapes[@]}") \
+        --results-dir $res 2>&1 | tee -a "$log" | grep -vE "correctness PASS"
+      pack ab ;;
     timeline)
       for p in 5 d4; do
         step "warp-role timeline, phase $p"
@@ -94,7 +130,7 @@ for s in "$@"; do
         done
       done
       pack timeline ;;
-    *) echo "evidence_ab: unknown step '$s' (build tests cudnn ab profile phases sdpa calibrate sweepab timeline)" >&2; exit 2 ;;
+    *) echo "evidence_ab: unknown step '$s' (build tests cudnn ab profile phases sdpa calibrate sweepab timeline p5checks targetab)" >&2; exit 2 ;;
   esac
 done
 step done
