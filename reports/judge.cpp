@@ -336,24 +336,25 @@ Judgement not_tested(Judgement out, const std::string& why) {
   return out;
 }
 
-// A paired claim (issue 26): the newest paired A/B record's wall-time ratio interval against the
-// claimed factor. The A/B records sit under the run's results root, <root>/ab/.
+// A paired claim (issue 26): the wall-time ratio interval of the paired A/B record of the run's
+// session (paired_for: else the newest) against the claimed factor. The A/B records sit under
+// the run's results root, <root>/ab/.
 Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape) {
   Judgement out;
   out.claim = c;
-  const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase, c.paired_against,
-                               shape, run.gpu_name);
-  if (!p)
+  const auto chosen = paired_for(run.dir.parent_path().parent_path(), c.paired_against, shape, run);
+  if (!chosen)
     return not_tested(out, "no ok paired A/B record of " + run.phase + " against " + c.paired_against +
                                " at shape " + shape + " on " + run.gpu_name + " in this results root's ab/ "
                                "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
+  const PairedResult* const p = &chosen->result;
   const paired::RatioEstimate& w = p->shape.wall->estimate;
   const paired::RatioEstimate& cy = p->shape.cycles->estimate;
   out.verdict = w.lo >= c.factor ? Verdict::kSupported
                 : w.hi < c.factor ? Verdict::kRefuted
                                   : Verdict::kInconclusive;
   out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
-                 std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
+                 chosen->because + "; " + std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
                  paired_cell(p->shape) + ", cycles " + sig(cy.median, 4) + "x (95% CI " +
                  sig(cy.lo, 4) + "-" + sig(cy.hi, 4) + "); claimed the wall-time interval at or "
                  "above " + sig(c.factor, 4) + ". Verdict: " +

@@ -35,17 +35,42 @@ std::string gpu_of(const AbRecord& r) {
 
 }  // namespace
 
-std::optional<PairedResult> newest_paired(const fs::path& root, const std::string& a,
-                                          const std::string& b, const std::string& shape,
-                                          const std::string& gpu_name) {
-  std::optional<PairedResult> found;
-  for (const auto& e : ok_records(root)) {
-    if (e.rec.a.phase != a || e.rec.b.phase != b) continue;
-    if (!gpu_name.empty() && gpu_of(e.rec) != gpu_name) continue;
+std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& b,
+                                      const std::string& shape, const Run& run) {
+  // Candidates in start order (oldest first), each with its start time.
+  struct Candidate {
+    const Entry* e;
+    const AbShape* s;
+    std::optional<long long> start;
+  };
+  const std::vector<Entry> records = ok_records(root);
+  std::vector<Candidate> all;
+  for (const auto& e : records) {
+    if (e.rec.a.phase != run.phase || e.rec.b.phase != b || gpu_of(e.rec) != run.gpu_name) continue;
     for (const auto& s : e.rec.results)
-      if (s.name == shape && s.wall) found = PairedResult{e.file, gpu_of(e.rec), s};
+      if (s.name == shape && s.wall) all.push_back({&e, &s, utc_seconds(e.rec.started_utc)});
   }
-  return found;
+  auto choice = [](const Candidate& c, const char* because) {
+    return PairedChoice{PairedResult{c.e->file, gpu_of(c.e->rec), *c.s}, because};
+  };
+  // The same board within a session's gap of the run, nearest in start time (the later on a tie).
+  const auto when = run.start_seconds();
+  const Candidate* best = nullptr;
+  long long best_gap = 0;
+  for (const auto& c : all) {
+    if (c.e->rec.provenance.gpu.uuid != run.gpu_uuid || !when || !c.start) continue;
+    const long long gap = *c.start > *when ? *c.start - *when : *when - *c.start;
+    if (gap < kSessionGapSeconds && (!best || gap <= best_gap)) {
+      best = &c;
+      best_gap = gap;
+    }
+  }
+  if (best) return choice(*best, "same GPU and session");
+  for (auto c = all.rbegin(); c != all.rend(); ++c)
+    if (c->e->rec.provenance.gpu.uuid == run.gpu_uuid)
+      return choice(*c, "same GPU, another session: the newest");
+  if (!all.empty()) return choice(all.back(), "another GPU of this model, the newest: none on this GPU");
+  return std::nullopt;
 }
 
 std::map<std::string, std::map<std::string, PairedResult>> paired_against(const fs::path& root,

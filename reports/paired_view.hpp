@@ -1,5 +1,6 @@
 // Paired A/B records (record/ab.hpp, <root>/ab/<A>-vs-<B>/<run>/run.json) as the reports use
-// them: the newest ok one of a pair at a shape, and one cell of its ratio.
+// them: the one that judges a run's paired claim, the newest of each pair per shape, and one
+// cell of a ratio.
 #pragma once
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "record/ab.hpp"
+#include "reports/record_view.hpp"  // Run
 
 namespace attnlab::report {
 
@@ -20,12 +22,18 @@ struct PairedResult {
   AbShape shape;               // its timed result at the shape
 };
 
-// The newest ok A/B record of `a` against `b` under <root>/ab with a timed result at shape name
-// `shape` (and, when `gpu_name` is not empty, on that GPU model). Throws InputError for a
-// record that cannot be read.
-std::optional<PairedResult> newest_paired(const std::filesystem::path& root, const std::string& a,
-                                          const std::string& b, const std::string& shape,
-                                          const std::string& gpu_name = "");
+// The ok A/B record of run's phase against `b` under <root>/ab with a timed result at shape
+// name `shape` that judges run's paired claims, chosen as a claim against another phase chooses
+// its record (kernels' evidence stays with its session): on run's board within a session's gap
+// of its start, the nearest in start time; else the newest on that board; else the newest on
+// another board of the same model; none when there is none. `because` says which. Throws
+// InputError for a record that cannot be read.
+struct PairedChoice {
+  PairedResult result;
+  std::string because;
+};
+std::optional<PairedChoice> paired_for(const std::filesystem::path& root, const std::string& b,
+                                      const std::string& shape, const Run& run);
 
 // Every phase with an ok A/B record against `b` under <root>/ab: phase -> shape name -> the
 // newest. Empty when there is none (the reports then render exactly as without A/B records).

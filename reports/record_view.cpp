@@ -76,10 +76,10 @@ std::string Run::time_key() const {
   return started_utc.empty() ? name : started_utc;
 }
 
-std::optional<long long> Run::start_seconds() const {
-  // "2026-11-23T21:41:55Z", or the run directory's "20261123T214155Z".
+std::optional<long long> utc_seconds(const std::string& stamp) {
+  // "2026-11-23T21:41:55Z", or a run directory's "20261123T214155Z".
   std::string digits;
-  for (char ch : time_key()) {
+  for (char ch : stamp) {
     if (ch >= '0' && ch <= '9') digits += ch;
     if (ch == 'Z' || digits.size() == 14) break;
   }
@@ -93,6 +93,8 @@ std::optional<long long> Run::start_seconds() const {
   t.tm_sec = std::stoi(digits.substr(12, 2));
   return static_cast<long long>(timegm(&t));
 }
+
+std::optional<long long> Run::start_seconds() const { return utc_seconds(time_key()); }
 
 std::string session_key(const Run& run, const std::vector<Run>& runs) {
   const auto start = run.start_seconds();

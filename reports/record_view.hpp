@@ -81,6 +81,10 @@ struct Run {
   const Result* result(const std::string& shape_name) const;
 };
 
+// Seconds since the epoch of a UTC stamp ("2026-11-23T21:41:55Z" or "20261123T214155Z");
+// none when it holds no full date and time.
+std::optional<long long> utc_seconds(const std::string& stamp);
+
 // "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart in
 // one records tree; "board not recorded" for a record without a uuid.
 std::string board(const Run& r);

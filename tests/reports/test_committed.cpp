@@ -58,11 +58,10 @@ TEST(CommittedReports, NoClaimIsSupportedInsideTheNoise) {
       if (!j.claim.paired_against.empty()) {
         // Paired: SUPPORTED only when the whole interval of the paired ratio is at or above the
         // claimed factor (the non-inferiority margin for "as fast as").
-        const auto p = newest_paired(run.dir.parent_path().parent_path(), run.phase,
-                                     j.claim.paired_against, shape_name(parse_shape(j.claim.shape)),
-                                     run.gpu_name);
-        ASSERT_TRUE(p && p->shape.wall) << run.id() << " " << j.claim.id;
-        EXPECT_GE(p->shape.wall->estimate.lo, j.claim.factor) << run.id() << " " << j.claim.id;
+        const auto p = paired_for(run.dir.parent_path().parent_path(), j.claim.paired_against,
+                                  shape_name(parse_shape(j.claim.shape)), run);
+        ASSERT_TRUE(p && p->result.shape.wall) << run.id() << " " << j.claim.id;
+        EXPECT_GE(p->result.shape.wall->estimate.lo, j.claim.factor) << run.id() << " " << j.claim.id;
         ++supported_intervals;
         continue;
       }

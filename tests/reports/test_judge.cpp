@@ -428,13 +428,16 @@ namespace {
 // A paired A/B record of `a` against `b` at the throughput shape under <root>/ab, its per-pair
 // wall ratios around `ratio` (t_B / t_A) with relative spread `rel`.
 void add_ab(const fs::path& root, const std::string& a, const std::string& b, double ratio,
-            double rel, const std::string& gpu = "NVIDIA H100 80GB HBM3") {
+            double rel, const std::string& gpu = "NVIDIA H100 80GB HBM3",
+            const std::string& started = kT2, const std::string& uuid = "GPU-test",
+            const std::string& run = "20261122T120000Z-abcdef0") {
   AbRecord r;
   r.status = "ok";
   r.a = {a, a, ""};
   r.b = {b, b, ""};
-  r.started_utc = kT2;
+  r.started_utc = started;
   r.provenance.gpu.name = gpu;
+  r.provenance.gpu.uuid = uuid;
   r.options.pairs = r.options.min_pairs = 40;
   r.options.max_seconds = 1;
   r.options.inputs = "normal";
@@ -458,7 +461,7 @@ void add_ab(const fs::path& root, const std::string& a, const std::string& b, do
   s.cycles = ab_ratio(paired::cycles(s.a.busy_ns, s.a.sm_clock_mhz),
                       paired::cycles(s.b.busy_ns, s.b.sm_clock_mhz), r.options.bootstrap);
   r.results.push_back(s);
-  const fs::path dir = root / "ab" / (a + "-vs-" + b) / "20261122T120000Z-abcdef0";
+  const fs::path dir = root / "ab" / (a + "-vs-" + b) / run;
   fs::create_directories(dir);
   write_file(dir / "run.json", to_json(r).dump(2));
 }
@@ -496,6 +499,27 @@ TEST(PairedClaims, AsFastAsIsNonInferiorityAtTheMargin) {
   add_ab(lab.dir.path, "4", "cudnn", 0.99, 0.002);  // 1% slower, tight: within the 0.98 margin
   const auto js = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(paired::kNonInferiorityMargin))));
   EXPECT_EQ(js.at(0).verdict, Verdict::kSupported) << js[0].evidence;
+}
+
+// A record's paired claim stays with the A/B record of its own session: a newer A/B record on
+// another board (or on its board, days later) does not change its verdict.
+TEST(PairedClaims, TheRunsOwnSessionDecidesNotTheNewestRecord) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 1.20, 0.01, "NVIDIA H100 80GB HBM3", kT2, "GPU-test",
+         "20261122T120000Z-abcdef0");
+  add_ab(lab.dir.path, "4", "cudnn", 1.02, 0.01, "NVIDIA H100 80GB HBM3", "2026-11-22T15:00:00Z",
+         "GPU-other", "20261122T150000Z-abcdef1");
+  add_ab(lab.dir.path, "4", "cudnn", 1.03, 0.01, "NVIDIA H100 80GB HBM3", "2026-11-25T12:00:00Z",
+         "GPU-test", "20261125T120000Z-abcdef2");
+  const auto js = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10), kT2)));
+  EXPECT_EQ(js.at(0).verdict, Verdict::kSupported) << js[0].evidence;
+  EXPECT_NE(js[0].evidence.find("20261122T120000Z-abcdef0 (same GPU and session"), std::string::npos)
+      << js[0].evidence;
+  // A run in no A/B record's session on its board: the newest there, said so.
+  const auto later = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10), "2026-11-27T12:00:00Z")));
+  EXPECT_EQ(later.at(0).verdict, Verdict::kRefuted) << later[0].evidence;
+  EXPECT_NE(later[0].evidence.find("20261125T120000Z-abcdef2 (same GPU, another session"), std::string::npos)
+      << later[0].evidence;
 }
 
 TEST(PairedClaims, WithoutAPairedRecordTheClaimIsNotTested) {
