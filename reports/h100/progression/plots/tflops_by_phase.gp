@@ -12,7 +12,7 @@ set xtics ('1' 0, '2' 1, '3a' 2, '3b' 3, '3c' 4, '4' 5, '4x' 6, '5' 7, 'd1' 8, '
 set xrange [-0.7:15.7]
 
 set title 'latency 1x8x512x64' noenhanced font ',9'
-set yrange [0:124.425018]
+set yrange [0:123.787486]
 plot 'tflops_by_phase.dat' index 0 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 0 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
@@ -22,22 +22,22 @@ plot 'tflops_by_phase.dat' index 1 using 1:2:3:4:6 with yerrorbars pt variable p
      'tflops_by_phase.dat' index 1 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '1x8x1024x64' noenhanced font ',9'
-set yrange [0:282.23354]
+set yrange [0:287.609417]
 plot 'tflops_by_phase.dat' index 2 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 2 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title 'throughput 16x16x2048x64' noenhanced font ',9'
-set yrange [0:637.737186]
+set yrange [0:655.976366]
 plot 'tflops_by_phase.dat' index 3 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 3 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '1x8x512x128' noenhanced font ',9'
-set yrange [0:188.74368]
+set yrange [0:187.183815]
 plot 'tflops_by_phase.dat' index 4 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 4 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '4x16x4096x128' noenhanced font ',9'
-set yrange [0:795.432083]
+set yrange [0:850.811294]
 plot 'tflops_by_phase.dat' index 5 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 5 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
@@ -47,12 +47,12 @@ plot 'tflops_by_phase.dat' index 6 using 1:2:3:4:6 with yerrorbars pt variable p
      'tflops_by_phase.dat' index 6 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '16x16x2048x64:causal' noenhanced font ',9'
-set yrange [0:567.717556]
+set yrange [0:553.524702]
 plot 'tflops_by_phase.dat' index 7 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 7 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 
 set title '4x16x4096x128:causal' noenhanced font ',9'
-set yrange [0:736.550761]
+set yrange [0:765.091574]
 plot 'tflops_by_phase.dat' index 8 using 1:2:3:4:6 with yerrorbars pt variable ps 1.1 lw 1.5 lc rgb '#1f77b4', \
      'tflops_by_phase.dat' index 8 using 1:4:5 with labels rotate by 90 left offset 0,0.4 font ',7' noenhanced
 unset multiplot
