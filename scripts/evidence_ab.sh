@@ -101,10 +101,9 @@ for s in "$@"; do
       step "phase 5: GPU tests (phase 5, the A/B machinery, the cudnn phase)"
       ctest --test-dir build -L gpu -R "phase_5|AB|cudnn" -j 10 --output-on-failure >"$out/ctest-p5.log" 2>&1
       grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest-p5.log" | tee -a "$log"
-      step "phase 5: local loads and stores in the SASS, per kernel"
+      step "phase 5: SASS counts per kernel (LDL+STL: local memory)"
       obj=$(find build/kernels -name "phase_5_wgmma.cu.o" -path "*attnlab_kernels.dir*" | head -1)
-      cuobjdump -sass "$obj" | awk '/Function :/ { f = $3 } /(LDL|STL)/ { n[f]++ } /Function :/ { n[f] += 0 }
-        END { for (f in n) print "LDL+STL", n[f], f }' | tee -a "$log"
+      cuobjdump -sass "$obj" >"$out/phase_5.sass" && scripts/sass_ops.sh "$out/phase_5.sass" p5 | tee -a "$log"
       step "phase 5: racecheck and synccheck at odd shapes"
       for sh in "${sanitizer_shapes[@]}"; do for tool in racecheck synccheck; do
         timeout 150 compute-sanitizer --tool $tool --print-limit 2 build/bin/attnlab-phase-5 --check-only \
