@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
   // scheduler, so the producer loads the next item's Q and K/V while the consumers finish the
   // current one. The producer alone asks the scheduler and passes each item to the consumers
-  // in the Q slot it loads (sm.item), so a dynamic claim is made once per item and block.
+  // in the Q slot it loads (sm.unit), so a dynamic claim is made once per item and block.
   using Turns = ConsumerTurns<T::kConsumers, kRowsPerConsumer, T::kTileK, T::Mask::kCausal>;
   struct Work {
     int bh, kv_plane, q0;

@@ -1,6 +1,7 @@
 // Building blocks of the warp-specialised, persistent attention kernels (phase 5 uses them;
-// written for d4 to adopt): a position in an mbarrier ring, the schedulers of a persistent
-// grid's work items (numbered by kernels/work_order.hpp), and the key mask as a policy.
+// written for d4 to adopt): a position in an mbarrier ring, the dynamic scheduler of a
+// persistent grid's work items (numbered by kernels/work_order.hpp; the static order with its
+// split over keys is KeySplit there), and the key mask as a policy.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +21,6 @@ struct RingPosition {
   __device__ int stage() const { return count % Stages; }
   __device__ std::uint32_t phase() const { return std::uint32_t(count / Stages) & 1u; }
   __device__ RingPosition operator+(int n) const { return {count + n}; }
-};
-
-// Persistent grid, items of equal cost: block b runs items b, b + gridDim.x, ...
-struct StaticScheduler {
-  __device__ std::int64_t next(std::int64_t w) const { return w + gridDim.x; }
 };
 
 // Persistent grid, items of unequal cost (FA3's dynamic persistent scheduler): after its first
