@@ -154,7 +154,7 @@ reports-h100: report-tool
 	$(REPORT) run $(filter-out $(H100)/records/ab/%,$(wildcard $(H100)/records/*/*/))
 	$(if $(H100_AB),$(REPORT) ab $(H100_AB))
 	$(REPORT) notebook $(H100)/records --out $(H100)
-	$(REPORT) progression $(H100)/records $(H100)/progression
+	$(REPORT) progression $(H100)/records $(H100)/progression --published reports/published/fa3_h100_sxm.json
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
 	$(foreach d,$(wildcard $(H100)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 

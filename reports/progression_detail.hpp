@@ -12,6 +12,7 @@
 
 #include "common/shapes.hpp"
 #include "reports/plots.hpp"
+#include "reports/published.hpp"
 #include "reports/render.hpp"
 
 namespace attnlab::report::detail {
@@ -74,9 +75,11 @@ std::string provenance_marker(const Run& r, const Reference& ref, const std::vec
 using FamilyKey = std::tuple<int, bool, bool, long long>;  // D, causal, GQA, B*S
 std::map<FamilyKey, std::vector<const Result*>> families_of(const PhaseRow& pr);
 
-// Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end;
+// Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end, with
+// the published figures (where given) without the mask at the lines' S as a dashed black line;
 // nullopt when no family has two shapes.
 std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin,
-                               const Reference& ref, const std::vector<Run>& runs);
+                               const Reference& ref, const std::vector<Run>& runs,
+                               const Published* published = nullptr);
 
 }  // namespace attnlab::report::detail

@@ -26,7 +26,27 @@ struct Line {
   std::string label;  // at its right end: the phase, and causal or GQA where the family is
   std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
   std::vector<std::string> point_types;      // per point: point_type, by where it was measured
+  bool published = false;  // published figures (reports/published.hpp): black, dashed, diamonds
 };
+
+// The published figures without the causal mask at the head dimensions and sequence lengths the
+// lab's lines have, as one line per head dimension.
+void add_published(const Published& pub, std::map<int, std::vector<Line>>& by_d) {
+  for (auto& [D, lines] : by_d) {
+    std::set<int> lab_s;
+    for (const Line& l : lines)
+      for (const auto& pt : l.points) lab_s.insert(pt.first);
+    Line line{0, pub.label + " " + std::to_string(pub.sm_clock_mhz) + " MHz", {}, {}, true};
+    for (const PublishedPoint& pt : pub.points)
+      if (pt.D == D && !pt.causal && lab_s.count(pt.S)) {
+        line.points.emplace_back(pt.S, Rate{pt.tflops, pt.tflops, pt.tflops, TimeBasis::kSpan});
+        line.point_types.push_back("12");
+      }
+    std::sort(line.points.begin(), line.points.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (!line.points.empty()) lines.push_back(std::move(line));
+  }
+}
 
 void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, const std::vector<Run>& runs,
                std::map<int, std::vector<Line>>& by_d) {
@@ -93,6 +113,8 @@ std::vector<double> spread_labels(const std::vector<double>& want, double gap) {
   return out;
 }
 
+std::string line_colour(const Line& l) { return l.published ? "#000000" : palette_colour(l.colour); }
+
 // Labels at the lines' right ends, in the lines' colours; labels that end at the same S are
 // spread apart where they would overlap.
 std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
@@ -110,7 +132,7 @@ std::string end_labels(const std::vector<Line>& lines, const Axis& axis) {
     for (std::size_t i = 0; i < ls.size(); ++i) {
       const Line& l = *ls[i].second;
       out += "set label " + gp_quote(l.label) + " at " + gp_num(S * 1.08) + "," +
-             gp_num(axis.from_axis(at[i])) + " left font ',8' tc rgb '" + palette_colour(l.colour) +
+             gp_num(axis.from_axis(at[i])) + " left font ',8' tc rgb '" + line_colour(l) +
              "' noenhanced\n";
     }
   }
@@ -148,7 +170,7 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, boo
     p.data += "\n\n";
     // Points drawn apart: yerrorlines takes no variable point type.
     const std::string data = "'tflops_vs_s.dat' index " + std::to_string(block++);
-    const std::string colour = " lc rgb '" + palette_colour(l.colour) + "'";
+    const std::string colour = " lc rgb '" + line_colour(l) + "'" + (l.published ? " dt 2" : "");
     plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + data +
             " using 1:2:3:4 with yerrorlines pt -1 lw 2" + colour + ", \\\n     " + data +
             " using 1:2:5 with points pt variable ps 1.1" + colour;
@@ -161,10 +183,12 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, boo
 // Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end;
 // nullopt when no family has two shapes.
 std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin,
-                               const Reference& ref, const std::vector<Run>& runs) {
+                               const Reference& ref, const std::vector<Run>& runs,
+                               const Published* published) {
   std::map<int, std::vector<Line>> by_d;
   for (std::size_t i = 0; i < chosen.size(); ++i) add_lines(chosen[i], i, ref, runs, by_d);
   if (by_d.empty()) return std::nullopt;
+  if (published) add_published(*published, by_d);
   std::set<int> all_s;
   for (const auto& [D, lines] : by_d)
     for (const Line& l : lines)

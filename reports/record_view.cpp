@@ -76,6 +76,14 @@ std::string Run::time_key() const {
   return started_utc.empty() ? name : started_utc;
 }
 
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": no such file or not readable");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 std::optional<long long> utc_seconds(const std::string& stamp) {
   // "2026-11-23T21:41:55Z", or a run directory's "20261123T214155Z".
   std::string digits;

@@ -81,6 +81,9 @@ struct Run {
   const Result* result(const std::string& shape_name) const;
 };
 
+// A text file's contents; InputError naming it where it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+
 // Seconds since the epoch of a UTC stamp ("2026-11-23T21:41:55Z" or "20261123T214155Z");
 // none when it holds no full date and time.
 std::optional<long long> utc_seconds(const std::string& stamp);

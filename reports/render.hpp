@@ -15,6 +15,7 @@
 #include "record/timeline.hpp"
 #include "reports/judge.hpp"
 #include "reports/peaks.hpp"
+#include "reports/published.hpp"
 #include "reports/record_view.hpp"
 
 namespace attnlab::report {
@@ -51,7 +52,9 @@ std::string compare_markdown(const Run& a, const Run& b);
 
 // <out_dir>/report.md and its plots: every phase, each shape from the newest ok record of that
 // phase (on the GPU of its newest ok record) that timed it.
-Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
+// published: figures drawn beside the lines against S (reports/published.hpp), or none.
+Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir,
+                            const Published* published = nullptr);
 
 // The progression's choice of figures, for other renderers that must agree with it: per phase
 // (the root's phase table in order, then other ids such as baselines, sorted), the newest ok

@@ -275,14 +275,14 @@ std::map<ShapeKey, std::string> dot_shapes_of(const std::vector<PhaseRow>& chose
 // The two charts (by phase, and against S where a family has two shapes) and their notes.
 void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& chosen,
             const std::map<ShapeKey, std::string>& dot_shapes, const Reference& ref, const std::vector<Run>& runs,
-            const fs::path& root, const fs::path& out_dir, const Marks& marks) {
+            const fs::path& root, const fs::path& out_dir, const Marks& marks, const Published* published) {
   const fs::path plots = out_dir / "plots";
   clear_plots(plots);
   const std::string origin = "the newest ok record of every phase and shape under " + link(out_dir, root);
 
   std::vector<std::string> missing;  // phase/shape pairs with no point
   out.scripts.push_back(write_plot(plots, dots_plot(chosen, dot_shapes, origin, ref, runs, missing)));
-  const std::optional<Plot> lines = lines_plot(chosen, origin, ref, runs);
+  const std::optional<Plot> lines = lines_plot(chosen, origin, ref, runs, published);
   if (lines) out.scripts.push_back(write_plot(plots, *lines));
   md << "![TFLOPS by phase](plots/tflops_by_phase.png)\n\n";
   if (!missing.empty()) {
@@ -304,6 +304,13 @@ void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& 
           "overlap are moved up); shapes outside a family have a panel of their own in the chart "
           "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
           "their `.dat` files.\n";
+    if (published)
+      md << "\nThe dashed black line with diamonds, " << code(published->label + " " +
+                std::to_string(published->sm_clock_mhz) + " MHz") << ", is published, not measured here: "
+         << published->source << ". Its figures are as published, not scaled to a clock: the "
+            "lab's points ran at each board's own clock under its power cap (the run reports give "
+            "it), not at a locked one, so the two lines compare designs, not kernels on one "
+            "clock.\n";
   }
 }
 
@@ -315,7 +322,8 @@ std::vector<ProgressionRow> progression_rows(const std::vector<Run>& runs, const
   return out;
 }
 
-Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {
+Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir,
+                            const Published* published) {
   Rendered out;
   const auto chosen = newest_per_phase(runs, root);
   // Every timed shape of the chosen records, in a fixed order.
@@ -359,7 +367,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
           "interval and verdict. Unlike the TFLOPS columns, it does not depend on which session "
           "or clock each side's record saw.\n\n";
 
-  charts(md, out, chosen, dot_shapes, ref, runs, root, out_dir, marks);
+  charts(md, out, chosen, dot_shapes, ref, runs, root, out_dir, marks, published);
   const fs::path f = out_dir / "report.md";
   write_text(f, md.str());
   out.files.push_back(f);

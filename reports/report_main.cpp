@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "reports/plots.hpp"
+#include "reports/published.hpp"
 #include "reports/render.hpp"
 
 namespace {
@@ -46,15 +47,6 @@ void render_figures(const std::vector<fs::path>& scripts, bool run_plots) {
   for (const auto& d : dirs)
     std::cout << "attnlab-report: gnuplot not found; render with: cd " << d.string()
               << " && gnuplot *.gp" << std::endl;
-}
-
-// A text file's contents; InputError naming it where it cannot be read.
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": no such file or not readable");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // What the subcommand wrote: its figures' gnuplot scripts, run at the end, and a line per file.
@@ -204,13 +196,21 @@ Subcommand add_compare(CLI::App& app) {
 }
 
 Subcommand add_progression(CLI::App& app) {
-  auto o = std::make_shared<std::pair<std::string, std::string>>();  // root, out-dir
+  struct Opts {
+    std::string root, out, published;
+  };
+  auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("progression", "every phase compared, each shape from its newest ok record");
-  sub->add_option("results-root", o->first, "root of <phase>/<run>/run.json")->required();
-  sub->add_option("out-dir", o->second, "directory for report.md and plots/")->required();
+  sub->add_option("results-root", o->root, "root of <phase>/<run>/run.json")->required();
+  sub->add_option("out-dir", o->out, "directory for report.md and plots/")->required();
+  sub->add_option("--published", o->published,
+                  "published figures drawn beside the TFLOPS-against-S lines (reports/published/*.json)");
   return {sub, [o](Output& out) {
-            const auto runs = load_root(o->first);
-            out.wrote(render_progression(runs, o->first, o->second), fs::path(o->second) / "report.md");
+            const auto runs = load_root(o->root);
+            std::optional<Published> pub;
+            if (!o->published.empty()) pub = read_published(o->published);
+            out.wrote(render_progression(runs, o->root, o->out, pub ? &*pub : nullptr),
+                      fs::path(o->out) / "report.md");
           }};
 }
 

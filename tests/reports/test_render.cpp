@@ -10,6 +10,7 @@
 
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
+#include "reports/published.hpp"
 #include "reports/render.hpp"
 #include "report_test_util.hpp"
 
@@ -375,6 +376,48 @@ TEST(Render, ProgressionTflopsAgainstSHasAPanelPerHeadDimensionAndLabelledLines)
   EXPECT_TRUE(contains(gp, "set label '9' at 1105.92,")) << gp;
   EXPECT_TRUE(contains(gp, "unset key")) << gp;
   EXPECT_FALSE(contains(gp, "title 'phase 9")) << gp;
+}
+
+// Published figures (reports/published/) beside the lines: only without the mask, only at the
+// S the lab's lines have, black and dashed, and the report says they are published, with the source.
+TEST(Render, ProgressionDrawsPublishedFiguresBesideTheLinesAndSaysSo) {
+  TempDir t;
+  make_fixture_root(t.path);
+  write_record(t.path, beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}}));
+  const fs::path file = t.path / "pub.json";
+  write_file(file, R"json({"label": "X (paper)", "source": "paper X, clocks locked", "sm_clock_mhz": 1830, "points": [
+    {"D": 64, "causal": false, "S": 512, "tflops": 333}, {"D": 64, "causal": false, "S": 1024, "tflops": 392},
+    {"D": 64, "causal": false, "S": 16384, "tflops": 497}, {"D": 64, "causal": true, "S": 512, "tflops": 111},
+    {"D": 128, "causal": false, "S": 512, "tflops": 625}]})json");
+  const Published pub = read_published(file);
+  render_progression(load_root(t.path), t.path, t.path / "progression", &pub);
+  const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_vs_s.gp");
+  const std::string dat = read_file(t.path / "progression" / "plots" / "tflops_vs_s.dat");
+  const std::string md = read_file(t.path / "progression" / "report.md");
+  EXPECT_TRUE(contains(gp, "set label 'X (paper) 1830 MHz' at 1105.92,392 left")) << gp;
+  EXPECT_TRUE(contains(gp, "lc rgb '#000000' dt 2")) << gp;
+  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper) 1830 MHz\n512 333 333 333 12\n1024 392 392 392 12\n\n")) << dat;
+  EXPECT_FALSE(contains(dat, "16384")) << dat;  // no lab line reaches it
+  EXPECT_FALSE(contains(dat, " 111 ")) << dat;   // causal: not on these lines
+  EXPECT_FALSE(contains(dat, "D=128")) << dat;   // no lab line at D = 128
+  EXPECT_TRUE(contains(md, "is published, not measured here: paper X, clocks locked.")) << md;
+  // Without the file, no such line.
+  TempDir u;
+  progression_of(u, {beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}})});
+  EXPECT_FALSE(contains(read_file(u.path / "progression" / "plots" / "tflops_vs_s.gp"), "#000000"));
+}
+
+TEST(Render, APublishedFileWithAMissingFieldIsRefusedByName) {
+  TempDir t;
+  const fs::path file = t.path / "pub.json";
+  write_file(file, R"json({"label": "X", "source": "s", "sm_clock_mhz": 1830, "points": [{"D": 64, "causal": false, "S": 512}]})json");
+  try {
+    read_published(file);
+    FAIL() << "a point without tflops was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": /points/0/tflops: missing or not a positive number");
+  }
+  EXPECT_THROW(read_published(t.path / "none.json"), InputError);
 }
 
 TEST(Render, EndLabelsThatWouldOverlapAreSpreadApart) {
