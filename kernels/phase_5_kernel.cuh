@@ -33,9 +33,11 @@ using namespace hopper;
 __device__ unsigned long long item_claims;
 // The partials of items split over keys, a slot per block, and their ready flags (zero at load;
 // every launch leaves them at zero: kernels/key_split.cuh).
-constexpr int kSlotVectors = std::max(SplitSlot<64, 3>::kVectors, SplitSlot<128, 2>::kVectors);
+// Sized for the largest of the kernels' consumer counts and tiles (three at D = 64, two at 128).
+constexpr int kMostConsumers = 3;
+constexpr int kSlotVectors = std::max(SplitSlot<64, kMostConsumers>::kVectors, SplitSlot<128, 2>::kVectors);
 __device__ float4 split_partials[kSplitSlots * kSlotVectors];
-__device__ unsigned split_ready[kSplitSlots * 3 * kSplitWarps];
+__device__ unsigned split_ready[kSplitSlots * kMostConsumers * kSplitWarps];
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -402,7 +404,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       const int b = int(blockIdx.x) + (t.k0 > 0 ? 0 : 1);
       float4* const part = split_partials + std::size_t(b) * kSlotVectors +
                            consumer * SplitSlot<D, T::kConsumers>::kConsumerVectors;
-      unsigned* const ready = split_ready + (b * 3 + consumer) * kSplitWarps + warp;
+      static_assert(T::kConsumers <= kMostConsumers, "a ready flag per consumer warp");
+      unsigned* const ready = split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
       if (t.k0 > 0) {
         save_partial<D>(part, ready, o_acc, m_row, l_row, tid);
         ATTNLAB_TL_END(kItem, w);
