@@ -145,10 +145,16 @@ notebook: report-tool
 progression: report-tool
 	$(REPORT) progression $(RESULTS) $(RESULTS)/progression
 
+# make reports: every committed board re-rendered from its records (reports/<board>/, kept by
+# scripts/evidence: current records only, gzip-compressed; superseded ones named in
+# reports/<board>/archive.jsonl with the commit that holds them).
+.PHONY: reports
+reports: reports-h100 reports-sweeps
+
 # Everything under reports/h100/ from the committed records in reports/h100/records/.
 # Phase records are <records>/<phase>/<run>/; paired A/B records <records>/ab/<A>-vs-<B>/<run>/.
-H100_AB     := $(patsubst %/run.json,%/,$(wildcard $(H100)/records/ab/*/*/run.json))
-H100_CAL    := $(wildcard $(H100)/calibration/*/calibration.json)
+H100_AB     := $(sort $(dir $(wildcard $(H100)/records/ab/*/*/run.json $(H100)/records/ab/*/*/run.json.gz)))
+H100_CAL    := $(sort $(dir $(wildcard $(H100)/calibration/*/calibration.json $(H100)/calibration/*/calibration.json.gz)))
 reports-h100: report-tool
 	$(if $(H100_CAL),$(REPORT) calibration $(H100_CAL))
 	$(REPORT) run $(filter-out $(H100)/records/ab/%,$(wildcard $(H100)/records/*/*/))
@@ -159,12 +165,12 @@ reports-h100: report-tool
 	$(foreach d,$(wildcard $(H100)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
-# with its manifest, progression/): each run's report, the progression and each sweep's board spread.
+# with its manifest, progression/): the progression and each sweep's board spread (a sweep's
+# many runs keep their records, not a report each: `make report RUN=...` renders one).
 SWEEP_DIRS = $(wildcard reports/*-x*/)
 .PHONY: reports-sweeps
 reports-sweeps: report-tool
-	$(foreach d,$(SWEEP_DIRS),$(REPORT) run $(wildcard $(d)records/*/*/) && \
-	  $(REPORT) progression $(d)records $(d)progression && \
+	$(foreach d,$(SWEEP_DIRS),$(REPORT) progression $(d)records $(d)progression && \
 	  $(foreach s,$(wildcard $(d)sweeps/*/),$(REPORT) boards $(d)records $(notdir $(patsubst %/,%,$(s))) $(s) &&) true;)
 
 # README.md's results table (between its attnlab:results markers) from the committed records:
@@ -240,6 +246,7 @@ help:
 	@echo "  make sweep-slurm [GRES=gpu:1] [DRY_RUN=1]  the sweep as a Slurm job array + collect job"
 	@echo "  make sweep-collect SWEEP=results/sweeps/<id>  a Slurm sweep's manifest and progression"
 	@echo "  make baseline [SHAPES=...] [ARGS=...]  PyTorch SDPA (cuDNN, flash, efficient) records"
+	@echo "  make reports                    re-render every committed board (reports/<board>/) and the README's table"
 	@echo "  make reports-h100               re-render everything under reports/h100/ and the README's table"
 	@echo "  make readme-results             README.md's results table from reports/h100/records"
 	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"

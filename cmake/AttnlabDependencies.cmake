@@ -15,3 +15,8 @@ if(NOT GTest_FOUND)
   message(FATAL_ERROR "attnlab: GoogleTest not found; install the Debian package 'libgtest-dev' (or run scripts/setup)")
 endif()
 find_package(Threads REQUIRED)
+# Committed records are gzip-compressed (scripts/evidence); record/ reads them through zlib.
+find_package(ZLIB QUIET)
+if(NOT ZLIB_FOUND)
+  message(FATAL_ERROR "attnlab: zlib not found; install the Debian package 'zlib1g-dev' (or run scripts/setup)")
+endif()

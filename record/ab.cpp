@@ -190,8 +190,8 @@ std::vector<std::filesystem::path> find_ab_records(const std::filesystem::path& 
     if (!pair.is_directory()) continue;
     std::error_code ec2;
     for (const auto& run : fs::directory_iterator(pair.path(), ec2))
-      if (run.is_directory() && fs::is_regular_file(run.path() / "run.json"))
-        files.push_back(run.path() / "run.json");
+      if (const auto f = run.is_directory() ? record_file_in(run.path(), "run.json") : std::nullopt)
+        files.push_back(*f);
   }
   std::sort(files.begin(), files.end());
   return files;

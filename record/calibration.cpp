@@ -222,8 +222,8 @@ std::vector<std::filesystem::path> find_calibration_records(const std::filesyste
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return files;
   for (const auto& run : fs::directory_iterator(dir, ec))
-    if (run.is_directory() && fs::is_regular_file(run.path() / kCalibrationFile))
-      files.push_back(run.path() / kCalibrationFile);
+    if (const auto f = run.is_directory() ? record_file_in(run.path(), kCalibrationFile) : std::nullopt)
+      files.push_back(*f);
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -1,8 +1,6 @@
 #include "record/reader.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace attnlab {
@@ -23,14 +21,16 @@ std::string strip_json_prefix(const std::string& what) {
 ordered_json read_record(const fs::path& path) {
   const std::string file = path.string();
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw RecordError(file + ": no such file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RecordError(file + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
+  if (!fs::exists(record_file(path), ec)) throw RecordError(file + ": no such file");
+  std::string text;
+  try {
+    text = read_record_text(path);
+  } catch (const std::runtime_error& e) {
+    throw RecordError(e.what());
+  }
   ordered_json j;
   try {
-    j = ordered_json::parse(text.str());
+    j = ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw RecordError(file + ": not valid JSON: " + strip_json_prefix(e.what()));
   }
@@ -56,8 +56,8 @@ std::vector<fs::path> find_records(const fs::path& root) {
     if (!phase.is_directory()) continue;
     std::error_code ec2;
     for (const auto& run : fs::directory_iterator(phase.path(), ec2))
-      if (run.is_directory() && fs::is_regular_file(run.path() / "run.json"))
-        files.push_back(run.path() / "run.json");
+      if (const auto f = run.is_directory() ? record_file_in(run.path(), "run.json") : std::nullopt)
+        files.push_back(*f);
   }
   std::sort(files.begin(), files.end());
   return files;

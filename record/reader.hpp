@@ -17,11 +17,11 @@ struct RecordError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The record in `file`: valid JSON, schema attnlab.run/1, every required key present
+// The record in `file` (or `file`.gz, record_file): valid JSON, schema attnlab.run/1, every required key present
 // (record_problems). Throws RecordError.
 ordered_json read_record(const std::filesystem::path& file);
 
-// Every <root>/<phase>/<run>/run.json, sorted by path. Throws RecordError when `root` is not a
+// Every <root>/<phase>/<run>/run.json (or run.json.gz), sorted by path. Throws RecordError when `root` is not a
 // directory.
 std::vector<std::filesystem::path> find_records(const std::filesystem::path& root);
 

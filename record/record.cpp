@@ -2,12 +2,14 @@
 #include "record/record.hpp"
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <system_error>
 
@@ -75,11 +77,38 @@ void write_json_atomically(const fs::path& path, const ordered_json& j) {
   if (ec) throw std::runtime_error("cannot move " + tmp.string() + " to " + path.string() + ": " + ec.message());
 }
 
-ordered_json read_json_file(const fs::path& file) {
-  std::ifstream in(file);
+fs::path record_file(const fs::path& file) {
+  std::error_code ec;
+  if (fs::exists(file, ec)) return file;
+  fs::path gz = file;
+  gz += ".gz";
+  return fs::exists(gz, ec) ? gz : file;
+}
+
+std::optional<fs::path> record_file_in(const fs::path& dir, const std::string& name) {
+  std::error_code ec;
+  for (const fs::path& f : {dir / name, dir / (name + ".gz")})
+    if (fs::is_regular_file(f, ec)) return f;
+  return std::nullopt;
+}
+
+std::string read_record_text(const fs::path& path) {
+  const fs::path file = record_file(path);
+  // Closed on every path out, the throws included.
+  const std::unique_ptr<gzFile_s, int (*)(gzFile)> in(gzopen(file.c_str(), "rb"), gzclose);
   if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  std::string text;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(in.get(), buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  if (n < 0) throw std::runtime_error(file.string() + ": not valid gzip");
+  return text;
+}
+
+ordered_json read_json_file(const fs::path& file) {
+  const std::string text = read_record_text(file);
   try {
-    return ordered_json::parse(in);
+    return ordered_json::parse(text);
   } catch (const ordered_json::parse_error& e) {
     throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,17 @@ std::filesystem::path create_run_directory(const std::filesystem::path& root,
 // Writes to a temporary file beside `path`, then renames over it: readers see either the
 // previous complete file or the new complete file, never a torn one.
 void write_json_atomically(const std::filesystem::path& path, const ordered_json& j);
+
+// A record file as the evidence store may hold it: `file` itself, or `file`.gz where only the
+// compressed form exists (committed records are gzip-compressed; fresh ones are plain JSON).
+std::filesystem::path record_file(const std::filesystem::path& file);
+
+// <dir>/<name> or <dir>/<name>.gz, whichever exists (the plain one first); nullopt for neither.
+std::optional<std::filesystem::path> record_file_in(const std::filesystem::path& dir, const std::string& name);
+
+// The text of record_file(file), decompressed where it is gzip (zlib reads plain files as they
+// are). Throws std::runtime_error "<file>: cannot read" or "<file>: not valid gzip".
+std::string read_record_text(const std::filesystem::path& file);
 
 // The document in `file` parsed, for the typed readers of the A/B, calibration and timeline
 // records to map: std::runtime_error "<file>: cannot read" or "<file>: not valid JSON: ..."

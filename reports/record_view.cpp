@@ -222,8 +222,9 @@ Run load_run(const fs::path& path) {
   // A run directory, or a record file; a path that does not exist names a run directory
   // unless it ends in .json.
   std::error_code ec;
-  const bool dir = fs::is_directory(path, ec) || (!fs::exists(path, ec) && path.extension() != ".json");
-  run.file = dir ? path / "run.json" : path;
+  const bool dir = fs::is_directory(path, ec) ||
+                   (!fs::exists(path, ec) && path.extension() != ".json" && path.extension() != ".gz");
+  run.file = record_file(dir ? path / "run.json" : path);
   run.dir = run.file.parent_path().empty() ? fs::path(".") : run.file.parent_path();
   // Paths in messages stay as the user gave them; a trailing "/" would read "dir//run.json".
   run.file = run.file.lexically_normal();

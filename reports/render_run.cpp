@@ -75,7 +75,8 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std
   const auto title = optional_string_at(run.json, "/experiment/title");
   md << "# Phase " << run.phase << (title ? " (" + *title + ")" : std::string()) << ", run "
      << code(run.name) << "\n\n";
-  md << "Rendered by `attnlab-report run` from [`run.json`](run.json); edits are overwritten. "
+  const std::string file = run.file.filename().string();
+  md << "Rendered by `attnlab-report run` from [`" << file << "`](" << file << "); edits are overwritten. "
         "Every figure is read from that record, except datasheet peaks, which are named where "
         "used.\n\n";
   // The sections in the report's order; a new one (the speed of light: reports/render_sol.cpp)

@@ -40,7 +40,7 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
     for (const auto& d : dirs) {
       looked += (looked.empty() ? "" : ", ") + code(link(run.dir, d) + "/");
       for (auto& f : find_calibration_records(d)) files.push_back(f);
-      if (fs::is_regular_file(d / kCalibrationFile)) files.push_back(d / kCalibrationFile);
+      if (const auto f = record_file_in(d, kCalibrationFile)) files.push_back(*f);
     }
   }
   std::optional<Found> by_uuid, by_name;

@@ -74,9 +74,10 @@ auto read_input(Read read, const fs::path& file) {
   }
 }
 
-// A run directory given as itself or as its run.json.
+// A run directory given as itself or as its record file (run.json, or run.json.gz as committed).
 fs::path record_dir(const std::string& d) {
-  return fs::path(d).filename() == "run.json" ? fs::path(d).parent_path() : fs::path(d);
+  const std::string name = fs::path(d).filename().string();
+  return name == "run.json" || name == "run.json.gz" ? fs::path(d).parent_path() : fs::path(d);
 }
 
 // The runs of r's results root, loaded once per root into `roots`. Every report sets its run
@@ -131,9 +132,8 @@ Subcommand add_calibration(CLI::App& app) {
       ->required();
   return {sub, [dirs](Output& out) {
             for (const auto& d : *dirs) {
-              const fs::path file = fs::path(d).filename() == attnlab::kCalibrationFile
-                                        ? fs::path(d)
-                                        : fs::path(d) / attnlab::kCalibrationFile;
+              const fs::path file = fs::is_directory(d) ? attnlab::record_file(fs::path(d) / attnlab::kCalibrationFile)
+                                                        : fs::path(d);
               const auto rec = read_input(attnlab::read_calibration_file, file);
               out.wrote(render_calibration(rec, file), file.parent_path() / "report.md");
             }
