@@ -24,7 +24,8 @@ cat >"$tmp/build/bin/attnlab-phase-4" <<'PY'
 import json, os, pathlib, sys
 argv = sys.argv[1:]
 pathlib.Path(os.environ["FAKE_ARGV"]).write_text("\n".join(argv) + "\n")
-rec = json.loads((pathlib.Path(os.environ["FAKE_FROM"]) / "run.json").read_text())
+import gzip
+rec = json.loads(gzip.decompress((pathlib.Path(os.environ["FAKE_FROM"]) / "run.json.gz").read_bytes()))
 rec["provenance"]["gpu"]["uuid"] = "GPU-00000000-fake-fake-fake-000000000000"
 rec["provenance"]["git"]["dirty"] = True
 t = rec["results"][0]["timing"]["cold"]  # the first shape's cold regime 1.5x slower
@@ -39,7 +40,10 @@ sys.exit(int(os.environ.get("FAKE_RC", "0")))
 PY
 chmod +x "$tmp/build/bin/attnlab-phase-4"
 cp "$tmp/build/bin/attnlab-phase-4" "$tmp/fake_sdpa.py"
-sum_before=$(sha256sum "$orig/run.json")
+sum_before=$(sha256sum "$orig/run.json.gz")
+# The committed records are compressed; the checks below read plain copies of them.
+gzip -dc "$orig/run.json.gz" >"$tmp/orig.json"
+gzip -dc "$sdpa/run.json.gz" >"$tmp/sdpa.json"
 
 export FAKE_ARGV=$tmp/argv FAKE_FROM=$orig
 # --dry-run: the command and the environment, nothing run, nothing written.
@@ -55,7 +59,7 @@ rc=$?
 cat "$tmp/out"
 check "exit 0" test "$rc" -eq 0
 check "argv is the record's shapes, seed, regimes, stopping rule and options" \
-  python3 - "$orig/run.json" "$tmp/argv" "$tmp/results" <<'PY'
+  python3 - "$tmp/orig.json" "$tmp/argv" "$tmp/results" <<'PY'
 import json, sys
 rec = json.load(open(sys.argv[1]))
 argv = open(sys.argv[2]).read().split("\n")[:-1]
@@ -81,7 +85,7 @@ check "why not SAME" has "$tmp/out" "throughput 16x16x2048x64, cold: SLOWER: A "
 check "why not SAME: the medians against the spread" has "$tmp/out" "the medians differ by +50.00%; the p10-p90 intervals are "
 check "why not SAME: the GPU while sampling" has "$tmp/out" "while sampling: A SM clock median "
 check "the new record in the results dir" test -f "$tmp/results/4/20991231T235959Z-0000000/run.json"
-check "the original untouched" test "$(sha256sum "$orig/run.json")" = "$sum_before"
+check "the original untouched" test "$(sha256sum "$orig/run.json.gz")" = "$sum_before"
 
 # A failed re-run that still wrote a record: compared, exit 1.
 FAKE_RC=1 "$reproduce" --build "$tmp/build" --results "$tmp/results-f" --report "$report" "$orig" >"$tmp/out" 2>&1
@@ -95,7 +99,7 @@ FAKE_FROM=$sdpa ATTNLAB_SDPA_BASELINE=$tmp/fake_sdpa.py \
   "$reproduce" --build "$tmp/build" --results "$tmp/results" --report "$report" "$sdpa" >"$tmp/out" 2>&1
 rc=$?
 check "sdpa: exit 0" test "$rc" -eq 0
-check "sdpa: --backends flash and the seed" python3 - "$sdpa/run.json" "$tmp/argv" <<'PY'
+check "sdpa: --backends flash and the seed" python3 - "$tmp/sdpa.json" "$tmp/argv" <<'PY'
 import json, sys
 rec = json.load(open(sys.argv[1]))
 argv = open(sys.argv[2]).read().split("\n")[:-1]
@@ -117,17 +121,17 @@ expect() {  # expect RC TEXT ARGS...
 mkdir -p "$tmp/bad/zz/r1" "$tmp/bad/4/r2" "$tmp/bad/4/r3" "$tmp/nobuild"
 cp "$repo/reports/h100/records/phases.json" "$tmp/bad/"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['phase']='zz'; json.dump(r, open(sys.argv[2],'w'))" \
-  "$orig/run.json" "$tmp/bad/zz/r1/run.json"
+  "$tmp/orig.json" "$tmp/bad/zz/r1/run.json"
 echo '{"schema": "attnlab.run/1", "phase": ' >"$tmp/bad/4/r2/run.json"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); del r['provenance']['seed']; json.dump(r, open(sys.argv[2],'w'))" \
-  "$orig/run.json" "$tmp/bad/4/r3/run.json"
+  "$tmp/orig.json" "$tmp/bad/4/r3/run.json"
 expect 2 "not a run directory (no run.json in it)" --build "$tmp/build" "$tmp"
 expect 2 "no such run directory" --build "$tmp/build" "$tmp/absent"
 expect 2 "unknown phase 'zz'; valid phases (" --build "$tmp/build" "$tmp/bad/zz/r1"
 expect 2 "r2/run.json: not valid JSON" --build "$tmp/build" "$tmp/bad/4/r2"
 mkdir -p "$tmp/bad/4/r4"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['phase']='../x'; json.dump(r, open(sys.argv[2],'w'))" \
-  "$orig/run.json" "$tmp/bad/4/r4/run.json"
+  "$tmp/orig.json" "$tmp/bad/4/r4/run.json"
 expect 2 "unknown phase \"../x\": not a phase id" --build "$tmp/build" "$tmp/bad/4/r4"
 expect 2 "/provenance/seed is missing" --build "$tmp/build" "$tmp/bad/4/r3"
 expect 3 "attnlab-phase-4 is not built: run make build BUILD=$tmp/nobuild" --build "$tmp/nobuild" --report "$report" "$orig"

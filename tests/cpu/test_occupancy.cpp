@@ -15,17 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "profiler/occupancy.hpp"
+#include "record/record.hpp"
 
 using namespace attnlab::profiler;
 namespace fs = std::filesystem;
 
 namespace {
 
-nlohmann::json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  EXPECT_TRUE(in.good()) << p;
-  return nlohmann::json::parse(in);
-}
+// Plain (a fixture) or gzip-compressed (a committed record).
+nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(attnlab::read_record_text(p)); }
 
 struct H100 {
   DeviceLimits limits;
@@ -141,8 +139,9 @@ TEST(Occupancy, LeastLimitIsTheDriversAnswerForEveryKernelOfTheCommittedH100Reco
   for (const auto& phase : fs::directory_iterator(records)) {
     if (!phase.is_directory()) continue;
     for (const auto& run : fs::directory_iterator(phase.path())) {
-      const fs::path file = run.path() / "run.json";
-      if (!fs::is_regular_file(file)) continue;
+      const auto found = attnlab::record_file_in(run.path(), "run.json");
+      if (!found) continue;
+      const fs::path file = *found;
       const auto rec = read_json(file);
       if (rec["provenance"]["gpu"]["name"].get<std::string>().find("H100") == std::string::npos) continue;
       for (const auto& res : rec["results"]) {

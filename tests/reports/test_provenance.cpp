@@ -7,6 +7,7 @@
 
 #include "record/fields.hpp"
 #include "record/provenance.hpp"
+#include "record/record.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -25,10 +26,9 @@ nlohmann::ordered_json committed_phase_record() {
   fs::path newest;
   const fs::path dir = fs::path(ATTNLAB_COMMITTED_REPORTS) / "h100" / "records" / "4";
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.path().filename() == "run.json" && e.path() > newest) newest = e.path();
+    if (e.path().filename() == "run.json.gz" && e.path() > newest) newest = e.path();
   EXPECT_FALSE(newest.empty());
-  std::ifstream in(newest);
-  return nlohmann::ordered_json::parse(in);
+  return nlohmann::ordered_json::parse(read_record_text(newest));
 }
 
 }  // namespace

@@ -74,3 +74,26 @@ TEST(Reader, FindsRunsTwoLevelsDownOnly) {
   EXPECT_EQ(files[1], t.root / "4x" / "r2" / "run.json");
   EXPECT_THROW(find_records(t.root / "absent"), RecordError);
 }
+
+// The evidence store commits records gzip-compressed: the reader takes run.json.gz as it takes
+// run.json, finds either in a tree, and a path naming run.json reads run.json.gz where only
+// that exists (a sweep manifest, a citation).
+TEST(Reader, ReadsTheCompressedFormAsThePlainOne) {
+  Tree t;
+  const fs::path fixtures = ATTNLAB_FIXTURES_DIR;
+  const auto plain = read_record(fixtures / "h100-phase1-run.json");
+  const auto packed = read_record(fixtures / "h100-phase1-run.json.gz");
+  EXPECT_EQ(plain, packed);
+  fs::create_directories(t.root / "1" / "a");
+  fs::copy_file(fixtures / "h100-phase1-run.json.gz", t.root / "1" / "a" / "run.json.gz");
+  t.write("1/b/run.json", plain.dump(2));
+  const auto files = find_records(t.root);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], t.root / "1" / "a" / "run.json.gz");
+  EXPECT_EQ(files[1], t.root / "1" / "b" / "run.json");
+  EXPECT_EQ(read_record(t.root / "1" / "a" / "run.json"), plain);
+  EXPECT_EQ(record_file(t.root / "1" / "a" / "run.json"), t.root / "1" / "a" / "run.json.gz");
+  // Not gzip past its magic bytes: named, not parsed as garbage.
+  t.write("1/c/run.json.gz", std::string("\x1f\x8b\x08\x00", 4) + "not a gzip stream");
+  EXPECT_NE(error_of(t.root / "1" / "c" / "run.json.gz").find("run.json.gz"), std::string::npos);
+}

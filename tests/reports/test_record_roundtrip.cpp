@@ -20,13 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Written by the harness: the SDPA baseline marks each entry "available" and has no
 // metrics_config.
 bool harness_record(const ordered_json& j) {
@@ -68,8 +61,8 @@ std::string first_difference(const std::string& written, const std::string& comm
 TEST(RecordRoundTrip, EveryCommittedHarnessRecordIsWrittenBackByteForByte) {
   int records = 0, timed = 0, with_static = 0, multi_kernel = 0, pc_sampled = 0;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
-    if (entry.path().filename() != "run.json") continue;
-    const std::string text = slurp(entry.path());
+    if (entry.path().filename() != "run.json.gz") continue;  // committed records are compressed
+    const std::string text = read_record_text(entry.path());
     const ordered_json j = ordered_json::parse(text);
     if (!harness_record(j) || !current_layout(j)) continue;
     try {

@@ -86,9 +86,8 @@ TEST(TimingMapping, EveryCommittedRegimeRoundTrips) {
   namespace fs = std::filesystem;
   int regimes = 0;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
-    if (entry.path().filename() != "run.json") continue;
-    std::ifstream in(entry.path());
-    const ordered_json record = ordered_json::parse(in);
+    if (entry.path().filename() != "run.json.gz") continue;  // committed records are compressed
+    const ordered_json record = ordered_json::parse(read_record_text(entry.path()));
     if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       const ordered_json& timing = record["results"][i]["timing"];
@@ -128,9 +127,8 @@ TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
   namespace fs = std::filesystem;
   int groups = 0;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
-    if (entry.path().filename() != "run.json") continue;
-    std::ifstream in(entry.path());
-    const ordered_json record = ordered_json::parse(in);
+    if (entry.path().filename() != "run.json.gz") continue;  // committed records are compressed
+    const ordered_json record = ordered_json::parse(read_record_text(entry.path()));
     if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       // operator[] of a const JSON object on a missing key is undefined behaviour (a record of
@@ -147,7 +145,8 @@ TEST(MetricsMapping, EveryCommittedGroupRoundTrips) {
       }
     }
   }
-  EXPECT_GT(groups, 100) << "too few committed metric groups found under " << ATTNLAB_COMMITTED_REPORTS;
+  // The current records of phases 1 to 5 with their metric groups: dozens, not a handful.
+  EXPECT_GT(groups, 50) << "too few committed metric groups found under " << ATTNLAB_COMMITTED_REPORTS;
 }
 
 // The correctness block's one mapping (record/correctness.hpp), on every committed record.
@@ -155,9 +154,8 @@ TEST(CorrectnessMapping, EveryCommittedBlockRoundTrips) {
   namespace fs = std::filesystem;
   int blocks = 0;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
-    if (entry.path().filename() != "run.json") continue;
-    std::ifstream in(entry.path());
-    const ordered_json record = ordered_json::parse(in);
+    if (entry.path().filename() != "run.json.gz") continue;  // committed records are compressed
+    const ordered_json record = ordered_json::parse(read_record_text(entry.path()));
     if (record.value("schema", "") != kRunSchema) continue;  // a timeline's run.json, say
     for (std::size_t i = 0; i < record["results"].size(); ++i) {
       const ordered_json& block = record["results"][i]["correctness"];

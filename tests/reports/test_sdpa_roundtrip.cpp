@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The baseline's records mark each entry "available"; those written before the per-kernel
 // breakdown ("kernels" in a timed entry, from 0f0ded4 on) hold an older layout.
 bool current_sdpa_record(const ordered_json& j) {
@@ -77,8 +70,8 @@ std::string first_difference(const std::string& written, const std::string& comm
 TEST(SdpaRecordRoundTrip, EveryCommittedRecordIsWrittenBackByteForByte) {
   int records = 0, reformatted = 0;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
-    if (entry.path().filename() != "run.json") continue;
-    const std::string text = slurp(entry.path());
+    if (entry.path().filename() != "run.json.gz") continue;  // committed records are compressed
+    const std::string text = read_record_text(entry.path());
     const ordered_json j = ordered_json::parse(text);
     if (!current_sdpa_record(j)) continue;
     try {
