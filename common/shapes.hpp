@@ -9,7 +9,7 @@
 
 namespace attnlab {
 
-// The seed series' shapes (../shared/SEEDS.md): every throughput number was taken at the
+// The seed series' shapes (kernels/SEEDS.md): every throughput number was taken at the
 // first, the "faster than SDPA" target was the second.
 struct NamedShape {
   const char* name;

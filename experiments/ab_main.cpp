@@ -1,4 +1,4 @@
-// attnlab-ab: two phases compared in one process on one GPU, paired and interleaved (issue 26).
+// attnlab-ab: two phases compared in one process on one GPU, paired and interleaved.
 // Both are gated on the fp64 reference with the same inputs, warmed up, then timed in blocks of
 // two pairs (ABBA or BAAB, drawn per block from a recorded seed), every sample behind the same
 // L2 flush, timed by CUPTI kernel activity (busy time) and read with its NVML SM clock. The

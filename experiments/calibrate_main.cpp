@@ -1,5 +1,5 @@
 // attnlab-calibrate: what this GPU sustains for the work of attention, measured, and what an
-// empty launch of each phase's launch configuration costs (issue 27, speed of light). Dense
+// empty launch of each phase's launch configuration costs (the reports' speed of light). Dense
 // wgmma (fp16 in, fp32 accumulate, m64n256k16 from shared memory, every SM), MUFU ex2, FFMA,
 // DRAM read and shared-memory read throughput, each sample timed by its CUPTI kernel record
 // and read with its NVML SM clock, so every rate is also given per SM per clock and rescales to

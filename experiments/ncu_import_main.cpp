@@ -55,7 +55,7 @@ std::map<std::string, double> pairs(const std::vector<std::string>& items) {
   return out;
 }
 
-// Issue 26: ncu's cycle ratio and the lab's paired one agree within this, or the report says why.
+// ncu's cycle ratio and the lab's paired one agree within this, or the report says why.
 constexpr double kNcuAgreementPct = 2.0;
 
 attnlab::NcuLaunchTotals totals(const std::string& csv_path) {

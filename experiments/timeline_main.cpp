@@ -1,4 +1,4 @@
-// attnlab-timeline: a warp-role timeline of phase 5 or d4 (issue 27). The phase's kernels built
+// attnlab-timeline: a warp-role timeline of phase 5 or d4. The phase's kernels built
 // a second time with -DATTNLAB_TIMELINE (kernels/timeline.cuh; never the timed binaries) run
 // once warm with a stamp buffer attached; the stamps are decoded onto one time axis and written
 // as a record (attnlab.timeline/1), a Chrome trace and a picture of one SM (attnlab-report

@@ -4,7 +4,7 @@
 // the PV GEMM, the only GEMM with a long k loop (k = S >= 64), over chunks of keys.
 //
 // Idea: hand both matmuls to a tuned library and see what materialising the S x S scores
-// costs against the fused phases. Fixed relative to the seed (../shared/SEEDS.md): the seed
+// costs against the fused phases. Fixed relative to the seed (kernels/SEEDS.md): the seed
 // called cudaMalloc and the cuBLASLt heuristic inside its timed region and issued one GEMM per
 // head; here prepare() builds a plan per shape once (handle, descriptors, heuristic algorithm
 // choice, S/P buffer, workspace; 3c's partials, streams and events) and launch() only

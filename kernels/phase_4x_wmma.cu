@@ -340,6 +340,6 @@ ATTNLAB_PHASE(4x) {
           .metric("/tflops")
           .at("throughput")
           .at_least_phase("4", 1.69)
-          .source("../shared/SEEDS.md: seed phase 4x claim (10.87 vs 6.42 TFLOPS)"),
+          .source("kernels/SEEDS.md: seed phase 4x claim (10.87 vs 6.42 TFLOPS)"),
       seed_claim(p.id, "10.87", "throughput")};
 }

@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Broadcast from lane 0, so ptxas knows it is warp-uniform: branches on it (the producer, a
   // consumer's idle items) then keep the consumers' loop-carried values (ring positions,
   // addresses, wgmma descriptors) in uniform registers. Computed from threadIdx.x alone, a
-  // branch on it inside the item loop cost those registers and measured slower (SASS and paired
-  // A/B of issue 30's step 10, kernels/NOTES.md).
+  // branch on it inside the item loop costs those registers and reads slower (kernels/NOTES.md,
+  // "Why phase 5 and d4 are as they are": the warpgroup index broadcast from lane 0).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   ATTNLAB_TL_INIT();
   // Persistent: one block per SM walks work items, the first blockIdx.x, the next from the
@@ -356,7 +356,8 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // QK^T of tile j and PV of tile j-1 issue in one turn. The softmax of tile j comes before
     // the wait for PV in the source, yet ptxas puts the wait ahead of it (FA3's intra-warpgroup
     // overlap does not happen; the ping-pong overlaps one consumer's softmax with another's GEMMs).
-    // Forcing it into the SASS measured slower (step 8 of issue 30, kernels/NOTES.md).
+    // Forcing it into the SASS reads slower (kernels/NOTES.md, "Why phase 5 and d4 are as they
+    // are": the softmax before the PV wait, left to ptxas).
     for (int j = 1; j < n_mine; ++j) {
       ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
       sched_wait();

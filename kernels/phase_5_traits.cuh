@@ -47,11 +47,11 @@ struct Traits {
   static constexpr std::uint32_t kSmemBudget = 227 * 1024 - 2048;
   // O staged in shared memory (one 64-row tile per consumer) and written by a TMA store,
   // where it fits beside two K/V stages and one Q buffer: the epilogue then issues shared
-  // stores in place of uncoalesced global ones (cuDNN's kernel has no lg_throttle stalls,
-  // phase 5 had them at short S; kernels/NOTES.md, issue 30). D = 128 with 176-key tiles has
-  // no room: it stores O from registers. The three-consumer kernels stage too since step 14
-  // (measured faster; ptxas spilled 40-64 bytes with it before steps 10-12, none since the
-  // epilogue reads the thread's place afresh).
+  // stores in place of uncoalesced global ones, whose lg_throttle stalls cuDNN's kernel has
+  // not; staged, both the two- and the three-consumer kernels read higher. D = 128 with
+  // 176-key tiles has no room: it stores O from registers. The epilogue reads the thread's
+  // place afresh, which keeps the three-consumer kernels free of spills with the staging tile
+  // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": O staged in shared memory).
   static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
   static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
   // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
@@ -111,22 +111,22 @@ template <class T>
 struct TraitsTag {
   using type = T;
 };
-// At D = 64, three consumers (192-row tiles) measured faster than two (128 rows) at every
-// non-causal S since a consumer with no rows below S skips the item (step 10), also where
-// 192-row tiles pad (S = 512, 1024; issue 30 step 16, reports/h100/logs/issue30-s4-probe8-48ae06e.log),
-// and under the causal mask since the lower consumers stop before their fully masked tiles
-// (step 12; steps 13 and 16). Two under the mask where a head's last 192-row tile keeps one
+// At D = 64, three consumers (192-row tiles) read higher than two (128 rows) at every
+// non-causal S, also where 192-row tiles pad (S = 512, 1024), because a consumer with no rows
+// below S skips the item; and under the causal mask, because the lower consumers stop before
+// their fully masked key tiles. Two under the mask where a head's last 192-row tile keeps one
 // consumer only (64 rows or fewer below S) and that tile, the head's longest item, is more
 // than 1/16 of the head's work (2 * rows / S): one consumer alone has no ping-pong partner, and
-// two measured higher at S = 1024 (probe 8), three at 4096 where that tile is 1/32 of it.
+// two read higher at S = 1024, three at 4096 where that tile is 1/32 of the head's work
+// (kernels/NOTES.md, "Why phase 5 and d4 are as they are": consumers per tile at D 64).
 bool two_consumers_at_d64(int S, bool causal) {
   if (!causal) return false;
   const int last_rows = S - (ceil_div(S, 192) - 1) * 192;
   return last_rows <= 64 && 2 * last_rows * 16 > S;
 }
-// Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) splitting measured
-// slower than the part-empty last round, at 16 and 32 faster (issue 30 session 5, probe 1,
-// reports/h100/logs/issue30-s5-probe1-bad28de.log).
+// Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) the split's extra
+// units per block cost more than the part-empty last round saves, at 16 and 32 less
+// (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the key split of the last round).
 constexpr int kMinSplitTiles = 16;
 // The traits a shape runs with: the one choice that launch and work_items both read.
 template <int D, class Fn>
@@ -138,15 +138,15 @@ auto with_traits(const Shape& s, Fn&& fn) {
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
   } else {
     // Causal D = 128: two K/V stages leave room for a second Q buffer, so an item's first QK^T
-    // need not wait for its Q; that beat three stages with one Q buffer at every causal D = 128
-    // sweep shape (paired A/B, run 3 of issue 30, reports/h100/logs/issue30-perf-run3-faf5a79.log).
+    // need not wait for its Q; that reads higher than three stages with one Q buffer at every
+    // causal D = 128 sweep shape (kernels/NOTES.md, "Why phase 5 and d4 are as they are": D 128
+    // tiles, stages and Q buffers).
     if (causal) return fn(TraitsTag<Traits<128, 128, 2, true>>{});
     // Non-causal likewise up to S = 4096: 128-key tiles in two stages, with the second Q buffer
     // and O staged for a TMA store, read higher against cuDNN than 176-key tiles at S = 512 ...
-    // 4096 (most at short S, where an item is a few tiles) and lower at 8192 (paired A/B, issue 30
-    // step 11, reports/h100/logs/issue30-s4-probe3-23efe85.log).
+    // 4096 (most at short S, where an item is a few tiles) and lower at 8192 (the same entry).
     // Items of at least kMinSplitTiles key tiles (S >= 2048) may split over keys where their
-    // count leaves the last round part empty (launch_with; issue 30, session 5).
+    // count leaves the last round part empty (launch_with).
     if (s.S <= 4096) {
       if (ceil_div(s.S, 128) >= kMinSplitTiles) return fn(TraitsTag<Traits<128, 128, 2, false, 2, true>>{});
       return fn(TraitsTag<Traits<128, 128, 2, false>>{});

@@ -142,19 +142,19 @@ ATTNLAB_PHASE(5) {
             "time) at least 1.10.")
           .at("throughput")
           .paired_against("cudnn", 1.10)
-          .source("issue 9: phase 5 target; issue 26: judged on the paired A/B ratio"),
+          .source("kernels/TARGETS.md: phase 5 at the throughput shape, paired A/B ratio"),
       claim("as-fast-as-cudnn-d128",
             "As fast as cuDNN's fused SDPA at 4x16x4096x128, paired: the lower bound of the paired "
             "A/B interval of t_cudnn / t_5 (wall time) at least the 0.98 non-inferiority margin.")
           .at(kD128)
           .paired_as_fast_as("cudnn")
-          .source("issue 9: phase 5 target; issue 26: non-inferiority margin 0.98"),
+          .source("kernels/TARGETS.md: phase 5 at 4x16x4096x128, non-inferiority 0.98"),
       faster_than(p.id, "4x", "throughput"),
       claim("tensor-pipe-60pct",
             "The tensor pipe is active at least 60% of active cycles at the throughput shape.")
           .metric(kTensorPipe)
           .at("throughput")
           .at_least(60.0)
-          .source("issue 9: phase 5 target"),
+          .source("kernels/TARGETS.md: phase 5, tensor pipe at the throughput shape"),
       no_local(p.id, false, "throughput")};
 }

@@ -4,7 +4,7 @@
 // the P.V loop always runs the whole chunk (masked weights are exactly 0), every thread makes
 // the same number of row passes, and the output store is a predicated instruction. What is
 // left are the loops' back edges. Fixed relative to the seed: its "4 branches" missed the @!P
-// forms and its "0 spills" was false (../shared/SEEDS.md); here the scores of a chunk stay in
+// forms and its "0 spills" was false (kernels/SEEDS.md); here the scores of a chunk stay in
 // registers, and both counts are read from the SASS into the run record. Its measured effect
 // lives in the run records.
 #include <cuda_runtime.h>
@@ -31,7 +31,7 @@ void launch(const Problem& p, cudaStream_t stream) {
 
 // Does the SASS lose branches, keep free of local memory, and does the time change?
 ATTNLAB_PHASE(d2) {
-  constexpr const char* kNoSpillsClaim = "../shared/SEEDS.md: seed phase d2 claim (\"0 spills\")";
+  constexpr const char* kNoSpillsClaim = "kernels/SEEDS.md: seed phase d2 claim (\"0 spills\")";
   p.title = "branch-free";
   p.technique = "d1 with clamped loads, arithmetic masks and predicated stores in place of branches";
   p.can_implement = &can_implement;
@@ -43,7 +43,7 @@ ATTNLAB_PHASE(d2) {
           .metric("/static/sass/BRA/total")
           .at("latency")
           .below_phase("d1")
-          .source("../shared/SEEDS.md: seed phase d2 claim (\"4 branches\")"),
+          .source("kernels/SEEDS.md: seed phase d2 claim (\"4 branches\")"),
       no_local(p.id, false, "latency").source(kNoSpillsClaim),
       no_local(p.id, true, "latency").source(kNoSpillsClaim)};
 }

@@ -257,6 +257,6 @@ ATTNLAB_PHASE(d3) {
           .metric("/timing/cold/median_ns")
           .at("latency")
           .at_most(20000.0)
-          .source("../shared/SEEDS.md: seed phase d3 expectation (\"10-20 us expected\")"),
+          .source("kernels/SEEDS.md: seed phase d3 expectation (\"10-20 us expected\")"),
       faster_than(p.id, "d1", "latency")};
 }

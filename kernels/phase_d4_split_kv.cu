@@ -278,7 +278,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   // An mbarrier rather than a named barrier per warpgroup: the warpgroups of a block refill
   // different numbers of times (5 and 4 key tiles of 9, say), and compute-sanitizer's
   // racecheck then misses the block-wide barrier of the merge that follows and reports its
-  // shared-memory exchange as hazards (issue 31; tests/gpu/sanitizer.sh runs such shapes).
+  // shared-memory exchange as hazards (tests/gpu/sanitizer.sh runs such shapes; kernels/NOTES.md,
+  // "Why phase 5 and d4 are as they are": d4's stage release through per-stage mbarriers).
   auto refill = [&](int i) {
     if (i + kStages < n_mine) {  // warpgroup-uniform
       const int st = i % kStages;
@@ -510,7 +511,7 @@ ATTNLAB_PHASE(d4) {
   p.question =
       "Split-KV inside a thread-block cluster: wgmma for both GEMMs (TMA loads, P in registers), "
       "partial softmax states merged through distributed shared memory, against d3.";
-  // The latency shape and the neighbours issue 10 asks for: longer S, D = 128, GQA, causal.
+  // The latency shape and its neighbours (kernels/TARGETS.md): longer S, D = 128, GQA, causal.
   p.default_shapes = {"latency", "1x8x1024x64", "1x8x512x128", "1x32x512x64:hkv=8",
                       "1x8x512x64:causal"};
   p.claims = {
@@ -518,13 +519,13 @@ ATTNLAB_PHASE(d4) {
           .metric("/timing/cold/median_ns")
           .at("latency")
           .at_most(5000.0)
-          .source("project issue 10: phase d4 target (at most 5.0 us)"),
+          .source("kernels/TARGETS.md: phase d4 at the latency shape (at most 5.0 us)"),
       claim("cudnn-ratio-latency",
             "At most 0.6x cuDNN's kernel busy time at the latency shape, paired: the lower bound "
             "of the paired A/B interval of t_cudnn / t_d4 (make ab A=d4 B=cudnn, wall time) at "
             "least 1/0.6.")
           .at("latency")
           .paired_against("cudnn", 1.0 / 0.6)
-          .source("project issue 10: phase d4 target; issue 26: judged on the paired A/B ratio"),
+          .source("kernels/TARGETS.md: phase d4 at the latency shape, paired A/B ratio"),
       faster_than(p.id, "d3", "latency")};
 }

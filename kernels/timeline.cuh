@@ -1,4 +1,4 @@
-// Warp-role timelines (issue 27), a compile-time instrument: built with -DATTNLAB_TIMELINE, lane
+// Warp-role timelines, a compile-time instrument: built with -DATTNLAB_TIMELINE, lane
 // 0 of every warp stamps clock64 at the events a kernel marks into its own slot of a bounded
 // device buffer (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back).
 // Without ATTNLAB_TIMELINE every macro below expands to nothing, so the timed binaries compile
@@ -96,13 +96,11 @@ class Recorder {
   //
   // The load first: a named barrier on sm_90 compiles to BAR.SYNC.DEFER_BLOCKING, after which a
   // warp goes on issuing instructions that touch no memory until the barrier completes. A clock
-  // read is one, so a stamp right after `bar.sync` read the time the warp reached the barrier, not
-  // when it left: TimelineGpu.DecodedWaitCoversTheKnownSpin decoded a 2^20-cycle wait as about
-  // 150 cycles on the H100, and a scratch probe there read 7 cycles across the barrier while the
-  // flag the other warp set before arriving was already visible (device call of 2026-11-26 at
-  // 055c01a; the probe is reports/h100/logs/device-20261126-barprobe.cu.txt, its output in that
-  // session's closing note). A volatile load is a memory instruction: it issues only once the
-  // barrier is done, and the clock read issues after it.
+  // read is one, so a stamp right after `bar.sync` would read the time the warp reached the
+  // barrier, not when it left (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; the probe
+  // reports/h100/logs/device-20261126-barprobe.cu.txt shows it; kernels/NOTES.md, "Why phase 5
+  // and d4 are as they are": a load before each stamp's clock read). A volatile load is a memory
+  // instruction: it issues only once the barrier is done, and the clock read issues after it.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
     asm volatile("ld.volatile.u32 %0, [%1];" : "=r"(after_barrier) : "l"(&g_view.ctas) : "memory");

@@ -18,8 +18,9 @@ namespace attnlab::hopper {
 // exp2(s * scale_log2 - m) with m the rows' running maxima (m_row, updated), l_row (this
 // thread's share of each row's running sum) is rescaled and grows by the tile's sum, and corr
 // is each row's factor for O. Both rows at once, step by step (two independent chains to
-// interleave: the profile's leading stall is `wait` on fixed-latency results; issue 30,
-// session 5, probe 4); maxima and sums as pairwise trees.
+// interleave: the profile's leading stall is `wait` on fixed-latency results); maxima and sums
+// as pairwise trees (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the online
+// softmax's two rows interleaved).
 template <int N>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],

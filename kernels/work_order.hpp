@@ -102,13 +102,11 @@ struct KeySplit {
 // Heads whose K and V fit in a share of the H100's 50 MB L2 together, which leaves room for the
 // Q and O streams: FA3's 32 MB, and 8 MB where a K/V head is at most 512 KB (S * D <= 2^17).
 // Short heads are read by few, short items, and with 32 MB sections the 132 items in flight
-// each read a different head (DRAM bytes above cuDNN's in run 3's counters); 8 MB sections
-// measured faster at S = 512 and 1024 (both head dims), as fast at 2048 x 64 and no faster at
-// 4096 x 128 (probe v2 of reports/h100/logs/issue30-perf2-run1-500eea1.log, kernels/NOTES.md).
-// Under the causal mask from S = 2048 on, 32 MB again: at 2048 x 64 (the three-consumer causal
-// kernel since step 13) 32 MB sections read higher against cuDNN in two calls, while at
-// 1024 x 128, a head of the same size, they read lower (issue 30 step 15,
-// reports/h100/logs/issue30-s4-probe{5-c42a317,6-23a5386}.log).
+// each read a different head (more DRAM bytes than cuDNN reads); 8 MB sections read higher at
+// S = 512 and 1024 (both head dims), level at 2048 x 64 and no higher at 4096 x 128.
+// Under the causal mask from S = 2048 on, 32 MB again: at 2048 x 64 (three consumers) 32 MB
+// sections read higher against cuDNN, while at 1024 x 128, a head of the same size, they read
+// lower (kernels/NOTES.md, "Why phase 5 and d4 are as they are": L2 sections of 8 MB and 32 MB).
 // A K/V head of S keys serves `group` query heads (GQA). At least 1, at most `heads`.
 inline int l2_section_heads(int S, int D, int group, int heads, bool causal = false) {
   constexpr std::int64_t kL2Share = 32ll << 20;           // [bytes]

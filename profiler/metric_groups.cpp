@@ -1,5 +1,5 @@
 // The metric-group table and its parsing. Names are GH100's, verified with ncu and CUPTI
-// (../shared/ANCHORS.md); units are the ones the values are recorded in.
+// on the H100; units are the ones the values are recorded in.
 #include "profiler/metric_groups.hpp"
 
 #include <algorithm>
@@ -49,7 +49,7 @@ std::vector<MetricGroup> build_groups() {
       {"throughput",
        "speed of light, duration, achieved occupancy and SM busy balance",
        {
-           // Needs about 8 passes on its own (ANCHORS.md): the costliest metric here.
+           // Needs about 8 passes on its own (ncu on the H100): the costliest metric here.
            {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
             "SM throughput (speed of light), % of peak over elapsed cycles"},
            {"gpu__time_duration.sum", "ns", "GPU time of the profiled range"},

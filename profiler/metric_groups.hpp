@@ -23,7 +23,7 @@ struct MetricGroup {
 };
 
 // Every group, in the order they are collected and recorded. The names were checked on GH100
-// (H100) with `ncu --query-metrics --chip gh100` and CUPTI (../shared/ANCHORS.md).
+// (H100) with `ncu --query-metrics --chip gh100` and CUPTI.
 const std::vector<MetricGroup>& metric_groups();
 const MetricGroup* find_metric_group(std::string_view name);  // nullptr when unknown
 

@@ -26,7 +26,7 @@ inline constexpr double kWarmupSeconds = 0.2;       // [s] long enough for clock
 inline constexpr double kBatchSeconds = 0.05;       // [s] device work per batch between CUPTI flushes
 inline constexpr int kMaxBatch = 64;                // launches per batch, bounds CUPTI buffer use
 inline constexpr double kGraphWorkNs = 200e3;       // [ns] device work per graph replay
-inline constexpr int kMaxGraphLaunches = 20;        // launches per graph, as ANCHORS.md's SDPA graphs
+inline constexpr int kMaxGraphLaunches = 20;        // launches per graph (SDPA's graphs too)
 inline constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host gets to queue a batch
 // [us] NVML polling period while a regime samples (readings of clocks and throttle reasons).
 inline constexpr int kGpuPollMicroseconds = 2000;

@@ -14,7 +14,7 @@ using nlohmann::ordered_json;
 namespace {
 
 // Linear interpolation between closest ranks, as profiler/stats.hpp's percentile: record/ sits
-// below profiler/, so it cannot call that one (issue 29 moves the statistics down a layer).
+// below profiler/, so it cannot call that one.
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) throw std::invalid_argument("percentile of no samples");
   std::sort(v.begin(), v.end());

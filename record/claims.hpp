@@ -52,7 +52,7 @@ std::string claims_listing(const std::vector<Claim>& claims);
 
 // Building claims by name instead of positional fields:
 //   claim("tensor-pipe-60pct", "The tensor pipe is ...").metric(kPipe).at("throughput")
-//       .at_least(60.0).source("issue 9")
+//       .at_least(60.0).source("kernels/TARGETS.md: phase 5")
 //   faster_than("4x", "4", "throughput")
 class ClaimBuilder {
  public:
@@ -126,7 +126,7 @@ inline ClaimBuilder faster_than(const std::string& self, const std::string& othe
       .below_phase(other);
 }
 
-// Within 10% of the TFLOPS the seed series claimed for phase `self` (../shared/SEEDS.md);
+// Within 10% of the TFLOPS the seed series claimed for phase `self` (kernels/SEEDS.md);
 // `claimed` is the seed's figure as written there.
 inline ClaimBuilder seed_claim(const std::string& self, const std::string& claimed,
                                const std::string& shape) {
@@ -135,7 +135,7 @@ inline ClaimBuilder seed_claim(const std::string& self, const std::string& claim
       .metric("/tflops")
       .at(shape)
       .within_pct(std::stod(claimed), 10.0)
-      .source("../shared/SEEDS.md: seed phase " + self + " claim");
+      .source("kernels/SEEDS.md: seed phase " + self + " claim");
 }
 
 // No local-memory loads (LDL) or stores (STL) in phase `self`'s SASS.

@@ -1,4 +1,4 @@
-// Paired, interleaved A/B statistics (issue 26): per-pair ratios of two phases timed alternately
+// Paired, interleaved A/B statistics: per-pair ratios of two phases timed alternately
 // in one process, their median with a bootstrap interval, and the verdict read from it. Host-only.
 // Convention everywhere: ratio = t_B / t_A, A's speed-up over B (above 1: A is faster).
 #pragma once

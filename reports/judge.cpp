@@ -336,7 +336,7 @@ Judgement not_tested(Judgement out, const std::string& why) {
   return out;
 }
 
-// A paired claim (issue 26): the wall-time ratio interval of the paired A/B record of the run's
+// A paired claim: the wall-time ratio interval of the paired A/B record of the run's
 // session (paired_for: else the newest) against the claimed factor. The A/B records sit under
 // the run's results root, <root>/ab/.
 Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape) {

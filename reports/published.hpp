@@ -1,4 +1,4 @@
-// Published figures drawn beside the lab's own (issue 30: FA3's forward TFLOPS on the H100 beside
+// Published figures drawn beside the lab's own (FA3's forward TFLOPS on the H100 beside
 // the progression's TFLOPS against S): a cited JSON file, never a measurement of this lab, read
 // with every field checked. reports/published/ holds them.
 #pragma once

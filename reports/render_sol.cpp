@@ -1,4 +1,4 @@
-// The run report's "Speed of light" section (issue 27): per timed shape, the floors of this
+// The run report's "Speed of light" section: per timed shape, the floors of this
 // GPU from the sustained rates of a calibration record of the same GPU (reports/speed_of_light.hpp)
 // and how far the headline time is from the binding one; and the report of a calibration record.
 #include <sstream>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session's evidence for phases 5 and d4 (issues 9 and 10): build, their GPU
+# One device session's evidence for phases 5 and d4 (kernels/TARGETS.md): build, their GPU
 # correctness tests and sanitizer runs, their experiments at the default shapes, and the cuDNN
 # SDPA baseline at the same shapes. Logs and packed records go to ${OUT:-evidence-out}.
 #   OUT=/tmp/ev scripts/evidence_5_d4.sh        (SANITIZER=0 skips the sanitizer runs)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device session's evidence for the paired comparisons against cuDNN (issue 26): the C++
+# One device session's evidence for the paired comparisons against cuDNN: the C++
 # cudnn phase at its default shapes (fp64 gate, timing regimes, counters, PC sampling), paired
 # A/B records of phase 5 and d4 against it, the Nsight Compute cross-check of those pairs,
 # phases 5 and d4 again (their records carry the paired claims) and PyTorch SDPA's cuDNN at
@@ -10,10 +10,10 @@
 #   OUT=/tmp/ev scripts/evidence_ab.sh phases sdpa
 # Further steps: calibrate (attnlab-calibrate: the rates and launch floors the run reports'
 # speed-of-light floors read), sweepab (phase 5 against cudnn over the FA3 sweep: S = 512 ...
-# 8192, B*S = 16384 tokens, H*D = 2048, causal and not, issue 30), timeline (warp-role
-# timelines of phases 5 and d4 at their seed shapes, issue 27), p5checks (phase 5's GPU
+# 8192, B*S = 16384 tokens, H*D = 2048, causal and not), timeline (warp-role
+# timelines of phases 5 and d4 at their seed shapes), p5checks (phase 5's GPU
 # tests, local loads in its SASS, racecheck and synccheck at odd shapes, the fp64 gate on three
-# input distributions), targetab (issue 30's four targets and the sweep in one A/B record).
+# input distributions), targetab (phase 5's four targets and the sweep in one A/B record).
 set -uo pipefail
 out=${OUT:-evidence-out}
 mkdir -p "$out"
@@ -26,7 +26,8 @@ step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
 # The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
 p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
-# Issue 30's targets: the throughput shape and the D = 128 shape, causal and not.
+# Phase 5's targets (kernels/TARGETS.md): the throughput shape and the D = 128 shape, causal
+# and not.
 target_shapes=(16x16x2048x64 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal)
 # Shapes the tests do not use: tails of every kind, GQA-free odd head counts, items split over
 # keys (1x9x2048x128, 2x70x2000x128), a consumer without rows in a head's last block.
@@ -116,7 +117,7 @@ for s in "$@"; do
           $(shape_args "${odd_shapes[@]}") 2>&1 | grep -E "FAIL|status" | sed "s/^/$inputs /" | tee -a "$log"
       done ;;
     targetab)
-      step "A/B: phase 5 against cudnn at issue 30's targets and the FA3 sweep, one record"
+      step "A/B: phase 5 against cudnn at its targets and the FA3 sweep, one record"
       build/bin/attnlab-ab --a 5 --b cudnn --pairs 200 $(shape_args "${target_shapes[@]}" "${sweep_shapes[@]}") \
         --results-dir $res 2>&1 | tee -a "$log" | grep -vE "correctness PASS"
       pack ab ;;

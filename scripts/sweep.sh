@@ -10,10 +10,11 @@
 #
 # Shapes (H = 16): the batch shrinks as S grows so that every shape holds the same tokens,
 # B*S = 32768 at D = 64 and 16384 at D = 128, the FlashAttention-3 paper's convention
-# (../shared/ANCHORS.md). The work then grows linearly with S, not quadratically, so the
-# scalar phases stay at seconds per call at S = 8192, and the table lines up with the paper's
-# columns: 16x16x2048x64 is the throughput shape (the 2k column), 4x16x4096x128 ANCHORS.md's
-# cuDNN shape. The latency shape 1x8x512x64 is added as is.
+# (arXiv 2407.08608; reports/published/fa3_h100_sxm.json). The work then grows linearly with S,
+# not quadratically, so the scalar phases stay at seconds per call at S = 8192, and the table
+# lines up with the paper's columns: 16x16x2048x64 is the throughput shape (the 2k column),
+# 4x16x4096x128 phase 5's D = 128 target (kernels/TARGETS.md). The latency shape 1x8x512x64 is
+# added as is.
 #
 # Several GPUs: the work is cut into tasks, one per phase (or SDPA baseline) and shape group
 # (seed: the named shapes; d64, d128: the S sweep at each head dimension; a spec with another D

@@ -15,7 +15,7 @@ inline std::vector<std::string> gpu_suite_specs() {
   std::vector<std::string> specs;
   for (int d : {64, 128}) {
     const std::string D = std::to_string(d);
-    // ../shared/SEEDS.md's test shapes.
+    // The seed series' test shapes (kernels/SEEDS.md).
     for (const char* bhs : {"1x1x32", "1x2x64", "1x4x128", "4x8x256", "1x8x1024"})
       specs.push_back(std::string(bhs) + "x" + D);
     // Sequence lengths that are not multiples of any tile: every tail path runs.

@@ -12,6 +12,7 @@ Scanned: every tracked source, build file, script and document (C++, CUDA, CMake
 Python, gnuplot, JSON outside tests/, markdown). Not scanned: kernels/NOTES.md, the history log
 where such names belong; the evidence folders reports/<board>/ (what ran, as it ran); the report
 tool's rendered golden outputs and the recorded data under tests/ (fixtures of runs).
+A markdown document named in capitals (SEEDS.md) must be a file of the repository.
 Prints file:line and what it names for each problem and exits 1, or prints a summary, exit 0.
 """
 import os
@@ -41,6 +42,9 @@ PATTERNS = [
 ]
 # A relative path that climbs out of the repository from the file's own folder.
 CLIMB = re.compile(r"(?<![\w./}$])((?:\.\./)+)[\w.-]")
+# A document named the way the project names its own (NOTES.md, SEEDS.md): it must be one of
+# the repository's files.
+DOCUMENT = re.compile(r"\b[A-Z][A-Z0-9_-]*\.md\b")
 
 
 def tracked_files(root, use_git=True):
@@ -74,7 +78,7 @@ def scanned(rel):
     return path.suffix in SUFFIXES or path.name in NAMES or path.suffix == ""
 
 
-def problems_in(root, rel):
+def problems_in(root, rel, names):
     try:
         text = (root / rel).read_text(encoding="utf-8")
     except (UnicodeDecodeError, OSError):
@@ -95,15 +99,23 @@ def problems_in(root, rel):
                 if os.path.normpath(os.path.join(folder, m.group(1))).startswith(".."):
                     found.append((rel, number, "points outside the repository", m.group(0)))
                     break
+            else:
+                for m in DOCUMENT.finditer(line):
+                    if m.group(0) not in names:
+                        found.append((rel, number, "names a document the repository lacks",
+                                      m.group(0)))
+                        break
     return found
 
 
 def scan(root, use_git=True):
     root = pathlib.Path(root)
-    files = [f for f in tracked_files(root, use_git) if scanned(f) and (root / f).is_file()]
+    every = tracked_files(root, use_git)
+    names = {pathlib.PurePosixPath(f).name for f in every}
+    files = [f for f in every if scanned(f) and (root / f).is_file()]
     problems = []
     for rel in sorted(files):
-        problems += problems_in(root, rel)
+        problems += problems_in(root, rel, names)
     return files, problems
 
 
@@ -122,11 +134,12 @@ def self_test():
         "tests/g.py": f"# {iss}30-s4-{pro}8-48ae06e.log\n",
         "kernels/h.cuh": '#include "..' + '/../../outside.hpp"\n',
         "README.md": f"That {ses}'s closin" + "g note has it.\n",
+        "profiler/i.cpp": "// needs 8 passes (ANCHORS" + ".md)\n",
     }
     good = {
         "kernels/ok.cu": "#include \"kernels/x.cuh\"\n// two consumers: a session of records\n"
                          "// colour '#000000', kernel #1: first\n",
-        "reports/ok.cpp": "#include \"../reports/render.hpp\"\n",
+        "reports/ok.cpp": "#include \"../reports/render.hpp\"\n// kernels/NOTES.md, README.md\n",
         HISTORY_LOG: f"{iss} 30 {pro} 4 {ses} 5 {ste} 17\n",
         "reports/h100/logs/x.md": f"{iss} 30\n",
         "tests/reports/golden/r.md": "/ro" + "ot/out/results\n",

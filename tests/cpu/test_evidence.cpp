@@ -41,7 +41,7 @@ TEST(MetricGroups, NamesAreUniqueWithUnitsAndTheNineteenGh100Stalls) {
   ASSERT_EQ(stalls->metrics.size(), 19u);
   EXPECT_STREQ(stalls->metrics[7].name,
                "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio");
-  // ANCHORS.md: this counter does not exist on GH100.
+  // This counter does not exist on GH100 (ncu --query-metrics --chip gh100 lacks it).
   EXPECT_EQ(find_metric("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"),
             nullptr);
   const MetricGroup* group = nullptr;

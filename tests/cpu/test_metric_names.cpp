@@ -57,7 +57,7 @@ TEST_F(Gh100Host, EveryRangeProfilerMetricNameExistsOnGh100) {
     }
   }
   EXPECT_GT(checked, 0);
-  // The check can fail: ANCHORS.md's counter that GH100 lacks, and a made-up name.
+  // The check can fail: a counter that GH100 lacks, and a made-up name.
   EXPECT_NE(known("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"), CUPTI_SUCCESS);
   EXPECT_NE(known("sm__cycles_active_bogus.max"), CUPTI_SUCCESS);
 }

@@ -154,7 +154,7 @@ TEST(Claims, NamedBuildersWriteTheRecordedFields) {
   EXPECT_EQ(seed.op, "within_pct");
   EXPECT_EQ(seed.value, 0.59);
   EXPECT_EQ(seed.tolerance_pct, 10.0);
-  EXPECT_EQ(seed.source, "../shared/SEEDS.md: seed phase 2 claim");
+  EXPECT_EQ(seed.source, "kernels/SEEDS.md: seed phase 2 claim");
   EXPECT_EQ(seed.text, "Within 10% of the seed's claimed 0.59 TFLOPS at the throughput shape.");
   const Claim stl = no_local("d2", true, "latency").source("s");
   EXPECT_EQ(stl.id, "no-local-stores");

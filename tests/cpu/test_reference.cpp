@@ -227,7 +227,7 @@ TEST_F(CheckOutputTest, UniformSoftmaxIsNotAccepted) {
   EXPECT_FALSE(check_output(s, in, s.default_scale(), out, rows).passed);
 }
 
-// A shape that cannot fit is refused with the numbers before anything is allocated (issue 11).
+// A shape that cannot fit is refused with the numbers before anything is allocated.
 TEST(MemoryRefusal, CountsOperandsOnDeviceAndCopiesOnHost) {
   const Footprint f = footprint(parse_shape("1x2x64x64:hkv=1"));
   const std::uint64_t q = 2 * 64 * 64, kv = 64 * 64;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "common/shapes.hpp"
@@ -117,4 +118,28 @@ TEST(Registry, GpuSuiteRefusesOnlyTheExpectedShapes) {
   for (const auto& e : test::expected_refusals())
     EXPECT_TRUE(refused.count(e)) << "phase " << e.first << " now runs " << e.second
                                   << ": drop it from expected_refusals()";
+}
+
+// A claim's source is where its compared constant comes from, for a reader of the repository:
+// a file of the repository (its path before the first ':'), which names the claim by its id
+// (kernels/SEEDS.md for the seed series' figures, kernels/TARGETS.md for the lab's targets).
+TEST(Registry, EveryClaimSourceCitesAFileOfTheRepositoryThatNamesTheClaim) {
+  int cited = 0;
+  for (const auto& p : phases())
+    for (const auto& c : p.claims) {
+      if (c.source.empty()) continue;
+      const auto colon = c.source.find(':');
+      ASSERT_NE(colon, std::string::npos) << p.id << " " << c.id << ": \"" << c.source
+                                          << "\" does not start with a file and ':'";
+      const std::string path = c.source.substr(0, colon);
+      EXPECT_TRUE(path.find("..") == std::string::npos && path.front() != '/')
+          << p.id << " " << c.id << ": " << path << " is not a path inside the repository";
+      std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + "/" + path);
+      ASSERT_TRUE(in) << p.id << " " << c.id << ": " << path << " is no file of the repository";
+      const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      EXPECT_NE(text.find("`" + c.id + "`"), std::string::npos)
+          << p.id << " " << c.id << ": " << path << " does not name the claim `" << c.id << "`";
+      ++cited;
+    }
+  EXPECT_GT(cited, 0);
 }

@@ -19,7 +19,8 @@ declare -A extra_shapes=([d4]="1x2x500x64:causal 1x1x385x64")
 # The Hopper phases (sm_90a: TMA rings, mbarriers, warp specialisation, DSMEM) also at odd
 # grouped-query causal shapes: tails in both the query and the key tiles, several query heads
 # per KV head, and (d4) one block per query tile with two key warpgroups merging through
-# shared memory, where racecheck once reported hazards (issue 31).
+# shared memory, where racecheck reports hazards unless the key warpgroups' refills are ordered
+# by mbarriers (kernels/NOTES.md, "Why phase 5 and d4 are as they are").
 hopper_shapes=("2x4x513x64:causal:hkv=2" "1x6x257x128:causal:hkv=3")
 tools=(memcheck racecheck synccheck)
 

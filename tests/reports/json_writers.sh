@@ -1,5 +1,5 @@
 #!/bin/sh
-# No JSON is built or written outside record/ (issue 29): every block of a run record, the A/B
+# No JSON is built or written outside record/: every block of a run record, the A/B
 # record, the phase table, the PC-sampling child's file and index.jsonl have their one mapping
 # there, and writers fill structs. Greps the C++ sources of the other layers for JSON
 # construction: object and array building, subscript assignment of a string key, update,

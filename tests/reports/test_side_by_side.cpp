@@ -1,7 +1,7 @@
-// Issue 13 in the run report: launch statistics and occupancy per kernel, the headline time
-// side by side with the SDPA baselines of the same records tree, and the Nsight Compute
-// cross-check, rendered from tests/reports/inputs/side-by-side (placeholder values) and from
-// records that lack them ("not measured").
+// The run report's per-kernel sections: launch statistics and occupancy per kernel, the
+// headline time side by side with the SDPA baselines of the same records tree, and the Nsight
+// Compute cross-check, rendered from tests/reports/inputs/side-by-side (placeholder values) and
+// from records that lack them ("not measured").
 #include <gtest/gtest.h>
 
 #include <functional>
