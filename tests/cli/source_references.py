@@ -12,7 +12,8 @@ Scanned: every tracked source, build file, script and document (C++, CUDA, CMake
 Python, gnuplot, JSON outside tests/, markdown). Not scanned: kernels/NOTES.md, the history log
 where such names belong; the evidence folders reports/<board>/ (what ran, as it ran); the report
 tool's rendered golden outputs and the recorded data under tests/ (fixtures of runs).
-A markdown document named in capitals (SEEDS.md) must be a file of the repository.
+A markdown document named in capitals (SEEDS.md) must be a file of the repository, and a
+comment that cites a section of kernels/NOTES.md by its heading must name one it has.
 Prints file:line and what it names for each problem and exits 1, or prints a summary, exit 0.
 """
 import os
@@ -108,14 +109,59 @@ def problems_in(root, rel, names):
     return found
 
 
+# A citation of a section of kernels/NOTES.md: the file, a comma, the section's heading in
+# double quotes, and optionally a colon and an entry's name up to a closing parenthesis; read
+# across the comment's line breaks. The section and the entry must be headings of NOTES.md.
+CITATION = re.compile(r'NOTES\.md, "([^"]+)"(?::\s*([^)]+?)\))?')
+LINE_JOIN = re.compile(r"\s*\n\s*(?://+|#+)?\s*")
+
+
+def citation_problems(root, rel, headings):
+    try:
+        lines = (root / rel).read_text(encoding="utf-8").splitlines()
+    except (UnicodeDecodeError, OSError):
+        return []
+    found = []
+    for number, line in enumerate(lines, 1):
+        if "NOTES.md," not in line:
+            continue
+        window = LINE_JOIN.sub(" ", "\n".join(lines[number - 1:number + 3]))
+        m = CITATION.search(window, window.find("NOTES.md,"))
+        if not m:
+            continue
+        section, entry = m.group(1), m.group(2)
+        if section not in headings:
+            found.append((rel, number, "cites a section kernels/NOTES.md lacks", section))
+        elif entry and not any(entry.lower() in h.lower() for h in headings[section]):
+            found.append((rel, number, "cites an entry kernels/NOTES.md lacks", entry))
+    return found
+
+
+def notes_headings(root):
+    """NOTES.md's level-2 headings, each with the level-3 headings below it."""
+    headings, current = {}, None
+    path = pathlib.Path(root) / HISTORY_LOG
+    if not path.is_file():
+        return headings
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            headings[current] = []
+        elif line.startswith("### ") and current is not None:
+            headings[current].append(line[4:].strip())
+    return headings
+
+
 def scan(root, use_git=True):
     root = pathlib.Path(root)
     every = tracked_files(root, use_git)
     names = {pathlib.PurePosixPath(f).name for f in every}
     files = [f for f in every if scanned(f) and (root / f).is_file()]
     problems = []
+    headings = notes_headings(root)
     for rel in sorted(files):
         problems += problems_in(root, rel, names)
+        problems += citation_problems(root, rel, headings)
     return files, problems
 
 
@@ -124,6 +170,7 @@ def self_test():
     that exactly the planted ones are named (the patterns are spelled apart here so that this
     file passes its own scan)."""
     iss, pro, ses, ste = "iss" + "ue", "pro" + "be", "sess" + "ion", "st" + "ep"
+    cite = "NOTES" + '.md, "Why X": '
     bad = {
         "kernels/a.cuh": f"// faster ({iss} 30, {pro} 4)\n",
         "kernels/b.cu": f"  // see {ses} 5 of the work\n",
@@ -135,12 +182,14 @@ def self_test():
         "kernels/h.cuh": '#include "..' + '/../../outside.hpp"\n',
         "README.md": f"That {ses}'s closin" + "g note has it.\n",
         "profiler/i.cpp": "// needs 8 passes (ANCHORS" + ".md)\n",
+        "kernels/j.cuh": '// three consumers (kernels/' + cite + 'the other\n// thing)\n',
     }
     good = {
         "kernels/ok.cu": "#include \"kernels/x.cuh\"\n// two consumers: a session of records\n"
                          "// colour '#000000', kernel #1: first\n",
         "reports/ok.cpp": "#include \"../reports/render.hpp\"\n// kernels/NOTES.md, README.md\n",
-        HISTORY_LOG: f"{iss} 30 {pro} 4 {ses} 5 {ste} 17\n",
+        HISTORY_LOG: f"{iss} 30 {pro} 4 {ses} 5 {ste} 17\n## Why X\n### Phase 5: the thing\n",
+        "kernels/cited.cuh": '// two consumers (kernels/' + cite + 'the\n// thing)\n',
         "reports/h100/logs/x.md": f"{iss} 30\n",
         "tests/reports/golden/r.md": "/ro" + "ot/out/results\n",
         "tests/fixtures/run.json": '"/ro' + 'ot/out/results"\n',
@@ -172,12 +221,11 @@ def main():
     for p in problems:
         print("%s:%d: %s: %s" % p)
     if problems:
-        print(f"source_references: {len(problems)} lines name history or point outside the "
-              "repository; say the reason in the present tense, the history goes to "
-              f"{HISTORY_LOG}")
+        print(f"source_references: {len(problems)} lines to mend: say the reason in the present "
+              f"tense, and put the history in {HISTORY_LOG} under a heading a comment can cite")
         return 1
     print(f"source_references: {len(files)} files, none names an issue, probe, session or step, "
-          "or points outside the repository")
+          "points outside the repository or cites a NOTES.md heading it lacks")
     return 0
 
 
