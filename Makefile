@@ -42,20 +42,31 @@ test-cpu: build
 test-gpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
-# make experiment PHASE=4 [SHAPES="throughput 1x8x1024x128:causal"] [ARGS="--seed 7"]
-experiment: build
+# The targets that run on a GPU ask the driver for one first (scripts/gpu-check: one line, and
+# exit 3 where there is none), before the build, which takes minutes in a fresh clone. make
+# itself then exits 2, as for any failed command, after "make: *** [...] Error 3".
+define gpu_then_build
+@scripts/gpu-check
+@$(MAKE) --no-print-directory build
+endef
+
+# make experiment PHASE=4 [SHAPES="throughput 1x8x1024x128:causal"] [ARGS="--seed 7"]: the
+# record, then its report rendered beside it (scripts/experiment), whose path it prints last.
+experiment:
+	$(gpu_then_build)
 	@if [ -z "$(PHASE)" ]; then \
 	  echo "attnlab: set PHASE, e.g. make experiment PHASE=4; phases:"; \
 	  $(BUILD)/bin/attnlab-phases; exit 2; fi
 	@$(BUILD)/bin/attnlab-phases --check '$(PHASE)'
-	$(BUILD)/bin/attnlab-phase-$(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
+	BUILD=$(BUILD) scripts/experiment '$(PHASE)' $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
 # make profile PHASE=4 [SHAPES=...] [ARGS=...] [NCU_SET=full]: the experiment with every CUPTI
 # metric group, then each shape's launch under Nsight Compute (scripts/profile.sh); the
 # .ncu-rep files, ncu's values and the CUPTI-ncu difference land in the same run record.
 NCU_SET     ?=
 .PHONY: profile
-profile: build
+profile:
+	$(gpu_then_build)
 	@if [ -z "$(PHASE)" ]; then \
 	  echo "attnlab: set PHASE, e.g. make profile PHASE=4; phases:"; \
 	  $(BUILD)/bin/attnlab-phases; exit 2; fi
@@ -68,13 +79,15 @@ profile: build
 # make profile-ab A=5 B=cudnn [SHAPES=...]: each one's launch under Nsight Compute, its cycle
 # ratio beside the newest A/B record's of the pair (scripts/profile-ab).
 .PHONY: ab profile-ab
-ab: build
+ab:
+	$(gpu_then_build)
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
 	  echo "attnlab: set A and B, e.g. make ab A=5 B=cudnn; phases:"; \
 	  $(BUILD)/bin/attnlab-phases; exit 2; fi
 	$(BUILD)/bin/attnlab-ab --a '$(A)' --b '$(B)' $(foreach s,$(SHAPES),--shape $(s)) --results-dir $(RESULTS) $(ARGS)
 
-profile-ab: build
+profile-ab:
+	$(gpu_then_build)
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
 	  echo "attnlab: set A and B, e.g. make profile-ab A=5 B=cudnn; phases:"; \
 	  $(BUILD)/bin/attnlab-phases; exit 2; fi
@@ -87,14 +100,16 @@ profile-ab: build
 # (attnlab-calibrate), recorded under $(RESULTS)/calibration/<stamp>-<sha>/calibration.json; the
 # run reports' speed-of-light floors read it (copy it to reports/<gpu>/calibration/ to commit).
 .PHONY: calibrate report-calibration
-calibrate: build
+calibrate:
+	$(gpu_then_build)
 	$(BUILD)/bin/attnlab-calibrate --results-dir $(RESULTS) $(ARGS)
 
 # make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51"]: a warp-role timeline of
 # each shape from the phase's -DATTNLAB_TIMELINE build (attnlab-timeline; never the timed
 # binaries): record, Chrome trace, picture of one SM and report under $(RESULTS)/timeline/<phase>/.
 .PHONY: timeline
-timeline: build
+timeline:
+	$(gpu_then_build)
 	@if [ "$(PHASE)" != 5 ] && [ "$(PHASE)" != d4 ]; then \
 	  echo "attnlab: set PHASE to a phase with timeline stamps, e.g. make timeline PHASE=5 (5 or d4)"; exit 2; fi
 	@set -e; for s in $(or $(SHAPES),throughput latency); do \

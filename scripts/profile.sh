@@ -29,29 +29,25 @@ ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 [ -x "$ncu" ] || die "Nsight Compute (ncu) not found: put it on PATH or set NCU=/path/to/ncu"
 
 # The experiment's results root (its -o/--results-dir), and options profiling must not get.
-results=results
+. "$(dirname "$0")/run-dir.sh"
+results=$(experiment_results_root "$@")
 metrics_given=0
-prev=
 for a in "$@"; do
-  case "$prev" in -o | --results-dir) results=$a ;; esac
   case "$a" in
-    --results-dir=*) results=${a#*=} ;;
     --metrics | --metrics=*) metrics_given=1 ;;
     --profile-launch | --check-only) die "$a has no place in make profile" 2 ;;
   esac
-  prev=$a
 done
 
 # 1. The experiment, CUPTI metrics included. Its run directory is the one that appears.
-list_runs() { { find "$results/$phase" -mindepth 1 -maxdepth 1 -type d 2>/dev/null || true; } | sort; }
-before=$(list_runs)
+before=$(run_dirs "$results" "$phase")
 extra=()
 [ "$metrics_given" = 1 ] || extra=(--metrics all)
 rc=0
 "$bin" "${extra[@]}" "$@" || rc=$?
 # 1: a shape failed its correctness check; the others were timed and can be profiled.
 [ "$rc" -le 1 ] || die "the experiment exited $rc; nothing profiled" "$rc"
-new=$(comm -13 <(printf '%s\n' "$before") <(list_runs) | grep . || true)
+new=$(new_run_dirs "$before" "$results" "$phase")
 [ "$(printf '%s' "$new" | grep -c .)" = 1 ] ||
   die "cannot tell which run directory the experiment created under $results/$phase"
 run_dir=$new
