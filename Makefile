@@ -235,11 +235,12 @@ baseline: configure
 
 help:
 	@echo "attnlab targets:"
-	@echo "  make setup                      install the Debian packages the build needs"
+	@echo "  make setup [OPTIONAL=\"pkg ...\"|all]  install the Debian packages the build and tests need,"
+	@echo "                                  and the optional ones named (docker/packages.txt)"
 	@echo "  make                            build (into $(BUILD)/)"
 	@echo "  make test                       CPU tests, and GPU tests where a GPU exists"
 	@echo "  make experiment PHASE=<id> [SHAPES=\"spec ...\"] [ARGS=\"...\"]"
-	@echo "                                  run one phase's experiment, write results/<id>/.../run.json"
+	@echo "                                  run one phase's experiment: results/<id>/<run>/run.json, report.md"
 	@echo "  $(BUILD)/bin/attnlab-phase-<id> --help   every experiment option"
 	@echo "  make profile PHASE=<id> [NCU_SET=full]  the experiment, then each shape under ncu;"
 	@echo "                                  CUPTI and ncu values side by side in its run.json"
@@ -269,8 +270,11 @@ help:
 	@if [ -x $(BUILD)/bin/attnlab-phases ]; then echo "phases:"; $(BUILD)/bin/attnlab-phases; \
 	 else echo "phases: make builds $(BUILD)/bin/attnlab-phases, which lists them from the registry (their ATTNLAB_PHASE declarations in kernels/phase_*)"; fi
 
+# make setup [OPTIONAL="gnuplot-nox ccache" | OPTIONAL=all]: the required packages, and the
+# optional ones named (docker/packages.txt says what each is for).
+OPTIONAL    ?=
 setup:
-	scripts/setup
+	scripts/setup $(if $(OPTIONAL),--with '$(OPTIONAL)')
 
 clean:
 	rm -rf $(BUILD)
