@@ -42,7 +42,7 @@ test-cpu: build
 test-gpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
-# The targets that run on a GPU ask the driver for one first (scripts/gpu-check: one line, and
+# The targets that run on a GPU (make reproduce but for its dry run) ask the driver for one first (scripts/gpu-check: one line, and
 # exit 3 where there is none), before the build, which takes minutes in a fresh clone. make
 # itself then exits 2, as for any failed command, after "make: *** [...] Error 3".
 define gpu_then_build
@@ -203,7 +203,7 @@ DEVICE      ?=
 .PHONY: reproduce
 reproduce:
 	@if [ -z "$(RUN)" ]; then echo "attnlab: set RUN, e.g. make reproduce RUN=reports/h100/records/5/<run>"; exit 2; fi
-	$(if $(DRY_RUN),,$(MAKE) --no-print-directory build)
+	$(if $(DRY_RUN),,$(gpu_then_build))
 	scripts/reproduce --build $(BUILD) --results $(RESULTS) $(if $(DEVICE),--device $(DEVICE)) \
 	  $(if $(DRY_RUN),--dry-run) $(RUN)
 
@@ -212,7 +212,8 @@ reproduce:
 PHASES      ?=
 RESULTS     ?= results
 .PHONY: sweep baseline
-sweep: build
+sweep:
+	$(gpu_then_build)
 	BUILD=$(BUILD) RESULTS=$(RESULTS) PHASES="$(PHASES)" SHAPES="$(SHAPES)" ARGS="$(ARGS)" \
 	  scripts/sweep.sh
 
@@ -229,7 +230,9 @@ sweep-collect:
 # make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
 # results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
 # The script ends by running attnlab-sdpa-import (the record), built here first.
-baseline: configure
+baseline:
+	@scripts/gpu-check
+	@$(MAKE) --no-print-directory configure
 	cmake --build $(BUILD) -j $(JOBS) --target attnlab-sdpa-import
 	python3 experiments/sdpa_baseline.py --importer $(BUILD)/bin/attnlab-sdpa-import --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
