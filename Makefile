@@ -42,9 +42,10 @@ test-cpu: build
 test-gpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
-# The targets that run on a GPU (make reproduce but for its dry run) ask the driver for one first (scripts/gpu-check: one line, and
-# exit 3 where there is none), before the build, which takes minutes in a fresh clone. make
-# itself then exits 2, as for any failed command, after "make: *** [...] Error 3".
+# The targets that run on a GPU (make reproduce but for its dry run) ask the driver for one
+# first (scripts/gpu-check: one line, and exit 3 where there is none), before the build, which
+# takes minutes in a fresh clone. make itself then exits 2, as for any failed command, after
+# "make: *** [...] Error 3".
 define gpu_then_build
 @scripts/gpu-check
 @$(MAKE) --no-print-directory build
