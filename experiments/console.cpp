@@ -26,9 +26,10 @@ void run_started(const std::string& phase, const std::string& gpu, std::uint64_t
             << record_file << std::endl;
 }
 
-void correctness(const std::string& tag, const GateResult& gate) {
+void correctness(const std::string& tag, const GateResult& gate, const char* inputs) {
   const CheckResult& c = gate.check;
-  std::cout << tag << " correctness " << (gate.passed ? "PASS" : "FAIL") << ": worst row rms err "
+  std::cout << tag << " correctness " << (inputs ? std::string("on ") + inputs + " inputs " : "")
+            << (gate.passed ? "PASS" : "FAIL") << ": worst row rms err "
             << fmt("%.3g", c.row_rms_err) << " (tolerance " << fmt("%.3g", c.row_tolerance_rms)
             << ", ratio " << fmt("%.2f", c.row_err_ratio) << "), max_abs_err "
             << fmt("%.3g", c.max_abs_err) << " (naive fp16 " << fmt("%.3g", c.naive_max_abs_err)

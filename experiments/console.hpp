@@ -17,8 +17,9 @@ namespace attnlab::console {
 // "attnlab: phase 5 on NVIDIA H100 80GB HBM3, seed 42, record results/5/.../run.json"
 void run_started(const std::string& phase, const std::string& gpu, std::uint64_t seed,
                  const std::string& record_file);
-// "[1/4] 16x16x2048x64 correctness PASS: max_abs_err ..."; `tag` is "[i/n] <shape>".
-void correctness(const std::string& tag, const GateResult& gate);
+// "[1/4] 16x16x2048x64 correctness PASS: max_abs_err ..."; `tag` is "[i/n] <shape>". With
+// `inputs`, "... correctness on <inputs> inputs PASS: ...".
+void correctness(const std::string& tag, const GateResult& gate, const char* inputs = nullptr);
 void profiled_launch(const std::string& tag, const std::string& range);
 // "[1/4] 16x16x2048x64 cold: median 588.24 us (p10 ..., p90 ..., noise ..., N samples,
 // <stop reason>) 467.29 TFLOPS, SM clock 1785->1590 MHz"

@@ -7,8 +7,13 @@
 
 namespace attnlab {
 
+struct Phase;
+
 enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitEnvironment = 3 };
 
 int run_experiment(const char* phase_id, int argc, char** argv);
+// The same for a phase outside the registry: a test build of a registered phase (the
+// phantom-key build of phase 5, tests/CMakeLists.txt) run as that phase's experiment.
+int run_experiment(const Phase& phase, int argc, char** argv);
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -56,7 +57,8 @@ struct Options {
   std::string metrics = "all";  // counter groups collected after timing (metric_groups.hpp), or none
   bool profile_launch = false;  // one launch per shape in an NVTX range for ncu; no timing, no CUPTI
   std::string throttled = "keep";  // samples taken while NVML said the GPU throttled: keep, exclude
-  Inputs inputs = Inputs::kNormal;  // the gate's input distribution (reference.hpp)
+  // The gate's input distributions (reference.hpp), comma-separated; the first is timed.
+  std::string inputs = inputs_list_name(default_gate_inputs());
   PcSamplingChildOptions child;     // hidden: this process is a PC-sampling child (pc_sampling_child.hpp)
 };
 
@@ -76,7 +78,7 @@ void prepare_shapes(const Phase& phase, const std::vector<Shape>& shapes) {
 
 namespace {
 
-RecordedOptions recorded_options(const Options& opt) {
+RecordedOptions recorded_options(const Options& opt, const std::vector<Inputs>& inputs) {
   RecordedOptions o;
   o.regimes = opt.regimes;
   o.check_only = opt.check_only;
@@ -86,7 +88,7 @@ RecordedOptions recorded_options(const Options& opt) {
   o.max_seconds = opt.rule.max_seconds;
   o.metrics = opt.metrics;
   o.throttled = opt.throttled;
-  o.inputs = inputs_name(opt.inputs);
+  o.inputs = inputs_list_name(inputs);
   o.profile_launch = opt.profile_launch;
   return o;
 }
@@ -118,7 +120,21 @@ void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::H
   r.derived = ev.derived;
 }
 
-ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::uint64_t seed,
+// The gate on one input distribution; returns its result and, through `kept`, the problem's
+// buffers where the caller times them.
+GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint64_t seed,
+                   cudaStream_t stream, const std::string& tag,
+                   std::unique_ptr<ProblemBuffers>* kept) {
+  const HostTensors in = make_inputs(s, seed, inputs);
+  auto buffers = std::make_unique<ProblemBuffers>(s, in);
+  GateResult g = run_gate(phase, buffers->problem(float(s.default_scale())), in, seed, stream);
+  console::correctness(tag, g, inputs_name(inputs));
+  if (kept) *kept = std::move(buffers);
+  return g;
+}
+
+ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
+                   const std::vector<Inputs>& inputs, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
                    cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
@@ -126,13 +142,19 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
   r.shape = s;
   r.scale = s.default_scale();
 
-  const HostTensors in = make_inputs(s, seed, opt.inputs);
-  const ProblemBuffers buffers(s, in);
-  const Problem p = buffers.problem(float(r.scale));
-  const GateResult g = run_gate(phase, p, in, seed, stream);
-  run.passed = g.passed;
-  r.correctness = correctness_block(g, s, opt.inputs);
-  console::correctness(tag, g);
+  // Every distribution is checked; the first is timed. The others go first, each freeing its
+  // buffers before the next, so that no more than one problem's operands are held at a time
+  // (the footprint that refuse_unfit_shapes judged); the checks are recorded in the listed order.
+  std::vector<InputCheck> checks(inputs.size());
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    checks[i] = input_check(correctness_block(gate_on(phase, s, inputs[i], seed, stream, tag, nullptr), s, inputs[i]));
+  std::unique_ptr<ProblemBuffers> buffers;
+  const GateResult g = gate_on(phase, s, inputs.front(), seed, stream, tag, &buffers);
+  const Correctness timed = correctness_block(g, s, inputs.front());
+  checks.front() = input_check(timed);
+  r.correctness = with_checks(timed, std::move(checks));
+  run.passed = r.correctness.passed;
+  const Problem p = buffers->problem(float(r.scale));
 
   if (run.passed && opt.profile_launch) {
     const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
@@ -178,8 +200,8 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt, std::
 
 // After run_shape, its buffers freed: stalls by source line (--metrics pcsampling), sampled in
 // a child process (experiments/pc_sampling_child.hpp: why), and the per-kernel breakdown.
-void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64_t seed,
-                  const std::string& tag, bool pc_sampling) {
+void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, Inputs timed,
+                  std::uint64_t seed, const std::string& tag, bool pc_sampling) {
   if (!run.passed || !run.timed) return;
   ResultEntry& r = run.result;
   if (pc_sampling) {
@@ -189,7 +211,7 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, std::uint64
     if (!ec) req.executable = exe.string();
     req.shape = shape_name(s);
     req.seed = seed;
-    req.inputs = inputs_name(opt.inputs);
+    req.inputs = inputs_name(timed);
     req.device = opt.device;
     req.expected_ns = run.expected_ns;
     PcSamplingResult pcs = sample_in_child_process(req);
@@ -211,14 +233,12 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)")
       ->check(kNonNegativeInteger);
   app.add_option("--inputs", opt.inputs,
-                 "input distribution: normal (Q, K, V ~ N(0,1)), wide (Q ~ N(0,100): scaled "
-                 "scores reach +-30, a softmax without its max subtraction overflows) or "
-                 "negative (Q against K's common mean direction: scores near -20, so a "
-                 "zero-filled key past the end would dominate the softmax)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Inputs>{{"normal", Inputs::kNormal}, {"wide", Inputs::kWide},
-                                        {"negative", Inputs::kNegative}}))
-      ->option_text("{normal,wide,negative}=normal");  // the names, not CLI11's map to enum values
+                 "input distributions the correctness gate checks, comma-separated: normal (Q, "
+                 "K, V ~ N(0,1)), wide (Q ~ N(0,100): scaled scores reach +-30, a softmax "
+                 "without its max subtraction overflows), negative (Q against K's common mean "
+                 "direction: scores near -20, so a zero-filled key past the end would dominate "
+                 "the softmax); the first listed is timed")
+      ->capture_default_str();
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
   app.add_option("--regimes", opt.regimes, "timing regimes: cold, warm, graph")
@@ -269,6 +289,7 @@ int fail(int code, const std::string& msg) { return attnlab::fail("attnlab", cod
 // The shapes and counter groups of a run, every one judged before the GPU is touched.
 struct Plan {
   std::vector<Shape> shapes;
+  std::vector<Inputs> inputs;  // the gate's distributions, the timed one first
   std::vector<std::string> metric_groups;
   bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
 };
@@ -284,6 +305,7 @@ Plan plan_run(const Phase& phase, const Options& opt) {
       plan.shapes.push_back(s);
     }
     for (const auto& r : opt.regimes) profiler::parse_regime(r);
+    plan.inputs = parse_inputs_list(opt.inputs);
     const auto [pc_sampling, counter_groups] = profiler::split_pcsampling(opt.metrics);
     plan.pc_sampling = pc_sampling;
     plan.metric_groups = profiler::parse_metric_groups(counter_groups);
@@ -305,7 +327,7 @@ cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::ve
 }
 
 // The record as it is first written: everything but the results, status "incomplete".
-RunRecord record_header(const Phase& phase, const Options& opt,
+RunRecord record_header(const Phase& phase, const Options& opt, const Plan& plan,
                         int argc, char** argv, std::uint64_t seed, long long now,
                         const profiler::HardwareEvidence* evidence) {
   RunRecord record;
@@ -314,7 +336,7 @@ RunRecord record_header(const Phase& phase, const Options& opt,
   record.claims = phase.claims;
   record.started_utc = utc_iso8601(now);
   record.provenance = provenance(argc, argv, seed, opt.device, phase.baseline);
-  record.options = recorded_options(opt);
+  record.options = recorded_options(opt, plan.inputs);
   if (evidence) {
     record.metrics_config = evidence->config();
   } else {
@@ -358,9 +380,9 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                             "] " + shape_name(plan.shapes[i]);
-    auto run = run_shape(phase, plan.shapes[i], opt, seed, inst.sampler ? &*inst.sampler : nullptr,
+    auto run = run_shape(phase, plan.shapes[i], opt, plan.inputs, seed, inst.sampler ? &*inst.sampler : nullptr,
                          inst.evidence ? &*inst.evidence : nullptr, inst.stream->get(), tag);
-    finish_shape(run, plan.shapes[i], opt, seed, tag, plan.pc_sampling);
+    finish_shape(run, plan.shapes[i], opt, plan.inputs.front(), seed, tag, plan.pc_sampling);
     if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
       sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
                                   sass::embedded_ptxas_report());
@@ -392,7 +414,7 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     open_device(phase, opt, plan.shapes);
     const Stream owned_stream;
     const cudaStream_t stream = owned_stream.get();
-    const HostTensors in = make_inputs(s, *opt.seed, opt.inputs);
+    const HostTensors in = make_inputs(s, *opt.seed, plan.inputs.front());
     const ProblemBuffers buffers(s, in);
     const Problem p = buffers.problem(float(s.default_scale()));
     // Its first launch loads the kernels' module before PC sampling is enabled.
@@ -443,7 +465,7 @@ int run(const Phase& phase, const Options& opt, int argc, char** argv, RunRecord
 
   const long long now = now_epoch_seconds();
   const fs::path run_dir = new_run_directory(opt.results_dir, phase.id, now);
-  record = record_header(phase, opt, argc, argv, seed, now, inst.evidence ? &*inst.evidence : nullptr);
+  record = record_header(phase, opt, plan, argc, argv, seed, now, inst.evidence ? &*inst.evidence : nullptr);
   const fs::path file = run_dir / "run.json";
   write_run_record(file, record);
   record_file = written_record(file, record, &write_run_record);
@@ -458,9 +480,12 @@ int run_experiment(const char* phase_id, int argc, char** argv) {
   if (!phase)
     return fail(kExitUsage, std::string("unknown phase '") + phase_id + "'; valid phases: " +
                                 phase_ids_joined());
+  return run_experiment(*phase, argc, argv);
+}
 
-  CLI::App app{std::string("attnlab phase ") + phase->id + " (" + phase->title + "): " +
-               phase->technique + "\n" + phase->question};
+int run_experiment(const Phase& phase, int argc, char** argv) {
+  CLI::App app{std::string("attnlab phase ") + phase.id + " (" + phase.title + "): " +
+               phase.technique + "\n" + phase.question};
   Options opt;
   add_options(app, opt);
   app.footer("Exit codes: 0 ok, 1 a correctness check failed, 2 bad arguments or unsupported "
@@ -468,10 +493,10 @@ int run_experiment(const char* phase_id, int argc, char** argv) {
   RunRecord record;
   return run_main("attnlab", "run failed", app, argc, argv, [&](RunRecordFile& record_file) {
     if (opt.list_claims) {
-      std::cout << claims_listing(phase->claims) << std::endl;
+      std::cout << claims_listing(phase.claims) << std::endl;
       return int(kExitOk);
     }
-    return run(*phase, opt, argc, argv, record, record_file);
+    return run(phase, opt, argc, argv, record, record_file);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 namespace attnlab {
@@ -84,6 +85,35 @@ std::optional<Inputs> parse_inputs(const std::string& name) {
   if (name == "wide") return Inputs::kWide;
   if (name == "negative") return Inputs::kNegative;
   return std::nullopt;
+}
+
+std::vector<Inputs> default_gate_inputs() {
+  return {Inputs::kNormal, Inputs::kWide, Inputs::kNegative};
+}
+
+std::string inputs_list_name(const std::vector<Inputs>& list) {
+  std::string out;
+  for (const Inputs d : list) out += (out.empty() ? "" : ",") + std::string(inputs_name(d));
+  return out;
+}
+
+std::vector<Inputs> parse_inputs_list(const std::string& text) {
+  std::vector<Inputs> list;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(',', begin);
+    const std::string name = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    const auto d = parse_inputs(name);
+    if (!d)
+      throw std::invalid_argument("unknown input distribution '" + name +
+                                  "'; expected a comma-separated list of normal, wide, negative");
+    if (std::find(list.begin(), list.end(), *d) != list.end())
+      throw std::invalid_argument("input distribution '" + name + "' named twice in --inputs");
+    list.push_back(*d);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return list;
 }
 
 std::uint64_t fresh_seed() {

@@ -33,6 +33,15 @@ constexpr double kWideQScale = 10.0;
 constexpr double kNegativeScoreMean = 20.0;
 const char* inputs_name(Inputs d);                  // "normal", "wide", "negative"
 std::optional<Inputs> parse_inputs(const std::string& name);
+// What an experiment's gate checks unless --inputs says otherwise: every distribution, normal
+// first. A kernel right on N(0,1) inputs can still be wrong on the others (a phantom key passes
+// normal and wide inputs at long S), so the gate checks all three; the first listed is the one
+// the run then times.
+std::vector<Inputs> default_gate_inputs();
+// "normal,wide,negative" for a list, and the list of such a text; parse_inputs_list throws
+// std::invalid_argument for an empty list, an unknown name or a name given twice.
+std::string inputs_list_name(const std::vector<Inputs>& list);
+std::vector<Inputs> parse_inputs_list(const std::string& text);
 
 // Values from a counter-based generator: element i of tensor t depends only on (seed, t, i),
 // so inputs are identical for any thread count and on every platform.

@@ -1,10 +1,16 @@
 #include "record/correctness.hpp"
 
+#include <limits>
+
 #include "record/fields.hpp"
 
 namespace attnlab {
 
 using nlohmann::ordered_json;
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
 
 ordered_json to_json(const Correctness& c) {
   ordered_json j;
@@ -24,7 +30,48 @@ ordered_json to_json(const Correctness& c) {
   if (c.elements_scanned) j["elements_scanned"] = *c.elements_scanned;
   if (c.output_poisoned) j["output_poisoned"] = *c.output_poisoned;
   if (c.failure) j["failure"] = *c.failure;
+  if (!c.checks.empty()) {
+    ordered_json list = ordered_json::array();
+    for (const InputCheck& k : c.checks) {
+      ordered_json e;
+      e["inputs"] = k.inputs;
+      e["passed"] = k.passed;
+      e["row_err_ratio"] = k.row_err_ratio;
+      e["max_abs_err"] = k.max_abs_err;
+      e["nonfinite"] = k.nonfinite;
+      e["repeat_identical"] = k.repeat_identical;
+      if (k.failure) e["failure"] = *k.failure;
+      list.push_back(std::move(e));
+    }
+    j["checks"] = std::move(list);
+  }
   return j;
+}
+
+InputCheck input_check(const Correctness& c) {
+  InputCheck k;
+  k.inputs = c.inputs.value_or("normal");
+  k.passed = c.passed;
+  k.row_err_ratio = c.row_err_ratio.value_or(0.0);
+  k.max_abs_err = c.max_abs_err;
+  k.nonfinite = c.nonfinite;
+  k.repeat_identical = c.repeat_identical;
+  k.failure = c.failure;
+  return k;
+}
+
+Correctness with_checks(Correctness timed, std::vector<InputCheck> checks) {
+  std::string failures;
+  for (const InputCheck& k : checks) {
+    timed.passed = timed.passed && k.passed;
+    if (k.passed) continue;
+    failures += (failures.empty() ? "" : "; ") + k.inputs + " inputs: " +
+                k.failure.value_or("the check failed");
+  }
+  timed.failure = failures.empty() ? std::optional<std::string>() : failures;
+  if (!timed.passed && !timed.failure) timed.failure = "the check failed";
+  timed.checks = std::move(checks);
+  return timed;
 }
 
 Correctness read_correctness(const ordered_json& root, const std::string& base) {
@@ -48,6 +95,24 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
   if (const ordered_json* p = find(root, base + "/output_poisoned"); p && !p->is_null())
     c.output_poisoned = bool_at(root, base + "/output_poisoned");
   c.failure = optional_string_at(root, base + "/failure");
+  if (const ordered_json* list = find(root, base + "/checks")) {
+    if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string e = base + "/checks/" + std::to_string(i);
+      InputCheck k;
+      k.inputs = string_at(root, e + "/inputs");
+      k.passed = bool_at(root, e + "/passed");
+      // Infinite where the output held NaN or Inf, which JSON writes as null.
+      if (!find(root, e + "/row_err_ratio")) throw FieldError("missing " + e + "/row_err_ratio");
+      if (!find(root, e + "/max_abs_err")) throw FieldError("missing " + e + "/max_abs_err");
+      k.row_err_ratio = optional_number_at(root, e + "/row_err_ratio").value_or(kInf);
+      k.max_abs_err = optional_number_at(root, e + "/max_abs_err").value_or(kInf);
+      k.nonfinite = static_cast<long long>(number_at(root, e + "/nonfinite"));
+      k.repeat_identical = bool_at(root, e + "/repeat_identical");
+      k.failure = optional_string_at(root, e + "/failure");
+      c.checks.push_back(std::move(k));
+    }
+  }
   return c;
 }
 

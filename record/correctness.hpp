@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,20 @@ namespace attnlab {
 // (2 x the naive fp16 max error + 1e-3) and scanned only the checked rows for NaN; records with
 // rule "row_rms" bound each checked row's rms error (experiments/reference.hpp), and
 // tolerance_abs is then the bound of the row closest to failing.
+// One input distribution's check, as the block's `checks` list holds it.
+struct InputCheck {
+  std::string inputs;        // "normal", "wide" or "negative"
+  bool passed = false;
+  double row_err_ratio = 0;  // the row closest to failing: its rms error over its bound
+  double max_abs_err = 0;
+  long long nonfinite = 0;
+  bool repeat_identical = false;
+  std::optional<std::string> failure;
+};
+
+// A gate that checked several input distributions (experiments/reference.hpp) lists each under
+// `checks`; the block's own figures are those of `inputs`, the distribution the run then timed,
+// and `passed` is true only when every check passed. Records before the list checked one.
 struct Correctness {
   bool passed = false;
   double max_abs_err = 0, max_rel_err = 0;
@@ -28,7 +43,14 @@ struct Correctness {
   bool repeat_identical = false;      // two launches on the same inputs gave the same bits
   std::optional<bool> output_poisoned;  // the baseline says whether it poisoned the output first
   std::optional<std::string> failure;   // why it failed
+  std::vector<InputCheck> checks;       // every distribution checked; empty: `inputs` alone
 };
+
+// A check's summary of a block that checked one distribution (its `inputs`).
+InputCheck input_check(const Correctness& c);
+// The block of a gate over several distributions: `timed`'s figures, every check listed,
+// passed when each passed, and a failure that names the distribution of each failed check.
+Correctness with_checks(Correctness timed, std::vector<InputCheck> checks);
 
 nlohmann::ordered_json to_json(const Correctness& c);
 

@@ -114,6 +114,17 @@ TEST(Inputs, NormalGeneratorTails) {
   EXPECT_LT(mx, 7.0);
 }
 
+// The gate checks every distribution unless told otherwise, normal (the timed one) first.
+TEST(Inputs, TheGateChecksEveryDistributionByDefault) {
+  EXPECT_EQ(inputs_list_name(default_gate_inputs()), "normal,wide,negative");
+  EXPECT_EQ(parse_inputs_list("negative,normal"),
+            (std::vector<Inputs>{Inputs::kNegative, Inputs::kNormal}));
+  EXPECT_EQ(parse_inputs_list(inputs_list_name(default_gate_inputs())), default_gate_inputs());
+  EXPECT_THROW(parse_inputs_list(""), std::invalid_argument);
+  EXPECT_THROW(parse_inputs_list("normal,"), std::invalid_argument);
+  EXPECT_THROW(parse_inputs_list("wide,wide"), std::invalid_argument);
+}
+
 TEST(RowsToCheck, AllRowsForSmallShapes) {
   const Shape s = make_shape(2, 3, 3, 100, 64, false);
   EXPECT_EQ(rows_to_check(s, 1).size(), std::size_t(2 * 3 * 100));

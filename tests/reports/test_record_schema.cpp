@@ -5,10 +5,13 @@
 // mapping is checked against every committed record.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "record/correctness.hpp"
 #include "record/fields.hpp"
@@ -180,6 +183,57 @@ TEST(CorrectnessMapping, AFailureIsWrittenLast) {
   EXPECT_EQ(j.items().begin().key(), "passed");
   EXPECT_EQ(std::prev(j.end()).key(), "failure");
   EXPECT_EQ(read_correctness(ordered_json{{"c", j}}, "/c").failure, c.failure);
+}
+
+// A gate over several input distributions (record/correctness.hpp): each check is listed, in
+// the order checked, and one failed check fails the block, by the name of its distribution.
+namespace {
+Correctness checked(const char* inputs, bool passed, double ratio) {
+  Correctness c;
+  c.passed = passed;
+  c.inputs = inputs;
+  c.row_err_ratio = ratio;
+  c.max_abs_err = ratio * 1e-3;
+  c.repeat_identical = true;
+  if (!passed) c.failure = "worst row (b 0, h 1, row 1530): rms err 0.2 > tolerance 0.001";
+  return c;
+}
+}  // namespace
+
+TEST(CorrectnessChecks, AFailedCheckFailsTheBlockByItsInputs) {
+  const Correctness normal = checked("normal", true, 0.1);
+  const Correctness block = with_checks(
+      normal, {input_check(normal), input_check(checked("wide", true, 0.2)),
+               input_check(checked("negative", false, 240.0))});
+  EXPECT_FALSE(block.passed);
+  ASSERT_TRUE(block.failure.has_value());
+  EXPECT_EQ(block.failure->rfind("negative inputs: worst row", 0), 0u) << *block.failure;
+  EXPECT_EQ(block.inputs, "normal");         // the figures are the timed distribution's
+  EXPECT_DOUBLE_EQ(*block.row_err_ratio, 0.1);
+  const Correctness all = with_checks(normal, {input_check(normal), input_check(checked("wide", true, 0.2))});
+  EXPECT_TRUE(all.passed);
+  EXPECT_FALSE(all.failure.has_value());
+}
+
+TEST(CorrectnessChecks, EveryCheckRoundTripsInItsOrder) {
+  const Correctness normal = checked("normal", true, 0.1);
+  Correctness nan_output = checked("negative", false, 1.0);
+  nan_output.max_abs_err = nan_output.row_err_ratio.emplace(std::numeric_limits<double>::infinity());
+  const Correctness block =
+      with_checks(normal, {input_check(normal), input_check(checked("wide", true, 0.2)), input_check(nan_output)});
+  const ordered_json written = ordered_json::parse(to_json(block).dump());  // through the text
+  ASSERT_TRUE(written.contains("checks"));
+  std::vector<std::string> names;
+  for (const auto& k : written["checks"]) names.push_back(k["inputs"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"normal", "wide", "negative"}));
+  EXPECT_TRUE(written["checks"][2]["max_abs_err"].is_null());  // JSON has no infinity
+  const Correctness back = read_correctness(ordered_json{{"c", written}}, "/c");
+  ASSERT_EQ(back.checks.size(), 3u);
+  EXPECT_FALSE(back.checks[2].passed);
+  EXPECT_TRUE(std::isinf(back.checks[2].max_abs_err));
+  EXPECT_EQ(to_json(back).dump(), written.dump());
+  // A block of one distribution (every record before the list) writes no list.
+  EXPECT_FALSE(to_json(normal).contains("checks"));
 }
 
 TEST(TimingMapping, BusyStatisticsRoundTripAfterTheBusyMedian) {
