@@ -193,7 +193,7 @@ AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options&
   out.scale = scale;
   out.flops = s.flops();
   const HostTensors in = make_inputs(s, seed);
-  const ProblemBuffers buffers(s, in);
+  const ProblemBuffers buffers(s, in, std::max(workspace_bytes(a, s), workspace_bytes(b, s)));
   const Problem p = buffers.problem(float(scale));
   const GateResult ga = run_gate(a, p, in, seed, stream);
   console::correctness(tag + " A=" + a.id, ga);

@@ -10,7 +10,7 @@ namespace {
 std::size_t half_bytes(std::int64_t n) { return std::size_t(n) * sizeof(__half); }
 }  // namespace
 
-ProblemBuffers::ProblemBuffers(const Shape& s, const HostTensors& in)
+ProblemBuffers::ProblemBuffers(const Shape& s, const HostTensors& in, std::size_t workspace_bytes)
     : shape_(s),
       q_(half_bytes(s.q_elems())),
       k_(half_bytes(s.kv_elems())),
@@ -19,10 +19,19 @@ ProblemBuffers::ProblemBuffers(const Shape& s, const HostTensors& in)
   ATTNLAB_CUDA_CHECK(cudaMemcpy(q_.get(), in.q.data(), q_.bytes(), cudaMemcpyHostToDevice));
   ATTNLAB_CUDA_CHECK(cudaMemcpy(k_.get(), in.k.data(), k_.bytes(), cudaMemcpyHostToDevice));
   ATTNLAB_CUDA_CHECK(cudaMemcpy(v_.get(), in.v.data(), v_.bytes(), cudaMemcpyHostToDevice));
+  if (workspace_bytes > 0) {
+    workspace_.emplace(workspace_bytes);
+    ATTNLAB_CUDA_CHECK(cudaMemset(workspace_->get(), 0, workspace_bytes));
+  }
 }
 
 Problem ProblemBuffers::problem(float scale) const {
-  return Problem{shape_, q_.get(), k_.get(), v_.get(), o_.get(), scale};
+  Problem p{shape_, q_.get(), k_.get(), v_.get(), o_.get(), scale};
+  if (workspace_) {
+    p.workspace = workspace_->get();
+    p.workspace_bytes = workspace_->bytes();
+  }
+  return p;
 }
 
 std::vector<__half> launch_poisoned(const Phase& phase, const Problem& p, cudaStream_t stream) {

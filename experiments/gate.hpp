@@ -4,7 +4,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "experiments/device_buffer.hpp"
@@ -13,15 +15,18 @@
 
 namespace attnlab {
 
-// Device copies of a problem's operands plus its output buffer.
+// Device copies of a problem's operands plus its output buffer, and the phases' workspace
+// (Problem::workspace) of `workspace_bytes`, zeroed here once: size it with workspace_bytes()
+// of kernels/registry.hpp, the largest of the phases that will run the problem.
 class ProblemBuffers {
  public:
-  ProblemBuffers(const Shape& s, const HostTensors& in);
+  ProblemBuffers(const Shape& s, const HostTensors& in, std::size_t workspace_bytes);
   Problem problem(float scale) const;
 
  private:
   Shape shape_;
   DeviceBuffer q_, k_, v_, o_;
+  std::optional<DeviceBuffer> workspace_;  // none where no phase needs one
 };
 
 // Launches once into output poisoned with NaN (0xFFFF in fp16), so any element the phase

@@ -126,7 +126,7 @@ GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint6
                    cudaStream_t stream, const std::string& tag,
                    std::unique_ptr<ProblemBuffers>* kept) {
   const HostTensors in = make_inputs(s, seed, inputs);
-  auto buffers = std::make_unique<ProblemBuffers>(s, in);
+  auto buffers = std::make_unique<ProblemBuffers>(s, in, workspace_bytes(phase, s));
   GateResult g = run_gate(phase, buffers->problem(float(s.default_scale())), in, seed, stream);
   console::correctness(tag, g, inputs_name(inputs));
   if (kept) *kept = std::move(buffers);
@@ -415,7 +415,7 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     const Stream owned_stream;
     const cudaStream_t stream = owned_stream.get();
     const HostTensors in = make_inputs(s, *opt.seed, plan.inputs.front());
-    const ProblemBuffers buffers(s, in);
+    const ProblemBuffers buffers(s, in, workspace_bytes(phase, s));
     const Problem p = buffers.problem(float(s.default_scale()));
     // Its first launch loads the kernels' module before PC sampling is enabled.
     const GateResult g = run_gate(phase, p, in, *opt.seed, stream);

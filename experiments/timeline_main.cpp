@@ -402,7 +402,8 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
   const double scale = s.default_scale();
   const HostTensors in = make_inputs(s, seed);
-  const ProblemBuffers buffers(s, in);
+  // One workspace for both builds: their launches take turns on one stream.
+  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
   const Problem p = buffers.problem(float(scale));
   std::uint64_t tag = 1;
   const std::function<void()> normal = [&] { phase->launch(p, stream.get()); };

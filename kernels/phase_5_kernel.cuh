@@ -29,15 +29,20 @@ namespace {
 namespace ptx = cuda::ptx;
 using namespace hopper;
 
-// The global counter of the dynamic scheduler (zero at load; every launch leaves it at zero).
-__device__ unsigned long long item_claims;
-// The partials of items split over keys, a slot per block, and their ready flags (zero at load;
-// every launch leaves them at zero: kernels/key_split.cuh).
-// Sized for the largest of the kernels' consumer counts and tiles (three at D = 64, two at 128).
+// A launch's scratch, in the workspace its caller passes (Problem::workspace, zeroed once when
+// allocated; launch_with carves it): the dynamic scheduler's counter, and the partials of items
+// split over keys, a slot per block, with their ready flags (kernels/key_split.cuh). Every launch
+// leaves the counter and the flags at zero, so launches in one stream share a workspace, and two
+// launches in flight at once (two streams) each need their own.
+// A slot is sized for the largest of the kernels' consumer counts and tiles (three at D = 64, two
+// at 128).
 constexpr int kMostConsumers = 3;
 constexpr int kSlotVectors = std::max(SplitSlot<64, kMostConsumers>::kVectors, SplitSlot<128, 2>::kVectors);
-__device__ float4 split_partials[kSplitSlots * kSlotVectors];
-__device__ unsigned split_ready[kSplitSlots * kMostConsumers * kSplitWarps];
+struct Scratch {
+  unsigned long long* item_claims;
+  unsigned* split_ready;   // kMostConsumers * kSplitWarps per slot
+  float4* split_partials;  // kSlotVectors per slot
+};
 
 template <class T, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
@@ -46,7 +51,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
                      const __grid_constant__ CUtensorMap tm_v,
                      const __grid_constant__ CUtensorMap tm_o, __half* __restrict__ o, int H,
                      int H_kv, int S, float scale_log2, WorkOrder order, KeySplit split,
-                     bool dynamic) {
+                     bool dynamic, Scratch scratch) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -114,7 +119,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // Ring positions count Q slots and K/V tiles over all of the block's work items.
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) {
-      const DynamicScheduler claims{&item_claims, n_work};
+      const DynamicScheduler claims{scratch.item_claims, n_work};
       // A claimed item runs whole: its unit's key tiles end at the item's.
       auto whole = [](std::int64_t w) { return KeySplit::Unit{w, 0, 1 << 30}; };
       KVRing ring{};
@@ -403,10 +408,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     // its slot, and the block of its earlier tiles (the one before) merges it.
     if (T::kSplit && (t.k0 > 0 || t.merges)) {
       const int b = int(blockIdx.x) + (t.k0 > 0 ? 0 : 1);
-      float4* const part = split_partials + std::size_t(b) * kSlotVectors +
+      float4* const part = scratch.split_partials + std::size_t(b) * kSlotVectors +
                            consumer * SplitSlot<D, T::kConsumers>::kConsumerVectors;
       static_assert(T::kConsumers <= kMostConsumers, "a ready flag per consumer warp");
-      unsigned* const ready = split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
+      unsigned* const ready = scratch.split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
       if (t.k0 > 0) {
         save_partial<D>(part, ready, o_acc, m_row, l_row, tid);
         ATTNLAB_TL_END(kItem, w);

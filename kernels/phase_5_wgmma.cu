@@ -25,9 +25,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
+#include "common/shapes.hpp"
 #include "kernels/consumer_turns.hpp"
 #include "kernels/hopper.cuh"
 #include "kernels/key_split.cuh"
@@ -38,6 +41,25 @@
 
 namespace attnlab::phase_5 {
 namespace {
+
+// The workspace of a launch (Scratch, kernels/phase_5_kernel.cuh): the counter, then the ready
+// flags and the partials of `slots` key-split slots, each part 16-byte aligned.
+struct ScratchLayout {
+  std::size_t flags, partials, bytes;  // [bytes] offsets of the parts, and the whole
+};
+constexpr ScratchLayout scratch_layout(std::int64_t slots) {
+  const std::size_t flags = 16;
+  const std::size_t flag_bytes = std::size_t(slots) * kMostConsumers * kSplitWarps * sizeof(unsigned);
+  const std::size_t partials = flags + (flag_bytes + 15) / 16 * 16;
+  return {flags, partials, partials + std::size_t(slots) * kSlotVectors * sizeof(float4)};
+}
+// Slots for every block of a launch that may split: its grid is at most its items, and a launch
+// of more blocks than kSplitSlots does not split.
+template <class T>
+ScratchLayout scratch_layout_of(const Shape& s) {
+  const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
+  return scratch_layout(T::kSplit ? std::min<std::int64_t>(n_work, kSplitSlots) : 0);
+}
 
 // One block per SM (shared memory and registers admit no second), each looping over work
 // items. Non-causal items cost the same where S fills every query tile, and go head by head
@@ -52,6 +74,12 @@ template <class T>
 void launch_with(const Problem& p, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
+  // Before any driver call: a caller that passes no workspace learns it here.
+  const ScratchLayout layout = scratch_layout_of<T>(s);
+  if (p.workspace == nullptr || p.workspace_bytes < layout.bytes)
+    throw std::invalid_argument("phase 5 at " + shape_name(s) + " needs a zeroed workspace of " +
+                                std::to_string(layout.bytes) + " bytes (Phase::workspace_bytes), got " +
+                                std::to_string(p.workspace ? p.workspace_bytes : 0));
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, T::kTileQ);
   const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileK);
   const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileK);
@@ -80,9 +108,13 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const int tiles = ceil_div(s.S, T::kTileK);
   const KeySplit split = KeySplit::make(
       n_work, int(g.grid.x), tiles, T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
+  auto* const base = static_cast<unsigned char*>(p.workspace);
+  const Scratch scratch{reinterpret_cast<unsigned long long*>(base),
+                        reinterpret_cast<unsigned*>(base + layout.flags),
+                        reinterpret_cast<float4*>(base + layout.partials)};
   attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
       tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
-      split, dynamic);
+      split, dynamic, scratch);
   ATTNLAB_CHECK_LAUNCH();
 }
 
@@ -104,6 +136,12 @@ std::optional<std::int64_t> work_items(const Shape& s) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   };
   return s.D == 64 ? with_traits<64>(s, items) : with_traits<128>(s, items);
+}
+
+std::size_t workspace_bytes(const Shape& s) {
+  if (can_implement(s)) return 0;
+  const auto bytes = [&](auto tag) { return scratch_layout_of<typename decltype(tag)::type>(s).bytes; };
+  return s.D == 64 ? with_traits<64>(s, bytes) : with_traits<128>(s, bytes);
 }
 
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
@@ -132,6 +170,7 @@ ATTNLAB_PHASE(5) {
   p.launch = &launch;
   p.work_items = &work_items;
   p.launch_geometry = &launch_geometry;
+  p.workspace_bytes = &workspace_bytes;
   p.question =
       "wgmma for both products, TMA K/V ring, producer/consumer warpgroups: against cuDNN and 4x.";
   p.default_shapes = {"throughput", kD128, "16x16x2048x64:causal", "4x16x4096x128:causal"};

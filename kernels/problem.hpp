@@ -3,6 +3,8 @@
 // the layout of PyTorch SDPA's inputs; H_kv < H is grouped-query attention.
 #pragma once
 
+#include <cstddef>
+
 #include "common/shape.hpp"
 
 namespace attnlab {
@@ -15,6 +17,11 @@ struct Problem {
   const void* v = nullptr;  // [B, H_kv, S, D]
   void* o = nullptr;        // [B, H, S, D]
   float scale = 0.125f;     // softmax scale, normally 1/sqrt(D)
+  // The launch's scratch (Phase::workspace_bytes(shape) bytes, zeroed when allocated; null
+  // where the phase needs none). Launches in one stream may share it; launches in flight on
+  // two streams at once each need their own.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;  // [bytes]
 };
 
 }  // namespace attnlab

@@ -55,6 +55,10 @@ Refusal query_tiled_refusal(const Shape& s, const std::string& phase) {
   return std::nullopt;
 }
 
+std::size_t workspace_bytes(const Phase& p, const Shape& s) {
+  return p.workspace_bytes ? p.workspace_bytes(s) : 0;
+}
+
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor) {
   const int cc = cc_major * 10 + cc_minor;
   // sm_90a code runs only on compute capability 9.0 exactly: arch-specific features such as

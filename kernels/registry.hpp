@@ -31,6 +31,7 @@ using CanImplementFn = Refusal (*)(const Shape&);
 // itself never allocates. Resources live until the process ends.
 using PrepareFn = void (*)(const Shape&);
 using WorkItemsFn = std::optional<std::int64_t> (*)(const Shape&);
+using WorkspaceBytesFn = std::size_t (*)(const Shape&);
 
 // One kernel launch as the driver sees it: what an empty kernel must be launched with to
 // cost what this launch costs before any work (the launch floor, attnlab-calibrate).
@@ -67,6 +68,10 @@ struct Phase {
   // Single-kernel phases whose launch configuration the calibration's launch floors measure
   // (phases 5 and d4); nullptr elsewhere.
   LaunchGeometryFn launch_geometry = nullptr;
+  // Phases whose launches need scratch in global memory (phase 5's scheduler counter and key-split
+  // partials): its size at a shape, which the caller allocates and zeroes once per problem and
+  // passes in Problem::workspace; nullptr where a phase needs none (workspace_bytes() below).
+  WorkspaceBytesFn workspace_bytes = nullptr;
   // Its experiment (attnlab-phase-<id>): what it asks, one line; the shapes it runs without
   // --shape; the hypotheses the report judges, copied into every record it writes (may be none).
   std::string question;
@@ -115,6 +120,8 @@ Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase);
 // fp16_head_dim_refusal plus the grid limit of the query-tiled phases: blocks of query rows
 // along x, one (batch, head) per y, so B*H must fit the 65535 y-blocks.
 Refusal query_tiled_refusal(const Shape& s, const std::string& phase);
+// The bytes of workspace a launch of `p` at `s` needs (Phase::workspace_bytes; 0 where none).
+std::size_t workspace_bytes(const Phase& p, const Shape& s);
 // Whether the phase can run on a device of compute capability major.minor.
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
 

@@ -143,3 +143,30 @@ TEST(Registry, EveryClaimSourceCitesAFileOfTheRepositoryThatNamesTheClaim) {
     }
   EXPECT_GT(cited, 0);
 }
+
+// Phase 5's scratch (its scheduler's counter, the key split's partials and flags) comes from the
+// caller: it declares the size, larger where the launch splits items over keys, and its launch
+// refuses a missing or short workspace before any driver call (so this runs without a GPU).
+TEST(Registry, Phase5TakesItsScratchFromTheCaller) {
+  const Phase* p5 = find_phase("5");
+  ASSERT_NE(p5, nullptr);
+  const Shape split = parse_shape("1x9x2048x128");  // D = 128 without the mask, S >= 2048
+  const Shape whole = parse_shape("1x9x1024x128");  // items too short to split
+  EXPECT_GT(workspace_bytes(*p5, whole), 0u);       // the dynamic scheduler's counter
+  EXPECT_GT(workspace_bytes(*p5, split), workspace_bytes(*p5, whole));
+  EXPECT_EQ(workspace_bytes(*find_phase("4"), split), 0u);  // a phase without scratch
+  Problem p{split};
+  try {
+    p5->launch(p, nullptr);
+    FAIL() << "launched without a workspace";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a zeroed workspace of " +
+                                         std::to_string(workspace_bytes(*p5, split)) + " bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  int scratch = 0;
+  p.workspace = &scratch;
+  p.workspace_bytes = workspace_bytes(*p5, split) - 1;
+  EXPECT_THROW(p5->launch(p, nullptr), std::invalid_argument);
+}

@@ -30,7 +30,7 @@ TEST_P(CudnnGraphCapture, ReplayWritesTheCheckedOutput) {
   if (auto why = phase->can_implement(s)) GTEST_SKIP() << *why;  // a build without cuDNN
   const std::uint64_t seed = 7;
   const HostTensors in = make_inputs(s, seed);
-  const ProblemBuffers buffers(s, in);
+  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
   const Problem p = buffers.problem(float(s.default_scale()));
   Stream stream;
   const GateResult g = run_gate(*phase, p, in, seed, stream.s);

@@ -61,7 +61,7 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
 
   const std::uint64_t seed = fresh_seed();
   const HostTensors in = make_inputs(s, seed, inputs);
-  const ProblemBuffers buffers(s, in);
+  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
   GateResult g;
   try {
     g = run_gate(*phase, buffers.problem(float(s.default_scale())), in, seed, nullptr);
