@@ -29,6 +29,14 @@ void correctness_section(std::ostringstream& md, const Run& run) {
     std::string rows_text = rows ? count(*rows) : "not recorded";
     if (rows && total) rows_text += " of " + count(*total);
     std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
+    // The input distributions the gate checked, where the record lists them (the figures beside
+    // are the first's, the one timed).
+    if (const ordered_json* checks = find(j, "/correctness/checks"); checks && checks->is_array()) {
+      std::string names;
+      for (const auto& k : *checks)
+        names += (names.empty() ? "" : ", ") + k.value("inputs", std::string("unnamed"));
+      if (!names.empty()) check += " on " + names + " inputs";
+    }
     if (r.failure) check += ": " + *r.failure;
     const bool row_rule = optional_string_at(j, "/correctness/rule").value_or("") == kRowRmsRule;
     const std::string gated = row_rule ? "row rms " + num("row_rms_err", true) : "max abs " + num("max_abs_err", true);

@@ -633,3 +633,22 @@ TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
   ASSERT_EQ(r.scripts.size(), 1u);
   EXPECT_TRUE(contains(read_file(dir / "plots" / "ratios_1.dat"), "# pair, wall ratio t_B / t_A")) << md;
 }
+
+// A gate over several input distributions: the correctness table names them.
+TEST(Render, TheCorrectnessTableNamesTheInputsTheGateChecked) {
+  TempDir t;
+  const fs::path dir = t.path / "4" / "run";
+  ordered_json rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
+  ordered_json check = {{"passed", true}, {"row_err_ratio", 0.1}, {"max_abs_err", 1e-4}, {"nonfinite", 0},
+                        {"repeat_identical", true}};
+  ordered_json list = ordered_json::array();
+  for (const char* name : {"normal", "wide", "negative"}) {
+    check["inputs"] = name;
+    list.push_back(check);
+  }
+  rec["results"][0]["correctness"]["checks"] = list;
+  write_file(dir / "run.json", rec.dump(2));
+  render_run(load_run(dir), {});
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "| PASS on normal, wide, negative inputs |")) << md;
+}
