@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Sentences of kernels/NOTES.md checked against the committed records they cite.
+
+    tests/cli/notes_claims.py <source root> [--notes FILE]     (ctest: cli.notes_claims)
+
+--notes reads the checks from FILE instead of kernels/NOTES.md (records still relative to the
+source root): cli.notes_claims_catches_a_false_one gives it the sentence NOTES had before.
+
+A sentence that states what a record says carries the check beside it, an HTML comment that
+markdown does not show:
+
+    <!-- check: MEASURE ARG... OP BOUND -->
+
+MEASURE names a figure computed from the records its ARGs name (run directories relative to the
+source root, each holding run.json or run.json.gz), OP is one of <= < >= >, and BOUND a number:
+the sentence says no more than the bound, the record holds the figure, so no measured value is
+typed into NOTES. Measures:
+
+    max_kernel_gap SDPA_RUN KERNEL PHASE_RUN
+        The largest |t_kernel / t_phase - 1| over the shapes both records timed: t_kernel the
+        SDPA record's per-kernel median, in its headline regime, of the kernel whose name holds
+        KERNEL; t_phase the phase record's headline device time (busy median where recorded).
+
+Prints one line per check and exits 1 when one fails, a record is missing or a check cannot be
+read; NOTES without any check fails too (the sentences it guards would be unguarded).
+"""
+import gzip
+import json
+import operator
+import pathlib
+import re
+import sys
+
+CHECK = re.compile(r"<!--\s*check:\s*(.*?)\s*-->", re.S)
+OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
+
+
+def load_record(root, run):
+    """The record of run directory `run` (relative to `root`): run.json, else run.json.gz."""
+    d = root / run
+    for name, opener in (("run.json", open), ("run.json.gz", gzip.open)):
+        if (d / name).is_file():
+            with opener(d / name, "rt") as f:
+                return json.load(f)
+    raise FileNotFoundError(f"{run}: neither run.json nor run.json.gz")
+
+
+def headline_device_ns(result):
+    t = result["timing"][result["headline_regime"]]
+    return t.get("busy_median_ns", t["median_ns"])
+
+
+def max_kernel_gap(root, sdpa_run, kernel, phase_run):
+    sdpa, phase = load_record(root, sdpa_run), load_record(root, phase_run)
+    phase_ns = {r["name"]: headline_device_ns(r) for r in phase["results"] if r.get("timing")}
+    gaps = {}
+    for r in sdpa["results"]:
+        if r["name"] not in phase_ns or not r.get("timing"):
+            continue
+        ks = [k for k in r.get("kernels", []) if kernel in k["name"] and k["regime"] == r["headline_regime"]]
+        if len(ks) != 1:
+            raise ValueError(f"{sdpa_run} at {r['name']}: {len(ks)} kernels named like {kernel!r}, not one")
+        gaps[r["name"]] = abs(ks[0]["median_ns"] / phase_ns[r["name"]] - 1)
+    if not gaps:
+        raise ValueError(f"{sdpa_run} and {phase_run} timed no shape in common")
+    worst = max(gaps, key=gaps.get)
+    return gaps[worst], f"largest at {worst}, over {len(gaps)} shapes"
+
+
+MEASURES = {"max_kernel_gap": (max_kernel_gap, 3)}
+
+
+def run_check(root, text):
+    """(passed, line) for one check's text."""
+    words = text.split()
+    if len(words) < 3 or words[-2] not in OPS or words[0] not in MEASURES:
+        return False, f"FAIL: cannot read the check {text!r} (MEASURE ARG... OP BOUND; measures: {', '.join(MEASURES)})"
+    fn, nargs = MEASURES[words[0]]
+    args, op, bound = words[1:-2], words[-2], float(words[-1])
+    if len(args) != nargs:
+        return False, f"FAIL: {words[0]} takes {nargs} arguments, got {len(args)}: {text!r}"
+    try:
+        value, where = fn(root, *args)
+    except (OSError, ValueError, KeyError) as e:
+        return False, f"FAIL: {text!r}: {e}"
+    ok = OPS[op](value, bound)
+    return ok, f"{'ok' if ok else 'FAIL'}: {words[0]} = {value:.4g} ({where}) {op} {bound:g}: {' '.join(args)}"
+
+
+def main():
+    argv = sys.argv[1:]
+    notes = None
+    if "--notes" in argv:
+        i = argv.index("--notes")
+        notes = pathlib.Path(argv[i + 1])
+        del argv[i:i + 2]
+    root = pathlib.Path(argv[0] if argv else ".")
+    notes = notes or root / "kernels" / "NOTES.md"
+    checks = CHECK.findall(notes.read_text())
+    if not checks:
+        print(f"FAIL: {notes} holds no <!-- check: ... --> comment")
+        return 1
+    failed = 0
+    for text in checks:
+        ok, line = run_check(root, text)
+        print(line)
+        failed += not ok
+    print(f"{len(checks) - failed} of {len(checks)} NOTES checks hold")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
