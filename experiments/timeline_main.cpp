@@ -90,11 +90,14 @@ constexpr const char* kMethod =
     "launches), warmed up (3 launches of each build), and both builds are launched alternately, "
     "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
     "durations, medians). The traced launch follows, between two SM-clock probes "
-    "(profiler/clock_probe.hpp); cycles become ns at their mean, each SM's cycles are placed on "
-    "the globaltimer axis by the median offset of its warps' anchors. launch_floor_ns: the median CUPTI "
-    "time of as many launches of an empty kernel with the phase's launch configuration (grid, block, "
-    "cluster, dynamic shared memory). span_matches: -|overhead| <= CUPTI time of the traced launch - "
-    "decoded span <= |overhead| + launch floor.";
+    "(profiler/clock_probe.hpp, kept for comparison); cycles become ns at the rate fitted to the "
+    "warps' own anchors (one least-squares slope of globaltimer against clock64 over every start "
+    "and end anchor, an intercept per SM), each SM's cycles are placed on the globaltimer axis by "
+    "the median offset of its warps' anchors. launch_floor_ns: the median CUPTI time of as many "
+    "launches of an empty kernel with the phase's launch configuration (grid, block, cluster, "
+    "dynamic shared memory). span_matches: -tolerance <= CUPTI time of the traced launch - "
+    "decoded span <= tolerance + launch floor, the tolerance the fraction kSpanAgreement of the "
+    "traced launch (record/timeline.hpp).";
 
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
@@ -299,8 +302,7 @@ TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activi
 // recorded as a failed run.
 void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
                    const Instrumented& inst) {
-  timeline::DecodeOptions dopt;
-  dopt.sm_clock_mhz = 0.5 * (rec.sm_clock_mhz_before + rec.sm_clock_mhz_after);
+  timeline::DecodeOptions dopt;  // no clock: the rate the warps' anchors give
   dopt.sm = opt.sm;
   dopt.role = inst.role;
   try {
@@ -350,7 +352,7 @@ void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns)
   ovh.overhead_fraction = ovh.overhead_ns / ovh.normal_median_ns;
   ovh.traced_launch_ns = traced_ns;
   ovh.span_ns = span_ns;
-  ovh.tolerance_ns = std::abs(ovh.overhead_ns);
+  ovh.tolerance_ns = kSpanAgreement * traced_ns;
   ovh.span_matches = span_agrees(ovh);
 }
 
@@ -371,10 +373,13 @@ void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Opti
             << " each): overhead " << ovh.overhead_fraction * 100 << "%\n"
             << "attnlab-timeline: decoded span " << ovh.span_ns / 1000 << " us vs CUPTI "
             << ovh.traced_launch_ns / 1000 << " us for the traced launch: "
-            << (ovh.span_matches ? "matches" : "DOES NOT match") << " within the overhead ("
-            << ovh.tolerance_ns / 1000 << " us) and the launch floor ("
+            << (ovh.span_matches ? "agrees" : "DISAGREES") << " within " << kSpanAgreement * 100
+            << "% of it (" << ovh.tolerance_ns / 1000 << " us) and the launch floor ("
             << (ovh.launch_floor_ns ? std::to_string(*ovh.launch_floor_ns / 1000) + " us" : std::string("not measured"))
             << ")\n"
+            << "attnlab-timeline: cycles at " << d.sm_clock_mhz << " MHz, fitted to the warps' anchors "
+            << "(probes around the launch: " << rec.sm_clock_mhz_before << " and " << rec.sm_clock_mhz_after
+            << " MHz)\n"
             << "attnlab-timeline: " << d.stamps << " stamps, " << d.overflow << " past capacity in "
             << d.warps_overflowed << " warps, " << d.unmatched << " unmatched; SM "
             << d.pictured_sm << " pictured\n";

@@ -106,13 +106,42 @@ class TimeAxis {
   std::map<std::uint32_t, double> sm_offset_;
 };
 
-// [MHz] the median over warps of the clock their two anchors imply; 0 where no warp has both.
+// [MHz] the SMs' clock64 rate fitted to the warps' anchors: one least-squares slope of
+// globaltimer against clock64 over every start and end anchor, with an intercept per SM (each
+// SM counts from its own zero). Every anchor of the launch enters the one slope, so it holds
+// over the launch's whole length however coarsely the globaltimer ticks over one warp's
+// lifetime. 0 where no SM has anchors that differ in both clocks.
 double anchor_clock_mhz(const RawTimeline& raw) {
-  std::vector<double> rates;
-  for (const RawSlot& s : raw.slots)
-    if (s.started && ended(s) && s.end_ns > s.start_ns)
-      rates.push_back(double(s.end_clock - s.start_clock) * 1000.0 / double(s.end_ns - s.start_ns));
-  return rates.empty() ? 0 : median_of(std::move(rates));
+  struct Sums {
+    std::uint64_t clock0 = 0, ns0 = 0;  // the SM's first anchor: keeps the sums' terms small
+    double n = 0, c = 0, t = 0, cc = 0, ct = 0;
+  };
+  std::map<std::uint32_t, Sums> per_sm;
+  const auto add = [&](std::uint32_t sm, std::uint64_t clock, std::uint64_t ns) {
+    auto [it, fresh] = per_sm.try_emplace(sm);
+    Sums& s = it->second;
+    if (fresh) {
+      s.clock0 = clock;
+      s.ns0 = ns;
+    }
+    const double c = double(std::int64_t(clock - s.clock0)), t = double(std::int64_t(ns - s.ns0));
+    s.n += 1;
+    s.c += c;
+    s.t += t;
+    s.cc += c * c;
+    s.ct += c * t;
+  };
+  for (const RawSlot& s : raw.slots) {
+    if (!s.started) continue;
+    add(s.smid, s.start_clock, s.start_ns);
+    if (ended(s)) add(s.smid, s.end_clock, s.end_ns);
+  }
+  double scc = 0, sct = 0;  // within-SM sums of squares and products
+  for (const auto& [sm, s] : per_sm) {
+    scc += s.cc - s.c * s.c / s.n;
+    sct += s.ct - s.c * s.t / s.n;
+  }
+  return scc > 0 && sct > 0 ? 1000.0 * scc / sct : 0;
 }
 
 // [ns] on the axis: a warp's end anchor, or for a warp that never reached it its last stamp.
@@ -175,24 +204,29 @@ void add_warp(RoleAccumulator& a, const TimelineWarp& w, const WarpWaits& waits)
 }  // namespace
 
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
-  if (!(opt.sm_clock_mhz > 0) || !std::isfinite(opt.sm_clock_mhz))
+  if (opt.sm_clock_mhz && (!(*opt.sm_clock_mhz > 0) || !std::isfinite(*opt.sm_clock_mhz)))
     throw std::invalid_argument("timeline decode: the SM clock must be a positive number of MHz");
   const std::size_t n_slots = std::size_t(raw.ctas) * raw.warps_per_cta;
   if (raw.slots.size() != n_slots || raw.events.size() != n_slots * raw.capacity)
     throw std::invalid_argument("timeline decode: the buffer's sizes disagree with its geometry");
 
   TimelineDecoded d;
-  d.sm_clock_mhz = opt.sm_clock_mhz;
+  d.anchor_clock_mhz = anchor_clock_mhz(raw);
+  if (!opt.sm_clock_mhz && d.anchor_clock_mhz <= 0)
+    throw std::runtime_error(
+        "timeline decode: the warps' anchors give no clock rate (no SM has two anchors a globaltimer "
+        "tick apart), and no clock was given");
+  d.sm_clock_mhz = opt.sm_clock_mhz ? *opt.sm_clock_mhz : d.anchor_clock_mhz;
+  d.clock_source = opt.sm_clock_mhz ? kClockGiven : kClockAnchors;
   d.ctas = raw.ctas;
   d.warps_per_cta = raw.warps_per_cta;
   d.capacity = raw.capacity;
-  const TimeAxis axis(raw, 1000.0 / opt.sm_clock_mhz);
+  const TimeAxis axis(raw, 1000.0 / d.sm_clock_mhz);
   if (!axis.first_sm) return d;  // nothing ran with the buffer attached
   d.pictured_sm = opt.sm ? *opt.sm : *axis.first_sm;
   if (!axis.ran(d.pictured_sm))
     throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
                                 " ran none of the launch's CTAs");
-  d.anchor_clock_mhz = anchor_clock_mhz(raw);
 
   double t0 = INFINITY, t1 = -INFINITY;
   for (const RawSlot& s : raw.slots)

@@ -14,19 +14,26 @@
 namespace attnlab::timeline {
 
 struct DecodeOptions {
-  double sm_clock_mhz = 0;                // [MHz] cycles per microsecond of clock64
+  // [MHz] a clock64 rate to convert at instead of the warps' anchors: a test that reads its
+  // spans in cycles sets 1000. Unset, the rate is the one the anchors give (below).
+  std::optional<double> sm_clock_mhz;
   std::optional<std::uint32_t> sm;        // the SM pictured; default: that of the first CTA
   std::function<std::string(std::uint32_t warp)> role;  // a warp's role from its index in the CTA
 };
 
-// Cycles become nanoseconds at opt.sm_clock_mhz; the warps' anchors give a check of that clock
-// (anchor_clock_mhz). Each SM's cycle counter is placed on the
-// %globaltimer axis by the median offset of its warps' anchors, so spans within an SM keep
-// cycle precision and SMs align to the globaltimer's. Times start at the earliest warp start.
+// Cycles become nanoseconds at the rate the warps' own anchors give (anchor_clock_mhz: every
+// warp's start and end pairs of clock64 and %globaltimer, one least-squares slope with an
+// intercept per SM, since each SM counts its own cycles from its own zero), or at
+// opt.sm_clock_mhz where set. The anchors are the clock the launch ran at: a probe before and
+// after it reads the clock of an idle GPU, which the launch's own power draw then lowers. Each
+// SM's cycle counter is placed on the %globaltimer axis by the median offset of its warps'
+// anchors, so spans within an SM keep cycle precision and SMs align to the globaltimer's.
+// Times start at the earliest warp start.
 // Per kind, an end closes the latest open begin; an end with none open, or a begin left open
 // (a slot that overflowed, a kernel that returned between the two), counts as unmatched.
-// Throws std::invalid_argument for a clock <= 0, a buffer whose sizes disagree with its
-// geometry, or a requested SM that ran none of the launch's CTAs.
+// Throws std::invalid_argument for a given clock <= 0, a buffer whose sizes disagree with its
+// geometry, or a requested SM that ran none of the launch's CTAs; std::runtime_error where no
+// clock is given and the anchors give no rate (no SM with two anchors a globaltimer tick apart).
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt);
 
 }  // namespace attnlab::timeline

@@ -116,25 +116,32 @@ ordered_json decoded_json(const TimelineDecoded& d) {
   for (const auto& w : d.warps) warps.push_back(warp_json(w));
   for (const auto& r : d.roles) roles.push_back(role_json(r));
   for (const auto& r : d.sm_roles) sm_roles.push_back(role_json(r));
-  return {{"sm_clock_mhz", d.sm_clock_mhz},
-          {"anchor_clock_mhz", d.anchor_clock_mhz},
-          {"span_ns", d.span_ns},
-          {"ctas", d.ctas},
-          {"warps_per_cta", d.warps_per_cta},
-          {"capacity", d.capacity},
-          {"stamps", d.stamps},
-          {"overflow", d.overflow},
-          {"unmatched", d.unmatched},
-          {"warps_overflowed", d.warps_overflowed},
-          {"pictured_sm", d.pictured_sm},
-          {"roles", roles},
-          {"sm_roles", sm_roles},
-          {"warps", warps}};
+  ordered_json j;
+  j["sm_clock_mhz"] = d.sm_clock_mhz;
+  if (!d.clock_source.empty()) j["clock_source"] = d.clock_source;
+  j["anchor_clock_mhz"] = d.anchor_clock_mhz;
+  j["span_ns"] = d.span_ns;
+  j["ctas"] = d.ctas;
+  j["warps_per_cta"] = d.warps_per_cta;
+  j["capacity"] = d.capacity;
+  j["stamps"] = d.stamps;
+  j["overflow"] = d.overflow;
+  j["unmatched"] = d.unmatched;
+  j["warps_overflowed"] = d.warps_overflowed;
+  j["pictured_sm"] = d.pictured_sm;
+  j["roles"] = roles;
+  j["sm_roles"] = sm_roles;
+  j["warps"] = warps;
+  return j;
 }
 
 TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
   TimelineDecoded d;
   d.sm_clock_mhz = number_at(j, base + "/sm_clock_mhz");
+  d.clock_source = optional_string_at(j, base + "/clock_source").value_or("");
+  if (!d.clock_source.empty() && d.clock_source != kClockAnchors && d.clock_source != kClockGiven)
+    throw FieldError(base + "/clock_source: \"" + d.clock_source + "\" is neither \"" + kClockAnchors +
+                     "\" nor \"" + kClockGiven + "\"");
   d.anchor_clock_mhz = number_at(j, base + "/anchor_clock_mhz");
   d.span_ns = number_at(j, base + "/span_ns");
   d.ctas = u32_at(j, base + "/ctas");
@@ -187,8 +194,8 @@ TimelineOverhead read_overhead(const ordered_json& j, const std::string& base) {
 }  // namespace
 
 bool span_agrees(const TimelineOverhead& o) {
-  const double outside = o.traced_launch_ns - o.span_ns;
-  return outside >= -o.tolerance_ns && outside <= o.tolerance_ns + o.launch_floor_ns.value_or(0);
+  const double outside = o.traced_launch_ns - o.span_ns, allowed = kSpanAgreement * o.traced_launch_ns;
+  return outside >= -allowed && outside <= allowed + o.launch_floor_ns.value_or(0);
 }
 
 Span parse_span(const std::string& name, const std::string& ptr) {

@@ -51,12 +51,19 @@ struct RoleSummary {
   double wait_fraction = 0;      // all of them together
 };
 
+// Where the cycles-to-ns rate of a decoded timeline came from (TimelineDecoded::clock_source).
+inline constexpr const char* kClockAnchors = "anchors";  // fitted to the warps' own anchors
+inline constexpr const char* kClockGiven = "given";      // set by the caller (tests read cycles)
+
 // What decoding a launch's buffer gives (profiler/timeline_decode.hpp).
 struct TimelineDecoded {
   double sm_clock_mhz = 0;   // [MHz] the cycles-to-ns rate applied
-  // [MHz] a check of it from the launch itself: the median over warps of cycles per globaltimer
-  // microsecond between their start and end anchors (as coarse as the globaltimer over a warp's
-  // lifetime); 0 when no warp lived long enough to tell.
+  // kClockAnchors or kClockGiven; empty in records decoded before the rate came from the
+  // anchors, whose times are at the mean of the SM-clock probes around the traced launch.
+  std::string clock_source;
+  // [MHz] the rate the launch's own clock64 and globaltimer anchors give: a least-squares fit
+  // over every warp's start and end anchors (in records with no clock_source, the median over
+  // warps of each one's rate between its two anchors); 0 when they give none.
   double anchor_clock_mhz = 0;
   double span_ns = 0;        // [ns] earliest warp start to latest warp end, every SM
   std::uint32_t ctas = 0, warps_per_cta = 0, capacity = 0;  // the buffer's geometry
@@ -77,19 +84,24 @@ struct TimelineOverhead {
   double overhead_fraction = 0;  // overhead_ns / normal median
   double traced_launch_ns = 0;   // [ns] CUPTI time of the launch whose stamps were decoded
   double span_ns = 0;            // [ns] the decoded span of that launch
-  double tolerance_ns = 0;       // [ns] |overhead_ns|: what the stamps may add or shift
+  // [ns] kSpanAgreement of the traced launch (records written before that rule: |overhead_ns|)
+  double tolerance_ns = 0;
   // [ns] Median CUPTI time of an empty kernel launched with the phase's launch configuration:
   // the part of a launch before the first warp can stamp and after the last one ends, which the
   // decoded span cannot hold. Absent where the phase has no launch configuration to give, and in
   // records made before it was measured.
   std::optional<double> launch_floor_ns;
-  // -tolerance <= traced launch - span <= tolerance + launch floor (0 where absent)
-  bool span_matches = false;
+  bool span_matches = false;  // span_agrees, as the writer found it
 };
 
-// The rule for span_matches from the other fields: the traced launch may be shorter than the
-// decoded span by the tolerance (stamps that shifted) and longer by the tolerance and the launch
-// floor (what happens before the first stamp and after the last).
+// How far the decoded span may be from CUPTI's time of the same launch of the timeline build,
+// as a fraction of the latter: the stamps' cost is inside both, so what is left is how well the
+// cycles' rate and the SMs' alignment hold (a rate 10% off moves the span 10%).
+inline constexpr double kSpanAgreement = 0.05;
+
+// Whether the decoded span agrees with CUPTI: the traced launch may be shorter than the span by
+// kSpanAgreement of the launch, and longer by that and the launch floor (0 where absent: the
+// time before the first warp stamps and after the last one ends).
 bool span_agrees(const TimelineOverhead& o);
 
 struct TimelineRecord {

@@ -184,60 +184,131 @@ std::string intro(const TimelineRecord& rec, const fs::path& dir) {
   return md.str();
 }
 
-// The stamps' cost against the normal build, and whether the decoded span agrees with CUPTI.
-std::string overhead_section(const TimelineRecord& rec) {
+// The time axis the report draws: the record's where its cycles became ns at the rate the
+// warps' own anchors give (or one the caller gave); a record decoded at the SM-clock probes'
+// mean, before the anchors set the rate, is rescaled here onto its anchors' rate, since the
+// probes read the clock of a GPU not yet under the launch's load. Without an anchor rate the
+// record's times stand as they are and nothing is checked against them.
+struct Axis {
+  double scale = 1;         // applied to every time of the decoded block
+  bool checkable = false;   // the times stand on the launch's own clock
+  std::string words;        // what the report says about it
+};
+
+Axis time_axis(const TimelineRecord& rec) {
+  Axis a;
+  if (!rec.timeline) return a;
+  const TimelineDecoded& d = *rec.timeline;
+  const std::string probes = "the SM-clock probes read " + sig(rec.sm_clock_mhz_before) + " MHz before and " +
+                             sig(rec.sm_clock_mhz_after) + " MHz after the traced launch";
+  if (d.clock_source == kClockAnchors) {
+    a.checkable = true;
+    a.words = "Cycles converted at " + sig(d.sm_clock_mhz) + " MHz, the rate the warps' own clock64 and "
+              "globaltimer anchors give (a least-squares fit over every warp's start and end anchors); " +
+              probes + ".";
+  } else if (d.clock_source == kClockGiven) {
+    a.checkable = true;
+    a.words = "Cycles converted at " + sig(d.sm_clock_mhz) + " MHz, a clock the decoder was given, not the "
+              "warps' anchors" + (d.anchor_clock_mhz > 0 ? " (which give " + sig(d.anchor_clock_mhz) + " MHz)" : "") +
+              "; " + probes + ".";
+  } else if (d.anchor_clock_mhz > 0) {
+    a.checkable = true;
+    a.scale = d.sm_clock_mhz / d.anchor_clock_mhz;
+    a.words = "This record converted cycles at the probes' " + sig(d.sm_clock_mhz) + " MHz (" + probes +
+              "), written before the rate came from the warps' anchors; its anchors give " +
+              sig(d.anchor_clock_mhz) + " MHz (median over warps), so every time in this report is the "
+              "record's times x " + sig(a.scale) + ", on the anchors' rate.";
+  } else {
+    a.words = "The record has NO anchor rate: its times stand at the probes' " + sig(d.sm_clock_mhz) + " MHz (" +
+              probes + "), which need not be the clock the launch ran at, so its span is not checked "
+              "against CUPTI.";
+  }
+  return a;
+}
+
+// `rec` with every time of its decoded block multiplied by axis.scale.
+TimelineRecord on_axis(TimelineRecord rec, const Axis& axis) {
+  if (!rec.timeline || axis.scale == 1) return rec;
+  TimelineDecoded& d = *rec.timeline;
+  const double k = axis.scale;
+  d.span_ns *= k;
+  for (auto& w : d.warps) {
+    w.start_ns *= k;
+    w.end_ns *= k;
+    for (auto& sp : w.spans) {
+      sp.begin_ns *= k;
+      sp.end_ns *= k;
+    }
+  }
+  for (auto* roles : {&d.roles, &d.sm_roles})
+    for (auto& r : *roles) {
+      r.lifetime_ns *= k;
+      for (auto& w : r.waits) w.ns *= k;
+    }
+  return rec;
+}
+
+// The stamps' cost against the normal build, and whether the decoded span agrees with CUPTI's
+// time of the same launch (span_agrees), on the report's time axis.
+std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
   std::ostringstream md;
-  const TimelineOverhead& o = *rec.overhead;
+  TimelineOverhead o = *rec.overhead;
+  if (rec.timeline) o.span_ns = rec.timeline->span_ns;
   md << "## Overhead of the stamps\n\n";
   Table t({"build", "kernel time (median, CUPTI)", "launches"}, "lrr");
   t.row({"normal", duration(o.normal_median_ns), count(double(o.normal_ns.size()))});
   t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
   md << t.str() << "\n";
   md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
-     << " of the normal build), both launched alternately, back to back (warm). The decoded "
-        "span of the traced launch, earliest warp start to latest warp end, is "
-     << duration(o.span_ns) << " against " << duration(o.traced_launch_ns)
-     << " from CUPTI for that launch: "
-     << (o.span_matches ? "they agree" : "they DO NOT agree") << " within the overhead ("
-     << duration(o.tolerance_ns) << ")"
-     << (o.launch_floor_ns ? " and the launch floor (" + duration(*o.launch_floor_ns) +
-                                 ", an empty kernel of the same launch configuration: the time no warp can stamp)"
-                           : std::string(" (launch floor not measured)"))
-     << ". SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and "
-     << sig(rec.sm_clock_mhz_after) << " MHz after the traced launch.\n\n";
+     << " of the normal build), both launched alternately, back to back (warm).\n\n";
+  const double allowed = kSpanAgreement * o.traced_launch_ns;
+  const std::string floor =
+      o.launch_floor_ns ? " plus the launch floor (" + duration(*o.launch_floor_ns) +
+                              ", an empty kernel of the same launch configuration: the time no warp can stamp)"
+                        : std::string(" (launch floor not measured)");
+  md << "The decoded span of the traced launch, earliest warp start to latest warp end, is " << duration(o.span_ns)
+     << " against " << duration(o.traced_launch_ns) << " from CUPTI for that launch of the timeline build (CUPTI's "
+     << "time less the span: " << pct(100 * (o.traced_launch_ns - o.span_ns) / o.traced_launch_ns) << " of CUPTI's). ";
+  if (!axis.checkable)
+    md << "NOT CHECKED: the record has no anchor rate to put its times on the launch's clock.\n\n";
+  else if (span_agrees(o))
+    md << "They agree: within " << pct(kSpanAgreement * 100) << " of the CUPTI time (" << duration(allowed) << ")"
+       << floor << ".\n\n";
+  else
+    md << "They DISAGREE: the span is further from the CUPTI time than " << pct(kSpanAgreement * 100) << " of it ("
+       << duration(allowed) << ")" << floor << ", so the time axis or the stamps' placement is wrong.\n\n";
   return md.str();
 }
 
 // What was stamped, what was lost, and the clock the cycles were converted at.
-std::string stamps_section(const TimelineDecoded& d) {
+std::string stamps_section(const TimelineDecoded& d, const Axis& axis) {
   std::ostringstream md;
   md << "## Stamps\n\n"
      << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
-     << "partner. Cycles converted at " << sig(d.sm_clock_mhz) << " MHz (the probes' mean); the "
-     << "warps' own clock64 and globaltimer anchors give "
-     << (d.anchor_clock_mhz > 0 ? sig(d.anchor_clock_mhz) + " MHz" : std::string("no reading"))
-     << " (median over warps; as coarse as the globaltimer over a warp's lifetime).\n\n";
+     << "partner. " << axis.words << "\n\n";
   return md.str();
 }
 
 }  // namespace
 
-Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir) {
+Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
   Rendered out;
   const fs::path plots = dir / "plots";
   clear_plots(plots);
+  const Axis axis = time_axis(recorded);
+  const TimelineRecord rec = on_axis(recorded, axis);
   std::ostringstream md;
   md << intro(rec, dir);
-  if (rec.overhead) md << overhead_section(rec);
+  if (rec.overhead) md << overhead_section(rec, axis);
   if (!rec.timeline) {
     write_text(dir / "report.md", md.str());
     out.files.push_back(dir / "report.md");
     return out;
   }
   const TimelineDecoded& d = *rec.timeline;
-  md << stamps_section(d);
+  md << stamps_section(d, axis);
 
   // The zoom ends when the last warp finished its first work item (a producer finishes issuing
   // it long before its consumers finish computing it).

@@ -214,6 +214,59 @@ TEST(TimelineDecode, SlotsThatNeverRanAreIgnored) {
   EXPECT_DOUBLE_EQ(d.span_ns, 30);
 }
 
+// Two SMs whose counters start at unrelated values and tick at `mhz` (cycles per us), each
+// running `ctas` CTAs of one warp one after another, each CTA `cta_ns` long; the globaltimer
+// advances in steps of `tick_ns`, as the hardware's does, so each anchor is read up to a tick late.
+RawTimeline steady_clock_launch(double mhz, std::uint32_t ctas, double cta_ns, std::uint64_t tick_ns) {
+  Builder b(2 * ctas, 1, 4);
+  const std::uint64_t counter0[2] = {123'456'789ull, 987'000'000'000ull};
+  for (std::uint32_t sm = 0; sm < 2; ++sm)
+    for (std::uint32_t i = 0; i < ctas; ++i) {
+      const std::uint32_t cta = sm * ctas + i;
+      const double start = i * cta_ns + sm * 37.0, end = start + cta_ns;  // [ns] true times
+      const auto clock = [&](double ns) { return counter0[sm] + std::uint64_t(ns * mhz / 1000); };
+      const auto timer = [&](double ns) { return kEpochNs + std::uint64_t(ns) / tick_ns * tick_ns; };
+      b.start(cta, 0, sm, clock(start), timer(start));
+      b.stamp(cta, 0, Span::kItem, false, clock(start + 10), i);
+      b.stamp(cta, 0, Span::kItem, true, clock(end - 10), i);
+      b.end(cta, 0, clock(end), timer(end));
+    }
+  return b.raw;
+}
+
+TEST(TimelineDecode, TheTimeAxisComesFromTheWarpsAnchors) {
+  // Eight CTAs of 50 us per SM at 1792 MHz: the launch lasts 400 us (and 37 ns).
+  const RawTimeline raw = steady_clock_launch(1792, 8, 50'000, 1000);
+  const double truth = 8 * 50'000 + 37;
+  const TimelineDecoded d = decode(raw, DecodeOptions{});
+  EXPECT_EQ(d.clock_source, kClockAnchors);
+  EXPECT_NEAR(d.anchor_clock_mhz, 1792, 1792 * 1e-3);
+  EXPECT_DOUBLE_EQ(d.sm_clock_mhz, d.anchor_clock_mhz);  // the rate applied
+  EXPECT_NEAR(d.span_ns, truth, truth * 0.005);
+  ASSERT_FALSE(d.warps.empty());
+  EXPECT_NEAR(d.warps[0].spans.at(0).end_ns - d.warps[0].spans.at(0).begin_ns, 50'000 - 20, 50);
+  TimelineOverhead o;
+  o.traced_launch_ns = truth;
+  o.span_ns = d.span_ns;
+  EXPECT_TRUE(span_agrees(o));
+  // Converted at a clock 10% faster than the launch ran (a probe of the idle GPU), the span
+  // comes out a tenth short and the check says so.
+  const TimelineDecoded fast = decode(raw, at_mhz(1.1 * 1792));
+  EXPECT_EQ(fast.clock_source, kClockGiven);
+  EXPECT_NEAR(fast.span_ns, truth / 1.1, truth * 0.01);
+  o.span_ns = fast.span_ns;
+  EXPECT_FALSE(span_agrees(o));
+}
+
+TEST(TimelineDecode, WithoutAClockAnchorsThatGiveNoRateAreAnError) {
+  // One warp whose start and end fall in one globaltimer tick: no rate to fit.
+  Builder b(1, 1, 4);
+  b.start(0, 0, 0, 1000, kEpochNs);
+  b.end(0, 0, 1500, kEpochNs);
+  EXPECT_THROW(decode(b.raw, DecodeOptions{}), std::runtime_error);
+  EXPECT_NO_THROW(decode(b.raw, at_mhz(1000)));
+}
+
 TimelineRecord sample_record() {
   Builder b(1, 2, 8);
   for (std::uint32_t w = 0; w < 2; ++w) {
@@ -291,19 +344,21 @@ TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {
   EXPECT_THROW(read_timeline_record(j), FieldError);
 }
 
-TEST(TimelineRecord, SpanAgreesWithinTheOverheadAndTheLaunchFloor) {
+TEST(TimelineRecord, SpanAgreesWithinFivePercentOfCuptiAndTheLaunchFloor) {
   TimelineOverhead o;
-  o.span_ns = 500;
-  o.tolerance_ns = 50;
-  o.traced_launch_ns = 450;  // shorter by the tolerance: stamps shifted
+  o.traced_launch_ns = 1000;  // kSpanAgreement of it: 50 ns
+  o.tolerance_ns = 1e9;       // what the record says it allowed plays no part
+  o.span_ns = 1050;           // longer than the launch by the bound: stamps shifted
   EXPECT_TRUE(span_agrees(o));
-  o.traced_launch_ns = 449;
+  o.span_ns = 1051;
   EXPECT_FALSE(span_agrees(o));
-  o.traced_launch_ns = 560;  // longer by more than the tolerance, no launch floor
+  o.span_ns = 940;  // shorter by more than the bound, no launch floor
   EXPECT_FALSE(span_agrees(o));
   o.launch_floor_ns = 10;  // the launch floor covers the rest
   EXPECT_TRUE(span_agrees(o));
-  o.traced_launch_ns = 561;
+  o.span_ns = 939;
+  EXPECT_FALSE(span_agrees(o));
+  o.span_ns = 800;  // a tenth short, as cycles converted at a clock 10% too fast read
   EXPECT_FALSE(span_agrees(o));
   TimelineRecord r = sample_record();
   r.overhead->launch_floor_ns = 900;

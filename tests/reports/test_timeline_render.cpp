@@ -34,13 +34,15 @@ TimelineRecord two_warps() {
   o.timeline_median_ns = 1100;
   o.overhead_ns = 100;
   o.overhead_fraction = 0.1;
-  o.traced_launch_ns = 1150;
+  o.traced_launch_ns = 1100;
   o.span_ns = 1080;
-  o.tolerance_ns = 100;
+  o.tolerance_ns = 55;
   o.span_matches = true;
   r.overhead = o;
   TimelineDecoded d;
   d.sm_clock_mhz = 1755;
+  d.clock_source = kClockAnchors;
+  d.anchor_clock_mhz = 1755;
   d.span_ns = 1080;
   d.ctas = 1;
   d.warps_per_cta = 8;
@@ -64,7 +66,8 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   const Rendered out = render_timeline(two_warps(), t.path);
   const std::string md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("Overhead 100.0 ns (10.00% of the normal build)"), std::string::npos) << md;
-  EXPECT_NE(md.find("they agree within the overhead"), std::string::npos) << md;
+  EXPECT_NE(md.find("They agree: within 5.00% of the CUPTI time (55.00 ns)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Cycles converted at 1755 MHz, the rate the warps' own clock64"), std::string::npos) << md;
   EXPECT_NE(md.find("| producer | 1 | 1.000 us | 50.00% | 50.00% | - |"), std::string::npos) << md;
   EXPECT_NE(md.find("| consumer 0 | 1 | 1.000 us | 20.00% | - | 20.00% |"), std::string::npos) << md;
   EXPECT_NE(md.find("(plots/timeline.png)"), std::string::npos);
@@ -80,12 +83,52 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
 }
 
-TEST(TimelineReport, SaysWhenTheSpanDoesNotAgree) {
+// The span is checked against CUPTI's time of the launch by the fixed bound, whatever the
+// record's own tolerance and verdict say: an overhead as large as the launch let a span a
+// tenth short pass.
+TEST(TimelineReport, SaysWhenTheSpanDisagreesWhateverTheOverhead) {
   TempDir t;
   TimelineRecord r = two_warps();
-  r.overhead->span_matches = false;
+  r.overhead->overhead_ns = r.overhead->tolerance_ns = 1000;
+  r.overhead->span_matches = true;
+  r.timeline->span_ns = r.overhead->span_ns = 0.9 * r.overhead->traced_launch_ns;
   render_timeline(r, t.path);
-  EXPECT_NE(read_file(t.path / "report.md").find("they DO NOT agree"), std::string::npos);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("They DISAGREE"), std::string::npos) << md;
+  EXPECT_EQ(md.find("They agree"), std::string::npos) << md;
+}
+
+// A record decoded at the probes' clock before the anchors set the rate: its times are put on
+// its anchors' rate, and the report says so.
+TEST(TimelineReport, AnOlderRecordIsRescaledOntoItsAnchorsRate) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  r.timeline->clock_source.clear();
+  r.timeline->sm_clock_mhz = 2000;     // the probes
+  r.timeline->anchor_clock_mhz = 1600;  // the launch ran slower: every time is 1.25x
+  r.timeline->span_ns = r.overhead->span_ns = 880;  // 1100 on the anchors' rate
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("its anchors give 1600 MHz (median over warps), so every time in this report is the record's "
+                    "times x 1.25"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("is 1.100 us against 1.100 us from CUPTI"), std::string::npos) << md;
+  EXPECT_NE(md.find("They agree"), std::string::npos) << md;
+  // The picture's spans too: the consumer's second item ends at 990 ns x 1.25.
+  EXPECT_NE(read_file(t.path / "plots" / "timeline.dat").find("1.2375"), std::string::npos);
+}
+
+TEST(TimelineReport, ARecordWithoutAnAnchorRateSaysSoAndChecksNothing) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  r.timeline->clock_source.clear();
+  r.timeline->anchor_clock_mhz = 0;
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("The record has NO anchor rate"), std::string::npos) << md;
+  EXPECT_NE(md.find("NOT CHECKED"), std::string::npos) << md;
+  EXPECT_EQ(md.find("They agree"), std::string::npos) << md;
 }
 
 }  // namespace
