@@ -189,6 +189,13 @@ reports-sweeps: report-tool
 	$(foreach d,$(SWEEP_DIRS),$(REPORT) progression $(d)records $(d)progression && \
 	  $(foreach s,$(wildcard $(d)sweeps/*/),$(REPORT) boards $(d)records $(notdir $(patsubst %/,%,$(s))) $(s) &&) true;)
 
+# make board-spread PHASE=cudnn: one phase's spread across the boards of the H100 folder, each
+# board's newest run record and its newest side of an A/B record, into $(H100)/boards/<phase>/.
+.PHONY: board-spread
+board-spread: report-tool
+	@test -n "$(PHASE)" || { echo "make board-spread: name the phase, e.g. PHASE=cudnn" >&2; exit 2; }
+	$(REPORT) boards $(H100)/records any $(H100)/boards/$(PHASE) --phase $(PHASE)
+
 # README.md's results table (between its attnlab:results markers) from the committed records:
 # every phase and baseline at the seed shapes, each figure from the record the progression takes.
 .PHONY: readme-results
@@ -269,6 +276,7 @@ help:
 	@echo "  make reports                    re-render every committed board (reports/<board>/) and the README's table"
 	@echo "  make reports-h100               re-render everything under reports/h100/ and the README's table"
 	@echo "  make readme-results             README.md's results table from reports/h100/records"
+	@echo "  make board-spread PHASE=cudnn   one phase's spread across the H100 folder's boards"
 	@echo "  make reproduce RUN=<run dir> [DRY_RUN=1]  re-run a record with this build, compare"
 	@echo "  docker/run.sh <target> [VAR=...]  any target in the docker/ image (GPUs, results/ mounted)"
 	@if [ -x $(BUILD)/bin/attnlab-phases ]; then echo "phases:"; $(BUILD)/bin/attnlab-phases; \

@@ -24,7 +24,6 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
 }
 
-Spread spread(const std::vector<double>& v) { return {percentile(v, 0.5), percentile(v, 0.1), percentile(v, 0.9)}; }
 
 ordered_json spread_json(const Spread& s) { return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}}; }
 
@@ -65,6 +64,8 @@ void read_samples(const ordered_json& j, const std::string& base, std::vector<do
 }
 
 }  // namespace
+
+Spread spread(const std::vector<double>& v) { return {percentile(v, 0.5), percentile(v, 0.1), percentile(v, 0.9)}; }
 
 const CalibrationRate* CalibrationRecord::rate(const std::string& name) const {
   for (const auto& r : rates)

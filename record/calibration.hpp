@@ -45,6 +45,9 @@ struct LaunchShape {
 struct Spread {
   double median = 0, p10 = 0, p90 = 0;
 };
+// The Spread of `v` (linear interpolation between closest ranks); throws std::invalid_argument
+// on no samples.
+Spread spread(const std::vector<double>& v);
 
 // One throughput microbenchmark: a kernel doing `work_per_launch` units of work, timed launch
 // by launch. Rates are work / device time per sample.

@@ -76,20 +76,39 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
                                 const fs::path& progression_dir, const fs::path& readme,
                                 const std::string& readme_text);
 
-// How much boards of one model differ, from the records of sweep `sweep` in which one phase
-// timed one shape on two boards or more (scripts/sweep.sh, BOARD_PHASES): <out_dir>/boards.md
-// and <out_dir>/plots/board_spread.*. Throws InputError when no such group exists.
-Rendered render_boards(const std::vector<Run>& runs, const std::string& sweep, const fs::path& out_dir);
+// Which records a board spread reads: those of one sweep (provenance.sweep_id), or any where
+// unset (a board folder gathered from many sessions); phases: only these, where not empty.
+struct BoardSelection {
+  std::optional<std::string> sweep;
+  std::vector<std::string> phases;
+};
 
+// How much boards of one model differ, from the selected run records in which one phase timed
+// one shape on two boards or more, and the selected phases' sides of the A/B records under
+// <root>/ab: <out_dir>/boards.md and <out_dir>/plots/board_spread.*. Throws InputError when no
+// such group exists.
+Rendered render_boards(const std::vector<Run>& runs, const fs::path& root, const BoardSelection& sel,
+                       const fs::path& out_dir);
+
+// One board's device time in a group: its median and p10-p90, and the samples behind them
+// (empty where the record keeps none of the device time per sample).
+struct BoardSamples {
+  double median_ns = 0, p10_ns = 0, p90_ns = 0;
+  std::vector<double> samples_ns;
+};
+struct MedianInterval {
+  double lo_ns = 0, hi_ns = 0;
+};
 // The spread of one group: between boards, 100 * (slowest - fastest median) / fastest; within a
-// board, the widest 100 * (p90 - p10) / median; boards_differ when the slowest board's p10 lies
-// above the fastest board's p90. All zero and false for empty or mismatched inputs.
+// board, the widest 100 * (p90 - p10) / median; per board, the bootstrap interval of its median
+// from its samples (paired::estimate; none under two samples); differ: each pair (faster,
+// slower) of boards whose intervals are disjoint. All zero and empty for no boards.
 struct BoardSpread {
   double between_pct = 0, within_pct = 0;
-  bool boards_differ = false;
+  std::vector<std::optional<MedianInterval>> intervals;
+  std::vector<std::pair<std::size_t, std::size_t>> differ;
 };
-BoardSpread board_spread(const std::vector<double>& medians, const std::vector<double>& p10s,
-                         const std::vector<double>& p90s);
+BoardSpread board_spread(const std::vector<BoardSamples>& boards);
 
 // --- shared by the renderers -------------------------------------------------------------
 

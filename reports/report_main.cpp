@@ -241,17 +241,24 @@ Subcommand add_readme_table(CLI::App& app) {
 Subcommand add_boards(CLI::App& app) {
   struct Options {
     std::string root, sweep, out;
+    std::vector<std::string> phases;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand(
       "boards", "write boards.md and plots/: how much boards differ, from the records of one sweep in which "
-                "a phase timed a shape on several GPUs (make sweep on several GPUs)");
-  sub->add_option("results-root", o->root, "root of <phase>/<run>/run.json")->required();
-  sub->add_option("sweep-id", o->sweep, "the sweep (provenance.sweep_id of its records)")->required();
+                "a phase timed a shape on several GPUs (make sweep on several GPUs), or from every record of a "
+                "board folder (sweep-id `any`), A/B records' sides included");
+  sub->add_option("results-root", o->root, "root of <phase>/<run>/run.json (and ab/)")->required();
+  sub->add_option("sweep-id", o->sweep, "the sweep (provenance.sweep_id of its records), or `any` for every record")
+      ->required();
   sub->add_option("out-dir", o->out, "directory for boards.md and plots/")->required();
+  sub->add_option("--phase", o->phases, "only this phase (repeatable), e.g. --phase cudnn");
   return {sub, [o](Output& out) {
             const auto runs = load_root(o->root);
-            out.wrote(render_boards(runs, o->sweep, o->out), fs::path(o->out) / "boards.md");
+            BoardSelection sel;
+            if (o->sweep != "any") sel.sweep = o->sweep;
+            sel.phases = o->phases;
+            out.wrote(render_boards(runs, o->root, sel, o->out), fs::path(o->out) / "boards.md");
           }};
 }
 

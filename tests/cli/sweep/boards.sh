@@ -36,12 +36,12 @@ check "boards.md names both fake boards" bash -c "grep -q 'GPU-fake-0' '$md' && 
 check "one row per seed shape of phase a, none for phase b (one board)" \
   bash -c "[ \$(grep -c '^| a |' '$md') -eq 2 ] && ! grep -q '^| b |' '$md'"
 check "10% slower board: between boards 10.00%, the boards differ" \
-  bash -c "grep '^| a |' '$md' | grep -q '| 10.00% |.*| yes |'"
+  bash -c "grep '^| a |' '$md' | grep -q '| 10.00% |.*| yes: GPU-fake-0 < GPU-fake-1 |'"
 check "the chart's script and data" test -s "$tmp/spread/sweeps/spread/plots/board_spread.gp"
 
 sweep same BOARD_PHASES="a"; rc=$?
 check "identical boards: exit 0, no difference" \
-  bash -c "[ $rc -eq 0 ] && grep '^| a |' '$tmp/same/sweeps/same/boards.md' | grep -q '| 0.00% |.*| no (intervals overlap) |'"
+  bash -c "[ $rc -eq 0 ] && grep '^| a |' '$tmp/same/sweeps/same/boards.md' | grep -q '| 0.00% |.*| no (the medians'\'' intervals overlap) |'"
 sweep off BOARD_PHASES=""; rc=$?
 check "BOARD_PHASES empty: nothing pinned, no boards.md" \
   bash -c "[ $rc -eq 0 ] && [ ! -e '$tmp/off/sweeps/off/boards.md' ]"
