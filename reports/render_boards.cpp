@@ -62,7 +62,7 @@ BoardTime paired_time(const AbRecord& rec, const std::vector<double>& busy_ns) {
 std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbRecord>& abs, const BoardSelection& sel) {
   std::map<std::tuple<std::string, std::string, std::string>, Group> by_key;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
-  // Oldest first per group, so a board's newer record replaces an older one.
+  // A board keeps its newest record of each group, whatever order the records come in.
   const auto put = [&](const std::string& phase, const std::string& shape, const std::string& regime,
                        const std::string& uuid, BoardTime bt) {
     const auto key = std::make_tuple(phase, shape, regime);

@@ -217,7 +217,8 @@ Axis time_axis(const TimelineRecord& rec) {
     a.words = "This record converted cycles at the probes' " + sig(d.sm_clock_mhz) + " MHz (" + probes +
               "), written before the rate came from the warps' anchors; its anchors give " +
               sig(d.anchor_clock_mhz) + " MHz (median over warps), so every time in this report is the "
-              "record's times x " + sig(a.scale) + ", on the anchors' rate.";
+              "record's times x " + sig(a.scale) + ", on the anchors' rate (exact within an SM; the record aligned "
+              "its SMs at the probes' rate, which this does not redo).";
   } else {
     a.words = "The record has NO anchor rate: its times stand at the probes' " + sig(d.sm_clock_mhz) + " MHz (" +
               probes + "), which need not be the clock the launch ran at, so its span is not checked "
