@@ -74,9 +74,10 @@ profile:
 	@$(BUILD)/bin/attnlab-phases --check '$(PHASE)'
 	BUILD=$(BUILD) NCU_SET=$(NCU_SET) scripts/profile.sh $(PHASE) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
-# make ab A=5 B=cudnn [SHAPES=...] [ARGS="--pairs 600 --seed 7"]: A and B in one process on one
-# GPU, paired and interleaved (attnlab-ab): median of per-pair ratios t_B / t_A (A's speed-up
-# over B) with a bootstrap interval, in wall time and cycles; record under $(RESULTS)/ab/.
+# make ab A=5 B=cudnn [SHAPES=...] [ARGS="--pairs 600 --blocks 10 --seed 7"]: A and B in one process
+# on one GPU, paired and interleaved in independent blocks per shape (attnlab-ab): median of
+# per-pair ratios t_B / t_A (A's speed-up over B) with a hierarchical bootstrap interval over
+# blocks, then pairs; record under $(RESULTS)/ab/.
 # make profile-ab A=5 B=cudnn [SHAPES=...]: each one's launch under Nsight Compute, its cycle
 # ratio beside the newest A/B record's of the pair (scripts/profile-ab).
 .PHONY: ab profile-ab

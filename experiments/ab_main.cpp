@@ -1,11 +1,15 @@
-// attnlab-ab: two phases compared in one process on one GPU, paired and interleaved.
-// Both are gated on the fp64 reference with the same inputs, warmed up, then timed in blocks of
-// two pairs (ABBA or BAAB, drawn per block from a recorded seed), every sample behind the same
-// L2 flush, timed by CUPTI kernel activity (busy time) and read with its NVML SM clock. The
-// headline is the median of per-pair ratios t_B / t_A (A's speed-up over B) with a bootstrap
-// interval, in wall time and in cycles (record/paired.hpp). Clocks are never locked or changed.
+// attnlab-ab: two phases compared in one process on one GPU, paired and interleaved. Each shape
+// is measured in independent blocks, run in rounds across the shapes so one shape's blocks are
+// spread over the run: a block has fresh inputs (its own seed), gates both phases on the fp64
+// reference, warms them up and times pairs in orders of two (ABBA or BAAB, from its own order
+// seed), every sample behind the same L2 flush, timed by CUPTI kernel activity (busy time) and
+// read with its NVML SM clock. The headline is the median of per-pair ratios t_B / t_A (A's
+// speed-up over B) with a hierarchical bootstrap interval over blocks, then pairs, so that it
+// holds between runs, not only within one block (record/paired.hpp); a cycles ratio only where
+// the clock was measured per sample and per kernel (cycles_withheld, record/ab.hpp). Clocks are
+// never locked or changed.
 //   make ab A=5 B=cudnn SHAPES=throughput
-//   build/bin/attnlab-ab --a 4x --b 4x --shape latency --pairs 200
+//   build/bin/attnlab-ab --a 4x --b 4x --shape latency --pairs 200 --blocks 5
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -39,9 +43,10 @@ struct Options {
   std::string a, b;
   std::vector<std::string> shape_specs;
   std::optional<std::uint64_t> seed, order_seed;
-  std::size_t pairs = 400;     // blocks of two pairs until this many, unless the time cap comes first
-  std::size_t min_pairs = 50;  // at least this many even past --max-time
-  double max_seconds = 60;     // [s] sampling budget per shape
+  std::size_t pairs = 400;     // per shape, split evenly over its blocks, unless the time cap comes first
+  std::size_t min_pairs = 50;  // per shape, at least this many even past --max-time
+  std::size_t blocks = paired::kDefaultBlocks;  // per shape
+  double max_seconds = 60;     // [s] sampling budget per shape, split evenly over its blocks
   int device = 0;
   std::string results_dir = "results";
 };
@@ -57,9 +62,29 @@ constexpr const char* kMethod =
     "union of the kernels' intervals); span_ns: first start to last end. clock_offset_ns: when "
     "the clock was read, relative to the launch's first kernel start (CUPTI clock): negative "
     "while the flush still ran, within [0, busy_ns] while the kernel ran. Cycles: busy_ns x that "
-    "clock. Blocks of four samples (ABBA or BAAB) from block_orders(pairs / 2, order_seed + i) for "
-    "the i-th shape (record/paired.hpp), a block's first pair runs its first side first. Both "
-    "phases warmed up (sampler warm-up: 3 launches and 0.2 s each) before the first block.";
+    "clock. Each shape in independent blocks, run in rounds (a round runs one block of every "
+    "shape in order): the k-th block of the run has inputs from seed + k and orders of four "
+    "samples (ABBA or BAAB) from random_orders(pairs per block / 2, order_seed + k) "
+    "(record/paired.hpp), an order's first pair runs its first side first. Every block gates "
+    "both phases on its inputs and warms both up (sampler warm-up: 3 launches and 0.2 s each) "
+    "before its first pair, and checks both outputs again after its last.";
+
+// One block's share of a shape's sampling.
+struct BlockLimits {
+  std::size_t pairs = 0, min_pairs = 0;  // even
+  double max_seconds = 0;                // [s]
+};
+
+// --pairs, --min-pairs and --max-time are per shape; each block takes an equal share (pairs
+// checked to divide evenly, the minimum rounded up to an even count).
+BlockLimits block_limits(const Options& opt) {
+  BlockLimits l;
+  l.pairs = opt.pairs / opt.blocks;
+  l.min_pairs = std::min(l.pairs, std::max<std::size_t>(2, (opt.min_pairs + opt.blocks - 1) / opt.blocks));
+  l.min_pairs += l.min_pairs % 2;
+  l.max_seconds = opt.max_seconds / double(opt.blocks);
+  return l;
+}
 
 // One timed launch of one side, before CUPTI delivered its records.
 struct Pending {
@@ -76,12 +101,12 @@ class PairedSampler {
                 profiler::GpuMonitor& monitor, cudaStream_t stream)
       : activity_(activity), flush_(flush), monitor_(monitor), stream_(stream) {}
 
-  // Samples blocks until `opt.pairs` pairs or the time cap (with at least min_pairs) and
-  // fills the shape's orders and samples.
-  void run(const profiler::LaunchFn& a, const profiler::LaunchFn& b, const Options& opt,
-           std::uint64_t order_seed, AbShape& out) {
-    const auto orders = paired::block_orders(opt.pairs / 2, order_seed);
-    const std::size_t n = opt.pairs;
+  // Samples orders of two pairs until `limits.pairs` pairs or the time cap (with at least
+  // limits.min_pairs) and fills the block's orders and samples.
+  void run(const profiler::LaunchFn& a, const profiler::LaunchFn& b, const BlockLimits& limits,
+           AbBlock& out) {
+    const auto orders = paired::random_orders(limits.pairs / 2, out.order_seed);
+    const std::size_t n = limits.pairs;
     for (AbSamples* s : {&out.a, &out.b}) {
       s->busy_ns.assign(n, 0);
       s->span_ns.assign(n, 0);
@@ -91,9 +116,9 @@ class PairedSampler {
     const auto t0 = Clock::now();
     std::size_t pairs = 0;
     out.stop_reason = "pairs";
-    for (const paired::Block blk : orders) {
-      const bool abba = blk == paired::Block::kABBA;
-      out.blocks.emplace_back(paired::block_name(blk));
+    for (const paired::Order order : orders) {
+      const bool abba = order == paired::Order::kABBA;
+      out.orders.emplace_back(paired::order_name(order));
       out.first.emplace_back(abba ? "A" : "B");
       out.first.emplace_back(abba ? "B" : "A");
       std::vector<Pending> pending;
@@ -104,7 +129,7 @@ class PairedSampler {
       deliver(pending, out);
       pairs += 2;
       const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (pairs < n && elapsed >= opt.max_seconds && pairs >= opt.min_pairs) {
+      if (pairs < n && elapsed >= limits.max_seconds && pairs >= limits.min_pairs) {
         out.stop_reason = "time_cap";
         break;
       }
@@ -141,7 +166,7 @@ class PairedSampler {
     pending.push_back(p);
   }
 
-  void deliver(const std::vector<Pending>& pending, AbShape& out) {
+  void deliver(const std::vector<Pending>& pending, AbBlock& out) {
     std::map<std::uint64_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> kernels;
     const std::uint64_t lo = pending.front().tag, hi = pending.back().tag;  // consecutive tags
     for (const auto& r : activity_.collect()) {
@@ -181,33 +206,29 @@ void open_device(const Phase& a, const Phase& b, const Options& opt, const std::
   refuse_unfit_shapes(shapes, "");
 }
 
-// One shape: both gates, warm-up, paired sampling, the outputs checked again, the ratios.
-AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options& opt,
-                  std::uint64_t seed, std::uint64_t order_seed, profiler::Sampler& warm,
-                  PairedSampler& sampler, cudaStream_t stream, const std::string& tag,
-                  const paired::BootstrapConfig& boot) {
-  AbShape out;
+// One block of a shape: fresh inputs from the block's seed, both gates, warm-up, paired
+// sampling, the outputs checked again. Its place in the run (round, seeds, start) is set by the
+// caller.
+void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
+               profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
+               const std::string& tag, AbBlock& out) {
   const double scale = s.default_scale();
-  out.name = shape_name(s);
-  out.shape = s;
-  out.scale = scale;
-  out.flops = s.flops();
-  const HostTensors in = make_inputs(s, seed);
+  const HostTensors in = make_inputs(s, out.seed);
   const ProblemBuffers buffers(s, in, std::max(workspace_bytes(a, s), workspace_bytes(b, s)));
   const Problem p = buffers.problem(float(scale));
-  const GateResult ga = run_gate(a, p, in, seed, stream);
+  const GateResult ga = run_gate(a, p, in, out.seed, stream);
   console::correctness(tag + " A=" + a.id, ga);
-  const GateResult gb = run_gate(b, p, in, seed, stream);
+  const GateResult gb = run_gate(b, p, in, out.seed, stream);
   console::correctness(tag + " B=" + b.id, gb);
   out.a_correctness = correctness_block(ga, s, Inputs::kNormal);
   out.b_correctness = correctness_block(gb, s, Inputs::kNormal);
-  if (!ga.passed || !gb.passed) return out;  // a failed gate: no timing, no ratio
+  if (!ga.passed || !gb.passed) return;  // a failed gate: no timing
 
   const profiler::LaunchFn la = [&](cudaStream_t st) { a.launch(p, st); };
   const profiler::LaunchFn lb = [&](cudaStream_t st) { b.launch(p, st); };
   warm.warm_up(la);
   warm.warm_up(lb);
-  sampler.run(la, lb, opt, order_seed, out);
+  sampler.run(la, lb, limits, out);
   // The timed launches rewrote the output many times; each must still give its checked result.
   for (const auto& [phase, gate, corr] :
        {std::tie(a, ga, out.a_correctness), std::tie(b, gb, out.b_correctness)})
@@ -215,14 +236,9 @@ AbShape run_shape(const Phase& a, const Phase& b, const Shape& s, const Options&
       corr.passed = false;
       corr.failure = "output after timing differs from the checked output";
       console::output_changed_after_timing(tag + " " + phase.id);
-      return out;
+      return;
     }
   out.passed = true;
-  out.wall = ab_ratio(out.a.busy_ns, out.b.busy_ns, boot);
-  out.cycles = ab_ratio(paired::cycles(out.a.busy_ns, out.a.sm_clock_mhz),
-                        paired::cycles(out.b.busy_ns, out.b.sm_clock_mhz), boot);
-  console::ab_result(tag, a.id, b.id, out);
-  return out;
 }
 
 void add_options(CLI::App& app, Options& opt) {
@@ -231,17 +247,23 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("-s,--shape", opt.shape_specs, "shape, repeatable: " + shape_grammar() +
                                                     " (default: throughput and latency)")
       ->type_name("SPEC");
-  app.add_option("--seed", opt.seed, "input seed (default: fresh; recorded)")->check(kNonNegativeInteger);
+  app.add_option("--seed", opt.seed, "input seed of the first block, block k's is this + k (default: fresh; recorded)")->check(kNonNegativeInteger);
   app.add_option("--order-seed", opt.order_seed,
-                 "seed of the blocks' ABBA/BAAB order (default: fresh; recorded)")
+                 "seed of the first block's ABBA/BAAB orders, block k's is this + k (default: fresh; recorded)")
       ->check(kNonNegativeInteger);
-  app.add_option("--pairs", opt.pairs, "pairs per shape (even: blocks of two pairs)")
+  app.add_option("--pairs", opt.pairs,
+                 "pairs per shape in all its blocks (an even number per block: orders of two pairs)")
+      ->check(kNonNegativeInteger)
+      ->capture_default_str();
+  app.add_option("--blocks", opt.blocks,
+                 "independent blocks per shape (fresh inputs, gates and order each; run in rounds "
+                 "across the shapes); the interval resamples blocks, then pairs")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
   app.add_option("--min-pairs", opt.min_pairs, "pairs per shape at least, even past --max-time")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
-  app.add_option("--max-time", opt.max_seconds, "sampling budget per shape [s]")
+  app.add_option("--max-time", opt.max_seconds, "sampling budget per shape, split over its blocks [s]")
       ->check(kPositiveFinite)
       ->capture_default_str();
   app.add_option("--device", opt.device, "CUDA device ordinal")->check(kNonNegativeInteger)->capture_default_str();
@@ -262,9 +284,10 @@ Request check_request(const Options& opt) {
   Request req{find_phase(opt.a), find_phase(opt.b), {}};
   for (const auto& [id, p] : {std::pair{opt.a, req.a}, std::pair{opt.b, req.b}})
     if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
-  if (opt.pairs < 2 || opt.pairs % 2 != 0)
-    throw UsageError("--pairs must be even and at least 2 (blocks of two pairs), got " +
-                     std::to_string(opt.pairs));
+  if (opt.blocks < 1) throw UsageError("--blocks must be at least 1");
+  if (opt.pairs < 2 * opt.blocks || opt.pairs % (2 * opt.blocks) != 0)
+    throw UsageError("--pairs must be a multiple of 2 x --blocks (an even number of pairs per block), got " +
+                     std::to_string(opt.pairs) + " pairs in " + std::to_string(opt.blocks) + " blocks");
   if (opt.min_pairs < 2 || opt.min_pairs > opt.pairs)
     throw UsageError("need 2 <= --min-pairs <= --pairs");
   try {
@@ -291,6 +314,7 @@ AbRecord start_record(const Phase& a, const Phase& b, const Options& opt, int ar
   rec.provenance = provenance(argc, argv, seed, opt.device, a.baseline || b.baseline);
   rec.options.pairs = opt.pairs;
   rec.options.min_pairs = opt.min_pairs;
+  rec.options.blocks = opt.blocks;
   rec.options.max_seconds = opt.max_seconds;
   rec.options.order_seed = order_seed;
   rec.options.inputs = inputs_name(Inputs::kNormal);
@@ -333,14 +357,44 @@ int run(const Options& opt, int argc, char** argv, AbRecord& rec, RunRecordFile&
   record_file = written_record(file, rec, &write_ab_record);
   console::ab_started(a.id, b.id, seed, order_seed, file.string());
 
+  for (const Shape& s : req.shapes) {
+    AbShape out;
+    out.name = shape_name(s);
+    out.shape = s;
+    out.scale = s.default_scale();
+    out.flops = s.flops();
+    rec.results.push_back(std::move(out));
+  }
+  // Rounds across the shapes, so that one shape's blocks are spread over the run; a shape whose
+  // gate failed in one block runs no further block.
+  const BlockLimits limits = block_limits(opt);
+  const auto t0 = Clock::now();
+  const std::size_t n = req.shapes.size();
+  auto tag_of = [&](std::size_t i) {
+    return "[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + rec.results[i].name;
+  };
+  std::vector<bool> failed(n, false);
+  for (std::size_t round = 0; round < opt.blocks; ++round)
+    for (std::size_t i = 0; i < n; ++i) {
+      if (failed[i]) continue;
+      const std::uint64_t k = round * n + i;
+      AbBlock block;
+      block.round = round;
+      block.seed = seed + k;
+      block.order_seed = order_seed + k;
+      block.started_s = std::chrono::duration<double>(Clock::now() - t0).count();
+      run_block(a, b, req.shapes[i], limits, warm, sampler, stream.get(),
+                tag_of(i) + " block " + std::to_string(round + 1) + "/" + std::to_string(opt.blocks), block);
+      failed[i] = !block.passed;
+      rec.results[i].blocks.push_back(std::move(block));
+      write_ab_record(file, rec);
+    }
   bool all_passed = true;
-  for (std::size_t i = 0; i < req.shapes.size(); ++i) {
-    const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(req.shapes.size()) +
-                            "] " + shape_name(req.shapes[i]);
-    rec.results.push_back(run_shape(a, b, req.shapes[i], opt, seed, order_seed + i, warm, sampler,
-                                    stream.get(), tag, rec.options.bootstrap));
-    all_passed = all_passed && rec.results.back().passed;
-    write_ab_record(file, rec);
+  for (std::size_t i = 0; i < n; ++i) {
+    AbShape& s = rec.results[i];
+    estimate_shape(s, rec.options.bootstrap);
+    if (s.wall) console::ab_result(tag_of(i), a.id, b.id, s);
+    all_passed = all_passed && s.passed;
   }
   rec.status = all_passed ? "ok" : "failed";
   write_ab_record(file, rec);
@@ -354,8 +408,10 @@ int run(const Options& opt, int argc, char** argv, AbRecord& rec, RunRecordFile&
 int main(int argc, char** argv) {
   using namespace attnlab;
   CLI::App app{"attnlab-ab: phases A and B compared in one process on one GPU, paired and "
-               "interleaved (ABBA/BAAB blocks, L2 flushed before every sample, CUPTI busy time, "
-               "NVML SM clock per sample). Ratio = t_B / t_A: A's speed-up over B."};
+               "interleaved in independent blocks per shape (fresh inputs, gates and ABBA/BAAB orders "
+               "each), L2 flushed before every sample, CUPTI busy time, NVML SM clock per sample; "
+               "interval: hierarchical bootstrap over blocks, then pairs. Ratio = t_B / t_A: A's "
+               "speed-up over B."};
   Options opt;
   add_options(app, opt);
   AbRecord rec;

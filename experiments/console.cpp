@@ -102,13 +102,23 @@ void ab_result(const std::string& tag, const std::string& a, const std::string& 
            fmt("%.4f", e.hi) + "] " + paired::verdict_name(e.verdict) +
            (e.as_fast_as ? ", as fast as" : ", not as fast as");
   };
-  auto side = [](const std::string& id, const AbSamples& x) {
-    return id + " busy median " + human_ns(paired::median(x.busy_ns)) + " at " +
-           fmt("%.0f MHz", paired::median(x.sm_clock_mhz));
+  // Every block's samples of one side, pooled for the medians.
+  auto side = [&s](const std::string& id, bool is_a) {
+    std::vector<double> busy, mhz;
+    for (const AbBlock& blk : s.blocks) {
+      const AbSamples& x = is_a ? blk.a : blk.b;
+      busy.insert(busy.end(), x.busy_ns.begin(), x.busy_ns.end());
+      mhz.insert(mhz.end(), x.sm_clock_mhz.begin(), x.sm_clock_mhz.end());
+    }
+    return id + " busy median " + human_ns(paired::median(busy)) + " at " + fmt("%.0f MHz", paired::median(mhz));
   };
-  std::cout << tag << " " << s.a.busy_ns.size() << " pairs (" << s.stop_reason << "), B/A: "
-            << ratio("wall", *s.wall) << "; " << ratio("cycles", *s.cycles) << "; "
-            << side("A=" + a, s.a) << ", " << side("B=" + b, s.b) << std::endl;
+  std::string stops;
+  for (const AbBlock& blk : s.blocks)
+    if (stops.find(blk.stop_reason) == std::string::npos) stops += (stops.empty() ? "" : ", ") + blk.stop_reason;
+  std::cout << tag << " " << s.pairs() << " pairs in " << s.blocks.size() << " blocks (" << stops << "), B/A: "
+            << ratio("wall", *s.wall) << "; "
+            << (s.cycles ? ratio("cycles", *s.cycles) : std::string("cycles withheld")) << "; "
+            << side("A=" + a, true) << ", " << side("B=" + b, false) << std::endl;
 }
 
 void run_finished(const std::string& status, const std::string& record_file) {

@@ -33,8 +33,8 @@ void pc_sampling(const std::string& tag, const PcSamplingResult& pcs);
 // attnlab-ab: "attnlab-ab: A=5 vs B=cudnn, seed 42, order seed 7, record results/ab/..."
 void ab_started(const std::string& a, const std::string& b, std::uint64_t seed,
                 std::uint64_t order_seed, const std::string& record_file);
-// attnlab-ab, one shape: its pairs, the wall and cycles ratios with interval and verdict, and
-// each side's median busy time and SM clock.
+// attnlab-ab, one shape: its pairs and blocks, the wall ratio with interval and verdict, the
+// cycles ratio or that it is withheld, and each side's median busy time and SM clock.
 void ab_result(const std::string& tag, const std::string& a, const std::string& b, const AbShape& s);
 void run_finished(const std::string& status, const std::string& record_file);
 

@@ -7,19 +7,19 @@
 
 namespace attnlab::paired {
 
-const char* block_name(Block b) { return b == Block::kABBA ? "ABBA" : "BAAB"; }
+const char* order_name(Order o) { return o == Order::kABBA ? "ABBA" : "BAAB"; }
 
-Block parse_block(const std::string& name) {
-  if (name == "ABBA") return Block::kABBA;
-  if (name == "BAAB") return Block::kBAAB;
-  throw std::invalid_argument("unknown block order '" + name + "'; expected ABBA or BAAB");
+Order parse_order(const std::string& name) {
+  if (name == "ABBA") return Order::kABBA;
+  if (name == "BAAB") return Order::kBAAB;
+  throw std::invalid_argument("unknown sample order '" + name + "'; expected ABBA or BAAB");
 }
 
-std::vector<Block> block_orders(std::size_t count, std::uint64_t seed) {
+std::vector<Order> random_orders(std::size_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<Block> out;
+  std::vector<Order> out;
   out.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) out.push_back((rng() >> 63) ? Block::kBAAB : Block::kABBA);
+  for (std::size_t i = 0; i < count; ++i) out.push_back((rng() >> 63) ? Order::kBAAB : Order::kABBA);
   return out;
 }
 
@@ -75,23 +75,38 @@ double sorted_percentile(const std::vector<double>& s, double q) {
   return s[i] + (pos - double(i)) * (s[i + 1] - s[i]);
 }
 
+// An index in [0, n) from one draw, by multiply-high.
+std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
+  return std::size_t((static_cast<unsigned __int128>(rng()) * std::uint64_t(n)) >> 64);
+}
+
 }  // namespace
 
-RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg) {
-  if (r.size() < 2) throw std::invalid_argument("a paired estimate needs at least 2 pairs");
+RatioEstimate estimate_blocks(const std::vector<std::vector<double>>& blocks, const BootstrapConfig& cfg) {
+  if (blocks.empty()) throw std::invalid_argument("a paired estimate needs at least one block");
+  std::vector<double> pooled;
+  for (const auto& b : blocks) {
+    if (b.empty()) throw std::invalid_argument("a paired estimate's block has no pairs");
+    pooled.insert(pooled.end(), b.begin(), b.end());
+  }
+  if (pooled.size() < 2) throw std::invalid_argument("a paired estimate needs at least 2 pairs");
   if (cfg.resamples < 100 || !(cfg.confidence > 0 && cfg.confidence < 1))
     throw std::invalid_argument("bootstrap needs >= 100 resamples and a confidence in (0, 1)");
-  for (double x : r)
+  for (double x : pooled)
     if (!std::isfinite(x) || x <= 0) throw std::invalid_argument("paired ratios must be positive and finite");
   RatioEstimate e;
-  e.pairs = r.size();
-  e.median = median(r);
+  e.pairs = pooled.size();
+  e.blocks = blocks.size();
+  e.median = median(pooled);
   std::mt19937_64 rng(cfg.seed);
-  const auto n = std::uint64_t(r.size());
-  std::vector<double> medians, draw(r.size());
+  std::vector<double> medians, draw;
   medians.reserve(std::size_t(cfg.resamples));
   for (int k = 0; k < cfg.resamples; ++k) {
-    for (auto& x : draw) x = r[std::size_t((static_cast<unsigned __int128>(rng()) * n) >> 64)];
+    draw.clear();
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const auto& b = blocks.size() == 1 ? blocks[0] : blocks[draw_index(rng, blocks.size())];
+      for (std::size_t i = 0; i < b.size(); ++i) draw.push_back(b[draw_index(rng, b.size())]);
+    }
     medians.push_back(median(draw));
   }
   std::sort(medians.begin(), medians.end());
@@ -100,6 +115,10 @@ RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg)
   e.verdict = e.lo > 1 ? Verdict::kFaster : e.hi < 1 ? Verdict::kSlower : Verdict::kSame;
   e.as_fast_as = e.lo >= kNonInferiorityMargin;
   return e;
+}
+
+RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg) {
+  return estimate_blocks({r}, cfg);
 }
 
 }  // namespace attnlab::paired

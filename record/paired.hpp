@@ -1,5 +1,6 @@
-// Paired, interleaved A/B statistics: per-pair ratios of two phases timed alternately
-// in one process, their median with a bootstrap interval, and the verdict read from it. Host-only.
+// Paired, interleaved A/B statistics: per-pair ratios of two phases timed alternately in one
+// process, in independent blocks, their median with a hierarchical bootstrap interval, and the
+// verdict read from it. Host-only.
 // Convention everywhere: ratio = t_B / t_A, A's speed-up over B (above 1: A is faster).
 #pragma once
 
@@ -18,15 +19,19 @@ inline constexpr double kNonInferiorityMargin = 0.98;
 inline constexpr int kBootstrapResamples = 10000;  // percentile bootstrap; resamples beyond this move the bounds < 0.1%
 inline constexpr std::uint64_t kBootstrapSeed = 26;  // fixed so a record's interval recomputes exactly
 inline constexpr double kConfidence = 0.95;
+// Independent blocks of an A/B run per shape, each with fresh inputs, its own gates and its own
+// order: the pairs of one block share a moment of the GPU (clock, temperature, placement of the
+// buffers), so the interval that holds between runs comes from the spread between blocks.
+inline constexpr int kDefaultBlocks = 10;
 
-// Sample order inside one block of four samples (two pairs). ABBA's first pair runs A first
-// and its second B first, so an effect of running second (a warmer clock, say) cancels.
-enum class Block { kABBA, kBAAB };
-const char* block_name(Block b);                 // "ABBA", "BAAB"
-Block parse_block(const std::string& name);      // throws std::invalid_argument
-// `count` blocks, each ABBA or BAAB with probability 1/2 from std::mt19937_64(seed) (its output
+// Sample order of four samples (two pairs). ABBA's first pair runs A first and its second B
+// first, so an effect of running second (a warmer clock, say) cancels.
+enum class Order { kABBA, kBAAB };
+const char* order_name(Order o);                 // "ABBA", "BAAB"
+Order parse_order(const std::string& name);      // throws std::invalid_argument
+// `count` orders, each ABBA or BAAB with probability 1/2 from std::mt19937_64(seed) (its output
 // is fixed by the standard, so a seed names one sequence on every platform).
-std::vector<Block> block_orders(std::size_t count, std::uint64_t seed);
+std::vector<Order> random_orders(std::size_t count, std::uint64_t seed);
 
 // Per pair, t_B / t_A. Throws std::invalid_argument on different lengths or a time <= 0.
 std::vector<double> ratios(const std::vector<double>& a, const std::vector<double>& b);
@@ -43,17 +48,26 @@ struct BootstrapConfig {
 };
 
 struct RatioEstimate {
-  std::size_t pairs = 0;
-  double median = 0;       // median of the per-pair ratios
+  std::size_t pairs = 0;   // in all blocks
+  std::size_t blocks = 1;
+  double median = 0;       // median of the per-pair ratios of all blocks
   double lo = 0, hi = 0;   // percentile-bootstrap interval of that median at `confidence`
   Verdict verdict = Verdict::kSame;  // FASTER: lo > 1; SLOWER: hi < 1; else SAME
   bool as_fast_as = false;           // lo >= kNonInferiorityMargin
 };
 
-// The median of `r` and its bootstrap interval: `resamples` resamples of r with replacement,
-// indices drawn from std::mt19937_64(seed) by multiply-high (no implementation-defined
-// distribution), the interval their medians' (1-c)/2 and (1+c)/2 percentiles. Throws
-// std::invalid_argument on fewer than 2 ratios or a config out of range.
+// The median of the ratios of every block and its hierarchical bootstrap interval. Each of
+// `resamples` resamples draws as many blocks as there are, with replacement, then within each
+// drawn block as many of its ratios as it has, with replacement; the interval is the (1-c)/2
+// and (1+c)/2 percentiles of the resamples' pooled medians. A shift between blocks (a clock, a
+// placement, a thermal state that holds for a block) so widens the interval, which a bootstrap
+// of the pooled pairs would not see. Indices come from std::mt19937_64(seed) by multiply-high
+// (no implementation-defined distribution); one block draws no block index, so it is exactly
+// the bootstrap of its pairs. Throws std::invalid_argument on no block, an empty block, fewer
+// than 2 ratios in all, a ratio not positive and finite, or a config out of range.
+RatioEstimate estimate_blocks(const std::vector<std::vector<double>>& blocks,
+                              const BootstrapConfig& cfg = {});
+// One block: the bootstrap of the pairs alone (what an interval within one run is).
 RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg = {});
 
 // Median of the values (average of the middle two for an even count); throws on empty.

@@ -349,15 +349,17 @@ Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape)
                                "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
   const PairedResult* const p = &chosen->result;
   const paired::RatioEstimate& w = p->shape.wall->estimate;
-  const paired::RatioEstimate& cy = p->shape.cycles->estimate;
   out.verdict = w.lo >= c.factor ? Verdict::kSupported
                 : w.hi < c.factor ? Verdict::kRefuted
                                   : Verdict::kInconclusive;
+  std::string cycles = "cycles withheld";
+  if (const auto& cy = p->shape.cycles)
+    cycles = "cycles " + sig(cy->estimate.median, 4) + "x (95% CI " + sig(cy->estimate.lo, 4) + "-" +
+             sig(cy->estimate.hi, 4) + ")";
   out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
-                 chosen->because + "; " + std::to_string(w.pairs) + " pairs, " + kAbConvention + "): wall time " +
-                 paired_cell(p->shape) + ", cycles " + sig(cy.median, 4) + "x (95% CI " +
-                 sig(cy.lo, 4) + "-" + sig(cy.hi, 4) + "); claimed the wall-time interval at or "
-                 "above " + sig(c.factor, 4) + ". Verdict: " +
+                 chosen->because + "; " + std::to_string(w.pairs) + " pairs in " + std::to_string(w.blocks) +
+                 " blocks, " + kAbConvention + "): wall time " + paired_cell(p->shape) + ", " + cycles +
+                 "; claimed the wall-time interval at or above " + sig(c.factor, 4) + ". Verdict: " +
                  (out.verdict == Verdict::kSupported ? "its lower bound is at or above it"
                   : out.verdict == Verdict::kRefuted ? "its upper bound is below it"
                                                      : "the interval contains it") + ".";

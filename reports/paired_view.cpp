@@ -33,6 +33,18 @@ std::string gpu_of(const AbRecord& r) {
   return r.provenance.gpu.name;
 }
 
+// The record's timed measurements of each shape, in record order, those of a shape measured
+// more than once combined into one (combine_measurements): no measurement hides another.
+std::map<std::string, AbShape> measured(const AbRecord& rec) {
+  std::map<std::string, std::vector<AbShape>> by_name;
+  for (const auto& s : rec.results)
+    if (s.wall) by_name[s.name].push_back(s);
+  std::map<std::string, AbShape> out;
+  for (auto& [name, list] : by_name)
+    out[name] = list.size() == 1 ? list.front() : combine_measurements(list, rec.options.bootstrap);
+  return out;
+}
+
 }  // namespace
 
 std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& b,
@@ -40,18 +52,19 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
   // Candidates in start order (oldest first), each with its start time.
   struct Candidate {
     const Entry* e;
-    const AbShape* s;
+    AbShape s;
     std::optional<long long> start;
   };
   const std::vector<Entry> records = ok_records(root);
   std::vector<Candidate> all;
   for (const auto& e : records) {
     if (e.rec.a.phase != run.phase || e.rec.b.phase != b || gpu_of(e.rec) != run.gpu_name) continue;
-    for (const auto& s : e.rec.results)
-      if (s.name == shape && s.wall) all.push_back({&e, &s, utc_seconds(e.rec.started_utc)});
+    const auto m = measured(e.rec);
+    if (const auto it = m.find(shape); it != m.end())
+      all.push_back({&e, it->second, utc_seconds(e.rec.started_utc)});
   }
   auto choice = [](const Candidate& c, const char* because) {
-    return PairedChoice{PairedResult{c.e->file, gpu_of(c.e->rec), *c.s}, because};
+    return PairedChoice{PairedResult{c.e->file, gpu_of(c.e->rec), c.s}, because};
   };
   // The same board within a session's gap of the run, nearest in start time (the later on a tie).
   const auto when = run.start_seconds();
@@ -78,8 +91,7 @@ std::map<std::string, std::map<std::string, PairedResult>> paired_against(const 
   std::map<std::string, std::map<std::string, PairedResult>> out;
   for (const auto& e : ok_records(root)) {
     if (e.rec.b.phase != b) continue;
-    for (const auto& s : e.rec.results)
-      if (s.wall) out[e.rec.a.phase][s.name] = PairedResult{e.file, gpu_of(e.rec), s};
+    for (auto& [name, s] : measured(e.rec)) out[e.rec.a.phase][name] = PairedResult{e.file, gpu_of(e.rec), s};
   }
   return out;
 }
@@ -89,7 +101,12 @@ std::string paired_cell(const AbShape& s) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "%.3fx (95%% CI %.3f-%.3f) %s", e.median, e.lo, e.hi,
                 paired::verdict_name(e.verdict));
-  return buf;
+  std::string cell = buf;
+  if (s.measurements > 1)
+    cell += " (" + std::to_string(s.measurements) + " measurements combined, " + std::to_string(e.blocks) + " blocks)";
+  else if (e.blocks == 1)
+    cell += " (one block: an interval within one run)";
+  return cell;
 }
 
 }  // namespace attnlab::report

@@ -19,7 +19,8 @@ inline constexpr const char* kCudnnPhase = "cudnn";
 struct PairedResult {
   std::filesystem::path file;  // the record's run.json
   std::string gpu_name;        // provenance.gpu.name
-  AbShape shape;               // its timed result at the shape
+  AbShape shape;               // its timed result at the shape; a shape it measured more than
+                               // once, those measurements combined (combine_measurements)
 };
 
 // The ok A/B record of run's phase against `b` under <root>/ab with a timed result at shape
@@ -40,7 +41,9 @@ std::optional<PairedChoice> paired_for(const std::filesystem::path& root, const 
 std::map<std::string, std::map<std::string, PairedResult>> paired_against(
     const std::filesystem::path& root, const std::string& b);
 
-// "1.071x (95% CI 1.065-1.077) FASTER": the wall-time ratio t_B / t_A with its interval and verdict.
+// "1.071x (95% CI 1.065-1.077) FASTER": the wall-time ratio t_B / t_A with its interval and
+// verdict, followed by how many measurements it combines where more than one, or that its
+// interval is of one block (an attnlab.ab/1 record's), which holds within one run only.
 std::string paired_cell(const AbShape& s);
 
 }  // namespace attnlab::report

@@ -41,7 +41,7 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file);
 // (`runs` newest first, as load_root returns them).
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
 
-// <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/1) in <dir>/run.json.
+// <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/2 or /1) in <dir>/run.json.
 Rendered render_ab(const AbRecord& rec, const fs::path& dir);
 
 // <dir>/report.md and <dir>/plots/ of a warp-role timeline record (attnlab.timeline/1).

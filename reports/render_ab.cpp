@@ -1,6 +1,11 @@
-// The report of one paired A/B record (attnlab.ab/1): per shape the wall-time and cycle ratios
-// t_B / t_A with their bootstrap intervals and verdicts, each side's busy time and SM clock,
-// and a figure of the per-pair ratios in sampling order (a drift over the run shows there).
+// The report of one paired A/B record (attnlab.ab/2, or the older attnlab.ab/1): per shape the
+// wall-time ratio t_B / t_A with its hierarchical bootstrap interval and verdict, the cycles
+// ratio only where the record measured the clock per sample and per kernel (else why not), each
+// side's busy time and SM clock; a shape measured more than once shown per measurement and
+// combined; every block's median; and a figure of the per-pair ratios in sampling order, block by
+// block (a drift within or between blocks shows there).
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "reports/format.hpp"
@@ -15,29 +20,69 @@ std::string ratio_cell(const AbRatio& r) {
   return sig(e.median, 4) + "x (" + sig(e.lo, 4) + "-" + sig(e.hi, 4) + ")";
 }
 
-std::string side_cell(const AbSamples& s) {
-  return duration(paired::median(s.busy_ns)) + " at " + sig(paired::median(s.sm_clock_mhz), 4) + " MHz";
+// One side's samples of every block, pooled.
+AbSamples pooled(const AbShape& s, bool is_a) {
+  AbSamples out;
+  for (const AbBlock& b : s.blocks) {
+    const AbSamples& x = is_a ? b.a : b.b;
+    out.busy_ns.insert(out.busy_ns.end(), x.busy_ns.begin(), x.busy_ns.end());
+    out.sm_clock_mhz.insert(out.sm_clock_mhz.end(), x.sm_clock_mhz.begin(), x.sm_clock_mhz.end());
+  }
+  return out;
+}
+
+std::string side_cell(const AbShape& s, bool is_a) {
+  const AbSamples x = pooled(s, is_a);
+  return duration(paired::median(x.busy_ns)) + " at " + sig(paired::median(x.sm_clock_mhz), 4) + " MHz";
+}
+
+std::string stop_reasons(const AbShape& s) {
+  std::string out;
+  for (const AbBlock& b : s.blocks)
+    if (out.find(b.stop_reason) == std::string::npos) out += (out.empty() ? "" : ", ") + b.stop_reason;
+  return out;
+}
+
+std::string gate_cell(const AbShape& s) {
+  auto gate = [](const Correctness& c) { return c.passed ? std::string("passed") : "FAILED: " + c.failure.value_or("?"); };
+  for (std::size_t k = 0; k < s.blocks.size(); ++k) {
+    const AbBlock& b = s.blocks[k];
+    if (!b.passed)
+      return "not timed: block " + std::to_string(k + 1) + " gate A " + gate(b.a_correctness) + ", B " +
+             gate(b.b_correctness);
+  }
+  return "not timed";
 }
 
 Plot ratio_plot(const AbShape& s, std::size_t index, const std::string& origin) {
   Plot p;
   p.stem = "ratios_" + std::to_string(index + 1);
   p.origin = origin;
-  p.data = "# pair, wall ratio t_B / t_A, cycles ratio, first side (0: A, 1: B)\n";
-  const auto& w = s.wall->per_pair;
-  const auto& c = s.cycles->per_pair;
-  for (std::size_t i = 0; i < w.size(); ++i)
-    p.data += std::to_string(i) + " " + gp_num(w[i]) + " " + gp_num(c[i]) + " " +
-              (s.first[i] == "A" ? "0" : "1") + "\n";
+  p.data = "# pair, wall ratio t_B / t_A, cycles ratio (0: withheld), first side (0: A, 1: B), block, "
+           "the block's median wall ratio\n";
+  std::size_t pair = 0;
+  for (std::size_t k = 0; k < s.blocks.size(); ++k) {
+    const AbBlock& b = s.blocks[k];
+    const auto w = paired::ratios(b.a.busy_ns, b.b.busy_ns);
+    const auto c = paired::ratios(paired::cycles(b.a.busy_ns, b.a.sm_clock_mhz),
+                                  paired::cycles(b.b.busy_ns, b.b.sm_clock_mhz));
+    const double block_median = paired::median(w);
+    for (std::size_t i = 0; i < w.size(); ++i, ++pair)
+      p.data += std::to_string(pair) + " " + gp_num(w[i]) + " " + (s.cycles ? gp_num(c[i]) : "0") + " " +
+                (b.first[i] == "A" ? "0" : "1") + " " + std::to_string(k + 1) + " " + gp_num(block_median) + "\n";
+  }
   const auto& e = s.wall->estimate;
-  p.script = "set title " + gp_quote(s.name + ": per-pair ratio t_B / t_A in sampling order") +
+  p.script = "set title " + gp_quote(s.name + ": per-pair ratio t_B / t_A in sampling order, block by block") +
              " noenhanced\nset xlabel 'pair'\nset ylabel 't_B / t_A' noenhanced\n"
              "set key above noenhanced\nset grid xtics ytics lc rgb '#dddddd'\n"
              "plot '" + p.stem + ".dat' using 1:2 with points pt 7 ps 0.5 lc rgb '" + palette_colour(0) +
-             "' title 'wall', \\\n     '' using 1:3 with points pt 6 ps 0.5 lc rgb '" + palette_colour(1) +
-             "' title 'cycles', \\\n     " + gp_num(e.median) + " with lines lc rgb '#444444' title 'median', \\\n     " +
-             gp_num(e.lo) + " with lines dt 2 lc rgb '#888888' title '95% interval', \\\n     " + gp_num(e.hi) +
-             " with lines dt 2 lc rgb '#888888' notitle\n";
+             "' title 'wall', \\\n";
+  if (s.cycles)
+    p.script += "     '' using 1:3 with points pt 6 ps 0.5 lc rgb '" + palette_colour(1) + "' title 'cycles', \\\n";
+  p.script += "     '' using 1:6 with steps lw 2 lc rgb '" + palette_colour(2) + "' title 'block median', \\\n     " +
+              gp_num(e.median) + " with lines lc rgb '#444444' title 'median', \\\n     " + gp_num(e.lo) +
+              " with lines dt 2 lc rgb '#888888' title '95% interval', \\\n     " + gp_num(e.hi) +
+              " with lines dt 2 lc rgb '#888888' notitle\n";
   return p;
 }
 
@@ -49,38 +94,103 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
   clear_plots(plots);
   std::ostringstream md;
   const std::string gpu = rec.provenance.gpu.name.empty() ? "unknown GPU" : rec.provenance.gpu.name;
+  const auto& boot = rec.options.bootstrap;
   md << "# A/B: " << rec.a.phase << " against " << rec.b.phase << "\n\n"
      << "A = " << rec.a.phase << " (" << rec.a.title << "), B = " << rec.b.phase << " ("
      << rec.b.title << "), paired and interleaved in one process on " << gpu << ", started "
-     << rec.started_utc << ", status " << code(rec.status) << ". Convention: " << kAbConvention
-     << ". Interval: percentile bootstrap of the median, " << rec.options.bootstrap.resamples
-     << " resamples, seed " << rec.options.bootstrap.seed << ", "
-     << sig(100 * rec.options.bootstrap.confidence, 3) << "%. Verdict FASTER (interval above 1), "
-     << "SLOWER (below 1) or SAME; \"as fast as\": lower bound >= "
-     << sig(rec.options.non_inferiority_margin, 3) << ". Block order seed "
-     << rec.options.order_seed << ".\n\n" << "How a sample is taken: " << rec.method << "\n\n";
+     << rec.started_utc << ", status " << code(rec.status) << ", record " << code(rec.schema)
+     << ". Convention: " << kAbConvention << ".\n\n";
+  if (rec.schema == kAbSchemaV1)
+    md << "This record predates blocks: each measured shape is one block of pairs, so its interval "
+          "is the spread within one run and does not hold between runs; a verdict here is not "
+          "established beyond that run.\n\n";
+  md << "Each shape is measured in " << rec.options.blocks << " independent block(s), run in rounds "
+        "across the shapes; a block has its own inputs, gates and sample order. Interval: "
+        "hierarchical percentile bootstrap of the median (the blocks resampled, then the pairs within "
+        "each drawn block), " << boot.resamples << " resamples, seed " << boot.seed << ", "
+     << sig(100 * boot.confidence, 3) << "%. Verdict FASTER (interval above 1), SLOWER (below 1) or "
+        "SAME; \"as fast as\": lower bound >= " << sig(rec.options.non_inferiority_margin, 3)
+     << ". First block's order seed " << rec.options.order_seed << ".\n\n"
+     << "How a sample is taken: " << rec.method << "\n\n";
   if (rec.error) md << "The run stopped early: " << *rec.error << "\n\n";
-  Table t({"shape", "pairs", "wall t_B/t_A (95% CI)", "verdict", "cycles t_B/t_A (95% CI)", "verdict",
-           "as fast as (wall)", "A busy", "B busy"},
-          "lrrlrllrr");
+
+  // A shape measured more than once: every measurement's row, then their combination.
+  std::map<std::string, std::vector<std::size_t>> by_name;
+  for (std::size_t i = 0; i < rec.results.size(); ++i) by_name[rec.results[i].name].push_back(i);
+  std::map<std::string, std::size_t> seen;
+  std::vector<std::string> repeated;
+  for (const auto& s : rec.results)
+    if (by_name[s.name].size() > 1 && std::find(repeated.begin(), repeated.end(), s.name) == repeated.end())
+      repeated.push_back(s.name);
+  if (!repeated.empty())
+    md << "Measured more than once: " << [&] {
+      std::string names;
+      for (const auto& n : repeated) names += (names.empty() ? "" : ", ") + n;
+      return names;
+    }() << ". Each such shape is shown per measurement and combined: the combined row pools the "
+           "blocks of all its measurements and resamples them as one shape's blocks.\n\n";
+
+  Table t({"shape", "measurement", "pairs (blocks, stop)", "wall t_B/t_A (95% CI)", "verdict",
+           "cycles t_B/t_A (95% CI)", "verdict", "as fast as (wall)", "A busy", "B busy"},
+          "llrrlrllrr");
+  std::vector<std::pair<std::string, std::string>> withheld;  // row label, why
+  auto add_row = [&](const AbShape& s, const std::string& measurement) {
+    if (!s.wall) {
+      t.row({s.name, measurement, "0", gate_cell(s), "", "", "", "", "", ""});
+      return;
+    }
+    std::string cyc = "withheld", cyc_verdict = "";
+    if (s.cycles) {
+      cyc = ratio_cell(*s.cycles);
+      cyc_verdict = paired::verdict_name(s.cycles->estimate.verdict);
+    } else {
+      withheld.emplace_back(s.name + (measurement.empty() ? "" : " (" + measurement + ")"),
+                            s.cycles_withheld.value_or("no clock per sample"));
+    }
+    t.row({s.name, measurement,
+           std::to_string(s.pairs()) + " (" + std::to_string(s.blocks.size()) + ", " + stop_reasons(s) + ")",
+           ratio_cell(*s.wall), paired::verdict_name(s.wall->estimate.verdict), cyc, cyc_verdict,
+           s.wall->estimate.as_fast_as ? "yes" : "no", side_cell(s, true), side_cell(s, false)});
+  };
   std::vector<std::size_t> timed;
   for (std::size_t i = 0; i < rec.results.size(); ++i) {
     const AbShape& s = rec.results[i];
-    if (!s.wall) {
-      auto gate = [](const Correctness& c) { return c.passed ? std::string("passed") : "FAILED: " + c.failure.value_or("?"); };
-      t.row({s.name, "0", "not timed: gate A " + gate(s.a_correctness) + ", B " + gate(s.b_correctness),
-             "", "", "", "", "", ""});
-      continue;
+    const auto& all = by_name[s.name];
+    const std::size_t nth = ++seen[s.name];
+    add_row(s, all.size() > 1 ? std::to_string(nth) + " of " + std::to_string(all.size()) : "");
+    if (s.wall) timed.push_back(i);
+    if (all.size() > 1 && nth == all.size()) {
+      std::vector<AbShape> measurements;
+      for (std::size_t j : all) measurements.push_back(rec.results[j]);
+      add_row(combine_measurements(measurements, boot), "combined");
     }
-    timed.push_back(i);
-    t.row({s.name, std::to_string(s.a.busy_ns.size()) + " (" + s.stop_reason + ")", ratio_cell(*s.wall),
-           paired::verdict_name(s.wall->estimate.verdict), ratio_cell(*s.cycles),
-           paired::verdict_name(s.cycles->estimate.verdict), s.wall->estimate.as_fast_as ? "yes" : "no",
-           side_cell(s.a), side_cell(s.b)});
   }
   md << t.str() << "\n"
-     << "Busy: the median busy time of the side's samples at the median of their SM clocks. "
-        "Every sample, its clock and the pair order are in the record.\n";
+     << "Busy: the median busy time of the side's samples in every block at the median of their SM "
+        "clocks. Every sample, its clock, the pair order and each block's seeds are in the record.\n";
+  if (!withheld.empty()) {
+    md << "\nCycles: no verdict unless the clock is measured per sample and per kernel.\n\n";
+    for (const auto& [row, why] : withheld) md << "- " << row << ": " << why << "\n";
+  }
+
+  Table blocks({"shape", "measurement", "block", "round", "started [s]", "inputs seed", "order seed", "pairs",
+                "wall t_B/t_A median"},
+               "llrrrrrrr");
+  for (std::size_t i : timed) {
+    const AbShape& s = rec.results[i];
+    const auto& all = by_name[s.name];
+    const std::size_t nth = std::size_t(std::find(all.begin(), all.end(), i) - all.begin()) + 1;
+    for (std::size_t k = 0; k < s.blocks.size(); ++k) {
+      const AbBlock& b = s.blocks[k];
+      blocks.row({s.name, all.size() > 1 ? std::to_string(nth) + " of " + std::to_string(all.size()) : "",
+                  std::to_string(k + 1), std::to_string(b.round), b.started_s ? sig(*b.started_s, 4) : "not recorded",
+                  std::to_string(b.seed), std::to_string(b.order_seed), std::to_string(b.a.busy_ns.size()),
+                  sig(paired::median(paired::ratios(b.a.busy_ns, b.b.busy_ns)), 4)});
+    }
+  }
+  if (!blocks.empty())
+    md << "\n## Blocks\n\nEach block's median per-pair wall ratio: their spread is what the interval "
+          "resamples.\n\n" << blocks.str();
   for (std::size_t i : timed) {
     const Plot p = ratio_plot(rec.results[i], i, "the A/B record " + (dir / "run.json").string());
     out.scripts.push_back(write_plot(plots, p));

@@ -136,4 +136,5 @@ TEST(SharedConstants, PairedComparison) {
   EXPECT_EQ(p["bootstrap_resamples"].get<int>(), paired::kBootstrapResamples);
   EXPECT_EQ(p["bootstrap_seed"].get<std::uint64_t>(), paired::kBootstrapSeed);
   EXPECT_EQ(p["confidence"].get<double>(), paired::kConfidence);
+  EXPECT_EQ(p["blocks"].get<int>(), paired::kDefaultBlocks);
 }

@@ -13,6 +13,7 @@
 
 #include "common/shapes.hpp"
 #include "profiler/stats.hpp"
+#include "record/ab.hpp"
 #include "record/record.hpp"
 
 namespace attnlab::report::testing {
@@ -183,6 +184,70 @@ inline fs::path write_record(const fs::path& root, const ordered_json& rec) {
   const fs::path dir = root / rec["phase"].get<std::string>() /
                        (stamp_of(rec["started_utc"].get<std::string>()) + "-0123456");
   write_file(dir / "run.json", rec.dump(2) + "\n");
+  return dir;
+}
+
+// A timed A/B shape: `blocks` blocks of `pairs` pairs, A at 600 us, B's per-pair ratios t_B / t_A
+// around `ratio` in a fixed pattern of relative spread `rel`, block k's shifted by shift(k).
+// Both sides of a pair read one clock value (as NVML gives them) unless `own_clocks`, where
+// each reads its own while its kernel ran.
+inline AbShape synth_ab_shape(const std::string& name, double ratio, double rel, std::size_t blocks = 4,
+                              std::size_t pairs = 10, bool own_clocks = false,
+                              double (*shift)(std::size_t) = nullptr) {
+  AbShape s;
+  s.name = name;
+  for (std::size_t k = 0; k < blocks; ++k) {
+    AbBlock blk;
+    blk.round = k;
+    blk.seed = 1000 + k;
+    blk.order_seed = 2000 + k;
+    blk.started_s = double(k);
+    blk.passed = true;
+    blk.a_correctness.passed = blk.b_correctness.passed = true;
+    blk.orders.assign(pairs / 2, "ABBA");
+    const double r = ratio * (1 + (shift ? shift(k) : 0.0));
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const double t_a = 600e3, t_b = t_a * r * (1 + rel * (double(i % 5) - 2) / 2.0);
+      blk.a.busy_ns.push_back(t_a);
+      blk.b.busy_ns.push_back(t_b);
+      blk.a.span_ns.push_back(t_a);
+      blk.b.span_ns.push_back(t_b);
+      blk.a.clock_offset_ns.push_back(own_clocks ? 1000 : 0);
+      blk.b.clock_offset_ns.push_back(own_clocks ? 1000 : 0);
+      blk.first.push_back(i % 2 ? "B" : "A");
+      blk.a.sm_clock_mhz.push_back(1700);
+      blk.b.sm_clock_mhz.push_back(own_clocks ? 1690 : 1700);
+    }
+    blk.stop_reason = "pairs";
+    s.blocks.push_back(blk);
+  }
+  return s;
+}
+
+// An ok A/B record of `a` against `b` with the given shapes (estimated here), written to
+// <root>/ab/<a>-vs-<b>/<run>/run.json; returns that directory.
+inline fs::path write_ab(const fs::path& root, const std::string& a, const std::string& b,
+                         std::vector<AbShape> shapes, const std::string& gpu = "NVIDIA H100 80GB HBM3",
+                         const std::string& started = "2026-11-22T12:00:00Z",
+                         const std::string& uuid = "GPU-test", const std::string& run = "20261122T120000Z-abcdef0") {
+  AbRecord r;
+  r.status = "ok";
+  r.a = {a, a, ""};
+  r.b = {b, b, ""};
+  r.started_utc = started;
+  r.provenance.gpu.name = gpu;
+  r.provenance.gpu.uuid = uuid;
+  r.options.pairs = r.options.min_pairs = 40;
+  r.options.blocks = shapes.empty() ? 1 : shapes.front().blocks.size();
+  r.options.max_seconds = 1;
+  r.options.inputs = "normal";
+  r.method = "m";
+  for (auto& s : shapes) {
+    estimate_shape(s, r.options.bootstrap);
+    r.results.push_back(s);
+  }
+  const fs::path dir = root / "ab" / (a + "-vs-" + b) / run;
+  write_file(dir / "run.json", to_json(r).dump(2));
   return dir;
 }
 

@@ -613,10 +613,11 @@ TEST(Render, ProgressionAndReadmeGainAPairedColumnOnlyWhereAnAbRecordAgainstCudn
   add_paired_record(t.path, "4");
   const auto [prog, table] = render();
   EXPECT_TRUE(contains(prog, "| vs cuDNN (paired) |")) << prog;
-  EXPECT_TRUE(contains(prog, "1.071x (95% CI 1.069-1.072) FASTER ([A/B](")) << prog;
+  // The synthetic record is attnlab.ab/1: one block, its interval said to hold within that run.
+  EXPECT_TRUE(contains(prog, "1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) ([A/B](")) << prog;
   EXPECT_TRUE(contains(prog, "t_cuDNN / t_phase")) << prog;
   EXPECT_TRUE(contains(table, "| vs cuDNN (paired) | records |")) << table;
-  EXPECT_TRUE(contains(table, "throughput 1.071x (95% CI 1.069-1.072) FASTER |")) << table;
+  EXPECT_TRUE(contains(table, "throughput 1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) |")) << table;
   // Phase 1 has no A/B record: its cell says so.
   EXPECT_TRUE(contains(table, "| none |")) << table;
 }
@@ -628,8 +629,12 @@ TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
   const Rendered r = render_ab(read_ab_file(dir / "run.json"), dir);
   const std::string md = read_file(dir / "report.md");
   EXPECT_TRUE(contains(md, "ratio = t_B / t_A per pair: A's speed-up over B")) << md;
-  EXPECT_TRUE(contains(md, "| 16x16x2048x64 | 40 (pairs) | 1.071x (1.069-1.072) | FASTER | 1.071x (1.069-1.072) | FASTER | yes |")) << md;
+  // Both sides of every pair read one clock value: the cycles verdict is withheld, with the reason.
+  EXPECT_TRUE(contains(md, "| 16x16x2048x64 |  | 40 (1, pairs) | 1.071x (1.069-1.072) | FASTER | withheld |  | yes |")) << md;
+  EXPECT_TRUE(contains(md, "- 16x16x2048x64: the SM clock is not measured per sample and per kernel: A and B read one "
+                           "clock value in 40 of 40 pairs")) << md;
   EXPECT_TRUE(contains(md, "10000 resamples, seed 26")) << md;
+  EXPECT_TRUE(contains(md, "This record predates blocks")) << md;
   ASSERT_EQ(r.scripts.size(), 1u);
   EXPECT_TRUE(contains(read_file(dir / "plots" / "ratios_1.dat"), "# pair, wall ratio t_B / t_A")) << md;
 }
@@ -651,4 +656,120 @@ TEST(Render, TheCorrectnessTableNamesTheInputsTheGateChecked) {
   render_run(load_run(dir), {});
   const std::string md = read_file(dir / "report.md");
   EXPECT_TRUE(contains(md, "| PASS on normal, wide, negative inputs |")) << md;
+}
+
+// A shape measured twice in one record, 2% apart: the report shows each measurement and their
+// combination, and says so; the blocks table lists every block of each.
+TEST(Render, AnAbReportShowsAShapeMeasuredTwicePerMeasurementAndCombined) {
+  TempDir t;
+  const fs::path dir = write_ab(t.path, "5", "cudnn",
+                                {synth_ab_shape("4x16x4096x128", 1.137, 0.002), synth_ab_shape("1x8x512x64", 0.98, 0.002),
+                                 synth_ab_shape("4x16x4096x128", 1.113, 0.002)});
+  render_ab(read_ab_file(dir / "run.json"), dir);
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "Measured more than once: 4x16x4096x128. Each such shape is shown per measurement and combined")) << md;
+  EXPECT_TRUE(contains(md, "| 4x16x4096x128 | 1 of 2 | 40 (4, pairs) | 1.137x")) << md;
+  EXPECT_TRUE(contains(md, "| 4x16x4096x128 | 2 of 2 | 40 (4, pairs) | 1.113x")) << md;
+  EXPECT_TRUE(contains(md, "| 4x16x4096x128 | combined | 80 (8, pairs) | 1.12")) << md;
+  EXPECT_TRUE(contains(md, "| 1x8x512x64 |  | 40 (4, pairs) | 0.98x")) << md;
+  EXPECT_FALSE(contains(md, "predates blocks")) << md;
+  EXPECT_TRUE(contains(md, "## Blocks")) << md;
+  EXPECT_TRUE(contains(md, "| 4x16x4096x128 | 2 of 2 | 4 | 3 | 3 | 1003 | 2003 | 10 | 1.113 |")) << md;
+}
+
+// Each side's own clock, read while its kernel ran: a cycles verdict stands; one clock value for
+// both sides of a pair: the cycles verdict is withheld and the report says why.
+TEST(Render, AnAbReportGivesACyclesVerdictOnlyOnAClockMeasuredPerSampleAndKernel) {
+  TempDir t;
+  const fs::path own = write_ab(t.path, "5", "cudnn", {synth_ab_shape("1x8x512x64", 1.05, 0.002, 4, 10, true)});
+  render_ab(read_ab_file(own / "run.json"), own);
+  const std::string md = read_file(own / "report.md");
+  EXPECT_TRUE(contains(md, "| FASTER | 1.044x (")) << md;  // cycles: 1.05 x 1690 / 1700 per pair
+  EXPECT_FALSE(contains(md, "withheld")) << md;
+
+  const fs::path shared = write_ab(t.path, "5", "cudnn", {synth_ab_shape("1x8x512x64", 1.05, 0.002)}, "NVIDIA H100 80GB HBM3",
+                                   "2026-11-22T13:00:00Z", "GPU-test", "20261122T130000Z-abcdef0");
+  render_ab(read_ab_file(shared / "run.json"), shared);
+  const std::string md2 = read_file(shared / "report.md");
+  EXPECT_TRUE(contains(md2, "| FASTER | withheld |  |")) << md2;
+  EXPECT_TRUE(contains(md2, "Cycles: no verdict unless the clock is measured per sample and per kernel.")) << md2;
+  EXPECT_TRUE(contains(md2, "A and B read one clock value in 40 of 40 pairs")) << md2;
+}
+
+// The README and the progression take a shape measured twice in one record as both
+// measurements combined and say so; they used to keep the later row alone.
+TEST(Render, ReadmeAndProgressionCombineAShapeMeasuredTwiceInOneRecord) {
+  TempDir t;
+  make_fixture_root(t.path);
+  write_ab(t.path, "4", "cudnn",
+           {synth_ab_shape("16x16x2048x64", 1.137, 0.002), synth_ab_shape("16x16x2048x64", 1.113, 0.002)},
+           "NVIDIA H100 80GB HBM3", "2026-11-26T03:00:00Z", "GPU-test", "20261126T030000Z-0000000");
+  render_progression(load_root(t.path), t.path, t.path / "progression");
+  const std::string prog = read_file(t.path / "progression" / "report.md");
+  const std::string table = readme_with_results(load_root(t.path), t.path, t.path / "progression", t.path / "README.md",
+                                                "intro\n<!-- attnlab:results begin -->\n<!-- attnlab:results end -->\n");
+  for (const std::string& doc : {prog, table}) {
+    EXPECT_TRUE(contains(doc, "FASTER (2 measurements combined, 8 blocks)")) << doc;
+    EXPECT_FALSE(contains(doc, "1.113x (95% CI")) << doc;
+    EXPECT_FALSE(contains(doc, "1.137x (95% CI")) << doc;
+  }
+}
+
+// The synthetic attnlab.ab/2 record under tests/reports/inputs/ab (its README.md), written by
+// record/ab.hpp's mapping: a shape measured twice, a shape with each side's own clock (a cycles
+// verdict) and one whose second block's gate failed (no ratio). record.schema_ab validates it
+// against attnlab.ab-2.schema.json; regenerate with UPDATE_GOLDEN=1.
+TEST(Golden, TheAb2ExampleRecordIsWhatTheMappingWrites) {
+  const fs::path inputs = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "inputs" / "ab";
+  const ordered_json fixture = read_json_file(inputs.parent_path().parent_path().parent_path() / "fixtures" /
+                                              "h100-phase4-run.json");
+  AbRecord r;
+  r.status = "failed";
+  r.a = {"5", "wgmma + TMA", "synthetic"};
+  r.b = {"cudnn", "cuDNN SDPA", "synthetic"};
+  r.started_utc = "2026-11-28T03:00:00Z";
+  r.provenance = read_provenance(fixture, "/provenance");
+  r.options.pairs = 40;
+  r.options.min_pairs = 8;
+  r.options.blocks = 4;
+  r.options.max_seconds = 60;
+  r.options.order_seed = 2000;
+  r.options.inputs = "normal";
+  r.method = "synthetic samples: tests/reports/inputs/ab/README.md";
+  const Correctness ok = read_correctness(fixture, "/results/0/correctness");
+  auto with_shape = [&](AbShape s, const std::string& spec) {
+    s.shape = parse_shape(spec);
+    s.name = shape_name(s.shape);
+    s.scale = s.shape.default_scale();
+    s.flops = s.shape.flops();
+    for (auto& b : s.blocks) b.a_correctness = b.b_correctness = ok;
+    return s;
+  };
+  std::vector<AbShape> shapes = {with_shape(synth_ab_shape("", 1.137, 0.002), "4x16x4096x128:causal"),
+                                 with_shape(synth_ab_shape("", 1.05, 0.004, 4, 10, true), "latency"),
+                                 with_shape(synth_ab_shape("", 1.113, 0.002), "4x16x4096x128:causal"),
+                                 with_shape(synth_ab_shape("", 1.0, 0.002, 2), "throughput")};
+  AbBlock& failed = shapes.back().blocks[1];
+  failed.passed = false;
+  failed.b_correctness.passed = false;
+  failed.b_correctness.failure = "synthetic: a gate that failed";
+  failed.orders.clear();
+  failed.first.clear();
+  failed.a = failed.b = AbSamples{};
+  for (auto& s : shapes) {
+    estimate_shape(s, r.options.bootstrap);
+    r.results.push_back(s);
+  }
+  const std::string got = to_json(r).dump(2) + "\n";
+  const fs::path file = inputs / "ab" / "5-vs-cudnn" / "20261128T030000Z-0000000" / "run.json";
+  if (const char* u = std::getenv("UPDATE_GOLDEN"); u && std::string(u) == "1") {
+    write_file(file, got);
+    GTEST_SKIP() << "rewrote " << file;
+  }
+  EXPECT_EQ(read_file(file), got) << file << " differs from what the mapping writes; regenerate with UPDATE_GOLDEN=1";
+  const AbRecord back = read_ab_file(file);
+  EXPECT_EQ(to_json(back).dump(2) + "\n", got);
+  EXPECT_TRUE(back.results[1].cycles.has_value());
+  EXPECT_FALSE(back.results[0].cycles.has_value());
+  EXPECT_FALSE(back.results[3].wall.has_value());
 }
