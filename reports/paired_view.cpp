@@ -1,6 +1,7 @@
 #include "reports/paired_view.hpp"
 
 #include <cstdio>
+#include <set>
 
 #include "reports/record_view.hpp"
 
@@ -33,16 +34,14 @@ std::string gpu_of(const AbRecord& r) {
   return r.provenance.gpu.name;
 }
 
-// The record's timed measurements of each shape, in record order, those of a shape measured
-// more than once combined into one (combine_measurements): no measurement hides another.
-std::map<std::string, AbShape> measured(const AbRecord& rec) {
-  std::map<std::string, std::vector<AbShape>> by_name;
+// The record's timed measurements of `shape`, in record order, combined where there are several
+// (combine_measurements): no measurement hides another. None where it timed none.
+std::optional<AbShape> measured(const AbRecord& rec, const std::string& shape) {
+  std::vector<AbShape> list;
   for (const auto& s : rec.results)
-    if (s.wall) by_name[s.name].push_back(s);
-  std::map<std::string, AbShape> out;
-  for (auto& [name, list] : by_name)
-    out[name] = list.size() == 1 ? list.front() : combine_measurements(list, rec.options.bootstrap);
-  return out;
+    if (s.name == shape && s.wall) list.push_back(s);
+  if (list.empty()) return std::nullopt;
+  return list.size() == 1 ? list.front() : combine_measurements(list, rec.options.bootstrap);
 }
 
 }  // namespace
@@ -59,9 +58,7 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
   std::vector<Candidate> all;
   for (const auto& e : records) {
     if (e.rec.a.phase != run.phase || e.rec.b.phase != b || gpu_of(e.rec) != run.gpu_name) continue;
-    const auto m = measured(e.rec);
-    if (const auto it = m.find(shape); it != m.end())
-      all.push_back({&e, it->second, utc_seconds(e.rec.started_utc)});
+    if (auto m = measured(e.rec, shape)) all.push_back({&e, std::move(*m), utc_seconds(e.rec.started_utc)});
   }
   auto choice = [](const Candidate& c, const char* because) {
     return PairedChoice{PairedResult{c.e->file, gpu_of(c.e->rec), c.s}, because};
@@ -91,7 +88,10 @@ std::map<std::string, std::map<std::string, PairedResult>> paired_against(const 
   std::map<std::string, std::map<std::string, PairedResult>> out;
   for (const auto& e : ok_records(root)) {
     if (e.rec.b.phase != b) continue;
-    for (auto& [name, s] : measured(e.rec)) out[e.rec.a.phase][name] = PairedResult{e.file, gpu_of(e.rec), s};
+    std::set<std::string> done;  // a shape measured twice is combined once
+    for (const auto& s : e.rec.results)
+      if (s.wall && done.insert(s.name).second)
+        out[e.rec.a.phase][s.name] = PairedResult{e.file, gpu_of(e.rec), *measured(e.rec, s.name)};
   }
   return out;
 }
