@@ -86,13 +86,8 @@ Plot ratio_plot(const AbShape& s, std::size_t index, const std::string& origin) 
   return p;
 }
 
-}  // namespace
-
-Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
-  Rendered out;
-  const fs::path plots = dir / "plots";
-  clear_plots(plots);
-  std::ostringstream md;
+// The record's header: the two sides, the layout, how the interval and verdicts are read.
+void write_header(std::ostringstream& md, const AbRecord& rec) {
   const std::string gpu = rec.provenance.gpu.name.empty() ? "unknown GPU" : rec.provenance.gpu.name;
   const auto& boot = rec.options.bootstrap;
   md << "# A/B: " << rec.a.phase << " against " << rec.b.phase << "\n\n"
@@ -113,23 +108,38 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
      << ". First block's order seed " << rec.options.order_seed << ".\n\n"
      << "How a sample is taken: " << rec.method << "\n\n";
   if (rec.error) md << "The run stopped early: " << *rec.error << "\n\n";
+}
 
-  // A shape measured more than once: every measurement's row, then their combination.
+// Result indices by shape name, and each result's label among them: "" for a shape measured
+// once, "2 of 3" for the second of three measurements.
+struct Measurements {
   std::map<std::string, std::vector<std::size_t>> by_name;
-  for (std::size_t i = 0; i < rec.results.size(); ++i) by_name[rec.results[i].name].push_back(i);
-  std::map<std::string, std::size_t> seen;
-  std::vector<std::string> repeated;
-  for (const auto& s : rec.results)
-    if (by_name[s.name].size() > 1 && std::find(repeated.begin(), repeated.end(), s.name) == repeated.end())
-      repeated.push_back(s.name);
-  if (!repeated.empty())
-    md << "Measured more than once: " << [&] {
-      std::string names;
-      for (const auto& n : repeated) names += (names.empty() ? "" : ", ") + n;
-      return names;
-    }() << ". Each such shape is shown per measurement and combined: the combined row pools the "
-           "blocks of all its measurements and resamples them as one shape's blocks.\n\n";
+  std::vector<std::string> repeated;  // names measured more than once, in record order
+  explicit Measurements(const AbRecord& rec) {
+    for (std::size_t i = 0; i < rec.results.size(); ++i) by_name[rec.results[i].name].push_back(i);
+    for (const auto& s : rec.results)
+      if (by_name[s.name].size() > 1 && std::find(repeated.begin(), repeated.end(), s.name) == repeated.end())
+        repeated.push_back(s.name);
+  }
+  std::string label(const AbRecord& rec, std::size_t i) const {
+    const auto& all = by_name.at(rec.results[i].name);
+    if (all.size() == 1) return "";
+    const auto nth = std::size_t(std::find(all.begin(), all.end(), i) - all.begin()) + 1;
+    return std::to_string(nth) + " of " + std::to_string(all.size());
+  }
+  bool last(const AbRecord& rec, std::size_t i) const { return by_name.at(rec.results[i].name).back() == i; }
+};
 
+// The ratios table: a row per measurement, and after a shape's last one their combination;
+// then why each cycles verdict is withheld.
+void write_ratios(std::ostringstream& md, const AbRecord& rec, const Measurements& m) {
+  if (!m.repeated.empty()) {
+    std::string names;
+    for (const auto& n : m.repeated) names += (names.empty() ? "" : ", ") + n;
+    md << "Measured more than once: " << names << ". Each such shape is shown per measurement and "
+          "combined: the combined row pools the blocks of all its measurements and resamples them "
+          "as one shape's blocks.\n\n";
+  }
   Table t({"shape", "measurement", "pairs (blocks, stop)", "wall t_B/t_A (95% CI)", "verdict",
            "cycles t_B/t_A (95% CI)", "verdict", "as fast as (wall)", "A busy", "B busy"},
           "llrrlrllrr");
@@ -139,7 +149,7 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
       t.row({s.name, measurement, "0", gate_cell(s), "", "", "", "", "", ""});
       return;
     }
-    std::string cyc = "withheld", cyc_verdict = "";
+    std::string cyc = "withheld", cyc_verdict;
     if (s.cycles) {
       cyc = ratio_cell(*s.cycles);
       cyc_verdict = paired::verdict_name(s.cycles->estimate.verdict);
@@ -152,17 +162,14 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
            ratio_cell(*s.wall), paired::verdict_name(s.wall->estimate.verdict), cyc, cyc_verdict,
            s.wall->estimate.as_fast_as ? "yes" : "no", side_cell(s, true), side_cell(s, false)});
   };
-  std::vector<std::size_t> timed;
   for (std::size_t i = 0; i < rec.results.size(); ++i) {
     const AbShape& s = rec.results[i];
-    const auto& all = by_name[s.name];
-    const std::size_t nth = ++seen[s.name];
-    add_row(s, all.size() > 1 ? std::to_string(nth) + " of " + std::to_string(all.size()) : "");
-    if (s.wall) timed.push_back(i);
-    if (all.size() > 1 && nth == all.size()) {
-      std::vector<AbShape> measurements;
-      for (std::size_t j : all) measurements.push_back(rec.results[j]);
-      add_row(combine_measurements(measurements, boot), "combined");
+    add_row(s, m.label(rec, i));
+    const auto& all = m.by_name.at(s.name);
+    if (all.size() > 1 && m.last(rec, i)) {
+      std::vector<AbShape> list;
+      for (std::size_t j : all) list.push_back(rec.results[j]);
+      add_row(combine_measurements(list, rec.options.bootstrap), "combined");
     }
   }
   md << t.str() << "\n"
@@ -172,26 +179,42 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
     md << "\nCycles: no verdict unless the clock is measured per sample and per kernel.\n\n";
     for (const auto& [row, why] : withheld) md << "- " << row << ": " << why << "\n";
   }
+}
 
+// Every timed block's place in the run and its median ratio.
+void write_blocks(std::ostringstream& md, const AbRecord& rec, const Measurements& m) {
   Table blocks({"shape", "measurement", "block", "round", "started [s]", "inputs seed", "order seed", "pairs",
                 "wall t_B/t_A median"},
                "llrrrrrrr");
-  for (std::size_t i : timed) {
+  for (std::size_t i = 0; i < rec.results.size(); ++i) {
     const AbShape& s = rec.results[i];
-    const auto& all = by_name[s.name];
-    const std::size_t nth = std::size_t(std::find(all.begin(), all.end(), i) - all.begin()) + 1;
+    if (!s.wall) continue;
     for (std::size_t k = 0; k < s.blocks.size(); ++k) {
       const AbBlock& b = s.blocks[k];
-      blocks.row({s.name, all.size() > 1 ? std::to_string(nth) + " of " + std::to_string(all.size()) : "",
-                  std::to_string(k + 1), std::to_string(b.round), b.started_s ? sig(*b.started_s, 4) : "not recorded",
-                  std::to_string(b.seed), std::to_string(b.order_seed), std::to_string(b.a.busy_ns.size()),
+      blocks.row({s.name, m.label(rec, i), std::to_string(k + 1), std::to_string(b.round),
+                  b.started_s ? sig(*b.started_s, 4) : "not recorded", std::to_string(b.seed),
+                  std::to_string(b.order_seed), std::to_string(b.a.busy_ns.size()),
                   sig(paired::median(paired::ratios(b.a.busy_ns, b.b.busy_ns)), 4)});
     }
   }
   if (!blocks.empty())
     md << "\n## Blocks\n\nEach block's median per-pair wall ratio: their spread is what the interval "
           "resamples.\n\n" << blocks.str();
-  for (std::size_t i : timed) {
+}
+
+}  // namespace
+
+Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
+  Rendered out;
+  const fs::path plots = dir / "plots";
+  clear_plots(plots);
+  std::ostringstream md;
+  const Measurements m(rec);
+  write_header(md, rec);
+  write_ratios(md, rec, m);
+  write_blocks(md, rec, m);
+  for (std::size_t i = 0; i < rec.results.size(); ++i) {
+    if (!rec.results[i].wall) continue;
     const Plot p = ratio_plot(rec.results[i], i, "the A/B record " + (dir / "run.json").string());
     out.scripts.push_back(write_plot(plots, p));
     out.files.push_back(out.scripts.back());
