@@ -43,6 +43,11 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
 
 // <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/2 or /1) in <dir>/run.json.
 Rendered render_ab(const AbRecord& rec, const fs::path& dir);
+// <out>/report.md: every measurement of each shape in the A/B records of one pair (each given
+// with its run.json path), a row each with its record, commit and GPU, and per shape the
+// measurements of one commit on one GPU combined where there are several. Throws InputError
+// for records of different pairs.
+Rendered render_ab_across(const std::vector<std::pair<fs::path, AbRecord>>& records, const fs::path& out);
 
 // <dir>/report.md and <dir>/plots/ of a warp-role timeline record (attnlab.timeline/1).
 Rendered render_timeline(const TimelineRecord& rec, const fs::path& dir);

@@ -1,4 +1,5 @@
-// The report of one paired A/B record (attnlab.ab/2, or the older attnlab.ab/1): per shape the
+// The report of one paired A/B record (attnlab.ab/2, or the older attnlab.ab/1), and the table of
+// one pair's measurements across its records. Per shape the
 // wall-time ratio t_B / t_A with its hierarchical bootstrap interval and verdict, the cycles
 // ratio only where the record measured the clock per sample and per kernel (else why not), each
 // side's busy time and SM clock; a shape measured more than once shown per measurement and
@@ -202,7 +203,67 @@ void write_blocks(std::ostringstream& md, const AbRecord& rec, const Measurement
           "resamples.\n\n" << blocks.str();
 }
 
+// One measurement of a shape across records: where it comes from.
+struct Across {
+  std::string record, commit, gpu;  // run directory name, short commit (+ dirty), GPU uuid
+  std::string label;                // "2 of 3" within its record, or ""
+  const AbShape* shape = nullptr;
+};
+
+std::string short_commit(const Provenance& p) {
+  return p.git.commit.substr(0, 7) + (p.git.dirty ? " dirty" : "");
+}
+
 }  // namespace
+
+Rendered render_ab_across(const std::vector<std::pair<fs::path, AbRecord>>& records, const fs::path& out) {
+  if (records.empty()) throw InputError("no A/B record to read across");
+  const AbRecord& first = records.front().second;
+  std::map<std::string, std::vector<Across>> by_shape;  // shape name -> measurements, record order
+  std::vector<std::string> order;
+  for (const auto& [file, rec] : records) {
+    if (rec.a.phase != first.a.phase || rec.b.phase != first.b.phase)
+      throw InputError(file.string() + ": " + rec.a.phase + " against " + rec.b.phase + ", not " + first.a.phase +
+                       " against " + first.b.phase + ": records of one pair only");
+    const Measurements m(rec);
+    for (std::size_t i = 0; i < rec.results.size(); ++i) {
+      const AbShape& s = rec.results[i];
+      if (!s.wall) continue;
+      if (!by_shape.count(s.name)) order.push_back(s.name);
+      by_shape[s.name].push_back({file.parent_path().filename().string(), short_commit(rec.provenance),
+                                  rec.provenance.gpu.uuid, m.label(rec, i), &s});
+    }
+  }
+  std::ostringstream md;
+  md << "# A/B across records: " << first.a.phase << " against " << first.b.phase << "\n\n"
+     << records.size() << " record(s) of the pair. Convention: " << kAbConvention << ". Every measurement "
+     << "of a shape is a row; where one commit on one GPU measured a shape more than once, a row "
+        "combines those measurements (their blocks resampled together, as in one record). "
+        "Measurements of different commits or GPUs are shown side by side and never combined.\n\n";
+  Table t({"shape", "record", "commit", "GPU", "measurement", "pairs (blocks)", "wall t_B/t_A (95% CI)", "verdict"},
+          "lllllrrl");
+  for (const auto& name : order) {
+    std::map<std::pair<std::string, std::string>, std::vector<AbShape>> groups;  // (commit, GPU)
+    for (const Across& x : by_shape[name]) {
+      t.row({name, x.record, x.commit, x.gpu, x.label.empty() ? "1 of 1" : x.label,
+             std::to_string(x.shape->pairs()) + " (" + std::to_string(x.shape->blocks.size()) + ")",
+             ratio_cell(*x.shape->wall), paired::verdict_name(x.shape->wall->estimate.verdict)});
+      groups[{x.commit, x.gpu}].push_back(*x.shape);
+    }
+    for (const auto& [key, list] : groups) {
+      if (list.size() < 2) continue;
+      const AbShape c = combine_measurements(list, first.options.bootstrap);
+      t.row({name, "combined: " + std::to_string(list.size()) + " measurements", key.first, key.second, "",
+             std::to_string(c.pairs()) + " (" + std::to_string(c.blocks.size()) + ")", ratio_cell(*c.wall),
+             paired::verdict_name(c.wall->estimate.verdict)});
+    }
+  }
+  md << t.str();
+  Rendered r;
+  write_text(out / "report.md", md.str());
+  r.files.push_back(out / "report.md");
+  return r;
+}
 
 Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
   Rendered out;

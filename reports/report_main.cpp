@@ -142,12 +142,23 @@ Subcommand add_calibration(CLI::App& app) {
 
 Subcommand add_ab(CLI::App& app) {
   auto dirs = std::make_shared<std::vector<std::string>>();
+  auto across = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("ab", "write <run-dir>/report.md and plots/ for paired A/B records (make ab)");
   sub->add_option("run", *dirs, "A/B run directories (results/ab/<A>-vs-<B>/<run>) or their run.json")->required();
-  return {sub, [dirs](Output& out) {
+  sub->add_option("--across", *across,
+                  "also write DIR/report.md: every measurement of each shape across these records (of one "
+                  "pair), combined per commit and GPU")
+      ->type_name("DIR");
+  return {sub, [dirs, across](Output& out) {
+            std::vector<std::pair<fs::path, attnlab::AbRecord>> records;
             for (const auto& d : *dirs) {
               const fs::path dir = record_dir(d);
-              out.wrote(render_ab(read_input(attnlab::read_ab_file, dir / "run.json"), dir), dir / "report.md");
+              records.emplace_back(dir / "run.json", read_input(attnlab::read_ab_file, dir / "run.json"));
+              out.wrote(render_ab(records.back().second, dir), dir / "report.md");
+            }
+            if (!across->empty()) {
+              fs::create_directories(*across);
+              out.wrote(render_ab_across(records, *across), fs::path(*across) / "report.md");
             }
           }};
 }

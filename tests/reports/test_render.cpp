@@ -773,3 +773,30 @@ TEST(Golden, TheAb2ExampleRecordIsWhatTheMappingWrites) {
   EXPECT_FALSE(back.results[0].cycles.has_value());
   EXPECT_FALSE(back.results[3].wall.has_value());
 }
+
+// One pair's records read across: each measurement of a shape is a row with its record, commit
+// and GPU; measurements of one commit on one GPU are combined, those of another commit are not.
+TEST(Render, AbRecordsOfOnePairReadAcrossShowEveryMeasurementAndCombineOnlyOneCommitAndGpu) {
+  TempDir t;
+  auto record = [&](const std::string& run, double ratio, const std::string& commit) {
+    const fs::path dir = write_ab(t.path, "5", "cudnn", {synth_ab_shape("1x8x512x64", ratio, 0.002)},
+                                  "NVIDIA H100 80GB HBM3", "2026-11-22T12:00:00Z", "GPU-test", run);
+    AbRecord rec = read_ab_file(dir / "run.json");
+    rec.provenance.git.commit = commit;
+    return std::make_pair(dir / "run.json", rec);
+  };
+  const std::vector<std::pair<fs::path, AbRecord>> records = {
+      record("20261122T120000Z-aaaaaaa", 1.137, "aaaaaaa111"), record("20261122T130000Z-aaaaaaa", 1.113, "aaaaaaa111"),
+      record("20261122T140000Z-bbbbbbb", 1.20, "bbbbbbb222")};
+  render_ab_across(records, t.path / "across");
+  const std::string md = read_file(t.path / "across" / "report.md");
+  EXPECT_TRUE(contains(md, "| 1x8x512x64 | 20261122T120000Z-aaaaaaa | aaaaaaa | GPU-test | 1 of 1 | 40 (4) | 1.137x")) << md;
+  EXPECT_TRUE(contains(md, "| 1x8x512x64 | 20261122T130000Z-aaaaaaa | aaaaaaa | GPU-test | 1 of 1 | 40 (4) | 1.113x")) << md;
+  EXPECT_TRUE(contains(md, "| 1x8x512x64 | 20261122T140000Z-bbbbbbb | bbbbbbb | GPU-test | 1 of 1 | 40 (4) | 1.2")) << md;
+  EXPECT_TRUE(contains(md, "| 1x8x512x64 | combined: 2 measurements | aaaaaaa | GPU-test |  | 80 (8) | 1.125x")) << md;
+  EXPECT_FALSE(contains(md, "combined: 3 measurements")) << md;
+  EXPECT_TRUE(contains(md, "never combined")) << md;
+  auto other = records;
+  other[1].second.b.phase = "5";
+  EXPECT_THROW(render_ab_across(other, t.path / "across"), InputError);
+}
