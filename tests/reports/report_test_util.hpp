@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "common/shapes.hpp"
 #include "profiler/stats.hpp"
 #include "record/ab.hpp"
@@ -24,8 +26,9 @@ struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& tag = "") {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::temp_directory_path() /
-           ("attnlab-report-" + std::string(info->test_suite_name()) + "-" + info->name() + tag);
+    // The process id keeps two checkouts' test runs on one machine out of each other's way.
+    path = fs::temp_directory_path() / ("attnlab-report-" + std::string(info->test_suite_name()) + "-" +
+                                        info->name() + tag + "-" + std::to_string(::getpid()));
     fs::remove_all(path);
     fs::create_directories(path);
   }
