@@ -86,11 +86,15 @@ std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbR
   }
   for (const AbRecord& rec : abs) {
     if (rec.status != "ok") continue;
-    for (const auto& [side, samples] : {std::pair{&rec.a, &AbShape::a}, std::pair{&rec.b, &AbShape::b}}) {
+    for (const auto& [side, samples] : {std::pair{&rec.a, &AbBlock::a}, std::pair{&rec.b, &AbBlock::b}}) {
       if (!selected(sel, rec.provenance.sweep_id, side->phase)) continue;
-      for (const AbShape& s : rec.results)
-        if (s.passed && (s.*samples).busy_ns.size() >= 2)
-          put(side->phase, s.name, kPairedRegime, rec.provenance.gpu.uuid, paired_time(rec, (s.*samples).busy_ns));
+      for (const AbShape& s : rec.results) {
+        if (!s.passed) continue;
+        std::vector<double> busy_ns;  // every block's, in the order they ran
+        for (const AbBlock& blk : s.blocks)
+          busy_ns.insert(busy_ns.end(), (blk.*samples).busy_ns.begin(), (blk.*samples).busy_ns.end());
+        if (busy_ns.size() >= 2) put(side->phase, s.name, kPairedRegime, rec.provenance.gpu.uuid, paired_time(rec, busy_ns));
+      }
     }
   }
   std::vector<Group> out;
