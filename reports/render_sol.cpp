@@ -188,9 +188,13 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
   } else {
     md << "Speed of light: not measured (the calibration has none of these rates).\n\n";
   }
-  Table tab({"floor", "work", "sustained rate", "floor time", "x wave factor", "binds"}, "llrrrl");
+  if (s.schedule_ns && s.schedule_binding)
+    md << "This launch's schedule (wave factor " << sig(*s.wave_factor) << ") costs at least "
+       << duration(*s.schedule_ns) << ", bound by " << sol::floor_name(*s.schedule_binding) << ": "
+       << pct(100.0 * *s.schedule_ns / t.median_ns) << " of the headline time is the schedule's floor.\n\n";
+  Table tab({"floor", "work", "sustained rate", "floor time", "x wave factor (this schedule)", "binds"}, "llrrrl");
   for (const auto& f : s.floors) {
-    const std::string waved = !f.effective_ns ? "" : f.quantised && s.wave_factor ? duration(*f.effective_ns) : "n/a";
+    const std::string waved = !f.scheduled_ns ? "" : f.quantised && s.wave_factor ? duration(*f.scheduled_ns) : "n/a";
     tab.row({sol::floor_name(f.kind), work_cell(f), rate_cell(f, rates), f.ns ? duration(*f.ns) : "not measured",
              waved, s.binding && *s.binding == f.kind ? "yes" : f.binding_candidate ? "" : "not counted"});
   }
@@ -236,10 +240,12 @@ void speed_of_light_section(std::ostream& md, const Run& run, const std::optiona
         "clocks beside NVML's to show how far apart they are). Tensor: the shape's useful FLOPs (4·B·H·S²·D, halved for causal) over the measured wgmma rate; the "
         "executed FLOPs (the range profiler's count, padding and masked tiles included) are shown but not counted, "
         "being this kernel's own extra work. Exponentials: B·H·S² (halved for causal) over the measured ex2 rate. "
-        "DRAM: the fewest bytes (Q, K, V read, O written) over the measured read bandwidth. Tensor and exponential "
-        "floors are stretched by the wave factor (the work items' last round leaves SMs idle). Launch: the "
+        "DRAM: the fewest bytes (Q, K, V read, O written) over the measured read bandwidth. Launch: the "
         "calibration's empty kernel of the same launch configuration. The floors overlap at best, so the speed of "
-        "light is the largest; x% is that over the headline device time.\n\n";
+        "light is the largest; x% is that over the headline device time. It is the GPU's floor for the shape's "
+        "work, the same for every kernel of the shape: the launch's own wave factor (its work items' last round "
+        "leaves SMs idle) stretches the tensor and exponential floors into this schedule's floor, shown apart as "
+        "what the schedule costs.\n\n";
   if (!sms || *sms <= 0) {
     md << "Not measured: the record has no `provenance.gpu.sm_count`.\n\n";
     return;

@@ -57,7 +57,7 @@ SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates) {
     f.ns = ns;
     f.quantised = quantised;
     f.binding_candidate = k != FloorKind::kTensorExecuted;
-    if (ns) f.effective_ns = quantised && out.wave_factor ? *ns * *out.wave_factor : *ns;
+    if (ns) f.scheduled_ns = quantised && out.wave_factor ? *ns * *out.wave_factor : *ns;
     out.floors.push_back(f);
   };
   const double flops = in.shape.flops();
@@ -71,10 +71,15 @@ SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates) {
   add(FloorKind::kDram, bytes, per(bytes, rates.dram_bytes_per_s), false);
   add(FloorKind::kLaunch, 0, in.launch_floor_ns, false);
   for (const auto& f : out.floors) {
-    if (!f.binding_candidate || !f.effective_ns) continue;
-    if (!out.sol_ns || *f.effective_ns > *out.sol_ns) {
-      out.sol_ns = *f.effective_ns;
+    if (!f.binding_candidate || !f.ns) continue;
+    if (!out.sol_ns || *f.ns > *out.sol_ns) {
+      out.sol_ns = *f.ns;
       out.binding = f.kind;
+    }
+    if (!out.wave_factor) continue;
+    if (!out.schedule_ns || *f.scheduled_ns > *out.schedule_ns) {
+      out.schedule_ns = *f.scheduled_ns;
+      out.schedule_binding = f.kind;
     }
   }
   return out;

@@ -1,6 +1,7 @@
 // Speed-of-light floors of one timed shape: the least time this GPU could take for the shape's
-// work at the run's SM clock, resource by resource, from measured rates (a calibration record,
-// record/calibration.hpp), and which floor binds. Pure arithmetic: no files, no records.
+// work, resource by resource, from measured rates (a calibration record, record/calibration.hpp),
+// and which floor binds; apart from it, the floor of the launch's own schedule (its wave factor).
+// Pure arithmetic: no files, no records.
 #pragma once
 
 #include <optional>
@@ -50,21 +51,28 @@ struct Floor {
   FloorKind kind;
   double work = 0;                 // FLOPs, ex2 or bytes; 0 for the launch floor
   std::optional<double> ns;        // [ns] work / rate; nullopt: not measured
-  // Whether the work is shared among the SMs, so that wave quantisation stretches it.
+  // Whether the work is shared among the SMs, so that a schedule's wave quantisation stretches it.
   bool quantised = false;
-  std::optional<double> effective_ns;  // ns x the wave factor where quantised (else ns)
+  std::optional<double> scheduled_ns;  // ns x the launch's wave factor where quantised (else ns)
   bool binding_candidate = true;   // false for executed FLOPs: the kernel's own extra work
 };
 
+// The speed of light is the GPU's: the shape's work spread over every SM, whatever grid a kernel
+// launches, so two kernels of one shape on one GPU share it. What a launch's own grid costs (its
+// last round leaving SMs idle) is the schedule's floor, kept apart so that a kernel with a poor
+// wave factor reads further from the speed of light, not nearer.
 struct SpeedOfLight {
-  std::vector<Floor> floors;            // in FloorKind order; executed only where known
-  std::optional<double> wave_factor;    // nullopt where the record lacks items or slots
-  std::optional<FloorKind> binding;     // the largest measured candidate's effective floor
-  std::optional<double> sol_ns;         // [ns] that floor: the speed of light
+  std::vector<Floor> floors;                  // in FloorKind order; executed only where known
+  std::optional<FloorKind> binding;           // the largest measured candidate floor
+  std::optional<double> sol_ns;               // [ns] that floor: the speed of light
+  std::optional<double> wave_factor;          // the launch's; nullopt where the record lacks items or slots
+  std::optional<FloorKind> schedule_binding;  // the largest candidate floor stretched by the wave factor
+  std::optional<double> schedule_ns;          // [ns] that floor: the least time this launch's schedule takes
   const Floor* floor(FloorKind k) const;
 };
 
-// The floors; they overlap at best, so the speed of light is the largest of them.
+// The floors; they overlap at best, so the speed of light is the largest of them, and the
+// schedule's floor the largest of them stretched by the wave factor.
 SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates);
 
 }  // namespace attnlab::report::sol

@@ -102,7 +102,7 @@ TEST(SpeedOfLight, CausalHalvesTensorAndExponentialFloorsNotDram) {
   EXPECT_DOUBLE_EQ(*causal.floor(sol::FloorKind::kDram)->ns, *full.floor(sol::FloorKind::kDram)->ns);
 }
 
-TEST(SpeedOfLight, LaunchFloorBindsTheLatencyShapeAndWavesStretchComputeOnly) {
+TEST(SpeedOfLight, LaunchFloorBindsTheLatencyShapeAndWavesStretchTheSchedulesComputeOnly) {
   sol::Inputs in;
   in.shape = shape(1, 8, 512, 64);
   in.work_items = 24;  // 24 items on 24 CTAs of 132 SMs: 5.5x
@@ -112,15 +112,44 @@ TEST(SpeedOfLight, LaunchFloorBindsTheLatencyShapeAndWavesStretchComputeOnly) {
   const auto s = sol::speed_of_light(in, known_rates());
   EXPECT_DOUBLE_EQ(*s.wave_factor, 5.5);
   const auto* exp = s.floor(sol::FloorKind::kExp);
-  EXPECT_DOUBLE_EQ(*exp->effective_ns, *exp->ns * 5.5);
+  EXPECT_DOUBLE_EQ(*exp->scheduled_ns, *exp->ns * 5.5);
   const auto* dram = s.floor(sol::FloorKind::kDram);
-  EXPECT_DOUBLE_EQ(*dram->effective_ns, *dram->ns);  // not quantised
-  // Exponentials: 2.1e6 / 1e12 = 2.1 us x 5.5 = 11.5 us, over the 5 us launch floor.
-  EXPECT_EQ(*s.binding, sol::FloorKind::kExp);
+  EXPECT_DOUBLE_EQ(*dram->scheduled_ns, *dram->ns);  // not quantised
+  // The GPU's floor: exponentials 2.1e6 / 1e12 = 2.1 us, under the 5 us launch floor.
+  EXPECT_EQ(*s.binding, sol::FloorKind::kLaunch);
+  EXPECT_DOUBLE_EQ(*s.sol_ns, 5000);
+  // This schedule's: 2.1 us x 5.5 = 11.5 us, over the launch floor.
+  EXPECT_EQ(*s.schedule_binding, sol::FloorKind::kExp);
+  EXPECT_DOUBLE_EQ(*s.schedule_ns, *exp->ns * 5.5);
   in.launch_floor_ns = 20000;
   const auto s2 = sol::speed_of_light(in, known_rates());
-  EXPECT_EQ(*s2.binding, sol::FloorKind::kLaunch);
-  EXPECT_DOUBLE_EQ(*s2.sol_ns, 20000);
+  EXPECT_EQ(*s2.schedule_binding, sol::FloorKind::kLaunch);
+  EXPECT_DOUBLE_EQ(*s2.schedule_ns, 20000);
+}
+
+TEST(SpeedOfLight, TheWaveFactorOfTheLaunchDoesNotMoveTheSpeedOfLight) {
+  // Two kernels of one shape on one GPU: one fills every slot in whole rounds, the other leaves
+  // most SMs idle. The shape's work, and so the speed of light, is the same for both; only the
+  // schedule's floor differs.
+  sol::Inputs full, sparse;
+  full.shape = sparse.shape = shape(16, 16, 2048, 64);
+  full.work_items = 264;
+  full.concurrent = 132;
+  full.slots = 132;
+  sparse.work_items = 24;
+  sparse.concurrent = 24;
+  sparse.slots = 132;
+  const auto a = sol::speed_of_light(full, known_rates());
+  const auto b = sol::speed_of_light(sparse, known_rates());
+  const auto none = sol::speed_of_light(sol::Inputs{full.shape}, known_rates());
+  EXPECT_DOUBLE_EQ(*a.wave_factor, 1.0);
+  EXPECT_DOUBLE_EQ(*b.wave_factor, 5.5);
+  EXPECT_DOUBLE_EQ(*a.sol_ns, *none.sol_ns);
+  EXPECT_DOUBLE_EQ(*b.sol_ns, *none.sol_ns);
+  EXPECT_EQ(*b.binding, *none.binding);
+  EXPECT_DOUBLE_EQ(*a.schedule_ns, *a.sol_ns);
+  EXPECT_DOUBLE_EQ(*b.schedule_ns, *b.sol_ns * 5.5);
+  EXPECT_FALSE(none.schedule_ns.has_value());  // no wave factor: no schedule's floor to show
 }
 
 TEST(SpeedOfLight, ExecutedFlopsAreShownButNeverBind) {
