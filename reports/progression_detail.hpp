@@ -76,8 +76,8 @@ using FamilyKey = std::tuple<int, bool, bool, long long>;  // D, causal, GQA, B*
 std::map<FamilyKey, std::vector<const Result*>> families_of(const PhaseRow& pr);
 
 // Lines: TFLOPS against S, one panel per head dimension, each line labelled at its end, with
-// the published figures (where given) without the mask at the lines' S as a dashed black line;
-// nullopt when no family has two shapes.
+// the published series (where given) of each panel's head dimension and mask at the lines' S as
+// dashed black lines, complete series only; nullopt when no family has two shapes.
 std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::string& origin,
                                const Reference& ref, const std::vector<Run>& runs,
                                const Published* published = nullptr);

@@ -26,26 +26,32 @@ struct Line {
   std::string label;  // at its right end: the phase, and causal or GQA where the family is
   std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
   std::vector<std::string> point_types;      // per point: point_type, by where it was measured
+  bool causal = false;
   bool published = false;  // published figures (reports/published.hpp): black, dashed, diamonds
 };
 
-// The published figures without the causal mask at the head dimensions and sequence lengths the
-// lab's lines have, as one line per head dimension.
+// The published series at the head dimensions and masks the lab's lines have, each drawn at the
+// lab's S of its panel and mask. A series missing a point of its source is never drawn
+// (render_progression names it), so every drawn line carries every point of its source there.
 void add_published(const Published& pub, std::map<int, std::vector<Line>>& by_d) {
-  for (auto& [D, lines] : by_d) {
-    std::set<int> lab_s;
-    for (const Line& l : lines)
-      for (const auto& pt : l.points) lab_s.insert(pt.first);
-    Line line{0, pub.label + " " + std::to_string(pub.sm_clock_mhz) + " MHz", {}, {}, true};
-    for (const PublishedPoint& pt : pub.points)
-      if (pt.D == D && !pt.causal && lab_s.count(pt.S)) {
-        line.points.emplace_back(pt.S, Rate{pt.tflops, pt.tflops, pt.tflops, TimeBasis::kSpan});
-        line.point_types.push_back("12");
+  for (auto& [D, lines] : by_d)
+    for (const bool causal : {false, true}) {
+      std::set<int> lab_s;
+      for (const Line& l : lines)
+        if (!l.published && l.causal == causal)
+          for (const auto& pt : l.points) lab_s.insert(pt.first);
+      for (const PublishedSeries& ps : pub.series) {
+        if (ps.D != D || ps.causal != causal || !ps.missing(pub.S).empty()) continue;
+        Line line{0, pub.label + (causal ? ", causal" : ""), {}, {}, causal, true};
+        for (std::size_t i = 0; i < pub.S.size(); ++i)
+          if (lab_s.count(pub.S[i])) {
+            const double t = *ps.tflops[i];
+            line.points.emplace_back(pub.S[i], Rate{t, t, t, TimeBasis::kSpan});
+            line.point_types.push_back("12");
+          }
+        if (!line.points.empty()) lines.push_back(std::move(line));
       }
-    std::sort(line.points.begin(), line.points.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (!line.points.empty()) lines.push_back(std::move(line));
-  }
+    }
 }
 
 void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, const std::vector<Run>& runs,
@@ -56,7 +62,7 @@ void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, con
       return key_of(x->shape) < key_of(y->shape);
     });
     const auto& [D, causal, gqa, tokens] = key;
-    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}};
+    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}, causal};
     for (const Result* res : list) {
       line.points.emplace_back(res->shape.S, rate(*res));
       line.point_types.push_back(point_type(line.points.back().second,

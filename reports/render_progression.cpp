@@ -304,13 +304,22 @@ void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& 
           "overlap are moved up); shapes outside a family have a panel of their own in the chart "
           "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
           "their `.dat` files.\n";
-    if (published)
-      md << "\nThe dashed black line with diamonds, " << code(published->label + " " +
-                std::to_string(published->sm_clock_mhz) + " MHz") << ", is published, not measured here: "
-         << published->source << ". Its figures are as published, not scaled to a clock: the "
-            "lab's points ran at each board's own clock under its power cap (the run reports give "
-            "it), not at a locked one, so the two lines compare designs, not kernels on one "
-            "clock.\n";
+    if (published) {
+      md << "\nThe dashed black lines with diamonds, " << code(published->label) << " (\", causal\" where masked), are "
+            "published, not measured here: " << published->source << ", " << published->figure << ", p. "
+         << published->page << "; clock: " << published->clock << ". Each is drawn beside the lab's lines of its "
+            "head dimension and mask with every figure of its source at the lab's S there, or not at all: a "
+            "series missing a point of its source is never drawn. Its figures are as published, not scaled to a "
+            "clock: the lab's points ran at each board's own clock under its power cap (the run reports give "
+            "it), and the source's shapes (its batch and heads) need not be the lab's at one S, so the two "
+            "compare designs, not kernels on one clock.\n";
+      const std::vector<std::string> gone = incomplete_series(*published);
+      if (!gone.empty()) {
+        md << "\nNot drawn, missing a point of the source: ";
+        for (std::size_t i = 0; i < gone.size(); ++i) md << (i ? "; " : "") << gone[i];
+        md << ".\n";
+      }
+    }
   }
 }
 

@@ -378,45 +378,95 @@ TEST(Render, ProgressionTflopsAgainstSHasAPanelPerHeadDimensionAndLabelledLines)
   EXPECT_FALSE(contains(gp, "title 'phase 9")) << gp;
 }
 
-// Published figures (reports/published/) beside the lines: only without the mask, only at the
-// S the lab's lines have, black and dashed, and the report says they are published, with the source.
+// Published figures (reports/published/) beside the lines: each series at the S the lab's lines
+// of its head dimension and mask have, black and dashed, and the report says they are published,
+// with the source, page and figure.
 TEST(Render, ProgressionDrawsPublishedFiguresBesideTheLinesAndSaysSo) {
   TempDir t;
   make_fixture_root(t.path);
   write_record(t.path, beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}}));
   const fs::path file = t.path / "pub.json";
-  write_file(file, R"json({"label": "X (paper)", "source": "paper X, clocks locked", "sm_clock_mhz": 1830, "points": [
-    {"D": 64, "causal": false, "S": 512, "tflops": 333}, {"D": 64, "causal": false, "S": 1024, "tflops": 392},
-    {"D": 64, "causal": false, "S": 16384, "tflops": 497}, {"D": 64, "causal": true, "S": 512, "tflops": 111},
-    {"D": 128, "causal": false, "S": 512, "tflops": 625}]})json");
+  write_file(file, R"json({"label": "X (paper)", "source": "paper X", "page": 7, "figure": "Figure 2",
+    "clock": "not stated", "S": [512, 1024, 16384], "series": [
+    {"D": 64, "causal": false, "tflops": [333, 392, 497]}, {"D": 64, "causal": true, "tflops": [111, 222, 333]},
+    {"D": 128, "causal": false, "tflops": [625, 626, 627]}]})json");
   const Published pub = read_published(file);
   render_progression(load_root(t.path), t.path, t.path / "progression", &pub);
   const std::string gp = read_file(t.path / "progression" / "plots" / "tflops_vs_s.gp");
   const std::string dat = read_file(t.path / "progression" / "plots" / "tflops_vs_s.dat");
   const std::string md = read_file(t.path / "progression" / "report.md");
-  EXPECT_TRUE(contains(gp, "set label 'X (paper) 1830 MHz' at 1105.92,392 left")) << gp;
+  EXPECT_TRUE(contains(gp, "set label 'X (paper)' at 1105.92,392 left")) << gp;
   EXPECT_TRUE(contains(gp, "lc rgb '#000000' dt 2")) << gp;
-  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper) 1830 MHz\n512 333 333 333 12\n1024 392 392 392 12\n\n")) << dat;
+  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper)\n512 333 333 333 12\n1024 392 392 392 12\n\n")) << dat;
   EXPECT_FALSE(contains(dat, "16384")) << dat;  // no lab line reaches it
-  EXPECT_FALSE(contains(dat, " 111 ")) << dat;   // causal: not on these lines
+  EXPECT_FALSE(contains(dat, " 111 ")) << dat;   // causal: no causal lab line at D = 64
   EXPECT_FALSE(contains(dat, "D=128")) << dat;   // no lab line at D = 128
-  EXPECT_TRUE(contains(md, "is published, not measured here: paper X, clocks locked.")) << md;
+  EXPECT_TRUE(contains(md, "are published, not measured here: paper X, Figure 2, p. 7; clock: not stated.")) << md;
+  EXPECT_FALSE(contains(md, "Not drawn")) << md;
   // Without the file, no such line.
   TempDir u;
   progression_of(u, {beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}})});
   EXPECT_FALSE(contains(read_file(u.path / "progression" / "plots" / "tflops_vs_s.gp"), "#000000"));
 }
 
+// A series missing a point of its source is never drawn, not even at the S it has, and the
+// report names it; a complete series of the other mask still is.
+TEST(Render, APublishedSeriesMissingAPointIsNeverDrawn) {
+  TempDir t;
+  make_fixture_root(t.path);
+  write_record(t.path, beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)},
+                                             {"32x16x512x64:causal", spread(60e3, 1e3)},
+                                             {"16x16x1024x64:causal", spread(110e3, 1e3)}}));
+  const fs::path file = t.path / "pub.json";
+  write_file(file, R"json({"label": "X (paper)", "source": "paper X", "page": 7, "figure": "Figure 2",
+    "clock": "not stated", "S": [512, 1024, 4096], "series": [
+    {"D": 64, "causal": false, "tflops": [333, 392, null]}, {"D": 64, "causal": true, "tflops": [197, 265, 420]}]})json");
+  const Published pub = read_published(file);
+  render_progression(load_root(t.path), t.path, t.path / "progression", &pub);
+  const std::string dat = read_file(t.path / "progression" / "plots" / "tflops_vs_s.dat");
+  const std::string md = read_file(t.path / "progression" / "report.md");
+  EXPECT_FALSE(contains(dat, "# D=64, phase X (paper)\n")) << dat;
+  EXPECT_FALSE(contains(dat, " 333 ")) << dat;
+  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper), causal\n512 197 197 197 12\n1024 265 265 265 12\n\n")) << dat;
+  EXPECT_TRUE(contains(md, "Not drawn, missing a point of the source: D 64 (no figure at S 4096).")) << md;
+}
+
+// The committed FA3 file carries every point of its figure: both head dimensions, with and
+// without the mask, each at every S of the figure's axis, with the page and figure cited.
+TEST(Render, TheCommittedPublishedFileCarriesEveryPointOfItsFigure) {
+  const Published pub = read_published(fs::path(ATTNLAB_COMMITTED_REPORTS) / "published" / "fa3_h100_sxm.json");
+  EXPECT_EQ(pub.S, (std::vector<int>{512, 1024, 2048, 4096, 8192, 16384}));
+  EXPECT_GT(pub.page, 0);
+  EXPECT_TRUE(contains(pub.figure, "Figure 5")) << pub.figure;
+  std::set<std::pair<int, bool>> have;
+  for (const PublishedSeries& s : pub.series) {
+    EXPECT_TRUE(s.missing(pub.S).empty()) << "D " << s.D << (s.causal ? " causal" : "");
+    have.insert({s.D, s.causal});
+  }
+  EXPECT_EQ(have, (std::set<std::pair<int, bool>>{{64, false}, {64, true}, {128, false}, {128, true}}));
+  EXPECT_TRUE(incomplete_series(pub).empty());
+}
+
 TEST(Render, APublishedFileWithAMissingFieldIsRefusedByName) {
   TempDir t;
   const fs::path file = t.path / "pub.json";
-  write_file(file, R"json({"label": "X", "source": "s", "sm_clock_mhz": 1830, "points": [{"D": 64, "causal": false, "S": 512}]})json");
-  try {
-    read_published(file);
-    FAIL() << "a point without tflops was read";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), file.string() + ": /points/0/tflops: missing or not a positive number");
-  }
+  const std::string head = R"json({"label": "X", "source": "s", "page": 1, "figure": "Figure 1", "clock": "c", "S": [512, 1024], )json";
+  const auto refused = [&](const std::string& body, const std::string& why) {
+    write_file(file, head + body + "}");
+    try {
+      read_published(file);
+      ADD_FAILURE() << "read: " << body;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), file.string() + ": " + why);
+    }
+  };
+  refused(R"json("series": [{"D": 64, "causal": false}])json", "/series/0/tflops: missing or not a non-empty array");
+  refused(R"json("series": [{"D": 64, "causal": false, "tflops": [333]}])json", "/series/0/tflops: not one entry per S");
+  refused(R"json("series": [{"D": 64, "causal": false, "tflops": [333, -1]}])json",
+          "/series/0/tflops/1: not a positive number or null");
+  write_file(file, R"json({"label": "X", "source": "s", "figure": "Figure 1", "clock": "c", "S": [512],
+    "series": [{"D": 64, "causal": false, "tflops": [1]}]})json");
+  EXPECT_THROW(read_published(file), InputError);  // no page
   EXPECT_THROW(read_published(t.path / "none.json"), InputError);
 }
 
