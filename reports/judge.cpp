@@ -356,8 +356,10 @@ Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape)
   if (const auto& cy = p->shape.cycles)
     cycles = "cycles " + sig(cy->estimate.median, 4) + "x (95% CI " + sig(cy->estimate.lo, 4) + "-" +
              sig(cy->estimate.hi, 4) + ")";
-  out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" +
-                 chosen->because + "; " + std::to_string(w.pairs) + " pairs in " + std::to_string(w.blocks) +
+  const std::string elsewhere = paired_elsewhere(*p, run, "this record's");
+  out.evidence = "paired A/B record " + p->file.parent_path().filename().string() + " (" + chosen->because +
+                 (elsewhere.empty() ? "" : "; judged by another commit's or board's A/B: " + elsewhere) + "; " +
+                 std::to_string(w.pairs) + " pairs in " + std::to_string(w.blocks) +
                  " blocks, " + kAbConvention + "): wall time " + paired_cell(p->shape) + ", " + cycles +
                  "; claimed the wall-time interval at or above " + sig(c.factor, 4) + ". Verdict: " +
                  (out.verdict == Verdict::kSupported ? "its lower bound is at or above it"

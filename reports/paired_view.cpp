@@ -44,6 +44,10 @@ std::optional<AbShape> measured(const AbRecord& rec, const std::string& shape) {
   return list.size() == 1 ? list.front() : combine_measurements(list, rec.options.bootstrap);
 }
 
+PairedResult result_of(const Entry& e, const AbShape& s) {
+  return PairedResult{e.file, gpu_of(e.rec), e.rec.provenance.gpu.uuid, e.rec.provenance.git.commit, s};
+}
+
 }  // namespace
 
 std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& b,
@@ -61,7 +65,7 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
     if (auto m = measured(e.rec, shape)) all.push_back({&e, std::move(*m), utc_seconds(e.rec.started_utc)});
   }
   auto choice = [](const Candidate& c, const char* because) {
-    return PairedChoice{PairedResult{c.e->file, gpu_of(c.e->rec), c.s}, because};
+    return PairedChoice{result_of(*c.e, c.s), because};
   };
   // The same board within a session's gap of the run, nearest in start time (the later on a tie).
   const auto when = run.start_seconds();
@@ -90,9 +94,23 @@ std::map<std::string, std::map<std::string, PairedResult>> paired_against(const 
     if (e.rec.b.phase != b) continue;
     std::set<std::string> done;  // a shape measured twice is combined once
     for (const auto& s : e.rec.results)
-      if (s.wall && done.insert(s.name).second)
-        out[e.rec.a.phase][s.name] = PairedResult{e.file, gpu_of(e.rec), *measured(e.rec, s.name)};
+      if (s.wall && done.insert(s.name).second) out[e.rec.a.phase][s.name] = result_of(e, *measured(e.rec, s.name));
   }
+  return out;
+}
+
+std::string paired_name(const PairedResult& p) {
+  const fs::path run = p.file.parent_path();
+  return "ab/" + run.parent_path().filename().string() + "/" + run.filename().string();
+}
+
+std::string paired_elsewhere(const PairedResult& p, const Run& run, const std::string& whose) {
+  std::string out;
+  if (p.commit != run.commit)
+    out = "it timed commit " + (p.commit.empty() ? std::string("(not recorded)") : p.commit.substr(0, 7)) + ", not " +
+          whose + " " + run.short_commit();
+  if (p.gpu_uuid != run.gpu_uuid)
+    out += (out.empty() ? "it ran on " : "; on ") + board_of_uuid(p.gpu_uuid) + ", not " + whose + " " + board(run);
   return out;
 }
 

@@ -19,9 +19,20 @@ inline constexpr const char* kCudnnPhase = "cudnn";
 struct PairedResult {
   std::filesystem::path file;  // the record's run.json
   std::string gpu_name;        // provenance.gpu.name
+  std::string gpu_uuid;        // provenance.gpu.uuid
+  std::string commit;          // provenance.git.commit: the kernels it timed
   AbShape shape;               // its timed result at the shape; a shape it measured more than
                                // once, those measurements combined (combine_measurements)
 };
+
+// "ab/5-vs-cudnn/20261126T142659Z-8913e75": the record's name under its results root.
+std::string paired_name(const PairedResult& p);
+
+// Where an A/B record timed another commit or board than `run` (the run record whose figures or
+// claims it stands beside, called `whose`): "it timed commit 8913e75, not <whose> 8bb50a2; on
+// GPU-fdbd2029, not <whose> GPU-5e687859". Empty where both are the same. A ratio of another
+// commit's kernels, or of another board's, is not this record's, so every use says so.
+std::string paired_elsewhere(const PairedResult& p, const Run& run, const std::string& whose);
 
 // The ok A/B record of run's phase against `b` under <root>/ab with a timed result at shape
 // name `shape` that judges run's paired claims, chosen as a claim against another phase chooses

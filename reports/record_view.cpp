@@ -166,9 +166,11 @@ DeviceTime device_time(const Result& r, const Regime& g) {
   return t;
 }
 
-std::string board(const Run& r) {
-  if (r.gpu_uuid.empty()) return "board not recorded";
-  return r.gpu_uuid.substr(0, r.gpu_uuid.find('-', 4));
+std::string board(const Run& r) { return board_of_uuid(r.gpu_uuid); }
+
+std::string board_of_uuid(const std::string& uuid) {
+  if (uuid.empty()) return "board not recorded";
+  return uuid.substr(0, uuid.find('-', 4));
 }
 
 std::optional<double> device_noise_pct(const Regime& g, const DeviceTime& t) {

@@ -91,6 +91,7 @@ std::optional<long long> utc_seconds(const std::string& stamp);
 // "GPU-5e687859": the board, by the first group of its uuid, enough to tell boards apart in
 // one records tree; "board not recorded" for a record without a uuid.
 std::string board(const Run& r);
+std::string board_of_uuid(const std::string& uuid);  // the same, of any record's uuid
 
 // A device session: records on one GPU (provenance.gpu.uuid) whose start times follow each
 // other by less than kSessionGapSeconds. The key names the GPU and the session's first start;

@@ -93,7 +93,18 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
       if (const auto it = paired.find(id); it != paired.end())
         for (const auto& p : presets)
           if (const auto at = it->second.find(shape_name(p.shape)); at != it->second.end())
-            cell += (cell.empty() ? "" : "; ") + std::string(p.name) + " " + paired_cell(at->second.shape);
+          {
+            // The figures' record of the shape, else the phase's newest: what the cell stands beside.
+            const Run* beside = nullptr;
+            if (row) {
+              const auto f = row->from.find(at->first);
+              beside = f != row->from.end() ? f->second : row->newest;
+            }
+            const std::string elsewhere = beside ? paired_elsewhere(at->second, *beside, "the figures'") : "";
+            cell += (cell.empty() ? "" : "; ") + std::string(p.name) + " " + paired_cell(at->second.shape) + " in [" +
+                    paired_name(at->second) + "](" + link(base, at->second.file) + ")" +
+                    (elsewhere.empty() ? "" : " (" + elsewhere + ")");
+          }
       cells.push_back(cell.empty() ? "none" : cell);
     }
     std::string recs;
@@ -163,7 +174,8 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
        << code(link(base, root) + "/ab/") << " (make ab A=<phase> B=" << kCudnnPhase
        << ", both timed alternately in one process), the newest one's median of per-pair ratios "
           "t_cuDNN / t_phase (above 1: the phase is faster) in device time, its 95% bootstrap "
-          "interval and verdict.";
+          "interval and verdict, and the A/B record, with the commit and board it timed where they are not "
+          "those of the shape's figures.";
   md << "\n\n" << tab << "\n";
   for (TimeBasis b : bases)
     if (!basis_footnote(b).empty()) md << basis_footnote(b) << "\n\n";

@@ -232,8 +232,10 @@ inline AbShape synth_ab_shape(const std::string& name, double ratio, double rel,
 inline fs::path write_ab(const fs::path& root, const std::string& a, const std::string& b,
                          std::vector<AbShape> shapes, const std::string& gpu = "NVIDIA H100 80GB HBM3",
                          const std::string& started = "2026-11-22T12:00:00Z",
-                         const std::string& uuid = "GPU-test", const std::string& run = "20261122T120000Z-abcdef0") {
+                         const std::string& uuid = "GPU-test", const std::string& run = "20261122T120000Z-abcdef0",
+                         const std::string& commit = "0123456789abcdef0123456789abcdef01234567") {
   AbRecord r;
+  r.provenance.git.commit = commit;
   r.status = "ok";
   r.a = {a, a, ""};
   r.b = {b, b, ""};

@@ -430,8 +430,9 @@ namespace {
 void add_ab(const fs::path& root, const std::string& a, const std::string& b, double ratio,
             double rel, const std::string& gpu = "NVIDIA H100 80GB HBM3",
             const std::string& started = kT2, const std::string& uuid = "GPU-test",
-            const std::string& run = "20261122T120000Z-abcdef0") {
-  write_ab(root, a, b, {synth_ab_shape("16x16x2048x64", ratio, rel)}, gpu, started, uuid, run);
+            const std::string& run = "20261122T120000Z-abcdef0",
+            const std::string& commit = "0123456789abcdef0123456789abcdef01234567") {
+  write_ab(root, a, b, {synth_ab_shape("16x16x2048x64", ratio, rel)}, gpu, started, uuid, run, commit);
 }
 
 ordered_json paired_claim(double factor) {
@@ -488,6 +489,23 @@ TEST(PairedClaims, TheRunsOwnSessionDecidesNotTheNewestRecord) {
   EXPECT_EQ(later.at(0).verdict, Verdict::kRefuted) << later[0].evidence;
   EXPECT_NE(later[0].evidence.find("20261125T120000Z-abcdef2 (same GPU, another session"), std::string::npos)
       << later[0].evidence;
+}
+
+// A claim judged by an A/B record of another commit (or board) says so: that ratio timed other
+// kernels than the record's.
+TEST(PairedClaims, AClaimJudgedByAnotherCommitsAbSaysSo) {
+  Lab lab;
+  add_ab(lab.dir.path, "4", "cudnn", 1.20, 0.01);  // the synthetic records' commit and board
+  const auto same = lab.judge(lab.add(phase4(spread(100e3, 2e3), paired_claim(1.10))));
+  EXPECT_EQ(same.at(0).evidence.find("another commit"), std::string::npos) << same[0].evidence;
+  Lab other;
+  add_ab(other.dir.path, "4", "cudnn", 1.20, 0.01, "NVIDIA H100 80GB HBM3", kT2, "GPU-test",
+         "20261122T120000Z-fedcba9", "fedcba9876543210fedcba9876543210fedcba98");
+  const auto js = other.judge(other.add(phase4(spread(100e3, 2e3), paired_claim(1.10))));
+  EXPECT_NE(js.at(0).evidence.find("judged by another commit's or board's A/B: it timed commit fedcba9, not this "
+                                   "record's 0123456;"),
+            std::string::npos)
+      << js[0].evidence;
 }
 
 TEST(PairedClaims, WithoutAPairedRecordTheClaimIsNotTested) {

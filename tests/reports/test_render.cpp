@@ -638,11 +638,15 @@ TEST(Format, NumbersAreFixedAndResolved) {
 
 // The synthetic A/B record (tests/reports/inputs/ab/README.md), as phase `a` against cuDNN,
 // written under <root>/ab/.
-static void add_paired_record(const fs::path& root, const std::string& a) {
+// `commit` and `uuid`, where given, replace its provenance's (the fixtures' commit and board).
+static void add_paired_record(const fs::path& root, const std::string& a, const std::string& commit = "",
+                              const std::string& uuid = "") {
   const fs::path src = fs::path(ATTNLAB_GOLDEN_DIR).parent_path() / "inputs" / "ab" / "ab" /
                        "5-vs-cudnn" / "20261126T030000Z-0000000" / "run.json";
   auto rec = ordered_json::parse(read_file(src));
   rec["a"]["phase"] = a;
+  if (!commit.empty()) rec["provenance"]["git"]["commit"] = commit;
+  if (!uuid.empty()) rec["provenance"]["gpu"]["uuid"] = uuid;
   write_file(root / "ab" / (a + "-vs-cudnn") / "20261126T030000Z-0000000" / "run.json", rec.dump(2));
 }
 
@@ -667,9 +671,28 @@ TEST(Render, ProgressionAndReadmeGainAPairedColumnOnlyWhereAnAbRecordAgainstCudn
   EXPECT_TRUE(contains(prog, "1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) ([A/B](")) << prog;
   EXPECT_TRUE(contains(prog, "t_cuDNN / t_phase")) << prog;
   EXPECT_TRUE(contains(table, "| vs cuDNN (paired) | records |")) << table;
-  EXPECT_TRUE(contains(table, "throughput 1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) |")) << table;
+  EXPECT_TRUE(contains(table, "throughput 1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) in [ab/4-vs-cudnn/")) << table;
   // Phase 1 has no A/B record: its cell says so.
   EXPECT_TRUE(contains(table, "| none |")) << table;
+}
+
+// A README "vs cuDNN" cell names the A/B record behind it, and says where that record timed
+// another commit or board than the figures beside it.
+TEST(Render, AReadmePairedCellNamesItsRecordAndSaysWhereItTimedAnotherCommitOrBoard) {
+  TempDir t;
+  make_fixture_root(t.path);
+  const std::string readme = "intro\n<!-- attnlab:results begin -->\n<!-- attnlab:results end -->\n";
+  auto table = [&] {
+    return readme_with_results(load_root(t.path), t.path, t.path / "progression", t.path / "README.md", readme);
+  };
+  add_paired_record(t.path, "4");
+  const std::string same = table();
+  EXPECT_TRUE(contains(same, "throughput 1.071x (95% CI 1.069-1.072) FASTER in [ab/4-vs-cudnn/20261126T030000Z-0000000]"
+                             "(ab/4-vs-cudnn/20261126T030000Z-0000000/run.json) |")) << same;
+  add_paired_record(t.path, "4", "fedcba9876543210fedcba9876543210fedcba98", "GPU-ffffffff-0000");
+  const std::string other = table();
+  EXPECT_TRUE(contains(other, "(ab/4-vs-cudnn/20261126T030000Z-0000000/run.json) (it timed commit fedcba9, not the "
+                              "figures' dcabdff; on GPU-ffffffff, not the figures' GPU-43697a0f) |")) << other;
 }
 
 TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
