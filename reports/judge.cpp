@@ -480,7 +480,7 @@ const char* change_name(Change c) {
 std::string device_time_cell(const DeviceTime& t) {
   const std::string value = t.has_interval() ? median_and_range(t.median_ns, t.p10_ns, t.p90_ns)
                                              : duration(t.median_ns) + " (p10-p90 not recorded)";
-  return value + basis_marker(t.basis);
+  return value + basis_marker(t.basis) + span_beside(t);
 }
 
 Change compare_times(const DeviceTime& a, const DeviceTime& b) {

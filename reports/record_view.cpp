@@ -149,6 +149,7 @@ DeviceTime device_time(const Result& r, const Regime& g) {
   }
   if (!g.busy_median_ns) return t;
   t.median_ns = *g.busy_median_ns;
+  t.span_median_ns = g.median_ns;
   if (g.busy_p10_ns && g.busy_p90_ns) {
     t.p10_ns = t.wide_p10_ns = *g.busy_p10_ns;
     t.p90_ns = t.wide_p90_ns = *g.busy_p90_ns;
@@ -181,6 +182,11 @@ std::optional<double> device_noise_pct(const Regime& g, const DeviceTime& t) {
 std::string device_noise_cell(const Regime& g, const DeviceTime& t) {
   const auto n = device_noise_pct(g, t);
   return n ? pct(*n) : "not recorded for busy time";
+}
+
+std::string span_beside(const DeviceTime& t, const char* unit) {
+  if (!t.span_median_ns) return "";
+  return " (span " + (unit ? sig(in_unit(*t.span_median_ns, unit)) : duration(*t.span_median_ns)) + ")";
 }
 
 std::string basis_words(const DeviceTime& t) {

@@ -116,6 +116,9 @@ struct DeviceTime {
   double wide_p10_ns = 0, wide_p90_ns = 0;
   TimeBasis basis = TimeBasis::kSpan;
   std::optional<int> kernels;  // kernels per launch, where the record says
+  // [ns] the span's median (first kernel's start to last one's end, idle gaps included) where the
+  // figure is the busy time of several kernels: the two differ, and a reader of either needs both.
+  std::optional<double> span_median_ns;
   bool has_interval() const { return basis != TimeBasis::kBusyMedian; }
   // A rate recorded at the span's median (TFLOPS, GB/s) at `ns` of device time instead.
   double rate_at(const Regime& g, double recorded_rate, double ns) const {
@@ -130,6 +133,9 @@ DeviceTime device_time(const Result& r, const Regime& g);
 std::optional<double> device_noise_pct(const Regime& g, const DeviceTime& t);
 // device_noise_pct as a table cell: "2.37%", or "not recorded for busy time".
 std::string device_noise_cell(const Regime& g, const DeviceTime& t);
+// " (span 61.09 us)" beside a busy time of several kernels, "" otherwise; `unit` fixes the unit
+// and drops it ("us": " (span 61.09)") for a table column that names it.
+std::string span_beside(const DeviceTime& t, const char* unit = nullptr);
 // What the time is, in a few words: "busy", "busy = span, one kernel", ...
 std::string basis_words(const DeviceTime& t);
 // Whether the figure is not the busy time as measured: a footnote marker for the tables,

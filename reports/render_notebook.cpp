@@ -35,7 +35,7 @@ std::string headline_cell(const Run& run) {
     // Median, interval and noise of one quantity: the busy time has no recorded noise.
     const auto noise = device_noise_pct(g, t);
     out += "**" + sig(t.rate_at(g, g.tflops, t.median_ns)) + "** TFLOPS (" + g.name + " median " +
-           duration(t.median_ns) + less +
+           duration(t.median_ns) + less + span_beside(t) +
            (t.has_interval() ? ", p10-p90 " + duration_range(t.p10_ns, t.p90_ns, t.median_ns) : "") +
            (noise ? ", noise " + pct(*noise) : "") + ")";
   }

@@ -76,7 +76,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
       bases.insert(dt.basis);
       regimes.insert(g.name);
       cells.push_back(sig(dt.rate_at(g, g.tflops, dt.median_ns)) + mark);
-      cells.push_back(sig(in_unit(dt.median_ns, "us")) + mark);
+      cells.push_back(sig(in_unit(dt.median_ns, "us")) + mark + span_beside(dt, "us"));
       const Run* from = row->from.at(name);
       gpus.insert(from->gpu_name);
       boards.insert(board(*from));
@@ -158,8 +158,9 @@ std::string readme_with_results(const std::vector<Run>& runs, const fs::path& ro
   md << ", from the committed records under " << code(link(base, root) + "/") << " ("
      << (gpus.empty() ? std::string("no GPU") : join(gpus)) << "): TFLOPS and device time in "
      << "microseconds at the median of the headline regime (" << (regimes.empty() ? "none" : join(regimes))
-     << "), device time being the time during which a launch's kernels ran (busy time). Each "
-        "shape's figure comes from the record the "
+     << "), device time being the time during which a launch's kernels ran (busy time; where a "
+        "launch runs several kernels, its span, from the first kernel's start to the last one's end with "
+        "the idle gaps between them, follows in brackets). Each shape's figure comes from the record the "
      << "[progression](" << link(base, prog) << ") takes for it (the newest ok record of the "
         "phase that timed the shape), named in the last column; the progression gives the "
         "p10-p90 ranges and every other shape.";

@@ -94,7 +94,7 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
     const double tflops = dt.rate_at(g, g.tflops, dt.median_ns);
     t.row({shape_label(r.name), g.name, duration_in(dt.median_ns, u, d),
            dt.has_interval() ? duration_range(dt.p10_ns, dt.p90_ns, dt.median_ns) : "not recorded",
-           basis_words(dt), device_noise_cell(g, dt),
+           basis_words(dt) + span_beside(dt), device_noise_cell(g, dt),
            sig(tflops), pct_of(tflops, c.tensor_tflops)});
   }
   if (t.empty()) return;

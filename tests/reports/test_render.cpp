@@ -231,7 +231,8 @@ TEST(Render, TheHeadlineIsBusyTimeAndSaysSo) {
   EXPECT_TRUE(contains(md, "Headline figures: each shape's headline regime at its device time, the time during which "
                            "the launch's kernels ran (busy time")) << md;
   EXPECT_TRUE(contains(md, "| throughput 16x16x2048x64 | cold | " + duration(0.75 * span) + " | ")) << md;
-  EXPECT_TRUE(contains(md, " | busy | ")) << md;
+  // The span beside the busy time of several kernels, never the busy time alone.
+  EXPECT_TRUE(contains(md, " | busy (span " + duration(span) + ") | ")) << md;
   EXPECT_TRUE(contains(md, "| latency 1x8x512x64 | cold | ")) << md;
   EXPECT_TRUE(contains(md, " | busy = span, one kernel | ")) << md;
 }
@@ -520,7 +521,7 @@ TEST(Render, CompareIsOnBusyTime) {
   b["results"][0]["timing"]["cold"]["kernels_per_launch"] = 1;
   const std::string md = compare_markdown(load_run(write_record(t.path, a)), load_run(write_record(t.path, b)));
   EXPECT_TRUE(contains(md, "Times are device time: the time during which a launch's kernels ran")) << md;
-  EXPECT_TRUE(contains(md, "| 100.0 us (99.00-101.0 us) | 150.0 us (149.2-150.8 us) | 1.50 |")) << md;
+  EXPECT_TRUE(contains(md, "| 100.0 us (99.00-101.0 us) (span 200.0 us) | 150.0 us (149.2-150.8 us) | 1.50 |")) << md;
   EXPECT_TRUE(contains(md, "Headline regime: FASTER at 0, SLOWER at 1, SAME at 0 shape(s).")) << md;
 }
 
@@ -534,7 +535,7 @@ TEST(Render, NotebookHeadlinesAreBusyTimeAndSayWhereARecordGivesLess) {
   const double tflops = parse_shape("throughput").flops() / 100e3 / 1e3;
   // The span's noise is not the busy time's: no noise beside a busy median.
   EXPECT_TRUE(contains(md, "**" + sig(tflops) + "** TFLOPS (cold median 100.0 us (busy median only, its p10-p90 "
-                           "not recorded))")) << md;
+                           "not recorded) (span 200.0 us))")) << md;
   EXPECT_FALSE(contains(md, "not recorded)), noise")) << md;
   const auto line = ordered_json::parse(read_file(t.path / "index.jsonl"));
   const auto& shape = line["headline"][shape_name(parse_shape("throughput"))];
@@ -693,6 +694,21 @@ TEST(Render, AReadmePairedCellNamesItsRecordAndSaysWhereItTimedAnotherCommitOrBo
   const std::string other = table();
   EXPECT_TRUE(contains(other, "(ab/4-vs-cudnn/20261126T030000Z-0000000/run.json) (it timed commit fedcba9, not the "
                               "figures' dcabdff; on GPU-ffffffff, not the figures' GPU-43697a0f) |")) << other;
+}
+
+// Where a launch runs several kernels the README gives its span beside the busy time (3c's
+// "latency" column once read 21.76 us busy against a 61.09 us span, the span unsaid).
+TEST(Render, TheReadmeShowsSpanBesideBusyTimeForALaunchOfSeveralKernels) {
+  TempDir t;
+  make_fixture_root(t.path);
+  write_record(t.path, with_busy(beside_fixtures("9", {{"latency", spread(60e3, 1e3)}}), 0, 3, 20e3, 19e3, 21e3));
+  const std::string readme = "intro\n<!-- attnlab:results begin -->\n<!-- attnlab:results end -->\n";
+  const std::string md =
+      readme_with_results(load_root(t.path), t.path, t.path / "progression", t.path / "README.md", readme);
+  EXPECT_TRUE(contains(md, " | 20.00 (span 60.00) | ")) << md;
+  EXPECT_TRUE(contains(md, "its span, from the first kernel's start to the last one's end")) << md;
+  // One kernel per launch: busy time is the span, nothing beside it.
+  EXPECT_FALSE(contains(md, "(span 46.")) << md;
 }
 
 TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
