@@ -26,6 +26,10 @@ struct Line {
   std::string label;  // at its right end: the phase, and causal or GQA where the family is
   std::vector<std::pair<int, Rate>> points;  // S, TFLOPS
   std::vector<std::string> point_types;      // per point: point_type, by where it was measured
+  // Per point: the commit and board of its record ("8bb50a2 GPU-5e687859"); empty for published
+  // figures. A line joins points of one source only: a step between commits or boards would
+  // read as the effect of S.
+  std::vector<std::string> sources;
   bool causal = false;
   bool published = false;  // published figures (reports/published.hpp): black, dashed, diamonds
 };
@@ -42,12 +46,13 @@ void add_published(const Published& pub, std::map<int, std::vector<Line>>& by_d)
           for (const auto& pt : l.points) lab_s.insert(pt.first);
       for (const PublishedSeries& ps : pub.series) {
         if (ps.D != D || ps.causal != causal || !ps.missing(pub.S).empty()) continue;
-        Line line{0, pub.label + (causal ? ", causal" : ""), {}, {}, causal, true};
+        Line line{0, pub.label + (causal ? ", causal" : ""), {}, {}, {}, causal, true};
         for (std::size_t i = 0; i < pub.S.size(); ++i)
           if (lab_s.count(pub.S[i])) {
             const double t = *ps.tflops[i];
             line.points.emplace_back(pub.S[i], Rate{t, t, t, TimeBasis::kSpan});
             line.point_types.push_back("12");
+            line.sources.emplace_back();
           }
         if (!line.points.empty()) lines.push_back(std::move(line));
       }
@@ -62,11 +67,12 @@ void add_lines(const PhaseRow& pr, std::size_t colour, const Reference& ref, con
       return key_of(x->shape) < key_of(y->shape);
     });
     const auto& [D, causal, gqa, tokens] = key;
-    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}, causal};
+    Line line{colour, pr.id + (causal ? ", causal" : "") + (gqa ? ", GQA" : ""), {}, {}, {}, causal};
     for (const Result* res : list) {
+      const Run& from = *pr.from.at(res->name);
       line.points.emplace_back(res->shape.S, rate(*res));
-      line.point_types.push_back(point_type(line.points.back().second,
-                                            provenance_marker(*pr.from.at(res->name), ref, runs)));
+      line.point_types.push_back(point_type(line.points.back().second, provenance_marker(from, ref, runs)));
+      line.sources.push_back(from.short_commit() + " " + board(from));
     }
     by_d[D].push_back(std::move(line));
   }
@@ -168,10 +174,15 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, boo
   std::string plot;
   for (const Line& l : lines) {
     p.data += "# D=" + std::to_string(D) + ", phase " + l.label + "\n";
+    const bool mixed = std::set<std::string>(l.sources.begin(), l.sources.end()).size() > 1;
     for (std::size_t i = 0; i < l.points.size(); ++i) {
       const auto& [S, x] = l.points[i];
+      const bool starts = i == 0 || l.sources[i] != l.sources[i - 1];
+      // A blank line ends gnuplot's line: no segment joins two commits or boards.
+      if (i > 0 && starts) p.data += "\n";
       p.data += std::to_string(S) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
-                " " + l.point_types[i] + "\n";
+                " " + l.point_types[i] + " " + dat_quote(l.sources[i]) + " " +
+                dat_quote(mixed && starts ? l.sources[i] : "") + "\n";
     }
     p.data += "\n\n";
     // Points drawn apart: yerrorlines takes no variable point type.
@@ -179,7 +190,8 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, boo
     const std::string colour = " lc rgb '" + line_colour(l) + "'" + (l.published ? " dt 2" : "");
     plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + data +
             " using 1:2:3:4 with yerrorlines pt -1 lw 2" + colour + ", \\\n     " + data +
-            " using 1:2:5 with points pt variable ps 1.1" + colour;
+            " using 1:2:5 with points pt variable ps 1.1" + colour + ", \\\n     " + data +
+            " using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '" + line_colour(l) + "'";
   }
   p.script += plot + "\n";
 }
@@ -215,7 +227,9 @@ std::optional<Plot> lines_plot(const std::vector<PhaseRow>& chosen, const std::s
   p.height = 60 + 400 * panels;
   p.data = "# per line (a gnuplot index): S, TFLOPS at the median, at p90, at p10 of the headline "
            "regime's device time, point type (filled: busy time, hollow: span only; circle, "
-           "triangle, square: the reference board and session, another board, another session)\n";
+           "triangle, square: the reference board and session, another board, another session), "
+           "the commit and board of the point's record, and the same where a line of several "
+           "starts a piece; a blank line breaks a line where the commit or board changes\n";
   std::string& s = p.script;
   s += "set multiplot layout " + std::to_string(panels) + ",1 title " +
        "\"TFLOPS against S: newest ok record per phase and shape, headline regime at device time; "

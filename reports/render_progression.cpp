@@ -212,7 +212,7 @@ Plot dots_plot(const std::vector<PhaseRow>& chosen, const std::map<ShapeKey, std
   const int rows = int((dot_shapes.size() + std::size_t(cols) - 1) / std::size_t(cols));
   p.height = 80 + 330 * rows;
   p.data = "# per shape (a gnuplot index): phase column, TFLOPS at the median, at p90, at p10 of "
-           "the headline regime's device time, label (value and § or ¶), point type\n";
+           "the headline regime's device time, label (value, § or ¶, commit and board), point type\n";
   std::string xtics;
   for (std::size_t i = 0; i < chosen.size(); ++i)
     xtics += (xtics.empty() ? "" : ", ") + gp_quote(chosen[i].id) + " " + std::to_string(i);
@@ -239,8 +239,10 @@ Plot dots_plot(const std::vector<PhaseRow>& chosen, const std::map<ShapeKey, std
       }
       const Rate x = rate(*res);
       const std::string mark = provenance_marker(*pr.from.at(name), ref, runs);
+      const Run& from = *pr.from.at(name);
       rows_text += std::to_string(i) + " " + gp_num(x.mid) + " " + gp_num(x.lo) + " " + gp_num(x.hi) +
-                   " " + dat_quote(sig(x.mid) + mark) + " " + point_type(x, mark) + "\n";
+                   " " + dat_quote(sig(x.mid) + mark + " " + from.short_commit() + " " + board(from)) + " " +
+                   point_type(x, mark) + "\n";
       hi = std::max(hi, x.hi);
     }
     p.data += "# " + name + "\n" + (rows_text.empty() ? "-1 ? ? ? \"\" 7\n" : rows_text) + "\n\n";
@@ -301,7 +303,10 @@ void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& 
           "span more than a decade and a half, one on a log axis that shows every phase. Lines join a phase's shapes of one family (same "
           "head dimension, causality, GQA and B*S), each point from the record the table names "
           "for it, and are labelled at their right end with the phase (labels that would "
-          "overlap are moved up); shapes outside a family have a panel of their own in the chart "
+          "overlap are moved up). A line joins points of one commit and board only: where its "
+          "records' commit or board changes it breaks, and each piece is labelled with its commit "
+          "and board under its first point; each dot of the chart by phase is labelled with its "
+          "commit and board, and the `.dat` files name every point's. Shapes outside a family have a panel of their own in the chart "
           "by phase, which compares near-equal figures on linear axes. Scripts and data: `plots/tflops_by_phase.gp`, `plots/tflops_vs_s.gp` and "
           "their `.dat` files.\n";
     if (published) {

@@ -379,6 +379,37 @@ TEST(Render, ProgressionTflopsAgainstSHasAPanelPerHeadDimensionAndLabelledLines)
   EXPECT_FALSE(contains(gp, "title 'phase 9")) << gp;
 }
 
+// Each point names its commit and board, and a line joins points of one commit only: where the
+// figures of a family come from records of two commits, the line breaks between them and each
+// piece is labelled with its commit and board.
+TEST(Render, ProgressionLinesJoinPointsOfOneCommitOnlyAndNameIt) {
+  TempDir t;
+  auto older = beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}});
+  older["provenance"]["git"]["commit"] = "aaaaaaa000000000000000000000000000000000";
+  auto newer = beside_fixtures("9", {{"8x16x2048x64", spread(400e3, 1e3)}}, "2026-11-22T21:58:42Z");
+  newer["provenance"]["git"]["commit"] = "bbbbbbb000000000000000000000000000000000";
+  progression_of(t, {older, newer});
+  const std::string dat = read_file(t.path / "progression" / "plots" / "tflops_vs_s.dat");
+  const std::string a = "\"aaaaaaa GPU-43697a0f\"", b = "\"bbbbbbb GPU-43697a0f\"";
+  // 1024 and 2048 are consecutive points of one family: a blank line between them, each piece
+  // labelled at its first point, every point named.
+  const auto at1024 = dat.find("\n1024 ");
+  ASSERT_NE(at1024, std::string::npos) << dat;
+  const std::string tail = dat.substr(at1024);
+  EXPECT_TRUE(contains(tail, " " + a + " \"\"\n\n2048 ")) << dat;
+  EXPECT_TRUE(contains(tail, "2048 ") && contains(tail.substr(tail.find("2048 ")), " " + b + " " + b + "\n")) << dat;
+  EXPECT_TRUE(contains(dat, "\n512 ") && contains(dat.substr(dat.find("\n512 ")), " " + a + " " + a + "\n")) << dat;
+  // The chart by phase names each dot's commit and board.
+  EXPECT_TRUE(contains(read_file(t.path / "progression" / "plots" / "tflops_by_phase.dat"), " dcabdff GPU-43697a0f\""));
+  // One commit along a line: no break, no piece labels.
+  TempDir u;
+  progression_of(u, {beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)},
+                                           {"8x16x2048x64", spread(400e3, 1e3)}})});
+  const std::string one = read_file(u.path / "progression" / "plots" / "tflops_vs_s.dat");
+  EXPECT_FALSE(contains(one, "\n\n2048 ")) << one;
+  EXPECT_TRUE(contains(one, " \"0123456 GPU-43697a0f\" \"\"\n")) << one;
+}
+
 // Published figures (reports/published/) beside the lines: each series at the S the lab's lines
 // of its head dimension and mask have, black and dashed, and the report says they are published,
 // with the source, page and figure.
@@ -398,7 +429,7 @@ TEST(Render, ProgressionDrawsPublishedFiguresBesideTheLinesAndSaysSo) {
   const std::string md = read_file(t.path / "progression" / "report.md");
   EXPECT_TRUE(contains(gp, "set label 'X (paper)' at 1105.92,392 left")) << gp;
   EXPECT_TRUE(contains(gp, "lc rgb '#000000' dt 2")) << gp;
-  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper)\n512 333 333 333 12\n1024 392 392 392 12\n\n")) << dat;
+  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper)\n512 333 333 333 12 \"\" \"\"\n1024 392 392 392 12 \"\" \"\"\n\n")) << dat;
   EXPECT_FALSE(contains(dat, "16384")) << dat;  // no lab line reaches it
   EXPECT_FALSE(contains(dat, " 111 ")) << dat;   // causal: no causal lab line at D = 64
   EXPECT_FALSE(contains(dat, "D=128")) << dat;   // no lab line at D = 128
@@ -428,7 +459,7 @@ TEST(Render, APublishedSeriesMissingAPointIsNeverDrawn) {
   const std::string md = read_file(t.path / "progression" / "report.md");
   EXPECT_FALSE(contains(dat, "# D=64, phase X (paper)\n")) << dat;
   EXPECT_FALSE(contains(dat, " 333 ")) << dat;
-  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper), causal\n512 197 197 197 12\n1024 265 265 265 12\n\n")) << dat;
+  EXPECT_TRUE(contains(dat, "# D=64, phase X (paper), causal\n512 197 197 197 12 \"\" \"\"\n1024 265 265 265 12 \"\" \"\"\n\n")) << dat;
   EXPECT_TRUE(contains(md, "Not drawn, missing a point of the source: D 64 (no figure at S 4096).")) << md;
 }
 
