@@ -32,9 +32,10 @@ AbSamples pooled(const AbShape& s, bool is_a) {
   return out;
 }
 
+// The clock is NVML's reading around each sample, not one the kernel counted: say so beside it.
 std::string side_cell(const AbShape& s, bool is_a) {
   const AbSamples x = pooled(s, is_a);
-  return duration(paired::median(x.busy_ns)) + " at " + sig(paired::median(x.sm_clock_mhz), 4) + " MHz";
+  return duration(paired::median(x.busy_ns)) + " at " + sig(paired::median(x.sm_clock_mhz), 4) + " MHz (NVML)";
 }
 
 std::string stop_reasons(const AbShape& s) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "reports/format.hpp"
+#include "reports/peaks.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 #include "reports/speed_of_light.hpp"
@@ -265,18 +266,54 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
   const auto commit = optional_string_at(rec.provenance, "/git/commit").value_or("unknown");
   md << "- **Status:** " << rec.status << (rec.error ? ": " + *rec.error : std::string()) << "\n";
   md << "- **GPU:** " << gpu << ", " << code(uuid) << ", " << (sms ? count(*sms) : std::string("?")) << " SMs\n";
-  md << "- **Run:** started " << rec.started_utc << " at commit " << code(commit.substr(0, 7)) << "\n\n";
-  md << "## Rates\n\n";
-  Table t({"rate", "median", "p10", "p90", "unit", "SM clock (MHz)", "per SM per clock", "samples", "follows SM clock"},
-          "lrrrlrrrl");
-  for (const auto& r : rec.rates)
-    t.row({code(r.name), sig(r.rate.median), sig(r.rate.p10), sig(r.rate.p90), r.unit, sig(r.sm_clock_median_mhz),
-           sig(r.per_sm_per_clock), count(double(r.time_ns.size())), r.scales_with_sm_clock ? "yes" : "no"});
-  md << t.str() << "\n";
+  md << "- **Run:** started " << rec.started_utc << " at commit " << code(commit.substr(0, 7)) << "\n";
+  // A newer ok calibration of the same GPU beside this one is what the reports use.
+  std::optional<std::pair<std::string, fs::path>> newer;
+  for (const auto& f : find_calibration_records(dir.parent_path())) {
+    if (f == file) continue;
+    CalibrationRecord other;
+    try {
+      other = read_calibration_file(f);
+    } catch (const std::exception& e) {
+      throw InputError(e.what());
+    }
+    if (other.status == "ok" && other.started_utc > rec.started_utc &&
+        optional_string_at(other.provenance, "/gpu/uuid").value_or("") == uuid &&
+        (!newer || other.started_utc > newer->first))
+      newer = std::make_pair(other.started_utc, f);
+  }
+  if (newer)
+    md << "- **SUPERSEDED** by [" << code(newer->second.parent_path().filename().string()) << "]("
+       << link(dir, newer->second.parent_path() / "report.md")
+       << "), a newer calibration of this GPU: the run reports take their floors from the newest.\n";
   // Records before kernel_sm_clock_mhz hold NVML's clock only; their per-clock rates used it.
   const bool own_clock = !rec.rates.empty() && !rec.rates.front().kernel_sm_clock_mhz.empty();
-  md << "The SM clock is the median of " << (own_clock ? "the kernels' own clocks (clock64 over %globaltimer)"
-                                                        : "NVML's readings during the samples")
+  const std::string clock_kind = own_clock ? "counted by the kernels" : "NVML's reading around the samples";
+  const std::string cc = optional_string_at(rec.provenance, "/gpu/compute_capability").value_or("");
+  std::vector<std::string> impossible;
+  Table t({"rate", "median", "p10", "p90", "unit", "SM clock (MHz, " + clock_kind + ")", "per SM per clock", "samples",
+           "follows SM clock"},
+          "lrrrlrrrl");
+  for (const auto& r : rec.rates) {
+    std::string per_clock = sig(r.per_sm_per_clock);
+    // Above what an SM can issue per clock (1% for rounding): the clock it divides by is too low.
+    if (const auto ceiling = per_clock_ceiling(cc, r.name); ceiling && r.per_sm_per_clock > 1.01 * ceiling->per_sm_per_clock) {
+      per_clock += " IMPOSSIBLE";
+      impossible.push_back(code(r.name) + ": " + sig(r.per_sm_per_clock) + " per SM per clock, above the " +
+                           ceiling->source);
+    }
+    t.row({code(r.name), sig(r.rate.median), sig(r.rate.p10), sig(r.rate.p90), r.unit, sig(r.sm_clock_median_mhz),
+           per_clock, count(double(r.time_ns.size())), r.scales_with_sm_clock ? "yes" : "no"});
+  }
+  if (!impossible.empty()) {
+    md << "- **IMPOSSIBLE as recorded:** ";
+    for (std::size_t i = 0; i < impossible.size(); ++i) md << (i ? "; " : "") << impossible[i];
+    md << ". The clock these rates are divided by (" << clock_kind
+       << ") is lower than the one the kernels ran at, so no per-clock figure of this record holds.\n";
+  }
+  md << "\n## Rates\n\n" << t.str() << "\n";
+  md << "The SM clock is the median of " << (own_clock ? "the kernels' own clocks (clock64 over %globaltimer), a clock the kernel counted"
+                                                        : "NVML's readings during the samples, the driver's report around the run, not a clock the kernel counted")
      << "; per SM per clock divides the median rate by the SMs and that clock.\n\n";
   for (const auto& r : rec.rates)
     md << "- " << code(r.name) << ": " << r.method << "; " << launch_text(r.launch) << ".\n";

@@ -278,6 +278,9 @@ std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
   else
     md << "They DISAGREE: the span is further from the CUPTI time than " << pct(kSpanAgreement * 100) << " of it ("
        << duration(allowed) << ")" << floor << ", so the time axis or the stamps' placement is wrong.\n\n";
+  md << "SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and " << sig(rec.sm_clock_mhz_after)
+     << " MHz after the traced launch, as a clock probe counted it (clock64 cycles per globaltimer nanosecond in a "
+        "probe kernel around the launch, not in the traced kernel).\n\n";
   return md.str();
 }
 

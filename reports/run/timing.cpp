@@ -41,7 +41,7 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
   for (const auto& r : run.results)
     for (const auto& g : r.regimes) any = any || g.gpu_state.has_value();
   if (!any) return;
-  Table t({"shape", "regime", "busy share", "readings", "SM MHz min/median/max", "max power W",
+  Table t({"shape", "regime", "busy share", "readings", "NVML SM MHz min/median/max", "max power W",
            "max temp C", "clock-event reasons (readings)", "throttled readings",
            "throttled samples"},
           "llrrrrrlrr");

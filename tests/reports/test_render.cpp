@@ -755,6 +755,8 @@ TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
                            "clock value in 40 of 40 pairs")) << md;
   EXPECT_TRUE(contains(md, "10000 resamples, seed 26")) << md;
   EXPECT_TRUE(contains(md, "This record predates blocks")) << md;
+  // The sides' clock is NVML's reading around each sample, and says so.
+  EXPECT_TRUE(contains(md, " MHz (NVML) |")) << md;
   ASSERT_EQ(r.scripts.size(), 1u);
   EXPECT_TRUE(contains(read_file(dir / "plots" / "ratios_1.dat"), "# pair, wall ratio t_B / t_A")) << md;
 }

@@ -304,6 +304,38 @@ TEST(SpeedOfLightSection, AnExplicitCalibrationOfAnotherModelIsNotUsed) {
   EXPECT_NE(read_file(t.run_dir / "report.md").find("Not measured: no calibration record"), std::string::npos);
 }
 
+// The clock column says whose clock it is; a per-clock rate above what an SM can issue is marked
+// impossible, and a calibration with a newer one of the same GPU beside it superseded.
+TEST(CalibrationReport, ClocksSayWhoseAndImpossibleOrSupersededCalibrationsAreMarked) {
+  TempDir dir;
+  fs::copy(kCalibrationInputs, dir.path, fs::copy_options::recursive);
+  const fs::path file = dir.path / "20260101T000000Z-0000000" / kCalibrationFile;
+  render_calibration(read_calibration_file(file), file);
+  std::string md = read_file(file.parent_path() / "report.md");
+  EXPECT_NE(md.find("| SM clock (MHz, NVML's reading around the samples) |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("IMPOSSIBLE"), std::string::npos) << md;   // 16 ex2 per SM per clock: at the ceiling
+  EXPECT_EQ(md.find("SUPERSEDED"), std::string::npos) << md;
+  // ex2 at 18.75 per SM per clock (an older H100 calibration's, divided by NVML's clock), and a
+  // newer record of the same GPU beside it.
+  auto j = ordered_json::parse(read_file(file));
+  for (auto& r : j["rates"])
+    if (r["name"] == calibration::kExp2) r["per_sm_per_clock"] = 18.75;
+  testing::write_file(file, j.dump(2));
+  j["started_utc"] = "2026-02-01T00:00:00Z";
+  const fs::path newer = dir.path / "20260201T000000Z-1111111" / kCalibrationFile;
+  fs::create_directories(newer.parent_path());
+  testing::write_file(newer, j.dump(2));
+  render_calibration(read_calibration_file(file), file);
+  md = read_file(file.parent_path() / "report.md");
+  EXPECT_NE(md.find("| 18.75 IMPOSSIBLE |"), std::string::npos) << md;
+  EXPECT_NE(md.find("**IMPOSSIBLE as recorded:** `mufu_ex2`: 18.75 per SM per clock, above the 16 ex2 per SM per clock"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("**SUPERSEDED** by [`20260201T000000Z-1111111`]"), std::string::npos) << md;
+  // The newest is superseded by none.
+  render_calibration(read_calibration_file(newer), newer);
+  EXPECT_EQ(read_file(newer.parent_path() / "report.md").find("SUPERSEDED"), std::string::npos);
+}
+
 TEST(CalibrationReport, RendersRatesAndLaunchFloors) {
   TempDir dir;
   fs::copy(kCalibrationInputs, dir.path, fs::copy_options::recursive);

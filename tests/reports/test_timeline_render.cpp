@@ -68,6 +68,8 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   EXPECT_NE(md.find("Overhead 100.0 ns (10.00% of the normal build)"), std::string::npos) << md;
   EXPECT_NE(md.find("They agree: within 5.00% of the CUPTI time (55.00 ns)"), std::string::npos) << md;
   EXPECT_NE(md.find("Cycles converted at 1755 MHz, the rate the warps' own clock64"), std::string::npos) << md;
+  // Every clock says whose it is: the probe kernel's count, not the traced kernel's.
+  EXPECT_NE(md.find("MHz after the traced launch, as a clock probe counted it"), std::string::npos) << md;
   EXPECT_NE(md.find("| producer | 1 | 1.000 us | 50.00% | 50.00% | - |"), std::string::npos) << md;
   EXPECT_NE(md.find("| consumer 0 | 1 | 1.000 us | 20.00% | - | 20.00% |"), std::string::npos) << md;
   EXPECT_NE(md.find("(plots/timeline.png)"), std::string::npos);
