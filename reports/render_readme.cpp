@@ -32,6 +32,30 @@ std::string record_link(const Run& r, const fs::path& base) {
 // Phase -> shape name -> its newest paired A/B record against cuDNN (paired_view.hpp).
 using PairedMap = std::map<std::string, std::map<std::string, PairedResult>>;
 
+// The "vs cuDNN (paired)" cell of phase `id`: per seed shape, the ratio of its newest A/B record,
+// the record linked, and where that record timed another commit or board than the shape's
+// figures (else than the phase's newest record); "none" without one.
+std::string paired_cells(const ProgressionRow* row, const std::string& id, const PairedMap& paired,
+                         const fs::path& base) {
+  std::string cell;
+  const auto it = paired.find(id);
+  if (it == paired.end()) return "none";
+  for (const auto& p : shape_presets()) {
+    const auto at = it->second.find(shape_name(p.shape));
+    if (at == it->second.end()) continue;
+    const Run* beside = nullptr;
+    if (row) {
+      const auto f = row->from.find(at->first);
+      beside = f != row->from.end() ? f->second : row->newest;
+    }
+    const std::string elsewhere = beside ? paired_elsewhere(at->second, *beside, "the figures'") : "";
+    cell += (cell.empty() ? "" : "; ") + std::string(p.name) + " " + paired_cell(at->second.shape) + " in [" +
+            paired_name(at->second) + "](" + link(base, at->second.file) + ")" +
+            (elsewhere.empty() ? "" : " (" + elsewhere + ")");
+  }
+  return cell.empty() ? "none" : cell;
+}
+
 std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std::string>& ids,
                   const PairedMap& paired, const fs::path& base, std::set<TimeBasis>& bases,
                   std::set<std::string>& regimes, std::set<std::string>& gpus,
@@ -88,25 +112,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
         }
       if (!seen) sources.emplace_back(from, p.name);
     }
-    if (!paired.empty()) {
-      std::string cell;
-      if (const auto it = paired.find(id); it != paired.end())
-        for (const auto& p : presets)
-          if (const auto at = it->second.find(shape_name(p.shape)); at != it->second.end())
-          {
-            // The figures' record of the shape, else the phase's newest: what the cell stands beside.
-            const Run* beside = nullptr;
-            if (row) {
-              const auto f = row->from.find(at->first);
-              beside = f != row->from.end() ? f->second : row->newest;
-            }
-            const std::string elsewhere = beside ? paired_elsewhere(at->second, *beside, "the figures'") : "";
-            cell += (cell.empty() ? "" : "; ") + std::string(p.name) + " " + paired_cell(at->second.shape) + " in [" +
-                    paired_name(at->second) + "](" + link(base, at->second.file) + ")" +
-                    (elsewhere.empty() ? "" : " (" + elsewhere + ")");
-          }
-      cells.push_back(cell.empty() ? "none" : cell);
-    }
+    if (!paired.empty()) cells.push_back(paired_cells(row, id, paired, base));
     std::string recs;
     for (const auto& [run, shapes] : sources)
       recs += (recs.empty() ? "" : "; ") + shapes + ": " + record_link(*run, base) + " on " + board(*run);
