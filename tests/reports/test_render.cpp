@@ -727,8 +727,8 @@ TEST(Render, AReadmePairedCellNamesItsRecordAndSaysWhereItTimedAnotherCommitOrBo
                               "figures' dcabdff; on GPU-ffffffff, not the figures' GPU-43697a0f) |")) << other;
 }
 
-// Where a launch runs several kernels the README gives its span beside the busy time (3c's
-// "latency" column once read 21.76 us busy against a 61.09 us span, the span unsaid).
+// Where a launch runs several kernels the README gives its span beside the busy time: the busy
+// time alone leaves out the idle gaps a caller waits through.
 TEST(Render, TheReadmeShowsSpanBesideBusyTimeForALaunchOfSeveralKernels) {
   TempDir t;
   make_fixture_root(t.path);

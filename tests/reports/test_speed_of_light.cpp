@@ -315,8 +315,8 @@ TEST(CalibrationReport, ClocksSayWhoseAndImpossibleOrSupersededCalibrationsAreMa
   EXPECT_NE(md.find("| SM clock (MHz, NVML's reading around the samples) |"), std::string::npos) << md;
   EXPECT_EQ(md.find("IMPOSSIBLE"), std::string::npos) << md;   // 16 ex2 per SM per clock: at the ceiling
   EXPECT_EQ(md.find("SUPERSEDED"), std::string::npos) << md;
-  // ex2 at 18.75 per SM per clock (an older H100 calibration's, divided by NVML's clock), and a
-  // newer record of the same GPU beside it.
+  // ex2 at 18.75 per SM per clock, above the 16 an SM issues, and a newer record of the same GPU
+  // beside it.
   auto j = ordered_json::parse(read_file(file));
   for (auto& r : j["rates"])
     if (r["name"] == calibration::kExp2) r["per_sm_per_clock"] = 18.75;
