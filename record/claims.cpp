@@ -1,8 +1,11 @@
 // A claim's one JSON mapping (record/claims.hpp).
 #include "record/claims.hpp"
 
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
+#include "common/shapes.hpp"
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -23,6 +26,14 @@ nlohmann::ordered_json to_json(const Claim& c) {
   return j;
 }
 
+namespace {
+
+bool valid_op(const std::string& op) {
+  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "within_pct";
+}
+
+}  // namespace
+
 Claim read_claim(const nlohmann::ordered_json& root, const std::string& b) {
   Claim c;
   c.id = string_at(root, b + "/id");
@@ -34,9 +45,31 @@ Claim read_claim(const nlohmann::ordered_json& root, const std::string& b) {
   c.other_phase = optional_string_at(root, b + "/other_phase").value_or("");
   c.paired_against = optional_string_at(root, b + "/paired_against").value_or("");
   c.factor = number_at(root, b + "/factor");
-  c.tolerance_pct = optional_number_at(root, b + "/tolerance_pct").value_or(0.0);
   c.source = optional_string_at(root, b + "/source").value_or("");
+  if (!valid_op(c.op))
+    throw FieldError(b + "/op is \"" + c.op + "\", expected <, <=, >, >=, == or within_pct");
+  // to_json writes the tolerance for within_pct only, and only within_pct reads it.
+  if (c.op == "within_pct") c.tolerance_pct = number_at(root, b + "/tolerance_pct");
+  if (int(c.value.has_value()) + int(!c.other_phase.empty()) + int(!c.paired_against.empty()) != 1)
+    throw FieldError(b + " needs exactly one of /value, /other_phase and /paired_against");
+  if (c.metric.empty() || c.metric.front() != '/')
+    throw FieldError(b + "/metric \"" + c.metric + "\" is not a JSON pointer");
+  try {
+    parse_shape(c.shape);
+  } catch (const std::invalid_argument& e) {
+    throw FieldError(b + "/shape: " + e.what());
+  }
   return c;
+}
+
+std::vector<Claim> read_claims(const nlohmann::ordered_json& root, const std::string& base) {
+  std::vector<Claim> out;
+  const nlohmann::ordered_json* claims = find(root, base);
+  if (!claims || claims->is_null()) return out;
+  if (!claims->is_array()) throw FieldError(base + " is not an array");
+  for (std::size_t i = 0; i < claims->size(); ++i)
+    out.push_back(read_claim(root, base + "/" + std::to_string(i)));
+  return out;
 }
 
 std::string claims_listing(const std::vector<Claim>& claims) {

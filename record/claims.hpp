@@ -44,9 +44,14 @@ struct Claim {
   std::string source;  // where a compared constant comes from ("SEEDS.md: seed phase 4x claim")
 };
 
-// The claim as a record holds it (record/claims.cpp), and back (FieldError naming the field).
+// The claim as a record holds it (record/claims.cpp), and back: FieldError naming the field
+// where one is missing or mistyped, the operator is unknown, the right side is not exactly one
+// of value, other_phase and paired_against, the metric is not a JSON pointer or the shape does
+// not parse.
 nlohmann::ordered_json to_json(const Claim& c);
 Claim read_claim(const nlohmann::ordered_json& root, const std::string& base);
+// The array at `base` ("/claims"); none where it is absent or null.
+std::vector<Claim> read_claims(const nlohmann::ordered_json& root, const std::string& base);
 // The claims as `--list-claims` prints them: the records' JSON array, indented.
 std::string claims_listing(const std::vector<Claim>& claims);
 

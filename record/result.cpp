@@ -152,8 +152,7 @@ RunRecord read_run_record(const ordered_json& j) {
   r.phase = string_at(j, "/phase");
   r.status = string_at(j, "/status");
   r.experiment = read_experiment(j, "/experiment");
-  for (std::size_t i = 0, n = array_size(j, "/claims"); i < n; ++i)
-    r.claims.push_back(read_claim(j, "/claims/" + std::to_string(i)));
+  r.claims = read_claims(j, "/claims");
   r.started_utc = string_at(j, "/started_utc");
   r.provenance = read_provenance(j, "/provenance");
   r.options = read_recorded_options(j, "/options");

@@ -139,10 +139,6 @@ Decision decide_claim(const Claim& c, const Measure& m, const Measure& rhs, bool
   return decide(c.op, relate(m_lo, m_hi, b_lo, b_hi), points);
 }
 
-bool valid_op(const std::string& op) {
-  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "within_pct";
-}
-
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -227,41 +223,7 @@ Relation relate(double a_lo, double a_hi, double b_lo, double b_hi) {
   return Relation::kOverlap;
 }
 
-std::vector<Claim> record_claims(const Run& run) {
-  std::vector<Claim> out;
-  const ordered_json* claims = find(run.json, "/claims");
-  if (!claims || claims->is_null()) return out;
-  if (!claims->is_array()) throw FieldError("/claims is not an array");
-  const ordered_json& j = run.json;
-  for (std::size_t i = 0; i < claims->size(); ++i) {
-    const std::string b = "/claims/" + std::to_string(i);
-    Claim c;
-    c.id = string_at(j, b + "/id");
-    c.text = optional_string_at(j, b + "/text").value_or("");
-    c.metric = string_at(j, b + "/metric");
-    c.shape = string_at(j, b + "/shape");
-    c.op = string_at(j, b + "/op");
-    c.value = optional_number_at(j, b + "/value");
-    c.other_phase = optional_string_at(j, b + "/other_phase").value_or("");
-    c.paired_against = optional_string_at(j, b + "/paired_against").value_or("");
-    c.factor = optional_number_at(j, b + "/factor").value_or(1.0);
-    c.source = optional_string_at(j, b + "/source").value_or("");
-    if (!valid_op(c.op))
-      throw FieldError(b + "/op is \"" + c.op + "\", expected <, <=, >, >=, == or within_pct");
-    if (c.op == "within_pct") c.tolerance_pct = number_at(j, b + "/tolerance_pct");
-    if (int(c.value.has_value()) + int(!c.other_phase.empty()) + int(!c.paired_against.empty()) != 1)
-      throw FieldError(b + " needs exactly one of /value, /other_phase and /paired_against");
-    if (c.metric.empty() || c.metric.front() != '/')
-      throw FieldError(b + "/metric \"" + c.metric + "\" is not a JSON pointer");
-    try {
-      parse_shape(c.shape);
-    } catch (const std::invalid_argument& e) {
-      throw FieldError(b + "/shape: " + e.what());
-    }
-    out.push_back(c);
-  }
-  return out;
-}
+std::vector<Claim> record_claims(const Run& run) { return read_claims(run.json, "/claims"); }
 
 namespace {
 

@@ -401,6 +401,19 @@ TEST(Claims, MalformedClaimsNameTheField) {
   } catch (const FieldError& e) {
     EXPECT_NE(std::string(e.what()).find("/claims/0/op is \"!=\""), std::string::npos) << e.what();
   }
+  // The report reads claims as the record writes them: every claim has its text and factor.
+  for (const char* field : {"text", "factor"}) {
+    auto c = constant(claim("no-" + std::string(field), "/tflops", "throughput", ">"), 1);
+    c.erase(field);
+    auto rec3 = phase4(spread(100e3, 1e3), c);
+    rec3["started_utc"] = field == std::string("text") ? "2026-11-22T13:00:00Z" : "2026-11-22T14:00:00Z";
+    try {
+      record_claims(load_run(lab.add(rec3)));
+      FAIL() << "expected FieldError for a claim without " << field;
+    } catch (const FieldError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("/claims/0/") + field), std::string::npos) << e.what();
+    }
+  }
 }
 
 namespace {
