@@ -103,6 +103,8 @@ RunIdentity read_identity(const ordered_json& record) {
   id.gpu_name = string_at(record, "/provenance/gpu/name");
   id.gpu_uuid = string_at(record, "/provenance/gpu/uuid");
   id.peak_dram_gbps = number_at(record, "/provenance/gpu/peak_dram_gbps");
+  id.sm_count = value_at<int>(record, "/provenance/gpu/sm_count");
+  id.sm_clock_mhz = value_at<int>(record, "/provenance/gpu/sm_clock_mhz");
   return id;
 }
 

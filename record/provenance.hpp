@@ -117,12 +117,14 @@ RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const 
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);
 
 // The identity every reader needs from a record (any writer's): commit, dirty flag and the
-// GPU. Throws FieldError (record/fields.hpp) naming the pointer of a missing or mistyped field.
+// GPU with what its peaks follow from. Throws FieldError (record/fields.hpp) naming the pointer of a missing or mistyped field.
 struct RunIdentity {
   GitState git;
   std::string gpu_name;
   std::string gpu_uuid;
   double peak_dram_gbps = 0;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;  // the maximum (boost) clock the driver reports
 };
 RunIdentity read_identity(const nlohmann::ordered_json& record);
 

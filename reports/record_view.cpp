@@ -9,6 +9,7 @@
 #include "common/shapes.hpp"
 #include "record/provenance.hpp"
 #include "record/reader.hpp"
+#include "record/result.hpp"
 #include "reports/format.hpp"
 
 namespace attnlab::report {
@@ -26,13 +27,8 @@ Result parse_result(const ordered_json& root, std::size_t i) {
   r.pointer = "/results/" + std::to_string(i);
   const std::string& b = r.pointer;
   r.json = root.at(ordered_json::json_pointer(b));
-  Shape& s = r.shape;
-  s.B = int(number_at(root, b + "/shape/B"));
-  s.H = int(number_at(root, b + "/shape/H"));
-  s.H_kv = int(optional_number_at(root, b + "/shape/H_kv").value_or(s.H));
-  s.S = int(number_at(root, b + "/shape/S"));
-  s.D = int(number_at(root, b + "/shape/D"));
-  s.causal = bool_at(root, b + "/shape/causal");
+  r.shape = read_shape(root, b + "/shape", nullptr);
+  const Shape& s = r.shape;
   r.name = shape_name(s);
   r.flops = optional_number_at(root, b + "/flops").value_or(s.flops());
   r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(s.min_bytes());
@@ -255,6 +251,10 @@ Run load_run(const fs::path& path) {
     run.dirty = id.git.dirty;
     run.gpu_name = id.gpu_name;
     run.gpu_uuid = id.gpu_uuid;
+    run.peak_dram_gbps = id.peak_dram_gbps;
+    run.sm_count = id.sm_count;
+    run.sm_clock_mhz = id.sm_clock_mhz;
+    run.title = read_experiment(j, "/experiment").title;
     for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());

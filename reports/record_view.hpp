@@ -68,7 +68,10 @@ struct Run {
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
   ordered_json json;
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
+  std::string title;  // experiment.title
   bool dirty = false;
+  double peak_dram_gbps = 0;
+  int sm_count = 0, sm_clock_mhz = 0;
   std::vector<Result> results;
 
   // "<phase>/<run directory name>", how reports name a run.

@@ -18,10 +18,7 @@ namespace {
 constexpr const char* kBegin = "<!-- attnlab:results begin -->";
 constexpr const char* kEnd = "<!-- attnlab:results end -->";
 
-std::string phase_label(const Run& r) {
-  const auto title = optional_string_at(r.json, "/experiment/title");
-  return r.phase + (title ? " " + *title : std::string());
-}
+std::string phase_label(const Run& r) { return r.phase + " " + r.title; }
 
 // The record a figure comes from, linked: its rendered report where there is one, else run.json.
 std::string record_link(const Run& r, const fs::path& base) {

@@ -11,7 +11,7 @@ namespace attnlab::report {
 
 Ceilings ceilings_of(const Run& run) {
   Ceilings c;
-  c.dram_gbps = number_at(run.json, "/provenance/gpu/peak_dram_gbps");
+  c.dram_gbps = run.peak_dram_gbps;
   c.sheet = datasheet_peaks(run.gpu_name);
   // The record's own peak (derived.tensor_peak_tflops, written by the metrics collection)
   // wins over this tool's table, so a report never contradicts its record.
@@ -28,8 +28,7 @@ Ceilings ceilings_of(const Run& run) {
     c.tensor_source = c.sheet->source;
   }
   if (c.sheet) {
-    c.fp32_tflops = fp32_peak_tflops(*c.sheet, number_at(run.json, "/provenance/gpu/sm_count"),
-                                     number_at(run.json, "/provenance/gpu/sm_clock_mhz"));
+    c.fp32_tflops = fp32_peak_tflops(*c.sheet, run.sm_count, run.sm_clock_mhz);
   }
   return c;
 }
@@ -72,8 +71,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std
   if (!pts.empty()) out.scripts.push_back(write_plot(plots, detail::roofline_plot(run, c, pts, origin)));
 
   std::ostringstream md;
-  const auto title = optional_string_at(run.json, "/experiment/title");
-  md << "# Phase " << run.phase << (title ? " (" + *title + ")" : std::string()) << ", run "
+  md << "# Phase " << run.phase << " (" << run.title << "), run "
      << code(run.name) << "\n\n";
   const std::string file = run.file.filename().string();
   md << "Rendered by `attnlab-report run` from [`" << file << "`](" << file << "); edits are overwritten. "

@@ -232,7 +232,7 @@ void speed_of_light_section(std::ostream& md, const Run& run, const std::optiona
           "`attnlab-report run --calibration <record>`.\n\n";
     return;
   }
-  const auto sms = optional_number_at(run.json, "/provenance/gpu/sm_count");
+  const std::optional<double> sms = run.sm_count;
   md << "The least time this GPU could take for each shape, floor by floor, from the calibration record ["
      << code(cal->file.parent_path().filename().string()) << "](" << link(run.dir, cal->file) << ") of " << cal->match
      << ", its rates as measured: each sustained at the clock the GPU chose under that load (clocks are never "

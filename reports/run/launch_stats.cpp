@@ -208,7 +208,7 @@ void shape_launch_stats(std::ostringstream& md, const Result& r, const ordered_j
 
 void launch_stats_section(std::ostringstream& md, const Run& run) {
   md << "## Launch statistics and occupancy\n\n";
-  const auto sms = optional_number_at(run.json, "/provenance/gpu/sm_count");
+  const std::optional<double> sms = run.sm_count;
   md << "Per kernel of each shape's launch, as Nsight Compute's Launch Statistics and Occupancy "
         "sections show them. CTAs: the grid's blocks. CTAs per SM: what "
         "`cuOccupancyMaxActiveBlocksPerMultiprocessor` allowed for the launch's block and shared "
