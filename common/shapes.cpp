@@ -48,6 +48,61 @@ const std::vector<NamedShape>& shape_presets() {
   return presets;
 }
 
+const std::vector<ShapeSet>& shape_sets() {
+  // The S sweep holds B*S (the tokens) fixed as S grows: 32768 at D = 64 and 16384 at D = 128,
+  // with H = 16; 16x16x2048x64 is the throughput shape, so @sweep-d64 leaves it to @seed.
+  // @fa3-sweep is FlashAttention-3's figure 5 grid: 16384 tokens and H*D = 2048 at S = 512 ...
+  // 8192, causal and not. @targets: the throughput shape and the D = 128 shape, causal and not.
+  static const std::vector<ShapeSet> sets = [] {
+    std::vector<ShapeSet> s = {
+        {"seed", "the seed shapes", {"throughput", "latency"}},
+        {"sweep-d64", "the S sweep at D = 64 (B*S = 32768, H = 16)",
+         {"64x16x512x64", "32x16x1024x64", "8x16x4096x64", "4x16x8192x64"}},
+        {"sweep-d128", "the S sweep at D = 128 (B*S = 16384, H = 16)",
+         {"32x16x512x128", "16x16x1024x128", "8x16x2048x128", "4x16x4096x128", "2x16x8192x128"}},
+        {"sweep", "@seed, @sweep-d64 and @sweep-d128", {}},
+        {"fa3-sweep", "FlashAttention-3's grid: S = 512 ... 8192, B*S = 16384, H*D = 2048, D = 64 and 128, causal and not", {}},
+        {"targets", "the throughput shape and 4x16x4096x128, causal and not",
+         {"16x16x2048x64", "16x16x2048x64:causal", "4x16x4096x128", "4x16x4096x128:causal"}},
+    };
+    for (int i : {0, 1, 2}) s[3].specs.insert(s[3].specs.end(), s[i].specs.begin(), s[i].specs.end());
+    for (int d : {64, 128})
+      for (int S = 512; S <= 8192; S *= 2) {
+        const std::string spec = std::to_string(16384 / S) + "x" + std::to_string(2048 / d) + "x" +
+                                 std::to_string(S) + "x" + std::to_string(d);
+        s[4].specs.push_back(spec);
+        s[4].specs.push_back(spec + ":causal");
+      }
+    return s;
+  }();
+  return sets;
+}
+
+std::string shape_sets_help() {
+  std::string out;
+  for (const auto& s : shape_sets()) out += std::string(out.empty() ? "" : "; ") + "@" + s.name + ": " + s.what;
+  return out;
+}
+
+std::vector<std::string> expand_shape_specs(const std::vector<std::string>& specs) {
+  std::vector<std::string> out;
+  for (const auto& spec : specs) {
+    if (spec.empty() || spec.front() != '@') {
+      out.push_back(spec);
+      continue;
+    }
+    const ShapeSet* set = nullptr;
+    std::string names;
+    for (const auto& s : shape_sets()) {
+      if (spec.substr(1) == s.name) set = &s;
+      names += std::string(names.empty() ? "" : ", ") + "@" + s.name;
+    }
+    if (!set) throw std::invalid_argument("unknown shape set '" + spec + "'; expected one of " + names);
+    out.insert(out.end(), set->specs.begin(), set->specs.end());
+  }
+  return out;
+}
+
 std::string shape_grammar() {
   std::string presets;
   for (const auto& p : shape_presets())

@@ -17,6 +17,21 @@ struct NamedShape {
 };
 const std::vector<NamedShape>& shape_presets();
 
+// Named shape sets, given on the command line as "@name" (`--shape @sweep-d64`), so that a set
+// the tools and scripts share is written once (record/constants.json holds the same lists for
+// the SDPA baseline; tests/cpu/test_constants.cpp keeps the two equal).
+struct ShapeSet {
+  const char* name;  // without the "@"
+  const char* what;  // what the set is for, for --help
+  std::vector<std::string> specs;
+};
+const std::vector<ShapeSet>& shape_sets();
+// "@seed: the seed shapes; @sweep-d64: ...", for the --help of options that take several shapes.
+std::string shape_sets_help();
+// Each "@name" replaced by its set's specs, in order; every other spec kept as it is. Throws
+// std::invalid_argument naming the sets on an unknown name.
+std::vector<std::string> expand_shape_specs(const std::vector<std::string>& specs);
+
 // Throws std::invalid_argument with a one-line reason on a malformed spec.
 Shape parse_shape(const std::string& spec);
 // "16x16x2048x64", "1x8x512x64:causal", "4x32x1024x128:hkv=8".

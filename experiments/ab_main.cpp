@@ -52,7 +52,7 @@ struct Options {
 };
 
 // Default shapes when no --shape is given: the seed shapes.
-const std::vector<std::string> kDefaultShapes = {"throughput", "latency"};
+const std::vector<std::string> kDefaultShapes = {"@seed"};
 
 // How one sample is taken; written into the record (key "method").
 constexpr const char* kMethod =
@@ -244,7 +244,7 @@ void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("--a", opt.a, "phase A (registry id)")->required();
   app.add_option("--b", opt.b, "phase B (registry id)")->required();
-  app.add_option("-s,--shape", opt.shape_specs, "shape, repeatable: " + shape_grammar() +
+  app.add_option("-s,--shape", opt.shape_specs, "shape, repeatable: " + shape_grammar() + "; or a named set (" + shape_sets_help() + ")" +
                                                     " (default: throughput and latency)")
       ->type_name("SPEC");
   app.add_option("--seed", opt.seed, "input seed of the first block, block k's is this + k (default: fresh; recorded)")->check(kNonNegativeInteger);
@@ -291,7 +291,7 @@ Request check_request(const Options& opt) {
   if (opt.min_pairs < 2 || opt.min_pairs > opt.pairs)
     throw UsageError("need 2 <= --min-pairs <= --pairs");
   try {
-    for (const auto& spec : opt.shape_specs.empty() ? kDefaultShapes : opt.shape_specs) {
+    for (const auto& spec : expand_shape_specs(opt.shape_specs.empty() ? kDefaultShapes : opt.shape_specs)) {
       const Shape s = parse_shape(spec);
       for (const Phase* p : {req.a, req.b})
         if (auto why = p->can_implement(s))

@@ -52,12 +52,9 @@ struct Options {
   std::vector<std::string> launch_specs;
 };
 
-// The launch floors' shapes by default: the seed shapes and scripts/sweep.sh's default sweep
-// (B*S = 32768 at D = 64, 16384 at D = 128), each causal and not, as the phases' records hold them.
-const std::vector<std::string> kDefaultShapes = {
-    "throughput",     "latency",        "64x16x512x64",   "32x16x1024x64",  "8x16x4096x64",
-    "4x16x8192x64",   "32x16x512x128",  "16x16x1024x128", "8x16x2048x128",  "4x16x4096x128",
-    "2x16x8192x128"};
+// The launch floors' shapes by default: scripts/sweep.sh's default shapes (the seed shapes and
+// the S sweep), each causal and not, as the phases' records hold them.
+constexpr const char* kDefaultShapes = "@sweep";
 
 constexpr const char* kMethod =
     "Per sample: one launch tagged for CUPTI, the NVML current SM clock (nvmlDeviceGetClockInfo) read "
@@ -276,8 +273,8 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--phases", opt.phases, "phases whose launches get a launch floor, comma-separated, or none")
       ->delimiter(',')->capture_default_str();
   app.add_option("-s,--shape", opt.shape_specs,
-                 "shape for the phases' launches, repeatable: " + shape_grammar() +
-                     " (default: the seed shapes and the sweep's, each causal and not)")
+                 "shape for the phases' launches, repeatable: " + shape_grammar() + "; or a named set (" +
+                     shape_sets_help() + ") (default: " + kDefaultShapes + ", each causal and not)")
       ->type_name("SPEC");
   app.add_option("--launch", opt.launch_specs,
                  "a further launch configuration, repeatable: GRID:BLOCK:CLUSTER:SMEM, e.g. 132x1x1:512x1x1:1x1x1:157696")
@@ -306,9 +303,9 @@ Request check_request(Options& opt) {
   Request req;
   try {
     if (opt.shape_specs.empty())
-      for (const auto& spec : kDefaultShapes)
+      for (const auto& spec : expand_shape_specs({kDefaultShapes}))
         for (const char* mod : {"", ":causal"}) req.shapes.push_back(parse_shape(spec + mod));
-    for (const auto& spec : opt.shape_specs) req.shapes.push_back(parse_shape(spec));
+    for (const auto& spec : expand_shape_specs(opt.shape_specs)) req.shapes.push_back(parse_shape(spec));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -228,7 +228,7 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, Inputs time
 
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("-s,--shape", opt.shape_specs,
-                 "shape to run, repeatable: " + shape_grammar())
+                 "shape to run, repeatable: " + shape_grammar() + "; or a named set (" + shape_sets_help() + ")")
       ->type_name("SPEC");
   app.add_option("--seed", opt.seed, "input seed (default: fresh from std::random_device; recorded)")
       ->check(kNonNegativeInteger);
@@ -297,7 +297,7 @@ struct Plan {
 Plan plan_run(const Phase& phase, const Options& opt) {
   Plan plan;
   try {
-    for (const auto& spec : opt.shape_specs.empty() ? phase.default_shapes : opt.shape_specs) {
+    for (const auto& spec : expand_shape_specs(opt.shape_specs.empty() ? phase.default_shapes : opt.shape_specs)) {
       const Shape s = parse_shape(spec);
       if (auto why = phase.can_implement(s))
         throw UsageError(std::string("phase ") + phase.id + " cannot run shape " + shape_name(s) +

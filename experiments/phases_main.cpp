@@ -1,11 +1,13 @@
 // attnlab-phases: prints the phase registry (for `make help`; --json: the phase table the
 // experiments write beside their records), or checks one phase id and names the valid ones
-// when it is unknown (for `make experiment`).
+// when it is unknown (for `make experiment`); --shapes prints shape specs with each named set
+// expanded (for scripts/sweep.sh, so that the sets are written once, in common/shapes.cpp).
 #include <iomanip>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "common/shapes.hpp"
 #include "experiments/command_line.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/registry_table.hpp"
@@ -20,8 +22,20 @@ int main(int argc, char** argv) {
   app.add_flag("--ids", ids, "print the phase ids only, one per line");
   bool json = false;
   app.add_flag("--json", json, "print the phase table (phases.json, attnlab.phases/1)");
+  std::vector<std::string> shapes;
   using namespace attnlab;
+  app.add_option("--shapes", shapes,
+                 "print these shape specs one per line, each named set expanded (" + shape_sets_help() + ")")
+      ->type_name("SPEC")->expected(1, -1);
   if (const auto code = parse_command_line(app, argc, argv, "attnlab-phases")) return *code;
+  if (!shapes.empty()) {
+    try {
+      for (const auto& spec : expand_shape_specs(shapes)) std::cout << spec << "\n";
+    } catch (const std::invalid_argument& e) {
+      return fail("attnlab", kExitUsage, e.what());
+    }
+    return kExitOk;
+  }
   if (!check.empty()) {
     if (find_phase(check)) return kExitOk;
     return fail("attnlab", kExitUsage, "unknown phase '" + check + "'; valid phases: " + phase_ids_joined());

@@ -73,6 +73,7 @@ DEFAULT_IMPORTER = REPO / "build" / "bin" / "attnlab-sdpa-import"
 # record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the C++ sources.
 CONSTANTS = json.loads((REPO / "record" / "constants.json").read_text())
 PRESETS = {k: tuple(v) for k, v in CONSTANTS["presets"].items() if k != "source"}
+SHAPE_SETS = {k: v for k, v in CONSTANTS["shape_sets"].items() if k != "source"}
 REGIMES = tuple(CONSTANTS["regimes"])
 STOPPING_RULE = CONSTANTS["stopping_rule"]
 RULE_KEYS = ("min_samples", "max_samples", "noise_target_pct", "max_seconds")
@@ -132,6 +133,20 @@ def non_negative_int(text):
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'")
     return int(text)
+
+
+def expand_shape_specs(specs):
+    """Each "@name" replaced by its set's specs (common/shapes.cpp expand_shape_specs)."""
+    out = []
+    for spec in specs:
+        if not spec.startswith("@"):
+            out.append(spec)
+        elif spec[1:] in SHAPE_SETS:
+            out.extend(SHAPE_SETS[spec[1:]])
+        else:
+            raise UsageError(f"unknown shape set '{spec}'; expected one of "
+                             + ", ".join("@" + k for k in SHAPE_SETS))
+    return out
 
 
 def parse_shape(spec):
@@ -472,7 +487,8 @@ def parser():
                       "directory not writable.")
     p.add_argument("-s", "--shape", dest="shapes", action="append", metavar="SPEC",
                    help="shape to run, repeatable: BxHxSxD or B,H,S,D, :causal, :hkv=N; presets "
-                        "throughput = 16x16x2048x64, latency = 1x8x512x64 (default: both)")
+                        "throughput = 16x16x2048x64, latency = 1x8x512x64; or a named set, "
+                        + ", ".join("@" + k for k in SHAPE_SETS) + " (default: @seed)")
     p.add_argument("--backends", default="cudnn,flash,efficient",
                    help="SDPA backends, comma-separated (default: %(default)s)")
     p.add_argument("--seed", type=non_negative_int, help="input seed (default: fresh; recorded)")
@@ -508,7 +524,7 @@ def main(argv):
             out = Path(opt.write_example_record)
             raw = example_raw(out.with_name(out.name + ".raw.json"))
             return EXIT_OK if raw.finish(opt.importer, output=out) else EXIT_FAILED
-        opt.shapes = opt.shapes or ["throughput", "latency"]
+        opt.shapes = expand_shape_specs(opt.shapes or ["@seed"])
         opt.backends = [b for b in opt.backends.split(",") if b]
         opt.regimes = [r for r in opt.regimes.split(",") if r]
         return run(opt, argv)

@@ -26,9 +26,11 @@ step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
 # The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
 p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
-# Phase 5's targets (kernels/TARGETS.md): the throughput shape and the D = 128 shape, causal
-# and not.
-target_shapes=(16x16x2048x64 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal)
+# Phase 5's targets (@targets, kernels/TARGETS.md: the throughput shape and the D = 128 shape,
+# causal and not) and the FlashAttention-3 paper's sweep (@fa3-sweep: 16k tokens, hidden size
+# 2048), named once in common/shapes.cpp.
+target_shapes=(@targets)
+sweep_shapes=(@fa3-sweep)
 # Shapes the tests do not use: tails of every kind, GQA-free odd head counts, items split over
 # keys (1x9x2048x128, 2x70x2000x128), a consumer without rows in a head's last block.
 odd_shapes=(3x5x1000x64 3x5x1000x64:causal 1x2x320x64 2x3x1600x64 2x4x4096x64 2x3x3900x64
@@ -37,11 +39,6 @@ odd_shapes=(3x5x1000x64 3x5x1000x64:causal 1x2x320x64 2x3x1600x64 2x4x4096x64 2x
   1x3x8100x64:causal 1x2x513x64:causal 1x9x2048x128 2x70x2000x128 1x133x2048x128 3x50x2100x64)
 sanitizer_shapes=(1x2x1000x64:causal 1x2x257x128 1x2x385x64 1x1x1600x64 1x2x320x64
   1x1x1600x64:causal 1x2x4160x128 1x2x385x64:causal 1x2x257x128:causal 1x2x2049x64:causal 1x9x2048x128)
-# The FlashAttention-3 paper's sweep: 16k tokens, hidden size 2048.
-sweep_shapes=()
-for d in 64 128; do for S in 512 1024 2048 4096 8192; do
-  sweep_shapes+=("$((16384 / S))x$((2048 / d))x${S}x$d" "$((16384 / S))x$((2048 / d))x${S}x$d:causal")
-done; done
 shape_args() { for s in "$@"; do printf -- '--shape %s ' "$s"; done; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv | tee -a "$log"

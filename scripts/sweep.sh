@@ -4,7 +4,7 @@
 # phase runs the shapes it can and names the ones it cannot. Then the progression report, when
 # the report tool is built.
 #   scripts/sweep.sh                                  (make sweep)
-#   PHASES="4 4x" SHAPES="throughput 8x16x4096x64" ARGS="--regimes cold,graph" scripts/sweep.sh
+#   PHASES="4 4x" SHAPES="@seed 8x16x4096x64" ARGS="--regimes cold,graph" scripts/sweep.sh
 #   GPUS="0 1" scripts/sweep.sh                       (two GPUs of this machine)
 #   scripts/sweep.sh --help
 #
@@ -15,6 +15,8 @@
 # lines up with the paper's columns: 16x16x2048x64 is the throughput shape (the 2k column),
 # 4x16x4096x128 phase 5's D = 128 target (kernels/TARGETS.md). The latency shape 1x8x512x64 is
 # added as is.
+# These are the named set @sweep (@seed, @sweep-d64, @sweep-d128; common/shapes.cpp), which
+# SHAPES may name too.
 #
 # Several GPUs: the work is cut into tasks, one per phase (or SDPA baseline) and shape group
 # (seed: the named shapes; d64, d128: the S sweep at each head dimension; a spec with another D
@@ -80,12 +82,11 @@ elif [ "${SDPA:-1}" != 0 ] && [ ${#args[@]} -gt 0 ]; then
 else
   sdpa_args_str=
 fi
-default_shapes="throughput latency
-64x16x512x64 32x16x1024x64 8x16x4096x64 4x16x8192x64
-32x16x512x128 16x16x1024x128 8x16x2048x128 4x16x4096x128 2x16x8192x128"
-read -r -d '' -a shapes <<<"${SHAPES:-$default_shapes}"
-
 [ -x "$build/bin/attnlab-phases" ] || { echo "attnlab: $build/bin/attnlab-phases not built; run make"; exit 2; }
+# The shapes, each named set (common/shapes.cpp: @seed, @sweep-d64, ...) expanded.
+read -r -a shape_specs <<<"${SHAPES:-@sweep}"
+shape_list=$("$build/bin/attnlab-phases" --shapes "${shape_specs[@]}") || exit 2
+read -r -d '' -a shapes <<<"$shape_list"
 if [ -n "${PHASES:-}" ]; then
   read -r -a phases <<<"$PHASES"
   for p in "${phases[@]}"; do "$build/bin/attnlab-phases" --check "$p" || exit 2; done

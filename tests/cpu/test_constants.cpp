@@ -138,3 +138,14 @@ TEST(SharedConstants, PairedComparison) {
   EXPECT_EQ(p["confidence"].get<double>(), paired::kConfidence);
   EXPECT_EQ(p["blocks"].get<int>(), paired::kDefaultBlocks);
 }
+
+TEST(SharedConstants, ShapeSetsAreCommonShapes) {
+  const auto c = constants()["shape_sets"];
+  std::size_t n = 0;
+  for (const auto& s : shape_sets()) {
+    ASSERT_TRUE(c.contains(s.name)) << s.name;
+    EXPECT_EQ(c[s.name], ordered_json(s.specs)) << s.name;
+    ++n;
+  }
+  EXPECT_EQ(c.size(), n + 1);  // + "source"
+}

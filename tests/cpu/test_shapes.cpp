@@ -57,3 +57,32 @@ TEST(Shapes, FlopsAndBytesFollowTheConvention) {
   // Grouped KV heads read fewer K/V bytes.
   EXPECT_LT(parse_shape("16x16x2048x64:hkv=2").min_bytes(), t.min_bytes());
 }
+
+TEST(Shapes, NamedSetsExpandInPlace) {
+  const std::vector<std::string> got = expand_shape_specs({"1x2x64x64", "@targets", "latency"});
+  const std::vector<std::string> want = {"1x2x64x64", "16x16x2048x64", "16x16x2048x64:causal", "4x16x4096x128",
+                                         "4x16x4096x128:causal", "latency"};
+  EXPECT_EQ(got, want);
+  // @sweep is the seed shapes, then the S sweep at D = 64 and at D = 128.
+  std::vector<std::string> sweep = expand_shape_specs({"@seed", "@sweep-d64", "@sweep-d128"});
+  EXPECT_EQ(expand_shape_specs({"@sweep"}), sweep);
+  EXPECT_EQ(sweep.size(), 11u);
+  // FlashAttention-3's grid: 16384 tokens and H*D = 2048 at every S, causal and not.
+  const auto fa3 = expand_shape_specs({"@fa3-sweep"});
+  ASSERT_EQ(fa3.size(), 20u);
+  for (const auto& spec : fa3) {
+    const Shape s = parse_shape(spec);
+    EXPECT_EQ(s.B * s.S, 16384) << spec;
+    EXPECT_EQ(s.H * s.D, 2048) << spec;
+  }
+  // Every spec of every set parses.
+  for (const auto& set : shape_sets())
+    for (const auto& spec : set.specs) EXPECT_NO_THROW(parse_shape(spec)) << set.name << ": " << spec;
+  try {
+    expand_shape_specs({"@nope"});
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown shape set '@nope'; expected one of @seed"), std::string::npos)
+        << e.what();
+  }
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make_fake_build.sh DIR REPO: a fake BUILD dir for the sweep tests (no GPU, no CUDA). DIR/bin/
-# attnlab-phases lists the phases a b c (--ids, --check); DIR/bin/attnlab-phase-{a,b,c} (one
+# attnlab-phases lists the phases a b c (--ids, --check; --shapes echoes its specs, no set expanded); DIR/bin/attnlab-phase-{a,b,c} (one
 # Python script, fake_phase.py) answer --can-run (phase c refuses D = 128 shapes), and otherwise
 # sleep FAKE_SLEEP seconds per shape and write a minimal valid run record (a copy of the H100
 # fixture) whose GPU uuid is GPU-fake-<physical device> (the --device ordinal mapped through
@@ -14,6 +14,7 @@ cat >"$dir/bin/attnlab-phases" <<'P'
 #!/usr/bin/env bash
 case "${1:-}" in
   --ids) printf '%s\n' a b c ;;
+  --shapes) shift; printf '%s\n' "$@" ;;
   --check) case "${2:-}" in a|b|c) exit 0 ;; *) echo "unknown phase '${2:-}'; valid phases: a, b, c"; exit 2 ;; esac ;;
   *) echo "fake phases a b c" ;;
 esac
