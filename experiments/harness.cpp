@@ -134,7 +134,8 @@ GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint6
 }
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
-                   const std::vector<Inputs>& inputs, std::uint64_t seed,
+                   const std::vector<Inputs>& inputs, const std::vector<Regime>& regimes,
+                   std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
                    cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
@@ -172,8 +173,8 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
   }
   std::vector<std::pair<std::string, RegimeTiming>> timing;
   std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
-  for (const auto& name : opt.regimes) {
-    const Regime reg = profiler::parse_regime(name);
+  for (const Regime reg : regimes) {
+    const std::string name = profiler::regime_name(reg);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
     profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
     timing.emplace_back(name, regime_timing(rr, s));
@@ -188,9 +189,8 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
     console::output_changed_after_timing(tag);
     return run;
   }
-  const bool has_cold = std::any_of(timing.begin(), timing.end(), [](const auto& t) { return t.first == "cold"; });
   r.timing = std::move(timing);
-  r.headline_regime = has_cold ? "cold" : opt.regimes.front();
+  r.headline_regime = headline_regime(opt.regimes);
   run.timed = true;
   if (auto k = per_kernel.find(r.headline_regime); k != per_kernel.end()) run.per_kernel = std::move(k->second);
   run.expected_ns = r.headline()->busy_median_ns.value_or(0.0);
@@ -290,6 +290,7 @@ int fail(int code, const std::string& msg) { return attnlab::fail("attnlab", cod
 struct Plan {
   std::vector<Shape> shapes;
   std::vector<Inputs> inputs;  // the gate's distributions, the timed one first
+  std::vector<Regime> regimes;  // --regimes, parsed once
   std::vector<std::string> metric_groups;
   bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
 };
@@ -304,7 +305,7 @@ Plan plan_run(const Phase& phase, const Options& opt) {
                          ": " + *why);
       plan.shapes.push_back(s);
     }
-    for (const auto& r : opt.regimes) profiler::parse_regime(r);
+    for (const auto& r : opt.regimes) plan.regimes.push_back(profiler::parse_regime(r));
     plan.inputs = parse_inputs_list(opt.inputs);
     const auto [pc_sampling, counter_groups] = profiler::split_pcsampling(opt.metrics);
     plan.pc_sampling = pc_sampling;
@@ -380,8 +381,9 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                             "] " + shape_name(plan.shapes[i]);
-    auto run = run_shape(phase, plan.shapes[i], opt, plan.inputs, seed, inst.sampler ? &*inst.sampler : nullptr,
-                         inst.evidence ? &*inst.evidence : nullptr, inst.stream->get(), tag);
+    auto run = run_shape(phase, plan.shapes[i], opt, plan.inputs, plan.regimes, seed,
+                         inst.sampler ? &*inst.sampler : nullptr, inst.evidence ? &*inst.evidence : nullptr,
+                         inst.stream->get(), tag);
     finish_shape(run, plan.shapes[i], opt, plan.inputs.front(), seed, tag, plan.pc_sampling);
     if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
       sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),

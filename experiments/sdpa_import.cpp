@@ -14,6 +14,7 @@
 #include "profiler/stats.hpp"
 #include "record/constants.hpp"
 #include "record/record.hpp"
+#include "record/timing.hpp"
 
 namespace attnlab {
 
@@ -161,10 +162,9 @@ SdpaResult result(const SdpaRawResult& raw) {
   if (!raw.unavailable.empty()) return r;
   r.correctness = correctness(raw.correctness, raw.shape);
   if (raw.regimes.empty()) return r;
-  // The harness's headline: cold where it was timed, else the first regime.
-  r.headline_regime = raw.regimes.front().name;
-  for (const SdpaRawRegime& g : raw.regimes)
-    if (g.name == "cold") r.headline_regime = "cold";
+  std::vector<std::string> names;
+  for (const SdpaRawRegime& g : raw.regimes) names.push_back(g.name);
+  r.headline_regime = headline_regime(names);
   for (const SdpaRawRegime& g : raw.regimes) {
     std::vector<KernelShare> shares;
     r.timing.emplace_back(g.name, regime_timing(g, raw.shape, &shares));

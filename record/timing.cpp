@@ -136,4 +136,11 @@ RegimeTiming read_regime_timing(const ordered_json& root, const std::string& bas
   return t;
 }
 
+std::string headline_regime(const std::vector<std::string>& regimes) {
+  if (regimes.empty()) return "";
+  for (const auto& r : regimes)
+    if (r == "cold") return r;
+  return regimes.front();
+}
+
 }  // namespace attnlab

@@ -53,6 +53,11 @@ struct RegimeTiming {
   std::optional<GpuState> gpu_state;
 };
 
+// The headline regime of a shape timed in `regimes` (run order), which every writer records as
+// headline_regime: cold where it ran (each launch from a flushed L2, the regime the reports lead
+// with), else the first one run; "" where none ran.
+std::string headline_regime(const std::vector<std::string>& regimes);
+
 // The record's layout: keys in the order every record has them.
 nlohmann::ordered_json to_json(const RegimeTiming& t);
 

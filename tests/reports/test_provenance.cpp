@@ -8,6 +8,7 @@
 #include "record/fields.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
+#include "record/timing.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -104,4 +105,12 @@ TEST(Provenance, UuidInNvidiaSmiForm) {
   unsigned char b[16];
   for (int i = 0; i < 16; ++i) b[i] = static_cast<unsigned char>(i * 17);
   EXPECT_EQ(gpu_uuid_string(b), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+}
+
+// One headline rule for every writer (the harness and the SDPA importer): cold where it ran,
+// else the first regime run.
+TEST(Headline, ColdWhereItRanElseTheFirst) {
+  EXPECT_EQ(headline_regime({"warm", "graph", "cold"}), "cold");
+  EXPECT_EQ(headline_regime({"graph", "warm"}), "graph");
+  EXPECT_EQ(headline_regime({}), "");
 }
