@@ -180,6 +180,7 @@ reports-h100: report-tool
 	$(REPORT) progression $(H100)/records $(H100)/progression --published reports/published/fa3_h100_sxm.json
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
 	$(foreach d,$(wildcard $(H100)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
+	$(MAKE) --no-print-directory board-spread PHASE=cudnn
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
 # with its manifest, progression/): the progression and each sweep's board spread (a sweep's

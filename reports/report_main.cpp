@@ -132,8 +132,9 @@ Subcommand add_calibration(CLI::App& app) {
       ->required();
   return {sub, [dirs](Output& out) {
             for (const auto& d : *dirs) {
-              const fs::path file = fs::is_directory(d) ? attnlab::record_file(fs::path(d) / attnlab::kCalibrationFile)
-                                                        : fs::path(d);
+              const std::string name = fs::path(d).filename().string();
+              const bool is_file = name == attnlab::kCalibrationFile || name == std::string(attnlab::kCalibrationFile) + ".gz";
+              const fs::path file = is_file ? fs::path(d) : attnlab::record_file(fs::path(d) / attnlab::kCalibrationFile);
               const auto rec = read_input(attnlab::read_calibration_file, file);
               out.wrote(render_calibration(rec, file), file.parent_path() / "report.md");
             }

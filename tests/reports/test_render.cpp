@@ -719,7 +719,7 @@ TEST(Render, AReadmePairedCellNamesItsRecordAndSaysWhereItTimedAnotherCommitOrBo
   };
   add_paired_record(t.path, "4");
   const std::string same = table();
-  EXPECT_TRUE(contains(same, "throughput 1.071x (95% CI 1.069-1.072) FASTER in [ab/4-vs-cudnn/20261126T030000Z-0000000]"
+  EXPECT_TRUE(contains(same, "throughput 1.071x (95% CI 1.069-1.072) FASTER (one block: an interval within one run) in [ab/4-vs-cudnn/20261126T030000Z-0000000]"
                              "(ab/4-vs-cudnn/20261126T030000Z-0000000/run.json) |")) << same;
   add_paired_record(t.path, "4", "fedcba9876543210fedcba9876543210fedcba98", "GPU-ffffffff-0000");
   const std::string other = table();

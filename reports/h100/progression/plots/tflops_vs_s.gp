@@ -31,40 +31,56 @@ set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#c5b0d5'
 set label 'sdpa-flash' at 8847.36,261.812462 left font ',8' tc rgb '#c49c94' noenhanced
 set label 'd4' at 8847.36,331.123737 left font ',8' tc rgb '#ffbb78' noenhanced
 set label 'sdpa-cudnn' at 8847.36,418.784226 left font ',8' tc rgb '#ff9896' noenhanced
-set label 'FA3 (paper) 1830 MHz' at 8847.36,529.651632 left font ',8' tc rgb '#000000' noenhanced
+set label 'FA3 (paper)' at 8847.36,529.651632 left font ',8' tc rgb '#000000' noenhanced
 set label '5' at 8847.36,669.86967 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 0 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 0 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 1 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 1 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 1 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 2 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 2 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 2 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 3 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 3 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 3 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 4 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 4 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 4 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 5 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 5 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 5 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 6 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 6 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 6 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 7 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 7 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 7 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 8 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 8 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 8 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 9 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 9 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 9 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 10 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 10 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 10 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 11 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 11 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 11 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 12 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 12 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 13 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 13 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
      'tflops_vs_s.dat' index 14 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 14 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94', \
      'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#000000' dt 2, \
-     'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2
+     'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2, \
+     'tflops_vs_s.dat' index 15 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#000000'
 
 unset label
 set title 'D = 64, linear axis: near-equal figures apart'
@@ -84,46 +100,61 @@ set label 'sdpa-efficient' at 8847.36,136.343806 left font ',8' tc rgb '#c5b0d5'
 set label 'sdpa-flash' at 8847.36,303.470939 left font ',8' tc rgb '#c49c94' noenhanced
 set label 'd4' at 8847.36,377.823467 left font ',8' tc rgb '#ffbb78' noenhanced
 set label 'sdpa-cudnn' at 8847.36,443.046511 left font ',8' tc rgb '#ff9896' noenhanced
-set label 'FA3 (paper) 1830 MHz' at 8847.36,492.206434 left font ',8' tc rgb '#000000' noenhanced
+set label 'FA3 (paper)' at 8847.36,492.206434 left font ',8' tc rgb '#000000' noenhanced
 set label '5' at 8847.36,515.021457 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 16 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 16 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 16 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 17 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 17 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 17 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 18 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 18 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 18 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 19 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 19 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 19 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 20 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 20 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 20 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 21 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 21 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 21 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 22 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 22 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 22 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 23 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 23 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 23 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 24 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 24 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 24 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 25 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 25 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 25 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 26 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 26 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 26 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 27 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 27 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 27 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 28 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 28 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 28 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 29 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 29 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 29 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 30 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
      'tflops_vs_s.dat' index 30 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 30 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94', \
      'tflops_vs_s.dat' index 31 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#000000' dt 2, \
-     'tflops_vs_s.dat' index 31 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2
+     'tflops_vs_s.dat' index 31 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2, \
+     'tflops_vs_s.dat' index 31 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#000000'
 
 unset label
 set title 'D = 128, log axis: every phase'
 set logscale y
 set yrange [1:1000]
-set label 'FA3 (paper) 1830 MHz' at 2211.84,625 left font ',8' tc rgb '#000000' noenhanced
 set label 'd1' at 8847.36,2.0244879 left font ',8' tc rgb '#bcbd22' noenhanced
 set label 'd2' at 8847.36,2.56044343 left font ',8' tc rgb '#17becf' noenhanced
 set label 'd3' at 8847.36,12.6814149 left font ',8' tc rgb '#aec7e8' noenhanced
@@ -137,46 +168,62 @@ set label '3b' at 8847.36,167.758207 left font ',8' tc rgb '#d62728' noenhanced
 set label 'sdpa-efficient' at 8847.36,212.169902 left font ',8' tc rgb '#c5b0d5' noenhanced
 set label 'd4' at 8847.36,288.727136 left font ',8' tc rgb '#ffbb78' noenhanced
 set label 'sdpa-flash' at 8847.36,365.163703 left font ',8' tc rgb '#c49c94' noenhanced
-set label 'sdpa-cudnn' at 8847.36,533.619844 left font ',8' tc rgb '#ff9896' noenhanced
-set label '5' at 8847.36,674.888413 left font ',8' tc rgb '#7f7f7f' noenhanced
+set label 'sdpa-cudnn' at 8847.36,486.293899 left font ',8' tc rgb '#ff9896' noenhanced
+set label '5' at 8847.36,615.033569 left font ',8' tc rgb '#7f7f7f' noenhanced
+set label 'FA3 (paper)' at 8847.36,777.85531 left font ',8' tc rgb '#000000' noenhanced
 plot 'tflops_vs_s.dat' index 32 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 32 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 32 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 33 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 33 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 33 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 34 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 34 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 34 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 35 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 35 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 35 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 36 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 36 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 36 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 37 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 37 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 37 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 38 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 38 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 38 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 39 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 39 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 39 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 40 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 40 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 40 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 41 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 41 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 41 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 42 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 42 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 42 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 43 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 43 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 43 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 44 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 44 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 44 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 45 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 45 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 45 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 46 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
      'tflops_vs_s.dat' index 46 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 46 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94', \
      'tflops_vs_s.dat' index 47 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#000000' dt 2, \
-     'tflops_vs_s.dat' index 47 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2
+     'tflops_vs_s.dat' index 47 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2, \
+     'tflops_vs_s.dat' index 47 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#000000'
 
 unset label
 set title 'D = 128, linear axis: near-equal figures apart'
 unset logscale y
 set yrange [0:856.759962]
-set label 'FA3 (paper) 1830 MHz' at 2211.84,625 left font ',8' tc rgb '#000000' noenhanced
 set label 'd1' at 8847.36,-78.8248914 left font ',8' tc rgb '#bcbd22' noenhanced
 set label 'd2' at 8847.36,-49.6950527 left font ',8' tc rgb '#17becf' noenhanced
 set label 'd3' at 8847.36,-20.565214 left font ',8' tc rgb '#aec7e8' noenhanced
@@ -191,37 +238,54 @@ set label 'sdpa-efficient' at 8847.36,212.473496 left font ',8' tc rgb '#c5b0d5'
 set label 'd4' at 8847.36,310.439955 left font ',8' tc rgb '#ffbb78' noenhanced
 set label 'sdpa-flash' at 8847.36,339.569794 left font ',8' tc rgb '#c49c94' noenhanced
 set label 'sdpa-cudnn' at 8847.36,582.158155 left font ',8' tc rgb '#ff9896' noenhanced
-set label '5' at 8847.36,618.618578 left font ',8' tc rgb '#7f7f7f' noenhanced
+set label '5' at 8847.36,617.74437 left font ',8' tc rgb '#7f7f7f' noenhanced
+set label 'FA3 (paper)' at 8847.36,646.874208 left font ',8' tc rgb '#000000' noenhanced
 plot 'tflops_vs_s.dat' index 48 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 48 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 48 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 49 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 49 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 49 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 50 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 50 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 50 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 51 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 51 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 51 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 52 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 52 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 52 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 53 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 53 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 53 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 54 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 54 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 54 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 55 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 55 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 55 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 56 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 56 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 56 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 57 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 57 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 57 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 58 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 58 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 58 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 59 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 59 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 59 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 60 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 60 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 60 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 61 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 61 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 61 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 62 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
      'tflops_vs_s.dat' index 62 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 62 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94', \
      'tflops_vs_s.dat' index 63 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#000000' dt 2, \
-     'tflops_vs_s.dat' index 63 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2
+     'tflops_vs_s.dat' index 63 using 1:2:5 with points pt variable ps 1.1 lc rgb '#000000' dt 2, \
+     'tflops_vs_s.dat' index 63 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#000000'
 unset multiplot

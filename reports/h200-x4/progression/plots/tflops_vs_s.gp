@@ -35,36 +35,52 @@ set label 'cudnn' at 8847.36,503.670096 left font ',8' tc rgb '#98df8a' noenhanc
 set label '5' at 8847.36,637.009878 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 0 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 0 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 0 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 1 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 1 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 1 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 2 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 2 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 2 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 3 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 3 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 3 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 4 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 4 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 4 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 5 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 5 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 5 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 6 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 6 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 6 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 7 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 7 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 7 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 8 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 8 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 8 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 9 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 9 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 9 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 10 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 10 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 10 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 11 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 11 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 11 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 12 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
      'tflops_vs_s.dat' index 12 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 12 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#98df8a', \
      'tflops_vs_s.dat' index 13 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 13 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 13 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 14 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 14 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 14 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 15 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
-     'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
+     'tflops_vs_s.dat' index 15 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 15 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94'
 
 unset label
 set title 'D = 64, linear axis: near-equal figures apart'
@@ -88,36 +104,52 @@ set label 'cudnn' at 8847.36,451.866205 left font ',8' tc rgb '#98df8a' noenhanc
 set label '5' at 8847.36,495.037912 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 16 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 16 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 16 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 17 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 17 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 17 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 18 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 18 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 18 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 19 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 19 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 19 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 20 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 20 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 20 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 21 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 21 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 21 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 22 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 22 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 22 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 23 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 23 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 23 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 24 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 24 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 24 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 25 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 25 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 25 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 26 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 26 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 26 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 27 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 27 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 27 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 28 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
      'tflops_vs_s.dat' index 28 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 28 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#98df8a', \
      'tflops_vs_s.dat' index 29 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 29 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 29 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 30 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 30 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 30 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 31 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
-     'tflops_vs_s.dat' index 31 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
+     'tflops_vs_s.dat' index 31 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 31 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94'
 
 unset label
 set title 'D = 128, log axis: every phase'
@@ -141,36 +173,52 @@ set label 'cudnn' at 8847.36,603.424159 left font ',8' tc rgb '#98df8a' noenhanc
 set label '5' at 8847.36,763.172467 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 32 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 32 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 32 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 33 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 33 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 33 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 34 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 34 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 34 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 35 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 35 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 35 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 36 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 36 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 36 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 37 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 37 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 37 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 38 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 38 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 38 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 39 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 39 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 39 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 40 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 40 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 40 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 41 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 41 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 41 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 42 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 42 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 42 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 43 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 43 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 43 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 44 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
      'tflops_vs_s.dat' index 44 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 44 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#98df8a', \
      'tflops_vs_s.dat' index 45 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 45 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 45 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 46 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 46 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 46 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 47 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
-     'tflops_vs_s.dat' index 47 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
+     'tflops_vs_s.dat' index 47 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 47 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94'
 
 unset label
 set title 'D = 128, linear axis: near-equal figures apart'
@@ -194,34 +242,50 @@ set label 'cudnn' at 8847.36,593.685793 left font ',8' tc rgb '#98df8a' noenhanc
 set label '5' at 8847.36,621.120365 left font ',8' tc rgb '#7f7f7f' noenhanced
 plot 'tflops_vs_s.dat' index 48 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 48 using 1:2:5 with points pt variable ps 1.1 lc rgb '#1f77b4', \
+     'tflops_vs_s.dat' index 48 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#1f77b4', \
      'tflops_vs_s.dat' index 49 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 49 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff7f0e', \
+     'tflops_vs_s.dat' index 49 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff7f0e', \
      'tflops_vs_s.dat' index 50 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 50 using 1:2:5 with points pt variable ps 1.1 lc rgb '#2ca02c', \
+     'tflops_vs_s.dat' index 50 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#2ca02c', \
      'tflops_vs_s.dat' index 51 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#d62728', \
      'tflops_vs_s.dat' index 51 using 1:2:5 with points pt variable ps 1.1 lc rgb '#d62728', \
+     'tflops_vs_s.dat' index 51 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#d62728', \
      'tflops_vs_s.dat' index 52 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#9467bd', \
      'tflops_vs_s.dat' index 52 using 1:2:5 with points pt variable ps 1.1 lc rgb '#9467bd', \
+     'tflops_vs_s.dat' index 52 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#9467bd', \
      'tflops_vs_s.dat' index 53 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#8c564b', \
      'tflops_vs_s.dat' index 53 using 1:2:5 with points pt variable ps 1.1 lc rgb '#8c564b', \
+     'tflops_vs_s.dat' index 53 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#8c564b', \
      'tflops_vs_s.dat' index 54 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#e377c2', \
      'tflops_vs_s.dat' index 54 using 1:2:5 with points pt variable ps 1.1 lc rgb '#e377c2', \
+     'tflops_vs_s.dat' index 54 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#e377c2', \
      'tflops_vs_s.dat' index 55 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 55 using 1:2:5 with points pt variable ps 1.1 lc rgb '#7f7f7f', \
+     'tflops_vs_s.dat' index 55 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#7f7f7f', \
      'tflops_vs_s.dat' index 56 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 56 using 1:2:5 with points pt variable ps 1.1 lc rgb '#bcbd22', \
+     'tflops_vs_s.dat' index 56 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#bcbd22', \
      'tflops_vs_s.dat' index 57 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#17becf', \
      'tflops_vs_s.dat' index 57 using 1:2:5 with points pt variable ps 1.1 lc rgb '#17becf', \
+     'tflops_vs_s.dat' index 57 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#17becf', \
      'tflops_vs_s.dat' index 58 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 58 using 1:2:5 with points pt variable ps 1.1 lc rgb '#aec7e8', \
+     'tflops_vs_s.dat' index 58 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#aec7e8', \
      'tflops_vs_s.dat' index 59 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 59 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ffbb78', \
+     'tflops_vs_s.dat' index 59 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ffbb78', \
      'tflops_vs_s.dat' index 60 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#98df8a', \
      'tflops_vs_s.dat' index 60 using 1:2:5 with points pt variable ps 1.1 lc rgb '#98df8a', \
+     'tflops_vs_s.dat' index 60 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#98df8a', \
      'tflops_vs_s.dat' index 61 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#ff9896', \
      'tflops_vs_s.dat' index 61 using 1:2:5 with points pt variable ps 1.1 lc rgb '#ff9896', \
+     'tflops_vs_s.dat' index 61 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#ff9896', \
      'tflops_vs_s.dat' index 62 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 62 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c5b0d5', \
+     'tflops_vs_s.dat' index 62 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c5b0d5', \
      'tflops_vs_s.dat' index 63 using 1:2:3:4 with yerrorlines pt -1 lw 2 lc rgb '#c49c94', \
-     'tflops_vs_s.dat' index 63 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94'
+     'tflops_vs_s.dat' index 63 using 1:2:5 with points pt variable ps 1.1 lc rgb '#c49c94', \
+     'tflops_vs_s.dat' index 63 using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '#c49c94'
 unset multiplot
