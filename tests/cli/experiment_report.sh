@@ -8,13 +8,7 @@
 set -u
 report=$1; repo=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check WHAT COND...: the condition must hold
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-has() { grep -qF -- "$2" "$1"; }
-lacks() { ! grep -qF -- "$2" "$1"; }
+. "$(dirname "$0")/checks.sh"
 
 # The fake phase 4: FAKE_RC its exit code (2 and up: nothing written, as a refusal), FAKE_DIRS
 # how many run directories it creates under <results root>/4/.

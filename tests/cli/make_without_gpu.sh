@@ -7,11 +7,7 @@ set -u
 repo=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export CUDA_VISIBLE_DEVICES=-1
-fails=0
-check() {  # check WHAT COND...: the condition must hold
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/checks.sh"
 line='^attnlab: no CUDA device ('
 
 "$repo/scripts/gpu-check" >"$tmp/stdout" 2>"$tmp/stderr"

@@ -10,12 +10,7 @@ reproduce=$repo/scripts/reproduce
 orig=$repo/reports/h100/records/4/20261124T230431Z-8bb50a2
 sdpa=$repo/reports/h100/records/sdpa-flash/20261124T231040Z-8bb50a2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check WHAT COND...: the condition must hold
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
-has() { grep -qF -- "$2" "$1"; }
+. "$(dirname "$0")/checks.sh"
 
 # The fake experiment: argv to $FAKE_ARGV, a copy of $FAKE_FROM under <results-dir>/<phase>/.
 mkdir -p "$tmp/build/bin"

@@ -8,11 +8,7 @@ set -u
 repo=$1
 setup=$repo/scripts/setup
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check WHAT COND...: the condition must hold
-  local what=$1; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/checks.sh"
 line() { grep -qxF -- "$2" "$1"; }  # FILE has LINE, whole
 mapfile -t optional < <(sed -e 's/#.*//' "$repo/docker/packages.txt" | awk '$2 == "optional" { print $1 }')
 check "the list has optional packages" test "${#optional[@]}" -gt 0
