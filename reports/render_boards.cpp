@@ -47,7 +47,7 @@ constexpr const char* kPairedRegime = "paired (A/B)";
 BoardTime paired_time(const AbRecord& rec, const std::vector<double>& busy_ns) {
   const Spread s = spread(busy_ns);
   BoardTime bt;
-  bt.board = rec.provenance.gpu.uuid.substr(0, rec.provenance.gpu.uuid.find('-', 4));
+  bt.board = board_of_uuid(rec.provenance.gpu.uuid);
   bt.gpu_name = rec.provenance.gpu.name;
   bt.when = rec.started_utc;
   bt.t.median_ns = s.median;

@@ -24,12 +24,14 @@ typed into NOTES. Measures:
 Prints one line per check and exits 1 when one fails, a record is missing or a check cannot be
 read; NOTES without any check fails too (the sentences it guards would be unguarded).
 """
-import gzip
 import json
 import operator
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+from record_text import read_record_text, record_file_in  # noqa: E402
 
 CHECK = re.compile(r"<!--\s*check:\s*(.*?)\s*-->", re.S)
 OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
@@ -37,12 +39,10 @@ OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 
 def load_record(root, run):
     """The record of run directory `run` (relative to `root`): run.json, else run.json.gz."""
-    d = root / run
-    for name, opener in (("run.json", open), ("run.json.gz", gzip.open)):
-        if (d / name).is_file():
-            with opener(d / name, "rt") as f:
-                return json.load(f)
-    raise FileNotFoundError(f"{run}: neither run.json nor run.json.gz")
+    f = record_file_in(root / run, "run.json")
+    if f is None:
+        raise FileNotFoundError(f"{run}: neither run.json nor run.json.gz")
+    return json.loads(read_record_text(f))
 
 
 def headline_device_ns(result):
