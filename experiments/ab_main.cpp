@@ -179,7 +179,7 @@ class PairedSampler {
       const auto it = kernels.find(p.tag);
       if (it == kernels.end())
         throw std::runtime_error("CUPTI delivered no kernel record for a timed launch");
-      const profiler::LaunchTime t = profiler::launch_time(it->second);
+      const stats::LaunchTime t = stats::launch_time(it->second);
       std::uint64_t first = it->second.front().first;
       for (const auto& k : it->second) first = std::min(first, k.first);
       AbSamples& s = p.is_a ? out.a : out.b;
@@ -347,7 +347,7 @@ int run(const Options& opt, int argc, char** argv, AbRecord& rec, RunRecordFile&
   require_nvml(monitor, "an A/B needs the SM clock of every sample");
   profiler::L2Flush flush;
   const Stream stream;
-  profiler::Sampler warm(*activity, flush, stream.get(), profiler::StoppingRule{});
+  profiler::Sampler warm(*activity, flush, stream.get(), stats::StoppingRule{});
   PairedSampler sampler(*activity, flush, monitor, stream.get());
 
   const long long now = now_epoch_seconds();

@@ -29,7 +29,7 @@
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/gpu_monitor.hpp"
 #include "profiler/kernel_activity.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/calibration.hpp"
 #include "record/record.hpp"
 
@@ -347,7 +347,7 @@ void measure_rates(CalibrationRecord& rec, const fs::path& file, Sampler& sample
     std::cout << "attnlab-calibrate: " << r.name << ": median " << sig(r.rate.median) << " " << r.unit << " (p10 "
               << sig(r.rate.p10) << ", p90 " << sig(r.rate.p90) << ") at " << sig(r.sm_clock_median_mhz)
               << " MHz: " << sig(r.per_sm_per_clock) << " per SM per clock, " << r.time_ns.size() << " samples of "
-              << sig(profiler::summarize(r.time_ns).median / 1e3) << " us" << std::endl;
+              << sig(stats::summarize(r.time_ns).median / 1e3) << " us" << std::endl;
     write_calibration_file(file, rec);
   }
 }

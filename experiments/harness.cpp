@@ -49,7 +49,7 @@ struct Options {
   std::optional<std::uint64_t> seed;
   std::string results_dir = "results";
   std::vector<std::string> regimes = {"cold", "warm", "graph"};
-  profiler::StoppingRule rule;
+  stats::StoppingRule rule;
   bool check_only = false;
   bool can_run = false;  // judge shapes and options only (scripts/sweep.sh)
   bool list_claims = false;

@@ -88,7 +88,7 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   RegimeTiming t;
   t.method = profiler::regime_method(r.regime);
   profiler::copy_statistics(m, t);
-  t.stop_reason = profiler::stop_reason_name(r.stop);
+  t.stop_reason = stats::stop_reason_name(r.stop);
   t.wall_s = r.wall_seconds;
   t.launches_per_sample = r.launches_per_sample;
   t.clock_before_mhz = r.sm_clock_mhz_before;
@@ -100,7 +100,7 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
     // The span above includes the idle gaps between a multi-kernel launch's kernels; this is
     // the time any of them ran (equal to the span for a single kernel).
     t.kernels_per_launch = r.kernels_per_launch;
-    const auto busy = profiler::summarize(r.busy_ns);
+    const auto busy = stats::summarize(r.busy_ns);
     t.busy_median_ns = busy.median;
     t.busy_p10_ns = busy.p10;
     t.busy_p90_ns = busy.p90;

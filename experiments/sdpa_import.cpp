@@ -11,7 +11,7 @@
 #include "profiler/gpu_monitor.hpp"
 #include "profiler/pc_sampling_plan.hpp"
 #include "profiler/sampler.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/constants.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
@@ -91,7 +91,7 @@ CallTimes call_times(const SdpaRawRegime& r) {
     double first = iv[0].first, last = iv[0].second;
     for (const auto& [s, e] : iv) first = std::min(first, s), last = std::max(last, e);
     c.span_ns.push_back(last - first);
-    c.busy_ns.push_back(profiler::union_length(iv));
+    c.busy_ns.push_back(stats::union_length(iv));
     for (auto& [name, ns] : c.per_kernel) {
       double sum = 0;
       for (std::size_t i = 0; i < r.kernels.size(); ++i)
@@ -106,7 +106,7 @@ RegimeTiming regime_timing(const SdpaRawRegime& r, const Shape& s, std::vector<K
   RegimeTiming t;
   const CallTimes calls = r.name == "graph" ? CallTimes{} : call_times(r);
   const std::vector<double>& samples = r.name == "graph" ? r.samples_ns : calls.span_ns;
-  const profiler::Summary m = profiler::summarize(samples);
+  const stats::Summary m = stats::summarize(samples);
   if (!(m.median > 0)) throw std::runtime_error("regime " + r.name + " of " + shape_name(s) + ": median time is not positive");
   t.method = regime_method(r.name);
   profiler::copy_statistics(m, t);
@@ -121,7 +121,7 @@ RegimeTiming regime_timing(const SdpaRawRegime& r, const Shape& s, std::vector<K
   if (r.name != "graph") {
     for (const auto& [name, n] : calls.instances) t.kernels.push_back(name);
     t.kernels_per_launch = static_cast<int>(r.kernels.size());
-    const profiler::Summary busy = profiler::summarize(calls.busy_ns);
+    const stats::Summary busy = stats::summarize(calls.busy_ns);
     t.busy_median_ns = busy.median;
     t.busy_p10_ns = busy.p10;
     t.busy_p90_ns = busy.p90;

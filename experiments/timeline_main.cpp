@@ -30,7 +30,7 @@
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/kernel_activity.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "profiler/timeline_decode.hpp"
 #include "record/record.hpp"
 #include "record/timeline.hpp"
@@ -341,13 +341,13 @@ std::optional<double> launch_floor(const Phase& phase, const Shape& s, profiler:
     if (!timed.count(t)) throw std::runtime_error("CUPTI delivered no kernel record for an empty launch");
     ns.push_back(duration_ns(timed.at(t)));
   }
-  return profiler::summarize(ns).median;
+  return stats::summarize(ns).median;
 }
 
 // The overhead's medians, and whether the decoded span agrees with CUPTI (span_agrees).
 void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns) {
-  ovh.normal_median_ns = profiler::summarize(ovh.normal_ns).median;
-  ovh.timeline_median_ns = profiler::summarize(ovh.timeline_ns).median;
+  ovh.normal_median_ns = stats::summarize(ovh.normal_ns).median;
+  ovh.timeline_median_ns = stats::summarize(ovh.timeline_ns).median;
   ovh.overhead_ns = ovh.timeline_median_ns - ovh.normal_median_ns;
   ovh.overhead_fraction = ovh.overhead_ns / ovh.normal_median_ns;
   ovh.traced_launch_ns = traced_ns;

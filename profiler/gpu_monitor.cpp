@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 
 namespace attnlab::profiler {
 
@@ -176,7 +176,7 @@ GpuState summarize_readings(const std::vector<GpuReading>& readings, double max_
     g.temperature_max_c = std::max(g.temperature_max_c, x.temperature_c);
     if (is_throttled(x, max_sm_clock_mhz)) ++g.throttled_readings;
   }
-  const Summary s = summarize(sm);
+  const stats::Summary s = stats::summarize(sm);
   g.sm_clock_min_mhz = s.min;
   g.sm_clock_median_mhz = s.median;
   g.sm_clock_max_mhz = s.max;

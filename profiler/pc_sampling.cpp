@@ -26,7 +26,7 @@
 #include "profiler/detail/nvperf_host.hpp"
 #include "profiler/detail/l2_clean_flush.hpp"
 #include "profiler/kernel_activity.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 
 namespace attnlab::profiler {
 
@@ -420,7 +420,7 @@ KernelPcSamples kernel_samples(const std::string& fn, const Raw& raw, const std:
 // The result's counts and timings from the drained samples and the launches' times.
 void fill_totals(PcSamplingResult& res, const Raw& raw, float sampled_ms, const std::vector<double>& unsampled) {
   res.sampled_launch_ns = 1e6 * double(sampled_ms);
-  res.unsampled_launch_ns = summarize(unsampled).median;
+  res.unsampled_launch_ns = stats::summarize(unsampled).median;
   if (*res.unsampled_launch_ns > 0)
     res.overhead_pct = 100.0 * (*res.sampled_launch_ns / *res.unsampled_launch_ns - 1.0);
   res.total_samples = raw.total;
@@ -446,7 +446,7 @@ int sampling_period_log2(const PcSamplingOptions& options, const std::vector<dou
   int sms = 0, khz = 0;
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
-  return choose_period_log2(options.expected_ns > 0 ? options.expected_ns : summarize(unsampled).median, sms,
+  return choose_period_log2(options.expected_ns > 0 ? options.expected_ns : stats::summarize(unsampled).median, sms,
                             khz / 1000.0);
 }
 

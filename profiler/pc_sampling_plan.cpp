@@ -5,7 +5,7 @@
 #include <map>
 
 #include "profiler/pc_sampling_plan.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 
 namespace attnlab::profiler {
 
@@ -45,7 +45,7 @@ std::vector<KernelShare> kernel_shares(
   double sum = 0;
   for (const auto& [name, ns] : per_kernel_ns) {
     if (ns.empty()) continue;
-    const Summary s = summarize(ns);
+    const stats::Summary s = stats::summarize(ns);
     KernelShare k;
     k.name = name;
     k.regime = regime;

@@ -12,7 +12,7 @@
 //                                             kernel, tagged per sample; cupti_version
 //   timing regimes          sampler.hpp       Sampler, Regime, StoppingRule: cold, warm and
 //                                             graph, sampled until the noise settles
-//   statistics              stats.hpp         summarize: median, p10/p90, noise
+//   statistics              common/stats.hpp  summarize: median, p10/p90, noise
 //   GPU monitor             gpu_monitor.hpp   GpuMonitor: NVML clocks, power, temperature and
 //                                             throttle reasons while a regime is sampled
 //   SM clock probe          clock_probe.hpp   the SM clock without NVML
@@ -43,4 +43,4 @@
 #include "profiler/sampler.hpp"
 #include "profiler/sass_metrics.hpp"
 #include "profiler/static_facts.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"

@@ -93,7 +93,7 @@ const char* regime_name(Regime r) {
   return "unknown";
 }
 
-void copy_statistics(const Summary& m, RegimeTiming& t) {
+void copy_statistics(const stats::Summary& m, RegimeTiming& t) {
   t.median_ns = m.median;
   t.p10_ns = m.p10;
   t.p90_ns = m.p90;
@@ -127,7 +127,7 @@ Regime parse_regime(const std::string& name) {
   throw std::invalid_argument("unknown timing regime '" + name + "'; expected cold, warm or graph");
 }
 
-Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule,
+Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, stats::StoppingRule rule,
                  GpuMonitor* monitor)
     : activity_(activity), flush_(flush), stream_(stream), rule_(rule), monitor_(monitor) {}
 
@@ -178,7 +178,7 @@ void Sampler::cupti_batch(const LaunchFn& launch, int count, bool flush_l2,
       }
   }
   for (const auto& [tag, iv] : kernels) {
-    const LaunchTime t = launch_time(iv);
+    const stats::LaunchTime t = stats::launch_time(iv);
     spans.push_back(t.span_ns);
     if (res) {
       std::uint64_t first_start = iv.front().first, last_end = iv.front().second;
@@ -200,7 +200,7 @@ double Sampler::warm_up(const LaunchFn& launch) {
     const int count = spans.empty() ? 1 : clamp_count(kBatchSeconds * 1e9 / spans.back(), kMaxBatch);
     cupti_batch(launch, count, false, spans, nullptr);
   }
-  return summarize(spans).median;
+  return stats::summarize(spans).median;
 }
 
 RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate_ns) {
@@ -227,7 +227,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
     do {
       const int n = int(std::min<std::size_t>(batch, rule_.max_samples - samples.size()));
       cupti_batch(launch, n, regime == Regime::kCold, samples, &res);
-    } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
+    } while ((res.stop = stats::should_stop(rule_, samples, seconds_since(t0))) == stats::StopReason::kContinue);
   } else {
     const int k = clamp_count(kGraphWorkNs / estimate_ns, kMaxGraphLaunches);
     res.launches_per_sample = k;
@@ -262,7 +262,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
         ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start[std::size_t(i)].e, stop[std::size_t(i)].e));
         samples.push_back(double(ms) * 1e6 / k);
       }
-    } while ((res.stop = should_stop(rule_, samples, seconds_since(t0))) == StopReason::kContinue);
+    } while ((res.stop = stats::should_stop(rule_, samples, seconds_since(t0))) == stats::StopReason::kContinue);
   }
   res.wall_seconds = seconds_since(t0);
   if (nvml) {
@@ -273,7 +273,7 @@ RegimeResult Sampler::run(Regime regime, const LaunchFn& launch, double estimate
   } else {
     res.sm_clock_mhz_after = measure_sm_clock_mhz(stream_);
   }
-  res.summary = summarize(samples);
+  res.summary = stats::summarize(samples);
   return res;
 }
 

@@ -13,7 +13,7 @@
 #include "profiler/gpu_monitor.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/l2_flush.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/timing.hpp"
 
 namespace attnlab::profiler {
@@ -41,7 +41,7 @@ const char* regime_name(Regime r);     // "cold", "warm", "graph"
 const char* regime_method(Regime r);   // one line for records and reports
 // A regime's statistics into its record block (median, p10, p90, min, max, mean, stdev, noise,
 // count); the rest of the block is the caller's.
-void copy_statistics(const Summary& m, RegimeTiming& t);
+void copy_statistics(const stats::Summary& m, RegimeTiming& t);
 Regime parse_regime(const std::string& name);  // throws std::invalid_argument
 
 inline constexpr const char* kProbeClockSource = "clock64 probe (SM cycles per globaltimer ns, one 2 ms spin)";
@@ -49,8 +49,8 @@ inline constexpr const char* kProbeClockSource = "clock64 probe (SM cycles per g
 struct RegimeResult {
   Regime regime;
   std::vector<double> samples_ns;  // [ns] device time of one launch, one entry per sample
-  Summary summary;                 // of samples_ns
-  StopReason stop = StopReason::kContinue;
+  stats::Summary summary;                 // of samples_ns
+  stats::StopReason stop = stats::StopReason::kContinue;
   double wall_seconds = 0;         // [s] host time spent sampling
   int launches_per_sample = 1;     // graph regime: launches captured in the graph
   double sm_clock_mhz_before = 0;  // [MHz] measured just before sampling
@@ -89,7 +89,7 @@ class Sampler {
  public:
   // `monitor` (may be null) reads the GPU's clocks and throttle reasons through NVML during
   // every regime; without it the clock comes from the clock64 probe and nothing is excluded.
-  Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, StoppingRule rule,
+  Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, stats::StoppingRule rule,
           GpuMonitor* monitor = nullptr);
 
   // Launches until the GPU is warm: at least kMinWarmupLaunches and kWarmupSeconds.
@@ -113,7 +113,7 @@ class Sampler {
   KernelActivity& activity_;
   L2Flush& flush_;
   cudaStream_t stream_;
-  StoppingRule rule_;
+  stats::StoppingRule rule_;
   GpuMonitor* monitor_;
   bool exclude_throttled_ = false;
   std::uint64_t next_tag_ = 1;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "common/stats.hpp"
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -13,17 +14,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// Linear interpolation between closest ranks, as profiler/stats.hpp's percentile: record/ sits
-// below profiler/, so it cannot call that one.
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) throw std::invalid_argument("percentile of no samples");
-  std::sort(v.begin(), v.end());
-  const double pos = q * double(v.size() - 1);
-  const auto lo = std::size_t(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
-}
-
+using stats::percentile;
 
 ordered_json spread_json(const Spread& s) { return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}}; }
 

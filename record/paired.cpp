@@ -5,6 +5,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/stats.hpp"
+
 namespace attnlab::paired {
 
 const char* order_name(Order o) { return o == Order::kABBA ? "ABBA" : "BAAB"; }
@@ -67,14 +69,6 @@ double median(std::vector<double> v) {
 
 namespace {
 
-// Linear interpolation between closest ranks of sorted values, as profiler::percentile.
-double sorted_percentile(const std::vector<double>& s, double q) {
-  const double pos = q * double(s.size() - 1);
-  const auto i = std::size_t(std::floor(pos));
-  if (i + 1 >= s.size()) return s.back();
-  return s[i] + (pos - double(i)) * (s[i + 1] - s[i]);
-}
-
 // An index in [0, n) from one draw, by multiply-high.
 std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
   return std::size_t((static_cast<unsigned __int128>(rng()) * std::uint64_t(n)) >> 64);
@@ -110,8 +104,8 @@ RatioEstimate estimate_blocks(const std::vector<std::vector<double>>& blocks, co
     medians.push_back(median(draw));
   }
   std::sort(medians.begin(), medians.end());
-  e.lo = sorted_percentile(medians, (1 - cfg.confidence) / 2);
-  e.hi = sorted_percentile(medians, (1 + cfg.confidence) / 2);
+  e.lo = stats::percentile(medians, (1 - cfg.confidence) / 2);
+  e.hi = stats::percentile(medians, (1 + cfg.confidence) / 2);
   e.verdict = e.lo > 1 ? Verdict::kFaster : e.hi < 1 ? Verdict::kSlower : Verdict::kSame;
   e.as_fast_as = e.lo >= kNonInferiorityMargin;
   return e;

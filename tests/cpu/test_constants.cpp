@@ -11,7 +11,7 @@
 #include "experiments/reference.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/sampler.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/constants.hpp"
 #include "record/paired.hpp"
 #include "record/record.hpp"
@@ -56,15 +56,15 @@ TEST(SharedConstants, RegimesAndStopReasons) {
   EXPECT_EQ(c["regimes"], ordered_json({profiler::regime_name(Regime::kCold),
                                         profiler::regime_name(Regime::kWarm),
                                         profiler::regime_name(Regime::kGraph)}));
-  using profiler::StopReason;
-  EXPECT_EQ(c["stop_reasons"], ordered_json({profiler::stop_reason_name(StopReason::kConverged),
-                                             profiler::stop_reason_name(StopReason::kMaxSamples),
-                                             profiler::stop_reason_name(StopReason::kTimeCap)}));
+  using stats::StopReason;
+  EXPECT_EQ(c["stop_reasons"], ordered_json({stats::stop_reason_name(StopReason::kConverged),
+                                             stats::stop_reason_name(StopReason::kMaxSamples),
+                                             stats::stop_reason_name(StopReason::kTimeCap)}));
 }
 
 TEST(SharedConstants, StoppingRuleDefaults) {
   const auto r = constants()["stopping_rule"];
-  const profiler::StoppingRule d;
+  const stats::StoppingRule d;
   EXPECT_EQ(r["min_samples"].get<std::size_t>(), d.min_samples);
   EXPECT_EQ(r["max_samples"].get<std::size_t>(), d.max_samples);
   EXPECT_EQ(r["noise_target_pct"].get<double>(), d.noise_target_pct);

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "experiments/sdpa_import.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;
@@ -148,7 +148,7 @@ TEST(SdpaImport, CupTiRegimeSpansBusyTimesAndKernelSharesFromTheCalls) {
 TEST(SdpaImport, GraphRegimeSummarisesItsSamplesWithTheHarnessStatistics) {
   const SdpaRunRecord rec = import(raw_doc());
   const RegimeTiming& graph = rec.results.at(0).timing.at(1).second;
-  const profiler::Summary s = profiler::summarize({300.0, 100.0, 200.0});
+  const stats::Summary s = stats::summarize({300.0, 100.0, 200.0});
   EXPECT_EQ(graph.median_ns, s.median);
   EXPECT_EQ(graph.p10_ns, s.p10);
   EXPECT_EQ(*graph.stdev_ns, s.stdev);
@@ -256,7 +256,7 @@ json.dump([[b.should_stop(r, xs, e) or "continue" for r in rules for e in (0.0, 
   std::ifstream in(dir / "out.json");
   const auto py = ordered_json::parse(in);
   fs::remove_all(dir);
-  const std::vector<profiler::StoppingRule> rules = {
+  const std::vector<stats::StoppingRule> rules = {
       {2, 1000, 50.0, 10.0}, {10, 11, 0.5, 10.0}, {10, 1000, 0.5, 0.0}, {300, 1000, 0.5, 10.0}};
   ASSERT_EQ(py.size(), samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -264,9 +264,9 @@ json.dump([[b.should_stop(r, xs, e) or "continue" for r in rules for e in (0.0, 
     std::size_t k = 0;
     for (const auto& r : rules)
       for (double e : {0.0, 1.0, 25.0}) {
-        const auto reason = profiler::should_stop(r, samples[i], e);
-        const std::string want = reason == profiler::StopReason::kContinue ? "continue"
-                                                                           : profiler::stop_reason_name(reason);
+        const auto reason = stats::should_stop(r, samples[i], e);
+        const std::string want = reason == stats::StopReason::kContinue ? "continue"
+                                                                           : stats::stop_reason_name(reason);
         EXPECT_EQ(py[i][k++].get<std::string>(), want) << "rule " << (&r - rules.data()) << " at " << e << " s";
       }
   }

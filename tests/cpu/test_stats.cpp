@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "profiler/gpu_monitor.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 
-using namespace attnlab::profiler;
+using namespace attnlab::stats;
 
 TEST(Stats, PercentileInterpolatesBetweenRanks) {
   const std::vector<double> x = {40, 10, 30, 20};  // sorted: 10 20 30 40

@@ -34,7 +34,7 @@ L2Flush* Timing::flush = nullptr;
 TEST_F(Timing, SpinKernelMeasuresItsDurationInEveryRegime) {
   cudaStream_t stream{};
   ATTNLAB_CUDA_CHECK(cudaStreamCreate(&stream));
-  StoppingRule rule;
+  attnlab::stats::StoppingRule rule;
   rule.min_samples = 10;
   rule.max_seconds = 0.5;
   rule.max_samples = 50;  // below one batch of 100 us launches: the cap must cut a batch short
@@ -67,7 +67,7 @@ TEST_F(Timing, BusyTimeOfAForkedLaunchCountsOverlapOnce) {
   ATTNLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   ATTNLAB_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  StoppingRule rule;
+  attnlab::stats::StoppingRule rule;
   rule.min_samples = 10;
   rule.max_seconds = 0.3;
   rule.max_samples = 30;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/shapes.hpp"
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
 
@@ -141,7 +141,7 @@ inline ordered_json synth_record(const std::string& phase, const std::string& st
       e["tflops"] = nullptr;
       e["dram_gbps_min_bytes"] = nullptr;
     } else {
-      const auto m = profiler::summarize(sh.cold_ns);
+      const auto m = stats::summarize(sh.cold_ns);
       ordered_json c;
       c["method"] = "synthetic";
       c["median_ns"] = m.median;

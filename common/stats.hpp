@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace attnlab::profiler {
+namespace attnlab::stats {
 
 struct Summary {
   std::size_t count = 0;
@@ -58,4 +58,4 @@ const char* stop_reason_name(StopReason r);
 StopReason should_stop(const StoppingRule& rule, const std::vector<double>& samples,
                        double elapsed_seconds);
 
-}  // namespace attnlab::profiler
+}  // namespace attnlab::stats

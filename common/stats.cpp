@@ -1,5 +1,5 @@
 // Summary statistics and the stopping rule for timing samples.
-#include "profiler/stats.hpp"
+#include "common/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <numeric>
 #include <stdexcept>
 
-namespace attnlab::profiler {
+namespace attnlab::stats {
 
 double percentile(std::vector<double> samples, double q) {
   if (samples.empty()) throw std::invalid_argument("percentile of an empty sample");
@@ -91,4 +91,4 @@ StopReason should_stop(const StoppingRule& rule, const std::vector<double>& samp
   return StopReason::kContinue;
 }
 
-}  // namespace attnlab::profiler
+}  // namespace attnlab::stats
