@@ -10,10 +10,6 @@
 
 namespace attnlab {
 
-// Records before the row rule (no "rule" field) bounded max_abs_err by one global tolerance
-// (2 x the naive fp16 max error + 1e-3) and scanned only the checked rows for NaN; records with
-// rule "row_rms" bound each checked row's rms error (experiments/reference.hpp), and
-// tolerance_abs is then the bound of the row closest to failing.
 // One input distribution's check, as the block's `checks` list holds it.
 struct InputCheck {
   std::string inputs;        // "normal", "wide" or "negative"
@@ -25,6 +21,10 @@ struct InputCheck {
   std::optional<std::string> failure;
 };
 
+// Records before the row rule (no "rule" field) bounded max_abs_err by one global tolerance
+// (2 x the naive fp16 max error + 1e-3) and scanned only the checked rows for NaN; records with
+// rule "row_rms" bound each checked row's rms error (experiments/reference.hpp), and
+// tolerance_abs is then the bound of the row closest to failing.
 // A gate that checked several input distributions (experiments/reference.hpp) lists each under
 // `checks`; the block's own figures are those of `inputs`, the distribution the run then timed,
 // and `passed` is true only when every check passed. Records before the list checked one.
