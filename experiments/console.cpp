@@ -104,18 +104,11 @@ void ab_result(const std::string& tag, const std::string& a, const std::string& 
   };
   // Every block's samples of one side, pooled for the medians.
   auto side = [&s](const std::string& id, bool is_a) {
-    std::vector<double> busy, mhz;
-    for (const AbBlock& blk : s.blocks) {
-      const AbSamples& x = is_a ? blk.a : blk.b;
-      busy.insert(busy.end(), x.busy_ns.begin(), x.busy_ns.end());
-      mhz.insert(mhz.end(), x.sm_clock_mhz.begin(), x.sm_clock_mhz.end());
-    }
-    return id + " busy median " + human_ns(paired::median(busy)) + " at " + fmt("%.0f MHz", paired::median(mhz));
+    const AbSamples x = s.pooled(is_a);
+    return id + " busy median " + human_ns(paired::median(x.busy_ns)) + " at " +
+           fmt("%.0f MHz", paired::median(x.sm_clock_mhz));
   };
-  std::string stops;
-  for (const AbBlock& blk : s.blocks)
-    if (stops.find(blk.stop_reason) == std::string::npos) stops += (stops.empty() ? "" : ", ") + blk.stop_reason;
-  std::cout << tag << " " << s.pairs() << " pairs in " << s.blocks.size() << " blocks (" << stops << "), B/A: "
+  std::cout << tag << " " << s.pairs() << " pairs in " << s.blocks.size() << " blocks (" << s.stop_reasons() << "), B/A: "
             << ratio("wall", *s.wall) << "; "
             << (s.cycles ? ratio("cycles", *s.cycles) : std::string("cycles withheld")) << "; "
             << side("A=" + a, true) << ", " << side("B=" + b, false) << std::endl;

@@ -136,6 +136,28 @@ std::size_t AbShape::pairs() const {
   return n;
 }
 
+AbSamples AbShape::pooled(bool is_a) const {
+  AbSamples out;
+  const auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  for (const AbBlock& b : blocks) {
+    const AbSamples& x = is_a ? b.a : b.b;
+    append(out.busy_ns, x.busy_ns);
+    append(out.span_ns, x.span_ns);
+    append(out.sm_clock_mhz, x.sm_clock_mhz);
+    append(out.clock_offset_ns, x.clock_offset_ns);
+  }
+  return out;
+}
+
+std::string AbShape::stop_reasons() const {
+  std::string out;
+  for (const AbBlock& b : blocks)
+    if (out.find(b.stop_reason) == std::string::npos) out += (out.empty() ? "" : ", ") + b.stop_reason;
+  return out;
+}
+
 AbRatio ab_ratio(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b,
                  const paired::BootstrapConfig& cfg) {
   if (a.size() != b.size()) throw std::invalid_argument("A and B differ in their number of blocks");

@@ -81,6 +81,11 @@ struct AbShape {
   // record, where each entry is one measurement.
   std::size_t measurements = 1;
   std::size_t pairs() const;          // timed pairs in all blocks
+  // One side's (A's or B's) per-sample values of every block, in block order (the kernel names
+  // stay per block): what the side's medians are taken over.
+  AbSamples pooled(bool is_a) const;
+  // The blocks' stop reasons, each once, in the order they first stopped ("pairs, time_cap").
+  std::string stop_reasons() const;
 };
 
 struct AbOptions {

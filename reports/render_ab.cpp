@@ -21,28 +21,10 @@ std::string ratio_cell(const AbRatio& r) {
   return sig(e.median, 4) + "x (" + sig(e.lo, 4) + "-" + sig(e.hi, 4) + ")";
 }
 
-// One side's samples of every block, pooled.
-AbSamples pooled(const AbShape& s, bool is_a) {
-  AbSamples out;
-  for (const AbBlock& b : s.blocks) {
-    const AbSamples& x = is_a ? b.a : b.b;
-    out.busy_ns.insert(out.busy_ns.end(), x.busy_ns.begin(), x.busy_ns.end());
-    out.sm_clock_mhz.insert(out.sm_clock_mhz.end(), x.sm_clock_mhz.begin(), x.sm_clock_mhz.end());
-  }
-  return out;
-}
-
 // The clock is NVML's reading around each sample, not one the kernel counted: say so beside it.
 std::string side_cell(const AbShape& s, bool is_a) {
-  const AbSamples x = pooled(s, is_a);
+  const AbSamples x = s.pooled(is_a);
   return duration(paired::median(x.busy_ns)) + " at " + sig(paired::median(x.sm_clock_mhz), 4) + " MHz (NVML)";
-}
-
-std::string stop_reasons(const AbShape& s) {
-  std::string out;
-  for (const AbBlock& b : s.blocks)
-    if (out.find(b.stop_reason) == std::string::npos) out += (out.empty() ? "" : ", ") + b.stop_reason;
-  return out;
 }
 
 std::string gate_cell(const AbShape& s) {
@@ -160,7 +142,7 @@ void write_ratios(std::ostringstream& md, const AbRecord& rec, const Measurement
                             s.cycles_withheld.value_or("no clock per sample"));
     }
     t.row({s.name, measurement,
-           std::to_string(s.pairs()) + " (" + std::to_string(s.blocks.size()) + ", " + stop_reasons(s) + ")",
+           std::to_string(s.pairs()) + " (" + std::to_string(s.blocks.size()) + ", " + s.stop_reasons() + ")",
            ratio_cell(*s.wall), paired::verdict_name(s.wall->estimate.verdict), cyc, cyc_verdict,
            s.wall->estimate.as_fast_as ? "yes" : "no", side_cell(s, true), side_cell(s, false)});
   };

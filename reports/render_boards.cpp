@@ -86,13 +86,11 @@ std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbR
   }
   for (const AbRecord& rec : abs) {
     if (rec.status != "ok") continue;
-    for (const auto& [side, samples] : {std::pair{&rec.a, &AbBlock::a}, std::pair{&rec.b, &AbBlock::b}}) {
+    for (const auto& [side, is_a] : {std::pair{&rec.a, true}, std::pair{&rec.b, false}}) {
       if (!selected(sel, rec.provenance.sweep_id, side->phase)) continue;
       for (const AbShape& s : rec.results) {
         if (!s.passed) continue;
-        std::vector<double> busy_ns;  // every block's, in the order they ran
-        for (const AbBlock& blk : s.blocks)
-          busy_ns.insert(busy_ns.end(), (blk.*samples).busy_ns.begin(), (blk.*samples).busy_ns.end());
+        const std::vector<double> busy_ns = s.pooled(is_a).busy_ns;
         if (busy_ns.size() >= 2) put(side->phase, s.name, kPairedRegime, rec.provenance.gpu.uuid, paired_time(rec, busy_ns));
       }
     }
