@@ -165,8 +165,8 @@ progression: report-tool
 # make reports: every committed board re-rendered from its records (reports/<board>/, kept by
 # scripts/evidence: current records only, gzip-compressed; superseded ones named in
 # reports/<board>/archive.jsonl with the commit that holds them).
-.PHONY: reports
-reports: reports-h100 reports-sweeps
+.PHONY: reports reports-h200
+reports: reports-h100 reports-h200 reports-sweeps
 
 # Everything under reports/h100/ from the committed records in reports/h100/records/.
 # Phase records are <records>/<phase>/<run>/; paired A/B records <records>/ab/<A>-vs-<B>/<run>/.
@@ -181,6 +181,15 @@ reports-h100: report-tool
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
 	$(foreach d,$(wildcard $(H100)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 	$(MAKE) --no-print-directory board-spread PHASE=cudnn
+
+# Everything under reports/h200/: the paired A/B records of the device sessions lent an H200,
+# each rendered beside its record, and per pair every measurement of each shape across its
+# records (records/ab/<A>-vs-<B>/report.md: the runs of one commit on one GPU combined).
+H200        := reports/h200
+H200_PAIRS  := $(sort $(dir $(wildcard $(H200)/records/ab/*/*/run.json.gz)))
+reports-h200: report-tool
+	$(if $(H200_PAIRS),$(REPORT) ab $(H200_PAIRS))
+	$(foreach p,$(sort $(dir $(patsubst %/,%,$(H200_PAIRS)))),$(REPORT) ab $(filter $(p)%,$(H200_PAIRS)) --across $(p) &&) true
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
 # with its manifest, progression/): the progression and each sweep's board spread (a sweep's

@@ -21,6 +21,23 @@ out=$("$ev" citations "$tmp/made-up.md") && fail "a made-up citation resolved"
 grep -q 'never-measured-0000000.log: not in the tree and not archived' <<<"$out" ||
   fail "the made-up citation was not named: $out"
 
+# Per A/B pair and shape, the newest measurement stays with every other measurement of that
+# shape by the same commit on the same GPU (separate runs that `attnlab-report ab --across`
+# combines); a measurement by an older commit is superseded.
+mkdir -p "$tmp/root/scripts" "$tmp/root/reports/b/records/ab/x-vs-y"
+cp "$ev" "$root/scripts/record_text.py" "$tmp/root/scripts/"
+ab_run() {  # folder commit started
+  mkdir -p "$tmp/root/reports/b/records/ab/x-vs-y/$1"
+  printf '{"schema":"attnlab.ab/2","started_utc":"%s","provenance":{"git":{"commit":"%s"},"gpu":{"uuid":"GPU-1","name":"G"}},"results":[{"shape":{"B":1,"H":8,"S":512,"D":64}}]}' \
+    "$3" "$2" >"$tmp/root/reports/b/records/ab/x-vs-y/$1/run.json"
+}
+ab_run 20260101T000000Z-aaaaaaa aaaaaaa 2026-01-01T00:00:00Z
+ab_run 20260102T000000Z-bbbbbbb bbbbbbb 2026-01-02T00:00:00Z
+ab_run 20260102T010000Z-bbbbbbb bbbbbbb 2026-01-02T01:00:00Z
+cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | sed 's|.*/||' | tr '\n' ' ')
+[ "$cur" = "20260102T000000Z-bbbbbbb 20260102T010000Z-bbbbbbb " ] ||
+  fail "the current A/B runs of one shape are '$cur', not the newer commit's two runs"
+
 archived=$(python3 -c 'import json,sys
 for line in open(sys.argv[1]):
     e = json.loads(line)

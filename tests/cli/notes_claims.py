@@ -67,7 +67,23 @@ def max_kernel_gap(root, sdpa_run, kernel, phase_run):
     return gaps[worst], f"largest at {worst}, over {len(gaps)} shapes"
 
 
-MEASURES = {"max_kernel_gap": (max_kernel_gap, 3)}
+def ab_wall_bound(root, run, side):
+    """The A/B record's wall-ratio interval bound over its shapes: the smallest lower bound
+    (side "lo") or the largest upper bound ("hi")."""
+    rec = load_record(root, run)
+    if not rec.get("schema", "").startswith("attnlab.ab/"):
+        raise ValueError(f"{run}: not an A/B record")
+    bounds = {r["name"]: r["ratio"]["wall"]["ci_" + side] for r in rec["results"]}
+    if not bounds:
+        raise ValueError(f"{run}: no shape measured")
+    pick = min if side == "lo" else max
+    where = pick(bounds, key=bounds.get)
+    return bounds[where], f"at {where}, over {len(bounds)} shapes"
+
+
+MEASURES = {"max_kernel_gap": (max_kernel_gap, 3),
+            "ab_wall_lower": (lambda root, run: ab_wall_bound(root, run, "lo"), 1),
+            "ab_wall_upper": (lambda root, run: ab_wall_bound(root, run, "hi"), 1)}
 
 
 def run_check(root, text):
