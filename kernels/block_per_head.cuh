@@ -55,6 +55,61 @@ __device__ __forceinline__ void store_vec_if(__half* dst, const uint4& v, bool p
       : "memory");
 }
 
+// The scores of one chunk of keys (k0 ..) against the thread's query row, unscaled.
+template <int D, bool kBranchFree>
+__device__ __forceinline__ void chunk_scores(const __half* q_row, const __half* __restrict__ k, int k0,
+                                             int key_end, int S, float (&s)[Traits<D>::kChunk]) {
+  using T = Traits<D>;
+#pragma unroll
+  for (int j = 0; j < T::kChunk; ++j) s[j] = 0.f;
+  // Rolled over vectors, unrolled over keys: s[] sees compile-time indices only. The
+  // warp's lanes walk the same keys, so each K load is one broadcast from L1.
+#pragma unroll 1
+  for (int c = 0; c < T::kVecsPerRow; ++c) {
+    float qf[kHalvesPerVec];
+    unpack8(*reinterpret_cast<const uint4*>(q_row + c * kHalvesPerVec), qf);
+#pragma unroll
+    for (int j = 0; j < T::kChunk; ++j) {
+      // d1 skips keys past key_end; d2 loads a real row in their place (clamped index)
+      // and lets the mask below discard the score. Clamping j rather than k0 + j keeps the
+      // 16 keys' addresses small offsets from one base: clamped whole, they are 16 64-bit
+      // addresses held across the loop, and D = 64 spills at its 128-register budget.
+      const int key = kBranchFree ? k0 + min(j, S - 1 - k0) : k0 + j;
+      if (kBranchFree || key < key_end) {
+        float kf[kHalvesPerVec];
+        unpack8(*reinterpret_cast<const uint4*>(k + std::int64_t(key) * D + c * kHalvesPerVec),
+                kf);
+#pragma unroll
+        for (int e = 0; e < kHalvesPerVec; ++e) s[j] = fmaf(qf[e], kf[e], s[j]);
+      }
+    }
+  }
+}
+
+// acc += the chunk's weights (p_col, the thread's column) times the keys' V rows.
+template <int D, bool kBranchFree>
+__device__ __forceinline__ void accumulate_chunk(const __half* __restrict__ v, const float* p_col, int k0,
+                                                 int key_end, int S, float (&acc)[D]) {
+  using T = Traits<D>;
+  // d1 stops at the row's last key; d2 runs the whole chunk: a masked key's weight is
+  // exactly 0, so its (clamped, finite) V row adds nothing.
+  const int n_keys = kBranchFree ? T::kChunk : min(T::kChunk, key_end - k0);
+#pragma unroll 1
+  for (int j = 0; j < n_keys; ++j) {
+    const float p = p_col[j * T::kThreads];
+    const int key = kBranchFree ? min(k0 + j, S - 1) : k0 + j;
+#pragma unroll
+    for (int c = 0; c < T::kVecsPerRow; ++c) {
+      float vf[kHalvesPerVec];
+      unpack8(*reinterpret_cast<const uint4*>(v + std::int64_t(key) * D + c * kHalvesPerVec),
+              vf);
+#pragma unroll
+      for (int e = 0; e < kHalvesPerVec; ++e)
+        acc[c * kHalvesPerVec + e] = fmaf(p, vf[e], acc[c * kHalvesPerVec + e]);
+    }
+  }
+}
+
 // Attends one query row r (< S) of the head: online softmax over chunks of keys, output row
 // normalised and rounded to fp16. d2 stores only where `store` holds.
 template <int D, bool kBranchFree>
@@ -82,31 +137,7 @@ __device__ __forceinline__ void attend_row(const __half* __restrict__ q,
   int k0 = 0;
   do {
     float s[T::kChunk];
-#pragma unroll
-    for (int j = 0; j < T::kChunk; ++j) s[j] = 0.f;
-    // Rolled over vectors, unrolled over keys: s[] sees compile-time indices only. The
-    // warp's lanes walk the same keys, so each K load is one broadcast from L1.
-#pragma unroll 1
-    for (int c = 0; c < T::kVecsPerRow; ++c) {
-      float qf[kHalvesPerVec];
-      unpack8(*reinterpret_cast<const uint4*>(q_row + c * kHalvesPerVec), qf);
-#pragma unroll
-      for (int j = 0; j < T::kChunk; ++j) {
-        // d1 skips keys past key_end; d2 loads a real row in their place (clamped index)
-        // and lets the mask below discard the score. Clamping j rather than k0 + j keeps the
-        // 16 keys' addresses small offsets from one base: clamped whole, they are 16 64-bit
-        // addresses held across the loop, and D = 64 spills at its 128-register budget.
-        const int key = kBranchFree ? k0 + min(j, S - 1 - k0) : k0 + j;
-        if (kBranchFree || key < key_end) {
-          float kf[kHalvesPerVec];
-          unpack8(*reinterpret_cast<const uint4*>(k + std::int64_t(key) * D + c * kHalvesPerVec),
-                  kf);
-#pragma unroll
-          for (int e = 0; e < kHalvesPerVec; ++e) s[j] = fmaf(qf[e], kf[e], s[j]);
-        }
-      }
-    }
-
+    chunk_scores<D, kBranchFree>(q_row, k, k0, key_end, S, s);
     float m_tile = kNegInf;
 #pragma unroll
     for (int j = 0; j < T::kChunk; ++j) {
@@ -126,23 +157,7 @@ __device__ __forceinline__ void attend_row(const __half* __restrict__ q,
       l_run += p;
       p_col[j * T::kThreads] = p;
     }
-    // d1 stops at the row's last key; d2 runs the whole chunk: a masked key's weight is
-    // exactly 0, so its (clamped, finite) V row adds nothing.
-    const int n_keys = kBranchFree ? T::kChunk : min(T::kChunk, key_end - k0);
-#pragma unroll 1
-    for (int j = 0; j < n_keys; ++j) {
-      const float p = p_col[j * T::kThreads];
-      const int key = kBranchFree ? min(k0 + j, S - 1) : k0 + j;
-#pragma unroll
-      for (int c = 0; c < T::kVecsPerRow; ++c) {
-        float vf[kHalvesPerVec];
-        unpack8(*reinterpret_cast<const uint4*>(v + std::int64_t(key) * D + c * kHalvesPerVec),
-                vf);
-#pragma unroll
-        for (int e = 0; e < kHalvesPerVec; ++e)
-          acc[c * kHalvesPerVec + e] = fmaf(p, vf[e], acc[c * kHalvesPerVec + e]);
-      }
-    }
+    accumulate_chunk<D, kBranchFree>(v, p_col, k0, key_end, S, acc);
     m_run = m_new;
     k0 += T::kChunk;
   } while (k0 < key_end);

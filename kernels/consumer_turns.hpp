@@ -14,6 +14,11 @@
 
 namespace attnlab {
 
+// Named-barrier ids of the Hopper kernels (16 per block; 0 is __syncthreads'): consumer c takes
+// its turn on the tensor cores at kTurnBarrier + c, and meets its own warpgroup before a TMA
+// store at kStoreBarrier + c (phase 5 runs at most three consumers).
+enum NamedBarrier : int { kBlockBarrier = 0, kTurnBarrier = 1, kStoreBarrier = kTurnBarrier + 3 };
+
 template <int Consumers, int Rows, int TileK, bool Causal>
 struct ConsumerTurns {
   // Consumers with rows below S (q0 < S): all but in a head's last tile where S does not fill it.
@@ -40,15 +45,16 @@ struct ConsumerTurns {
   ATTNLAB_HOST_DEVICE static int idle(int q0, int active_consumers, int j) {
     return Consumers - active_consumers + done_before(q0, j);
   }
-  // The named barrier (1 + consumer) that consumer c arrives at after its turn j: the next
+  // The named barrier (kTurnBarrier + consumer) that consumer c arrives at after its turn j: the next
   // consumer of turn j (the next active one has every turn this one has), else the first of
   // turn j + 1 (the first not done before tile j while tile j lies below S), else consumer 0,
   // which opens the next tile.
   ATTNLAB_HOST_DEVICE static int signal_to(int q0, int active_consumers, int c, int j, int S) {
-    int to = c + 1 < active_consumers ? 2 + c : 1;
+    static_assert(kTurnBarrier + Consumers <= kStoreBarrier, "a turn barrier per consumer");
+    int to = kTurnBarrier + (c + 1 < active_consumers ? c + 1 : 0);
     if (Causal) {
       const int first = done_before(q0, j);
-      if (c + 1 >= active_consumers && first < active_consumers && j * TileK < S) to = 1 + first;
+      if (c + 1 >= active_consumers && first < active_consumers && j * TileK < S) to = kTurnBarrier + first;
     }
     return to;
   }

@@ -43,6 +43,33 @@ __device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t p
   }
 }
 
+// Thread-block clusters and distributed shared memory (sm_90). cuda::ptx has the cluster rank
+// (get_sreg_cluster_ctarank) and mbarriers, but neither the .aligned forms of the cluster
+// barrier (one instruction per warp, where every thread of the warp reaches it) nor mapa, and
+// its st.async takes generic addresses; these take shared::cluster addresses from mapa.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// The shared::cluster address of the same shared-memory location in block `rank`.
+__device__ __forceinline__ unsigned map_rank(unsigned addr, unsigned rank) {
+  unsigned r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+  return r;
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
+}
+// An 8-byte store into another block's shared memory (addr from map_rank) that completes 8
+// bytes of the transaction count of that block's mbarrier (bar, from map_rank too).
+__device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, unsigned bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(addr),
+               "f"(x), "f"(y), "r"(bar)
+               : "memory");
+}
+
 // Brings a TMA descriptor (a __grid_constant__ kernel parameter) into the descriptor cache
 // ahead of its first copy.
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
@@ -61,6 +88,15 @@ __device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* ma
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
                                     dst + cb * rows * kSwizzleHalves, map, coords, bar);
   }
+}
+
+// Named barriers (ids: NamedBarrier, kernels/consumer_turns.hpp) of `threads` threads (a multiple of 32; id 0 is __syncthreads'): wait for the
+// others, or arrive without waiting (a producer of the event the others wait for).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // Orders this thread's register writes (accumulators, A fragments) before the wgmma that
@@ -110,15 +146,6 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 template <int Regs>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
-}
-
-// Named barriers of `threads` threads (a multiple of 32; id 0 is __syncthreads'): wait for the
-// others, or arrive without waiting (a producer of the event the others wait for).
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // v[0] = op over v[0 .. N): pairwise, depth ceil(log2 N).

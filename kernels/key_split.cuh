@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
+#include "kernels/wgmma_tile.cuh"
 
 namespace attnlab::hopper {
 
@@ -50,8 +51,9 @@ __device__ __forceinline__ void save_partial(float4* slot, unsigned* ready, cons
   if (tid % 32 == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*ready).store(1u, cuda::memory_order_release);
 }
 
-// Waits for the partial of this thread's warp, merges it into o, m and l (the usual rescale of
-// two online-softmax states to their common maximum) and clears the flag for the next launch.
+// Waits for the partial of this thread's warp, merges it into o, m and l (two online-softmax
+// states rescaled to their common maximum: merge_weights, as the cluster merge of d4 does over
+// distributed shared memory) and clears the flag for the next launch.
 template <int D>
 __device__ __forceinline__ void merge_partial(const float4* slot, unsigned* ready, float (&o)[D / 2],
                                               float (&m)[2], float (&l)[2], int tid) {
@@ -70,12 +72,12 @@ __device__ __forceinline__ void merge_partial(const float4* slot, unsigned* read
   float c_own[2], c_p[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const float m_new = fmaxf(m[r], m_p[r]);
-    const float m_use = m_new == kNegInf ? 0.f : m_new;  // rows with no key so far on both sides
-    c_own[r] = exp2_approx(m[r] - m_use);
-    c_p[r] = exp2_approx(m_p[r] - m_use);
+    const float states[2] = {m[r], m_p[r]};
+    float w[2];
+    m[r] = merge_weights(states, w);
+    c_own[r] = w[0];
+    c_p[r] = w[1];
     l[r] = l[r] * c_own[r] + l_p[r] * c_p[r];
-    m[r] = m_new;
   }
 #pragma unroll
   for (int i = 0; i < D / 8; ++i) {

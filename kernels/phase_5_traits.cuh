@@ -102,14 +102,12 @@ struct alignas(1024) SharedStorage {
   // The work unit whose Q the slot holds (its item, n_work when none is left, and key tiles);
   // written by the producer before it arrives on q_full, so a consumer reads it after its wait.
   KeySplit::Unit unit[T::kQStages];
-  std::uint64_t q_full[T::kQStages];
-  std::uint64_t q_empty[T::kQStages];  // every consumer's last QK^T of the item has completed
-  std::uint64_t k_full[T::kStages];
-  std::uint64_t v_full[T::kStages];
-  // Consumers are done with the stage's K (after QK^T) or V (after PV): released separately,
-  // so the next K streams in while PV of the previous tile still reads V.
-  std::uint64_t k_empty[T::kStages];
-  std::uint64_t v_empty[T::kStages];
+  // Q slots: a slot is released once every consumer's last QK^T of the item has completed.
+  hopper::TmaPipeline<T::kQStages> q_pipe;
+  // K and V released separately (K after QK^T, V after PV), so the next K streams in while PV
+  // of the previous tile still reads V.
+  hopper::TmaPipeline<T::kStages> k_pipe;
+  hopper::TmaPipeline<T::kStages> v_pipe;
 };
 
 // One block per SM (shared memory and registers admit no second), each looping over work items.

@@ -91,7 +91,6 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const LaunchGeometry g = geometry_of<T>(s, sms);
-  set_dynamic_smem(attention_kernel<T>, g.dynamic_smem_bytes);
   const int m_blocks = ceil_div(s.S, T::kTileQ);
   const int heads = s.B * s.H;
   const std::int64_t n_work = std::int64_t(m_blocks) * heads;
@@ -109,12 +108,27 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   const KeySplit split = KeySplit::make(
       n_work, int(g.grid.x), tiles, T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
   auto* const base = static_cast<unsigned char*>(p.workspace);
-  const Scratch scratch{reinterpret_cast<unsigned long long*>(base),
-                        reinterpret_cast<unsigned*>(base + layout.flags),
-                        reinterpret_cast<float4*>(base + layout.partials)};
-  attention_kernel<T><<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(
-      tm_q, tm_k, tm_v, tm_o, static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order,
-      split, dynamic, scratch);
+  const Params params{static_cast<__half*>(p.o), s.H, s.H_kv, s.S, p.scale * kLog2e, order, split,
+                      Scratch{reinterpret_cast<unsigned long long*>(base),
+                              reinterpret_cast<unsigned*>(base + layout.flags),
+                              reinterpret_cast<float4*>(base + layout.partials)}};
+  // The scheduler is a compile-time choice: causal kernels only claim dynamically, and the
+  // kernels that may split over keys take KeySplit's stride (with nothing to split, the plain
+  // stride).
+  auto run = [&](auto tag) {
+    const auto kernel = attention_kernel<T, typename decltype(tag)::type>;
+    set_dynamic_smem(kernel, g.dynamic_smem_bytes);
+    kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(tm_q, tm_k, tm_v, tm_o, params);
+  };
+  if constexpr (T::Mask::kCausal) {
+    run(TraitsTag<hopper::DynamicScheduler>{});
+  } else if (dynamic) {
+    run(TraitsTag<hopper::DynamicScheduler>{});
+  } else if constexpr (T::kSplit) {
+    run(TraitsTag<hopper::SplitScheduler>{});
+  } else {
+    run(TraitsTag<hopper::StaticScheduler>{});
+  }
   ATTNLAB_CHECK_LAUNCH();
 }
 

@@ -41,7 +41,9 @@
 #include "kernels/hopper.cuh"
 #include "kernels/phase_d4_merge.cuh"
 #include "kernels/registry.hpp"
+#include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline.cuh"
+#include "kernels/wgmma_tile.cuh"
 
 namespace attnlab::phase_d4 {
 namespace {
@@ -52,35 +54,16 @@ namespace {
 template <int KW>
 constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 
-// Normalises and stores rows (row, row + 8) of O from the m16n8 accumulator layout (columns
-// 8j + 2t, + 1); rows at or past S are not written.
-template <int D>
-__device__ __forceinline__ void store_rows(const float (&acc)[D / 8][4], const float (&l)[2],
-                                           int row0, int t, int S, __half* o) {
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = row0 + 8 * r;
-    if (row < S) {
-      const float inv_l = __fdividef(1.f, l[r]);  // l >= 1: the row max contributes 1
-      __half* o_row = o + std::int64_t(row) * D + 2 * t;
-#pragma unroll
-      for (int j = 0; j < D / 8; ++j)
-        *reinterpret_cast<__half2*>(o_row + 8 * j) =
-            __floats2half2_rn(acc[j][2 * r] * inv_l, acc[j][2 * r + 1] * inv_l);
-    }
-  }
-}
-
+// A block's shared memory: Q, and K/V stages in a TMA pipeline whose stage holds K (part 0) and
+// V (part 1); a stage is released once PV of its tile has completed in each of its warpgroup's
+// 4 warps.
 template <int D, int KW>
 struct alignas(1024) Storage {
   __half q[kRows * D];  // D / 64 column blocks of 64 swizzled 128-byte rows
   __half k[kStages<KW>][kTileK * D];
   __half v[kStages<KW>][kTileK * D];
   std::uint64_t q_full;
-  std::uint64_t k_full[kStages<KW>];
-  std::uint64_t v_full[kStages<KW>];
-  // The stage's PV has completed in each of its warpgroup's 4 warps: the stage may be refilled.
-  std::uint64_t empty[kStages<KW>];
+  hopper::TmaPipeline<kStages<KW>, 2> kv;
 };
 
 template <int D, int C, int KW>
@@ -91,22 +74,38 @@ constexpr std::size_t smem_bytes() {
   return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
 }
 
-// Announces a 64-row tile's bytes on `bar` and copies rows [row0, row0 + 64) of plane z there.
-template <int D>
-__device__ __forceinline__ void load_tile(__half* dst, const CUtensorMap* map, int row0, int z,
-                                          std::uint64_t* bar) {
+// Where a block's tiles are: its rank's key tiles rank, rank + C, ... of the query tile's, and
+// the K/V pipeline position of its i-th (a stage stays with one warpgroup: kStages is a
+// multiple of KW).
+template <int KW>
+using KVRing = hopper::RingPosition<kStages<KW>>;
+
+// The block's first K/V tiles (a stage each) and Q, issued by thread 0 before any math.
+template <int D, int KW, class KeyOf>
+__device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                                           const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
+                                           int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
-  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
-                                 std::uint32_t(kTileK * D * sizeof(__half)));
-  hopper::tma_load_tile<D>(dst, map, kTileK, row0, z, bar);
+  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);
+  if (n_mine > 0) {
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kTileBytes);
+    hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
+  }
+  for (int i = 0; i < min(n_mine, kStages<KW>); ++i) {
+    hopper::tma_load_tile<D>(sm.k[i], tm_k, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+    hopper::tma_load_tile<D>(sm.v[i], tm_v, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
+  }
 }
 
-template <int D, int C, int KW>
+// Grid x: C blocks per 64-row query tile (a cluster), y: the query heads that share a KV head
+// (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
+// h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
+template <int D, int C, int KW, class Mask>
 __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o,
-                     int group, int S, float scale_log2, bool causal) {
+                     int group, int S, float scale_log2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   namespace ptx = cuda::ptx;
@@ -120,6 +119,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   }
   constexpr int kDTiles = D / 8;
   constexpr int kStages = phase_d4::kStages<KW>;
+  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const unsigned raw = smem_addr(smem_raw);
@@ -135,41 +135,34 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int wq = warp % 4;  // and its rows within the 64 of the tile: [16 wq, 16 wq + 16)
   const int g = lane >> 2;
   const int t = lane & 3;
-  const unsigned rank = C > 1 ? cluster_rank() : 0u;
+  const unsigned rank = C > 1 ? ptx::get_sreg_cluster_ctarank() : 0u;
   const int q0 = int(blockIdx.x / C) * kRows;
-  // Grid y: the query heads that share a KV head (GQA's `group`), z: the (batch, KV head)
-  // plane, so that q_plane = b H + h with h = kv_head group + y needs no division.
   const int kv_plane = int(blockIdx.z);
   const int q_plane = kv_plane * group + int(blockIdx.y);
   o += std::int64_t(q_plane) * S * D;
   ATTNLAB_TL_BEGIN(kItem, blockIdx.x);
 
-  unsigned bar = 0;  // the merge's mbarrier (C > 1): initialised, then the first cluster arrive
+  // The merge's mbarrier (C > 1): initialised, then the first cluster arrive.
+  std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(recvML + KW * kRows);
   if constexpr (C > 1) {
-    bar = smem_addr(reinterpret_cast<char*>(recvML + KW * kRows));
-    if (tid == 0) mbar_init(bar);
+    if (tid == 0) {
+      ptx::mbarrier_init(merge_bar, 1);
+      // Visible to the cluster (the remote st.async that complete its transactions) before
+      // the cluster barrier.
+      ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
     cluster_arrive_relaxed();
   }
-  const int kv_end = causal ? min(S, q0 + kRows) : S;
-  const int n_tiles = ceil_div(kv_end, kTileK);
+  const int n_tiles = Mask::key_tiles(q0, kRows, S, kTileK);
   const int n_mine = int(rank) < n_tiles ? ceil_div(n_tiles - int(rank), C) : 0;
   auto key0 = [&](int i) { return (int(rank) + i * C) * kTileK; };
 
   if (tid == 0) {
     ptx::mbarrier_init(&sm.q_full, 1);
-#pragma unroll
-    for (int s = 0; s < kStages; ++s) {
-      ptx::mbarrier_init(&sm.k_full[s], 1);
-      ptx::mbarrier_init(&sm.v_full[s], 1);
-      ptx::mbarrier_init(&sm.empty[s], kWgThreads / kWarpSize);
-    }
+    sm.kv.init(kWgThreads / kWarpSize);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     ATTNLAB_TL_BEGIN(kTmaIssue, 0);
-    if (n_mine > 0) load_tile<D>(sm.q, &tm_q, q0, q_plane, &sm.q_full);
-    for (int i = 0; i < min(n_mine, kStages); ++i) {
-      load_tile<D>(sm.k[i], &tm_k, key0(i), kv_plane, &sm.k_full[i]);
-      load_tile<D>(sm.v[i], &tm_v, key0(i), kv_plane, &sm.v_full[i]);
-    }
+    load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
     ATTNLAB_TL_END(kTmaIssue, 0);
   }
   __syncthreads();  // the mbarriers are initialised before anyone waits on them
@@ -189,109 +182,50 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   }
 
   auto issue_qk = [&](int i) {
-    const int st = i % kStages;
     ATTNLAB_TL_BEGIN(kFullWait, i);
-    wait_barrier(&sm.k_full[st], (i / kStages) & 1);
+    sm.kv.consumer_wait(KVRing<KW>{i}, 0);
     ATTNLAB_TL_END(kFullWait, i);
     ATTNLAB_TL_BEGIN(kQkIssue, i);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      const int cb = kk / 4;
-      const int within = (kk % 4) * 16;
-      const std::uint64_t da =
-          smem_desc_sw128(sm.q + cb * kRows * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
-      const std::uint64_t db =
-          smem_desc_sw128(sm.k[st] + cb * kTileK * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
-      wgmma_ss<kTileK>(s_acc, da, db, kk > 0);
-    }
-    wgmma_commit();
+    qk_gemm<kTileK, D, kRows>(s_acc, sm.q, sm.k[i % kStages]);
     ATTNLAB_TL_END(kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
-    const int st = i % kStages;
     ATTNLAB_TL_BEGIN(kFullWait, i);
-    wait_barrier(&sm.v_full[st], (i / kStages) & 1);
+    sm.kv.consumer_wait(KVRing<KW>{i}, 1);
     ATTNLAB_TL_END(kFullWait, i);
     ATTNLAB_TL_BEGIN(kPvIssue, i);
-    wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kTileK / 16; ++kk)
-      wgmma_rs_mn<D>(o_acc, p_frag[kk],
-                     smem_desc_sw128(sm.v[st] + kk * 16 * kSwizzleHalves, kTileK * kSwizzleBytes,
-                                     kSwizzleAtomBytes),
-                     1);
-    wgmma_commit();
+    pv_gemm<kTileK, D>(o_acc, p_frag, sm.v[i % kStages]);
     ATTNLAB_TL_END(kPvIssue, i);
   };
-  // Online softmax of tile i in s_acc (in place, log2 units); each row's correction for O.
+  // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's
+  // correction for O.
   auto softmax = [&](int i, float (&corr)[2]) {
     ATTNLAB_TL_BEGIN(kSoftmax, i);
-    const int k0 = key0(i);
-    // Keys past S (zero-filled) and, causal, past the row: -inf.
-    if (k0 + kTileK > S || (causal && k0 + kTileK - 1 > q0 + 16 * wq)) {
-#pragma unroll
-      for (int j = 0; j < kTileK / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = k0 + 8 * j + 2 * t + (e & 1);
-          const int row = row_lo + 8 * (e >> 1);
-          if (key >= (causal ? min(S, row + 1) : S)) s_acc[4 * j + e] = kNegInf;
-        }
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float mx = kNegInf;
-#pragma unroll
-      for (int j = 0; j < kTileK / 8; ++j)
-        mx = fmaxf(mx, fmaxf(s_acc[4 * j + 2 * r], s_acc[4 * j + 2 * r + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-      const float m_new = fmaxf(m_row[r], mx * scale_log2);
-      const float m_use = m_new == kNegInf ? 0.f : m_new;  // all masked so far: p = 0
-      corr[r] = exp2_approx(m_row[r] - m_use);
-      m_row[r] = m_new;
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < kTileK / 8; ++j) {
-        float& x0 = s_acc[4 * j + 2 * r];
-        float& x1 = s_acc[4 * j + 2 * r + 1];
-        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
-        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
-        sum += x0 + x1;
-      }
-      l_row[r] = l_row[r] * corr[r] + sum;
-    }
+    mask_tile<Mask, kTileK>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
+    online_softmax<kTileK>(s_acc, m_row, l_row, corr, scale_log2);
     ATTNLAB_TL_END(kSoftmax, i);
   };
-  // P as fp16 in the register-A layout of the PV wgmma (the accumulator's own ownership).
-  auto pack_p = [&] {
-#pragma unroll
-    for (int kk = 0; kk < kTileK / 16; ++kk)
-#pragma unroll
-      for (int x = 0; x < 4; ++x)
-        p_frag[kk][x] = pack_half2(s_acc[8 * kk + 2 * x], s_acc[8 * kk + 2 * x + 1]);
-  };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
-  // i + kStages (the same warpgroup's: kStages is a multiple of KW). Each warp arrives on the
-  // stage's mbarrier and the warpgroup's first thread waits for all four before its copies.
-  // An mbarrier rather than a named barrier per warpgroup: the warpgroups of a block refill
-  // different numbers of times (5 and 4 key tiles of 9, say), and compute-sanitizer's
-  // racecheck then misses the block-wide barrier of the merge that follows and reports its
-  // shared-memory exchange as hazards (tests/gpu/sanitizer.sh runs such shapes; kernels/NOTES.md,
-  // "Why phase 5 and d4 are as they are": d4's stage release through per-stage mbarriers).
+  // i + kStages (the same warpgroup's: kStages is a multiple of KW). Each warp releases the
+  // stage and the warpgroup's first thread acquires it for its copies. An mbarrier rather than
+  // a named barrier per warpgroup: the warpgroups of a block refill different numbers of times
+  // (5 and 4 key tiles of 9, say), and compute-sanitizer's racecheck then misses the
+  // block-wide barrier of the merge that follows and reports its shared-memory exchange as
+  // hazards (tests/gpu/sanitizer.sh runs such shapes; kernels/NOTES.md, "Why phase 5 and d4
+  // are as they are": d4's stage release through per-stage mbarriers).
   auto refill = [&](int i) {
     if (i + kStages < n_mine) {  // warpgroup-uniform
-      const int st = i % kStages;
-      __syncwarp();
-      if (lane == 0) ptx::mbarrier_arrive(&sm.empty[st]);
+      const KVRing<KW> next{i + kStages};
+      sm.kv.consumer_release(KVRing<KW>{i}, lane);
       if (tid == unsigned(wg * kWgThreads)) {
         ATTNLAB_TL_BEGIN(kEmptyWait, i + kStages);
-        wait_barrier(&sm.empty[st], (i / kStages) & 1);
+        sm.kv.producer_acquire(next);
         ATTNLAB_TL_END(kEmptyWait, i + kStages);
         ATTNLAB_TL_BEGIN(kTmaIssue, i + kStages);
-        load_tile<D>(sm.k[st], &tm_k, key0(i + kStages), kv_plane, &sm.k_full[st]);
-        load_tile<D>(sm.v[st], &tm_v, key0(i + kStages), kv_plane, &sm.v_full[st]);
+        tma_load_tile<D>(sm.k[next.stage()], &tm_k, kTileK, key0(next.count), kv_plane,
+                         sm.kv.producer_expect(next, kTileBytes, 0));
+        tma_load_tile<D>(sm.v[next.stage()], &tm_v, kTileK, key0(next.count), kv_plane,
+                         sm.kv.producer_expect(next, kTileBytes, 1));
         ATTNLAB_TL_END(kTmaIssue, i + kStages);
       }
     }
@@ -305,7 +239,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     ATTNLAB_TL_END(kWgmmaWait, wg);
     fence_operands(s_acc);
     softmax(wg, corr);  // O is still zero: no correction
-    pack_p();
+    pack_p<kTileK>(s_acc, p_frag);
     // FA3's intra-warpgroup overlap: QK^T of tile i and PV of the previous tile are issued
     // together, and the softmax of tile i runs while that PV is in flight.
     int prev = wg;
@@ -323,9 +257,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       fence_operands(o_acc);
       fence_operands(p_frag);
       refill(prev);
-#pragma unroll
-      for (int j = 0; j < D / 2; ++j) o_acc[j] *= corr[(j >> 1) & 1];
-      pack_p();
+      rescale_o<D>(o_acc, corr);
+      pack_p<kTileK>(s_acc, p_frag);
       prev = i;
     }
     issue_pv(prev);
@@ -335,20 +268,18 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     fence_operands(o_acc);
     fence_operands(p_frag);
   }
-  float l[2];
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    l[r] = l_row[r];
-    l[r] += __shfl_xor_sync(kFullMask, l[r], 1);
-    l[r] += __shfl_xor_sync(kFullMask, l[r], 2);
-  }
-  const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
   ATTNLAB_TL_BEGIN(kEpilogue, blockIdx.x);
-  if constexpr (C * KW == 1)
-    store_rows<D>(acc, l, row_lo, t, S, o);
-  else
+  if constexpr (C * KW == 1) {
+    float inv_l[2];
+    row_inverse_sums(l_row, inv_l);
+    store_o_rows<D>(o, o_acc, inv_l, row_lo, 2 * t, S);
+  } else {
+    float l[2];
+    row_sums(l_row, l);
+    const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
     cluster_merge<D, C, KW>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
-                            bar ATTNLAB_TL_ARG);
+                            merge_bar ATTNLAB_TL_ARG);
+  }
   ATTNLAB_TL_END(kEpilogue, blockIdx.x);
   ATTNLAB_TL_END(kItem, blockIdx.x);
 #else
@@ -416,7 +347,9 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
   const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
-  const auto kernel = attention_kernel<D, C, KW>;
+  // The mask is a compile-time policy: a kernel without the causal mask carries no causal test.
+  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>>
+                               : attention_kernel<D, C, KW, hopper::KeyMask<false>>;
   set_dynamic_smem(kernel, g.dynamic_smem_bytes);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = g.grid;
@@ -431,7 +364,7 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   cfg.attrs = attr;
   cfg.numAttrs = C > 1 ? 1 : 0;
   ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
-                                        int(g.grid.y), s.S, p.scale * kLog2e, s.causal));
+                                        int(g.grid.y), s.S, p.scale * kLog2e));
   ATTNLAB_CHECK_LAUNCH();
 }
 

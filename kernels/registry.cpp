@@ -4,13 +4,28 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace attnlab {
+
+namespace {
+std::vector<PhaseSource>& phase_sources() {
+  static std::vector<PhaseSource> sources;
+  return sources;
+}
+}  // namespace
+
+bool add_phase_source(PhaseSource source) {
+  phase_sources().push_back(source);
+  return true;
+}
 
 const std::vector<Phase>& phases() {
   // Baselines last: they are the yardstick, and the progression lists them after ours.
   static const std::vector<Phase> table = [] {
     std::vector<Phase> t = declared_phases();
+    for (PhaseSource source : phase_sources())
+      for (Phase& p : source()) t.push_back(std::move(p));
     std::stable_partition(t.begin(), t.end(), [](const Phase& p) { return !p.baseline; });
     return t;
   }();

@@ -106,6 +106,10 @@ struct Phase {
 
 // Every ATTNLAB_PHASE of the build, in the order of their files' names (generated).
 std::vector<Phase> declared_phases();
+// Phases a binary adds beside the declared ones (another commit's kernels built into the A/B
+// tool: experiments/base_phases.cpp), from a static initialiser, before phases() is first read.
+using PhaseSource = std::vector<Phase> (*)();
+bool add_phase_source(PhaseSource source);
 
 // The declared phases: ours in declared_phases()'s order (their files' names), then the baselines.
 const std::vector<Phase>& phases();

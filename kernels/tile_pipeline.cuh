@@ -1,12 +1,15 @@
-// Building blocks of the warp-specialised, persistent attention kernels (phase 5 uses them;
-// written for d4 to adopt): a position in an mbarrier ring, the dynamic scheduler of a
-// persistent grid's work items (numbered by kernels/work_order.hpp; the static order with its
-// split over keys is KeySplit there), and the key mask as a policy.
+// Building blocks of the Hopper attention kernels (phases 5 and d4): a position in an mbarrier
+// ring and the TMA pipeline it indexes, the schedulers of a persistent grid's work items
+// (numbered by kernels/work_order.hpp), chosen at compile time behind one interface, and the
+// key mask as a policy.
 #pragma once
+
+#include <cuda/ptx>
 
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
+#include "kernels/hopper.cuh"
 #include "kernels/work_order.hpp"
 
 namespace attnlab::hopper {
@@ -23,20 +26,96 @@ struct RingPosition {
   __device__ RingPosition operator+(int n) const { return {count + n}; }
 };
 
-// Persistent grid, items of unequal cost (FA3's dynamic persistent scheduler): after its first
-// item (blockIdx.x) a block claims the lowest unclaimed item with an atomic on a global counter,
-// so blocks that drew short items take more. Every block claims once per item it runs,
-// the last claim past the end included: n_work claims in all, so the block whose claim is
-// n_work - 1 made the launch's last one and sets the counter back to zero for the next launch.
-// Needs gridDim.x <= n_work, and launches that share the counter must not overlap (one stream).
+// A ring of Stages buffers that TMA fills: per stage, Parts full mbarriers (one per tensor the
+// stage holds, each completed by its copies' bytes) and one empty mbarrier, at which every
+// consumer warp arrives once it is done with the stage. Positions count every use of the ring
+// since the kernel began (RingPosition), so stage and parity follow from one integer.
+template <int Stages, int Parts = 1>
+struct TmaPipeline {
+  using Position = RingPosition<Stages>;
+  std::uint64_t full[Parts][Stages];
+  std::uint64_t empty[Stages];
+
+  // By one thread, before any use; the caller fences the initialisation (fence_mbarrier_init)
+  // and meets the block before the first wait.
+  __device__ void init(std::uint32_t consumer_warps) {
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) {
+#pragma unroll
+      for (int p = 0; p < Parts; ++p) cuda::ptx::mbarrier_init(&full[p][s], 1);
+      cuda::ptx::mbarrier_init(&empty[s], consumer_warps);
+    }
+  }
+  // Producer: waits until every consumer warp has released p's stage (a fresh ring passes).
+  __device__ void producer_acquire(Position p) { wait_barrier(&empty[p.stage()], p.phase() ^ 1); }
+  // Producer: announces `bytes` for part `part` of p's stage; the copies complete on the
+  // barrier it returns.
+  __device__ std::uint64_t* producer_expect(Position p, std::uint32_t bytes, int part = 0) {
+    std::uint64_t* const bar = &full[part][p.stage()];
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, bar, bytes);
+    return bar;
+  }
+  // Producer: releases p's stage for `warps` consumer warps that will not read it.
+  __device__ void producer_release_for(Position p, std::uint32_t warps) {
+    cuda::ptx::mbarrier_arrive(&empty[p.stage()], warps);
+  }
+  // Consumer: waits until part `part` of p's stage has landed.
+  __device__ void consumer_wait(Position p, int part = 0) {
+    wait_barrier(&full[part][p.stage()], p.phase());
+  }
+  // Consumer: this warp is done with p's stage (its lane 0 arrives for it).
+  __device__ void consumer_release(Position p, int lane) {
+    __syncwarp();
+    if (lane == 0) cuda::ptx::mbarrier_arrive(&empty[p.stage()]);
+  }
+};
+
+// The schedulers of a persistent grid (one block per SM walking work items), one interface,
+// chosen at compile time: a block's first place in its sequence, the unit (an item and its key
+// tiles) at a place, and the place after a unit. A block's first place is its own index.
+// A unit of a whole item: its key tiles end at the item's.
+__device__ __forceinline__ KeySplit::Unit whole_item(std::int64_t w) { return {w, 0, 1 << 30}; }
+
+// Items in a fixed stride: block b runs items b, b + grid, ...
+struct StaticScheduler {
+  static constexpr bool kSplitsKeys = false;
+  __device__ StaticScheduler(const KeySplit&, unsigned long long*) {}
+  __device__ std::int64_t start(int block) const { return block; }
+  __device__ KeySplit::Unit unit(int, std::int64_t place) const { return whole_item(place); }
+  __device__ std::int64_t advance(int, const KeySplit::Unit& u) const { return u.w + gridDim.x; }
+};
+
+// Items of unequal cost (FA3's dynamic persistent scheduler): after its first item a block
+// claims the lowest unclaimed item with an atomic on a global counter, so blocks that drew
+// short items take more. Every block claims once per item it runs, the last claim past the end
+// included: n_work claims in all, so the block whose claim is n_work - 1 made the launch's last
+// one and sets the counter back to zero for the next launch. Needs gridDim.x <= n_work, and
+// launches that share the counter must not overlap (the caller's workspace, one per stream).
 struct DynamicScheduler {
+  static constexpr bool kSplitsKeys = false;
   unsigned long long* counter;  // zero when the launch begins
   std::int64_t n_work;
-  __device__ std::int64_t next(std::int64_t) const {
+  __device__ DynamicScheduler(const KeySplit& split, unsigned long long* claims)
+      : counter(claims), n_work(split.n_work) {}
+  __device__ std::int64_t start(int block) const { return block; }
+  __device__ KeySplit::Unit unit(int, std::int64_t place) const { return whole_item(place); }
+  __device__ std::int64_t advance(int, const KeySplit::Unit&) const {
     const auto claim = std::int64_t(atomicAdd(counter, 1ull));
     if (claim == n_work - 1) atomicExch(counter, 0ull);
     return gridDim.x + claim;
   }
+};
+
+// The static stride whose last round is cut over keys (KeySplit, kernels/work_order.hpp); with
+// nothing to split it is the static stride.
+struct SplitScheduler {
+  static constexpr bool kSplitsKeys = true;
+  KeySplit split;
+  __device__ SplitScheduler(const KeySplit& s, unsigned long long*) : split(s) {}
+  __device__ std::int64_t start(int block) const { return split.start(block); }
+  __device__ KeySplit::Unit unit(int block, std::int64_t place) const { return split.unit(block, place); }
+  __device__ std::int64_t advance(int block, const KeySplit::Unit& u) const { return split.advance(block, u); }
 };
 
 // Which keys a query row sees: every key below S, and under the causal mask none past the row.

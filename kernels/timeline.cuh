@@ -7,7 +7,8 @@
 // In a kernel:
 //   ATTNLAB_TL_INIT();                       once, early, by every thread (anchors the warp)
 //   ATTNLAB_TL_BEGIN(kSoftmax, j); ... ATTNLAB_TL_END(kSoftmax, j);   (Span names, common/timeline_events.hpp)
-//   f(... ATTNLAB_TL_ARG) for a __device__ f(... ATTNLAB_TL_PARAM) that stamps too.
+//   f(... ATTNLAB_TL_ARG) for a __device__ f(... ATTNLAB_TL_PARAM) that stamps too
+//   (f(ATTNLAB_TL_ARG_FIRST) and ATTNLAB_TL_PARAM_FIRST where it is the only parameter).
 // A warp's slot takes `capacity` stamps; later ones are counted, never written.
 #pragma once
 
@@ -130,6 +131,8 @@ class Recorder {
   attnlab_tl_.stamp(::attnlab::timeline::Span::span, true, std::uint32_t(item))
 #define ATTNLAB_TL_PARAM , ::attnlab::timeline::Recorder& attnlab_tl_
 #define ATTNLAB_TL_ARG , attnlab_tl_
+#define ATTNLAB_TL_PARAM_FIRST ::attnlab::timeline::Recorder& attnlab_tl_
+#define ATTNLAB_TL_ARG_FIRST attnlab_tl_
 
 #else
 
@@ -138,5 +141,7 @@ class Recorder {
 #define ATTNLAB_TL_END(span, item) static_cast<void>(0)
 #define ATTNLAB_TL_PARAM
 #define ATTNLAB_TL_ARG
+#define ATTNLAB_TL_PARAM_FIRST
+#define ATTNLAB_TL_ARG_FIRST
 
 #endif

@@ -1,11 +1,16 @@
-// What a consumer warpgroup of phase 5 does with its m64nN accumulators between the GEMMs:
-// the online softmax of a tile of S, and its rows of O staged in shared memory for a TMA store.
+// What a consumer warpgroup of the Hopper kernels (phases 5 and d4) does with its m64nN
+// accumulators: the two GEMMs of a key tile, the mask and the online softmax of a tile of S, P
+// packed for the PV GEMM, and the epilogue (rows of O stored from registers, or staged in shared
+// memory for a TMA store).
 // Accumulator layout of m64nN: thread (warp, lane) of the warpgroup holds rows
 // warp*16 + lane/4 (+8) and, per 8-column chunk i, columns 8i + 2(lane%4) (+1) in
 // d[4i .. 4i+3]: elements 4i + 2r and 4i + 2r + 1 belong to row r of the thread's two.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_fp16.h>
+
+#include <cuda/ptx>
 
 #include <cstdint>
 
@@ -13,6 +18,68 @@
 #include "kernels/hopper.cuh"
 
 namespace attnlab::hopper {
+
+// S = Q K^T of one key tile into s, issued and committed without waiting. Q and K are both
+// K-major (D contiguous) in column blocks of 64 halves (QRows and TileK swizzled 128-byte rows
+// each): a k-step is 16 halves = 32 bytes inside a swizzle row, the next column block after four.
+template <int TileK, int D, int QRows>
+__device__ __forceinline__ void qk_gemm(float (&s)[TileK / 2], const __half* q, const __half* k) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const int cb = kk / 4;
+    const int within = (kk % 4) * 16;
+    const std::uint64_t da = smem_desc_sw128(q + cb * QRows * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
+    const std::uint64_t db = smem_desc_sw128(k + cb * TileK * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
+    wgmma_ss<TileK>(s, da, db, kk > 0);
+  }
+  wgmma_commit();
+}
+
+// O += P V of one key tile, P from registers (pack_p), issued and committed without waiting. V
+// is [keys][D], MN-major for this product; a k-step is 16 keys = two swizzle atoms.
+template <int TileK, int D>
+__device__ __forceinline__ void pv_gemm(float (&o)[D / 2], const std::uint32_t (&p)[TileK / 16][4],
+                                        const __half* v) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < TileK / 16; ++kk)
+    wgmma_rs_mn<D>(o, p[kk], smem_desc_sw128(v + kk * 16 * kSwizzleHalves, TileK * kSwizzleBytes, kSwizzleAtomBytes), 1);
+  wgmma_commit();
+}
+
+// Sets to -inf the scores of tile s (keys key0 ..) that Mask hides from the thread's rows
+// (row_lo and row_lo + 8; col its first column in a chunk), on the tiles that hold such a key
+// for some row from first_row on: only tiles past S's end or across the diagonal pay for it.
+template <class Mask, int TileK>
+__device__ __forceinline__ void mask_tile(float (&s)[TileK / 2], int key0, int first_row, int row_lo,
+                                          int col, int S) {
+  if (!Mask::tile_needs_mask(key0, TileK, first_row, S)) return;
+#pragma unroll
+  for (int i = 0; i < TileK / 8; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (Mask::masked(key0 + 8 * i + col + (e & 1), row_lo + 8 * (e >> 1), S)) s[4 * i + e] = kNegInf;
+}
+
+// P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
+// accumulator chunks 2kk and 2kk+1 (rows lo, hi of each), which is the same ownership.
+template <int TileK>
+__device__ __forceinline__ void pack_p(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / 16][4]) {
+#pragma unroll
+  for (int kk = 0; kk < TileK / 16; ++kk)
+#pragma unroll
+    for (int x = 0; x < 4; ++x) p[kk][x] = pack_half2(s[8 * kk + 2 * x], s[8 * kk + 2 * x + 1]);
+}
+
+// O's rows rescaled by the online softmax's correction factors (one per row of the two).
+template <int D>
+__device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[4 * i + e] *= corr[e >> 1];
+}
 
 // Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
 // exp2(s * scale_log2 - m) with m the rows' running maxima (m_row, updated), l_row (this
@@ -82,6 +149,75 @@ __device__ __forceinline__ void stage_o_rows(__half* o_stage, const float (&o)[D
       *reinterpret_cast<std::uint32_t*>(chunk) =
           pack_half2(o[4 * i + 2 * r] * inv_l[r], o[4 * i + 2 * r + 1] * inv_l[r]);
     }
+}
+
+// 1/l of a row whose softmax sum is l; a row that no key reached (l = 0) gets 0, so it writes
+// zeros, never NaN.
+__device__ __forceinline__ float inverse_sum(float l) { return l > 0.f ? 1.f / l : 0.f; }
+
+// Each of the thread's two rows' softmax sum, over the row's four lanes (l_row holds this
+// thread's share).
+__device__ __forceinline__ void row_sums(const float (&l_row)[2], float (&l)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    l[r] = l_row[r];
+    l[r] += __shfl_xor_sync(kFullMask, l[r], 1);
+    l[r] += __shfl_xor_sync(kFullMask, l[r], 2);
+  }
+}
+
+// Each of the thread's two rows' 1/l.
+__device__ __forceinline__ void row_inverse_sums(const float (&l_row)[2], float (&inv_l)[2]) {
+  float l[2];
+  row_sums(l_row, l);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) inv_l[r] = inverse_sum(l[r]);
+}
+
+// The thread's rows of O straight from registers into a head's rows of global memory: rows
+// row_lo and row_lo + 8 (not written at or past S), columns 8i + col and 8i + col + 1.
+template <int D>
+__device__ __forceinline__ void store_o_rows(__half* o_head, const float (&o)[D / 2],
+                                             const float (&inv_l)[2], int row_lo, int col, int S) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = row_lo + 8 * r;
+    if (row < S) {
+      __half* o_row = o_head + std::int64_t(row) * D;
+#pragma unroll
+      for (int i = 0; i < D / 8; ++i)
+        *reinterpret_cast<__half2*>(o_row + 8 * i + col) =
+            __floats2half2_rn(o[4 * i + 2 * r] * inv_l[r], o[4 * i + 2 * r + 1] * inv_l[r]);
+    }
+  }
+}
+
+// One thread stores a consumer's staged rows (stage_o_rows) with TMA, rows [row0, row0 + 64)
+// of plane z (rows past the tensor's end are clipped by the map), and commits the group; the
+// caller waits for its reads before the staging tile is written again.
+template <int D, int TileQ>
+__device__ __forceinline__ void tma_store_o_rows(const CUtensorMap* tm_o, const __half* o_stage, int row0, int z) {
+#pragma unroll
+  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+    const std::int32_t coords[3] = {cb * kSwizzleHalves, row0, z};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, tm_o, coords,
+                                    o_stage + cb * TileQ * kSwizzleHalves);
+  }
+  cuda::ptx::cp_async_bulk_commit_group();
+}
+
+// The weights that merge N online-softmax states to their common maximum (running maxima m in
+// log2 units): w_j = 2^(m_j - M), M the largest m. A state without any key (m = -inf) weighs 0;
+// when no state has one, M counts as 0 and every weight is 0. Returns M (-inf when none).
+template <int N>
+__device__ __forceinline__ float merge_weights(const float (&m)[N], float (&w)[N]) {
+  float m_all = kNegInf;
+#pragma unroll
+  for (int j = 0; j < N; ++j) m_all = fmaxf(m_all, m[j]);
+  const float m_use = m_all == kNegInf ? 0.f : m_all;
+#pragma unroll
+  for (int j = 0; j < N; ++j) w[j] = exp2_approx(m[j] - m_use);
+  return m_all;
 }
 
 }  // namespace attnlab::hopper
