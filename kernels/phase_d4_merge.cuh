@@ -106,7 +106,7 @@ __device__ __forceinline__ void merge_rows(unsigned tid, unsigned rank, int q0, 
     }
     const int row = q0 + int(rank) * R + lr;
     if (row < S) {
-      const float inv_l = hopper::inverse_sum(lsum);
+      const float inv_l = hopper::inverse_sum</*Fast=*/true>(lsum);
 #pragma unroll
       for (int e = 0; e < kHalvesPerVec; ++e) out[e] *= inv_l;
       *reinterpret_cast<uint4*>(o + std::int64_t(row) * D + c0) = pack8(out);

@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   ATTNLAB_TL_BEGIN(kEpilogue, blockIdx.x);
   if constexpr (C * KW == 1) {
     float inv_l[2];
-    row_inverse_sums(l_row, inv_l);
+    row_inverse_sums</*Fast=*/true>(l_row, inv_l);
     store_o_rows<D>(o, o_acc, inv_l, row_lo, 2 * t, S);
   } else {
     float l[2];

@@ -152,8 +152,13 @@ __device__ __forceinline__ void stage_o_rows(__half* o_stage, const float (&o)[D
 }
 
 // 1/l of a row whose softmax sum is l; a row that no key reached (l = 0) gets 0, so it writes
-// zeros, never NaN.
-__device__ __forceinline__ float inverse_sum(float l) { return l > 0.f ? 1.f / l : 0.f; }
+// zeros, never NaN. Fast: the approximate reciprocal (l >= 1 for a row with any key, far from
+// where it loses accuracy), without IEEE division's slow path and its branch: d4's merge runs on
+// the kernel's tail, where that branch measured slower.
+template <bool Fast = false>
+__device__ __forceinline__ float inverse_sum(float l) {
+  return l > 0.f ? (Fast ? __fdividef(1.f, l) : 1.f / l) : 0.f;
+}
 
 // Each of the thread's two rows' softmax sum, over the row's four lanes (l_row holds this
 // thread's share).
@@ -166,12 +171,13 @@ __device__ __forceinline__ void row_sums(const float (&l_row)[2], float (&l)[2])
   }
 }
 
-// Each of the thread's two rows' 1/l.
+// Each of the thread's two rows' 1/l (inverse_sum).
+template <bool Fast = false>
 __device__ __forceinline__ void row_inverse_sums(const float (&l_row)[2], float (&inv_l)[2]) {
   float l[2];
   row_sums(l_row, l);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) inv_l[r] = inverse_sum(l[r]);
+  for (int r = 0; r < 2; ++r) inv_l[r] = inverse_sum<Fast>(l[r]);
 }
 
 // The thread's rows of O straight from registers into a head's rows of global memory: rows
