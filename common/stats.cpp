@@ -1,10 +1,11 @@
-// Summary statistics and the stopping rule for timing samples.
+// Summary statistics, the bootstrap of a median and the stopping rule for timing samples.
 #include "common/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 
 namespace attnlab::stats {
@@ -18,6 +19,51 @@ double percentile(std::vector<double> samples, double q) {
   const auto hi = std::min(lo + 1, samples.size() - 1);
   const double frac = pos - double(lo);
   return samples[lo] + frac * (samples[hi] - samples[lo]);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) throw std::invalid_argument("median of no values");
+  const std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+  if (n % 2) return v[mid];
+  const double upper = v[mid];
+  return (*std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid)) + upper) / 2;
+}
+
+namespace {
+
+// An index in [0, n) from one draw, by multiply-high.
+std::size_t draw_index(std::mt19937_64& rng, std::size_t n) {
+  return std::size_t((static_cast<unsigned __int128>(rng()) * std::uint64_t(n)) >> 64);
+}
+
+}  // namespace
+
+Interval bootstrap_median(const std::vector<std::vector<double>>& blocks, const Bootstrap& b) {
+  if (blocks.empty()) throw std::invalid_argument("a bootstrap needs at least one block");
+  std::size_t values = 0;
+  for (const auto& block : blocks) {
+    if (block.empty()) throw std::invalid_argument("a bootstrap's block has no values");
+    for (double x : block)
+      if (!std::isfinite(x)) throw std::invalid_argument("a bootstrap's values must be finite");
+    values += block.size();
+  }
+  if (values < 2) throw std::invalid_argument("a bootstrap needs at least 2 values");
+  if (b.resamples < 100 || !(b.confidence > 0 && b.confidence < 1))
+    throw std::invalid_argument("bootstrap needs >= 100 resamples and a confidence in (0, 1)");
+  std::mt19937_64 rng(b.seed);
+  std::vector<double> medians, draw;
+  medians.reserve(std::size_t(b.resamples));
+  for (int k = 0; k < b.resamples; ++k) {
+    draw.clear();
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const auto& block = blocks.size() == 1 ? blocks[0] : blocks[draw_index(rng, blocks.size())];
+      for (std::size_t i = 0; i < block.size(); ++i) draw.push_back(block[draw_index(rng, block.size())]);
+    }
+    medians.push_back(median(draw));
+  }
+  std::sort(medians.begin(), medians.end());
+  return {percentile(medians, (1 - b.confidence) / 2), percentile(medians, (1 + b.confidence) / 2)};
 }
 
 double union_length(std::vector<std::pair<double, double>> intervals) {

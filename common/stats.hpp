@@ -1,5 +1,5 @@
-// Summary statistics of timing samples and the stopping rule that decides when a regime has
-// enough of them. Host-only.
+// Summary statistics of timing samples, the bootstrap interval of a median, and the stopping
+// rule that decides when a regime has enough samples. Host-only.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +25,11 @@ struct Summary {
 // be sorted. Throws std::invalid_argument on an empty sample or q outside [0, 1].
 double percentile(std::vector<double> samples, double q);
 
+// The middle value, or the mean of the middle two for an even count: exact where
+// percentile(v, 0.5) interpolates (a + 0.5 * (b - a) rounds differently from (a + b) / 2).
+// Throws std::invalid_argument on an empty sample.
+double median(std::vector<double> v);
+
 // Throws std::invalid_argument on an empty sample.
 Summary summarize(const std::vector<double>& samples);
 
@@ -42,6 +47,30 @@ struct LaunchTime {
   double busy_ns = 0;
 };
 LaunchTime launch_time(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& kernels);
+
+// A percentile bootstrap: how many resamples, the generator's seed and the interval's
+// confidence.
+struct Bootstrap {
+  int resamples = 10000;
+  std::uint64_t seed = 0;
+  double confidence = 0.95;
+};
+
+struct Interval {
+  double lo = 0, hi = 0;
+};
+
+// The percentile-bootstrap interval of the median of every block's values pooled, drawn
+// hierarchically: each of `b.resamples` resamples draws as many blocks as there are, with
+// replacement, then within each drawn block as many of its values as it has, with replacement;
+// the interval is the (1-c)/2 and (1+c)/2 percentiles of the resamples' medians. A shift that
+// holds for a whole block so widens the interval, which a bootstrap of the pooled values would
+// not see. Indices come from std::mt19937_64(seed) by multiply-high (no implementation-defined
+// distribution, so a seed names one interval on every platform); one block draws no block
+// index, so it is exactly the bootstrap of its values. Throws std::invalid_argument on no
+// block, an empty block, fewer than 2 values in all, a value not finite, fewer than 100
+// resamples or a confidence outside (0, 1).
+Interval bootstrap_median(const std::vector<std::vector<double>>& blocks, const Bootstrap& b);
 
 // When to stop sampling a regime: enough samples and relative noise under the target, or the
 // sample or wall-time budget spent.

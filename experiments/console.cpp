@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/stats.hpp"
+
 namespace attnlab::console {
 namespace {
 
@@ -105,8 +107,8 @@ void ab_result(const std::string& tag, const std::string& a, const std::string& 
   // Every block's samples of one side, pooled for the medians.
   auto side = [&s](const std::string& id, bool is_a) {
     const AbSamples x = s.pooled(is_a);
-    return id + " busy median " + human_ns(paired::median(x.busy_ns)) + " at " +
-           fmt("%.0f MHz", paired::median(x.sm_clock_mhz));
+    return id + " busy median " + human_ns(stats::median(x.busy_ns)) + " at " +
+           fmt("%.0f MHz", stats::median(x.sm_clock_mhz));
   };
   std::cout << tag << " " << s.pairs() << " pairs in " << s.blocks.size() << " blocks (" << s.stop_reasons() << "), B/A: "
             << ratio("wall", *s.wall) << "; "

@@ -56,21 +56,15 @@ struct RatioEstimate {
   bool as_fast_as = false;           // lo >= kNonInferiorityMargin
 };
 
-// The median of the ratios of every block and its hierarchical bootstrap interval. Each of
-// `resamples` resamples draws as many blocks as there are, with replacement, then within each
-// drawn block as many of its ratios as it has, with replacement; the interval is the (1-c)/2
-// and (1+c)/2 percentiles of the resamples' pooled medians. A shift between blocks (a clock, a
-// placement, a thermal state that holds for a block) so widens the interval, which a bootstrap
-// of the pooled pairs would not see. Indices come from std::mt19937_64(seed) by multiply-high
-// (no implementation-defined distribution); one block draws no block index, so it is exactly
-// the bootstrap of its pairs. Throws std::invalid_argument on no block, an empty block, fewer
-// than 2 ratios in all, a ratio not positive and finite, or a config out of range.
+// The median of the ratios of every block and its hierarchical bootstrap interval
+// (stats::bootstrap_median, at cfg): resampling whole blocks, then pairs within them, so a
+// shift between blocks (a clock, a placement, a thermal state that holds for a block) widens
+// the interval, which a bootstrap of the pooled pairs would not see. Throws
+// std::invalid_argument on no block, an empty block, fewer than 2 ratios in all, a ratio not
+// positive and finite, or a config out of range.
 RatioEstimate estimate_blocks(const std::vector<std::vector<double>>& blocks,
                               const BootstrapConfig& cfg = {});
 // One block: the bootstrap of the pairs alone (what an interval within one run is).
 RatioEstimate estimate(const std::vector<double>& r, const BootstrapConfig& cfg = {});
-
-// Median of the values (average of the middle two for an even count); throws on empty.
-double median(std::vector<double> v);
 
 }  // namespace attnlab::paired

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/stats.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -24,7 +25,7 @@ std::string ratio_cell(const AbRatio& r) {
 // The clock is NVML's reading around each sample, not one the kernel counted: say so beside it.
 std::string side_cell(const AbShape& s, bool is_a) {
   const AbSamples x = s.pooled(is_a);
-  return duration(paired::median(x.busy_ns)) + " at " + sig(paired::median(x.sm_clock_mhz), 4) + " MHz (NVML)";
+  return duration(stats::median(x.busy_ns)) + " at " + sig(stats::median(x.sm_clock_mhz), 4) + " MHz (NVML)";
 }
 
 std::string gate_cell(const AbShape& s) {
@@ -50,7 +51,7 @@ Plot ratio_plot(const AbShape& s, std::size_t index, const std::string& origin) 
     const auto w = paired::ratios(b.a.busy_ns, b.b.busy_ns);
     const auto c = paired::ratios(paired::cycles(b.a.busy_ns, b.a.sm_clock_mhz),
                                   paired::cycles(b.b.busy_ns, b.b.sm_clock_mhz));
-    const double block_median = paired::median(w);
+    const double block_median = stats::median(w);
     for (std::size_t i = 0; i < w.size(); ++i, ++pair)
       p.data += std::to_string(pair) + " " + gp_num(w[i]) + " " + (s.cycles ? gp_num(c[i]) : "0") + " " +
                 (b.first[i] == "A" ? "0" : "1") + " " + std::to_string(k + 1) + " " + gp_num(block_median) + "\n";
@@ -178,7 +179,7 @@ void write_blocks(std::ostringstream& md, const AbRecord& rec, const Measurement
       blocks.row({s.name, m.label(rec, i), std::to_string(k + 1), std::to_string(b.round),
                   b.started_s ? sig(*b.started_s, 4) : "not recorded", std::to_string(b.seed),
                   std::to_string(b.order_seed), std::to_string(b.a.busy_ns.size()),
-                  sig(paired::median(paired::ratios(b.a.busy_ns, b.b.busy_ns)), 4)});
+                  sig(stats::median(paired::ratios(b.a.busy_ns, b.b.busy_ns)), 4)});
     }
   }
   if (!blocks.empty())

@@ -1,7 +1,9 @@
 // Statistics and the stopping rule behind every reported timing.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "profiler/gpu_monitor.hpp"
 #include "common/stats.hpp"
@@ -138,4 +140,53 @@ TEST(GpuMonitor, WindowsNextToAThrottledReadingAreFlagged) {
   readings[1].reasons = 0;
   const auto none = throttled_windows(windows, readings, 1980, 2 * ms);
   EXPECT_EQ(none, (std::vector<bool>(4, false)));
+}
+
+TEST(Stats, MedianTakesTheMiddleOrTheMeanOfTheMiddleTwo) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(median({-1}), -1);
+  EXPECT_THROW(median({}), std::invalid_argument);
+}
+
+TEST(Stats, BootstrapMedianIsReproducibleAndBracketsTheMedian) {
+  std::vector<double> x;
+  for (int i = 0; i < 101; ++i) x.push_back(double((i * 37) % 101));  // 0..100, shuffled
+  const Bootstrap b{2000, 5, 0.9};
+  const auto ci = bootstrap_median({x}, b), again = bootstrap_median({x}, b);
+  EXPECT_EQ(ci.lo, again.lo);
+  EXPECT_EQ(ci.hi, again.hi);
+  EXPECT_LT(ci.lo, 50);
+  EXPECT_GT(ci.hi, 50);
+  EXPECT_GT(ci.lo, 30);  // the median of 101 values moves by a few ranks, not by a third
+  EXPECT_LT(ci.hi, 70);
+  // A constant sample has no spread to resample.
+  const auto flat = bootstrap_median({std::vector<double>(20, -3.0)}, b);
+  EXPECT_EQ(flat.lo, -3.0);
+  EXPECT_EQ(flat.hi, -3.0);
+}
+
+// Seven blocks, each a tight cluster of its own, 10 apart: resampling blocks moves the median
+// from cluster to cluster, where one pooled block of the same values keeps it in the middle one.
+TEST(Stats, BootstrapMedianOfBlocksSeesTheSpreadBetweenThem) {
+  std::vector<std::vector<double>> blocks(7);
+  std::vector<double> pooled;
+  for (int j = 0; j < 7; ++j)
+    for (int i = 0; i < 60; ++i) blocks[std::size_t(j)].push_back(10.0 * j + 0.005 * i);
+  for (const auto& blk : blocks) pooled.insert(pooled.end(), blk.begin(), blk.end());
+  const Bootstrap b{2000, 7, 0.95};
+  const auto h = bootstrap_median(blocks, b), flat = bootstrap_median({pooled}, b);
+  EXPECT_GE(flat.lo, 30.0);  // within the middle cluster, [30, 30.295]
+  EXPECT_LE(flat.hi, 30.3);
+  EXPECT_GT(h.hi - h.lo, 10 * (flat.hi - flat.lo));
+}
+
+TEST(Stats, BootstrapMedianRefusesTooLittleOrBadInput) {
+  const Bootstrap b{1000, 1, 0.95};
+  EXPECT_THROW(bootstrap_median({}, b), std::invalid_argument);
+  EXPECT_THROW(bootstrap_median({{1.0, 2.0}, {}}, b), std::invalid_argument);
+  EXPECT_THROW(bootstrap_median({{1.0}}, b), std::invalid_argument);
+  EXPECT_THROW(bootstrap_median({{1.0, NAN}}, b), std::invalid_argument);
+  EXPECT_THROW(bootstrap_median({{1.0, 2.0}}, Bootstrap{10, 1, 0.95}), std::invalid_argument);
+  EXPECT_THROW(bootstrap_median({{1.0, 2.0}}, Bootstrap{1000, 1, 1.0}), std::invalid_argument);
 }
