@@ -27,6 +27,8 @@ ordered_json to_json(const DerivedFigures& d) {
   ordered_json j;
   put(j, "pct_of_tensor_peak", d.pct_of_tensor_peak);
   if (d.pct_of_tensor_peak.value && d.tensor_peak_tflops) j["tensor_peak_tflops"] = *d.tensor_peak_tflops;
+  if (d.pct_of_tensor_peak.value && d.tensor_peak_tflops && d.tensor_peak_source)
+    j["tensor_peak_source"] = *d.tensor_peak_source;
   put(j, "arithmetic_intensity_flop_per_byte", d.arithmetic_intensity_flop_per_byte);
   if (d.replay_over_kernel) j["replay_over_kernel"] = *d.replay_over_kernel;
   put(j, "dram_gbps_measured", d.dram_gbps_measured);
@@ -37,6 +39,7 @@ DerivedFigures read_derived(const ordered_json& root, const std::string& base) {
   DerivedFigures d;
   d.pct_of_tensor_peak = get(root, base, "pct_of_tensor_peak");
   d.tensor_peak_tflops = optional_number_at(root, base + "/tensor_peak_tflops");
+  d.tensor_peak_source = optional_string_at(root, base + "/tensor_peak_source");
   d.arithmetic_intensity_flop_per_byte = get(root, base, "arithmetic_intensity_flop_per_byte");
   d.replay_over_kernel = optional_number_at(root, base + "/replay_over_kernel");
   d.dram_gbps_measured = get(root, base, "dram_gbps_measured");

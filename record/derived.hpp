@@ -19,12 +19,13 @@ struct DerivedFigure {
 struct DerivedFigures {
   DerivedFigure pct_of_tensor_peak;          // [%] of the GPU model's dense fp16 tensor peak
   std::optional<double> tensor_peak_tflops;  // [TFLOPS] that peak, where known and used
+  std::optional<std::string> tensor_peak_source;  // where that peak comes from, where recorded
   DerivedFigure arithmetic_intensity_flop_per_byte;
   std::optional<double> replay_over_kernel;  // replay duration / the launch's device time
   DerivedFigure dram_gbps_measured;          // [GB/s]
 };
 
-// {"pct_of_tensor_peak", "tensor_peak_tflops"?, "arithmetic_intensity_flop_per_byte",
+// {"pct_of_tensor_peak", "tensor_peak_tflops"?, "tensor_peak_source"?, "arithmetic_intensity_flop_per_byte",
 //  "replay_over_kernel"?, "dram_gbps_measured"}, each figure null with "<key>_reason" beside.
 nlohmann::ordered_json to_json(const DerivedFigures& d);
 // Reads the block at `base`; throws FieldError (record/fields.hpp) naming the field.

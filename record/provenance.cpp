@@ -108,6 +108,23 @@ RunIdentity read_identity(const ordered_json& record) {
   return id;
 }
 
+RunOrigin read_origin(const ordered_json& record) {
+  RunOrigin o;
+  o.sweep_id = optional_string_at(record, "/provenance/sweep_id").value_or("");
+  o.seed = value_or_null_at<std::uint64_t>(record, "/provenance/seed");
+  return o;
+}
+
+RecordedIdentity read_recorded_identity(const ordered_json& root, const std::string& b) {
+  RecordedIdentity id;
+  id.commit = optional_string_at(root, b + "/git/commit");
+  id.gpu_name = optional_string_at(root, b + "/gpu/name");
+  id.gpu_uuid = optional_string_at(root, b + "/gpu/uuid");
+  id.compute_capability = optional_string_at(root, b + "/gpu/compute_capability");
+  id.sm_count = optional_number_at(root, b + "/gpu/sm_count");
+  return id;
+}
+
 GpuIdentity read_gpu_identity(const ordered_json& root, const std::string& b) {
   GpuIdentity g;
   g.name = string_at(root, b + "/name");

@@ -37,6 +37,8 @@ Result parse_result(const ordered_json& root, std::size_t i) {
   const ordered_json* passed = find(root, b + "/correctness/passed");
   r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
   r.failure = optional_string_at(root, b + "/correctness/failure");
+  if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null())
+    r.derived = read_derived(root, b + "/derived");
   const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));
   if (timing.is_null()) return r;
   if (!timing.is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
@@ -255,6 +257,9 @@ Run load_run(const fs::path& path) {
     run.sm_count = id.sm_count;
     run.sm_clock_mhz = id.sm_clock_mhz;
     run.title = read_experiment(j, "/experiment").title;
+    const RunOrigin origin = read_origin(j);
+    run.sweep_id = origin.sweep_id;
+    run.seed = origin.seed;
     for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());

@@ -3,6 +3,7 @@
 // the JSON pointer of the offending field, so the console line says exactly what is wrong.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/shape.hpp"
+#include "record/derived.hpp"
 #include "record/fields.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
@@ -53,6 +55,7 @@ struct Result {
   std::optional<std::string> unavailable;
   std::vector<Regime> regimes;  // record order; empty when the shape was not timed
   std::string headline;         // headline regime; empty when not timed
+  std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
   ordered_json json;            // the entry itself: metrics, static, derived, correctness
 
   bool timed() const { return !regimes.empty(); }
@@ -69,6 +72,8 @@ struct Run {
   ordered_json json;
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
   std::string title;  // experiment.title
+  std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
+  std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
   bool dirty = false;
   double peak_dram_gbps = 0;
   int sm_count = 0, sm_clock_mhz = 0;

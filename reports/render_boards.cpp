@@ -72,7 +72,7 @@ std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbR
     if (slot.when <= bt.when) slot = std::move(bt);
   };
   for (const Run& r : runs) {
-    if (r.status != "ok" || !selected(sel, optional_string_at(r.json, "/provenance/sweep_id").value_or(""), r.phase))
+    if (r.status != "ok" || !selected(sel, r.sweep_id, r.phase))
       continue;
     for (const Result& res : r.results) {
       if (!res.passed || !res.timed()) continue;

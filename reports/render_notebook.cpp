@@ -91,8 +91,7 @@ IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs:
 }  // namespace
 
 std::string json_seed(const Run& run) {
-  const ordered_json* s = find(run.json, "/provenance/seed");
-  return s ? (s->is_string() ? s->get<std::string>() : s->dump()) : "";
+  return run.seed ? std::to_string(*run.seed) : "";
 }
 
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {

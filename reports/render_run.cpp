@@ -16,10 +16,9 @@ Ceilings ceilings_of(const Run& run) {
   // The record's own peak (derived.tensor_peak_tflops, written by the metrics collection)
   // wins over this tool's table, so a report never contradicts its record.
   for (const auto& r : run.results) {
-    const auto peak = optional_number_at(r.json, "/derived/tensor_peak_tflops");
-    if (!peak) continue;
-    c.tensor_tflops = *peak;
-    c.tensor_source = optional_string_at(r.json, "/derived/tensor_peak_source").value_or("no source given") +
+    if (!r.derived || !r.derived->tensor_peak_tflops) continue;
+    c.tensor_tflops = *r.derived->tensor_peak_tflops;
+    c.tensor_source = r.derived->tensor_peak_source.value_or("no source given") +
                       "; the record's derived.tensor_peak_tflops";
     break;
   }

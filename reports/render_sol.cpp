@@ -3,6 +3,7 @@
 // and how far the headline time is from the binding one; and the report of a calibration record.
 #include <sstream>
 
+#include "record/provenance.hpp"
 #include "reports/format.hpp"
 #include "reports/peaks.hpp"
 #include "reports/plots.hpp"
@@ -53,8 +54,9 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
       throw InputError(e.what());
     }
     if (rec.status != "ok") continue;
-    const auto name = optional_string_at(rec.provenance, "/gpu/name");
-    const auto uuid = optional_string_at(rec.provenance, "/gpu/uuid");
+    const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
+    const auto& name = id.gpu_name;
+    const auto& uuid = id.gpu_uuid;
     // Files come sorted by their stamped directory: a later one is newer and replaces the earlier.
     if (uuid && *uuid == run.gpu_uuid)
       by_uuid = Found{rec, f, "the same GPU (" + short_uuid(*uuid) + ")"};
@@ -260,10 +262,11 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
   md << "# Calibration " << code(dir.filename().string()) << "\n\n";
   md << "Rendered by `attnlab-report calibration` from [`" << file.filename().string() << "`]("
      << file.filename().string() << "); edits are overwritten.\n\n";
-  const auto gpu = optional_string_at(rec.provenance, "/gpu/name").value_or("GPU not recorded");
-  const auto uuid = optional_string_at(rec.provenance, "/gpu/uuid").value_or("uuid not recorded");
-  const auto sms = optional_number_at(rec.provenance, "/gpu/sm_count");
-  const auto commit = optional_string_at(rec.provenance, "/git/commit").value_or("unknown");
+  const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
+  const auto gpu = id.gpu_name.value_or("GPU not recorded");
+  const auto uuid = id.gpu_uuid.value_or("uuid not recorded");
+  const auto sms = id.sm_count;
+  const auto commit = id.commit.value_or("unknown");
   md << "- **Status:** " << rec.status << (rec.error ? ": " + *rec.error : std::string()) << "\n";
   md << "- **GPU:** " << gpu << ", " << code(uuid) << ", " << (sms ? count(*sms) : std::string("?")) << " SMs\n";
   md << "- **Run:** started " << rec.started_utc << " at commit " << code(commit.substr(0, 7)) << "\n";
@@ -278,7 +281,7 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
       throw InputError(e.what());
     }
     if (other.status == "ok" && other.started_utc > rec.started_utc &&
-        optional_string_at(other.provenance, "/gpu/uuid").value_or("") == uuid &&
+        read_recorded_identity(other.provenance, "").gpu_uuid.value_or("") == uuid &&
         (!newer || other.started_utc > newer->first))
       newer = std::make_pair(other.started_utc, f);
   }
@@ -289,7 +292,7 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
   // Records before kernel_sm_clock_mhz hold NVML's clock only; their per-clock rates used it.
   const bool own_clock = !rec.rates.empty() && !rec.rates.front().kernel_sm_clock_mhz.empty();
   const std::string clock_kind = own_clock ? "counted by the kernels" : "NVML's reading around the samples";
-  const std::string cc = optional_string_at(rec.provenance, "/gpu/compute_capability").value_or("");
+  const std::string cc = id.compute_capability.value_or("");
   std::vector<std::string> impossible;
   Table t({"rate", "median", "p10", "p90", "unit", "SM clock (MHz, " + clock_kind + ")", "per SM per clock", "samples",
            "follows SM clock"},

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "record/provenance.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -19,14 +20,9 @@ using timeline::Span;
 constexpr std::size_t kKinds = std::size_t(Span::kCount);
 
 std::string gpu_name(const TimelineRecord& rec) {
-  const auto& p = rec.provenance;
-  if (p.contains("gpu") && p["gpu"].contains("name") && p["gpu"]["name"].is_string()) {
-    std::string g = p["gpu"]["name"].get<std::string>();
-    if (p["gpu"].contains("uuid") && p["gpu"]["uuid"].is_string())
-      g += " (" + p["gpu"]["uuid"].get<std::string>().substr(0, 12) + ")";
-    return g;
-  }
-  return "an unnamed GPU";
+  const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
+  if (!id.gpu_name) return "an unnamed GPU";
+  return *id.gpu_name + (id.gpu_uuid ? " (" + id.gpu_uuid->substr(0, 12) + ")" : "");
 }
 
 // Every wait kind that occurs in any of the summaries, in Span order.

@@ -101,6 +101,52 @@ TEST(Provenance, ReaderNamesTheMissingField) {
   }
 }
 
+// The sweep and seed a record names, where it names them: the largest seed survives, and a
+// record outside a sweep (no key) reads as none.
+TEST(Provenance, ReadsTheOriginBack) {
+  Provenance p;
+  p.seed = 18446744073709551615ull;
+  nlohmann::ordered_json rec;
+  rec["provenance"] = to_json(p);
+  RunOrigin o = read_origin(rec);
+  EXPECT_EQ(o.sweep_id, "");
+  ASSERT_TRUE(o.seed);
+  EXPECT_EQ(*o.seed, 18446744073709551615ull);
+  p.sweep_id = "20261125T014004Z-43f53af";
+  rec["provenance"] = to_json(p);
+  EXPECT_EQ(read_origin(rec).sweep_id, p.sweep_id);
+  rec["provenance"].erase("seed");
+  EXPECT_FALSE(read_origin(rec).seed);
+  rec["provenance"]["sweep_id"] = 7;
+  EXPECT_THROW(read_origin(rec), FieldError);
+}
+
+// A calibration or timeline record's provenance block as written, and one without its GPU
+// block: each field read where present, none made up where absent, a mistyped one refused.
+TEST(Provenance, RecordedIdentityReadsWhatTheBlockHolds) {
+  Provenance p;
+  p.git = {"0123abcd", false};
+  p.gpu.name = "NVIDIA H100 80GB HBM3";
+  p.gpu.uuid = "GPU-5e687859";
+  p.gpu.compute_capability = "9.0";
+  p.gpu.sm_count = 132;
+  nlohmann::ordered_json block = to_json(p);
+  const RecordedIdentity id = read_recorded_identity(block, "");
+  EXPECT_EQ(id.commit, "0123abcd");
+  EXPECT_EQ(id.gpu_name, p.gpu.name);
+  EXPECT_EQ(id.gpu_uuid, p.gpu.uuid);
+  EXPECT_EQ(id.compute_capability, "9.0");
+  EXPECT_EQ(id.sm_count, 132.0);
+  block.erase("gpu");
+  const RecordedIdentity partial = read_recorded_identity(block, "");
+  EXPECT_EQ(partial.commit, "0123abcd");
+  EXPECT_FALSE(partial.gpu_name);
+  EXPECT_FALSE(partial.gpu_uuid);
+  EXPECT_FALSE(partial.sm_count);
+  block["gpu"] = {{"name", 90}};
+  EXPECT_THROW(read_recorded_identity(block, ""), FieldError);
+}
+
 TEST(Provenance, UuidInNvidiaSmiForm) {
   unsigned char b[16];
   for (int i = 0; i < 16; ++i) b[i] = static_cast<unsigned char>(i * 17);

@@ -183,6 +183,8 @@ TEST(Render, HardwareMetricsStallsAndStaticEvidenceAreShownWhenPresent) {
   EXPECT_TRUE(contains(md, "- `tensor`: measured (1 passes, 0.250 s to collect)")) << md;
   EXPECT_TRUE(contains(md, "| `LDL` | 0 | 0 |")) << md;
   EXPECT_TRUE(contains(md, "| `BRA @!P` | 3 | 3 |")) << md;
+  // The record's own tensor peak, with the source it names, over the tool's datasheet table.
+  EXPECT_TRUE(contains(md, "(datasheet; the record's derived.tensor_peak_tflops)")) << md;
   EXPECT_TRUE(contains(md, "| `HFMA2.MMA` | 4 | 4 |")) << md;
   EXPECT_TRUE(contains(md, "`HFMA2.MMA`: fp16x2 FMA, or a constant move")) << md;
   EXPECT_TRUE(contains(md, "left out `sm__inst_executed_pipe_tensor_op_gmma.sum`: not on this chip")) << md;
