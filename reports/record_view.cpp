@@ -22,8 +22,9 @@ Regime parse_regime(const ordered_json& root, const std::string& base, const std
   return r;
 }
 
-Result parse_result(const ordered_json& root, std::size_t i) {
+Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptions& options) {
   Result r;
+  r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
   const std::string& b = r.pointer;
   r.json = root.at(ordered_json::json_pointer(b));
@@ -40,6 +41,10 @@ Result parse_result(const ordered_json& root, std::size_t i) {
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null())
     r.derived = read_derived(root, b + "/derived");
   const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));
+  if (r.check_only) {
+    if (!timing.is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
+    return r;
+  }
   if (timing.is_null()) return r;
   if (!timing.is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
   for (const auto& [name, value] : timing.items()) {
@@ -59,6 +64,7 @@ Result parse_result(const ordered_json& root, std::size_t i) {
 std::string Result::untimed_reason() const {
   if (unavailable) return "not run: " + *unavailable;
   if (!passed) return "failed its correctness check";
+  if (check_only) return "not timed: a --check-only run";
   return "not timed";
 }
 
@@ -260,7 +266,8 @@ Run load_run(const fs::path& path) {
     const RunOrigin origin = read_origin(j);
     run.sweep_id = origin.sweep_id;
     run.seed = origin.seed;
-    for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i));
+    run.options = read_sampling_options(j, "/options");
+    for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());
   }

@@ -13,6 +13,7 @@
 #include "common/shape.hpp"
 #include "record/derived.hpp"
 #include "record/fields.hpp"
+#include "record/provenance.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
 
@@ -53,6 +54,9 @@ struct Result {
   // Set when the implementation could not run the shape at all (a baseline backend that does
   // not support it: "available": false); the shape then has no check and no timing.
   std::optional<std::string> unavailable;
+  // The run's options said to check the shapes and time none (--check-only): it has no timing
+  // by request, not by a failure or an unavailable backend.
+  bool check_only = false;
   std::vector<Regime> regimes;  // record order; empty when the shape was not timed
   std::string headline;         // headline regime; empty when not timed
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
@@ -74,6 +78,7 @@ struct Run {
   std::string title;  // experiment.title
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
+  SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for
   bool dirty = false;
   double peak_dram_gbps = 0;
   int sm_count = 0, sm_clock_mhz = 0;

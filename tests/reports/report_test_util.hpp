@@ -123,6 +123,10 @@ inline ordered_json synth_record(const std::string& phase, const std::string& st
                {"mem_clock_mhz", 2619}, {"l2_bytes", 52428800}, {"peak_dram_gbps", 3352.32}};
   pv["seed"] = 1;
   r["provenance"] = pv;
+  r["options"] = {{"regimes", {"cold"}},
+                  {"check_only", false},
+                  {"stopping_rule", {{"min_samples", 10}, {"max_samples", 1000}, {"noise_target_pct", 0.5},
+                                     {"max_seconds", 2.0}}}};
   r["results"] = ordered_json::array();
   for (const auto& sh : shapes) {
     const Shape s = parse_shape(sh.spec);

@@ -924,3 +924,30 @@ TEST(Render, AbRecordsOfOnePairReadAcrossShowEveryMeasurementAndCombineOnlyOneCo
   other[1].second.b.phase = "5";
   EXPECT_THROW(render_ab_across(other, t.path / "across"), InputError);
 }
+
+// A --check-only run has no timing because its options asked for none: the report says so from
+// the options, and a record whose options say check-only yet hold a timing is refused.
+TEST(Render, ACheckOnlyRunIsNotTimedByItsOptions) {
+  TempDir t;
+  const fs::path dir = t.path / "1" / "run";
+  auto rec = synth_record("1", "2026-11-22T10:00:00Z", {{"throughput", {}}});
+  rec["results"][0]["correctness"]["passed"] = true;
+  rec["results"][0]["correctness"].erase("failure");
+  write_file(dir / "run.json", rec.dump(2));
+  EXPECT_EQ(load_run(dir).results[0].untimed_reason(), "not timed");
+  rec["options"]["check_only"] = true;
+  write_file(dir / "run.json", rec.dump(2));
+  const report::Run run = load_run(dir);
+  EXPECT_FALSE(run.results[0].timed());
+  EXPECT_EQ(run.results[0].untimed_reason(), "not timed: a --check-only run");
+  auto timed = synth_record("1", "2026-11-22T10:00:00Z", {{"throughput", {100e3, 101e3, 102e3}}});
+  timed["options"]["check_only"] = true;
+  write_file(dir / "run.json", timed.dump(2));
+  try {
+    load_run(dir);
+    FAIL() << "a check-only record with a timing was read";
+  } catch (const report::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/results/0/timing is set in a record whose /options/check_only is true"),
+              std::string::npos) << e.what();
+  }
+}
