@@ -202,6 +202,15 @@ struct Consumer {
     pv_gemm<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     ATTNLAB_TL_END(kPvIssue, j);
   }
+  // Waits for PV of tile j (every GEMM group of the consumer), then gives its V stage back.
+  __device__ __forceinline__ void finish_pv(int j ATTNLAB_TL_PARAM) {
+    ATTNLAB_TL_BEGIN(kWgmmaWait, j);
+    wgmma_wait<0>();
+    ATTNLAB_TL_END(kWgmmaWait, j);
+    fence_operands(o_acc);
+    fence_operands(p_frag);
+    sm.v_pipe.consumer_release(ring + j, lane);
+  }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
   // factor for O.
   __device__ __forceinline__ void softmax(int j, float (&corr)[2] ATTNLAB_TL_PARAM) {
@@ -267,12 +276,7 @@ __device__ __forceinline__ void Consumer<T>::run_tiles(int n_mine, std::uint64_t
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
     softmax(j, corr ATTNLAB_TL_ARG);
-    ATTNLAB_TL_BEGIN(kWgmmaWait, j - 1);
-    wgmma_wait<0>();
-    ATTNLAB_TL_END(kWgmmaWait, j - 1);
-    fence_operands(o_acc);
-    fence_operands(p_frag);
-    release(sm.v_pipe, j - 1);
+    finish_pv(j - 1 ATTNLAB_TL_ARG);
     rescale_o<D>(o_acc, corr);
     pack_p<T::kTileK>(s_acc, p_frag);
   }
@@ -282,12 +286,7 @@ __device__ __forceinline__ void Consumer<T>::run_tiles(int n_mine, std::uint64_t
   turn_wait(ATTNLAB_TL_ARG_FIRST);
   issue_pv(n_mine - 1 ATTNLAB_TL_ARG);
   turn_signal(n_mine);
-  ATTNLAB_TL_BEGIN(kWgmmaWait, n_mine - 1);
-  wgmma_wait<0>();
-  ATTNLAB_TL_END(kWgmmaWait, n_mine - 1);
-  fence_operands(o_acc);
-  fence_operands(p_frag);
-  release(sm.v_pipe, n_mine - 1);
+  finish_pv(n_mine - 1 ATTNLAB_TL_ARG);
 }
 
 // An item split over keys (KeySplit): the block of its later tiles saves their partial in its
