@@ -3,8 +3,8 @@
 // wgmma (fp16 in, fp32 accumulate, m64n256k16 from shared memory, every SM), MUFU ex2, FFMA,
 // DRAM read and shared-memory read throughput, each sample timed by its CUPTI kernel record
 // and read with its NVML SM clock, so every rate is also given per SM per clock and rescales to
-// another run's clock; then the empty-kernel time of phases 5 and d4's launches at the seed and
-// sweep shapes (and any --launch). The record, attnlab.calibration/1, is what the run reports'
+// another run's clock; then the empty-kernel time of the launches of every phase that declares
+// a launch configuration (5, d4) at the seed and sweep shapes (and any --launch). The record, attnlab.calibration/1, is what the run reports'
 // speed-of-light floors read (reports/speed_of_light.hpp).
 //   make calibrate                       (results/calibration/<stamp>-<sha>/calibration.json)
 //   build/bin/attnlab-calibrate --launch 132x1x1:512x1x1:1x1x1:157696 --phases none
@@ -39,6 +39,21 @@ namespace {
 namespace fs = std::filesystem;
 namespace mb = profiler::calibration;
 
+// The phases whose declaration gives a launch configuration (Phase::launch_geometry): the ones
+// a launch floor is measured for by default.
+std::vector<std::string> ids_with_launch_geometry() {
+  std::vector<std::string> ids;
+  for (const auto& p : phases())
+    if (p.launch_geometry) ids.emplace_back(p.id);
+  return ids;
+}
+
+std::string joined(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
 struct Options {
   int device = 0;
   std::string results_dir = "results";
@@ -47,7 +62,7 @@ struct Options {
   std::size_t warmup = 3;
   double rate_ms = 10;             // [ms] each throughput launch sized to about this long
   long long dram_bytes = 0;        // [bytes] 0: max(1 GiB, 32 x L2), at most a quarter of free memory
-  std::vector<std::string> phases{"5", "d4"};
+  std::vector<std::string> phases = ids_with_launch_geometry();
   std::vector<std::string> shape_specs;
   std::vector<std::string> launch_specs;
 };
@@ -298,7 +313,9 @@ Request check_request(Options& opt) {
   for (const auto& id : opt.phases) {
     const Phase* p = find_phase(id);
     if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
-    if (!p->launch_geometry) throw UsageError("phase " + id + " has no launch configuration to calibrate (phases with one: 5, d4)");
+    if (!p->launch_geometry)
+      throw UsageError("phase " + id + " has no launch configuration to calibrate (phases with one: " +
+                       joined(ids_with_launch_geometry()) + ")");
   }
   Request req;
   try {
@@ -427,7 +444,7 @@ int main(int argc, char** argv) {
   using namespace attnlab;
   CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16, MUFU ex2, "
                "FFMA, DRAM read, shared-memory read), each at the measured SM clock and per SM per clock, and the "
-               "empty-launch time (launch floor) of phases 5 and d4's launch configurations; writes "
+               "empty-launch time (launch floor) of the launch configurations of the phases that declare one; writes "
                "<results-dir>/calibration/<stamp>-<sha>/calibration.json (attnlab.calibration/1)."};
   Options opt;
   add_options(app, opt);

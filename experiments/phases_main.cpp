@@ -1,7 +1,9 @@
 // attnlab-phases: prints the phase registry (for `make help`; --json: the phase table the
 // experiments write beside their records), or checks one phase id and names the valid ones
 // when it is unknown (for `make experiment`); --shapes prints shape specs with each named set
-// expanded (for scripts/sweep.sh, so that the sets are written once, in common/shapes.cpp).
+// expanded (for scripts/sweep.sh, so that the sets are written once, in common/shapes.cpp);
+// --instrumented prints the ids of the phases with timeline stamps (for scripts that trace
+// every one of them).
 #include <iomanip>
 #include <iostream>
 
@@ -20,6 +22,9 @@ int main(int argc, char** argv) {
   app.add_option("--check", check, "exit 0 if PHASE is registered, else name the valid ones")
       ->type_name("PHASE");
   app.add_flag("--ids", ids, "print the phase ids only, one per line");
+  bool instrumented = false;
+  app.add_flag("--instrumented", instrumented,
+               "print the ids of the phases with timeline stamps (attnlab-timeline's), one per line");
   bool json = false;
   app.add_flag("--json", json, "print the phase table (phases.json, attnlab.phases/1)");
   std::vector<std::string> shapes;
@@ -39,6 +44,11 @@ int main(int argc, char** argv) {
   if (!check.empty()) {
     if (find_phase(check)) return kExitOk;
     return fail("attnlab", kExitUsage, "unknown phase '" + check + "'; valid phases: " + phase_ids_joined());
+  }
+  if (instrumented) {
+    const std::string ids_text = instrumented_phase_ids("\n");
+    if (!ids_text.empty()) std::cout << ids_text << "\n";
+    return kExitOk;
   }
   if (json) {
     std::cout << phase_table_listing(phase_table()) << "\n";

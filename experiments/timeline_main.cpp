@@ -1,6 +1,7 @@
-// attnlab-timeline: a warp-role timeline of phase 5 or d4. The phase's kernels built
-// a second time with -DATTNLAB_TIMELINE (kernels/timeline.cuh; never the timed binaries) run
-// once warm with a stamp buffer attached; the stamps are decoded onto one time axis and written
+// attnlab-timeline: a warp-role timeline of an instrumented phase (5, d4: every phase whose
+// declaration has Phase::launch_timeline). Its kernels with their stamp policy on
+// (kernels/timeline.cuh; the timed launches compile it away) run once warm with a stamp buffer
+// attached; the stamps are decoded onto one time axis and written
 // as a record (attnlab.timeline/1), a Chrome trace and a picture of one SM (attnlab-report
 // timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
 // build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
@@ -37,15 +38,6 @@
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 
-// The instrumented builds of the two phases (kernels/CMakeLists.txt: the same sources, their
-// namespaces renamed so that they link beside the normal build).
-namespace attnlab::phase_5_timeline {
-void launch(const Problem& p, cudaStream_t stream);
-}
-namespace attnlab::phase_d4_timeline {
-void launch(const Problem& p, cudaStream_t stream);
-}
-
 namespace attnlab {
 namespace {
 
@@ -63,27 +55,8 @@ struct Options {
   bool no_plots = false;
 };
 
-// The phases that carry stamps, their instrumented launcher and their warps' roles.
-struct Instrumented {
-  const char* id;
-  LaunchFn launch;
-  std::string (*role)(std::uint32_t warp);
-};
-
-const Instrumented kInstrumented[] = {
-    // Phase 5: warpgroup 0 produces (its first thread issues every copy), the others consume.
-    {"5", &phase_5_timeline::launch,
-     [](std::uint32_t warp) {
-       const std::uint32_t wg = warp / 4;
-       return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
-     }},
-    // d4: every warpgroup takes its own key tiles; its first thread also refills its stages.
-    {"d4", &phase_d4_timeline::launch,
-     [](std::uint32_t warp) { return "key warpgroup " + std::to_string(warp / 4); }},
-};
-
 constexpr const char* kMethod =
-    "The phase's kernels compiled a second time with -DATTNLAB_TIMELINE: lane 0 of every warp "
+    "The phase's kernels with their stamp policy on (kernels/timeline.cuh): lane 0 of every warp "
     "stamps clock64 at the marked events into its own slot (anchored by clock64 and %globaltimer "
     "at the warp's start and end). One launch without the buffer gives the grid and block "
     "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
@@ -154,18 +127,15 @@ void add_options(CLI::App& app, Options& opt) {
 
 // The phase and shape the command line asks for, checked before the GPU is touched.
 struct Request {
-  const Instrumented* inst = nullptr;
   const Phase* phase = nullptr;
   Shape shape;
 };
 
 Request check_request(const Options& opt) {
   Request req;
-  for (const auto& i : kInstrumented)
-    if (opt.phase == i.id) req.inst = &i;
-  if (!req.inst) throw UsageError("phase '" + opt.phase + "' has no timeline stamps; phases with them: 5, d4");
   req.phase = find_phase(opt.phase);
-  if (!req.phase) throw UsageError("phase '" + opt.phase + "' is not in the registry");
+  if (!req.phase || !req.phase->launch_timeline || !req.phase->warp_role)
+    throw UsageError("phase '" + opt.phase + "' has no timeline stamps; phases with them: " + instrumented_phase_ids());
   try {
     req.shape = parse_shape(opt.shape_spec);
   } catch (const std::invalid_argument& e) {
@@ -231,10 +201,10 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
 
 // The stamps must not change the result: the timeline build passes the same gate. A failure is
 // recorded and told on stderr.
-bool gate_passes(TimelineRecord& rec, const fs::path& file, const Phase& phase, const Instrumented& inst,
+bool gate_passes(TimelineRecord& rec, const fs::path& file, const Phase& phase,
                  const Problem& p, const HostTensors& in, std::uint64_t seed, cudaStream_t stream) {
   Phase instrumented = phase;
-  instrumented.launch = inst.launch;
+  instrumented.launch = phase.launch_timeline;
   const GateResult gate = run_gate(instrumented, p, in, seed, stream);
   rec.correctness = correctness_block(gate, p.shape, Inputs::kNormal);
   if (!gate.passed) {
@@ -301,10 +271,10 @@ TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activi
 // The traced launch's stamps on one time axis; an --sm the launch did not use is a usage error,
 // recorded as a failed run.
 void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
-                   const Instrumented& inst) {
+                   const Phase& phase) {
   timeline::DecodeOptions dopt;  // no clock: the rate the warps' anchors give
   dopt.sm = opt.sm;
-  dopt.role = inst.role;
+  dopt.role = phase.warp_role;
   try {
     rec.timeline = timeline::decode(raw, dopt);
   } catch (const std::invalid_argument& e) {
@@ -412,7 +382,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   const Problem p = buffers.problem(float(scale));
   std::uint64_t tag = 1;
   const std::function<void()> normal = [&] { phase->launch(p, stream.get()); };
-  const std::function<void()> traced = [&] { req.inst->launch(p, stream.get()); };
+  const std::function<void()> traced = [&] { req.phase->launch_timeline(p, stream.get()); };
 
   const Geometry g = launch_geometry(*activity, tag, traced, stream.get(), opt.events_per_warp);
   const timeline::DeviceTimeline buffer(g.ctas, g.warps, opt.events_per_warp);
@@ -428,12 +398,12 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << g.ctas
             << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
 
-  if (!gate_passes(rec, file, *phase, *req.inst, p, in, seed, stream.get())) return kExitFailed;
+  if (!gate_passes(rec, file, *phase, p, in, seed, stream.get())) return kExitFailed;
 
   TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches);
   ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches);
   const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get());
-  decode_traced(rec, file, last.raw, opt, *req.inst);
+  decode_traced(rec, file, last.raw, opt, *req.phase);
   summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
   rec.overhead = ovh;
   rec.status = "ok";
@@ -452,9 +422,9 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
 
 int main(int argc, char** argv) {
   using namespace attnlab;
-  CLI::App app{"attnlab-timeline: a warp-role timeline of phase 5 or d4 from a build with "
-               "-DATTNLAB_TIMELINE (never the timed binaries): record, Chrome trace, picture "
-               "of one SM, and the stamps' overhead against the normal build"};
+  CLI::App app{"attnlab-timeline: a warp-role timeline of an instrumented phase (its kernels with "
+               "their stamps on, never the timed launches): record, Chrome trace, picture of one "
+               "SM, and the stamps' overhead against the normal build"};
   Options opt;
   add_options(app, opt);
   TimelineRecord rec;

@@ -31,6 +31,7 @@ namespace {
 
 namespace ptx = cuda::ptx;
 using namespace hopper;
+using timeline::Span;
 
 // A launch's scratch, in the workspace its caller passes (Problem::workspace, zeroed once when
 // allocated; launch_with carves it): the dynamic scheduler's counter, and the partials of items
@@ -103,10 +104,10 @@ __device__ __forceinline__ int block_now() {
 // positions count Q slots and K/V tiles over all of the block's work items. It alone asks the
 // scheduler and passes each unit to the consumers in the Q slot it loads (sm.unit), so a
 // dynamic claim is made once per item and block; the unit after the last is n_work.
-template <class T, class Sched>
+template <class T, class Sched, class Stamps>
 __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtensorMap* tm_q,
                                              const CUtensorMap* tm_k, const CUtensorMap* tm_v,
-                                             const Params& p ATTNLAB_TL_PARAM) {
+                                             const Params& p, Stamps& tl) {
   constexpr int D = T::D;
   const Sched sched(p.split, p.scratch.item_claims);
   KVRing<T> ring{};
@@ -114,9 +115,9 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   for (QRing<T> slot{};; slot = slot + 1) {
     const KeySplit::Unit u = sched.unit(block_now(), place);
     const std::int64_t w = u.w;
-    ATTNLAB_TL_BEGIN(kEmptyWait, w);
+    tl.begin(Span::kEmptyWait, w);
     sm.q_pipe.producer_acquire(slot);
-    ATTNLAB_TL_END(kEmptyWait, w);
+    tl.end(Span::kEmptyWait, w);
     sm.unit[slot.stage()] = u;
     if (w >= p.split.n_work) {  // none left: the consumers read n_work and stop
       ptx::mbarrier_arrive(&sm.q_pipe.full[0][slot.stage()]);
@@ -125,26 +126,26 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     // Asked now, used after this item's copies: a claim's latency hides behind them.
     const std::int64_t next = sched.advance(block_now(), u);
     const Work t = work_of<T>(p, u);
-    ATTNLAB_TL_BEGIN(kItem, w);
-    ATTNLAB_TL_BEGIN(kTmaIssue, w);
+    tl.begin(Span::kItem, w);
+    tl.begin(Span::kTmaIssue, w);
     tma_load_tile<D>(sm.q[slot.stage()], tm_q, T::kTileQ, t.q0, t.bh,
                      sm.q_pipe.producer_expect(slot, T::kQBytes));
-    ATTNLAB_TL_END(kTmaIssue, w);
+    tl.end(Span::kTmaIssue, w);
     // The warps of consumers that do not read a K/V tile release it through this thread: each
     // such arrival follows the wait that opened the tile's phase for this item. (They release
     // the Q slot themselves, after reading the item from it.)
     auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], TmaPipeline<T::kStages>& pipe,
                     const CUtensorMap* map, int j) {
       const KVRing<T> pos = ring + j;
-      ATTNLAB_TL_BEGIN(kEmptyWait, j);
+      tl.begin(Span::kEmptyWait, j);
       pipe.producer_acquire(pos);
-      ATTNLAB_TL_END(kEmptyWait, j);
-      ATTNLAB_TL_BEGIN(kTmaIssue, j);
+      tl.end(Span::kEmptyWait, j);
+      tl.begin(Span::kTmaIssue, j);
       tma_load_tile<D>(buf[pos.stage()], map, T::kTileK, (t.k0 + j) * T::kTileK, t.kv_plane,
                        pipe.producer_expect(pos, T::kKVTileBytes));
       const int idle = TurnsOf<T>::idle(t.q0, t.active, t.k0 + j);
       if (idle > 0) pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
-      ATTNLAB_TL_END(kTmaIssue, j);
+      tl.end(Span::kTmaIssue, j);
     };
     // (One loop for all of the item's copies: a last V load after it kept n_tiles - 1 live
     // across it, which ptxas spilled at the producer's register budget.)
@@ -153,14 +154,14 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       if (j > 0) load(sm.v, sm.v_pipe, tm_v, j - 1);
     }
     ring = ring + t.n_tiles;
-    ATTNLAB_TL_END(kItem, w);
+    tl.end(Span::kItem, w);
     place = next;
   }
 }
 
 // A consumer warpgroup: 64 query rows of each item, S and O in wgmma accumulators, P in
 // registers. Accumulator layout: kernels/wgmma_tile.cuh.
-template <class T>
+template <class T, class Stamps>
 struct Consumer {
   static constexpr int D = T::D;
   SharedStorage<T>& sm;
@@ -183,42 +184,42 @@ struct Consumer {
         row_in_tile(consumer * kRowsPerConsumer + warp * 16 + lane / 4), col_in_chunk(2 * (lane % 4)) {}
 
   // S = Q K^T of tile j into s_acc, issued without waiting.
-  __device__ __forceinline__ void issue_qk(int j ATTNLAB_TL_PARAM) {
+  __device__ __forceinline__ void issue_qk(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
-    ATTNLAB_TL_BEGIN(kFullWait, j);
+    tl.begin(Span::kFullWait, j);
     sm.k_pipe.consumer_wait(pos);
-    ATTNLAB_TL_END(kFullWait, j);
-    ATTNLAB_TL_BEGIN(kQkIssue, j);
+    tl.end(Span::kFullWait, j);
+    tl.begin(Span::kQkIssue, j);
     qk_gemm<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
-    ATTNLAB_TL_END(kQkIssue, j);
+    tl.end(Span::kQkIssue, j);
   }
   // O += P V of tile j from p_frag, issued without waiting.
-  __device__ __forceinline__ void issue_pv(int j ATTNLAB_TL_PARAM) {
+  __device__ __forceinline__ void issue_pv(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
-    ATTNLAB_TL_BEGIN(kFullWait, j);
+    tl.begin(Span::kFullWait, j);
     sm.v_pipe.consumer_wait(pos);
-    ATTNLAB_TL_END(kFullWait, j);
-    ATTNLAB_TL_BEGIN(kPvIssue, j);
+    tl.end(Span::kFullWait, j);
+    tl.begin(Span::kPvIssue, j);
     pv_gemm<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
-    ATTNLAB_TL_END(kPvIssue, j);
+    tl.end(Span::kPvIssue, j);
   }
   // Waits for PV of tile j (every GEMM group of the consumer), then gives its V stage back.
-  __device__ __forceinline__ void finish_pv(int j ATTNLAB_TL_PARAM) {
-    ATTNLAB_TL_BEGIN(kWgmmaWait, j);
+  __device__ __forceinline__ void finish_pv(int j, Stamps& tl) {
+    tl.begin(Span::kWgmmaWait, j);
     wgmma_wait<0>();
-    ATTNLAB_TL_END(kWgmmaWait, j);
+    tl.end(Span::kWgmmaWait, j);
     fence_operands(o_acc);
     fence_operands(p_frag);
     sm.v_pipe.consumer_release(ring + j, lane);
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
   // factor for O.
-  __device__ __forceinline__ void softmax(int j, float (&corr)[2] ATTNLAB_TL_PARAM) {
-    ATTNLAB_TL_BEGIN(kSoftmax, j);
+  __device__ __forceinline__ void softmax(int j, float (&corr)[2], Stamps& tl) {
+    tl.begin(Span::kSoftmax, j);
     mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
                                            t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
     online_softmax<T::kTileK>(s_acc, m_row, l_row, corr, p.scale_log2);
-    ATTNLAB_TL_END(kSoftmax, j);
+    tl.end(Span::kSoftmax, j);
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
   // another's GEMMs issue. Consumer c issues its GEMMs after its turn barrier, which the
@@ -226,17 +227,17 @@ struct Consumer {
   // (kernels/consumer_turns.hpp: turn j goes to the consumers that read key tile j, or for the
   // last turn j - 1; the item's last turn hands over to consumer 0 of the next).
   static constexpr int kPairThreads = 2 * kWarpgroupThreads;
-  __device__ __forceinline__ void turn_wait(ATTNLAB_TL_PARAM_FIRST) {
-    ATTNLAB_TL_BEGIN(kPingPongWait, consumer);
+  __device__ __forceinline__ void turn_wait(Stamps& tl) {
+    tl.begin(Span::kPingPongWait, consumer);
     named_barrier_sync(kTurnBarrier + consumer, kPairThreads);
-    ATTNLAB_TL_END(kPingPongWait, consumer);
+    tl.end(Span::kPingPongWait, consumer);
   }
   __device__ __forceinline__ void turn_signal(int j) {
     named_barrier_arrive(TurnsOf<T>::signal_to(t.q0, t.active, consumer, t.k0 + j, p.S), kPairThreads);
   }
-  __device__ __forceinline__ void run_tiles(int n_mine, std::uint64_t* q_empty ATTNLAB_TL_PARAM);
-  __device__ __forceinline__ bool merge_split(std::int64_t w ATTNLAB_TL_PARAM);
-  __device__ __forceinline__ void epilogue(const CUtensorMap* tm_o ATTNLAB_TL_PARAM);
+  __device__ __forceinline__ void run_tiles(int n_mine, std::uint64_t* q_empty, Stamps& tl);
+  __device__ __forceinline__ bool merge_split(std::int64_t w, Stamps& tl);
+  __device__ __forceinline__ void epilogue(const CUtensorMap* tm_o, Stamps& tl);
 };
 
 // The tiles of the consumer's rows: n_mine turns, each issuing QK^T of tile j and PV of tile
@@ -245,55 +246,55 @@ struct Consumer {
 // overlaps one consumer's softmax with another's GEMMs). Forcing it into the SASS reads slower
 // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the softmax before the PV wait, left
 // to ptxas). The Q slot goes back to the producer after the consumer's last QK^T.
-template <class T>
-__device__ __forceinline__ void Consumer<T>::run_tiles(int n_mine, std::uint64_t* q_empty ATTNLAB_TL_PARAM) {
+template <class T, class Stamps>
+__device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, std::uint64_t* q_empty, Stamps& tl) {
   auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { pipe.consumer_release(ring + j, lane); };
   auto release_q = [&] {
     __syncwarp();
     if (lane == 0) ptx::mbarrier_arrive(q_empty);
   };
   float corr[2];
-  turn_wait(ATTNLAB_TL_ARG_FIRST);
-  issue_qk(0 ATTNLAB_TL_ARG);
+  turn_wait(tl);
+  issue_qk(0, tl);
   turn_signal(0);
-  ATTNLAB_TL_BEGIN(kWgmmaWait, 0);
+  tl.begin(Span::kWgmmaWait, 0);
   wgmma_wait<0>();
-  ATTNLAB_TL_END(kWgmmaWait, 0);
+  tl.end(Span::kWgmmaWait, 0);
   fence_operands(s_acc);
   release(sm.k_pipe, 0);
   if (n_mine == 1) release_q();
-  softmax(0, corr ATTNLAB_TL_ARG);  // O is still zero: no correction
+  softmax(0, corr, tl);  // O is still zero: no correction
   pack_p<T::kTileK>(s_acc, p_frag);
   for (int j = 1; j < n_mine; ++j) {
-    turn_wait(ATTNLAB_TL_ARG_FIRST);
-    issue_qk(j ATTNLAB_TL_ARG);
-    issue_pv(j - 1 ATTNLAB_TL_ARG);
+    turn_wait(tl);
+    issue_qk(j, tl);
+    issue_pv(j - 1, tl);
     turn_signal(j);
-    ATTNLAB_TL_BEGIN(kWgmmaWait, j);
+    tl.begin(Span::kWgmmaWait, j);
     wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
-    ATTNLAB_TL_END(kWgmmaWait, j);
+    tl.end(Span::kWgmmaWait, j);
     fence_operands(s_acc);
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
-    softmax(j, corr ATTNLAB_TL_ARG);
-    finish_pv(j - 1 ATTNLAB_TL_ARG);
+    softmax(j, corr, tl);
+    finish_pv(j - 1, tl);
     rescale_o<D>(o_acc, corr);
     pack_p<T::kTileK>(s_acc, p_frag);
   }
   // The staging tile's previous store has read it once thread 0 passes this: the whole
   // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
   if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-  turn_wait(ATTNLAB_TL_ARG_FIRST);
-  issue_pv(n_mine - 1 ATTNLAB_TL_ARG);
+  turn_wait(tl);
+  issue_pv(n_mine - 1, tl);
   turn_signal(n_mine);
-  finish_pv(n_mine - 1 ATTNLAB_TL_ARG);
+  finish_pv(n_mine - 1, tl);
 }
 
 // An item split over keys (KeySplit): the block of its later tiles saves their partial in its
 // slot and is done with the item (returns true); the block of its earlier tiles (the one
 // before) merges that partial into its own.
-template <class T>
-__device__ __forceinline__ bool Consumer<T>::merge_split(std::int64_t w ATTNLAB_TL_PARAM) {
+template <class T, class Stamps>
+__device__ __forceinline__ bool Consumer<T, Stamps>::merge_split(std::int64_t w, Stamps& tl) {
   if (!(T::kSplit && (t.k0 > 0 || t.merges))) return false;
   const int b = int(blockIdx.x) + (t.k0 > 0 ? 0 : 1);
   float4* const part = p.scratch.split_partials + std::size_t(b) * kSlotVectors +
@@ -302,7 +303,7 @@ __device__ __forceinline__ bool Consumer<T>::merge_split(std::int64_t w ATTNLAB_
   unsigned* const ready = p.scratch.split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
   if (t.k0 > 0) {
     save_partial<D>(part, ready, o_acc, m_row, l_row, tid);
-    ATTNLAB_TL_END(kItem, w);
+    tl.end(Span::kItem, w);
     return true;
   }
   merge_partial<D>(part, ready, o_acc, m_row, l_row, tid);
@@ -311,8 +312,8 @@ __device__ __forceinline__ bool Consumer<T>::merge_split(std::int64_t w ATTNLAB_
 
 // O / l of the consumer's rows: staged in shared memory and stored by TMA (rows past S clipped
 // by the tensor map) where the traits have room for the staging tile, else from registers.
-template <class T>
-__device__ __forceinline__ void Consumer<T>::epilogue(const CUtensorMap* tm_o ATTNLAB_TL_PARAM) {
+template <class T, class Stamps>
+__device__ __forceinline__ void Consumer<T, Stamps>::epilogue(const CUtensorMap* tm_o, Stamps& tl) {
   float inv_l[2];
   row_inverse_sums(l_row, inv_l);
   if constexpr (T::kStageO) {
@@ -333,11 +334,11 @@ __device__ __forceinline__ void Consumer<T>::epilogue(const CUtensorMap* tm_o AT
 // The work unit whose Q the slot holds; item n_work when none is left. Lane 0 of each warp
 // reads it, the lane that later releases the slot for the warp, so the read is ordered before
 // the producer's next write by the q_empty arrival of the thread that made it.
-template <class T>
-__device__ __forceinline__ KeySplit::Unit next_unit(SharedStorage<T>& sm, QRing<T> slot, int lane ATTNLAB_TL_PARAM) {
-  ATTNLAB_TL_BEGIN(kFullWait, 0);
+template <class T, class Stamps>
+__device__ __forceinline__ KeySplit::Unit next_unit(SharedStorage<T>& sm, QRing<T> slot, int lane, Stamps& tl) {
+  tl.begin(Span::kFullWait, 0);
   sm.q_pipe.consumer_wait(slot);
-  ATTNLAB_TL_END(kFullWait, 0);
+  tl.end(Span::kFullWait, 0);
   KeySplit::Unit u{0, 0, 0};
   if (lane == 0) u = sm.unit[slot.stage()];
   u.w = __shfl_sync(kFullMask, u.w, 0);
@@ -354,14 +355,14 @@ __device__ __forceinline__ KeySplit::Unit next_unit(SharedStorage<T>& sm, QRing<
 // pass the turns among themselves. The last consumer's first turn arrival comes before any
 // work; consumer 0 takes the final one with one more wait when no item is left, so every
 // barrier is balanced at exit and no consumer needs to know its last item in advance.
-template <class T>
+template <class T, class Stamps>
 __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtensorMap* tm_o, const Params& p,
-                                             int warpgroup ATTNLAB_TL_PARAM) {
-  Consumer<T> c(sm, p, warpgroup);
-  if (c.consumer == T::kConsumers - 1) named_barrier_arrive(kTurnBarrier, Consumer<T>::kPairThreads);
+                                             int warpgroup, Stamps& tl) {
+  Consumer<T, Stamps> c(sm, p, warpgroup);
+  if (c.consumer == T::kConsumers - 1) named_barrier_arrive(kTurnBarrier, Consumer<T, Stamps>::kPairThreads);
   QRing<T> slot{};
-  for (KeySplit::Unit u = next_unit(sm, slot, c.lane ATTNLAB_TL_ARG); u.w < p.split.n_work;
-       slot = slot + 1, u = next_unit(sm, slot, c.lane ATTNLAB_TL_ARG)) {
+  for (KeySplit::Unit u = next_unit(sm, slot, c.lane, tl); u.w < p.split.n_work;
+       slot = slot + 1, u = next_unit(sm, slot, c.lane, tl)) {
     [[maybe_unused]] const std::int64_t w = u.w;  // the timeline's stamps
     c.t = work_of<T>(p, u);
     std::uint64_t* const q_empty = &sm.q_pipe.empty[slot.stage()];
@@ -373,30 +374,30 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     }
     // Without the mask every other consumer reads all of the item's tiles.
     const int n_mine = T::Mask::kCausal ? TurnsOf<T>::tiles(c.t.q0, c.consumer, p.S) : c.t.n_tiles;
-    ATTNLAB_TL_BEGIN(kItem, w);
+    tl.begin(Span::kItem, w);
     c.row_lo = c.t.q0 + c.row_in_tile;
     c.q_tile = sm.q[slot.stage()] + c.consumer * kRowsPerConsumer * kSwizzleHalves;
 #pragma unroll
     for (int i = 0; i < T::D / 2; ++i) c.o_acc[i] = 0.f;
     c.m_row[0] = c.m_row[1] = kNegInf;
     c.l_row[0] = c.l_row[1] = 0.f;
-    c.run_tiles(n_mine, q_empty ATTNLAB_TL_ARG);
+    c.run_tiles(n_mine, q_empty, tl);
     c.ring = c.ring + c.t.n_tiles;
-    if (c.merge_split(w ATTNLAB_TL_ARG)) continue;
-    ATTNLAB_TL_BEGIN(kEpilogue, w);
-    c.epilogue(tm_o ATTNLAB_TL_ARG);
-    ATTNLAB_TL_END(kEpilogue, w);
-    ATTNLAB_TL_END(kItem, w);
+    if (c.merge_split(w, tl)) continue;
+    tl.begin(Span::kEpilogue, w);
+    c.epilogue(tm_o, tl);
+    tl.end(Span::kEpilogue, w);
+    tl.end(Span::kItem, w);
   }
   // Shared memory must outlive the reads of the last store.
   if (T::kStageO && c.tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
-  if (c.consumer == 0) named_barrier_sync(kTurnBarrier, Consumer<T>::kPairThreads);  // the last consumer's final arrival
+  if (c.consumer == 0) named_barrier_sync(kTurnBarrier, Consumer<T, Stamps>::kPairThreads);  // the last consumer's final arrival
 }
 
 // Persistent: one block per SM walks work items, the first its own index, the next from the
 // scheduler Sched (kernels/tile_pipeline.cuh), so the producer loads the next item's Q and K/V
 // while the consumers finish the current one.
-template <class T, class Sched, int D = T::D>
+template <class T, class Sched, class Stamps, int D = T::D>
 __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
@@ -415,7 +416,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // branch on it inside the item loop costs those registers and reads slower (kernels/NOTES.md,
   // "Why phase 5 and d4 are as they are": the warpgroup index broadcast from lane 0).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
-  ATTNLAB_TL_INIT();
+  Stamps tl;
   constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
   if (threadIdx.x == 0) {
     sm.q_pipe.init(kConsumerWarps);
@@ -428,11 +429,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
-    if (threadIdx.x == 0) run_producer<T, Sched>(sm, &tm_q, &tm_k, &tm_v, p ATTNLAB_TL_ARG);
+    if (threadIdx.x == 0) run_producer<T, Sched, Stamps>(sm, &tm_q, &tm_k, &tm_v, p, tl);
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();
-  run_consumer<T>(sm, &tm_o, p, warpgroup ATTNLAB_TL_ARG);
+  run_consumer<T, Stamps>(sm, &tm_o, p, warpgroup, tl);
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here
 #endif

@@ -70,7 +70,7 @@ ScratchLayout scratch_layout_of(const Shape& s) {
 // rows below S (that block is shorter, and the static stride would give all of them to the
 // same few blocks), their last blocks at each section's end.
 // (The grid: geometry_of in kernels/phase_5_traits.cuh.)
-template <class T>
+template <class T, class Stamps>
 void launch_with(const Problem& p, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
@@ -116,7 +116,7 @@ void launch_with(const Problem& p, cudaStream_t stream) {
   // kernels that may split over keys take KeySplit's stride (with nothing to split, the plain
   // stride).
   auto run = [&](auto tag) {
-    const auto kernel = attention_kernel<T, typename decltype(tag)::type>;
+    const auto kernel = attention_kernel<T, typename decltype(tag)::type, Stamps>;
     set_dynamic_smem(kernel, g.dynamic_smem_bytes);
     kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(tm_q, tm_k, tm_v, tm_o, params);
   };
@@ -136,12 +136,23 @@ void launch_with(const Problem& p, cudaStream_t stream) {
 
 Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5"); }
 
-void launch(const Problem& p, cudaStream_t stream) {
+// The timed kernels (no stamps) and the timeline's (kernels/timeline.cuh), one source.
+template <class Stamps>
+void launch_stamped(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     with_traits<decltype(d)::value>(p.shape, [&](auto tag) {
-      launch_with<typename decltype(tag)::type>(p, stream);
+      launch_with<typename decltype(tag)::type, Stamps>(p, stream);
     });
   });
+}
+
+void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
+void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
+
+// Warpgroup 0 produces (its first thread issues every copy), the others consume.
+std::string warp_role(std::uint32_t warp) {
+  const std::uint32_t wg = warp / 4;
+  return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
 }
 
 std::optional<std::int64_t> work_items(const Shape& s) {
@@ -182,6 +193,8 @@ ATTNLAB_PHASE(5) {
   p.required_cc = 90;
   p.can_implement = &can_implement;
   p.launch = &launch;
+  p.launch_timeline = &launch_timeline;
+  p.warp_role = &warp_role;
   p.work_items = &work_items;
   p.launch_geometry = &launch_geometry;
   p.workspace_bytes = &workspace_bytes;

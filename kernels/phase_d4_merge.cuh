@@ -20,6 +20,8 @@
 namespace attnlab::phase_d4 {
 namespace {
 
+using timeline::Span;
+
 constexpr int kTileK = 64;      // keys per K/V tile
 constexpr int kRows = 64;       // query rows per block: wgmma's M
 constexpr int kWgThreads = 128;
@@ -118,19 +120,19 @@ __device__ __forceinline__ void merge_rows(unsigned tid, unsigned rank, int q0, 
 // (send_partial); each rank waits on its mbarrier `bar` for exactly its bytes, then merges its
 // rows (merge_rows). The mbarrier was initialised and the first cluster barrier arrived at
 // before the loads.
-template <int D, int C, int KW>
+template <int D, int C, int KW, class Stamps>
 __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], const float (&ms)[2],
                                              const float (&l)[2], int x0, int t, int wg,
                                              unsigned tid, unsigned rank, int q0, int S,
                                              __half* o, float* recvO, float2* recvML,
-                                             std::uint64_t* bar ATTNLAB_TL_PARAM) {
+                                             std::uint64_t* bar, Stamps& tl) {
   constexpr int R = kRows / C;
   // The other ranks' rows arrive through st.async; a rank stores its own rows directly.
   constexpr unsigned kRecvTx = unsigned((C - 1) * KW * R) * (D * sizeof(float) + sizeof(float2));
   if constexpr (C > 1) {
-    ATTNLAB_TL_BEGIN(kClusterWait, 0);
+    tl.begin(Span::kClusterWait, 0);
     cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
-    ATTNLAB_TL_END(kClusterWait, 0);
+    tl.end(Span::kClusterWait, 0);
     if (tid == 0)
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                            cuda::ptx::space_shared, bar, kRecvTx);
@@ -138,9 +140,9 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   send_partial<D, C, KW>(acc, ms, l, x0, t, wg, rank, recvO, recvML, bar);
   __syncthreads();  // the own rows are visible to every thread of the merge below
   if constexpr (C > 1) {
-    ATTNLAB_TL_BEGIN(kMergeWait, rank);
+    tl.begin(Span::kMergeWait, rank);
     merge_wait(bar);
-    ATTNLAB_TL_END(kMergeWait, rank);
+    tl.end(Span::kMergeWait, rank);
     // Every block past this arrival has received all its bytes, so once all have arrived no
     // st.async of this block is still in flight; the wait at the end keeps the block until
     // then, and the merge below hides the barrier's latency.
@@ -148,9 +150,9 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   }
   merge_rows<D, C, KW>(tid, rank, q0, S, o, recvO, recvML);
   if constexpr (C > 1) {
-    ATTNLAB_TL_BEGIN(kClusterWait, 1);
+    tl.begin(Span::kClusterWait, 1);
     cluster_wait();
-    ATTNLAB_TL_END(kClusterWait, 1);
+    tl.end(Span::kClusterWait, 1);
   }
 }
 

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
@@ -100,7 +101,7 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // Grid x: C blocks per 64-row query tile (a cluster), y: the query heads that share a KV head
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
-template <int D, int C, int KW, class Mask>
+template <int D, int C, int KW, class Mask, class Stamps>
 __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
@@ -108,8 +109,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
                      int group, int S, float scale_log2) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
+  using timeline::Span;
   namespace ptx = cuda::ptx;
-  ATTNLAB_TL_INIT();
+  Stamps tl;
   // The TMA unit reads each descriptor from parameter memory on first use; fetch them now, so
   // that read overlaps the prologue instead of delaying the first copy.
   if (threadIdx.x == 0) {
@@ -140,7 +142,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int kv_plane = int(blockIdx.z);
   const int q_plane = kv_plane * group + int(blockIdx.y);
   o += std::int64_t(q_plane) * S * D;
-  ATTNLAB_TL_BEGIN(kItem, blockIdx.x);
+  tl.begin(Span::kItem, blockIdx.x);
 
   // The merge's mbarrier (C > 1): initialised, then the first cluster arrive.
   std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(recvML + KW * kRows);
@@ -161,9 +163,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     ptx::mbarrier_init(&sm.q_full, 1);
     sm.kv.init(kWgThreads / kWarpSize);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-    ATTNLAB_TL_BEGIN(kTmaIssue, 0);
+    tl.begin(Span::kTmaIssue, 0);
     load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
-    ATTNLAB_TL_END(kTmaIssue, 0);
+    tl.end(Span::kTmaIssue, 0);
   }
   __syncthreads();  // the mbarriers are initialised before anyone waits on them
 
@@ -176,34 +178,34 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   const int row_lo = q0 + 16 * wq + g;
   if (n_mine > 0) {
-    ATTNLAB_TL_BEGIN(kFullWait, 0);
+    tl.begin(Span::kFullWait, 0);
     wait_barrier(&sm.q_full, 0);
-    ATTNLAB_TL_END(kFullWait, 0);
+    tl.end(Span::kFullWait, 0);
   }
 
   auto issue_qk = [&](int i) {
-    ATTNLAB_TL_BEGIN(kFullWait, i);
+    tl.begin(Span::kFullWait, i);
     sm.kv.consumer_wait(KVRing<KW>{i}, 0);
-    ATTNLAB_TL_END(kFullWait, i);
-    ATTNLAB_TL_BEGIN(kQkIssue, i);
+    tl.end(Span::kFullWait, i);
+    tl.begin(Span::kQkIssue, i);
     qk_gemm<kTileK, D, kRows>(s_acc, sm.q, sm.k[i % kStages]);
-    ATTNLAB_TL_END(kQkIssue, i);
+    tl.end(Span::kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
-    ATTNLAB_TL_BEGIN(kFullWait, i);
+    tl.begin(Span::kFullWait, i);
     sm.kv.consumer_wait(KVRing<KW>{i}, 1);
-    ATTNLAB_TL_END(kFullWait, i);
-    ATTNLAB_TL_BEGIN(kPvIssue, i);
+    tl.end(Span::kFullWait, i);
+    tl.begin(Span::kPvIssue, i);
     pv_gemm<kTileK, D>(o_acc, p_frag, sm.v[i % kStages]);
-    ATTNLAB_TL_END(kPvIssue, i);
+    tl.end(Span::kPvIssue, i);
   };
   // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's
   // correction for O.
   auto softmax = [&](int i, float (&corr)[2]) {
-    ATTNLAB_TL_BEGIN(kSoftmax, i);
+    tl.begin(Span::kSoftmax, i);
     mask_tile<Mask, kTileK>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
     online_softmax<kTileK>(s_acc, m_row, l_row, corr, scale_log2);
-    ATTNLAB_TL_END(kSoftmax, i);
+    tl.end(Span::kSoftmax, i);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
   // i + kStages (the same warpgroup's: kStages is a multiple of KW). Each warp releases the
@@ -218,15 +220,15 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       const KVRing<KW> next{i + kStages};
       sm.kv.consumer_release(KVRing<KW>{i}, lane);
       if (tid == unsigned(wg * kWgThreads)) {
-        ATTNLAB_TL_BEGIN(kEmptyWait, i + kStages);
+        tl.begin(Span::kEmptyWait, i + kStages);
         sm.kv.producer_acquire(next);
-        ATTNLAB_TL_END(kEmptyWait, i + kStages);
-        ATTNLAB_TL_BEGIN(kTmaIssue, i + kStages);
+        tl.end(Span::kEmptyWait, i + kStages);
+        tl.begin(Span::kTmaIssue, i + kStages);
         tma_load_tile<D>(sm.k[next.stage()], &tm_k, kTileK, key0(next.count), kv_plane,
                          sm.kv.producer_expect(next, kTileBytes, 0));
         tma_load_tile<D>(sm.v[next.stage()], &tm_v, kTileK, key0(next.count), kv_plane,
                          sm.kv.producer_expect(next, kTileBytes, 1));
-        ATTNLAB_TL_END(kTmaIssue, i + kStages);
+        tl.end(Span::kTmaIssue, i + kStages);
       }
     }
   };
@@ -234,9 +236,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   if (wg < n_mine) {
     float corr[2];
     issue_qk(wg);
-    ATTNLAB_TL_BEGIN(kWgmmaWait, wg);
+    tl.begin(Span::kWgmmaWait, wg);
     wgmma_wait<0>();
-    ATTNLAB_TL_END(kWgmmaWait, wg);
+    tl.end(Span::kWgmmaWait, wg);
     fence_operands(s_acc);
     softmax(wg, corr);  // O is still zero: no correction
     pack_p<kTileK>(s_acc, p_frag);
@@ -246,14 +248,14 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     for (int i = wg + KW; i < n_mine; i += KW) {
       issue_qk(i);
       issue_pv(prev);
-      ATTNLAB_TL_BEGIN(kWgmmaWait, i);
+      tl.begin(Span::kWgmmaWait, i);
       wgmma_wait<1>();  // groups complete in order: QK^T of tile i is done
-      ATTNLAB_TL_END(kWgmmaWait, i);
+      tl.end(Span::kWgmmaWait, i);
       fence_operands(s_acc);
       softmax(i, corr);
-      ATTNLAB_TL_BEGIN(kWgmmaWait, prev);
+      tl.begin(Span::kWgmmaWait, prev);
       wgmma_wait<0>();
-      ATTNLAB_TL_END(kWgmmaWait, prev);
+      tl.end(Span::kWgmmaWait, prev);
       fence_operands(o_acc);
       fence_operands(p_frag);
       refill(prev);
@@ -262,13 +264,13 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       prev = i;
     }
     issue_pv(prev);
-    ATTNLAB_TL_BEGIN(kWgmmaWait, prev);
+    tl.begin(Span::kWgmmaWait, prev);
     wgmma_wait<0>();
-    ATTNLAB_TL_END(kWgmmaWait, prev);
+    tl.end(Span::kWgmmaWait, prev);
     fence_operands(o_acc);
     fence_operands(p_frag);
   }
-  ATTNLAB_TL_BEGIN(kEpilogue, blockIdx.x);
+  tl.begin(Span::kEpilogue, blockIdx.x);
   if constexpr (C * KW == 1) {
     float inv_l[2];
     row_inverse_sums</*Fast=*/true>(l_row, inv_l);
@@ -277,11 +279,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     float l[2];
     row_sums(l_row, l);
     const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
-    cluster_merge<D, C, KW>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
-                            merge_bar ATTNLAB_TL_ARG);
+    cluster_merge<D, C, KW, Stamps>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
+                            merge_bar, tl);
   }
-  ATTNLAB_TL_END(kEpilogue, blockIdx.x);
-  ATTNLAB_TL_END(kItem, blockIdx.x);
+  tl.end(Span::kEpilogue, blockIdx.x);
+  tl.end(Span::kItem, blockIdx.x);
 #else
   __trap();  // built without sm_90a
 #endif
@@ -340,7 +342,7 @@ LaunchGeometry geometry_of(const Shape& s) {
   return g;
 }
 
-template <int D, int C, int KW>
+template <int D, int C, int KW, class Stamps>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
@@ -348,8 +350,8 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
   // The mask is a compile-time policy: a kernel without the causal mask carries no causal test.
-  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>>
-                               : attention_kernel<D, C, KW, hopper::KeyMask<false>>;
+  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Stamps>
+                               : attention_kernel<D, C, KW, hopper::KeyMask<false>, Stamps>;
   set_dynamic_smem(kernel, g.dynamic_smem_bytes);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = g.grid;
@@ -401,19 +403,27 @@ Refusal can_implement(const Shape& s) {
 }
 
 // Zeros pick the split automatically; cluster 1, 2, 4 or 8 and key_warpgroups 1, 2 or 4 (2 at
-// most at D = 128) force it (scratch experiments).
+// most at D = 128) force it (scratch experiments). Stamps: the timed kernels' (none) or the
+// timeline's (kernels/timeline.cuh), one source.
+template <class Stamps = timeline::NoStamps>
 void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
     const Split auto_split = choose_split(p.shape, sm_count());
     with_split<D>(cluster > 0 ? cluster : auto_split.cluster,
                   key_warpgroups > 0 ? key_warpgroups : auto_split.key_warpgroups, [&](auto c, auto kw) {
-                    launch_config<D, decltype(c)::value, decltype(kw)::value>(p, stream);
+                    launch_config<D, decltype(c)::value, decltype(kw)::value, Stamps>(p, stream);
                   });
   });
 }
 
 void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
+void launch_timeline(const Problem& p, cudaStream_t stream) {
+  launch_with<timeline::WarpStamps>(p, 0, 0, stream);
+}
+
+// Every warpgroup takes its own key tiles; its first thread also refills its stages.
+std::string warp_role(std::uint32_t warp) { return "key warpgroup " + std::to_string(warp / 4); }
 
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
@@ -440,6 +450,8 @@ ATTNLAB_PHASE(d4) {
   p.required_cc = 90;
   p.can_implement = &can_implement;
   p.launch = &launch;
+  p.launch_timeline = &launch_timeline;
+  p.warp_role = &warp_role;
   p.launch_geometry = &launch_geometry;
   p.question =
       "Split-KV inside a thread-block cluster: wgmma for both GEMMs (TMA loads, P in registers), "

@@ -47,6 +47,16 @@ std::string phase_ids_joined(const char* sep) {
   return out;
 }
 
+std::string instrumented_phase_ids(const char* sep) {
+  std::string out;
+  for (const auto& p : phases()) {
+    if (!p.launch_timeline || !p.warp_role) continue;
+    if (!out.empty()) out += sep;
+    out += p.id;
+  }
+  return out;
+}
+
 Refusal common_shape_refusal(const Shape& s) {
   if (s.B < 1 || s.H < 1 || s.H_kv < 1 || s.S < 1 || s.D < 1)
     return "every dimension must be at least 1";

@@ -59,6 +59,11 @@ struct Phase {
   CanImplementFn can_implement;
   LaunchFn launch;
   PrepareFn prepare;      // nullptr when the phase needs no set-up
+  // Instrumented phases (kernels/timeline.cuh): the same kernels with warp-role stamps, which
+  // attnlab-timeline launches beside `launch`, and the role of warp w of a block (for the
+  // timeline's rows); nullptr for the others.
+  LaunchFn launch_timeline = nullptr;
+  std::string (*warp_role)(std::uint32_t warp) = nullptr;
   // A library's kernel run for comparison (cuDNN's fused attention), not a kernel of ours.
   bool baseline = false;
   // Persistent phases: the work items a launch's CTAs share (each walks items blockIdx.x,
@@ -113,6 +118,9 @@ bool add_phase_source(PhaseSource source);
 
 // The declared phases: ours in declared_phases()'s order (their files' names), then the baselines.
 const std::vector<Phase>& phases();
+// The ids of the instrumented phases (Phase::launch_timeline and warp_role: the timeline tool's
+// phases), in phases()'s order, joined by sep.
+std::string instrumented_phase_ids(const char* sep = ", ");
 const Phase* find_phase(std::string_view id);
 std::string phase_ids_joined(const char* sep = ", ");
 

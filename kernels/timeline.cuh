@@ -1,26 +1,23 @@
-// Warp-role timelines, a compile-time instrument: built with -DATTNLAB_TIMELINE, lane
-// 0 of every warp stamps clock64 at the events a kernel marks into its own slot of a bounded
-// device buffer (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back).
-// Without ATTNLAB_TIMELINE every macro below expands to nothing, so the timed binaries compile
-// to the same PTX as without the stamps.
+// Warp-role timelines, an instrument chosen at compile time: an instrumented kernel takes its
+// stamp policy as a template parameter. Under WarpStamps, lane 0 of every warp stamps clock64 at
+// the events the kernel marks into its own slot of a bounded device buffer
+// (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back); under
+// NoStamps every call is empty, so the timed kernels compile to the same instructions as
+// without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline).
 //
-// In a kernel:
-//   ATTNLAB_TL_INIT();                       once, early, by every thread (anchors the warp)
-//   ATTNLAB_TL_BEGIN(kSoftmax, j); ... ATTNLAB_TL_END(kSoftmax, j);   (Span names, common/timeline_events.hpp)
-//   f(... ATTNLAB_TL_ARG) for a __device__ f(... ATTNLAB_TL_PARAM) that stamps too
-//   (f(ATTNLAB_TL_ARG_FIRST) and ATTNLAB_TL_PARAM_FIRST where it is the only parameter).
+// In a kernel templated on `class Stamps`:
+//   Stamps tl;                                 once, early, by every thread (anchors the warp)
+//   tl.begin(Span::kSoftmax, j); ... tl.end(Span::kSoftmax, j);   (Span, common/timeline_events.hpp)
+//   and a __device__ function that stamps too takes `Stamps& tl`.
 // A warp's slot takes `capacity` stamps; later ones are counted, never written.
 #pragma once
-
-#include "common/timeline_events.hpp"
-
-#ifdef ATTNLAB_TIMELINE
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "common/check.hpp"
+#include "common/timeline_events.hpp"
 #include "kernels/timeline_host.hpp"
 
 namespace attnlab::timeline {
@@ -57,16 +54,24 @@ __device__ __forceinline__ std::uint32_t linear_cta() {
 }
 }  // namespace
 
+// The timed build: every stamp is empty, no buffer is read.
+struct NoStamps {
+  template <class Item>
+  __device__ __forceinline__ void begin(Span, Item) {}
+  template <class Item>
+  __device__ __forceinline__ void end(Span, Item) {}
+};
+
 // Per thread; records only in lane 0 of a warp whose slot exists. Its count lives in a
 // register (a global read-modify-write per stamp would cost a memory round trip) and is
 // written with the end anchor when the recorder goes out of scope, early returns included.
-class Recorder {
+class WarpStamps {
  public:
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
-  __device__ __forceinline__ Recorder() {
+  __device__ __forceinline__ WarpStamps() {
     const DeviceView v = g_view;
     const std::uint32_t tid = linear_tid(), cta = linear_cta();
     if (v.slots != nullptr && tid % 32 == 0 && tid / 32 < v.warps_per_cta && cta < v.ctas) {
@@ -81,15 +86,19 @@ class Recorder {
     }
     __syncwarp();
   }
-  __device__ __forceinline__ ~Recorder() {
+  __device__ __forceinline__ ~WarpStamps() {
     if (events_ == nullptr) return;
     RawSlot& s = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
     s.end_clock = clock_now();
     s.end_ns = globaltimer_now();
     s.count = count_;
   }
-  Recorder(const Recorder&) = delete;
-  Recorder& operator=(const Recorder&) = delete;
+  WarpStamps(const WarpStamps&) = delete;
+  WarpStamps& operator=(const WarpStamps&) = delete;
+  template <class Item>
+  __device__ __forceinline__ void begin(Span span, Item item) { stamp(span, false, std::uint32_t(item)); }
+  template <class Item>
+  __device__ __forceinline__ void end(Span span, Item item) { stamp(span, true, std::uint32_t(item)); }
 
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
@@ -123,25 +132,3 @@ class Recorder {
 };
 
 }  // namespace attnlab::timeline
-
-#define ATTNLAB_TL_INIT() ::attnlab::timeline::Recorder attnlab_tl_
-#define ATTNLAB_TL_BEGIN(span, item) \
-  attnlab_tl_.stamp(::attnlab::timeline::Span::span, false, std::uint32_t(item))
-#define ATTNLAB_TL_END(span, item) \
-  attnlab_tl_.stamp(::attnlab::timeline::Span::span, true, std::uint32_t(item))
-#define ATTNLAB_TL_PARAM , ::attnlab::timeline::Recorder& attnlab_tl_
-#define ATTNLAB_TL_ARG , attnlab_tl_
-#define ATTNLAB_TL_PARAM_FIRST ::attnlab::timeline::Recorder& attnlab_tl_
-#define ATTNLAB_TL_ARG_FIRST attnlab_tl_
-
-#else
-
-#define ATTNLAB_TL_INIT() static_cast<void>(0)
-#define ATTNLAB_TL_BEGIN(span, item) static_cast<void>(0)
-#define ATTNLAB_TL_END(span, item) static_cast<void>(0)
-#define ATTNLAB_TL_PARAM
-#define ATTNLAB_TL_ARG
-#define ATTNLAB_TL_PARAM_FIRST
-#define ATTNLAB_TL_ARG_FIRST
-
-#endif

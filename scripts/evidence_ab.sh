@@ -11,7 +11,8 @@
 # Further steps: calibrate (attnlab-calibrate: the rates and launch floors the run reports'
 # speed-of-light floors read), sweepab (phase 5 against cudnn over the FA3 sweep: S = 512 ...
 # 8192, B*S = 16384 tokens, H*D = 2048, causal and not), timeline (warp-role
-# timelines of phases 5 and d4 at their seed shapes), p5checks (phase 5's GPU
+# timelines of every instrumented phase: 5 at its seed shapes, the others at the latency
+# shape), p5checks (phase 5's GPU
 # tests, local loads in its SASS, racecheck and synccheck at odd shapes, the fp64 gate on three
 # input distributions), targetab (phase 5's four targets and the sweep in one A/B record).
 set -uo pipefail
@@ -119,9 +120,9 @@ for s in "$@"; do
         --results-dir $res 2>&1 | tee -a "$log" | grep -vE "correctness PASS"
       pack ab ;;
     timeline)
-      for p in 5 d4; do
+      for p in $(build/bin/attnlab-phases --instrumented); do
         step "warp-role timeline, phase $p"
-        shapes=(throughput 16x16x2048x64:causal); [ $p = d4 ] && shapes=(latency)
+        shapes=(latency); [ $p = 5 ] && shapes=(throughput 16x16x2048x64:causal)
         for sh in "${shapes[@]}"; do
           build/bin/attnlab-timeline --phase $p --shape "$sh" --out $res/timeline --no-plots 2>&1 | tee -a "$log"
         done

@@ -37,6 +37,21 @@ TEST(FakePhase, OneDeclarationPutsItInTheRegistry) {
   EXPECT_EQ(phase_ids_joined(), "zz, zbase");
 }
 
+// An instrumented phase is a property of its declaration: the stamped launch and the warps'
+// roles it gives make it one of the timeline tool's phases (attnlab-timeline lists and accepts
+// instrumented_phase_ids()), with nothing named elsewhere.
+TEST(FakePhase, ItsDeclarationMakesItInstrumented) {
+  const Phase* zz = find_phase("zz");
+  ASSERT_NE(zz, nullptr);
+  EXPECT_NE(zz->launch_timeline, nullptr);
+  ASSERT_NE(zz->warp_role, nullptr);
+  EXPECT_EQ(zz->warp_role(0), "the fake warp");
+  const Phase* zbase = find_phase("zbase");
+  ASSERT_NE(zbase, nullptr);
+  EXPECT_EQ(zbase->launch_timeline, nullptr);
+  EXPECT_EQ(instrumented_phase_ids(), "zz");
+}
+
 TEST(FakePhase, TheRecordsPhaseTableListsIt) {
   std::vector<std::string> ids;
   const ordered_json table = phase_table_json();

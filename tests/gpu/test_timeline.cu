@@ -2,7 +2,6 @@
 // of clock64 cycles before it arrives at a named barrier that another warp waits on) must decode
 // to a wait of that many cycles, and a slot that overflows must count its lost stamps without
 // writing into its neighbour's.
-#define ATTNLAB_TIMELINE
 #include "kernels/timeline.cuh"
 
 #include <cuda_runtime.h>
@@ -19,27 +18,27 @@ namespace {
 
 // Warp 1 works (spins) for `spin` cycles, then arrives at barrier 1; warp 0 waits there.
 __global__ void known_wait(long long spin) {
-  ATTNLAB_TL_INIT();
+  WarpStamps tl;
   if (threadIdx.x / 32 == 1) {
-    ATTNLAB_TL_BEGIN(kSoftmax, 0);
+    tl.begin(Span::kSoftmax, 0);
     const long long t0 = clock64();
     while (clock64() - t0 < spin) {
     }
-    ATTNLAB_TL_END(kSoftmax, 0);
+    tl.end(Span::kSoftmax, 0);
     asm volatile("bar.arrive 1, 64;" ::: "memory");
   } else {
-    ATTNLAB_TL_BEGIN(kPingPongWait, 0);
+    tl.begin(Span::kPingPongWait, 0);
     asm volatile("bar.sync 1, 64;" ::: "memory");
-    ATTNLAB_TL_END(kPingPongWait, 0);
+    tl.end(Span::kPingPongWait, 0);
   }
 }
 
 // Every warp stamps `n` begin/end pairs.
 __global__ void many_stamps(int n) {
-  ATTNLAB_TL_INIT();
+  WarpStamps tl;
   for (int i = 0; i < n; ++i) {
-    ATTNLAB_TL_BEGIN(kQkIssue, i);
-    ATTNLAB_TL_END(kQkIssue, i);
+    tl.begin(Span::kQkIssue, i);
+    tl.end(Span::kQkIssue, i);
   }
 }
 
