@@ -53,6 +53,8 @@ const std::vector<ShapeSet>& shape_sets() {
   // with H = 16; 16x16x2048x64 is the throughput shape, so @sweep-d64 leaves it to @seed.
   // @fa3-sweep is FlashAttention-3's figure 5 grid: 16384 tokens and H*D = 2048 at S = 512 ...
   // 8192, causal and not. @targets: the throughput shape and the D = 128 shape, causal and not.
+  // @latency-sweep: the family a latency question is about (short prompts, small batches, GQA
+  // and MQA, odd S), the latency shape first; kernels/TARGETS.md holds what it is judged by.
   static const std::vector<ShapeSet> sets = [] {
     std::vector<ShapeSet> s = {
         {"seed", "the seed shapes", {"throughput", "latency"}},
@@ -64,6 +66,14 @@ const std::vector<ShapeSet>& shape_sets() {
         {"fa3-sweep", "FlashAttention-3's grid: S = 512 ... 8192, B*S = 16384, H*D = 2048, D = 64 and 128, causal and not", {}},
         {"targets", "the throughput shape and 4x16x4096x128, causal and not",
          {"16x16x2048x64", "16x16x2048x64:causal", "4x16x4096x128", "4x16x4096x128:causal"}},
+        {"latency-sweep",
+         "short prompts and small batches: B 1 ... 4, H 8 ... 32 (GQA at 8 KV heads, MQA at 1), S 128 ... 2048 "
+         "(odd S too), D 64 and 128, causal and not",
+         {"1x8x512x64", "1x8x512x64:causal", "1x8x128x64", "2x8x512x64:causal", "1x16x777x64",
+          "1x16x777x64:causal", "4x8x256x64", "1x8x2048x64:causal", "1x32x1024x64:hkv=8",
+          "1x32x2048x64:causal:hkv=8", "2x16x1024x64:hkv=1", "1x8x512x128", "1x8x512x128:causal",
+          "2x8x1000x128", "1x32x1024x128:hkv=8", "1x32x1024x128:causal:hkv=8", "4x16x333x128:causal",
+          "1x24x1500x128:hkv=1", "3x8x2048x128:causal:hkv=1"}},
     };
     for (int i : {0, 1, 2}) s[3].specs.insert(s[3].specs.end(), s[i].specs.begin(), s[i].specs.end());
     for (int d : {64, 128})

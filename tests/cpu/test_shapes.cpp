@@ -1,6 +1,7 @@
 // Shape specifications as users type them.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 
 #include "common/shapes.hpp"
@@ -75,6 +76,26 @@ TEST(Shapes, NamedSetsExpandInPlace) {
     EXPECT_EQ(s.B * s.S, 16384) << spec;
     EXPECT_EQ(s.H * s.D, 2048) << spec;
   }
+  // The latency sweep covers what a latency question spans: at least 16 shapes, B 1 ... 4, H 8 ...
+  // 32 with GQA at 8 KV heads and MQA at 1, S 128 ... 2048 with odd S, D 64 and 128, causal and
+  // not, the latency shape among them.
+  const auto lat = expand_shape_specs({"@latency-sweep"});
+  EXPECT_GE(lat.size(), 16u);
+  std::set<int> B, H, S, D, kv_groups;
+  bool causal = false, full = false, odd = false, latency = false;
+  for (const auto& spec : lat) {
+    const Shape s = parse_shape(spec);
+    EXPECT_TRUE(s.B >= 1 && s.B <= 4 && s.H >= 8 && s.H <= 32 && s.S >= 128 && s.S <= 2048) << spec;
+    B.insert(s.B), H.insert(s.H), S.insert(s.S), D.insert(s.D);
+    if (s.H_kv != s.H) kv_groups.insert(s.H_kv);
+    (s.causal ? causal : full) = true;
+    odd = odd || s.S % 2 == 1;
+    latency = latency || shape_name(s) == shape_name(parse_shape("latency"));
+  }
+  EXPECT_TRUE(B.count(1) && B.count(4) && H.count(8) && H.count(32) && S.count(128) && S.count(2048));
+  EXPECT_EQ(D, (std::set<int>{64, 128}));
+  EXPECT_TRUE(kv_groups.count(8) && kv_groups.count(1)) << "GQA at 8 KV heads and MQA at 1";
+  EXPECT_TRUE(causal && full && odd && latency);
   // Every spec of every set parses.
   for (const auto& set : shape_sets())
     for (const auto& spec : set.specs) EXPECT_NO_THROW(parse_shape(spec)) << set.name << ": " << spec;
