@@ -1,6 +1,8 @@
 // fp64 reference attention, the naive fp16 yardstick and the comparison between them.
 #include "experiments/reference.hpp"
 
+#include "experiments/fp8_inputs.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -236,6 +238,29 @@ void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r
   for (int d = 0; d < s.D; ++d) out[d] = __half2float(__float2half(out[d]));
 }
 
+void naive_fp8_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
+  const int n = keys_visible(s, r);
+  const __half* q = &in.q[std::size_t(q_offset(s, r))];
+  std::vector<float> p(static_cast<std::size_t>(n));
+  float m = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < n; ++j) {
+    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
+    float dot = 0;
+    for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
+    p[std::size_t(j)] = dot * scale;
+    m = std::max(m, p[std::size_t(j)]);
+  }
+  float l = 0;
+  for (auto& x : p) l += (x = std::exp(x - m));
+  std::fill(out, out + s.D, 0.0f);
+  for (int j = 0; j < n; ++j) {
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
+    const float w = float(e4m3_value(to_e4m3(double(p[std::size_t(j)]) * kP8Scale)) / kP8Scale);
+    for (int d = 0; d < s.D; ++d) out[d] += w * __half2float(v[d]);
+  }
+  for (int d = 0; d < s.D; ++d) out[d] = __half2float(__float2half(out[d] / l));
+}
+
 double half_ulp_fp16(double x) {
   int e = 0;
   std::frexp(std::max(std::fabs(x), 0x1.0p-14), &e);  // |x| in [2^(e-1), 2^e)
@@ -307,8 +332,32 @@ void expected_naive_error_row(const Shape& s, const HostTensors& in, double scal
   for (int d = 0; d < s.D; ++d) sigma[d] = std::sqrt(sigma[d] + var(o[std::size_t(d)]));
 }
 
+void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
+                                  double* sigma) {
+  const RowSoftmax rs = softmax_row(s, in, scale, r);
+  std::vector<double> o(static_cast<std::size_t>(s.D));
+  weighted_values(s, in, r, rs, o.data());
+  // The weights are quantised unnormalised: p_j = w_j / w_max (the row's largest is 1), and O
+  // divides by l = 1 / w_max, so a rounding of p_j by e moves O by e * w_max * v_j.
+  const double w_max = *std::max_element(rs.weights.begin(), rs.weights.end());
+  std::fill(sigma, sigma + s.D, 0.0);
+  for (std::size_t j = 0; j < rs.weights.size(); ++j) {
+    const double u = e4m3_spacing(rs.weights[j] / w_max * kP8Scale) / kP8Scale * w_max;
+    const double weight_var = u * u / 12;
+    const __half* v = &in.v[std::size_t(kv_offset(s, r, int(j)))];
+    for (int d = 0; d < s.D; ++d) {
+      const double vd = __half2float(v[d]);
+      sigma[d] += weight_var * vd * vd;
+    }
+  }
+  for (int d = 0; d < s.D; ++d) {
+    const double u = 2 * half_ulp_fp16(o[std::size_t(d)]);
+    sigma[d] = std::sqrt(sigma[d] + u * u / 12);
+  }
+}
+
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
-                         const std::vector<__half>& out, const std::vector<RowRef>& rows) {
+                         const std::vector<__half>& out, const std::vector<RowRef>& rows, Grade grade) {
   struct Worst {
     double ratio = -1, abs = 0, rel = 0, naive = 0;  // ratio < 0: no row seen yet
     RowRef where{};
@@ -324,8 +373,13 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
     for (std::int64_t i = b; i < e; ++i) {
       const RowRef r = rows[std::size_t(i)];
       reference_row(s, in, scale, r, ref.data());
-      naive_fp16_row(s, in, float(scale), r, naive.data());
-      expected_naive_error_row(s, in, scale, r, sigma.data());
+      if (grade == Grade::kFp8) {
+        naive_fp8_row(s, in, float(scale), r, naive.data());
+        expected_naive_fp8_error_row(s, in, scale, r, sigma.data());
+      } else {
+        naive_fp16_row(s, in, float(scale), r, naive.data());
+        expected_naive_error_row(s, in, scale, r, sigma.data());
+      }
       const RowErrors re =
           row_errors(s, ref.data(), naive.data(), sigma.data(), &out[std::size_t(q_offset(s, r))]);
       const double ratio = std::isfinite(re.rms) ? re.rms / re.tolerance_rms

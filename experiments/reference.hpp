@@ -81,11 +81,28 @@ void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r
 void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
                               double* sigma);
 
+// The FP8 yardstick (kernels with e4m3 operands, the gate's Grade::kFp8): on the dequantised
+// inputs (experiments/fp8_inputs.hpp), scores in fp32 (e4m3 products accumulate in fp32 without
+// rounding to fp16), fp32 softmax with the row sum l of the unquantised weights, the weights
+// p = exp(s - m) <= 1 quantised to e4m3 with the scale kP8Scale (p * 448 fills e4m3's range:
+// small weights keep their relative precision, none is flushed below 2^-9 / 448), fp32
+// accumulation of PV, output rounded to fp16.
+constexpr double kP8Scale = 448.0;
+void naive_fp8_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out);
+// Its expected error per element of one row, as expected_naive_error_row: each weight's e4m3
+// rounding (spacing at p * kP8Scale, uniform) and the output's fp16 rounding.
+void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
+                                  double* sigma);
+
+// Which yardstick a phase is held to: naive fp16 (fp16 operands), or naive FP8 (e4m3 operands
+// and P, the inputs given dequantised).
+enum class Grade { kFp16, kFp8 };
+
 struct CheckResult {
   bool passed = false;
   double max_abs_err = 0;    // max |out - ref| over checked elements (inf if any NaN/inf)
   double max_rel_err = 0;    // max |out - ref| / max(|ref|, kRelFloor)
-  double naive_max_abs_err = 0;  // the same for the naive fp16 implementation
+  double naive_max_abs_err = 0;  // the same for the naive implementation of the grade
   // The row rule (below), at the checked row closest to failing: its rms error, its bound and
   // their ratio (the gate passes when every row's ratio is <= 1).
   double row_rms_err = 0;
@@ -119,8 +136,13 @@ double half_ulp_fp16(double x);
 
 // Compares a device output (copied to the host, [B,H,S,D] fp16) with the references over the
 // given rows, and scans every element for NaN/inf. Uses all hardware threads.
+// Grade::kFp8: `in` are the dequantised inputs, and the same row rule holds against the naive
+// FP8 yardstick's expected error: a kernel of FP8 grade sits near 1 sigma of it, as one of fp16
+// grade does of the fp16 one (tests/cpu/test_fp8_gate.cpp emulates both, and FP8 kernels with
+// the gate's bugs).
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
-                         const std::vector<__half>& out, const std::vector<RowRef>& rows);
+                         const std::vector<__half>& out, const std::vector<RowRef>& rows,
+                         Grade grade = Grade::kFp16);
 
 // What a run holds in memory for one shape before anything is measured: on the device Q, K,
 // V and O (fp16; a phase's own workspace is not counted), on the host the fp16 inputs and the

@@ -1,0 +1,46 @@
+// FP8 (e4m3) operands for the FP8 gate: per-tensor scaling as cuDNN's and FlashAttention-3's
+// FP8 interfaces take it (x8 = e4m3(x * scale), the kernel multiplies by descale = 1 / scale),
+// the codec (CUDA's own conversions, cuda_fp8.h: round to nearest even, saturating at 448, so
+// host and device agree bit for bit), and the dequantised inputs the fp64 reference reads.
+// Host-only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "experiments/reference.hpp"
+
+namespace attnlab {
+
+constexpr double kE4m3Max = 448.0;  // the largest finite e4m3 value
+
+// The e4m3 code of x (round to nearest even, saturating to +-448) and the value of a code.
+std::uint8_t to_e4m3(double x);
+double e4m3_value(std::uint8_t code);
+// The spacing of the e4m3 grid at |x| (|x| <= 448): 2^(e - 3) in the binade [2^e, 2^(e + 1)),
+// and the subnormal spacing 2^-9 below 2^-6.
+double e4m3_spacing(double x);
+
+// The scale of a tensor whose largest magnitude is amax: the largest power of two with
+// amax * scale <= 448. A power of two, so that every dequantised value (an e4m3 value times
+// 1 / scale) is exactly an fp16 value for the scales of the gate's inputs, and the fp64
+// reference reads exactly what the kernel computes with.
+double e4m3_scale_for(double amax);
+
+struct Fp8Operand {
+  std::vector<std::uint8_t> codes;  // e4m3, same layout as the fp16 tensor
+  double scale = 1;                 // codes hold x * scale; the kernel's descale is 1 / scale
+};
+
+struct Fp8Inputs {
+  Fp8Operand q, k, v;
+  // What the codes stand for, code value / scale, as fp16 tensors (exact: see e4m3_scale_for);
+  // the gate's reference and its naive FP8 yardstick read these.
+  HostTensors dequantised;
+};
+
+// Quantises each of Q, K and V with its own scale; throws std::runtime_error if a dequantised
+// value is not exactly representable in fp16 (a scale outside the range the gate's inputs use).
+Fp8Inputs quantize_e4m3(const HostTensors& in);
+
+}  // namespace attnlab
