@@ -99,6 +99,11 @@ struct TimelineOverhead {
 // cycles' rate and the SMs' alignment hold (a rate 10% off moves the span 10%).
 inline constexpr double kSpanAgreement = 0.05;
 
+// The stamps' cost, as a fraction of the normal build's kernel time, up to which a timeline
+// describes the kernel that is timed: above it the waits and proportions it shows are those of
+// a slower kernel, and its report says so first.
+inline constexpr double kTimelineOverheadLimit = 0.10;
+
 // Whether the decoded span agrees with CUPTI: the traced launch may be shorter than the span by
 // kSpanAgreement of the launch, and longer by that and the launch floor (0 where absent: the
 // time before the first warp stamps and after the last one ends).

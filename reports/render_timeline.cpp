@@ -257,7 +257,10 @@ std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
   t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
   md << t.str() << "\n";
   md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
-     << " of the normal build), both launched alternately, back to back (warm).\n\n";
+     << " of the normal build), both launched alternately, back to back (warm).";
+  if (o.overhead_fraction > kTimelineOverheadLimit)
+    md << " Above " << pct(kTimelineOverheadLimit * 100) << ": PERTURBED (above).";
+  md << "\n\n";
   const double allowed = kSpanAgreement * o.traced_launch_ns;
   const std::string floor =
       o.launch_floor_ns ? " plus the launch floor (" + duration(*o.launch_floor_ns) +
@@ -301,6 +304,11 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
   const TimelineRecord rec = on_axis(recorded, axis);
   std::ostringstream md;
   md << intro(rec, dir);
+  if (rec.overhead && rec.overhead->overhead_fraction > kTimelineOverheadLimit)
+    md << "**PERTURBED:** the stamps cost " << pct(rec.overhead->overhead_fraction * 100)
+       << " of the normal build's kernel time, more than " << pct(kTimelineOverheadLimit * 100)
+       << ": the waits and proportions below are those of a kernel that much slower than the one "
+          "that is timed.\n\n";
   if (rec.overhead) md << overhead_section(rec, axis);
   if (!rec.timeline) {
     write_text(dir / "report.md", md.str());

@@ -85,6 +85,26 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
 }
 
+// A timeline whose stamps cost more than kTimelineOverheadLimit of the kernel says so first; one
+// at the limit (the record above: 10%) does not.
+TEST(TimelineReport, FlagsAnOverheadAboveTheLimit) {
+  TempDir t;
+  render_timeline(two_warps(), t.path);
+  EXPECT_EQ(read_file(t.path / "report.md").find("PERTURBED"), std::string::npos);
+  TimelineRecord r = two_warps();
+  r.overhead->timeline_median_ns = 2350;
+  r.overhead->overhead_ns = 1350;
+  r.overhead->overhead_fraction = 1.35;
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("**PERTURBED:** the stamps cost 135.00% of the normal build's kernel time, more than "
+                    "10.00%"),
+            std::string::npos)
+      << md;
+  EXPECT_LT(md.find("**PERTURBED:**"), md.find("## Overhead of the stamps")) << md;
+  EXPECT_NE(md.find("Above 10.00%: PERTURBED (above)."), std::string::npos) << md;
+}
+
 // The span is checked against CUPTI's time of the launch by the fixed bound, whatever the
 // record's own tolerance and verdict say: an overhead as large as the launch let a span a
 // tenth short pass.
