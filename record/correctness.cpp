@@ -116,4 +116,37 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
   return c;
 }
 
+RecordedCorrectness read_recorded_correctness(const ordered_json& root, const std::string& base) {
+  RecordedCorrectness c;
+  if (const ordered_json* block = find(root, base); !block || block->is_null()) return c;
+  auto optional_bool = [&](const char* key) -> std::optional<bool> {
+    const ordered_json* p = find(root, base + "/" + key);
+    if (!p || p->is_null()) return std::nullopt;
+    return bool_at(root, base + "/" + key);
+  };
+  auto optional_count = [&](const char* key) -> std::optional<long long> {
+    const auto v = optional_number_at(root, base + "/" + key);
+    return v ? std::optional<long long>(static_cast<long long>(*v)) : std::nullopt;
+  };
+  c.passed = optional_bool("passed");
+  c.repeat_identical = optional_bool("repeat_identical");
+  c.max_abs_err = optional_number_at(root, base + "/max_abs_err");
+  c.max_rel_err = optional_number_at(root, base + "/max_rel_err");
+  c.tolerance_abs = optional_number_at(root, base + "/tolerance_abs");
+  c.naive_fp16_max_abs_err = optional_number_at(root, base + "/naive_fp16_max_abs_err");
+  c.row_rms_err = optional_number_at(root, base + "/row_rms_err");
+  c.rows_checked = optional_count("rows_checked");
+  c.rows_total = optional_count("rows_total");
+  c.nonfinite = optional_count("nonfinite");
+  c.rule = optional_string_at(root, base + "/rule");
+  c.failure = optional_string_at(root, base + "/failure");
+  if (const ordered_json* list = find(root, base + "/checks"); list && !list->is_null()) {
+    if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
+    for (std::size_t i = 0; i < list->size(); ++i)
+      c.checked_inputs.push_back(
+          optional_string_at(root, base + "/checks/" + std::to_string(i) + "/inputs").value_or("unnamed"));
+  }
+  return c;
+}
+
 }  // namespace attnlab

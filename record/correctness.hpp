@@ -57,4 +57,20 @@ nlohmann::ordered_json to_json(const Correctness& c);
 // Reads the block at JSON pointer `base`; throws FieldError naming the field.
 Correctness read_correctness(const nlohmann::ordered_json& root, const std::string& base);
 
+// The block as a report takes it from any run record: the harness's, the SDPA baseline's, an
+// unavailable shape's and those of older layouts, which leave figures out, and a gate whose
+// output held NaN or Inf, whose errors are null. So every figure is optional (absent or null:
+// not recorded), where read_correctness restores a block the harness wrote and requires them;
+// a field of the wrong type still throws FieldError.
+struct RecordedCorrectness {
+  std::optional<bool> passed, repeat_identical;
+  std::optional<double> max_abs_err, max_rel_err, tolerance_abs, naive_fp16_max_abs_err, row_rms_err;
+  std::optional<long long> rows_checked, rows_total, nonfinite;
+  std::optional<std::string> rule, failure;
+  std::vector<std::string> checked_inputs;  // `checks`' distributions in order ("unnamed": none)
+};
+// An absent or null block reads as nothing recorded.
+RecordedCorrectness read_recorded_correctness(const nlohmann::ordered_json& root,
+                                              const std::string& base);
+
 }  // namespace attnlab

@@ -37,7 +37,8 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
     r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
   const ordered_json* passed = find(root, b + "/correctness/passed");
   r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
-  r.failure = optional_string_at(root, b + "/correctness/failure");
+  r.correctness = read_recorded_correctness(root, b + "/correctness");
+  r.failure = r.correctness.failure;
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null())
     r.derived = read_derived(root, b + "/derived");
   const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/shape.hpp"
+#include "record/correctness.hpp"
 #include "record/derived.hpp"
 #include "record/fields.hpp"
 #include "record/provenance.hpp"
@@ -59,8 +60,9 @@ struct Result {
   bool check_only = false;
   std::vector<Regime> regimes;  // record order; empty when the shape was not timed
   std::string headline;         // headline regime; empty when not timed
+  RecordedCorrectness correctness;  // the gate's figures, each where the record has it
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
-  ordered_json json;            // the entry itself: metrics, static, derived, correctness
+  ordered_json json;            // the entry itself: metrics, static, derived
 
   bool timed() const { return !regimes.empty(); }
   // Why a shape has no timing: "not run: <reason>", "failed its correctness check", ...

@@ -17,35 +17,26 @@ void correctness_section(std::ostringstream& md, const Run& run) {
   Table t({"shape", "check", "gated error", "its bound", "max abs err", "naive fp16 max abs err",
            "max rel err", "rows checked", "non-finite", "repeat identical"},
           "llrrrrrrrl");
+  auto sci_or = [](const std::optional<double>& v) { return v ? sci(*v) : "not recorded"; };
+  auto count_or = [](const std::optional<long long>& v) { return v ? count(double(*v)) : "not recorded"; };
   for (const auto& r : run.results) {
-    const ordered_json& j = r.json;
-    auto num = [&](const char* key, bool scientific) -> std::string {
-      const auto v = optional_number_at(j, std::string("/correctness/") + key);
-      return v ? (scientific ? sci(*v) : count(*v)) : "not recorded";
-    };
-    const auto* rep = find(j, "/correctness/repeat_identical");
-    const auto rows = optional_number_at(j, "/correctness/rows_checked");
-    const auto total = optional_number_at(j, "/correctness/rows_total");
-    std::string rows_text = rows ? count(*rows) : "not recorded";
-    if (rows && total) rows_text += " of " + count(*total);
+    const RecordedCorrectness& c = r.correctness;
+    std::string rows_text = count_or(c.rows_checked);
+    if (c.rows_checked && c.rows_total) rows_text += " of " + count(double(*c.rows_total));
     std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
     // The input distributions the gate checked, where the record lists them (the figures beside
     // are the first's, the one timed).
-    if (const ordered_json* checks = find(j, "/correctness/checks"); checks && checks->is_array()) {
-      std::string names;
-      for (const auto& k : *checks)
-        names += (names.empty() ? "" : ", ") + k.value("inputs", std::string("unnamed"));
-      if (!names.empty()) check += " on " + names + " inputs";
-    }
+    std::string names;
+    for (const auto& k : c.checked_inputs) names += (names.empty() ? "" : ", ") + k;
+    if (!names.empty()) check += " on " + names + " inputs";
     if (r.failure) check += ": " + *r.failure;
-    const bool row_rule = optional_string_at(j, "/correctness/rule").value_or("") == kRowRmsRule;
-    const std::string gated = row_rule ? "row rms " + num("row_rms_err", true) : "max abs " + num("max_abs_err", true);
-    const std::string bound =
-        num("tolerance_abs", true) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");
-    const bool checked = find(j, "/correctness/tolerance_abs") != nullptr;
+    const bool row_rule = c.rule.value_or("") == kRowRmsRule;
+    const std::string gated = row_rule ? "row rms " + sci_or(c.row_rms_err) : "max abs " + sci_or(c.max_abs_err);
+    const std::string bound = sci_or(c.tolerance_abs) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");
+    const bool checked = c.tolerance_abs.has_value();
     t.row({shape_label(r.name), check, checked ? gated : "not recorded", checked ? bound : "not recorded",
-           num("max_abs_err", true), num("naive_fp16_max_abs_err", true), num("max_rel_err", true), rows_text,
-           num("nonfinite", false), rep && rep->is_boolean() ? (rep->get<bool>() ? "yes" : "no") : "not recorded"});
+           sci_or(c.max_abs_err), sci_or(c.naive_fp16_max_abs_err), sci_or(c.max_rel_err), rows_text,
+           count_or(c.nonfinite), c.repeat_identical ? (*c.repeat_identical ? "yes" : "no") : "not recorded"});
   }
   md << t.str() << "\n";
 }

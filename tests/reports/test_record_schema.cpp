@@ -200,6 +200,33 @@ Correctness checked(const char* inputs, bool passed, double ratio) {
 }
 }  // namespace
 
+// The report's reader of the block takes any record's: what is absent or null is not recorded,
+// what the harness wrote reads as read_correctness reads it, a wrong type still throws.
+TEST(CorrectnessMapping, TheReportsReaderTakesAbsentAndNullFigures) {
+  const RecordedCorrectness none = read_recorded_correctness(ordered_json{{"c", nullptr}}, "/c");
+  EXPECT_FALSE(none.passed || none.max_abs_err || none.rows_checked || none.repeat_identical);
+  EXPECT_FALSE(read_recorded_correctness(ordered_json::object(), "/c").tolerance_abs);
+
+  Correctness c = with_checks(checked("normal", true, 0.5), {input_check(checked("normal", true, 0.5)),
+                                                             input_check(checked("wide", false, 2.0))});
+  c.rows_checked = 96;
+  c.rows_total = 4096;
+  ordered_json j = to_json(c);
+  j["max_rel_err"] = nullptr;  // a non-finite figure is written as null
+  const RecordedCorrectness r = read_recorded_correctness(ordered_json{{"c", j}}, "/c");
+  EXPECT_EQ(r.passed, false);
+  EXPECT_EQ(r.max_abs_err, c.max_abs_err);
+  EXPECT_FALSE(r.max_rel_err);
+  EXPECT_EQ(r.rows_checked, 96);
+  EXPECT_EQ(r.rows_total, 4096);
+  EXPECT_EQ(r.repeat_identical, true);
+  EXPECT_EQ(r.failure, c.failure);
+  EXPECT_EQ(r.checked_inputs, (std::vector<std::string>{"normal", "wide"}));
+
+  j["rows_checked"] = "96";
+  EXPECT_THROW(read_recorded_correctness(ordered_json{{"c", j}}, "/c"), FieldError);
+}
+
 TEST(CorrectnessChecks, AFailedCheckFailsTheBlockByItsInputs) {
   const Correctness normal = checked("normal", true, 0.1);
   const Correctness block = with_checks(
