@@ -170,4 +170,23 @@ StaticFacts read_static_facts(const ordered_json& root, const std::string& base)
   return f;
 }
 
+std::vector<RecordedKernel> read_recorded_kernels(const ordered_json& root, const std::string& base) {
+  std::vector<RecordedKernel> out;
+  const ordered_json* ks = find(root, base);
+  if (!ks || ks->is_null()) return out;
+  if (!ks->is_array()) throw FieldError(type_problem(base, "an array"));
+  for (std::size_t i = 0; i < ks->size(); ++i) {
+    const std::string b = base + "/" + std::to_string(i);
+    RecordedKernel k;
+    k.name = string_at(root, b + "/name");
+    k.grid = value_or_null_at<std::vector<long long>>(root, b + "/grid").value_or(std::vector<long long>{});
+    k.block = value_or_null_at<std::vector<long long>>(root, b + "/block").value_or(std::vector<long long>{});
+    k.dynamic_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/dynamic_smem_bytes");
+    k.active_blocks_per_sm = value_or_null_at<int>(root, b + "/active_blocks_per_sm");
+    k.work_items = value_or_null_at<std::int64_t>(root, b + "/work_items");
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 }  // namespace attnlab

@@ -97,4 +97,19 @@ nlohmann::ordered_json to_json(const StaticFacts& facts);
 // FieldError (record/fields.hpp) naming the field.
 StaticFacts read_static_facts(const nlohmann::ordered_json& root, const std::string& base);
 
+// One kernel of a static.kernels list as a report takes it from any record the schema admits,
+// which requires only its name: each launch figure is optional (absent or null: not recorded),
+// where read_static_facts restores what the harness wrote and requires them. A field of the
+// wrong type still throws FieldError.
+struct RecordedKernel {
+  std::string name;
+  std::vector<long long> grid, block;  // as recorded; empty: not recorded
+  std::optional<std::int64_t> dynamic_smem_bytes;   // [bytes] per block
+  std::optional<int> active_blocks_per_sm;          // the occupancy API's CTAs per SM
+  std::optional<std::int64_t> work_items;           // set for a persistent grid
+};
+// The list at `base` (/results/<i>/static/kernels), in launch order; empty where absent or null.
+std::vector<RecordedKernel> read_recorded_kernels(const nlohmann::ordered_json& root,
+                                                  const std::string& base);
+
 }  // namespace attnlab

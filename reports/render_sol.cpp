@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "record/provenance.hpp"
+#include "record/static_facts.hpp"
 #include "reports/format.hpp"
 #include "reports/peaks.hpp"
 #include "reports/plots.hpp"
@@ -67,22 +68,16 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
   return by_uuid ? by_uuid : by_name;
 }
 
-std::optional<long long> product_of(const ordered_json& kj, const char* key) {
-  const ordered_json* v = find(kj, std::string("/") + key);
-  if (!v || !v->is_array() || v->empty()) return std::nullopt;
+std::optional<long long> product_of(const std::vector<long long>& dims) {
+  if (dims.empty()) return std::nullopt;
   long long p = 1;
-  for (const auto& x : *v) {
-    if (!x.is_number_integer()) return std::nullopt;
-    p *= x.get<long long>();
-  }
+  for (const long long x : dims) p *= x;
   return p;
 }
 
-std::array<int, 3> dims3(const ordered_json& kj, const char* key) {
+std::array<int, 3> dims3(const std::vector<long long>& dims) {
   std::array<int, 3> d{1, 1, 1};
-  if (const ordered_json* v = find(kj, std::string("/") + key); v && v->is_array())
-    for (std::size_t i = 0; i < std::min<std::size_t>(3, v->size()); ++i)
-      if ((*v)[i].is_number_integer()) d[i] = (*v)[i].get<int>();
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, dims.size()); ++i) d[i] = int(dims[i]);
   return d;
 }
 
@@ -136,19 +131,23 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   if (const auto ex = optional_number_at(r.json, std::string("/metrics/tensor/values/") + kExecutedFlops + "/value");
       ex && *ex > 0)
     in.executed_flops = *ex;
-  const ordered_json* kernels = find(r.json, "/static/kernels");
+  std::vector<RecordedKernel> kernels;
+  try {
+    kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
+  } catch (const FieldError& e) {
+    throw InputError(run.file.string() + ": " + e.what());
+  }
   out.floor = cal.rec.launch_used_by(run.phase, r.name);
   out.launch_src = out.floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
-  if (kernels && kernels->is_array() && kernels->size() == 1) {
-    const ordered_json& kj = (*kernels)[0];
-    const auto ctas = product_of(kj, "grid");
-    const auto per_sm = optional_number_at(kj, "/active_blocks_per_sm");
-    const ordered_json* items = find(kj, "/work_items");
+  if (kernels.size() == 1) {
+    const RecordedKernel& k = kernels.front();
+    const auto ctas = product_of(k.grid);
+    const std::optional<int> per_sm = k.active_blocks_per_sm;
     if (ctas && per_sm && *per_sm > 0) {
-      const long long slots = (long long)(sms * *per_sm);
+      const long long slots = (long long)sms * *per_sm;
       in.slots = slots;
-      if (items && items->is_number_integer()) {
-        in.work_items = items->get<long long>();
+      if (k.work_items) {
+        in.work_items = *k.work_items;
         in.concurrent = std::min(*ctas, slots);
       } else {
         in.work_items = *ctas;
@@ -159,9 +158,9 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
       // No entry names this phase and shape: an entry of the same grid, block and shared memory
       // (the record keeps no cluster dimensions, so only a clusterless entry matches).
       LaunchShape ls;
-      ls.grid = dims3(kj, "grid");
-      ls.block = dims3(kj, "block");
-      ls.dynamic_smem_bytes = (long long)optional_number_at(kj, "/dynamic_smem_bytes").value_or(0);
+      ls.grid = dims3(k.grid);
+      ls.block = dims3(k.block);
+      ls.dynamic_smem_bytes = k.dynamic_smem_bytes.value_or(0);
       out.floor = cal.rec.launch_of(ls);
       if (out.floor) out.launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
     }

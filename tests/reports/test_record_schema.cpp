@@ -17,6 +17,7 @@
 #include "record/fields.hpp"
 #include "record/metrics.hpp"
 #include "record/record.hpp"
+#include "record/static_facts.hpp"
 #include "record/timing.hpp"
 
 using namespace attnlab;
@@ -225,6 +226,30 @@ TEST(CorrectnessMapping, TheReportsReaderTakesAbsentAndNullFigures) {
 
   j["rows_checked"] = "96";
   EXPECT_THROW(read_recorded_correctness(ordered_json{{"c", j}}, "/c"), FieldError);
+}
+
+// The report's reader of static.kernels takes what the schema admits: a kernel with its name
+// alone, figures absent or null; what the harness wrote reads as written; a wrong type throws.
+TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
+  EXPECT_TRUE(read_recorded_kernels(ordered_json::object(), "/k").empty());
+  ordered_json j = {{"k", ordered_json::array({{{"name", "a"}, {"active_blocks_per_sm", nullptr}},
+                                              {{"name", "b"}, {"grid", {132, 1, 1}}, {"block", {384, 1, 1}},
+                                               {"dynamic_smem_bytes", 200704}, {"active_blocks_per_sm", 1},
+                                               {"work_items", 1024}}})}};
+  const std::vector<RecordedKernel> ks = read_recorded_kernels(j, "/k");
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].name, "a");
+  EXPECT_TRUE(ks[0].grid.empty() && ks[0].block.empty());
+  EXPECT_FALSE(ks[0].dynamic_smem_bytes || ks[0].active_blocks_per_sm || ks[0].work_items);
+  EXPECT_EQ(ks[1].grid, (std::vector<long long>{132, 1, 1}));
+  EXPECT_EQ(ks[1].block, (std::vector<long long>{384, 1, 1}));
+  EXPECT_EQ(ks[1].dynamic_smem_bytes, 200704);
+  EXPECT_EQ(ks[1].active_blocks_per_sm, 1);
+  EXPECT_EQ(ks[1].work_items, 1024);
+  j["k"][1]["grid"] = "132x1x1";
+  EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
+  j["k"] = ordered_json::object();
+  EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
 }
 
 TEST(CorrectnessChecks, AFailedCheckFailsTheBlockByItsInputs) {
