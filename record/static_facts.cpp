@@ -184,6 +184,20 @@ std::vector<RecordedKernel> read_recorded_kernels(const ordered_json& root, cons
     k.dynamic_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/dynamic_smem_bytes");
     k.active_blocks_per_sm = value_or_null_at<int>(root, b + "/active_blocks_per_sm");
     k.work_items = value_or_null_at<std::int64_t>(root, b + "/work_items");
+    k.theoretical_occupancy_pct = optional_number_at(root, b + "/theoretical_occupancy_pct");
+    const std::string o = b + "/occupancy_limits";
+    if (const ordered_json* limits = find(root, o); limits && !limits->is_null()) {
+      if (!limits->is_object()) throw FieldError(type_problem(o, "an object or null"));
+      RecordedKernel::Limits L;
+      for (const char* resource : {"registers", "shared_memory", "warps", "blocks"})
+        if (find(root, o + "/ctas_per_sm/" + resource))
+          L.ctas_per_sm.emplace_back(resource, value_or_null_at<int>(root, o + "/ctas_per_sm/" + resource));
+      L.limited_by = value_or_null_at<std::vector<std::string>>(root, o + "/limited_by").value_or(std::vector<std::string>{});
+      L.active_blocks_per_sm = value_or_null_at<int>(root, o + "/active_blocks_per_sm");
+      L.agrees_with_driver = value_or_null_at<bool>(root, o + "/agrees_with_driver");
+      k.occupancy = std::move(L);
+    }
+    k.occupancy_reason = optional_string_at(root, b + "/occupancy_limits_reason");
     out.push_back(std::move(k));
   }
   return out;

@@ -107,6 +107,18 @@ struct RecordedKernel {
   std::optional<std::int64_t> dynamic_smem_bytes;   // [bytes] per block
   std::optional<int> active_blocks_per_sm;          // the occupancy API's CTAs per SM
   std::optional<std::int64_t> work_items;           // set for a persistent grid
+  std::optional<double> theoretical_occupancy_pct;  // [%]
+  // occupancy_limits as recorded: CTAs per SM by resource (a resource listed with nullopt sets
+  // no limit; one not listed is not recorded), the resources at the least, that least, and
+  // whether it equals the occupancy API's figure.
+  struct Limits {
+    std::vector<std::pair<std::string, std::optional<int>>> ctas_per_sm;
+    std::vector<std::string> limited_by;
+    std::optional<int> active_blocks_per_sm;
+    std::optional<bool> agrees_with_driver;
+  };
+  std::optional<Limits> occupancy;              // absent or null: not computed
+  std::optional<std::string> occupancy_reason;  // why not, as recorded; absent in records before the limits
 };
 // The list at `base` (/results/<i>/static/kernels), in launch order; empty where absent or null.
 std::vector<RecordedKernel> read_recorded_kernels(const nlohmann::ordered_json& root,

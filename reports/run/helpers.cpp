@@ -33,4 +33,11 @@ std::string dims(const ordered_json& j, const char* key) {
   return out;
 }
 
+std::string dims(const std::vector<long long>& d) {
+  if (d.empty()) return "not recorded";
+  std::string out;
+  for (const long long x : d) out += (out.empty() ? "" : "x") + std::to_string(x);
+  return out;
+}
+
 }  // namespace attnlab::report::detail

@@ -2,6 +2,8 @@
 // and achieved occupancy, per kernel.
 #include "reports/run/sections.hpp"
 
+#include "record/static_facts.hpp"
+
 namespace attnlab::report::detail {
 
 namespace {
@@ -31,21 +33,17 @@ std::string throughput_missing(const Result& r, const std::string& what) {
   return "not measured (the `throughput` group of this record has no " + what + ")";
 }
 
-std::optional<long long> product(const ordered_json& kj, const char* key) {
-  const ordered_json* v = find(kj, std::string("/") + key);
-  if (!v || !v->is_array() || v->empty()) return std::nullopt;
+std::optional<long long> product(const std::vector<long long>& dims) {
+  if (dims.empty()) return std::nullopt;
   long long p = 1;
-  for (const auto& x : *v) {
-    if (!x.is_number()) return std::nullopt;
-    p *= x.get<long long>();
-  }
+  for (const long long x : dims) p *= x;
   return p;
 }
 
-std::string limit_cell(const ordered_json& occ, const char* resource) {
-  const ordered_json* v = find(occ, std::string("/ctas_per_sm/") + resource);
-  if (!v) return "not measured";
-  return v->is_number() ? count(v->get<double>()) : "no limit";
+std::string limit_cell(const RecordedKernel::Limits& limits, const char* resource) {
+  for (const auto& [name, ctas] : limits.ctas_per_sm)
+    if (name == resource) return ctas ? count(*ctas) : "no limit";
+  return "not measured";
 }
 
 // One kernel's waves in words, from its CTAs, the SM count and the CTAs an SM holds; for a grid
@@ -99,56 +97,50 @@ struct Bullets {
 
 // One kernel's row: grid, CTAs per SM, waves, theoretical occupancy and its CTA limits per
 // resource; its waves in words and any note go to `b`.
-std::vector<std::string> kernel_row(const ordered_json& kj, const std::string& name, const std::string& who,
+std::vector<std::string> kernel_row(const RecordedKernel& k, const std::string& name, const std::string& who,
                                     const std::optional<double>& sms, Bullets& b) {
-  const auto ctas = product(kj, "grid");
-  const ordered_json* per = find(kj, "/active_blocks_per_sm");
-  const int per_sm = per && per->is_number() ? per->get<int>() : -1;  // -1: not recorded
+  const auto ctas = product(k.grid);
+  const int per_sm = k.active_blocks_per_sm.value_or(-1);  // -1: not recorded
   std::string waves = "not measured";
   if (ctas && per_sm > 0 && sms) {
     waves = sig(double(*ctas) / (*sms * per_sm));
-    const ordered_json* items = find(kj, "/work_items");
-    b.words.push_back(waves_words(who, *ctas, int(*sms), per_sm,
-                                  items && items->is_number_integer() ? std::optional<long long>(items->get<long long>())
-                                                                      : std::nullopt));
+    b.words.push_back(waves_words(who, *ctas, int(*sms), per_sm, k.work_items));
   } else if (per_sm == 0) {
     waves = "none: no CTA fits an SM";
   }
-  const ordered_json* occ_pct = find(kj, "/theoretical_occupancy_pct");
-  const ordered_json* occ = find(kj, "/occupancy_limits");
-  std::vector<std::string> row = {name, dims(kj, "grid"), dims(kj, "block"),
+  std::vector<std::string> row = {name, dims(k.grid), dims(k.block),
                                   ctas ? count(double(*ctas)) : "not recorded",
                                   per_sm >= 0 ? count(per_sm) : "not measured", waves,
-                                  occ_pct && occ_pct->is_number() ? pct(occ_pct->get<double>()) : "not measured"};
-  if (occ && occ->is_object()) {
+                                  k.theoretical_occupancy_pct ? pct(*k.theoretical_occupancy_pct) : "not measured"};
+  if (const auto& occ = k.occupancy) {
     std::string by;
-    if (const ordered_json* l = find(*occ, "/limited_by"); l && l->is_array())
-      for (const auto& x : *l) by += (by.empty() ? "" : ", ") + json_scalar(x);
+    for (const auto& x : occ->limited_by) by += (by.empty() ? "" : ", ") + x;
     std::replace(by.begin(), by.end(), '_', ' ');
     row.push_back(by.empty() ? "not measured" : by);
     for (const char* res : {"registers", "shared_memory", "warps", "blocks"}) row.push_back(limit_cell(*occ, res));
-    if (const ordered_json* agree = find(*occ, "/agrees_with_driver"); agree && *agree == false)
-      b.notes.push_back(who + ": the least computed limit (" + count(number_at(*occ, "/active_blocks_per_sm")) +
+    if (occ->agrees_with_driver == false)
+      b.notes.push_back(who + ": the least computed limit (" +
+                        (occ->active_blocks_per_sm ? count(*occ->active_blocks_per_sm) : std::string("not recorded")) +
                         ") differs from the driver's CTAs per SM; the driver's figure is the one shown, "
                         "and it reflects a limit this calculation does not model");
   } else {
-    const auto why = optional_string_at(kj, "/occupancy_limits_reason");
     row.push_back("not measured");
     for (int i = 0; i < 4; ++i) row.push_back("not measured");
-    b.unlimited.emplace_back(who, why ? fixed_line(*why) : std::string("the record predates them"));
+    b.unlimited.emplace_back(who, k.occupancy_reason ? fixed_line(*k.occupancy_reason)
+                                                     : std::string("the record predates them"));
   }
   return row;
 }
 
 // Achieved occupancy, against the theoretical where the launch ran one kernel.
-void achieved_bullet(std::ostringstream& md, const Result& r, const ordered_json& kernels, const std::string& scope) {
+void achieved_bullet(std::ostringstream& md, const Result& r, const std::vector<RecordedKernel>& kernels,
+                     const std::string& scope) {
   if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
     md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "
        << "the SMs' active cycles (" << code(kAchievedOccupancy) << ")";
-    const ordered_json* occ_pct = find(kernels[0], "/theoretical_occupancy_pct");
-    if (kernels.size() == 1 && occ_pct && occ_pct->is_number() && occ_pct->get<double>() > 0)
-      md << ", " << pct(100.0 * *achieved / occ_pct->get<double>()) << " of the theoretical "
-         << pct(occ_pct->get<double>());
+    const auto& theoretical = kernels.front().theoretical_occupancy_pct;
+    if (kernels.size() == 1 && theoretical && *theoretical > 0)
+      md << ", " << pct(100.0 * *achieved / *theoretical) << " of the theoretical " << pct(*theoretical);
     md << ".\n";
   } else {
     md << "- Achieved occupancy: " << throughput_missing(r, code(kAchievedOccupancy)) << ".\n";
@@ -174,17 +166,17 @@ void balance_bullet(std::ostringstream& md, const Result& r, const std::string& 
 }
 
 // One shape's table of kernels and its bullets.
-void shape_launch_stats(std::ostringstream& md, const Result& r, const ordered_json& kernels,
+void shape_launch_stats(std::ostringstream& md, const Result& r, const std::vector<RecordedKernel>& kernels,
                         const std::optional<double>& sms) {
   Table t({"kernel", "grid", "block", "CTAs", "CTAs per SM", "waves per SM", "theoretical occupancy",
            "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
           "lllrrrrlrrrr");
   Bullets b;
-  for (const auto& kj : kernels) {
-    const std::string name = code(optional_string_at(kj, "/name").value_or("?"));
+  for (const auto& k : kernels) {
+    const std::string name = code(k.name);
     // The bullets below name the kernel only where the launch ran several.
     const std::string who = kernels.size() == 1 ? std::string("The kernel") : name;
-    t.row(kernel_row(kj, name, who, sms, b));
+    t.row(kernel_row(k, name, who, sms, b));
   }
   md << t.str() << "\n";
   for (const auto& w : b.words) md << "- " << w << "\n";
@@ -231,15 +223,20 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
   }
   for (const auto& r : run.results) {
     md << "### " << shape_label(r.name) << "\n\n";
-    const ordered_json* kernels = find(r.json, "/static/kernels");
-    if (!kernels || !kernels->is_array() || kernels->empty()) {
+    std::vector<RecordedKernel> kernels;
+    try {
+      kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
+    } catch (const FieldError& e) {
+      throw InputError(run.file.string() + ": " + e.what());
+    }
+    if (kernels.empty()) {
       const auto why = optional_string_at(r.json, "/static/kernels_unavailable");
       md << "Launch statistics: not measured"
          << (why ? " (" + fixed_line(*why) + ")" : r.timed() ? std::string() : " (" + r.untimed_reason() + ")")
          << ".\n\n";
       continue;
     }
-    shape_launch_stats(md, r, *kernels, sms);
+    shape_launch_stats(md, r, kernels, sms);
   }
 }
 

@@ -246,6 +246,28 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   EXPECT_EQ(ks[1].dynamic_smem_bytes, 200704);
   EXPECT_EQ(ks[1].active_blocks_per_sm, 1);
   EXPECT_EQ(ks[1].work_items, 1024);
+  EXPECT_FALSE(ks[0].occupancy || ks[0].occupancy_reason);  // a record before the limits
+
+  // Limits as the harness writes them: a resource that sets none is null; one not listed is not
+  // recorded. Where they were not computed, the recorded reason.
+  j["k"][1]["theoretical_occupancy_pct"] = 18.75;
+  j["k"][1]["occupancy_limits"] = {{"ctas_per_sm", {{"registers", 1}, {"shared_memory", 1}, {"blocks", nullptr}}},
+                                   {"limited_by", {"registers", "shared_memory"}},
+                                   {"active_blocks_per_sm", 1}, {"agrees_with_driver", true}};
+  j["k"][0]["occupancy_limits"] = nullptr;
+  j["k"][0]["occupancy_limits_reason"] = "the function's attributes were not resolved";
+  const std::vector<RecordedKernel> limits = read_recorded_kernels(j, "/k");
+  EXPECT_EQ(limits[0].occupancy_reason, "the function's attributes were not resolved");
+  EXPECT_FALSE(limits[0].occupancy);
+  ASSERT_TRUE(limits[1].occupancy);
+  const auto& L = *limits[1].occupancy;
+  EXPECT_EQ(L.ctas_per_sm, (std::vector<std::pair<std::string, std::optional<int>>>{
+                               {"registers", 1}, {"shared_memory", 1}, {"blocks", std::nullopt}}));
+  EXPECT_EQ(L.limited_by, (std::vector<std::string>{"registers", "shared_memory"}));
+  EXPECT_EQ(L.active_blocks_per_sm, 1);
+  EXPECT_EQ(L.agrees_with_driver, true);
+  EXPECT_EQ(limits[1].theoretical_occupancy_pct, 18.75);
+
   j["k"][1]["grid"] = "132x1x1";
   EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
   j["k"] = ordered_json::object();
