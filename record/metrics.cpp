@@ -154,4 +154,14 @@ MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std:
   return c;
 }
 
+RecordedGroupState read_group_state(const ordered_json& root, const std::string& base) {
+  RecordedGroupState g;
+  const ordered_json* group = find(root, base);
+  g.collected = group && !group->is_null();
+  if (!g.collected) return g;
+  g.available = value_or_null_at<bool>(root, base + "/available");
+  g.reason = optional_string_at(root, base + "/reason");
+  return g;
+}
+
 }  // namespace attnlab

@@ -67,6 +67,16 @@ nlohmann::ordered_json to_json(const GroupResult& group);
 // throws FieldError naming the field.
 GroupResult read_group_result(const nlohmann::ordered_json& root, const std::string& base);
 
+// Whether a metric group was measured, as a report takes it from any record (the schema
+// requires none of a group's fields): the group absent or null was not collected; otherwise
+// its "available" and "reason" as recorded. A field of the wrong type throws FieldError.
+struct RecordedGroupState {
+  bool collected = false;
+  std::optional<bool> available;  // nullopt: the record does not say
+  std::optional<std::string> reason;
+};
+RecordedGroupState read_group_state(const nlohmann::ordered_json& root, const std::string& base);
+
 // The record's top-level "metrics_config": what was requested and how it is collected
 // (profiler::HardwareEvidence fills it), or, for a run that collects nothing, why.
 struct MetricsConfig {

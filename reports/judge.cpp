@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/shapes.hpp"
+#include "record/metrics.hpp"
 #include "reports/format.hpp"
 #include "reports/paired_view.hpp"
 
@@ -60,13 +61,10 @@ std::string why_absent(const Result& r, const std::vector<std::string>& tok,
     if (!j.contains("metrics") || j["metrics"].is_null())
       return "not measured: this record has no hardware metrics";
     if (tok.size() > 1) {
-      const ordered_json* g = find(j, "/metrics/" + tok[1]);
-      if (!g || g->is_null()) return "not measured: metric group " + tok[1] + " was not collected";
-      if (g->is_object() && g->contains("available") && (*g)["available"] == false) {
-        const ordered_json* why = find(*g, "/reason");
-        return "not measured: metric group " + tok[1] + " unavailable" +
-               (why && why->is_string() ? ": " + why->get<std::string>() : "");
-      }
+      const RecordedGroupState g = read_group_state(j, "/metrics/" + tok[1]);
+      if (!g.collected) return "not measured: metric group " + tok[1] + " was not collected";
+      if (g.available == false)
+        return "not measured: metric group " + tok[1] + " unavailable" + (g.reason ? ": " + *g.reason : "");
     }
     return "not measured: " + ptr + " is not in the record";
   }

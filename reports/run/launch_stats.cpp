@@ -15,8 +15,7 @@ constexpr const char* kSmCyclesAvg = "sm__cycles_active.avg";
 constexpr const char* kSmCyclesMax = "sm__cycles_active.max";
 
 std::optional<double> throughput_value(const Result& r, const char* name) {
-  const ordered_json* a = find(r.json, "/metrics/throughput/available");
-  if (!a || *a != true) return std::nullopt;
+  if (read_group_state(r.json, "/metrics/throughput").available != true) return std::nullopt;
   const ordered_json* v = find(r.json, std::string("/metrics/throughput/values/") + name + "/value");
   if (!v || !v->is_number()) return std::nullopt;
   return v->get<double>();
@@ -24,12 +23,10 @@ std::optional<double> throughput_value(const Result& r, const char* name) {
 
 // Why the throughput group gives nothing for a shape.
 std::string throughput_missing(const Result& r, const std::string& what) {
-  const ordered_json* g = find(r.json, "/metrics/throughput");
-  if (!g || g->is_null()) return "not measured (metric group `throughput` was not collected)";
-  if (const ordered_json* a = find(*g, "/available"); !a || *a != true) {
-    const auto why = optional_string_at(*g, "/reason");
-    return "not measured (metric group `throughput` unavailable" + (why ? ": " + fixed_line(*why) : std::string()) + ")";
-  }
+  const RecordedGroupState g = read_group_state(r.json, "/metrics/throughput");
+  if (!g.collected) return "not measured (metric group `throughput` was not collected)";
+  if (g.available != true)
+    return "not measured (metric group `throughput` unavailable" + (g.reason ? ": " + fixed_line(*g.reason) : std::string()) + ")";
   return "not measured (the `throughput` group of this record has no " + what + ")";
 }
 

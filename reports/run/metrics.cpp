@@ -116,20 +116,19 @@ void value_rows(Table& t, const std::string& g, const ordered_json& gj) {
 void shape_metrics(std::ostringstream& md, const ordered_json& m) {
   Table t({"group", "metric", "value", "unit"}, "llrl");
   for (const auto& g : groups_of(m)) {
-    const ordered_json* gj = find(m, "/" + g);
-    if (!gj || gj->is_null()) {
+    const RecordedGroupState state = read_group_state(m, "/" + g);
+    if (!state.collected) {
       md << "- " << code(g) << ": not collected\n";
       continue;
     }
-    const bool available = gj->is_object() && gj->contains("available") && (*gj)["available"] == true;
-    if (!available) {
-      const ordered_json* why = find(*gj, "/reason");
+    if (state.available != true) {
       md << "- " << code(g) << ": not available"
-         << (why && why->is_string() ? ": " + fixed_line(why->get<std::string>()) : std::string()) << "\n";
+         << (state.reason ? ": " + fixed_line(*state.reason) : std::string()) << "\n";
       continue;
     }
-    group_line(md, g, *gj);
-    value_rows(t, g, *gj);
+    const ordered_json& gj = *find(m, "/" + g);
+    group_line(md, g, gj);
+    value_rows(t, g, gj);
   }
   md << "\n";
   if (!t.empty()) md << t.str() << "\n";

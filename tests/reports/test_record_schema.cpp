@@ -274,6 +274,24 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
 }
 
+// A metric group's state: absent or null not collected; "available" and "reason" as recorded.
+TEST(MetricGroupState, AbsentNullUnavailableAndUnsaid) {
+  const ordered_json m = {{"m", {{"tensor", nullptr},
+                                 {"memory", {{"available", false}, {"reason", "CUPTI: not supported"}}},
+                                 {"stalls", {{"values", ordered_json::object()}}},
+                                 {"throughput", {{"available", true}}}}}};
+  EXPECT_FALSE(read_group_state(m, "/m/tensor").collected);
+  EXPECT_FALSE(read_group_state(m, "/m/launch").collected);
+  const RecordedGroupState memory = read_group_state(m, "/m/memory");
+  EXPECT_TRUE(memory.collected);
+  EXPECT_EQ(memory.available, false);
+  EXPECT_EQ(memory.reason, "CUPTI: not supported");
+  EXPECT_TRUE(read_group_state(m, "/m/stalls").collected);
+  EXPECT_FALSE(read_group_state(m, "/m/stalls").available);
+  EXPECT_EQ(read_group_state(m, "/m/throughput").available, true);
+  EXPECT_THROW(read_group_state(ordered_json{{"m", {{"g", {{"available", "yes"}}}}}}, "/m/g"), FieldError);
+}
+
 TEST(CorrectnessChecks, AFailedCheckFailsTheBlockByItsInputs) {
   const Correctness normal = checked("normal", true, 0.1);
   const Correctness block = with_checks(
