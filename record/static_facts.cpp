@@ -181,7 +181,10 @@ std::vector<RecordedKernel> read_recorded_kernels(const ordered_json& root, cons
     k.name = string_at(root, b + "/name");
     k.grid = value_or_null_at<std::vector<long long>>(root, b + "/grid").value_or(std::vector<long long>{});
     k.block = value_or_null_at<std::vector<long long>>(root, b + "/block").value_or(std::vector<long long>{});
+    k.registers = value_or_null_at<int>(root, b + "/registers");
+    k.static_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/static_smem_bytes");
     k.dynamic_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/dynamic_smem_bytes");
+    k.local_bytes = value_or_null_at<std::int64_t>(root, b + "/local_bytes");
     k.active_blocks_per_sm = value_or_null_at<int>(root, b + "/active_blocks_per_sm");
     k.work_items = value_or_null_at<std::int64_t>(root, b + "/work_items");
     k.theoretical_occupancy_pct = optional_number_at(root, b + "/theoretical_occupancy_pct");

@@ -104,7 +104,10 @@ StaticFacts read_static_facts(const nlohmann::ordered_json& root, const std::str
 struct RecordedKernel {
   std::string name;
   std::vector<long long> grid, block;  // as recorded; empty: not recorded
+  std::optional<int> registers;                     // per thread
+  std::optional<std::int64_t> static_smem_bytes;    // [bytes] per block
   std::optional<std::int64_t> dynamic_smem_bytes;   // [bytes] per block
+  std::optional<std::int64_t> local_bytes;          // [bytes] per thread
   std::optional<int> active_blocks_per_sm;          // the occupancy API's CTAs per SM
   std::optional<std::int64_t> work_items;           // set for a persistent grid
   std::optional<double> theoretical_occupancy_pct;  // [%]

@@ -25,14 +25,6 @@ bool any_result_has(const Run& run, const char* key) {
   });
 }
 
-std::string dims(const ordered_json& j, const char* key) {
-  const ordered_json* v = find(j, std::string("/") + key);
-  if (!v || !v->is_array()) return "not recorded";
-  std::string out;
-  for (const auto& x : *v) out += (out.empty() ? "" : "x") + json_scalar(x);
-  return out;
-}
-
 std::string dims(const std::vector<long long>& d) {
   if (d.empty()) return "not recorded";
   std::string out;

@@ -35,8 +35,7 @@ std::string fixed_line(const std::string& s);  // newlines as spaces, for a tabl
 std::string json_scalar(const ordered_json& v);
 std::string pct_of(double v, const std::optional<double>& peak);  // "not known" without a peak
 bool any_result_has(const Run& run, const char* key);
-std::string dims(const ordered_json& j, const char* key);  // [a, b, c] as "axbxc"
-std::string dims(const std::vector<long long>& d);  // the same of a typed list; empty: not recorded
+std::string dims(const std::vector<long long>& d);  // [a, b, c] as "axbxc"; empty: "not recorded"
 
 // --- sections, in the report's order ---
 void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js,

@@ -2,6 +2,8 @@
 // kernel's launch facts.
 #include "reports/run/sections.hpp"
 
+#include "record/static_facts.hpp"
+
 namespace attnlab::report::detail {
 
 namespace {
@@ -23,15 +25,18 @@ std::string opt_count(const ordered_json& j, const char* key) {
 }
 
 // Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
-void launch_rows(Table& k, const Result& r, const ordered_json& st) {
-  if (const ordered_json* kernels = find(st, "/kernels"); kernels && kernels->is_array())
-    for (const auto& kj : *kernels) {
-      const ordered_json* occ = find(kj, "/theoretical_occupancy_pct");
-      k.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")), dims(kj, "grid"),
-             dims(kj, "block"), opt_count(kj, "registers"), opt_count(kj, "static_smem_bytes"),
-             opt_count(kj, "dynamic_smem_bytes"), opt_count(kj, "local_bytes"),
-             occ && occ->is_number() ? pct(occ->get<double>()) : "not recorded"});
-    }
+void launch_rows(Table& k, const Run& run, const Result& r) {
+  std::vector<RecordedKernel> kernels;
+  try {
+    kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
+  } catch (const FieldError& e) {
+    throw InputError(run.file.string() + ": " + e.what());
+  }
+  auto count_or = [](const auto& v) { return v ? count(double(*v)) : std::string("not recorded"); };
+  for (const RecordedKernel& kj : kernels)
+    k.row({shape_label(r.name), code(kj.name), dims(kj.grid), dims(kj.block), count_or(kj.registers),
+           count_or(kj.static_smem_bytes), count_or(kj.dynamic_smem_bytes), count_or(kj.local_bytes),
+           kj.theoretical_occupancy_pct ? pct(*kj.theoretical_occupancy_pct) : "not recorded"});
 }
 
 // Per kernel, from the build's ptxas -v report.
@@ -132,7 +137,7 @@ void static_section(std::ostringstream& md, const Run& run) {
     if (const ordered_json* a = find(*st, "/available"); a && *a == false)
       notes.push_back(shape_label(r.name) + ": launch facts not available: " +
                       fixed_line(optional_string_at(*st, "/reason").value_or("no reason given")));
-    launch_rows(k, r, *st);
+    launch_rows(k, run, r);
     ptxas_rows(px, notes, r, *st);
     add_sass(sass, notes, r, *st);
   }

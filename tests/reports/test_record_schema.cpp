@@ -244,6 +244,7 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   EXPECT_EQ(ks[1].grid, (std::vector<long long>{132, 1, 1}));
   EXPECT_EQ(ks[1].block, (std::vector<long long>{384, 1, 1}));
   EXPECT_EQ(ks[1].dynamic_smem_bytes, 200704);
+  EXPECT_FALSE(ks[1].registers || ks[1].static_smem_bytes || ks[1].local_bytes);
   EXPECT_EQ(ks[1].active_blocks_per_sm, 1);
   EXPECT_EQ(ks[1].work_items, 1024);
   EXPECT_FALSE(ks[0].occupancy || ks[0].occupancy_reason);  // a record before the limits
@@ -251,6 +252,8 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   // Limits as the harness writes them: a resource that sets none is null; one not listed is not
   // recorded. Where they were not computed, the recorded reason.
   j["k"][1]["theoretical_occupancy_pct"] = 18.75;
+  j["k"][1]["registers"] = 168;
+  j["k"][1]["local_bytes"] = 0;
   j["k"][1]["occupancy_limits"] = {{"ctas_per_sm", {{"registers", 1}, {"shared_memory", 1}, {"blocks", nullptr}}},
                                    {"limited_by", {"registers", "shared_memory"}},
                                    {"active_blocks_per_sm", 1}, {"agrees_with_driver", true}};
@@ -267,6 +270,8 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   EXPECT_EQ(L.active_blocks_per_sm, 1);
   EXPECT_EQ(L.agrees_with_driver, true);
   EXPECT_EQ(limits[1].theoretical_occupancy_pct, 18.75);
+  EXPECT_EQ(limits[1].registers, 168);
+  EXPECT_EQ(limits[1].local_bytes, 0);
 
   j["k"][1]["grid"] = "132x1x1";
   EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
