@@ -214,7 +214,12 @@ void reference_row(const Shape& s, const HostTensors& in, double scale, RowRef r
   weighted_values(s, in, r, softmax_row(s, in, scale, r), out);
 }
 
-void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
+namespace {
+
+// A naive implementation's unnormalised weights of one row, exp(s_j - m) in fp32 from fp32 dot
+// products (each scaled score rounded to fp16 where round_scores holds), and their sum l.
+std::vector<float> naive_weights(const Shape& s, const HostTensors& in, float scale, RowRef r,
+                                 bool round_scores, float& l) {
   const int n = keys_visible(s, r);
   const __half* q = &in.q[std::size_t(q_offset(s, r))];
   std::vector<float> p(static_cast<std::size_t>(n));
@@ -223,12 +228,21 @@ void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r
     const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
     float dot = 0;
     for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
-    const float sc = __half2float(__float2half(dot * scale));
+    const float sc = round_scores ? __half2float(__float2half(dot * scale)) : dot * scale;
     p[std::size_t(j)] = sc;
     m = std::max(m, sc);
   }
-  float l = 0;
+  l = 0;
   for (auto& x : p) l += (x = std::exp(x - m));
+  return p;
+}
+
+}  // namespace
+
+void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
+  const int n = keys_visible(s, r);
+  float l = 0;
+  const std::vector<float> p = naive_weights(s, in, scale, r, /*round_scores=*/true, l);
   std::fill(out, out + s.D, 0.0f);
   for (int j = 0; j < n; ++j) {
     const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
@@ -240,18 +254,8 @@ void naive_fp16_row(const Shape& s, const HostTensors& in, float scale, RowRef r
 
 void naive_fp8_row(const Shape& s, const HostTensors& in, float scale, RowRef r, float* out) {
   const int n = keys_visible(s, r);
-  const __half* q = &in.q[std::size_t(q_offset(s, r))];
-  std::vector<float> p(static_cast<std::size_t>(n));
-  float m = -std::numeric_limits<float>::infinity();
-  for (int j = 0; j < n; ++j) {
-    const __half* k = &in.k[std::size_t(kv_offset(s, r, j))];
-    float dot = 0;
-    for (int d = 0; d < s.D; ++d) dot += __half2float(q[d]) * __half2float(k[d]);
-    p[std::size_t(j)] = dot * scale;
-    m = std::max(m, p[std::size_t(j)]);
-  }
   float l = 0;
-  for (auto& x : p) l += (x = std::exp(x - m));
+  const std::vector<float> p = naive_weights(s, in, scale, r, /*round_scores=*/false, l);
   std::fill(out, out + s.D, 0.0f);
   for (int j = 0; j < n; ++j) {
     const __half* v = &in.v[std::size_t(kv_offset(s, r, j))];
