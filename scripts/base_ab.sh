@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The no-regression check of a change to phases 5 and d4, in one device call: builds the tree
+# with another commit's kernels beside the current ones (scripts/base-tree, attnlab-ab-base),
+# prints both builds' SASS counts per kernel (HGMMA, UTMALDG, local memory), runs the GPU tests
+# of 5 and d4 (gate, sanitizer, two streams, phantom key, timelines), then the paired A/Bs
+# against the base: phase 5 at its targets, the latency shape and four FA3-sweep shapes, d4 at
+# the latency shape, causal and not. Logs and records go to $OUT (log, sass.txt, ctest.log,
+# res.tgz, packed after each step so that a call cut at its limit keeps what it made).
+#   scripts/base-tree f419a85 && OUT=/tmp/b scripts/base_ab.sh [--pairs 200] [--skip-tests]
+# The base tree must be at build-base-src/ (carry it to the GPU machine with the tree).
+set -uo pipefail
+out=${OUT:-base-ab-out}
+pairs=200 tests=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pairs) pairs=${2:?}; shift 2 ;;
+    --skip-tests) tests=0; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "base_ab: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -f build-base-src/COMMIT ] || { echo "base_ab: no build-base-src/COMMIT: run scripts/base-tree <commit> first" >&2; exit 2; }
+mkdir -p "$out" && exec > >(tee "$out/log") 2>&1
+export PATH=/usr/local/cuda/bin:$PATH
+[ -f .attnlab-source ] && export ATTNLAB_SOURCE_STAMP=$PWD/.attnlab-source
+t0=$SECONDS; stamp() { echo "== $1 ($((SECONDS - t0)) s)"; }
+pack() { tar czf "$out/res.tgz" results 2>/dev/null; }
+nvidia-smi --query-gpu=name,uuid,clocks.sm,temperature.gpu,power.draw --format=csv,noheader
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNLAB_BASE="$PWD/build-base-src" >"$out/cfg.log" 2>&1 &&
+  cmake --build build -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
+stamp "built (base $(cut -c1-7 build-base-src/COMMIT))"
+for o in $(find build -name "phase_5_wgmma.cu.o" -o -name "phase_d4_split_kv.cu.o" | grep -v phantom); do
+  label=current; [[ $o == *build-base-src* ]] && label=base
+  cuobjdump -sass "$o" >"$out/x.sass" && scripts/sass_ops.sh "$out/x.sass" "$label/$(basename "$o" .cu.o)"
+done >"$out/sass.txt"
+awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^(HGMMA|UTMALDG|LDL\+STL)=/) k = k " " $i; print $1, k; k = "" }' "$out/sass.txt" |
+  sort | uniq -c
+stamp sass
+if [ $tests = 1 ]; then
+  ctest --test-dir build -L gpu -R "phase_5|phase_d4|Concurrent|phantom|imeline|anitiz|Gate" -j 8 --output-on-failure \
+    >"$out/ctest.log" 2>&1
+  grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest.log"
+  stamp tests
+fi
+ab() { build/bin/attnlab-ab-base --pairs "$pairs" -o results "$@" 2>&1 | grep -E "pairs in|status|FAIL|rror"; pack; }
+ab --a 5 --b 5-base --shape @targets --shape latency --shape 32x16x512x128 --shape 8x32x2048x64:causal \
+  --shape 2x16x8192x128 --shape 16x32x1024x64
+stamp "phase 5 against its base"
+ab --a d4 --b d4-base --shape latency --shape 1x8x512x64:causal
+stamp "d4 against its base"
