@@ -235,7 +235,7 @@ struct Consumer {
   __device__ __forceinline__ void turn_signal(int j) {
     named_barrier_arrive(TurnsOf<T>::signal_to(t.q0, t.active, consumer, t.k0 + j, p.S), kPairThreads);
   }
-  __device__ __forceinline__ void run_tiles(int n_mine, std::uint64_t* q_empty, Stamps& tl);
+  __device__ __forceinline__ void run_tiles(int n_mine, QRing<T> slot, Stamps& tl);
   __device__ __forceinline__ bool merge_split(std::int64_t w, Stamps& tl);
   __device__ __forceinline__ void epilogue(const CUtensorMap* tm_o, Stamps& tl);
 };
@@ -247,12 +247,9 @@ struct Consumer {
 // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the softmax before the PV wait, left
 // to ptxas). The Q slot goes back to the producer after the consumer's last QK^T.
 template <class T, class Stamps>
-__device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, std::uint64_t* q_empty, Stamps& tl) {
+__device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing<T> slot, Stamps& tl) {
   auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { pipe.consumer_release(ring + j, lane); };
-  auto release_q = [&] {
-    __syncwarp();
-    if (lane == 0) ptx::mbarrier_arrive(q_empty);
-  };
+  auto release_q = [&] { sm.q_pipe.consumer_release(slot, lane); };
   float corr[2];
   turn_wait(tl);
   issue_qk(0, tl);
@@ -365,10 +362,8 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
        slot = slot + 1, u = next_unit(sm, slot, c.lane, tl)) {
     [[maybe_unused]] const std::int64_t w = u.w;  // the timeline's stamps
     c.t = work_of<T>(p, u);
-    std::uint64_t* const q_empty = &sm.q_pipe.empty[slot.stage()];
     if (c.t.active < T::kConsumers && c.consumer >= c.t.active) {
-      __syncwarp();
-      if (c.lane == 0) ptx::mbarrier_arrive(q_empty);
+      sm.q_pipe.consumer_release(slot, c.lane);
       c.ring = c.ring + c.t.n_tiles;
       continue;
     }
@@ -381,7 +376,7 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     for (int i = 0; i < T::D / 2; ++i) c.o_acc[i] = 0.f;
     c.m_row[0] = c.m_row[1] = kNegInf;
     c.l_row[0] = c.l_row[1] = 0.f;
-    c.run_tiles(n_mine, q_empty, tl);
+    c.run_tiles(n_mine, slot, tl);
     c.ring = c.ring + c.t.n_tiles;
     if (c.merge_split(w, tl)) continue;
     tl.begin(Span::kEpilogue, w);
