@@ -38,23 +38,23 @@ const Phase* find_phase(std::string_view id) {
   return it == t.end() ? nullptr : &*it;
 }
 
-std::string phase_ids_joined(const char* sep) {
+namespace {
+// The ids of the phases that `keep` accepts (every phase where it is null), joined by sep.
+std::string ids_joined(const char* sep, bool (*keep)(const Phase&)) {
   std::string out;
   for (const auto& p : phases()) {
+    if (keep && !keep(p)) continue;
     if (!out.empty()) out += sep;
     out += p.id;
   }
   return out;
 }
+}  // namespace
+
+std::string phase_ids_joined(const char* sep) { return ids_joined(sep, nullptr); }
 
 std::string instrumented_phase_ids(const char* sep) {
-  std::string out;
-  for (const auto& p : phases()) {
-    if (!p.launch_timeline || !p.warp_role) continue;
-    if (!out.empty()) out += sep;
-    out += p.id;
-  }
-  return out;
+  return ids_joined(sep, [](const Phase& p) { return p.launch_timeline && p.warp_role; });
 }
 
 Refusal common_shape_refusal(const Shape& s) {
