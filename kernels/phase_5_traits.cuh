@@ -25,9 +25,7 @@ constexpr int kRowsPerConsumer = 64;  // wgmma's M
 #if defined(ATTNLAB_PHASE_5_PHANTOM_KEY)
 template <bool Causal>
 struct PhantomKeyMask : hopper::KeyMask<Causal> {
-  __device__ static bool masked(int key, int row, int S) {
-    return hopper::KeyMask<Causal>::masked(key, row, S + 1);
-  }
+  __host__ __device__ static int key_end(int row, int S) { return hopper::KeyMask<Causal>::key_end(row, S + 1); }
 };
 template <bool Causal>
 using KeyMaskOf = PhantomKeyMask<Causal>;

@@ -132,9 +132,8 @@ struct KeyMask {
   __device__ static bool tile_needs_mask(int key0, int tile_k, int first_row, int S) {
     return key0 + tile_k > S || (Causal && key0 + tile_k - 1 > first_row);
   }
-  __device__ static bool masked(int key, int row, int S) {
-    return key >= S || (Causal && key > row);
-  }
+  // The first key that row does not see: one bound, so a score's test is one comparison.
+  __host__ __device__ static int key_end(int row, int S) { return Causal && row + 1 < S ? row + 1 : S; }
 };
 
 }  // namespace attnlab::hopper

@@ -55,11 +55,14 @@ template <class Mask, int TileK>
 __device__ __forceinline__ void mask_tile(float (&s)[TileK / 2], int key0, int first_row, int row_lo,
                                           int col, int S) {
   if (!Mask::tile_needs_mask(key0, TileK, first_row, S)) return;
+  // Each row's bound taken relative to the thread's first key, so each score compares its
+  // compile-time offset with one of two registers.
+  const int end[2] = {Mask::key_end(row_lo, S) - key0 - col, Mask::key_end(row_lo + 8, S) - key0 - col};
 #pragma unroll
   for (int i = 0; i < TileK / 8; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
-      if (Mask::masked(key0 + 8 * i + col + (e & 1), row_lo + 8 * (e >> 1), S)) s[4 * i + e] = kNegInf;
+      if (8 * i + (e & 1) >= end[e >> 1]) s[4 * i + e] = kNegInf;
 }
 
 // P as fp16 in the register-A layout of the PV wgmma: for keys 16kk..16kk+15 it is the
