@@ -66,6 +66,9 @@ struct Phase {
   std::string (*warp_role)(std::uint32_t warp) = nullptr;
   // A library's kernel run for comparison (cuDNN's fused attention), not a kernel of ours.
   bool baseline = false;
+  // The format of the Q, K and V it reads (kernels/problem.hpp); the harness quantises its
+  // inputs for a kE4m3 phase and gates it with the FP8 rule.
+  InputFormat input_format = InputFormat::kFp16;
   // Persistent phases: the work items a launch's CTAs share (each walks items blockIdx.x,
   // + gridDim.x, ...), or nullopt where a CTA is one item; recorded with the launch's static
   // facts so that the report shows items per CTA and the last round's tail.

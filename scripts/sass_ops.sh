@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Per kernel of a `cuobjdump -sass` listing (phase 5's named by its traits and scheduler): its instruction count and the counts of the opcodes
+# Per kernel of a `cuobjdump -sass` listing (phase 5's named by its traits and scheduler, the
+# timeline's stamped builds marked ,stamps): its instruction count and the counts of the opcodes
 # phase 5's notes follow (uniform-datapath instructions, R2UR, BSSY, WARPSYNC, HGMMA, UTMALDG,
 # MUFU.EX2, and LDL/STL: local memory). Usage: scripts/sass_ops.sh LISTING [LABEL]
 set -euo pipefail
@@ -7,6 +8,7 @@ set -euo pipefail
 awk -v v="${2:-sass}" '
 /Function :/ { f = $3; s = ""
   if (match(f, /(Static|Dynamic|Split)Scheduler/)) s = "," substr(f, RSTART, RLENGTH - 9)
+  if (f ~ /WarpStamps/) s = s ",stamps"
   sub(/.*TraitsILi/, "T", f); sub(/EEE.*/, "", f); f = f s; n[f] += 0 }
 /^[ \t]+\/\*[0-9a-f]+\*\/[ \t]+[^ ]/ {
   line = $0; sub(/^[ \t]+\/\*[0-9a-f]+\*\/[ \t]+/, "", line); sub(/^@!?U?P[0-9T] /, "", line)
