@@ -90,9 +90,13 @@ __device__ __forceinline__ void merge_rows(unsigned tid, unsigned rank, int q0, 
   for (int vi = int(tid); vi < R * kVecsPerRow; vi += kWgThreads * KW) {
     const int lr = vi / kVecsPerRow;
     const int c0 = (vi % kVecsPerRow) * kHalvesPerVec;
+    float2 ml[kParts];  // one 8-byte load per state, where .x and .y apart made two
     float m[kParts], w[kParts];
 #pragma unroll
-    for (int j = 0; j < kParts; ++j) m[j] = recvML[j * R + lr].x;
+    for (int j = 0; j < kParts; ++j) {
+      ml[j] = recvML[j * R + lr];
+      m[j] = ml[j].x;
+    }
     hopper::merge_weights(m, w);  // a rank without keys for this row weighs 0
     float lsum = 0.f;
     float out[kHalvesPerVec] = {};
@@ -101,7 +105,7 @@ __device__ __forceinline__ void merge_rows(unsigned tid, unsigned rank, int q0, 
       const float* src = recvO + (j * R + lr) * kOStride + c0;
       const float4 a = *reinterpret_cast<const float4*>(src);
       const float4 bb = *reinterpret_cast<const float4*>(src + 4);
-      lsum = fmaf(w[j], recvML[j * R + lr].y, lsum);
+      lsum = fmaf(w[j], ml[j].y, lsum);
       const float x[kHalvesPerVec] = {a.x, a.y, a.z, a.w, bb.x, bb.y, bb.z, bb.w};
 #pragma unroll
       for (int e = 0; e < kHalvesPerVec; ++e) out[e] = fmaf(w[j], x[e], out[e]);
