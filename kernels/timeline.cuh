@@ -52,6 +52,12 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
+// A shared-memory word per warp of the block (at most 32), which a stamp loads for its timing
+// only (WarpStamps::stamp). Declared in the function, so only the kernels that stamp have it.
+__device__ __forceinline__ std::uint32_t warp_word_address() {
+  __shared__ std::uint32_t words[32];
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(&words[linear_tid() / 32 % 32]));
+}
 }  // namespace
 
 // The timed build: every stamp is empty, no buffer is read.
@@ -84,6 +90,8 @@ class WarpStamps {
       events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
       capacity_ = v.capacity;
     }
+    word_ = warp_word_address();
+    if (tid % 32 == 0) asm volatile("st.shared.u32 [%0], 0;" ::"r"(word_) : "memory");
     __syncwarp();
   }
   __device__ __forceinline__ ~WarpStamps() {
@@ -108,12 +116,14 @@ class WarpStamps {
   // warp goes on issuing instructions that touch no memory until the barrier completes. A clock
   // read is one, so a stamp right after `bar.sync` would read the time the warp reached the
   // barrier, not when it left (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; the probe
-  // reports/h100/logs/device-20261126-barprobe.cu.txt shows it; kernels/NOTES.md, "Why phase 5
-  // and d4 are as they are": a load before each stamp's clock read). A volatile load is a memory
-  // instruction: it issues only once the barrier is done, and the clock read issues after it.
+  // kernels/NOTES.md, "Why phase 5 and d4 are as they are": a load before each stamp's clock
+  // read). A volatile load is a memory instruction: it issues only once the barrier is done, and
+  // the clock read issues after it. The warp's own shared-memory word, which its lane 0 wrote
+  // before the warp's first stamp: a shared load's round trip is short, where a global one
+  // (the word this read once) cost a memory round trip per stamp, most of the stamps' overhead.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
-    asm volatile("ld.volatile.u32 %0, [%1];" : "=r"(after_barrier) : "l"(&g_view.ctas) : "memory");
+    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word_) : "memory");
     const std::uint64_t c = clock_now();
     const std::uint32_t write = events_ != nullptr && count_ < capacity_;
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
@@ -126,6 +136,7 @@ class WarpStamps {
   }
 
  private:
+  std::uint32_t word_ = 0;  // shared-memory address of warp_word_address()'s word
   RawEvent* events_ = nullptr;
   std::uint32_t capacity_ = 0;
   std::uint32_t count_ = 0;
