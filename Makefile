@@ -184,12 +184,14 @@ reports-h100: report-tool
 
 # Everything under reports/h200/: the paired A/B records of the device sessions lent an H200,
 # each rendered beside its record, and per pair every measurement of each shape across its
-# records (records/ab/<A>-vs-<B>/report.md: the runs of one commit on one GPU combined).
+# records (records/ab/<A>-vs-<B>/report.md: the runs of one commit on one GPU combined); the
+# warp-role timelines (timeline/<phase>/<run>/).
 H200        := reports/h200
 H200_PAIRS  := $(sort $(dir $(wildcard $(H200)/records/ab/*/*/run.json.gz)))
 reports-h200: report-tool
 	$(if $(H200_PAIRS),$(REPORT) ab $(H200_PAIRS))
 	$(foreach p,$(sort $(dir $(patsubst %/,%,$(H200_PAIRS)))),$(REPORT) ab $(filter $(p)%,$(H200_PAIRS)) --across $(p) &&) true
+	$(foreach d,$(wildcard $(H200)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/
 # with its manifest, progression/): the progression and each sweep's board spread (a sweep's

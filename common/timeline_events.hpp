@@ -1,5 +1,5 @@
-// The vocabulary and memory layout of warp-role timelines: what the stamps of a
-// -DATTNLAB_TIMELINE kernel build write (kernels/timeline.cuh) and the host decodes
+// The vocabulary and memory layout of warp-role timelines: what the stamps of a kernel under
+// timeline::WarpStamps write (kernels/timeline.cuh) and the host decodes
 // (profiler/timeline_decode.hpp). Plain types, compiled by nvcc and host compilers alike.
 #pragma once
 

@@ -1,6 +1,6 @@
-// The host half of warp-role timelines (kernels/timeline.cuh): the device buffer a
-// -DATTNLAB_TIMELINE launch stamps into, handed to every kernel translation unit built with the
-// instrument, cleared before a launch and copied back after it.
+// The host half of warp-role timelines (kernels/timeline.cuh): the device buffer a stamped
+// launch (a kernel under timeline::WarpStamps) writes into, handed to every kernel translation
+// unit that stamps, cleared before a launch and copied back after it.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 // The record of one warp-role timeline (schema attnlab.timeline/1,
-// record/schema/attnlab.timeline-1.schema.json): a phase built with -DATTNLAB_TIMELINE run once
-// warm, its stamps decoded onto one time axis, the stamps' cost measured against the normal
+// record/schema/attnlab.timeline-1.schema.json): a phase's stamped kernels (timeline::WarpStamps)
+// run once warm, its stamps decoded onto one time axis, the stamps' cost measured against the normal
 // build, and the Chrome trace of the pictured SM. The typed form attnlab-timeline fills and the
 // report tool reads, with its one JSON mapping.
 #pragma once

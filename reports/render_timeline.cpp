@@ -168,8 +168,8 @@ std::string intro(const TimelineRecord& rec, const fs::path& dir) {
   std::ostringstream md;
   md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << rec.shape_name << "\n\n";
   md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
-     << ". The phase's kernels built a second time with `-DATTNLAB_TIMELINE` (never the timed "
-        "binaries), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
+     << ". The phase's kernels with warp-role stamps (their stamped build, never the timed "
+        "one), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
      << trace_link(dir) << ".\n\n";
   md << "Kernel " << code(rec.kernel_timeline) << ": " << rec.grid_ctas << " CTAs of "
      << rec.block_threads << " threads. Correctness of the timeline build against the fp64 "
