@@ -9,6 +9,7 @@
 #include "record/provenance.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
+#include "reports/timeline_paths.hpp"
 #include "reports/render.hpp"
 
 namespace attnlab::report {
@@ -294,6 +295,32 @@ std::string stamps_section(const TimelineDecoded& d, const Axis& axis) {
   return md.str();
 }
 
+// The critical path of each work item of the pictured SM (reports/timeline_paths.hpp): which
+// class of span bounds the items, its share of their time, and the what-if of its absence.
+std::string paths_section(const TimelineDecoded& d) {
+  const std::vector<ItemPath> paths = item_paths(d);
+  std::ostringstream md;
+  md << "## Critical path of each work item, SM " << d.pictured_sm << "\n\n";
+  if (paths.empty()) {
+    md << "No work item was stamped on this SM.\n\n";
+    return md.str();
+  }
+  double total = 0;
+  for (const auto& p : paths) total += p.end_ns - p.begin_ns;
+  md << paths.size() << " work items, " << duration(total)
+     << " summed. For each, the warp that ended it last, and that warp's time over the item by what "
+        "it did or waited on (at each instant the innermost span); the class with the most time "
+        "bounds the item. The what-if is a model, not a measurement: the items' summed time with "
+        "that class's time gone and nothing else moved, an upper bound on what removing it gains "
+        "(not yet checked against a kernel with a known delay).\n\n";
+  Table t({"class", "items it bounds", "share of the items' time", "what-if: items' time without it"}, "lrrr");
+  for (const auto& c : summarize_paths(paths))
+    t.row({path_class_name(c.cls), count(double(c.items_bound)), pct(100 * c.share),
+           duration(total - c.ns) + " (" + pct(100 * (1 - c.share)) + ")"});
+  md << t.str() << "\n";
+  return md.str();
+}
+
 }  // namespace
 
 Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
@@ -344,7 +371,8 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
     }
     md << "Time waiting on this SM, by barrier (each kind's summed time over the warps' summed "
           "lifetimes):\n\n"
-       << wait_table(d.sm_roles) << "\n";
+       << wait_table(d.sm_roles) << "\n"
+       << paths_section(d);
   }
   md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles) << "\n";
   write_text(dir / "report.md", md.str());

@@ -5,6 +5,7 @@
 
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
+#include "reports/timeline_paths.hpp"
 #include "report_test_util.hpp"
 
 namespace attnlab::report {
@@ -151,6 +152,54 @@ TEST(TimelineReport, ARecordWithoutAnAnchorRateSaysSoAndChecksNothing) {
   EXPECT_NE(md.find("The record has NO anchor rate"), std::string::npos) << md;
   EXPECT_NE(md.find("NOT CHECKED"), std::string::npos) << md;
   EXPECT_EQ(md.find("They agree"), std::string::npos) << md;
+}
+
+
+// The critical path of an item: the warp that ended it last, its time split by the innermost span
+// at each instant (a merge wait inside the epilogue is the merge's), the largest class bounding it.
+TimelineDecoded one_item_two_warps() {
+  TimelineDecoded d;
+  d.pictured_sm = 3;
+  TimelineWarp early{0, 0, 3, "key warpgroup 0", 0, 80, 4, 0, 0, {{Span::kItem, 0, 80, 7}, {Span::kFullWait, 0, 70, 7}}};
+  TimelineWarp last{0, 4, 3, "key warpgroup 1", 0, 100, 10, 0, 0,
+                    {{Span::kItem, 0, 100, 7}, {Span::kFullWait, 0, 20, 7}, {Span::kSoftmax, 20, 60, 7},
+                     {Span::kEpilogue, 60, 100, 7}, {Span::kMergeWait, 70, 90, 7}}};
+  d.warps = {early, last};
+  return d;
+}
+
+TEST(TimelinePaths, TheLastWarpsInnermostSpansSplitTheItem) {
+  const auto paths = item_paths(one_item_two_warps());
+  ASSERT_EQ(paths.size(), 1u);
+  const ItemPath& p = paths[0];
+  EXPECT_EQ(p.item, 7u);
+  EXPECT_EQ(p.role, "key warpgroup 1");
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kLoads)], 20);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kSoftmax)], 40);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kEpilogue)], 20);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kOtherRanks)], 20);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kBetween)], 0);
+  EXPECT_EQ(p.bound, PathClass::kSoftmax);
+  const auto sum = summarize_paths(paths);
+  ASSERT_EQ(sum.size(), 4u);  // classes with no time are left out
+  EXPECT_EQ(sum[1].cls, PathClass::kOtherRanks);
+  EXPECT_DOUBLE_EQ(sum[1].share, 0.2);
+  EXPECT_EQ(sum[2].cls, PathClass::kSoftmax);
+  EXPECT_EQ(sum[2].items_bound, 1u);
+}
+
+TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  r.timeline->warps = one_item_two_warps().warps;
+  r.timeline->pictured_sm = 0;
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("## Critical path of each work item, SM 0"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 work items, 100.0 ns summed"), std::string::npos) << md;
+  EXPECT_NE(md.find("| softmax | 1 | 40.00% | 60.00 ns (60.00%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| other ranks (cluster and merge waits) | 0 | 20.00% | 80.00 ns (80.00%) |"), std::string::npos)
+      << md;
 }
 
 }  // namespace

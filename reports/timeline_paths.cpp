@@ -1,0 +1,120 @@
+#include "reports/timeline_paths.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace attnlab::report {
+
+using timeline::Span;
+
+const char* path_class_name(PathClass c) {
+  switch (c) {
+    case PathClass::kLoads: return "loads (full-barrier wait)";
+    case PathClass::kTensorCores: return "tensor cores (wgmma wait)";
+    case PathClass::kPartner: return "partner consumer (ping-pong wait)";
+    case PathClass::kConsumers: return "consumers (empty-barrier wait)";
+    case PathClass::kOtherRanks: return "other ranks (cluster and merge waits)";
+    case PathClass::kSoftmax: return "softmax";
+    case PathClass::kIssue: return "issue (TMA, QK^T, PV)";
+    case PathClass::kEpilogue: return "epilogue";
+    case PathClass::kBetween: return "between stamps";
+    case PathClass::kCount: break;
+  }
+  return "unknown";
+}
+
+PathClass path_class_of(Span s) {
+  switch (s) {
+    case Span::kFullWait: return PathClass::kLoads;
+    case Span::kWgmmaWait: return PathClass::kTensorCores;
+    case Span::kPingPongWait: return PathClass::kPartner;
+    case Span::kEmptyWait: return PathClass::kConsumers;
+    case Span::kClusterWait:
+    case Span::kMergeWait: return PathClass::kOtherRanks;
+    case Span::kSoftmax: return PathClass::kSoftmax;
+    case Span::kTmaIssue:
+    case Span::kQkIssue:
+    case Span::kPvIssue: return PathClass::kIssue;
+    case Span::kEpilogue: return PathClass::kEpilogue;
+    case Span::kItem:
+    case Span::kCount: break;
+  }
+  return PathClass::kBetween;
+}
+
+namespace {
+
+// The warp's time over [b, e) by class: each piece between two span edges goes to the innermost
+// span that holds it (the latest begin; of equal begins, the earliest end), or to kBetween.
+std::array<double, kPathClasses> attribute(const TimelineWarp& w, double b, double e) {
+  std::vector<const TimelineSpan*> in;
+  std::vector<double> edges = {b, e};
+  for (const auto& s : w.spans) {
+    if (s.kind == Span::kItem || s.end_ns <= b || s.begin_ns >= e) continue;
+    in.push_back(&s);
+    edges.push_back(std::max(s.begin_ns, b));
+    edges.push_back(std::min(s.end_ns, e));
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::array<double, kPathClasses> ns{};
+  for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+    const double mid = 0.5 * (edges[i] + edges[i + 1]);
+    const TimelineSpan* inner = nullptr;
+    for (const auto* s : in)
+      if (s->begin_ns <= mid && mid < s->end_ns &&
+          (!inner || s->begin_ns > inner->begin_ns || (s->begin_ns == inner->begin_ns && s->end_ns < inner->end_ns)))
+        inner = s;
+    ns[std::size_t(inner ? path_class_of(inner->kind) : PathClass::kBetween)] += edges[i + 1] - edges[i];
+  }
+  return ns;
+}
+
+}  // namespace
+
+std::vector<ItemPath> item_paths(const TimelineDecoded& d) {
+  // Per (CTA, item): the warp whose item span ends last, and that span.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<const TimelineWarp*, const TimelineSpan*>> last;
+  for (const auto& w : d.warps)
+    for (const auto& s : w.spans) {
+      if (s.kind != Span::kItem) continue;
+      auto& slot = last[{w.cta, s.item}];
+      if (!slot.second || s.end_ns > slot.second->end_ns) slot = {&w, &s};
+    }
+  std::vector<ItemPath> out;
+  for (const auto& [key, at] : last) {
+    const auto& [w, s] = at;
+    ItemPath p;
+    p.cta = key.first;
+    p.item = key.second;
+    p.role = w->role;
+    p.begin_ns = s->begin_ns;
+    p.end_ns = s->end_ns;
+    p.ns = attribute(*w, s->begin_ns, s->end_ns);
+    p.bound = PathClass(std::max_element(p.ns.begin(), p.ns.end()) - p.ns.begin());
+    out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(), [](const ItemPath& a, const ItemPath& b) { return a.end_ns < b.end_ns; });
+  return out;
+}
+
+std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths) {
+  std::array<PathClassSummary, kPathClasses> by{};
+  double total = 0;
+  for (const auto& p : paths) {
+    total += p.end_ns - p.begin_ns;
+    ++by[std::size_t(p.bound)].items_bound;
+    for (std::size_t c = 0; c < kPathClasses; ++c) by[c].ns += p.ns[c];
+  }
+  std::vector<PathClassSummary> out;
+  for (std::size_t c = 0; c < kPathClasses; ++c) {
+    if (by[c].ns <= 0) continue;
+    by[c].cls = PathClass(c);
+    by[c].share = total > 0 ? by[c].ns / total : 0;
+    out.push_back(by[c]);
+  }
+  return out;
+}
+
+}  // namespace attnlab::report

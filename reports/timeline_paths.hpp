@@ -1,0 +1,61 @@
+// The critical path of each work item a timeline pictures, decoded from its stamps. An item
+// (a kItem span, per CTA and item index) ends when the last of its warps ends it; that warp is on
+// the item's critical path, and its time over the item splits by what it was doing or waiting
+// on, each instant going to the innermost span that holds it (a merge wait inside the
+// epilogue is the merge's). The class with the most time bounds the item.
+//
+// The what-if of a class is a stated model, not a measurement: were that class's time on the
+// path gone and nothing else moved, the item would take that much less, so the pictured SM's
+// items would take their summed time less the class's summed time. It is an upper bound on the
+// gain of removing the wait (another wait may fill the gap) and is not validated against a kernel
+// with a known delay.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record/timeline.hpp"
+
+namespace attnlab::report {
+
+enum class PathClass {
+  kLoads,        // full-barrier waits: the producer's copies had not landed
+  kTensorCores,  // wgmma waits: the warp's own tensor-core work
+  kPartner,      // ping-pong waits: the other consumer's turn
+  kConsumers,    // empty-barrier waits: a producer waiting for consumers to free a stage
+  kOtherRanks,   // cluster and merge waits: the other blocks of a cluster
+  kSoftmax,
+  kIssue,        // TMA, QK^T and PV issue
+  kEpilogue,
+  kBetween,      // between stamps: the warp's own work that no span names
+  kCount
+};
+inline constexpr std::size_t kPathClasses = std::size_t(PathClass::kCount);
+
+const char* path_class_name(PathClass c);
+PathClass path_class_of(timeline::Span s);
+
+struct ItemPath {
+  std::uint32_t cta = 0, item = 0;
+  std::string role;                        // of the warp that ended the item last
+  double begin_ns = 0, end_ns = 0;         // that warp's item span
+  std::array<double, kPathClasses> ns{};  // [ns] its time over the item, by class
+  PathClass bound = PathClass::kBetween;   // the class with the most time
+};
+
+// Every item of the pictured SM's warps, in order of its end.
+std::vector<ItemPath> item_paths(const TimelineDecoded& d);
+
+struct PathClassSummary {
+  PathClass cls = PathClass::kBetween;
+  std::size_t items_bound = 0;  // items this class bounds
+  double ns = 0;                // [ns] on the items' paths, summed
+  double share = 0;             // ns / the items' summed time
+};
+
+// Per class over `paths`, in PathClass order, classes with no time left out.
+std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths);
+
+}  // namespace attnlab::report
