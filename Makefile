@@ -108,14 +108,14 @@ calibrate:
 
 # make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51"]: a warp-role timeline of
 # each shape from the phase's stamped kernels (attnlab-timeline; never the timed launches):
-# record, Chrome trace, picture of one SM and report under $(RESULTS)/timeline/<phase>/. A phase
+# record and Chrome trace, then the report and picture of one SM that attnlab-report renders from
+# the record (scripts/timeline), under $(RESULTS)/timeline/<phase>/. A phase
 # without stamps is refused by attnlab-timeline, which names the phases that have them.
 .PHONY: timeline
 timeline:
 	$(gpu_then_build)
 	@test -n "$(PHASE)" || { echo "attnlab: set PHASE to a phase with timeline stamps, e.g. make timeline PHASE=5"; exit 2; }
-	@set -e; for s in $(or $(SHAPES),throughput latency); do \
-	  $(BUILD)/bin/attnlab-timeline --phase '$(PHASE)' --shape $$s --out $(RESULTS)/timeline $(ARGS); done
+	BUILD=$(BUILD) scripts/timeline '$(PHASE)' $(or $(SHAPES),throughput latency) -- --out $(RESULTS)/timeline $(ARGS)
 
 # Reports: run records rendered to markdown and gnuplot figures (attnlab-report; see
 # reports/README.md). Only the report tool is built for these, not the CUDA phases; where no

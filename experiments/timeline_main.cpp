@@ -2,8 +2,8 @@
 // declaration has Phase::launch_timeline). Its kernels with their stamp policy on
 // (kernels/timeline.cuh; the timed launches compile it away) run once warm with a stamp buffer
 // attached; the stamps are decoded onto one time axis and written
-// as a record (attnlab.timeline/1), a Chrome trace and a picture of one SM (attnlab-report
-// timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
+// as a record (attnlab.timeline/1) and a Chrome trace of one SM; attnlab-report timeline renders
+// the record's report and picture (make timeline runs both, scripts/timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
 // build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
 //   make timeline PHASE=5 SHAPES=throughput
 //   build/bin/attnlab-timeline --phase d4 --shape latency --sm 0 --out results/timeline
@@ -16,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -35,8 +36,6 @@
 #include "profiler/timeline_decode.hpp"
 #include "record/record.hpp"
 #include "record/timeline.hpp"
-#include "reports/plots.hpp"
-#include "reports/render.hpp"
 
 namespace attnlab {
 namespace {
@@ -52,7 +51,6 @@ struct Options {
   std::uint32_t launches = 21;
   std::optional<std::uint64_t> seed;
   int device = 0;
-  bool no_plots = false;
 };
 
 constexpr const char* kMethod =
@@ -120,7 +118,6 @@ void add_options(CLI::App& app, Options& opt) {
       ->capture_default_str();
   app.add_option("--seed", opt.seed, "input seed (default: fresh; recorded)")->check(kNonNegativeInteger);
   app.add_option("--device", opt.device, "CUDA device ordinal")->check(kNonNegativeInteger)->capture_default_str();
-  app.add_flag("--no-plots", opt.no_plots, "write the gnuplot script and data but do not run gnuplot");
   app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
              "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
 }
@@ -326,16 +323,8 @@ void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns)
   ovh.span_matches = span_agrees(ovh);
 }
 
-// The report and its picture, then the run's summary on stdout.
-void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Options& opt) {
-  const report::Rendered r = report::render_timeline(rec, dir);
-  if (!opt.no_plots) {
-    if (const auto gnuplot = report::find_gnuplot())
-      report::run_gnuplot(*gnuplot, r.scripts);
-    else
-      std::cout << "attnlab-timeline: gnuplot not found; render with: cd " << (dir / "plots").string()
-                << " && gnuplot *.gp" << std::endl;
-  }
+// The run's summary on stdout; the report is attnlab-report's to render.
+void print_summary(const TimelineRecord& rec, const fs::path& dir, const Options& opt) {
   const TimelineOverhead& ovh = *rec.overhead;
   const TimelineDecoded& d = *rec.timeline;
   std::cout << "attnlab-timeline: kernel " << ovh.normal_median_ns / 1000 << " us normal, "
@@ -356,8 +345,8 @@ void render_and_print(const TimelineRecord& rec, const fs::path& dir, const Opti
   for (const RoleSummary& role : d.roles)
     std::cout << "attnlab-timeline:   " << role.role << " (" << role.warps << " warps): waiting "
               << role.wait_fraction * 100 << "% of its time" << std::endl;
-  std::cout << "attnlab-timeline: wrote " << (dir / "report.md").string() << ", "
-            << (dir / "trace.json").string() << std::endl;
+  std::cout << "attnlab-timeline: wrote " << (dir / "run.json").string() << ", " << (dir / "trace.json").string()
+            << "; its report: attnlab-report timeline " << dir.string() << std::endl;
 }
 
 // The device, the inputs, the timeline build's geometry and gate, its overhead, the traced
@@ -410,10 +399,10 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   write_timeline_file(file, rec);
   try {
     write_chrome_trace(dir / "trace.json", rec);
-    render_and_print(rec, dir, opt);
-  } catch (const report::OutputError& ex) {
-    throw EnvironmentError(ex.what());  // gnuplot or the report's files: the run itself is done
+  } catch (const std::runtime_error& ex) {
+    throw EnvironmentError(ex.what());  // the trace's file: the record itself is written
   }
+  print_summary(rec, dir, opt);
   return kExitOk;
 }
 

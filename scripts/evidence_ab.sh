@@ -124,7 +124,7 @@ for s in "$@"; do
         step "warp-role timeline, phase $p"
         shapes=(latency); [ $p = 5 ] && shapes=(throughput 16x16x2048x64:causal)
         for sh in "${shapes[@]}"; do
-          build/bin/attnlab-timeline --phase $p --shape "$sh" --out $res/timeline --no-plots 2>&1 | tee -a "$log"
+          build/bin/attnlab-timeline --phase $p --shape "$sh" --out $res/timeline 2>&1 | tee -a "$log"
         done
       done
       pack timeline ;;

@@ -26,11 +26,7 @@ rule_of() {
     # profiler's CUDA side, no experiments).
     reports) scan=reports; banned="(kernels|profiler|experiments)/|$cuda" ;;
     # Binaries write records; attnlab-report renders them.
-    renders) scan='common record profiler kernels experiments'; banned='reports/'
-      # attnlab-timeline draws its picture of one SM right after its run (make timeline);
-      # the same record renders with attnlab-report timeline.
-      allowed='experiments/timeline_main.cpp:reports/plots.hpp
-experiments/timeline_main.cpp:reports/render.hpp' ;;
+    renders) scan='common record profiler kernels experiments'; banned='reports/' ;;
     # Kernels are launched by the harness and measured by the profiler; they know neither.
     kernels) scan=kernels; banned='(record|profiler|experiments|reports)/'
       # A phase's claims are declared beside it in the registry, typed by record/claims.hpp.
@@ -94,8 +90,6 @@ self_test() {
     > "$tmp/profiler/ok.cpp"
   printf '#include "kernels/hopper.cuh"\n' > "$tmp/profiler/calibration/microbench.cu"
   printf '#include "record/claims.hpp"\n' > "$tmp/kernels/registry.hpp"
-  printf '#include "reports/plots.hpp"\n#include "reports/render.hpp"\n' \
-    > "$tmp/experiments/timeline_main.cpp"
   printf '#include "reports/plots.hpp"\n#include "kernels/registry.hpp"\n' > "$tmp/tests/t.cpp"
   failures=0
   for rule in $rules; do
