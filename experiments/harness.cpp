@@ -27,7 +27,7 @@
 #include "experiments/registry_table.hpp"
 #include "experiments/run_main.hpp"
 #include "experiments/run_setup.hpp"
-#include "experiments/sass.hpp"
+#include "profiler/sass.hpp"
 #include "common/check.hpp"
 #include "kernels/phase_cudnn.hpp"
 #include "kernels/registry.hpp"

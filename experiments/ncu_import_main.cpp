@@ -25,7 +25,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
-#include "experiments/ncu_import.hpp"
+#include "profiler/ncu_import.hpp"
 #include "profiler/metric_groups.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"

@@ -1,6 +1,6 @@
 // Nsight Compute's cross-check of a run (make profile, attnlab-ncu-import): each timed result's
 // /results/<i>/ncu and the record's /ncu_profile, as typed structs with their one JSON mapping.
-// experiments/ncu_import.cpp fills them from ncu's CSV export. Host-only.
+// profiler/ncu_import.cpp fills them from ncu's CSV export. Host-only.
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // The static evidence of the code that ran, /results/<i>/static/{sass,ptxas} of a run record:
 // instruction counts from the binary's SASS and register/spill facts from the build's ptxas -v
 // report, for the kernels one launch ran, as typed structs with their one JSON mapping.
-// experiments/sass.cpp parses the listings and fills them. Host-only.
+// profiler/sass.cpp parses the listings and fills them. Host-only.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/shapes.hpp"
-#include "experiments/ncu_import.hpp"
+#include "profiler/ncu_import.hpp"
 #include "profiler/derived.hpp"
 #include "profiler/metric_groups.hpp"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "experiments/sass.hpp"
+#include "profiler/sass.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;

@@ -131,7 +131,7 @@ TEST(Render, WhatARecordLacksIsSaidPlainly) {
 }
 
 // The fixture's phase 4 record with the keys the metrics collection and the SASS reader add
-// (profiler/metrics.cpp, profiler/derived.cpp, experiments/sass.cpp), shaped as they write
+// (profiler/metrics.cpp, profiler/derived.cpp, profiler/sass.cpp), shaped as they write
 // them. The values are placeholders for the renderer, not measurements.
 ordered_json with_metrics(ordered_json rec) {
   rec["metrics_config"] = {{"groups", {"tensor", "memory", "stalls"}}, {"method", "CUPTI range profiler"},

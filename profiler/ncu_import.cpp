@@ -1,6 +1,6 @@
 // Nsight Compute CSV import, unit conversion, combination over kernels, and the merge into a
 // run record with the CUPTI-vs-ncu agreement table.
-#include "experiments/ncu_import.hpp"
+#include "profiler/ncu_import.hpp"
 
 #include <algorithm>
 #include <cctype>

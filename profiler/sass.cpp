@@ -1,6 +1,6 @@
 // Parsers of `cuobjdump -sass` listings and ptxas -v reports, the cuobjdump run on the
 // running binary, and the static-evidence JSON of run records.
-#include "experiments/sass.hpp"
+#include "profiler/sass.hpp"
 
 #include <unistd.h>
 
