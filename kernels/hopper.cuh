@@ -27,14 +27,22 @@ constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes;
 
 // A wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format"): start address,
 // leading and stride byte offsets, all in 16-byte units, and the layout type in bits 62-63
-// (1 = 128-byte swizzle). K-major operands: stride = the distance between 8-row groups,
-// leading unused. MN-major operands: stride = the distance between groups of 8 K rows,
-// leading = the distance between 64-element MN blocks.
-__device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* smem, std::uint32_t leading,
-                                                         std::uint32_t stride) {
+// (1, 2, 3: 128-, 64-, 32-byte swizzle). K-major operands: stride = the distance between 8-row
+// groups, leading unused. MN-major operands: stride = the distance between groups of 8 K rows,
+// leading = the distance between 64-element MN blocks. SwizzleBytes is the width of a swizzled
+// row: 128 for fp16 tiles of 64 columns, and for e4m3 rows of D = 64 bytes, 64 (the TMA map's
+// swizzle must match).
+template <int SwizzleBytes>
+__device__ __forceinline__ std::uint64_t smem_desc(const void* smem, std::uint32_t leading, std::uint32_t stride) {
+  static_assert(SwizzleBytes == 128 || SwizzleBytes == 64 || SwizzleBytes == 32, "a swizzle mode of wgmma");
+  constexpr std::uint64_t kLayoutType = SwizzleBytes == 128 ? 1 : SwizzleBytes == 64 ? 2 : 3;
   const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem));
   return std::uint64_t((addr & 0x3FFFF) >> 4) | (std::uint64_t(leading >> 4) << 16) |
-         (std::uint64_t(stride >> 4) << 32) | (std::uint64_t(1) << 62);
+         (std::uint64_t(stride >> 4) << 32) | (kLayoutType << 62);
+}
+__device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* smem, std::uint32_t leading,
+                                                         std::uint32_t stride) {
+  return smem_desc<kSwizzleBytes>(smem, leading, stride);
 }
 
 // Spins until the mbarrier's phase with the given parity has completed.
@@ -133,6 +141,13 @@ __device__ void wgmma_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t 
 template <int N>
 __device__ void wgmma_rs_mn(float (&d)[N / 2], const std::uint32_t (&a)[4],
                             std::uint64_t desc_b, int scale_d);
+// m64nNk32, e4m3 inputs (both K-major: e4m3 has no transposed operand), fp32 accumulators; A
+// from shared memory (ss) or from registers, four e4m3 per register (rs).
+template <int N>
+__device__ void wgmma_ss_e4m3(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d);
+template <int N>
+__device__ void wgmma_rs_e4m3(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b,
+                              int scale_d);
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "kernels/hopper_wgmma.inc"
@@ -158,11 +173,13 @@ __device__ __forceinline__ void tree_reduce(float (&v)[N], Op op) {
 }
 #endif
 
-// A tensor map for [planes, rows, D] fp16 (D contiguous) read in boxes of box_rows x 64
-// halves with the 128-byte swizzle; rows past `rows` read as zeros, so tails need no guard.
-// Made on the host through the driver entry point: the binary needs no libcuda at link time.
-inline CUtensorMap make_tensor_map_sw128(const void* base, int planes, int rows, int D,
-                                         int box_rows) {
+// A tensor map for [planes, rows, cols] elements of elem_bytes (cols contiguous, rows pitch
+// elements apart), read in boxes of box_rows x box_cols with the given swizzle; rows and columns
+// past the tensor's end read as zeros, so tails need no guard. Made on the host through the
+// driver entry point: the binary needs no libcuda at link time.
+inline CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, int elem_bytes, int planes,
+                                   int rows, int cols, std::int64_t pitch, int box_rows, int box_cols,
+                                   CUtensorMapSwizzle swizzle) {
   static const auto encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
@@ -173,18 +190,22 @@ inline CUtensorMap make_tensor_map_sw128(const void* base, int planes, int rows,
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
   }();
   CUtensorMap map{};
-  const cuuint64_t dims[3] = {cuuint64_t(D), cuuint64_t(rows), cuuint64_t(planes)};
-  const cuuint64_t strides[2] = {cuuint64_t(D) * sizeof(__half),
-                                 cuuint64_t(rows) * cuuint64_t(D) * sizeof(__half)};
-  const cuuint32_t box[3] = {cuuint32_t(kSwizzleHalves), cuuint32_t(box_rows), 1};
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(planes)};
+  const cuuint64_t strides[2] = {cuuint64_t(pitch) * elem_bytes, cuuint64_t(rows) * cuuint64_t(pitch) * elem_bytes};
+  const cuuint32_t box[3] = {cuuint32_t(box_cols), cuuint32_t(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<void*>(base),
-                            dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+  const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
   return map;
+}
+
+// [planes, rows, D] fp16 (D contiguous) in boxes of box_rows x 64 halves, 128-byte swizzle.
+inline CUtensorMap make_tensor_map_sw128(const void* base, int planes, int rows, int D, int box_rows) {
+  return make_tensor_map(base, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, int(sizeof(__half)), planes, rows, D, D, box_rows,
+                         kSwizzleHalves, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 }  // namespace attnlab::hopper

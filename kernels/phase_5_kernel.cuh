@@ -48,8 +48,10 @@ struct Scratch {
   float4* split_partials;  // kSlotVectors per slot
 };
 
-// The kernel's parameters besides the tensor maps, as every role reads them.
-struct Params {
+// The kernel's parameters besides the tensor maps, as every role reads them; the operands'
+// own (kernels/wgmma_operands.cuh: none for fp16, V's descale for e4m3) as its base.
+template <class T>
+struct Params : T::Ops::KernelArgs {
   __half* o;
   int H, H_kv, S;
   float scale_log2;
@@ -76,7 +78,7 @@ template <class T>
 using QRing = RingPosition<T::kQStages>;
 
 template <class T>
-__device__ __forceinline__ Work work_of(const Params& p, const KeySplit::Unit& u) {
+__device__ __forceinline__ Work work_of(const Params<T>& p, const KeySplit::Unit& u) {
   const WorkOrder::Item it = p.order.item(u.w);
   Work t;
   t.bh = it.bh;
@@ -107,7 +109,7 @@ __device__ __forceinline__ int block_now() {
 template <class T, class Sched, class Stamps>
 __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtensorMap* tm_q,
                                              const CUtensorMap* tm_k, const CUtensorMap* tm_v,
-                                             const Params& p, Stamps& tl) {
+                                             const Params<T>& p, Stamps& tl) {
   constexpr int D = T::D;
   const Sched sched(p.split, p.scratch.item_claims);
   KVRing<T> ring{};
@@ -128,21 +130,27 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     const Work t = work_of<T>(p, u);
     tl.begin(Span::kItem, w);
     tl.begin(Span::kTmaIssue, w);
-    tma_load_tile<D>(sm.q[slot.stage()], tm_q, T::kTileQ, t.q0, t.bh,
-                     sm.q_pipe.producer_expect(slot, T::kQBytes));
+    T::Ops::template load_rows<T::kTileQ, D>(sm.q[slot.stage()], tm_q, t.q0, t.bh,
+                                             sm.q_pipe.producer_expect(slot, T::kQBytes));
     tl.end(Span::kTmaIssue, w);
     // The warps of consumers that do not read a K/V tile release it through this thread: each
     // such arrival follows the wait that opened the tile's phase for this item. (They release
-    // the Q slot themselves, after reading the item from it.)
-    auto load = [&](__half (&buf)[T::kStages][T::kTileK * D], TmaPipeline<T::kStages>& pipe,
-                    const CUtensorMap* map, int j) {
+    // the Q slot themselves, after reading the item from it.) V's tile: is_v (its layout is the
+    // operands', kernels/wgmma_operands.cuh).
+    using Elem = typename T::Elem;
+    auto load = [&](Elem* buf, TmaPipeline<T::kStages>& pipe, const CUtensorMap* map, int j, bool is_v) {
       const KVRing<T> pos = ring + j;
       tl.begin(Span::kEmptyWait, j);
       pipe.producer_acquire(pos);
       tl.end(Span::kEmptyWait, j);
       tl.begin(Span::kTmaIssue, j);
-      tma_load_tile<D>(buf[pos.stage()], map, T::kTileK, (t.k0 + j) * T::kTileK, t.kv_plane,
-                       pipe.producer_expect(pos, T::kKVTileBytes));
+      Elem* const dst = buf + pos.stage() * (T::kTileK * D);
+      const int key0 = (t.k0 + j) * T::kTileK;
+      std::uint64_t* const bar = pipe.producer_expect(pos, T::kKVTileBytes);
+      if (is_v)
+        T::Ops::template load_v<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
+      else
+        T::Ops::template load_rows<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
       const int idle = TurnsOf<T>::idle(t.q0, t.active, t.k0 + j);
       if (idle > 0) pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
       tl.end(Span::kTmaIssue, j);
@@ -150,8 +158,8 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     // (One loop for all of the item's copies: a last V load after it kept n_tiles - 1 live
     // across it, which ptxas spilled at the producer's register budget.)
     for (int j = 0; j <= t.n_tiles; ++j) {
-      if (j < t.n_tiles) load(sm.k, sm.k_pipe, tm_k, j);
-      if (j > 0) load(sm.v, sm.v_pipe, tm_v, j - 1);
+      if (j < t.n_tiles) load(sm.k[0], sm.k_pipe, tm_k, j, false);
+      if (j > 0) load(sm.v[0], sm.v_pipe, tm_v, j - 1, true);
     }
     ring = ring + t.n_tiles;
     tl.end(Span::kItem, w);
@@ -165,20 +173,20 @@ template <class T, class Stamps>
 struct Consumer {
   static constexpr int D = T::D;
   SharedStorage<T>& sm;
-  const Params& p;
+  const Params<T>& p;
   int consumer, tid, warp, lane;
   int row_in_tile, col_in_chunk;  // the thread's first row and column pair in a tile
   float o_acc[D / 2];
   float s_acc[T::kTileK / 2];
-  std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile, fp16, while PV reads it
+  std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile (T::Ops' format) while PV reads it
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
   float l_row[2];  // this thread's share of the running sums
-  const __half* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
+  const typename T::Elem* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
   Work t{};                        // the current work item
   KVRing<T> ring{};                // ring position of its first K/V tile
   int row_lo = 0;
 
-  __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, int warpgroup)
+  __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params<T>& params, int warpgroup)
       : sm(s), p(params), consumer(warpgroup - 1), tid(int(threadIdx.x) % kWarpgroupThreads),
         warp(tid / kWarpSize), lane(tid % kWarpSize),
         row_in_tile(consumer * kRowsPerConsumer + warp * 16 + lane / 4), col_in_chunk(2 * (lane % 4)) {}
@@ -190,7 +198,7 @@ struct Consumer {
     sm.k_pipe.consumer_wait(pos);
     tl.end(Span::kFullWait, j);
     tl.begin(Span::kQkIssue, j);
-    qk_gemm<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
+    T::Ops::template qk<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
     tl.end(Span::kQkIssue, j);
   }
   // O += P V of tile j from p_frag, issued without waiting.
@@ -200,7 +208,7 @@ struct Consumer {
     sm.v_pipe.consumer_wait(pos);
     tl.end(Span::kFullWait, j);
     tl.begin(Span::kPvIssue, j);
-    pv_gemm<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
+    T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
   // Waits for PV of tile j (every GEMM group of the consumer), then gives its V stage back.
@@ -218,7 +226,7 @@ struct Consumer {
     tl.begin(Span::kSoftmax, j);
     mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
                                            t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
-    online_softmax<T::kTileK>(s_acc, m_row, l_row, corr, p.scale_log2);
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale>(s_acc, m_row, l_row, corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
@@ -261,7 +269,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   release(sm.k_pipe, 0);
   if (n_mine == 1) release_q();
   softmax(0, corr, tl);  // O is still zero: no correction
-  pack_p<T::kTileK>(s_acc, p_frag);
+  T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   for (int j = 1; j < n_mine; ++j) {
     turn_wait(tl);
     issue_qk(j, tl);
@@ -276,7 +284,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     softmax(j, corr, tl);
     finish_pv(j - 1, tl);
     rescale_o<D>(o_acc, corr);
-    pack_p<T::kTileK>(s_acc, p_frag);
+    T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   }
   // The staging tile's previous store has read it once thread 0 passes this: the whole
   // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
@@ -313,6 +321,7 @@ template <class T, class Stamps>
 __device__ __forceinline__ void Consumer<T, Stamps>::epilogue(const CUtensorMap* tm_o, Stamps& tl) {
   float inv_l[2];
   row_inverse_sums(l_row, inv_l);
+  T::Ops::scale_output(p, inv_l);
   if constexpr (T::kStageO) {
     // The staging tile is free: its previous store finished reading it before this item's last
     // turn (run_tiles).
@@ -353,7 +362,7 @@ __device__ __forceinline__ KeySplit::Unit next_unit(SharedStorage<T>& sm, QRing<
 // work; consumer 0 takes the final one with one more wait when no item is left, so every
 // barrier is balanced at exit and no consumer needs to know its last item in advance.
 template <class T, class Stamps>
-__device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtensorMap* tm_o, const Params& p,
+__device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtensorMap* tm_o, const Params<T>& p,
                                              int warpgroup, Stamps& tl) {
   Consumer<T, Stamps> c(sm, p, warpgroup);
   if (c.consumer == T::kConsumers - 1) named_barrier_arrive(kTurnBarrier, Consumer<T, Stamps>::kPairThreads);
@@ -371,7 +380,7 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     const int n_mine = T::Mask::kCausal ? TurnsOf<T>::tiles(c.t.q0, c.consumer, p.S) : c.t.n_tiles;
     tl.begin(Span::kItem, w);
     c.row_lo = c.t.q0 + c.row_in_tile;
-    c.q_tile = sm.q[slot.stage()] + c.consumer * kRowsPerConsumer * kSwizzleHalves;
+    c.q_tile = sm.q[slot.stage()] + c.consumer * kRowsPerConsumer * T::Ops::template row_elems<T::D>();
 #pragma unroll
     for (int i = 0; i < T::D / 2; ++i) c.o_acc[i] = 0.f;
     c.m_row[0] = c.m_row[1] = kNegInf;
@@ -397,7 +406,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v,
-                     const __grid_constant__ CUtensorMap tm_o, const __grid_constant__ Params p) {
+                     const __grid_constant__ CUtensorMap tm_o, const __grid_constant__ Params<T> p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(Sched::kSplitsKeys == T::kSplit || !Sched::kSplitsKeys, "only split kernels split");
   extern __shared__ unsigned char smem_raw[];

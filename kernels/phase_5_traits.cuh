@@ -12,6 +12,7 @@
 #include "kernels/problem.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
+#include "kernels/wgmma_operands.cuh"
 
 namespace attnlab::phase_5 {
 namespace {
@@ -42,9 +43,12 @@ using KeyMaskOf = hopper::KeyMask<Causal>;
 // D = 128, where three would need 160 registers each for S, O and P and spill.
 // Split: the kernel may split items over keys (KeySplit, kernels/work_order.hpp), chosen per
 // shape by with_traits; the kernels that never do carry none of its code.
+// Ops: the operands' format (kernels/wgmma_operands.cuh): fp16 here, e4m3 in the FP8 phase.
 template <int HeadDim, int TileK, int Stages, bool Causal, int Consumers = HeadDim == 64 ? 3 : 2,
-          bool Split = false>
+          bool Split = false, class Operands = hopper::Fp16Operands>
 struct Traits {
+  using Ops = Operands;
+  using Elem = typename Ops::Elem;
   static constexpr int D = HeadDim;
   static constexpr bool kSplit = Split;
   using Mask = KeyMaskOf<Causal>;
@@ -54,10 +58,10 @@ struct Traits {
   // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
   static constexpr int kStages = Stages;
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
-  static constexpr int kQKSteps = D / 16;                // k-steps of QK^T
-  static constexpr int kPVSteps = kTileK / 16;           // k-steps of PV
-  static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(__half);
-  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(__half);
+  static constexpr int kQKSteps = D / Ops::kStepK;       // k-steps of QK^T
+  static constexpr int kPVSteps = kTileK / Ops::kStepK;  // k-steps of PV
+  static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(Elem);
+  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(Elem);
   // Shared memory of a block: 227 KB, less the alignment slack and the barriers.
   static constexpr std::uint32_t kSmemBudget = 227 * 1024 - 2048;
   // O staged in shared memory (one 64-row tile per consumer) and written by a TMA store,
@@ -88,13 +92,14 @@ struct Traits {
   static_assert(kTileK % 8 == 0 && kTileK <= 256, "wgmma N and the TMA box");
 };
 
-// One tile of R rows and D halves, stored as D/64 column blocks of R swizzled 128-byte rows
-// (the layout two TMA boxes of 64 columns write).
+// One tile of R rows and D elements, stored as swizzled rows (kernels/wgmma_operands.cuh): fp16
+// as D/64 column blocks of R swizzled 128-byte rows (the layout two TMA boxes of 64 columns
+// write); e4m3 as R rows of D bytes, and V transposed.
 template <class T, int D = T::D>
 struct alignas(1024) SharedStorage {
-  __half q[T::kQStages][T::kTileQ * D];
-  __half k[T::kStages][T::kTileK * D];
-  __half v[T::kStages][T::kTileK * D];
+  typename T::Elem q[T::kQStages][T::kTileQ * D];
+  typename T::Elem k[T::kStages][T::kTileK * D];
+  typename T::Elem v[T::kStages][T::kTileK * D];
   // Each consumer's rows of O on their way to global memory (a TMA store), where they fit.
   __half o[T::kStageO ? T::kTileQ * D : 8];
   // The work unit whose Q the slot holds (its item, n_work when none is left, and key tiles);

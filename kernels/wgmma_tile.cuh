@@ -85,13 +85,14 @@ __device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)
 }
 
 // Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
-// exp2(s * scale_log2 - m) with m the rows' running maxima (m_row, updated), l_row (this
-// thread's share of each row's running sum) is rescaled and grows by the tile's sum, and corr
-// is each row's factor for O. Both rows at once, step by step (two independent chains to
+// exp2(s * scale_log2 - m + PLog2Scale) with m the rows' running maxima (m_row, updated), l_row
+// (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
+// corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
+// e4m3's range); the sums carry it too, so it cancels in O / l. Both rows at once, step by step (two independent chains to
 // interleave: the profile's leading stall is `wait` on fixed-latency results); maxima and sums
 // as pairwise trees (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the online
 // softmax's two rows interleaved).
-template <int N>
+template <int N, int PLog2Scale = 0>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
@@ -114,6 +115,10 @@ __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)
     m_use[r] = m_new == kNegInf ? 0.f : m_new;
     corr[r] = exp2_approx(m_row[r] - m_use[r]);
     m_row[r] = m_new;
+  }
+  if constexpr (PLog2Scale != 0) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) m_use[r] -= float(PLog2Scale);
   }
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {

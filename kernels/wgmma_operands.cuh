@@ -1,0 +1,167 @@
+// The operand formats of the Hopper attention kernel (kernels/phase_5_kernel.cuh), each a policy
+// its traits name: how Q, K and V sit in shared memory and get there (tensor maps, TMA boxes), the
+// two GEMMs of a key tile, P's register fragment, and what the host passes for them. Fp16Operands
+// is phase 5's; E4m3Operands is the FP8 phase's (kernels/phase_f8_wgmma.cu): e4m3 codes with
+// per-tensor descales, V transposed beforehand into the launch's workspace.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cuda/ptx>
+
+#include <cstdint>
+
+#include "kernels/e4m3_fragment.hpp"
+#include "kernels/hopper.cuh"
+#include "kernels/problem.hpp"
+#include "kernels/wgmma_tile.cuh"
+
+namespace attnlab::hopper {
+
+// The tensor maps of one launch's operands.
+struct OperandMaps {
+  CUtensorMap q, k, v;
+};
+
+struct Fp16Operands {
+  using Elem = __half;
+  static constexpr int kStepK = 16;      // k of one wgmma
+  static constexpr int kPLog2Scale = 0;  // P as it is: fp16 holds [0, 1] finely
+  // Elements per swizzled row of a tile: column blocks of 64 halves (128 bytes).
+  template <int D>
+  static constexpr int row_elems() { return kSwizzleHalves; }
+  struct KernelArgs {};
+
+  // Q's and K's rows [row0, row0 + Rows) of plane z, and V's rows [key0, key0 + TileK) (V as
+  // stored, [keys][D]), into column-blocked tiles.
+  template <int Rows, int D>
+  __device__ static void load_rows(Elem* dst, const CUtensorMap* map, int row0, int z, std::uint64_t* bar) {
+    tma_load_tile<D>(dst, map, Rows, row0, z, bar);
+  }
+  template <int TileK, int D>
+  __device__ static void load_v(Elem* dst, const CUtensorMap* map, int key0, int z, std::uint64_t* bar) {
+    tma_load_tile<D>(dst, map, TileK, key0, z, bar);
+  }
+  template <int TileK, int D, int QRows>
+  __device__ static void qk(float (&s)[TileK / 2], const Elem* q, const Elem* k) {
+    qk_gemm<TileK, D, QRows>(s, q, k);
+  }
+  template <int TileK, int D>
+  __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* v) {
+    pv_gemm<TileK, D>(o, p, v);
+  }
+  template <int TileK>
+  __device__ static void pack(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / kStepK][4]) {
+    pack_p<TileK>(s, p);
+  }
+  __device__ static void scale_output(const KernelArgs&, float (&)[2]) {}
+
+  static float score_scale(const Problem& p) { return p.scale; }
+  static KernelArgs kernel_args(const Problem&) { return {}; }
+  template <int D, int TileQ, int TileK>
+  static OperandMaps maps(const Problem& p, const void*) {
+    const Shape& s = p.shape;
+    return {make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, TileQ),
+            make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, TileK),
+            make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, TileK)};
+  }
+};
+
+// e4m3 Q, K and V^T, all K-major as the e4m3 wgmma needs them. Q and K are [rows][D] as stored: a
+// row of D bytes is one swizzled row (D = 128: the 128-byte swizzle; D = 64: the 64-byte one), a
+// k-step 32 bytes along it. V^T is [D][keys] (kernels/phase_f8_wgmma.cu writes it, keys in
+// e4m3::key_of_column's order within each 32), a tile of TileK = 128 keys one 128-byte swizzled
+// row per head-dim column. P is scaled by 2^8 before its e4m3 rounding, so its largest weight
+// (1) sits at 256 and weights down to 2^-14 stay normal (e4m3's 3 mantissa bits, 6% steps at
+// worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
+struct E4m3Operands {
+  using Elem = std::uint8_t;
+  static constexpr int kStepK = e4m3::kStepKeys;
+  static constexpr int kPLog2Scale = 8;
+  template <int D>
+  static constexpr int row_elems() { return D; }  // a row of Q or K, D bytes
+  struct KernelArgs {
+    float descale_v;  // O's factor: V's values are its codes times this
+  };
+
+  template <int D>
+  static constexpr int swizzle_bytes() {
+    static_assert(D == 64 || D == 128, "a row of Q or K is one swizzled row");
+    return D;
+  }
+  template <int Rows, int D>
+  __device__ static void load_rows(Elem* dst, const CUtensorMap* map, int row0, int z, std::uint64_t* bar) {
+    const std::int32_t coords[3] = {0, row0, z};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+  }
+  template <int TileK, int D>
+  __device__ static void load_v(Elem* dst, const CUtensorMap* map, int key0, int z, std::uint64_t* bar) {
+    const std::int32_t coords[3] = {key0, 0, z};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+  }
+  // S = Q K^T of one key tile, issued and committed without waiting.
+  template <int TileK, int D, int QRows>
+  __device__ static void qk(float (&s)[TileK / 2], const Elem* q, const Elem* k) {
+    constexpr std::uint32_t kGroup = 8 * D;  // [bytes] between 8-row groups
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / kStepK; ++kk) {
+      const std::uint64_t da = smem_desc<swizzle_bytes<D>()>(q + kk * kStepK, 16, kGroup);
+      const std::uint64_t db = smem_desc<swizzle_bytes<D>()>(k + kk * kStepK, 16, kGroup);
+      wgmma_ss_e4m3<TileK>(s, da, db, kk > 0);
+    }
+    wgmma_commit();
+  }
+  // O += P V of one key tile, P from registers (pack), V^T's tile [D][TileK], issued and committed
+  // without waiting.
+  template <int TileK, int D>
+  __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* vt) {
+    static_assert(TileK == kSwizzleBytes, "a row of V^T's tile is one 128-byte swizzled row");
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < TileK / kStepK; ++kk)
+      wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kSwizzleBytes>(vt + kk * kStepK, 16, kSwizzleAtomBytes), 1);
+    wgmma_commit();
+  }
+  // P as e4m3 (round to nearest, saturating) in the A fragment of the PV wgmma, each register's
+  // four values from the thread's own accumulators (e4m3::p_source).
+  template <int TileK>
+  __device__ static void pack(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / kStepK][4]) {
+    auto two = [](float lo, float hi) {
+      return std::uint32_t(__nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, __NV_E4M3));
+    };
+#pragma unroll
+    for (int kk = 0; kk < TileK / kStepK; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const float* const a = s + 16 * kk;
+        p[kk][r] = two(a[e4m3::p_source(4 * r)], a[e4m3::p_source(4 * r + 1)]) |
+                   two(a[e4m3::p_source(4 * r + 2)], a[e4m3::p_source(4 * r + 3)]) << 16;
+      }
+  }
+  __device__ static void scale_output(const KernelArgs& args, float (&inv_l)[2]) {
+    inv_l[0] *= args.descale_v;
+    inv_l[1] *= args.descale_v;
+  }
+
+  // Q's and K's descales fold into the softmax scale, V's into the output.
+  static float score_scale(const Problem& p) { return p.scale * p.descale_q * p.descale_k; }
+  static KernelArgs kernel_args(const Problem& p) { return {p.descale_v}; }
+  // Keys per row of V^T in the workspace: a whole number of the transpose's 64-key blocks (so
+  // every k-step's 32 columns exist, zero past S), rows 16-byte aligned for TMA.
+  static int vt_pitch(int S) { return (S + 63) / 64 * 64; }
+  template <int D, int TileQ, int TileK>
+  static OperandMaps maps(const Problem& p, const void* vt) {
+    const Shape& s = p.shape;
+    const CUtensorMapSwizzle rows = D == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+    constexpr CUtensorMapDataType kBytes = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    const int pitch = vt_pitch(s.S);
+    return {make_tensor_map(p.q, kBytes, 1, s.B * s.H, s.S, D, D, TileQ, D, rows),
+            make_tensor_map(p.k, kBytes, 1, s.B * s.H_kv, s.S, D, D, TileK, D, rows),
+            make_tensor_map(vt, kBytes, 1, s.B * s.H_kv, D, pitch, pitch, D, TileK, CU_TENSOR_MAP_SWIZZLE_128B)};
+  }
+};
+
+}  // namespace attnlab::hopper
