@@ -1,0 +1,179 @@
+// Phase f8: phase 5's kernel (kernels/phase_5_kernel.cuh: TMA K/V ring, producer and consumer
+// warpgroups, ping-pong, persistent schedulers, online softmax) on FP8 operands: e4m3 Q, K and V
+// with per-tensor descales (Problem::descale_q/k/v), e4m3 wgmma (m64nNk32) for QK^T and for PV,
+// O in fp16. The operand format is its own policy (hopper::E4m3Operands,
+// kernels/wgmma_operands.cuh): the descales of Q and K fold into the softmax scale and V's into
+// O's 1/l; P is scaled by 2^8 and rounded to e4m3 in the register layout of the PV wgmma's A
+// operand, its values in the order the thread holds them (kernels/e4m3_fragment.hpp).
+// The e4m3 wgmma reads both operands K-major, and V [keys][D] is not: a pre-pass kernel of the
+// same launch writes V^T [D][keys] into the launch's workspace, the keys of each 32 in the order
+// P's fragment gives them, zero past S. One extra read and write of V, timed with the launch
+// (what it costs and what would remove it: kernels/NOTES.md, "FP8: phase f8").
+// Run it: build/bin/attnlab-phase-f8 --check-only --shape 1x8x512x64 (the harness quantises
+// its inputs for a kE4m3 phase); its own GPU test: attnlab_f8_gpu_tests.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.hpp"
+#include "common/shapes.hpp"
+#include "kernels/attention_common.cuh"
+#include "kernels/e4m3_fragment.hpp"
+#include "kernels/hopper.cuh"
+#include "kernels/registry.hpp"
+#include "kernels/wgmma_operands.cuh"
+
+#include "kernels/phase_5_launch.cuh"  // the launch; the kernel, kernels/phase_5_kernel.cuh
+
+namespace attnlab::phase_f8 {
+namespace {
+
+using hopper::E4m3Operands;
+template <int D, int TileK, int Stages, bool Causal, int Consumers, bool Split>
+using F8Traits = phase_5::Traits<D, TileK, Stages, Causal, Consumers, Split, E4m3Operands>;
+template <class T>
+using Tag = phase_5::TraitsTag<T>;
+
+// Phase 5's tile choices on e4m3 operands, but for 128-key tiles everywhere (a row of V^T's tile
+// is one 128-byte swizzled row): three consumers at D = 64 (two for the causal shapes phase 5
+// gives two), two at D = 128, the key split of the last round for non-causal D = 128 items of
+// at least 16 key tiles. An e4m3 tile is half an fp16 one, so the same stages leave room for a
+// second Q buffer and O's staging tile at every head dim.
+template <int D, class Fn>
+auto with_traits(const Shape& s, Fn&& fn) {
+  if constexpr (D == 64) {
+    if (phase_5::two_consumers_at_d64(s.S, s.causal)) return fn(Tag<F8Traits<64, 128, 4, true, 2, false>>{});
+    if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false>>{});
+    return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
+  } else {
+    if (s.causal) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
+    if (ceil_div(s.S, 128) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 128, 2, false, 2, true>>{});
+    return fn(Tag<F8Traits<128, 128, 2, false, 2, false>>{});
+  }
+}
+template <class Fn>
+auto with_shape_traits(const Shape& s, Fn&& fn) {
+  return s.D == 64 ? with_traits<64>(s, fn) : with_traits<128>(s, fn);
+}
+
+// The workspace: phase 5's scratch (scheduler counter, key-split partials), then V^T.
+struct Workspace {
+  std::size_t vt_offset, bytes;  // [bytes]
+};
+template <class T>
+Workspace workspace_of(const Shape& s) {
+  const std::size_t scratch = (phase_5::scratch_layout_of<T>(s).bytes + 255) / 256 * 256;
+  const std::size_t vt = std::size_t(s.B) * s.H_kv * s.D * std::size_t(E4m3Operands::vt_pitch(s.S));
+  return {scratch, scratch + vt};
+}
+
+// V [plane][S][D] e4m3 into V^T [plane][D][pitch]: a block turns 64 keys of one plane through
+// shared memory, 16-byte loads in, 4-byte stores out; column c of each 32 takes key
+// e4m3::key_of_column(c % 32) of them, and keys past S are written as zeros (their weights are
+// zero, and a NaN code there would still poison the product).
+constexpr int kTransposeKeys = 64;
+constexpr int kTransposeThreads = 256;
+template <int D>
+__global__ void __launch_bounds__(kTransposeThreads)
+    transpose_v_kernel(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt, int S, int pitch) {
+  constexpr int kRowBytes = D + 16;  // padded: rows 16-byte aligned, fewer bank conflicts
+  __shared__ alignas(16) std::uint8_t tile[kTransposeKeys * kRowBytes];
+  const int key0 = int(blockIdx.x) * kTransposeKeys;
+  const std::size_t plane = blockIdx.y;
+  const std::uint8_t* src = v + plane * std::size_t(S) * D;
+  for (int i = int(threadIdx.x); i < kTransposeKeys * D / 16; i += kTransposeThreads) {
+    const int r = i / (D / 16), c = i % (D / 16);
+    uint4 x = make_uint4(0, 0, 0, 0);
+    if (key0 + r < S) x = reinterpret_cast<const uint4*>(src + std::size_t(key0 + r) * D)[c];
+    *reinterpret_cast<uint4*>(tile + r * kRowBytes + 16 * c) = x;
+  }
+  __syncthreads();
+  std::uint8_t* dst = vt + plane * std::size_t(D) * pitch + key0;
+  for (int i = int(threadIdx.x); i < D * kTransposeKeys / 4; i += kTransposeThreads) {
+    const int d = i / (kTransposeKeys / 4), q = i % (kTransposeKeys / 4);
+    std::uint32_t word = 0;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int col = 4 * q + b;
+      const int key = col / e4m3::kStepKeys * e4m3::kStepKeys + e4m3::key_of_column(col % e4m3::kStepKeys);
+      word |= std::uint32_t(tile[key * kRowBytes + d]) << (8 * b);
+    }
+    reinterpret_cast<std::uint32_t*>(dst + std::size_t(d) * pitch)[q] = word;
+  }
+}
+
+void launch_transpose_v(const Problem& p, std::uint8_t* vt, cudaStream_t stream) {
+  const Shape& s = p.shape;
+  const int pitch = E4m3Operands::vt_pitch(s.S);
+  const dim3 grid(unsigned(pitch / kTransposeKeys), unsigned(s.B * s.H_kv));
+  const auto* v = static_cast<const std::uint8_t*>(p.v);
+  if (s.D == 64)
+    transpose_v_kernel<64><<<grid, kTransposeThreads, 0, stream>>>(v, vt, s.S, pitch);
+  else
+    transpose_v_kernel<128><<<grid, kTransposeThreads, 0, stream>>>(v, vt, s.S, pitch);
+  ATTNLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+Refusal can_implement(const Shape& s) {
+  if (auto r = query_tiled_refusal(s, "phase f8")) return r;
+  // The grid's y of the pre-pass: one KV plane per block row.
+  if (std::int64_t(s.B) * s.H_kv > 65535) return "B*H_kv exceeds the pre-pass's 65535 y-blocks";
+  return std::nullopt;
+}
+
+std::size_t workspace_bytes(const Shape& s) {
+  if (can_implement(s)) return 0;
+  return with_shape_traits(s, [&](auto tag) { return workspace_of<typename decltype(tag)::type>(s).bytes; });
+}
+
+// The pre-pass, then phase 5's launch on E4m3Operands with V^T from the workspace.
+void launch(const Problem& p, cudaStream_t stream) {
+  if (auto why = can_implement(p.shape)) throw std::invalid_argument(*why);
+  if (p.format != InputFormat::kE4m3)
+    throw std::invalid_argument("phase f8 reads e4m3 Q, K and V (Problem::format kE4m3)");
+  require_vector_alignment(p);
+  with_shape_traits(p.shape, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Workspace w = workspace_of<T>(p.shape);
+    if (p.workspace == nullptr || p.workspace_bytes < w.bytes)
+      throw std::invalid_argument("phase f8 at " + shape_name(p.shape) + " needs a zeroed workspace of " +
+                                  std::to_string(w.bytes) + " bytes (Phase::workspace_bytes), got " +
+                                  std::to_string(p.workspace ? p.workspace_bytes : 0));
+    auto* const vt = static_cast<std::uint8_t*>(p.workspace) + w.vt_offset;
+    launch_transpose_v(p, vt, stream);
+    phase_5::launch_with<T, timeline::NoStamps>(p, vt, stream);
+  });
+}
+
+std::optional<std::int64_t> work_items(const Shape& s) {
+  if (can_implement(s)) return std::nullopt;
+  return with_shape_traits(s, [&](auto tag) {
+    return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
+  });
+}
+
+}  // namespace attnlab::phase_f8
+
+// How far past phase 5 (fp16) does the same kernel go on e4m3 operands, with V transposed by a
+// pre-pass in the same launch?
+ATTNLAB_PHASE(f8) {
+  p.title = "FP8 e4m3 wgmma + TMA";
+  p.technique =
+      "phase 5's warp-specialised persistent kernel on e4m3 Q, K, V with per-tensor descales: "
+      "e4m3 wgmma (k32) for QK^T and PV, P scaled by 2^8 and rounded to e4m3 in registers, V "
+      "transposed into the workspace by a pre-pass kernel of the same launch";
+  p.required_cc = 90;
+  p.input_format = InputFormat::kE4m3;
+  p.can_implement = &can_implement;
+  p.launch = &launch;
+  p.work_items = &work_items;
+  p.workspace_bytes = &workspace_bytes;
+  p.question = "e4m3 operands in phase 5's kernel, V^T by a pre-pass: how far past fp16 phase 5?";
+  p.default_shapes = {"throughput", "4x16x4096x128", "16x16x2048x64:causal", "4x16x4096x128:causal"};
+}
