@@ -10,6 +10,10 @@
 // the keys in the same order: a product summed over keys does not depend on their order.
 #pragma once
 
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
 #include "kernels/host_device.hpp"
 
 namespace attnlab::e4m3 {
@@ -31,6 +35,16 @@ ATTNLAB_HOST_DEVICE constexpr int key_of_column(int k) {
   const int t = (k % 16) / 4;
   const int slot = (k / 16) * 4 + k % 4;
   return 8 * (slot / 2) + 2 * t + slot % 2;
+}
+
+// Register r (0..3) of a k-step's A fragment from the thread's 16 accumulators of that step:
+// fragment element 4r + b as e4m3 (round to nearest even, saturating at 448) in byte b.
+ATTNLAB_HOST_DEVICE inline std::uint32_t pack_register(const float* acc, int r) {
+  auto two = [](float lo, float hi) {  // lo in the low byte
+    return std::uint32_t(__nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, __NV_E4M3));
+  };
+  return two(acc[p_source(4 * r)], acc[p_source(4 * r + 1)]) |
+         two(acc[p_source(4 * r + 2)], acc[p_source(4 * r + 3)]) << 16;
 }
 
 }  // namespace attnlab::e4m3

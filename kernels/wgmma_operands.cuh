@@ -129,17 +129,10 @@ struct E4m3Operands {
   // four values from the thread's own accumulators (e4m3::p_source).
   template <int TileK>
   __device__ static void pack(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / kStepK][4]) {
-    auto two = [](float lo, float hi) {
-      return std::uint32_t(__nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, __NV_E4M3));
-    };
 #pragma unroll
     for (int kk = 0; kk < TileK / kStepK; ++kk)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const float* const a = s + 16 * kk;
-        p[kk][r] = two(a[e4m3::p_source(4 * r)], a[e4m3::p_source(4 * r + 1)]) |
-                   two(a[e4m3::p_source(4 * r + 2)], a[e4m3::p_source(4 * r + 3)]) << 16;
-      }
+      for (int r = 0; r < 4; ++r) p[kk][r] = e4m3::pack_register(s + 16 * kk, r);
   }
   __device__ static void scale_output(const KernelArgs& args, float (&inv_l)[2]) {
     inv_l[0] *= args.descale_v;

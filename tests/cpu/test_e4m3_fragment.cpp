@@ -97,6 +97,30 @@ TEST(E4m3Fragment, PermutedProductEqualsThePlainOne) {
     }
 }
 
+// The packing itself: every thread's four registers per k-step, read back through the ISA's A
+// layout, hold the e4m3 codes of P at V^T's key order.
+TEST(E4m3Fragment, PackedRegistersHoldPsCodesWhereTheWgmmaReadsThem) {
+  constexpr int kRows = 64, kKeys = 128, kAcc = kKeys / 2;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> weight(0.f, 256.f);
+  std::vector<float> p(kRows * kKeys);
+  for (float& x : p) x = weight(rng);
+  for (int t = 0; t < 128; ++t) {
+    std::array<float, kAcc> acc{};
+    for (int i = 0; i < kAcc; ++i) acc[i] = p[accumulator(t, i).row * kKeys + accumulator(t, i).col];
+    for (int kk = 0; kk < kKeys / e4m3::kStepKeys; ++kk)
+      for (int r = 0; r < 4; ++r) {
+        const std::uint32_t reg = e4m3::pack_register(acc.data() + 16 * kk, r);
+        for (int b = 0; b < 4; ++b) {
+          const Place at = a_fragment(t, 4 * r + b);
+          const int key = e4m3::kStepKeys * kk + e4m3::key_of_column(at.col);
+          const auto want = __nv_cvt_float_to_fp8(p[at.row * kKeys + key], __NV_SATFINITE, __NV_E4M3);
+          ASSERT_EQ((reg >> (8 * b)) & 0xffu, std::uint32_t(want)) << "thread " << t << " k-step " << kk;
+        }
+      }
+  }
+}
+
 // The conversion the packing uses puts the pair's first value in the low byte, which the
 // fragment reads first (e4m3: 1.0 = 0x38, 2.0 = 0x40), and saturates at 448 (0x7e).
 TEST(E4m3Fragment, PairConversionPutsTheFirstValueLow) {
