@@ -69,13 +69,13 @@ struct Fp16Operands {
   }
 };
 
-// e4m3 Q, K and V^T, all K-major as the e4m3 wgmma needs them. Q and K are [rows][D] as stored: a
-// row of D bytes is one swizzled row (D = 128: the 128-byte swizzle; D = 64: the 64-byte one), a
-// k-step 32 bytes along it. V^T is [D][keys] (kernels/phase_f8_wgmma.cu writes it, keys in
-// e4m3::key_of_column's order within each 32), a tile of TileK = 128 keys one 128-byte swizzled
-// row per head-dim column. P is scaled by 2^8 before its e4m3 rounding, so its largest weight
-// (1) sits at 256 and weights down to 2^-14 stay normal (e4m3's 3 mantissa bits, 6% steps at
-// worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
+// e4m3 Q, K and V^T, all K-major as the e4m3 wgmma needs them. Q and K are [rows][D] as stored:
+// a row of D bytes is one swizzled row (D = 128: the 128-byte swizzle; D = 64: the 64-byte one),
+// each k-step advancing by 32 bytes along it. V^T is [D][keys] (kernels/phase_f8_wgmma.cu writes
+// it, keys in e4m3::key_of_column's order within each 32), a tile of TileK = 128 keys one
+// 128-byte swizzled row per head-dim column. P is scaled by 2^8 before its e4m3 rounding, so its
+// largest weight (1) sits at 256 and weights down to 2^-14 stay normal (e4m3's 3 mantissa bits,
+// 6% steps at worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
 struct E4m3Operands {
   using Elem = std::uint8_t;
   static constexpr int kStepK = e4m3::kStepKeys;
