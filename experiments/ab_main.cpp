@@ -203,35 +203,40 @@ void open_device(const Phase& a, const Phase& b, const Options& opt, const std::
   const cudaDeviceProp prop = open_cuda_device(opt.device);
   for (const Phase* p : {&a, &b})
     if (auto why = device_refusal(*p, prop.major, prop.minor)) throw EnvironmentError(*why);
-  refuse_unfit_shapes(shapes, "");
+  refuse_unfit_shapes(shapes, "", a.input_format == InputFormat::kE4m3 || b.input_format == InputFormat::kE4m3);
 }
 
 // One block of a shape: fresh inputs from the block's seed, both gates, warm-up, paired
 // sampling, the outputs checked again. Its place in the run (round, seeds, start) is set by the
-// caller.
+// caller. Both phases read one upload of one draw where they read one format (two FP8 phases:
+// the same codes and descales); an fp16 and an e4m3 phase each read their own upload of it.
 void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
                profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
                const std::string& tag, AbBlock& out) {
   const double scale = s.default_scale();
-  const HostTensors in = make_inputs(s, out.seed);
-  const ProblemBuffers buffers(s, in, std::max(workspace_bytes(a, s), workspace_bytes(b, s)));
-  const Problem p = buffers.problem(float(scale));
-  const GateResult ga = run_gate(a, p, in, out.seed, stream);
+  const GateInputs in = make_gate_inputs(s, out.seed, Inputs::kNormal, {a.input_format, b.input_format});
+  const std::size_t workspace = std::max(workspace_bytes(a, s), workspace_bytes(b, s));
+  const ProblemBuffers buffers(s, in, a.input_format, workspace);
+  std::optional<ProblemBuffers> b_buffers;
+  if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, workspace);
+  const Problem pa = buffers.problem(float(scale));
+  const Problem pb = (b_buffers ? *b_buffers : buffers).problem(float(scale));
+  const GateResult ga = run_gate(a, pa, in, out.seed, stream);
   console::correctness(tag + " A=" + a.id, ga);
-  const GateResult gb = run_gate(b, p, in, out.seed, stream);
+  const GateResult gb = run_gate(b, pb, in, out.seed, stream);
   console::correctness(tag + " B=" + b.id, gb);
   out.a_correctness = correctness_block(ga, s, Inputs::kNormal);
   out.b_correctness = correctness_block(gb, s, Inputs::kNormal);
   if (!ga.passed || !gb.passed) return;  // a failed gate: no timing
 
-  const profiler::LaunchFn la = [&](cudaStream_t st) { a.launch(p, st); };
-  const profiler::LaunchFn lb = [&](cudaStream_t st) { b.launch(p, st); };
+  const profiler::LaunchFn la = [&](cudaStream_t st) { a.launch(pa, st); };
+  const profiler::LaunchFn lb = [&](cudaStream_t st) { b.launch(pb, st); };
   warm.warm_up(la);
   warm.warm_up(lb);
   sampler.run(la, lb, limits, out);
   // The timed launches rewrote the output many times; each must still give its checked result.
-  for (const auto& [phase, gate, corr] :
-       {std::tie(a, ga, out.a_correctness), std::tie(b, gb, out.b_correctness)})
+  for (const auto& [phase, p, gate, corr] :
+       {std::tie(a, pa, ga, out.a_correctness), std::tie(b, pb, gb, out.b_correctness)})
     if (!same_bits(gate.output, launch_poisoned(phase, p, stream))) {
       corr.passed = false;
       corr.failure = "output after timing differs from the checked output";

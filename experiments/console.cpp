@@ -34,8 +34,13 @@ void correctness(const std::string& tag, const GateResult& gate, const char* inp
             << (gate.passed ? "PASS" : "FAIL") << ": worst row rms err "
             << fmt("%.3g", c.row_rms_err) << " (tolerance " << fmt("%.3g", c.row_tolerance_rms)
             << ", ratio " << fmt("%.2f", c.row_err_ratio) << "), max_abs_err "
-            << fmt("%.3g", c.max_abs_err) << " (naive fp16 " << fmt("%.3g", c.naive_max_abs_err)
-            << "), " << c.rows_checked << " rows, " << c.nonfinite << " NaN/inf of "
+            << fmt("%.3g", c.max_abs_err) << " (naive " << input_format_name(gate.format) << " "
+            << fmt("%.3g", c.naive_max_abs_err) << "), rms err "
+            << fmt("%.3g", gate.rmse_unquantised)
+            << (gate.scales ? " against the unquantised inputs (e4m3 scales Q " + fmt("%g", gate.scales->q) +
+                                  ", K " + fmt("%g", gate.scales->k) + ", V " + fmt("%g", gate.scales->v) + ")"
+                            : std::string())
+            << ", " << c.rows_checked << " rows, " << c.nonfinite << " NaN/inf of "
             << c.elements_scanned << (gate.passed ? "" : "; " + gate.failure) << std::endl;
 }
 

@@ -64,4 +64,25 @@ Fp8Inputs quantize_e4m3(const HostTensors& in) {
   return f;
 }
 
+const char* input_format_name(InputFormat f) { return f == InputFormat::kE4m3 ? "e4m3" : "fp16"; }
+
+const Fp8Inputs* GateInputs::operands(InputFormat format) const {
+  if (format == InputFormat::kFp16) return nullptr;
+  if (!fp8) throw std::logic_error("a phase reads e4m3 inputs, and these inputs were not quantised");
+  return &*fp8;
+}
+
+const HostTensors& GateInputs::reference(InputFormat format) const {
+  const Fp8Inputs* f = operands(format);
+  return f ? f->dequantised : tensors;
+}
+
+GateInputs make_gate_inputs(const Shape& s, std::uint64_t seed, Inputs dist,
+                            const std::vector<InputFormat>& formats) {
+  GateInputs g{make_inputs(s, seed, dist), std::nullopt};
+  if (std::find(formats.begin(), formats.end(), InputFormat::kE4m3) != formats.end())
+    g.fp8 = quantize_e4m3(g.tensors);
+  return g;
+}
+
 }  // namespace attnlab

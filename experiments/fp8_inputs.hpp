@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "experiments/reference.hpp"
@@ -42,5 +43,24 @@ struct Fp8Inputs {
 // Quantises each of Q, K and V with its own scale; throws std::runtime_error if a dequantised
 // value is not exactly representable in fp16 (a scale outside the range the gate's inputs use).
 Fp8Inputs quantize_e4m3(const HostTensors& in);
+
+// "fp16" or "e4m3", as records and the console name an InputFormat.
+const char* input_format_name(InputFormat f);
+
+// One draw of a gate's inputs for every phase that reads it: the fp16 tensors, and where a phase
+// reads e4m3 (Phase::input_format) their quantisation, made once, so that two FP8 phases on one
+// draw (an A/B) read the very same codes and are checked against the same dequantised reference.
+struct GateInputs {
+  HostTensors tensors;           // the draw itself: what an fp16 phase reads, and unquantised
+  std::optional<Fp8Inputs> fp8;  // its e4m3 codes, scales and dequantised copies, where wanted
+  // What a phase reading `format` takes its operands from: nullptr for kFp16, the quantisation
+  // for kE4m3 (std::logic_error where it was not made).
+  const Fp8Inputs* operands(InputFormat format) const;
+  // What its output is checked against: the draw, or for kE4m3 the dequantised inputs.
+  const HostTensors& reference(InputFormat format) const;
+};
+// make_inputs(s, seed, dist), quantised when any of `formats` is kE4m3.
+GateInputs make_gate_inputs(const Shape& s, std::uint64_t seed, Inputs dist,
+                            const std::vector<InputFormat>& formats);
 
 }  // namespace attnlab

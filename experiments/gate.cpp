@@ -2,23 +2,39 @@
 #include "experiments/gate.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "common/check.hpp"
 
 namespace attnlab {
 namespace {
 std::size_t half_bytes(std::int64_t n) { return std::size_t(n) * sizeof(__half); }
+std::size_t operand_bytes(std::int64_t n, InputFormat f) {
+  return f == InputFormat::kE4m3 ? std::size_t(n) : half_bytes(n);
+}
 }  // namespace
 
-ProblemBuffers::ProblemBuffers(const Shape& s, const HostTensors& in, std::size_t workspace_bytes)
+ProblemBuffers::ProblemBuffers(const Shape& s, const GateInputs& in, InputFormat format,
+                               std::size_t workspace_bytes)
     : shape_(s),
-      q_(half_bytes(s.q_elems())),
-      k_(half_bytes(s.kv_elems())),
-      v_(half_bytes(s.kv_elems())),
+      format_(format),
+      q_(operand_bytes(s.q_elems(), format)),
+      k_(operand_bytes(s.kv_elems(), format)),
+      v_(operand_bytes(s.kv_elems(), format)),
       o_(half_bytes(s.q_elems())) {
-  ATTNLAB_CUDA_CHECK(cudaMemcpy(q_.get(), in.q.data(), q_.bytes(), cudaMemcpyHostToDevice));
-  ATTNLAB_CUDA_CHECK(cudaMemcpy(k_.get(), in.k.data(), k_.bytes(), cudaMemcpyHostToDevice));
-  ATTNLAB_CUDA_CHECK(cudaMemcpy(v_.get(), in.v.data(), v_.bytes(), cudaMemcpyHostToDevice));
+  const Fp8Inputs* fp8 = in.operands(format);
+  const void* q = fp8 ? static_cast<const void*>(fp8->q.codes.data()) : in.tensors.q.data();
+  const void* k = fp8 ? static_cast<const void*>(fp8->k.codes.data()) : in.tensors.k.data();
+  const void* v = fp8 ? static_cast<const void*>(fp8->v.codes.data()) : in.tensors.v.data();
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(q_.get(), q, q_.bytes(), cudaMemcpyHostToDevice));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(k_.get(), k, k_.bytes(), cudaMemcpyHostToDevice));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(v_.get(), v, v_.bytes(), cudaMemcpyHostToDevice));
+  if (fp8) {  // powers of two (e4m3_scale_for), so 1 / scale is exact in fp32
+    descale_q_ = float(1 / fp8->q.scale);
+    descale_k_ = float(1 / fp8->k.scale);
+    descale_v_ = float(1 / fp8->v.scale);
+  }
   if (workspace_bytes > 0) {
     workspace_.emplace(workspace_bytes);
     ATTNLAB_CUDA_CHECK(cudaMemset(workspace_->get(), 0, workspace_bytes));
@@ -27,6 +43,10 @@ ProblemBuffers::ProblemBuffers(const Shape& s, const HostTensors& in, std::size_
 
 Problem ProblemBuffers::problem(float scale) const {
   Problem p{shape_, q_.get(), k_.get(), v_.get(), o_.get(), scale};
+  p.format = format_;
+  p.descale_q = descale_q_;
+  p.descale_k = descale_k_;
+  p.descale_v = descale_v_;
   if (workspace_) {
     p.workspace = workspace_->get();
     p.workspace_bytes = workspace_->bytes();
@@ -51,14 +71,23 @@ bool same_bits(const std::vector<__half>& a, const std::vector<__half>& b) {
          });
 }
 
-GateResult run_gate(const Phase& phase, const Problem& p, const HostTensors& in,
+GateResult run_gate(const Phase& phase, const Problem& p, const GateInputs& in,
                     std::uint64_t seed, cudaStream_t stream) {
+  if (p.format != phase.input_format)
+    throw std::logic_error(std::string("phase ") + phase.id + " reads " + input_format_name(phase.input_format) +
+                           " inputs, and the problem holds " + input_format_name(p.format));
+  const Fp8Inputs* fp8 = in.operands(p.format);
   GateResult g;
   if (phase.prepare) phase.prepare(p.shape);
   // Twice, each into fresh poison: a result that changes between identical launches is a race.
   g.output = launch_poisoned(phase, p, stream);
   g.repeat_identical = same_bits(g.output, launch_poisoned(phase, p, stream));
-  g.check = check_output(p.shape, in, p.scale, g.output, rows_to_check(p.shape, seed));
+  const std::vector<RowRef> rows = rows_to_check(p.shape, seed);
+  g.check = check_output(p.shape, in.reference(p.format), p.scale, g.output, rows,
+                         fp8 ? Grade::kFp8 : Grade::kFp16);
+  g.rmse_unquantised = rms_error(p.shape, in.tensors, p.scale, g.output, rows);
+  g.format = p.format;
+  if (fp8) g.scales = InputScales{fp8->q.scale, fp8->k.scale, fp8->v.scale};
   g.passed = g.check.passed && g.repeat_identical;
   g.failure = g.check.first_failure;
   if (!g.repeat_identical)

@@ -1,5 +1,7 @@
 // The correctness gate on the device: operands uploaded once, the phase launched into
-// poisoned output twice, and the first result compared with the fp64 reference.
+// poisoned output twice, and the first result compared with the fp64 reference. A phase that
+// reads e4m3 (Phase::input_format) gets the codes of its inputs with their descales, and is
+// checked on the dequantised inputs with the FP8 rule (experiments/fp8_inputs.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,21 +12,26 @@
 #include <vector>
 
 #include "experiments/device_buffer.hpp"
+#include "experiments/fp8_inputs.hpp"
 #include "experiments/reference.hpp"
 #include "kernels/registry.hpp"
+#include "record/correctness.hpp"
 
 namespace attnlab {
 
-// Device copies of a problem's operands plus its output buffer, and the phases' workspace
-// (Problem::workspace) of `workspace_bytes`, zeroed here once: size it with workspace_bytes()
-// of kernels/registry.hpp, the largest of the phases that will run the problem.
+// Device copies of a problem's operands in `format` (the fp16 draw, or its e4m3 codes and
+// their descales) plus its output buffer, and the phases' workspace (Problem::workspace) of
+// `workspace_bytes`, zeroed here once: size it with workspace_bytes() of kernels/registry.hpp,
+// the largest of the phases that will run the problem.
 class ProblemBuffers {
  public:
-  ProblemBuffers(const Shape& s, const HostTensors& in, std::size_t workspace_bytes);
+  ProblemBuffers(const Shape& s, const GateInputs& in, InputFormat format, std::size_t workspace_bytes);
   Problem problem(float scale) const;
 
  private:
   Shape shape_;
+  InputFormat format_;
+  float descale_q_ = 1, descale_k_ = 1, descale_v_ = 1;
   DeviceBuffer q_, k_, v_, o_;
   std::optional<DeviceBuffer> workspace_;  // none where no phase needs one
 };
@@ -41,9 +48,14 @@ struct GateResult {
   bool passed = false;            // check.passed && repeat_identical
   std::vector<__half> output;     // the checked output
   std::string failure;            // why it failed, empty when passed
+  InputFormat format = InputFormat::kFp16;  // what the phase read
+  std::optional<InputScales> scales;        // kE4m3: its inputs' quantisation scales
+  double rmse_unquantised = 0;  // rms error against the fp64 reference on the unquantised draw
 };
 
-GateResult run_gate(const Phase& phase, const Problem& p, const HostTensors& in,
+// p's operands must be in the phase's input format, made from `in` (ProblemBuffers); anything
+// else is a std::logic_error.
+GateResult run_gate(const Phase& phase, const Problem& p, const GateInputs& in,
                     std::uint64_t seed, cudaStream_t stream);
 
 }  // namespace attnlab

@@ -125,8 +125,8 @@ void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::H
 GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint64_t seed,
                    cudaStream_t stream, const std::string& tag,
                    std::unique_ptr<ProblemBuffers>* kept) {
-  const HostTensors in = make_inputs(s, seed, inputs);
-  auto buffers = std::make_unique<ProblemBuffers>(s, in, workspace_bytes(phase, s));
+  const GateInputs in = make_gate_inputs(s, seed, inputs, {phase.input_format});
+  auto buffers = std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s));
   GateResult g = run_gate(phase, buffers->problem(float(s.default_scale())), in, seed, stream);
   console::correctness(tag, g, inputs_name(inputs));
   if (kept) *kept = std::move(buffers);
@@ -323,7 +323,7 @@ Plan plan_run(const Phase& phase, const Options& opt) {
 cudaDeviceProp open_device(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
   const cudaDeviceProp prop = open_cuda_device(opt.device);
   if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
-  refuse_unfit_shapes(shapes, std::string("phase ") + phase.id + " ");
+  refuse_unfit_shapes(shapes, std::string("phase ") + phase.id + " ", phase.input_format == InputFormat::kE4m3);
   return prop;
 }
 
@@ -416,8 +416,8 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     open_device(phase, opt, plan.shapes);
     const Stream owned_stream;
     const cudaStream_t stream = owned_stream.get();
-    const HostTensors in = make_inputs(s, *opt.seed, plan.inputs.front());
-    const ProblemBuffers buffers(s, in, workspace_bytes(phase, s));
+    const GateInputs in = make_gate_inputs(s, *opt.seed, plan.inputs.front(), {phase.input_format});
+    const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s));
     const Problem p = buffers.problem(float(s.default_scale()));
     // Its first launch loads the kernels' module before PC sampling is enabled.
     const GateResult g = run_gate(phase, p, in, *opt.seed, stream);

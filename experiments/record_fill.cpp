@@ -129,6 +129,9 @@ Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs
   corr.elements_scanned = c.elements_scanned;
   corr.repeat_identical = g.repeat_identical;
   if (!g.passed) corr.failure = g.failure;
+  corr.input_format = input_format_name(g.format);
+  corr.input_scales = g.scales;
+  corr.rmse_unquantised = g.rmse_unquantised;
   return corr;
 }
 

@@ -430,16 +430,46 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
   return c;
 }
 
-Footprint footprint(const Shape& s) {
+double rms_error(const Shape& s, const HostTensors& in, double scale, const std::vector<__half>& out,
+                 const std::vector<RowRef>& rows) {
+  // Per row, then summed in row order: the same figure whatever the thread count.
+  std::vector<double> row_sq(rows.size());
+  parallel_for(std::int64_t(rows.size()), [&](std::int64_t b, std::int64_t e) {
+    std::vector<double> ref(std::size_t(s.D));
+    for (std::int64_t i = b; i < e; ++i) {
+      const RowRef r = rows[std::size_t(i)];
+      reference_row(s, in, scale, r, ref.data());
+      const __half* got = &out[std::size_t(q_offset(s, r))];
+      double sq = 0;
+      for (int d = 0; d < s.D; ++d) {
+        const double err = double(__half2float(got[d])) - ref[std::size_t(d)];
+        sq += err * err;
+      }
+      row_sq[std::size_t(i)] = sq;
+    }
+  });
+  double sq = 0;
+  for (double x : row_sq) sq += x;
+  const double rms = std::sqrt(sq / (double(rows.size()) * s.D));
+  return std::isfinite(rms) ? rms : std::numeric_limits<double>::infinity();
+}
+
+Footprint footprint(const Shape& s, bool with_fp8) {
   constexpr std::uint64_t kHalf = sizeof(__half);
   const auto q = std::uint64_t(s.q_elems());
   const auto kv = std::uint64_t(s.kv_elems());
-  return {(2 * q + 2 * kv) * kHalf, (q + 2 * kv + 3 * q) * kHalf};
+  Footprint f{(2 * q + 2 * kv) * kHalf, (q + 2 * kv + 3 * q) * kHalf};
+  if (with_fp8) {
+    const std::uint64_t codes = q + 2 * kv;  // one byte each
+    f.device_bytes += codes;
+    f.host_bytes += codes + codes * kHalf;
+  }
+  return f;
 }
 
 std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
-                                          std::uint64_t host_available) {
-  const Footprint f = footprint(s);
+                                          std::uint64_t host_available, bool with_fp8) {
+  const Footprint f = footprint(s, with_fp8);
   auto gib = [](std::uint64_t b) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1ull << 30));

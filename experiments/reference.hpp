@@ -144,18 +144,28 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
                          const std::vector<__half>& out, const std::vector<RowRef>& rows,
                          Grade grade = Grade::kFp16);
 
+// The rms of out - ref over every element of the given rows, ref the fp64 reference on `in`
+// (inf where one of them is NaN or inf). On the inputs before quantisation it is the error an
+// FP8 kernel's user sees, quantisation included, and the same figure of an fp16 kernel (whose
+// inputs are those) sits beside it.
+double rms_error(const Shape& s, const HostTensors& in, double scale, const std::vector<__half>& out,
+                 const std::vector<RowRef>& rows);
+
 // What a run holds in memory for one shape before anything is measured: on the device Q, K,
 // V and O (fp16; a phase's own workspace is not counted), on the host the fp16 inputs and the
 // gate's three output copies (the checked output, its repeat, the output after timing).
+// with_fp8 (an e4m3 phase takes part, GateInputs of fp8_inputs.hpp): Q, K and V's e4m3 codes
+// besides, on the device and the host, and their dequantised fp16 copies on the host; the fp16
+// Q, K and V stay counted on the device, where an A/B of an fp16 and an e4m3 phase holds both.
 struct Footprint {
   std::uint64_t device_bytes = 0;
   std::uint64_t host_bytes = 0;
 };
-Footprint footprint(const Shape& s);
+Footprint footprint(const Shape& s, bool with_fp8 = false);
 // Why the shape does not fit, with the numbers (device_free: bytes free on the GPU,
 // host_available: bytes the host can still give), or nullopt if it fits.
 std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
-                                          std::uint64_t host_available);
+                                          std::uint64_t host_available, bool with_fp8 = false);
 // The host's available memory (MemAvailable of /proc/meminfo, else free physical pages).
 std::uint64_t host_available_bytes();
 

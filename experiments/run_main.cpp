@@ -76,12 +76,12 @@ cudaDeviceProp open_cuda_device(int ordinal) {
   return prop;
 }
 
-void refuse_unfit_shapes(const std::vector<Shape>& shapes, const std::string& who) {
+void refuse_unfit_shapes(const std::vector<Shape>& shapes, const std::string& who, bool with_fp8) {
   std::size_t device_free = 0, device_total = 0;
   ATTNLAB_CUDA_CHECK(cudaMemGetInfo(&device_free, &device_total));
   const std::uint64_t host_available = host_available_bytes();
   for (const auto& s : shapes)
-    if (auto why = memory_refusal(s, device_free, host_available))
+    if (auto why = memory_refusal(s, device_free, host_available, with_fp8))
       throw UsageError(who + "cannot run shape " + shape_name(s) + ": " + *why);
 }
 

@@ -66,8 +66,9 @@ class Stream {
 cudaDeviceProp open_cuda_device(int ordinal);
 // Refuses, before anything is allocated or recorded, a shape whose Q, K, V and O do not fit the
 // current device's free memory or whose host copies do not fit the host's available memory:
-// UsageError "<who>cannot run shape <s>: <why>" (who: "phase 4 " or empty).
-void refuse_unfit_shapes(const std::vector<Shape>& shapes, const std::string& who);
+// UsageError "<who>cannot run shape <s>: <why>" (who: "phase 4 " or empty). with_fp8: an
+// e4m3 phase takes part (footprint() of reference.hpp).
+void refuse_unfit_shapes(const std::vector<Shape>& shapes, const std::string& who, bool with_fp8 = false);
 // The root the records go under, created and writable; EnvironmentError otherwise.
 void require_writable_directory(const std::filesystem::path& root);
 

@@ -98,7 +98,7 @@ double duration_ns(const profiler::KernelRecord& r) { return double(r.end_ns - r
 void open_device(const Phase& phase, const Options& opt, const Shape& s) {
   const cudaDeviceProp prop = open_cuda_device(opt.device);
   if (auto why = device_refusal(phase, prop.major, prop.minor)) throw EnvironmentError(*why);
-  refuse_unfit_shapes({s}, "");
+  refuse_unfit_shapes({s}, "", phase.input_format == InputFormat::kE4m3);
 }
 
 void add_options(CLI::App& app, Options& opt) {
@@ -199,7 +199,7 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
 // The stamps must not change the result: the timeline build passes the same gate. A failure is
 // recorded and told on stderr.
 bool gate_passes(TimelineRecord& rec, const fs::path& file, const Phase& phase,
-                 const Problem& p, const HostTensors& in, std::uint64_t seed, cudaStream_t stream) {
+                 const Problem& p, const GateInputs& in, std::uint64_t seed, cudaStream_t stream) {
   Phase instrumented = phase;
   instrumented.launch = phase.launch_timeline;
   const GateResult gate = run_gate(instrumented, p, in, seed, stream);
@@ -365,9 +365,9 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   const Stream stream;
   const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
   const double scale = s.default_scale();
-  const HostTensors in = make_inputs(s, seed);
+  const GateInputs in = make_gate_inputs(s, seed, Inputs::kNormal, {phase->input_format});
   // One workspace for both builds: their launches take turns on one stream.
-  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
+  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
   const Problem p = buffers.problem(float(scale));
   std::uint64_t tag = 1;
   const std::function<void()> normal = [&] { phase->launch(p, stream.get()); };

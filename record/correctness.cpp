@@ -10,6 +10,20 @@ using nlohmann::ordered_json;
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ordered_json scales_json(const InputScales& s) { return ordered_json{{"q", s.q}, {"k", s.k}, {"v", s.v}}; }
+
+std::optional<InputScales> read_scales(const ordered_json& root, const std::string& at) {
+  if (!find(root, at)) return std::nullopt;
+  return InputScales{number_at(root, at + "/q"), number_at(root, at + "/k"), number_at(root, at + "/v")};
+}
+
+// Infinite where the output held NaN or Inf, which JSON writes as null.
+std::optional<double> read_rmse(const ordered_json& root, const std::string& at) {
+  if (!find(root, at)) return std::nullopt;
+  return optional_number_at(root, at).value_or(kInf);
+}
+
 }  // namespace
 
 ordered_json to_json(const Correctness& c) {
@@ -29,6 +43,9 @@ ordered_json to_json(const Correctness& c) {
   if (c.row_err_ratio) j["row_err_ratio"] = *c.row_err_ratio;
   if (c.elements_scanned) j["elements_scanned"] = *c.elements_scanned;
   if (c.output_poisoned) j["output_poisoned"] = *c.output_poisoned;
+  if (c.input_format) j["input_format"] = *c.input_format;
+  if (c.input_scales) j["input_scales"] = scales_json(*c.input_scales);
+  if (c.rmse_unquantised) j["rmse_unquantised"] = *c.rmse_unquantised;
   if (c.failure) j["failure"] = *c.failure;
   if (!c.checks.empty()) {
     ordered_json list = ordered_json::array();
@@ -40,6 +57,8 @@ ordered_json to_json(const Correctness& c) {
       e["max_abs_err"] = k.max_abs_err;
       e["nonfinite"] = k.nonfinite;
       e["repeat_identical"] = k.repeat_identical;
+      if (k.rmse_unquantised) e["rmse_unquantised"] = *k.rmse_unquantised;
+      if (k.input_scales) e["input_scales"] = scales_json(*k.input_scales);
       if (k.failure) e["failure"] = *k.failure;
       list.push_back(std::move(e));
     }
@@ -57,6 +76,8 @@ InputCheck input_check(const Correctness& c) {
   k.nonfinite = c.nonfinite;
   k.repeat_identical = c.repeat_identical;
   k.failure = c.failure;
+  k.rmse_unquantised = c.rmse_unquantised;
+  k.input_scales = c.input_scales;
   return k;
 }
 
@@ -110,9 +131,14 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
       k.nonfinite = static_cast<long long>(number_at(root, e + "/nonfinite"));
       k.repeat_identical = bool_at(root, e + "/repeat_identical");
       k.failure = optional_string_at(root, e + "/failure");
+      k.rmse_unquantised = read_rmse(root, e + "/rmse_unquantised");
+      k.input_scales = read_scales(root, e + "/input_scales");
       c.checks.push_back(std::move(k));
     }
   }
+  c.input_format = optional_string_at(root, base + "/input_format");
+  c.input_scales = read_scales(root, base + "/input_scales");
+  c.rmse_unquantised = read_rmse(root, base + "/rmse_unquantised");
   return c;
 }
 
@@ -140,6 +166,8 @@ RecordedCorrectness read_recorded_correctness(const ordered_json& root, const st
   c.nonfinite = optional_count("nonfinite");
   c.rule = optional_string_at(root, base + "/rule");
   c.failure = optional_string_at(root, base + "/failure");
+  c.input_format = optional_string_at(root, base + "/input_format");
+  c.rmse_unquantised = optional_number_at(root, base + "/rmse_unquantised");
   if (const ordered_json* list = find(root, base + "/checks"); list && !list->is_null()) {
     if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
     for (std::size_t i = 0; i < list->size(); ++i)

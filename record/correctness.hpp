@@ -10,6 +10,12 @@
 
 namespace attnlab {
 
+// The per-tensor scales of e4m3 inputs (experiments/fp8_inputs.hpp): the codes hold
+// e4m3(x * scale), and the kernel's descale factor is 1 / scale.
+struct InputScales {
+  double q = 1, k = 1, v = 1;
+};
+
 // One input distribution's check, as the block's `checks` list holds it.
 struct InputCheck {
   std::string inputs;        // "normal", "wide" or "negative"
@@ -19,6 +25,8 @@ struct InputCheck {
   long long nonfinite = 0;
   bool repeat_identical = false;
   std::optional<std::string> failure;
+  std::optional<double> rmse_unquantised;   // as Correctness's
+  std::optional<InputScales> input_scales;  // e4m3 inputs only
 };
 
 // Records before the row rule (no "rule" field) bounded max_abs_err by one global tolerance
@@ -28,6 +36,12 @@ struct InputCheck {
 // A gate that checked several input distributions (experiments/reference.hpp) lists each under
 // `checks`; the block's own figures are those of `inputs`, the distribution the run then timed,
 // and `passed` is true only when every check passed. Records before the list checked one.
+// A phase that reads e4m3 inputs (input_format "e4m3") is checked on its dequantised inputs
+// against the naive FP8 yardstick (experiments/reference.hpp, Grade::kFp8), whose error
+// naive_fp16_max_abs_err then holds; input_scales are its inputs' quantisation scales.
+// rmse_unquantised, the rms error against the fp64 reference on the inputs before any
+// quantisation, is comparable across formats (for fp16 inputs, those are the ones checked).
+// Records before the FP8 path have none of the three: their inputs were fp16.
 struct Correctness {
   bool passed = false;
   double max_abs_err = 0, max_rel_err = 0;
@@ -44,6 +58,9 @@ struct Correctness {
   std::optional<bool> output_poisoned;  // the baseline says whether it poisoned the output first
   std::optional<std::string> failure;   // why it failed
   std::vector<InputCheck> checks;       // every distribution checked; empty: `inputs` alone
+  std::optional<std::string> input_format;  // "fp16" or "e4m3"
+  std::optional<InputScales> input_scales;  // e4m3 inputs only
+  std::optional<double> rmse_unquantised;   // inf (JSON null) where the output held NaN or Inf
 };
 
 // A check's summary of a block that checked one distribution (its `inputs`).
@@ -67,6 +84,8 @@ struct RecordedCorrectness {
   std::optional<double> max_abs_err, max_rel_err, tolerance_abs, naive_fp16_max_abs_err, row_rms_err;
   std::optional<long long> rows_checked, rows_total, nonfinite;
   std::optional<std::string> rule, failure;
+  std::optional<std::string> input_format;  // absent: fp16 inputs
+  std::optional<double> rmse_unquantised;
   std::vector<std::string> checked_inputs;  // `checks`' distributions in order ("unnamed": none)
 };
 // An absent or null block reads as nothing recorded.

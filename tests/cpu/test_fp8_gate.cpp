@@ -17,6 +17,7 @@
 #include "common/shapes.hpp"
 #include "experiments/fp8_inputs.hpp"
 #include "experiments/reference.hpp"
+#include "record/correctness.hpp"
 
 using namespace attnlab;
 
@@ -203,6 +204,125 @@ TEST(Fp8GateRule, RejectsEachBrokenKernel) {
 TEST(Fp8GateRule, ResolutionLimit) {
   EXPECT_TRUE(judge("2x2x333x64", Inputs::kNormal, 1, Bug::kSlightlyWrongScale).passed);
   EXPECT_FALSE(judge("2x2x333x64", Inputs::kNormal, 1, Bug::kWrongScale).passed);
+}
+
+// One draw for the phases that read it (GateInputs): quantised only where an e4m3 phase takes
+// part, then its codes are those quantize_e4m3 makes of the draw, and the reference an e4m3
+// phase is checked against is their dequantised copy.
+TEST(GateInputs, QuantisedOnlyForAnE4m3PhaseAndFromTheDrawItself) {
+  const Shape s = parse_shape("1x2x100x64:hkv=1");
+  for (Inputs dist : kAllInputs) {
+    const GateInputs fp16 = make_gate_inputs(s, 5, dist, {InputFormat::kFp16});
+    EXPECT_FALSE(fp16.fp8.has_value());
+    EXPECT_EQ(fp16.operands(InputFormat::kFp16), nullptr);
+    EXPECT_EQ(&fp16.reference(InputFormat::kFp16), &fp16.tensors);
+    EXPECT_THROW(fp16.operands(InputFormat::kE4m3), std::logic_error);
+
+    const GateInputs both = make_gate_inputs(s, 5, dist, {InputFormat::kFp16, InputFormat::kE4m3});
+    ASSERT_TRUE(both.fp8.has_value());
+    const HostTensors draw = make_inputs(s, 5, dist);
+    const Fp8Inputs want = quantize_e4m3(draw);
+    EXPECT_EQ(both.fp8->q.codes, want.q.codes) << inputs_name(dist);
+    EXPECT_EQ(both.fp8->k.codes, want.k.codes) << inputs_name(dist);
+    EXPECT_EQ(both.fp8->v.codes, want.v.codes) << inputs_name(dist);
+    EXPECT_EQ(both.fp8->q.scale, want.q.scale);
+    EXPECT_EQ(both.operands(InputFormat::kE4m3), &*both.fp8);
+    EXPECT_EQ(&both.reference(InputFormat::kE4m3), &both.fp8->dequantised);
+    EXPECT_EQ(&both.reference(InputFormat::kFp16), &both.tensors);
+    ASSERT_EQ(both.tensors.q.size(), draw.q.size());
+    for (std::size_t i = 0; i < draw.q.size(); ++i)
+      ASSERT_EQ(__half_as_ushort(both.tensors.q[i]), __half_as_ushort(draw.q[i])) << i;
+  }
+  EXPECT_STREQ(input_format_name(InputFormat::kFp16), "fp16");
+  EXPECT_STREQ(input_format_name(InputFormat::kE4m3), "e4m3");
+}
+
+// The error against the unquantised inputs (rms_error on the draw): an output exact on the
+// dequantised inputs is near 0 against them and shows the quantisation against the draw; an
+// offset d on every checked element reads as d; a NaN as inf.
+TEST(RmsError, MeasuresTheQuantisationAgainstTheDraw) {
+  const Shape s = parse_shape("2x2x200x64:causal");
+  const GateInputs in = make_gate_inputs(s, 3, Inputs::kNormal, {InputFormat::kE4m3});
+  const auto rows = rows_to_check(s, 3);
+  std::vector<__half> exact(std::size_t(s.q_elems()), __float2half(0.f));
+  std::vector<double> ref(std::size_t(s.D));
+  for (const RowRef& r : rows) {
+    reference_row(s, in.fp8->dequantised, s.default_scale(), r, ref.data());
+    for (int d = 0; d < s.D; ++d)
+      exact[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D + std::size_t(d)] = __double2half(ref[std::size_t(d)]);
+  }
+  const double on_dequantised = rms_error(s, in.fp8->dequantised, s.default_scale(), exact, rows);
+  const double on_draw = rms_error(s, in.tensors, s.default_scale(), exact, rows);
+  EXPECT_LT(on_dequantised, 1e-3);  // the output's own fp16 rounding
+  EXPECT_GT(on_draw, 4 * on_dequantised);
+  EXPECT_LT(on_draw, 0.05);  // e4m3's 3 mantissa bits: a few percent of N(0,1) values, averaged
+
+  std::vector<__half> shifted = exact;
+  for (__half& h : shifted) h = __float2half(__half2float(h) + 0.25f);
+  EXPECT_NEAR(rms_error(s, in.fp8->dequantised, s.default_scale(), shifted, rows), 0.25, 2e-3);
+
+  shifted[((std::size_t(rows.front().b) * s.H + rows.front().h) * s.S + rows.front().row) * s.D] =
+      __float2half(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(std::isinf(rms_error(s, in.tensors, s.default_scale(), shifted, rows)));
+}
+
+// The FA3-style emulation against the draw: its error there is the quantisation's, well above
+// its error against the dequantised inputs the gate judges it on.
+TEST(RmsError, AnFp8KernelsErrorAgainstTheDrawIncludesTheQuantisation) {
+  const Shape s = parse_shape("2x2x333x64");
+  const GateInputs in = make_gate_inputs(s, 1, Inputs::kNormal, {InputFormat::kE4m3});
+  const auto rows = rows_to_check(s, 1);
+  std::vector<__half> out(std::size_t(s.q_elems()), __float2half(0.f));
+  for (const RowRef& r : rows)
+    emulated_row(s, *in.fp8, float(s.default_scale()), r, Bug::kNone,
+                 &out[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D]);
+  const double on_draw = rms_error(s, in.tensors, s.default_scale(), out, rows);
+  EXPECT_TRUE(std::isfinite(on_draw));
+  EXPECT_GT(on_draw, rms_error(s, in.fp8->dequantised, s.default_scale(), out, rows));
+}
+
+// The record of an FP8 gate: its format, scales and error against the draw, in the block and in
+// each check, through the JSON text and back.
+TEST(Fp8Record, FormatScalesAndUnquantisedErrorRoundTrip) {
+  Correctness c;
+  c.passed = true;
+  c.inputs = "normal";
+  c.input_format = "e4m3";
+  c.input_scales = InputScales{64, 128, 32};
+  c.rmse_unquantised = 0.0123;
+  Correctness wide = c;
+  wide.inputs = "wide";
+  wide.input_scales = InputScales{4, 128, 32};
+  wide.rmse_unquantised = std::numeric_limits<double>::infinity();  // a NaN output
+  const Correctness block = with_checks(c, {input_check(c), input_check(wide)});
+  const nlohmann::ordered_json written = nlohmann::ordered_json::parse(to_json(block).dump());
+  EXPECT_EQ(written["input_format"], "e4m3");
+  EXPECT_EQ(written["input_scales"]["k"], 128);
+  EXPECT_TRUE(written["checks"][1]["rmse_unquantised"].is_null());
+  const Correctness back = read_correctness(nlohmann::ordered_json{{"c", written}}, "/c");
+  EXPECT_EQ(back.input_format, "e4m3");
+  ASSERT_TRUE(back.input_scales && back.rmse_unquantised);
+  EXPECT_EQ(back.input_scales->v, 32);
+  EXPECT_EQ(*back.rmse_unquantised, 0.0123);
+  ASSERT_EQ(back.checks.size(), 2u);
+  ASSERT_TRUE(back.checks[1].input_scales && back.checks[1].rmse_unquantised);
+  EXPECT_EQ(back.checks[1].input_scales->q, 4);
+  EXPECT_TRUE(std::isinf(*back.checks[1].rmse_unquantised));
+  const RecordedCorrectness r = read_recorded_correctness(nlohmann::ordered_json{{"c", written}}, "/c");
+  EXPECT_EQ(r.input_format, "e4m3");
+  EXPECT_EQ(r.rmse_unquantised, 0.0123);
+  // An fp16 record of before the FP8 path says none of it.
+  const Correctness old = read_correctness(nlohmann::ordered_json{{"c", to_json(Correctness{})}}, "/c");
+  EXPECT_FALSE(old.input_format || old.input_scales || old.rmse_unquantised);
+}
+
+// An e4m3 run holds the codes besides the fp16 draw, and on the host the dequantised copies.
+TEST(Fp8Footprint, CountsTheCodesAndTheDequantisedCopies) {
+  const Shape s = parse_shape("1x2x64x64:hkv=1");
+  const std::uint64_t q = 2 * 64 * 64, kv = 64 * 64;
+  const Footprint plain = footprint(s), fp8 = footprint(s, true);
+  EXPECT_EQ(fp8.device_bytes, plain.device_bytes + q + 2 * kv);
+  EXPECT_EQ(fp8.host_bytes, plain.host_bytes + 3 * (q + 2 * kv));
 }
 
 }  // namespace

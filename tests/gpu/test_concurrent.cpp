@@ -44,7 +44,7 @@ TEST(ConcurrentLaunches, Phase5KeySplitOnTwoStreamsWithTheirOwnWorkspaces) {
   struct Side {
     Shape shape;
     std::uint64_t seed;
-    HostTensors in;
+    GateInputs in;
     std::unique_ptr<ProblemBuffers> buffers;
     Problem problem;
     Stream stream;
@@ -56,8 +56,8 @@ TEST(ConcurrentLaunches, Phase5KeySplitOnTwoStreamsWithTheirOwnWorkspaces) {
     side->shape = split_shape(S, prop.multiProcessorCount);
     ASSERT_EQ(phase->can_implement(side->shape), std::nullopt) << shape_name(side->shape);
     side->seed = fresh_seed();
-    side->in = make_inputs(side->shape, side->seed);
-    side->buffers = std::make_unique<ProblemBuffers>(side->shape, side->in,
+    side->in = make_gate_inputs(side->shape, side->seed, Inputs::kNormal, {phase->input_format});
+    side->buffers = std::make_unique<ProblemBuffers>(side->shape, side->in, phase->input_format,
                                                      workspace_bytes(*phase, side->shape));
     side->problem = side->buffers->problem(float(side->shape.default_scale()));
     ASSERT_NE(side->problem.workspace, nullptr);
@@ -77,7 +77,7 @@ TEST(ConcurrentLaunches, Phase5KeySplitOnTwoStreamsWithTheirOwnWorkspaces) {
     std::vector<__half> out(std::size_t(s.q_elems()));
     ATTNLAB_CUDA_CHECK(cudaMemcpy(out.data(), side->problem.o, out.size() * sizeof(__half),
                                   cudaMemcpyDeviceToHost));
-    const CheckResult c = check_output(s, side->in, s.default_scale(), out, rows_to_check(s, side->seed));
+    const CheckResult c = check_output(s, side->in.tensors, s.default_scale(), out, rows_to_check(s, side->seed));
     EXPECT_TRUE(c.passed) << shape_name(s) << ", seed " << side->seed << ": " << c.first_failure;
     EXPECT_EQ(c.nonfinite, 0) << shape_name(s);
   }

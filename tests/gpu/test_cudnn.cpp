@@ -29,8 +29,8 @@ TEST_P(CudnnGraphCapture, ReplayWritesTheCheckedOutput) {
   const Shape s = parse_shape(GetParam());
   if (auto why = phase->can_implement(s)) GTEST_SKIP() << *why;  // a build without cuDNN
   const std::uint64_t seed = 7;
-  const HostTensors in = make_inputs(s, seed);
-  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
+  const GateInputs in = make_gate_inputs(s, seed, Inputs::kNormal, {phase->input_format});
+  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
   const Problem p = buffers.problem(float(s.default_scale()));
   Stream stream;
   const GateResult g = run_gate(*phase, p, in, seed, stream.s);

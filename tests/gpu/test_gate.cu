@@ -109,8 +109,8 @@ Phase broken_phase(const char* id) {
 
 GateResult gate(const Phase& phase, const std::string& spec, Inputs dist, std::uint64_t seed) {
   const Shape s = parse_shape(spec);
-  const HostTensors in = make_inputs(s, seed, dist);
-  const ProblemBuffers buffers(s, in, workspace_bytes(phase, s));
+  const GateInputs in = make_gate_inputs(s, seed, dist, {phase.input_format});
+  const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s));
   return run_gate(phase, buffers.problem(float(s.default_scale())), in, seed, nullptr);
 }
 

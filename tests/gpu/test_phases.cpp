@@ -60,8 +60,8 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
   if (auto why = device_refusal(*phase, prop.major, prop.minor)) GTEST_SKIP() << *why;
 
   const std::uint64_t seed = fresh_seed();
-  const HostTensors in = make_inputs(s, seed, inputs);
-  const ProblemBuffers buffers(s, in, workspace_bytes(*phase, s));
+  const GateInputs in = make_gate_inputs(s, seed, inputs, {phase->input_format});
+  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
   GateResult g;
   try {
     g = run_gate(*phase, buffers.problem(float(s.default_scale())), in, seed, nullptr);
