@@ -4,6 +4,8 @@
 // expanded (for scripts/sweep.sh, so that the sets are written once, in common/shapes.cpp);
 // --instrumented prints the ids of the phases with timeline stamps (for scripts that trace
 // every one of them).
+#include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 
@@ -54,12 +56,18 @@ int main(int argc, char** argv) {
     std::cout << phase_table_listing(phase_table()) << "\n";
     return kExitOk;
   }
+  // Columns as wide as the longest id and title, plus a space.
+  std::size_t id_width = 0, title_width = 0;
+  for (const auto& p : phases()) {
+    id_width = std::max(id_width, std::strlen(p.id) + 1);
+    title_width = std::max(title_width, std::strlen(p.title) + 1);
+  }
   for (const auto& p : phases()) {
     if (ids) {
       std::cout << p.id << "\n";
       continue;
     }
-    std::cout << "  " << std::left << std::setw(6) << p.id << std::setw(16) << p.title
+    std::cout << "  " << std::left << std::setw(int(id_width)) << p.id << std::setw(int(title_width)) << p.title
               << p.technique << (p.required_cc == 90 ? " [sm_90a only]" : "")
               << (p.baseline ? " [baseline]" : "") << "\n";
   }

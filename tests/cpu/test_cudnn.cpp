@@ -17,13 +17,36 @@
 
 using namespace attnlab;
 
-TEST(Cudnn, OnlyTheCudnnPhaseIsABaseline) {
+TEST(Cudnn, OnlyTheCudnnPhasesAreBaselines) {
   for (const auto& p : phases())
-    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn") << p.id;
-  const Phase* c = find_phase("cudnn");
+    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn" || std::string(p.id) == "cudnn_fp8") << p.id;
+  for (const char* id : {"cudnn", "cudnn_fp8"}) {
+    const Phase* c = find_phase(id);
+    ASSERT_NE(c, nullptr) << id;
+    EXPECT_NE(c->prepare, nullptr) << id;  // the plan is built outside the timed region
+    EXPECT_EQ(c->required_cc, 0) << id;    // cuDNN itself judges the GPU, at prepare time
+  }
+}
+
+// The FP8 baseline reads e4m3 codes with their descales, writes its e4m3 O into the caller's
+// workspace (then the fp16 output), and refuses by its own name.
+TEST(Cudnn, TheFp8BaselineReadsE4m3AndNeedsItsOutputsWorkspace) {
+  const Phase* c = find_phase("cudnn_fp8");
   ASSERT_NE(c, nullptr);
-  EXPECT_NE(c->prepare, nullptr);  // the plan is built outside the timed region
-  EXPECT_EQ(c->required_cc, 0);    // cuDNN itself judges the GPU, at prepare time
+  EXPECT_EQ(c->input_format, InputFormat::kE4m3);
+  const Shape s = parse_shape("2x4x513x128:causal:hkv=2");
+  EXPECT_GE(workspace_bytes(*c, s), std::size_t(s.q_elems()));  // one byte per element of O
+  EXPECT_EQ(workspace_bytes(*c, s) % 256, 0u);
+  const Phase* fp16 = find_phase("cudnn");
+  EXPECT_EQ(fp16->input_format, InputFormat::kFp16);
+  if (phase_cudnn::missing_reason()) {
+    EXPECT_EQ(c->can_implement(s)->rfind("built without cuDNN: ", 0), 0u);
+  } else {
+    EXPECT_FALSE(c->can_implement(s));
+    const auto d96 = c->can_implement(parse_shape("1x2x64x96"));
+    ASSERT_TRUE(d96);
+    EXPECT_NE(d96->find("phase cudnn_fp8"), std::string::npos) << *d96;
+  }
 }
 
 TEST(Cudnn, BuiltWithoutCudnnRefusesEveryShapeWithTheReason) {

@@ -89,7 +89,10 @@ float code_value(std::uint8_t code) {
 }
 
 // One output row as the emulated FP8 kernel computes it from the codes and their descales.
-void emulated_row(const Shape& s, const Fp8Inputs& f, float scale, RowRef r, Bug bug, __half* out) {
+// e4m3_output: O written in e4m3 at scale_v / 2 and converted to fp16, as cuDNN's FP8 forward on
+// Hopper and the cudnn_fp8 phase's conversion give it.
+void emulated_row(const Shape& s, const Fp8Inputs& f, float scale, RowRef r, Bug bug, __half* out,
+                  bool e4m3_output = false) {
   int n = s.causal ? r.row + 1 : s.S;
   const bool phantom = bug == Bug::kPhantomKey && !s.causal;
   if (phantom) n = s.S + 1;
@@ -131,16 +134,22 @@ void emulated_row(const Shape& s, const Fp8Inputs& f, float scale, RowRef r, Bug
     }
     m = mt;
   }
-  for (int d = 0; d < s.D; ++d) out[d] = __float2half(o[std::size_t(d)] * p_descale * v_descale / l);
+  const double o_scale = f.v.scale / 2;
+  for (int d = 0; d < s.D; ++d) {
+    const float x = o[std::size_t(d)] * p_descale * v_descale / l;
+    out[d] = __float2half(e4m3_output ? float(e4m3_value(to_e4m3(x * o_scale)) / o_scale) : x);
+  }
 }
 
-CheckResult judge(const std::string& spec, Inputs dist, std::uint64_t seed, Bug bug) {
+// The emulated kernel with `bug` (writing e4m3 O where e4m3_output), judged by the FP8 grade.
+CheckResult judge(const std::string& spec, Inputs dist, std::uint64_t seed, Bug bug, bool e4m3_output = false) {
   const Shape s = parse_shape(spec);
   const Fp8Inputs f = quantize_e4m3(make_inputs(s, seed, dist));
   const auto rows = rows_to_check(s, seed);
   std::vector<__half> out(std::size_t(s.q_elems()), __float2half(0.f));
   for (const RowRef& r : rows)
-    emulated_row(s, f, float(s.default_scale()), r, bug, &out[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D]);
+    emulated_row(s, f, float(s.default_scale()), r, bug, &out[((std::size_t(r.b) * s.H + r.h) * s.S + r.row) * s.D],
+                 e4m3_output);
   return check_output(s, f.dequantised, s.default_scale(), out, rows, Grade::kFp8);
 }
 
@@ -152,6 +161,19 @@ TEST(Fp8GateRule, Fa3StyleFp8KernelPassesWithMargin) {
     for (Inputs dist : kAllInputs)
       for (std::uint64_t seed : {1, 2, 3}) {
         const auto c = judge(spec, dist, seed, Bug::kNone);
+        EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
+        EXPECT_LT(c.row_err_ratio, 0.75) << spec << " " << inputs_name(dist) << " seed " << seed;
+      }
+}
+
+// A kernel whose O is rounded to e4m3 (cuDNN's FP8 forward on Hopper writes O in e4m3 only;
+// the cudnn_fp8 phase converts it to fp16) passes the FP8 grade with margin: O's 4 significant
+// bits add less error than P's e4m3 rounding, which sets the bound, so it needs no grade of its own.
+TEST(Fp8GateRule, AnE4m3OutputPassesTheFp8Grade) {
+  for (const char* spec : kSpecs)
+    for (Inputs dist : kAllInputs)
+      for (std::uint64_t seed : {1, 2}) {
+        const auto c = judge(spec, dist, seed, Bug::kNone, true);
         EXPECT_TRUE(c.passed) << spec << " " << inputs_name(dist) << ": " << c.first_failure;
         EXPECT_LT(c.row_err_ratio, 0.75) << spec << " " << inputs_name(dist) << " seed " << seed;
       }
@@ -195,6 +217,10 @@ TEST(Fp8GateRule, RejectsEachBrokenKernel) {
         const auto c = judge(k.spec, dist, seed, k.bug);
         EXPECT_FALSE(c.passed) << "bug " << int(k.bug) << " at " << k.spec << " " << inputs_name(dist)
                                << " seed " << seed << " passed, ratio " << c.row_err_ratio;
+        // The same kernel writing e4m3 O.
+        const auto e = judge(k.spec, dist, seed, k.bug, true);
+        EXPECT_FALSE(e.passed) << "bug " << int(k.bug) << " with e4m3 output at " << k.spec << " "
+                               << inputs_name(dist) << " seed " << seed << " passed, ratio " << e.row_err_ratio;
       }
 }
 

@@ -15,9 +15,9 @@
 using namespace attnlab;
 
 namespace {
-// A build without cuDNN keeps the cudnn phase, refusing every shape (tests/cpu/test_cudnn.cpp
+// A build without cuDNN keeps the cuDNN baselines, refusing every shape (tests/cpu/test_cudnn.cpp
 // checks that path); the shape-acceptance tests below are about phases that can run.
-bool unbuilt(const Phase& p) { return std::string(p.id) == "cudnn" && phase_cudnn::missing_reason(); }
+bool unbuilt(const Phase& p) { return p.baseline && phase_cudnn::missing_reason(); }
 }  // namespace
 
 TEST(Registry, IdsUniqueAndDescribed) {

@@ -1,8 +1,10 @@
-// The cudnn baseline phase on a GPU beyond the shared gate suite (test_phases.cpp): a launch
-// captured in a CUDA graph, as the harness's graph regime captures it, writes the very output
-// the gate checked; and its plan is built once per shape.
+// The cuDNN baseline phases (cudnn, cudnn_fp8) on a GPU beyond the shared gate suite
+// (test_phases.cpp): a launch captured in a CUDA graph, as the harness's graph regime captures
+// it, writes the very output the gate checked; and its plan is built once per shape.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+
+#include <utility>
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
@@ -21,12 +23,14 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
-class CudnnGraphCapture : public ::testing::TestWithParam<const char*> {};
+// (phase id, shape spec): both cuDNN baselines, the FP8 one's launch being cuDNN's graph and
+// the conversion of its e4m3 output.
+class CudnnGraphCapture : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
 
 TEST_P(CudnnGraphCapture, ReplayWritesTheCheckedOutput) {
-  const Phase* phase = find_phase("cudnn");
+  const Phase* phase = find_phase(GetParam().first);
   ASSERT_NE(phase, nullptr);
-  const Shape s = parse_shape(GetParam());
+  const Shape s = parse_shape(GetParam().second);
   if (auto why = phase->can_implement(s)) GTEST_SKIP() << *why;  // a build without cuDNN
   const std::uint64_t seed = 7;
   const GateInputs in = make_gate_inputs(s, seed, Inputs::kNormal, {phase->input_format});
@@ -54,9 +58,15 @@ TEST_P(CudnnGraphCapture, ReplayWritesTheCheckedOutput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CudnnGraphCapture,
-                         ::testing::Values("1x8x512x64", "2x4x513x64:causal:hkv=2", "1x2x100x128:causal"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           std::string n = info.param;
+                         ::testing::Values(std::pair{"cudnn", "1x8x512x64"},
+                                           std::pair{"cudnn", "2x4x513x64:causal:hkv=2"},
+                                           std::pair{"cudnn", "1x2x100x128:causal"},
+                                           std::pair{"cudnn_fp8", "1x8x512x64"},
+                                           std::pair{"cudnn_fp8", "2x4x512x64:causal:hkv=2"},
+                                           std::pair{"cudnn_fp8", "1x2x1024x128:causal"},
+                                           std::pair{"cudnn_fp8", "1x2x1024x128"}),
+                         [](const ::testing::TestParamInfo<std::pair<const char*, const char*>>& info) {
+                           std::string n = std::string(info.param.first) + "_" + info.param.second;
                            for (char& c : n)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
