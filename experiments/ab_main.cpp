@@ -210,17 +210,29 @@ void open_device(const Phase& a, const Phase& b, const Options& opt, const std::
 // sampling, the outputs checked again. Its place in the run (round, seeds, start) is set by the
 // caller. Both phases read one upload of one draw where they read one format (two FP8 phases:
 // the same codes and descales); an fp16 and an e4m3 phase each read their own upload of it.
+// Each has its own workspace: one phase's scratch (cudnn_fp8's e4m3 output, phase 5's
+// scheduler counter) is not the other's to overwrite.
 void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
                profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
                const std::string& tag, AbBlock& out) {
   const double scale = s.default_scale();
   const GateInputs in = make_gate_inputs(s, out.seed, Inputs::kNormal, {a.input_format, b.input_format});
-  const std::size_t workspace = std::max(workspace_bytes(a, s), workspace_bytes(b, s));
-  const ProblemBuffers buffers(s, in, a.input_format, workspace);
+  const std::size_t b_workspace_bytes = workspace_bytes(b, s);
+  const ProblemBuffers buffers(s, in, a.input_format, workspace_bytes(a, s));
   std::optional<ProblemBuffers> b_buffers;
-  if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, workspace);
+  if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, b_workspace_bytes);
   const Problem pa = buffers.problem(float(scale));
-  const Problem pb = (b_buffers ? *b_buffers : buffers).problem(float(scale));
+  std::optional<DeviceBuffer> b_workspace;
+  const Problem pb = [&] {
+    Problem p = (b_buffers ? *b_buffers : buffers).problem(float(scale));
+    if (!b_buffers && b_workspace_bytes > 0) {
+      b_workspace.emplace(b_workspace_bytes);
+      ATTNLAB_CUDA_CHECK(cudaMemset(b_workspace->get(), 0, b_workspace_bytes));
+      p.workspace = b_workspace->get();
+      p.workspace_bytes = b_workspace_bytes;
+    }
+    return p;
+  }();
   const GateResult ga = run_gate(a, pa, in, out.seed, stream);
   console::correctness(tag + " A=" + a.id, ga);
   const GateResult gb = run_gate(b, pb, in, out.seed, stream);
