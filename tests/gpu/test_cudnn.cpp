@@ -4,7 +4,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <utility>
+#include <vector>
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
@@ -71,5 +73,41 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudnnGraphCapture,
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
+
+// The harness's FP8 path on cuDNN's FP8 forward, every input distribution: the gate on the
+// dequantised inputs passes and says what it read (e4m3, the draw's scales, the error against the
+// unquantised draw); the same launch with a descale forgotten (Q's, V's) or a wrong softmax scale
+// fails it, so the FP8 gate rejects a broken FP8 launch on the device.
+TEST(CudnnFp8Gate, PassesAndRejectsAForgottenDescale) {
+  const Phase* phase = find_phase("cudnn_fp8");
+  ASSERT_NE(phase, nullptr);
+  const Shape s = parse_shape("2x4x512x64:causal:hkv=2");
+  if (auto why = phase->can_implement(s)) GTEST_SKIP() << *why;  // a build without cuDNN
+  for (Inputs dist : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative}) {
+    const std::uint64_t seed = fresh_seed();
+    const GateInputs in = make_gate_inputs(s, seed, dist, {phase->input_format});
+    const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
+    const Problem p = buffers.problem(float(s.default_scale()));
+    const GateResult g = run_gate(*phase, p, in, seed, nullptr);
+    EXPECT_TRUE(g.passed) << inputs_name(dist) << ", seed " << seed << ": " << g.failure;
+    EXPECT_EQ(g.format, InputFormat::kE4m3);
+    ASSERT_TRUE(g.scales.has_value());
+    EXPECT_EQ(g.scales->v, in.fp8->v.scale);
+    EXPECT_EQ(p.descale_v, float(1 / in.fp8->v.scale));
+    EXPECT_TRUE(std::isfinite(g.rmse_unquantised) && g.rmse_unquantised > 0) << g.rmse_unquantised;
+
+    Problem no_q = p, no_v = p, wrong_scale = p;
+    no_q.descale_q = 1.f;
+    no_v.descale_v = 1.f;
+    wrong_scale.scale *= 1.25f;
+    std::vector<const Problem*> broken = {&no_v};
+    // On wide inputs the softmax is already sharp: a scale error there moves the output less
+    // than P's e4m3 roundings (tests/cpu/test_fp8_gate.cpp), so Q's descale and the scale are
+    // checked on the other two.
+    if (dist != Inputs::kWide) broken.insert(broken.end(), {&no_q, &wrong_scale});
+    for (const Problem* b : broken)
+      EXPECT_FALSE(run_gate(*phase, *b, in, seed, nullptr).passed) << inputs_name(dist) << ", seed " << seed;
+  }
+}
 
 }  // namespace
