@@ -33,7 +33,7 @@ for o in $(find build -name "phase_5_wgmma.cu.o" -o -name "phase_d4_split_kv.cu.
   label=current; [[ $o == *build-base-src* ]] && label=base
   cuobjdump -sass "$o" >"$out/x.sass" && scripts/sass_ops.sh "$out/x.sass" "$label/$(basename "$o" .cu.o)"
 done >"$out/sass.txt"
-awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^(HGMMA|UTMALDG|LDL\+STL)=/) k = k " " $i; print $1, k; k = "" }' "$out/sass.txt" |
+awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^(HGMMA|QGMMA|UTMALDG|LDL\+STL)=/) k = k " " $i; print $1, k; k = "" }' "$out/sass.txt" |
   sort | uniq -c
 stamp sass
 if [ $tests = 1 ]; then
