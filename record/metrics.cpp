@@ -164,4 +164,85 @@ RecordedGroupState read_group_state(const ordered_json& root, const std::string&
   return g;
 }
 
+std::optional<double> RecordedGroup::value(std::string_view metric) const {
+  if (available != true) return std::nullopt;
+  for (const auto& v : values)
+    if (v.name == metric) return v.value;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<int> optional_int_at(const ordered_json& root, const std::string& ptr) {
+  const auto v = optional_number_at(root, ptr);
+  return v ? std::optional<int>(int(*v)) : std::nullopt;
+}
+
+// {"<name>": "<string>"} at `ptr`, in record order; empty where absent or null.
+std::vector<std::pair<std::string, std::string>> string_map_at(const ordered_json& root, const std::string& ptr) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const ordered_json* m = find(root, ptr);
+  if (!m || m->is_null()) return out;
+  if (!m->is_object()) throw FieldError(type_problem(ptr, "an object"));
+  for (const auto& [name, v] : m->items()) {
+    (void)v;
+    out.emplace_back(name, string_at(root, ptr + "/" + escaped(name)));
+  }
+  return out;
+}
+
+RecordedGroup read_recorded_group(const ordered_json& root, const std::string& base, const std::string& name) {
+  RecordedGroup g;
+  static_cast<RecordedGroupState&>(g) = read_group_state(root, base);
+  g.name = name;
+  g.passes = optional_int_at(root, base + "/passes");
+  g.kernel_passes = optional_int_at(root, base + "/kernel_passes");
+  g.collection_wall_s = optional_number_at(root, base + "/collection_wall_s");
+  if (const ordered_json* vals = find(root, base + "/values"); vals && !vals->is_null()) {
+    if (!vals->is_object()) throw FieldError(type_problem(base + "/values", "an object"));
+    for (const auto& [metric, v] : vals->items()) {
+      (void)v;
+      const std::string p = base + "/values/" + escaped(metric);
+      g.values.push_back({metric, optional_number_at(root, p + "/value"),
+                          optional_string_at(root, p + "/unit").value_or("")});
+    }
+  }
+  g.unavailable_metrics = string_map_at(root, base + "/unavailable_metrics");
+  if (const ordered_json* ks = find(root, base + "/kernels"); ks && !ks->is_null()) {
+    if (!ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
+    g.kernels = ks->size();
+  }
+  g.kernels_reason = optional_string_at(root, base + "/kernels_reason");
+  return g;
+}
+
+}  // namespace
+
+std::optional<std::vector<RecordedGroup>> read_recorded_metrics(const ordered_json& root, const std::string& base) {
+  const ordered_json* m = find(root, base);
+  if (!m || m->is_null()) return std::nullopt;
+  if (!m->is_object()) throw FieldError(type_problem(base, "an object"));
+  std::vector<RecordedGroup> out;
+  for (const auto& [name, block] : m->items())
+    if (!block.is_null()) out.push_back(read_recorded_group(root, base + "/" + escaped(name), name));
+  return out;
+}
+
+const RecordedGroup* find_group(const std::vector<RecordedGroup>& groups, std::string_view name) {
+  for (const auto& g : groups)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+std::optional<RecordedMetricsConfig> read_recorded_metrics_config(const ordered_json& root, const std::string& base) {
+  const ordered_json* c = find(root, base);
+  if (!c || c->is_null()) return std::nullopt;
+  if (!c->is_object()) throw FieldError(type_problem(base, "an object"));
+  RecordedMetricsConfig out;
+  if (find(root, base + "/groups")) out.groups = value_at<std::vector<std::string>>(root, base + "/groups");
+  if (const ordered_json* u = find(root, base + "/unavailable"); u && u->is_string()) out.unavailable = u->get<std::string>();
+  out.method = optional_string_at(root, base + "/method");
+  return out;
+}
+
 }  // namespace attnlab

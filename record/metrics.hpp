@@ -77,6 +77,33 @@ struct RecordedGroupState {
 };
 RecordedGroupState read_group_state(const nlohmann::ordered_json& root, const std::string& base);
 
+// A group as a report takes it from any run record: the schema requires only "available", so
+// every other field is optional (absent: not recorded), where read_group_result restores a group
+// the harness wrote and requires them. A field of the wrong type still throws FieldError.
+struct RecordedMetric {
+  std::string name;
+  std::optional<double> value;  // null in the record: not measured
+  std::string unit;             // "" where not recorded
+};
+struct RecordedGroup : RecordedGroupState {
+  std::string name;  // the key it is recorded under
+  std::optional<int> passes, kernel_passes;
+  std::optional<double> collection_wall_s;  // [s]
+  std::vector<RecordedMetric> values;       // record order
+  std::vector<std::pair<std::string, std::string>> unavailable_metrics;  // metric -> why
+  std::optional<std::size_t> kernels;       // per-kernel entries recorded; nullopt: none
+  std::optional<std::string> kernels_reason;
+
+  // The metric's value in a group recorded available; nullopt otherwise.
+  std::optional<double> value(std::string_view metric) const;
+};
+// A result's "metrics" block at `base`: its groups in record order, a null group left out (not
+// collected); nullopt where the block is absent or null (the run collected none).
+std::optional<std::vector<RecordedGroup>> read_recorded_metrics(const nlohmann::ordered_json& root,
+                                                                const std::string& base);
+// The group named `name`, nullptr where not collected.
+const RecordedGroup* find_group(const std::vector<RecordedGroup>& groups, std::string_view name);
+
 // The record's top-level "metrics_config": what was requested and how it is collected
 // (profiler::HardwareEvidence fills it), or, for a run that collects nothing, why.
 struct MetricsConfig {
@@ -94,5 +121,16 @@ struct MetricsConfig {
 nlohmann::ordered_json to_json(const MetricsConfig& c);
 // Reads the block at `base`; throws FieldError naming the field.
 MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std::string& base);
+
+// The block as a report takes it from any run record (the schema requires none of its fields):
+// what the run asked for and how it collected, each where recorded; `unavailable` is a string
+// where it is one (older records held an object there). Throws FieldError on a wrong type.
+struct RecordedMetricsConfig {
+  std::vector<std::string> groups;
+  std::optional<std::string> unavailable, method;
+};
+// nullopt where the record has no block (the SDPA baseline's records).
+std::optional<RecordedMetricsConfig> read_recorded_metrics_config(const nlohmann::ordered_json& root,
+                                                                  const std::string& base);
 
 }  // namespace attnlab

@@ -181,6 +181,10 @@ RecordedOptions read_recorded_options(const ordered_json& root, const std::strin
   return o;
 }
 
+std::optional<std::string> read_metrics_requested(const ordered_json& root, const std::string& b) {
+  return optional_string_at(root, b + "/metrics");
+}
+
 Shape read_shape(const ordered_json& root, const std::string& b, double* scale) {
   Shape s;
   s.B = value_at<int>(root, b + "/B");

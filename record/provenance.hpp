@@ -113,6 +113,9 @@ Provenance read_provenance(const nlohmann::ordered_json& root, const std::string
 GpuIdentity read_gpu_identity(const nlohmann::ordered_json& root, const std::string& base);
 SamplingOptions read_sampling_options(const nlohmann::ordered_json& root, const std::string& base);
 RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
+// RecordedOptions::metrics of any writer's options block: nullopt where the writer records none
+// (the SDPA baseline), as a report reads it.
+std::optional<std::string> read_metrics_requested(const nlohmann::ordered_json& root, const std::string& base);
 // A result's "shape" and its "scale".
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);
 

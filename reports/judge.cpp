@@ -55,23 +55,20 @@ Measure rate_measure(const Result& r, const Regime& g, double recorded, const st
 
 std::string why_absent(const Result& r, const std::vector<std::string>& tok,
                        const std::string& ptr) {
-  const ordered_json& j = r.json;
   const std::string& top = tok.front();
   if (top == "metrics") {
-    if (!j.contains("metrics") || j["metrics"].is_null())
-      return "not measured: this record has no hardware metrics";
+    if (!r.metrics) return "not measured: this record has no hardware metrics";
     if (tok.size() > 1) {
-      const RecordedGroupState g = read_group_state(j, "/metrics/" + tok[1]);
-      if (!g.collected) return "not measured: metric group " + tok[1] + " was not collected";
-      if (g.available == false)
-        return "not measured: metric group " + tok[1] + " unavailable" + (g.reason ? ": " + *g.reason : "");
+      const RecordedGroup* g = r.group(tok[1]);
+      if (!g) return "not measured: metric group " + tok[1] + " was not collected";
+      if (g->available == false)
+        return "not measured: metric group " + tok[1] + " unavailable" + (g->reason ? ": " + *g->reason : "");
     }
     return "not measured: " + ptr + " is not in the record";
   }
-  if (top == "static" || top == "derived") {
-    if (!j.contains(top) || j[top].is_null())
-      return "not measured: this record has no " + top + " evidence";
-  }
+  const bool recorded = top == "derived" ? r.derived.has_value() : r.json.contains(top) && !r.json[top].is_null();
+  if ((top == "static" || top == "derived") && !recorded)
+    return "not measured: this record has no " + top + " evidence";
   return "not measured: " + ptr + " is not in the record";
 }
 

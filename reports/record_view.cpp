@@ -41,6 +41,7 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
   r.failure = r.correctness.failure;
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null())
     r.derived = read_derived(root, b + "/derived");
+  r.metrics = read_recorded_metrics(root, b + "/metrics");
   const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));
   if (r.check_only) {
     if (!timing.is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
@@ -268,6 +269,8 @@ Run load_run(const fs::path& path) {
     run.sweep_id = origin.sweep_id;
     run.seed = origin.seed;
     run.options = read_sampling_options(j, "/options");
+    run.metrics_requested = read_metrics_requested(j, "/options");
+    run.metrics_config = read_recorded_metrics_config(j, "/metrics_config");
     for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());

@@ -14,6 +14,7 @@
 #include "record/correctness.hpp"
 #include "record/derived.hpp"
 #include "record/fields.hpp"
+#include "record/metrics.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
 #include "record/timing.hpp"
@@ -62,6 +63,7 @@ struct Result {
   std::string headline;         // headline regime; empty when not timed
   RecordedCorrectness correctness;  // the gate's figures, each where the record has it
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
+  std::optional<std::vector<RecordedGroup>> metrics;  // absent where the record has no "metrics"
   ordered_json json;            // the entry itself: metrics, static, derived
 
   bool timed() const { return !regimes.empty(); }
@@ -69,6 +71,10 @@ struct Result {
   std::string untimed_reason() const;
   const Regime* regime(const std::string& name) const;
   const Regime* headline_regime() const { return regime(headline); }
+  // The metric group as recorded; nullptr where the shape has no such group.
+  const RecordedGroup* group(std::string_view name) const {
+    return metrics ? find_group(*metrics, name) : nullptr;
+  }
 };
 
 struct Run {
@@ -81,6 +87,8 @@ struct Run {
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
   SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for
+  std::optional<std::string> metrics_requested;  // options.metrics: the groups asked for, where recorded
+  std::optional<RecordedMetricsConfig> metrics_config;  // absent in the SDPA baseline's records
   bool dirty = false;
   double peak_dram_gbps = 0;
   int sm_count = 0, sm_clock_mhz = 0;

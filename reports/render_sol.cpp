@@ -128,8 +128,8 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   ShapeInputs out;
   sol::Inputs& in = out.in;
   in.shape = r.shape;
-  if (const auto ex = optional_number_at(r.json, std::string("/metrics/tensor/values/") + kExecutedFlops + "/value");
-      ex && *ex > 0)
+  const RecordedGroup* tensor = r.group("tensor");
+  if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
   std::vector<RecordedKernel> kernels;
   try {

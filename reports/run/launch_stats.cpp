@@ -15,18 +15,16 @@ constexpr const char* kSmCyclesAvg = "sm__cycles_active.avg";
 constexpr const char* kSmCyclesMax = "sm__cycles_active.max";
 
 std::optional<double> throughput_value(const Result& r, const char* name) {
-  if (read_group_state(r.json, "/metrics/throughput").available != true) return std::nullopt;
-  const ordered_json* v = find(r.json, std::string("/metrics/throughput/values/") + name + "/value");
-  if (!v || !v->is_number()) return std::nullopt;
-  return v->get<double>();
+  const RecordedGroup* g = r.group("throughput");
+  return g ? g->value(name) : std::nullopt;
 }
 
 // Why the throughput group gives nothing for a shape.
 std::string throughput_missing(const Result& r, const std::string& what) {
-  const RecordedGroupState g = read_group_state(r.json, "/metrics/throughput");
-  if (!g.collected) return "not measured (metric group `throughput` was not collected)";
-  if (g.available != true)
-    return "not measured (metric group `throughput` unavailable" + (g.reason ? ": " + fixed_line(*g.reason) : std::string()) + ")";
+  const RecordedGroup* g = r.group("throughput");
+  if (!g) return "not measured (metric group `throughput` was not collected)";
+  if (g->available != true)
+    return "not measured (metric group `throughput` unavailable" + (g->reason ? ": " + fixed_line(*g->reason) : std::string()) + ")";
   return "not measured (the `throughput` group of this record has no " + what + ")";
 }
 

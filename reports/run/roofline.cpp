@@ -8,19 +8,13 @@ std::vector<RoofPoint> roof_points(const Run& run) {
   std::vector<RoofPoint> out;
   for (const auto& r : run.results) {
     if (!r.timed()) continue;
-    // The metrics collection writes arithmetic_intensity_flop_per_byte; the shorter name is
-    // accepted too.
-    const char* key = "arithmetic_intensity_flop_per_byte";
-    auto measured = optional_number_at(r.json, std::string("/derived/") + key);
-    if (!measured) {
-      key = "arithmetic_intensity";
-      measured = optional_number_at(r.json, std::string("/derived/") + key);
-    }
+    const std::optional<double> measured =
+        r.derived ? r.derived->arithmetic_intensity_flop_per_byte.value : std::nullopt;
     const Regime& g = *r.headline_regime();
     const DeviceTime t = device_time(r, g);
     out.push_back({r.name, measured ? *measured : r.flops / r.min_bytes,
                    t.rate_at(g, g.tflops, t.median_ns),
-                   measured ? std::string("measured DRAM bytes (derived.") + key + ")" : "minimum bytes"});
+                   measured ? "measured DRAM bytes (derived.arithmetic_intensity_flop_per_byte)" : "minimum bytes"});
   }
   return out;
 }

@@ -13,18 +13,17 @@ const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
 // Stall reason -> value, for one result; empty when it has no stall metrics.
 std::map<std::string, double> stall_values(const Result& r) {
   std::map<std::string, double> out;
-  const ordered_json* vals = find(r.json, "/metrics/stalls/values");
-  const ordered_json* avail = find(r.json, "/metrics/stalls/available");
-  if (!vals || !vals->is_object() || !avail || *avail != true) return out;
-  for (const auto& [k, v] : vals->items()) {
+  const RecordedGroup* g = r.group("stalls");
+  if (!g || g->available != true) return out;
+  for (const RecordedMetric& v : g->values) {
+    const std::string& k = v.name;
     if (k.rfind(kStallPrefix, 0) != 0 || k.size() <= kStallPrefix.size() + kStallSuffix.size() ||
         k.compare(k.size() - kStallSuffix.size(), kStallSuffix.size(), kStallSuffix) != 0)
       continue;
-    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
-    if (!value || !value->is_number()) continue;
+    if (!v.value) continue;
     std::string reason = k.substr(kStallPrefix.size(), k.size() - kStallPrefix.size() - kStallSuffix.size());
     std::replace(reason.begin(), reason.end(), '_', ' ');
-    out[reason] = value->get<double>();
+    out[reason] = *v.value;
   }
   return out;
 }

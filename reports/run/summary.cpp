@@ -31,23 +31,18 @@ void flatten(const ordered_json& j, const std::string& prefix,
 
 // Whether any shape has a metric group that was collected (`"available": true`).
 bool any_metric_measured(const Run& run) {
-  for (const auto& r : run.results) {
-    const ordered_json* m = find(r.json, "/metrics");
-    if (!m || !m->is_object()) continue;
-    for (const auto& [name, group] : m->items()) {
-      (void)name;
-      const ordered_json* a = find(group, "/available");
-      if (a && *a == true) return true;
-    }
-  }
+  for (const auto& r : run.results)
+    if (r.metrics)
+      for (const RecordedGroup& g : *r.metrics)
+        if (g.available == true) return true;
   return false;
 }
 
 // The summary's line on hardware metrics: "measured" only where a group was collected.
 std::string metrics_summary(const Run& run) {
   if (any_metric_measured(run)) return "measured, see below";
-  if (!any_result_has(run, "metrics")) return "not measured (this record has no `metrics`)";
-  if (optional_string_at(run.json, "/options/metrics") == std::optional<std::string>("none"))
+  if (!any_result_has(run, &Result::metrics)) return "not measured (this record has no `metrics`)";
+  if (run.metrics_requested == std::optional<std::string>("none"))
     return "not measured (the run was started with `--metrics none`)";
   return "not measured (no metric group was collected; see below)";
 }

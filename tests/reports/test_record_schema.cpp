@@ -297,6 +297,63 @@ TEST(MetricGroupState, AbsentNullUnavailableAndUnsaid) {
   EXPECT_THROW(read_group_state(ordered_json{{"m", {{"g", {{"available", "yes"}}}}}}, "/m/g"), FieldError);
 }
 
+// A result's metrics as a report reads them: a group with only "available" (all the schema
+// requires) reads with every other field unrecorded; a full group reads as the harness wrote it;
+// null groups are not collected, and a field of the wrong type throws.
+TEST(RecordedMetrics, ReadsWhatTheSchemaAllowsAndRefusesWrongTypes) {
+  EXPECT_FALSE(read_recorded_metrics(ordered_json::object(), "/m"));
+  EXPECT_FALSE(read_recorded_metrics(ordered_json{{"m", nullptr}}, "/m"));
+  GroupResult full;
+  full.group = "throughput";
+  full.available = true;
+  full.passes = 3;
+  full.collection_wall_s = 0.5;
+  full.values = {{"gpu__time_duration.sum", "ns", 1200.0}, {"sm__cycles_active.avg", "cycle", 9.0}};
+  full.unavailable_metrics = {{"x.sum", "not on this chip"}};
+  full.kernels = {{"k0", 0, {}}, {"k1", 1, {}}};
+  full.kernel_passes = 4;
+  const ordered_json m = {{"m", {{"tensor", nullptr}, {"stalls", {{"available", true}}}, {"throughput", to_json(full)}}}};
+  const auto groups = read_recorded_metrics(m, "/m");
+  ASSERT_TRUE(groups);
+  ASSERT_EQ(groups->size(), 2u);
+  EXPECT_FALSE(find_group(*groups, "tensor"));
+  const RecordedGroup* stalls = find_group(*groups, "stalls");
+  ASSERT_TRUE(stalls);
+  EXPECT_FALSE(stalls->passes);
+  EXPECT_FALSE(stalls->collection_wall_s);
+  EXPECT_FALSE(stalls->kernels);
+  EXPECT_TRUE(stalls->values.empty());
+  const RecordedGroup* t = find_group(*groups, "throughput");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->passes, 3);
+  EXPECT_EQ(t->kernel_passes, 4);
+  EXPECT_EQ(t->kernels, 2u);
+  EXPECT_EQ(t->collection_wall_s, 0.5);
+  EXPECT_EQ(t->value("gpu__time_duration.sum"), 1200.0);
+  EXPECT_EQ(t->values[1].unit, "cycle");
+  EXPECT_EQ(t->unavailable_metrics.at(0).second, "not on this chip");
+  ordered_json wrong = m;
+  wrong["m"]["throughput"]["passes"] = "three";
+  EXPECT_THROW(read_recorded_metrics(wrong, "/m"), FieldError);
+  wrong = m;
+  wrong["m"]["throughput"]["values"]["gpu__time_duration.sum"]["value"] = "fast";
+  EXPECT_THROW(read_recorded_metrics(wrong, "/m"), FieldError);
+}
+
+// metrics_config as a report reads it: absent in the SDPA baseline's records; a check-only
+// run's block holds only groups and why nothing was collected.
+TEST(RecordedMetrics, ConfigReadsEachFieldWhereRecorded) {
+  EXPECT_FALSE(read_recorded_metrics_config(ordered_json::object(), "/c"));
+  MetricsConfig none;
+  none.not_collected = "--check-only: nothing is timed";
+  const auto c = read_recorded_metrics_config(ordered_json{{"c", to_json(none)}}, "/c");
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->groups.empty());
+  EXPECT_EQ(c->unavailable, "--check-only: nothing is timed");
+  EXPECT_FALSE(c->method);
+  EXPECT_THROW(read_recorded_metrics_config(ordered_json{{"c", {{"groups", "tensor"}}}}, "/c"), FieldError);
+}
+
 TEST(CorrectnessChecks, AFailedCheckFailsTheBlockByItsInputs) {
   const Correctness normal = checked("normal", true, 0.1);
   const Correctness block = with_checks(

@@ -162,8 +162,7 @@ ordered_json with_metrics(ordered_json rec) {
     res["derived"] = {{"pct_of_tensor_peak", 2.0}, {"tensor_peak_tflops", 989.4},
                       {"tensor_peak_source", "datasheet"}, {"arithmetic_intensity_flop_per_byte", 512.0},
                       {"dram_gbps_measured", nullptr},
-                      {"dram_gbps_measured_reason", "the duration was not measured (metric group throughput)"},
-                      {"inputs", {{"tflops", "timing.cold median"}}}};
+                      {"dram_gbps_measured_reason", "the duration was not measured (metric group throughput)"}};
   }
   rec["claims"] = {{{"id", "no-local"}, {"text", "No local memory traffic."}, {"metric", "/static/sass/LDL"},
                     {"shape", "throughput"}, {"op", "=="}, {"value", 0}, {"factor", 1.0}}};
