@@ -164,4 +164,49 @@ RunRecord read_run_record(const ordered_json& j) {
   return r;
 }
 
+namespace {
+
+// The entry's timing where the run timed it: every regime, and the headline the record names.
+void read_recorded_timing(const ordered_json& root, const std::string& b, bool check_only, RecordedResult& r) {
+  const ordered_json* timing = find(root, b + "/timing");
+  if (!timing) throw FieldError("missing " + b + "/timing");
+  if (check_only) {
+    if (!timing->is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
+    return;
+  }
+  if (timing->is_null()) return;
+  if (!timing->is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
+  for (const auto& [name, block] : timing->items())
+    r.timing.emplace_back(name, read_regime_timing(root, b + "/timing/" + name));
+  if (r.timing.empty()) return;
+  r.headline_regime = optional_string_at(root, b + "/headline_regime").value_or(r.timing.front().first);
+  const bool named = std::any_of(r.timing.begin(), r.timing.end(),
+                                 [&](const auto& t) { return t.first == r.headline_regime; });
+  if (!named)
+    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', which is not in " + b + "/timing");
+}
+
+}  // namespace
+
+RecordedResult read_recorded_result(const ordered_json& root, const std::string& b, bool check_only) {
+  RecordedResult r;
+  r.shape = read_shape(root, b + "/shape", nullptr);
+  r.flops = optional_number_at(root, b + "/flops").value_or(r.shape.flops());
+  r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(r.shape.min_bytes());
+  if (value_or_null_at<bool>(root, b + "/available") == false)
+    r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
+  const ordered_json* passed = find(root, b + "/correctness/passed");
+  r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
+  r.correctness = read_recorded_correctness(root, b + "/correctness");
+  if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null()) r.derived = read_derived(root, b + "/derived");
+  r.metrics = read_recorded_metrics(root, b + "/metrics");
+  read_recorded_timing(root, b, check_only, r);
+  return r;
+}
+
+RunHeader read_run_header(const ordered_json& j) {
+  return {string_at(j, "/phase"), string_at(j, "/status"), optional_string_at(j, "/started_utc").value_or(""),
+          read_experiment(j, "/experiment"), optional_string_at(j, "/error")};
+}
+
 }  // namespace attnlab

@@ -78,6 +78,32 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 nlohmann::ordered_json to_json(const ExperimentInfo& e);
 ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::string& base);
 
+// A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
+// (whose entries say "available", and why not) and older layouts, each block where recorded and
+// tolerant where the schema is (the Recorded* readers); a field of the wrong type throws
+// FieldError. `check_only`: the run's options asked for no timing, so a timing block is refused.
+struct RecordedResult {
+  Shape shape;
+  double flops = 0, min_bytes = 0;         // as recorded; the shape's own where a record lacks them
+  std::optional<std::string> unavailable;  // the implementation could not run the shape: why
+  bool passed = false;
+  RecordedCorrectness correctness;
+  std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
+  std::string headline_regime;  // empty: not timed; the first regime where a record names none
+  std::optional<DerivedFigures> derived;
+  std::optional<std::vector<RecordedGroup>> metrics;
+};
+RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base, bool check_only);
+
+// The header every writer's run record has.
+struct RunHeader {
+  std::string phase, status;
+  std::string started_utc;  // "" where not recorded
+  ExperimentInfo experiment;
+  std::optional<std::string> error;  // a fault mid-run
+};
+RunHeader read_run_header(const nlohmann::ordered_json& record);
+
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);
 

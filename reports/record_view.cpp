@@ -15,49 +15,29 @@
 namespace attnlab::report {
 namespace {
 
-Regime parse_regime(const ordered_json& root, const std::string& base, const std::string& name) {
-  Regime r;
-  static_cast<RegimeTiming&>(r) = read_regime_timing(root, base);
-  r.name = name;
-  return r;
-}
-
 Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptions& options) {
   Result r;
   r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
-  const std::string& b = r.pointer;
-  r.json = root.at(ordered_json::json_pointer(b));
-  r.shape = read_shape(root, b + "/shape", nullptr);
-  const Shape& s = r.shape;
-  r.name = shape_name(s);
-  r.flops = optional_number_at(root, b + "/flops").value_or(s.flops());
-  r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(s.min_bytes());
-  if (const ordered_json* a = find(root, b + "/available"); a && *a == false)
-    r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
-  const ordered_json* passed = find(root, b + "/correctness/passed");
-  r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
-  r.correctness = read_recorded_correctness(root, b + "/correctness");
-  r.failure = r.correctness.failure;
-  if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null())
-    r.derived = read_derived(root, b + "/derived");
-  r.metrics = read_recorded_metrics(root, b + "/metrics");
-  const ordered_json& timing = root.at(ordered_json::json_pointer(b + "/timing"));
-  if (r.check_only) {
-    if (!timing.is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
-    return r;
+  r.json = root.at(ordered_json::json_pointer(r.pointer));
+  RecordedResult e = read_recorded_result(root, r.pointer, options.check_only);
+  r.shape = e.shape;
+  r.name = shape_name(r.shape);
+  r.flops = e.flops;
+  r.min_bytes = e.min_bytes;
+  r.unavailable = std::move(e.unavailable);
+  r.passed = e.passed;
+  r.failure = e.correctness.failure;
+  r.correctness = std::move(e.correctness);
+  r.derived = std::move(e.derived);
+  r.metrics = std::move(e.metrics);
+  for (auto& [name, t] : e.timing) {
+    Regime g;
+    static_cast<RegimeTiming&>(g) = std::move(t);
+    g.name = name;
+    r.regimes.push_back(std::move(g));
   }
-  if (timing.is_null()) return r;
-  if (!timing.is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
-  for (const auto& [name, value] : timing.items()) {
-    (void)value;
-    r.regimes.push_back(parse_regime(root, b + "/timing/" + name, name));
-  }
-  if (r.regimes.empty()) return r;
-  r.headline = optional_string_at(root, b + "/headline_regime").value_or(r.regimes.front().name);
-  if (!r.regime(r.headline))
-    throw FieldError(b + "/headline_regime names '" + r.headline + "', which is not in " + b +
-                     "/timing");
+  r.headline = e.headline_regime;
   return r;
 }
 
@@ -253,9 +233,12 @@ Run load_run(const fs::path& path) {
   }
   try {
     const ordered_json& j = run.json;
-    run.phase = string_at(j, "/phase");
-    run.status = string_at(j, "/status");
-    run.started_utc = optional_string_at(j, "/started_utc").value_or("");
+    RunHeader header = read_run_header(j);
+    run.phase = std::move(header.phase);
+    run.status = std::move(header.status);
+    run.started_utc = std::move(header.started_utc);
+    run.experiment = std::move(header.experiment);
+    run.error = std::move(header.error);
     const RunIdentity id = read_identity(j);
     run.commit = id.git.commit;
     run.dirty = id.git.dirty;
@@ -264,14 +247,13 @@ Run load_run(const fs::path& path) {
     run.peak_dram_gbps = id.peak_dram_gbps;
     run.sm_count = id.sm_count;
     run.sm_clock_mhz = id.sm_clock_mhz;
-    run.title = read_experiment(j, "/experiment").title;
     const RunOrigin origin = read_origin(j);
     run.sweep_id = origin.sweep_id;
     run.seed = origin.seed;
     run.options = read_sampling_options(j, "/options");
     run.metrics_requested = read_metrics_requested(j, "/options");
     run.metrics_config = read_recorded_metrics_config(j, "/metrics_config");
-    for (std::size_t i = 0; i < j["results"].size(); ++i) run.results.push_back(parse_result(j, i, run.options));
+    for (std::size_t i = 0; i < j.at("results").size(); ++i) run.results.push_back(parse_result(j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());
   }

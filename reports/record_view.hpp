@@ -17,6 +17,7 @@
 #include "record/metrics.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
 #include "record/timing.hpp"
 
 namespace attnlab::report {
@@ -83,7 +84,8 @@ struct Run {
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
   ordered_json json;
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
-  std::string title;  // experiment.title
+  ExperimentInfo experiment;  // title, technique and question
+  std::optional<std::string> error;  // a fault mid-run, where recorded
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
   SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for

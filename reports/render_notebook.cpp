@@ -73,7 +73,7 @@ IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs:
   IndexLine l;
   l.run = run.id();
   l.phase = run.phase;
-  l.title = run.title;
+  l.title = run.experiment.title;
   l.status = run.status;
   l.started_utc = run.started_utc;
   l.commit = run.commit;
@@ -129,7 +129,7 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
     if (claims.empty()) claims = "none stated";
     std::optional<std::string> report;
     if (fs::exists(run.dir / "report.md")) report = link(out_dir, run.dir / "report.md");
-    const std::string& title = run.title;
+    const std::string& title = run.experiment.title;
     t.row({date_text(run), run.phase + (title.empty() ? "" : " " + title), code(board(run)),
            code(run.short_commit()) + (run.dirty ? " (dirty)" : ""), run.status, headline_cell(run),
            claims,

@@ -71,7 +71,7 @@ std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs, const fs::p
   return out;
 }
 
-std::string phase_label(const Run& r) { return r.phase + " " + r.title; }
+std::string phase_label(const Run& r) { return r.phase + " " + r.experiment.title; }
 
 Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>& runs) {
   std::map<std::string, std::pair<int, std::string>> uuids, sessions;  // figures, newest start

@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kBegin = "<!-- attnlab:results begin -->";
 constexpr const char* kEnd = "<!-- attnlab:results end -->";
 
-std::string phase_label(const Run& r) { return r.phase + " " + r.title; }
+std::string phase_label(const Run& r) { return r.phase + " " + r.experiment.title; }
 
 // The record a figure comes from, linked: its rendered report where there is one, else run.json.
 std::string record_link(const Run& r, const fs::path& base) {

@@ -70,7 +70,7 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std
   if (!pts.empty()) out.scripts.push_back(write_plot(plots, detail::roofline_plot(run, c, pts, origin)));
 
   std::ostringstream md;
-  md << "# Phase " << run.phase << " (" << run.title << "), run "
+  md << "# Phase " << run.phase << " (" << run.experiment.title << "), run "
      << code(run.name) << "\n\n";
   const std::string file = run.file.filename().string();
   md << "Rendered by `attnlab-report run` from [`" << file << "`](" << file << "); edits are overwritten. "

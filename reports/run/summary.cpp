@@ -51,12 +51,9 @@ std::string metrics_summary(const Run& run) {
 
 void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js,
              const Ceilings& c) {
-  const ordered_json& j = run.json;
-  const auto question = optional_string_at(j, "/experiment/question");
-  const auto technique = optional_string_at(j, "/experiment/technique");
   md << "## Summary\n\n";
-  if (question) md << "- **Question:** " << fixed_line(*question) << "\n";
-  if (technique) md << "- **Technique:** " << fixed_line(*technique) << "\n";
+  md << "- **Question:** " << fixed_line(run.experiment.question) << "\n";
+  md << "- **Technique:** " << fixed_line(run.experiment.technique) << "\n";
   std::size_t passed = 0, timed = 0, not_run = 0;
   for (const auto& r : run.results) {
     passed += r.passed;
@@ -66,7 +63,7 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
   md << "- **Status:** " << run.status << ": " << passed << " of " << run.results.size()
      << " shapes passed the fp64 reference check, " << timed << " timed";
   if (not_run) md << ", " << not_run << " not run (the implementation cannot run them)";
-  if (const auto err = optional_string_at(j, "/error")) md << "; run error: " << fixed_line(*err);
+  if (run.error) md << "; run error: " << fixed_line(*run.error);
   md << "\n";
   md << "- **Run:** started " << (run.started_utc.empty() ? "(not recorded)" : run.started_utc)
      << ", commit " << code(run.short_commit()) << (run.dirty ? " with uncommitted changes" : " (clean)")

@@ -16,6 +16,7 @@
 
 #include "record/fields.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
 #include "record/sdpa.hpp"
 
 using namespace attnlab;
@@ -104,4 +105,36 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
   EXPECT_EQ(record_problems(j), std::vector<std::string>{});
   const SdpaRunRecord back = read_sdpa_record(j);
   EXPECT_EQ(back.results.at(0).unavailable_reason, "no kernel for this shape");
+}
+
+// Both writers' entries read through one reader of result entries (read_recorded_result): the
+// baseline's unavailable shape with its reason and no timing, and a timed entry whose headline is
+// the regime the record names; a check-only run's entry that holds timing is refused.
+TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
+  SdpaRunRecord rec;
+  rec.phase = "sdpa-efficient";
+  rec.results.emplace_back();
+  rec.results.back().unavailable_reason = "no kernel for this shape";
+  ordered_json j = to_json(rec);
+  const RecordedResult unavailable = read_recorded_result(j, "/results/0", false);
+  EXPECT_EQ(unavailable.unavailable, "no kernel for this shape");
+  EXPECT_FALSE(unavailable.passed);
+  EXPECT_TRUE(unavailable.timing.empty());
+  EXPECT_TRUE(unavailable.headline_regime.empty());
+
+  ResultEntry timed;
+  timed.correctness.passed = true;
+  RegimeTiming t;
+  t.median_ns = t.p10_ns = t.p90_ns = 1000;
+  timed.timing = {{"warm", t}, {"cold", t}};
+  timed.headline_regime = "cold";
+  j["results"].push_back(to_json(timed));
+  const RecordedResult r = read_recorded_result(j, "/results/1", false);
+  EXPECT_FALSE(r.unavailable);
+  EXPECT_EQ(r.timing.size(), 2u);
+  EXPECT_EQ(r.headline_regime, "cold");
+  EXPECT_DOUBLE_EQ(r.flops, timed.shape.flops());
+  EXPECT_THROW(read_recorded_result(j, "/results/1", true), FieldError);
+  j["results"][1]["headline_regime"] = "graph";
+  EXPECT_THROW(read_recorded_result(j, "/results/1", false), FieldError);
 }
