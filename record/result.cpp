@@ -200,6 +200,12 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   r.correctness = read_recorded_correctness(root, b + "/correctness");
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null()) r.derived = read_derived(root, b + "/derived");
   r.metrics = read_recorded_metrics(root, b + "/metrics");
+  // Both writers write these two blocks from the structs (PcSamplingResult, KernelShare), so
+  // their strict readers take every record that has them.
+  if (const ordered_json* pc = find(root, b + "/pc_sampling"); pc && !pc->is_null())
+    r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
+  if (const ordered_json* k = find(root, b + "/kernels"); k && !k->is_null())
+    r.kernels = read_kernel_shares(root, b + "/kernels");
   read_recorded_timing(root, b, check_only, r);
   return r;
 }

@@ -92,6 +92,8 @@ struct RecordedResult {
   std::string headline_regime;  // empty: not timed; the first regime where a record names none
   std::optional<DerivedFigures> derived;
   std::optional<std::vector<RecordedGroup>> metrics;
+  std::optional<PcSamplingResult> pc_sampling;
+  std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
 };
 RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base, bool check_only);
 

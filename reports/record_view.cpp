@@ -31,6 +31,8 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
   r.correctness = std::move(e.correctness);
   r.derived = std::move(e.derived);
   r.metrics = std::move(e.metrics);
+  r.pc_sampling = std::move(e.pc_sampling);
+  r.kernels = std::move(e.kernels);
   for (auto& [name, t] : e.timing) {
     Regime g;
     static_cast<RegimeTiming&>(g) = std::move(t);

@@ -3,6 +3,7 @@
 // the JSON pointer of the offending field, so the console line says exactly what is wrong.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -65,6 +66,8 @@ struct Result {
   RecordedCorrectness correctness;  // the gate's figures, each where the record has it
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
   std::optional<std::vector<RecordedGroup>> metrics;  // absent where the record has no "metrics"
+  std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
+  std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
   ordered_json json;            // the entry itself: metrics, static, derived
 
   bool timed() const { return !regimes.empty(); }
@@ -105,6 +108,12 @@ struct Run {
   std::optional<long long> start_seconds() const;
   const Result* result(const std::string& shape_name) const;
 };
+
+// Whether any shape of the run has the block (&Result::metrics, &Result::pc_sampling, ...) recorded.
+template <class T>
+bool any_result_has(const Run& run, std::optional<T> Result::*block) {
+  return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) { return (r.*block).has_value(); });
+}
 
 // A text file's contents; InputError naming it where it cannot be read.
 std::string read_text(const std::filesystem::path& path);

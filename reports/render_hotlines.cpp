@@ -109,14 +109,6 @@ Plot line_plot(const KernelPcSamples& k, const std::string& stem, const std::str
   return p;
 }
 
-PcSamplingResult read_or_throw(const Run& run, const Result& r) {
-  try {
-    return read_pc_sampling(r.json, "/pc_sampling");
-  } catch (const FieldError& e) {
-    throw InputError(run.file.string() + ": " + r.pointer + "/pc_sampling: " + e.what());
-  }
-}
-
 // Warp-level executions, or "not counted".
 std::string executed_text(const std::optional<std::uint64_t>& executed) {
   return executed ? count(double(*executed)) : "not counted";
@@ -345,7 +337,7 @@ void sampling_summary(std::ostream& md, const PcSamplingResult& pc) {
 void shape_hot_lines(std::ostream& md, const Run& run, const Result& r, std::size_t shape_index,
                      const fs::path& plots, const std::string& origin, std::vector<fs::path>& scripts) {
   md << "### " << shape_label(r.name) << "\n\n";
-  const PcSamplingResult pc = read_or_throw(run, r);
+  const PcSamplingResult& pc = *r.pc_sampling;
   if (!pc.available) {
     md << "Not measured: " << pc.reason << "\n\n";
     return;
@@ -367,9 +359,7 @@ void shape_hot_lines(std::ostream& md, const Run& run, const Result& r, std::siz
 void hot_lines_section(std::ostream& md, const Run& run, const fs::path& plots, const std::string& origin,
                        std::vector<fs::path>& scripts) {
   md << "## Hot lines (PC sampling)\n\n";
-  bool any = false;
-  for (const auto& r : run.results) any = any || r.json.contains("pc_sampling");
-  if (!any) {
+  if (!any_result_has(run, &Result::pc_sampling)) {
     md << "Not measured: no shape of this record has PC samples (`--metrics pcsampling`).\n\n";
     return;
   }
@@ -380,7 +370,7 @@ void hot_lines_section(std::ostream& md, const Run& run, const fs::path& plots, 
   std::size_t shape_index = 0;
   for (const auto& r : run.results) {
     ++shape_index;
-    if (r.json.contains("pc_sampling")) shape_hot_lines(md, run, r, shape_index, plots, origin, scripts);
+    if (r.pc_sampling) shape_hot_lines(md, run, r, shape_index, plots, origin, scripts);
   }
 }
 
@@ -400,12 +390,7 @@ std::string kernel_counters(const std::vector<GroupResult>& groups, const Kernel
 // One shape's kernels: time, share, PC samples, stalls and counters, then the counters per
 // kernel instance where the launch runs several.
 void shape_kernels(std::ostream& md, const Run& run, const Result& r) {
-  std::vector<KernelShare> ks;
-  try {
-    ks = read_kernel_shares(r.json, "/kernels");
-  } catch (const FieldError& e) {
-    throw InputError(run.file.string() + ": " + r.pointer + "/kernels: " + e.what());
-  }
+  const std::vector<KernelShare>& ks = *r.kernels;
   const std::vector<GroupResult> groups = read_groups(run, r);
   int launched = 0;
   for (const auto& k : ks) launched += k.instances_per_launch;
@@ -430,9 +415,7 @@ void shape_kernels(std::ostream& md, const Run& run, const Result& r) {
 
 void per_kernel_section(std::ostream& md, const Run& run) {
   md << "## Per-kernel breakdown\n\n";
-  bool any_kernels = false;
-  for (const auto& r : run.results) any_kernels = any_kernels || r.json.contains("kernels");
-  if (!any_kernels) {
+  if (!any_result_has(run, &Result::kernels)) {
     md << "Not measured: the record has no per-kernel times (`kernels` of a result entry).\n\n";
     return;
   }
@@ -447,7 +430,7 @@ void per_kernel_section(std::ostream& md, const Run& run) {
         "occupancy over active cycles, the top stall in warps per issued instruction; several "
         "instances of a kernel are listed in launch order.\n\n";
   for (const auto& r : run.results)
-    if (r.json.contains("kernels")) shape_kernels(md, run, r);
+    if (r.kernels) shape_kernels(md, run, r);
 }
 
 }  // namespace

@@ -35,11 +35,6 @@ std::string fixed_line(const std::string& s);  // newlines as spaces, for a tabl
 std::string json_scalar(const ordered_json& v);
 std::string pct_of(double v, const std::optional<double>& peak);  // "not known" without a peak
 bool any_result_has(const Run& run, const char* key);
-// Whether any shape of the run has the typed block (&Result::metrics, &Result::derived) recorded.
-template <class T>
-bool any_result_has(const Run& run, std::optional<T> Result::*block) {
-  return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) { return (r.*block).has_value(); });
-}
 std::string dims(const std::vector<long long>& d);  // [a, b, c] as "axbxc"; empty: "not recorded"
 
 // --- sections, in the report's order ---

@@ -154,10 +154,9 @@ TEST(Hotlines, AMalformedBlockNamesTheField) {
   j["results"][0]["pc_sampling"]["kernels"][0]["lines"] = 3;
   const fs::path run = t.path / "4" / "20261122T215639Z-dcabdff";
   write_file(run / "run.json", j.dump());
-  const auto runs = load_root(t.path);
   try {
-    render_run(runs.front(), runs);
-    FAIL() << "rendered a malformed pc_sampling block";
+    load_root(t.path);
+    FAIL() << "loaded a malformed pc_sampling block";
   } catch (const InputError& e) {
     EXPECT_TRUE(contains(e.what(), "/results/0/pc_sampling")) << e.what();
     EXPECT_TRUE(contains(e.what(), "lines")) << e.what();
