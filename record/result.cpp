@@ -206,6 +206,7 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
     r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
   if (const ordered_json* k = find(root, b + "/kernels"); k && !k->is_null())
     r.kernels = read_kernel_shares(root, b + "/kernels");
+  r.static_evidence = read_recorded_static(root, b + "/static");
   read_recorded_timing(root, b, check_only, r);
   return r;
 }

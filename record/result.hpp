@@ -94,6 +94,7 @@ struct RecordedResult {
   std::optional<std::vector<RecordedGroup>> metrics;
   std::optional<PcSamplingResult> pc_sampling;
   std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
+  std::optional<RecordedStatic> static_evidence;
 };
 RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base, bool check_only);
 

@@ -1,6 +1,8 @@
 // The static facts' JSON mapping and its reader.
 #include "record/static_facts.hpp"
 
+#include <algorithm>
+
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -204,6 +206,72 @@ std::vector<RecordedKernel> read_recorded_kernels(const ordered_json& root, cons
     out.push_back(std::move(k));
   }
   return out;
+}
+
+namespace {
+
+// Numeric leaves of an object as ("a b", value), in record order, skipping `skip` keys at any depth.
+void numeric_leaves(const ordered_json& j, const std::string& prefix, const std::vector<std::string>& skip,
+                    std::vector<std::pair<std::string, double>>& out) {
+  for (const auto& [k, v] : j.items()) {
+    if (std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
+    const std::string name = prefix.empty() ? k : prefix + " " + k;
+    if (v.is_number()) out.emplace_back(name, v.get<double>());
+    else if (v.is_object()) numeric_leaves(v, name, skip, out);
+  }
+}
+
+RecordedPtxas read_recorded_ptxas(const ordered_json& root, const std::string& b) {
+  RecordedPtxas p;
+  p.available = value_or_null_at<bool>(root, b + "/available");
+  p.reason = optional_string_at(root, b + "/reason");
+  const ordered_json* ks = find(root, b + "/kernels");
+  if (!ks || !ks->is_array()) return p;
+  for (std::size_t i = 0; i < ks->size(); ++i) {
+    const std::string k = b + "/kernels/" + std::to_string(i);
+    RecordedPtxasKernel x;
+    x.name = optional_string_at(root, k + "/name").value_or("?");
+    x.found = value_or_null_at<bool>(root, k + "/found").value_or(true);
+    x.registers = optional_number_at(root, k + "/registers");
+    x.barriers = optional_number_at(root, k + "/barriers");
+    x.stack_frame_bytes = optional_number_at(root, k + "/stack_frame_bytes");
+    x.spill_store_bytes = optional_number_at(root, k + "/spill_store_bytes");
+    x.spill_load_bytes = optional_number_at(root, k + "/spill_load_bytes");
+    x.smem_bytes = optional_number_at(root, k + "/smem_bytes");
+    p.kernels.push_back(std::move(x));
+  }
+  return p;
+}
+
+RecordedSass read_recorded_sass(const ordered_json& root, const std::string& b) {
+  RecordedSass s;
+  s.available = value_or_null_at<bool>(root, b + "/available");
+  s.complete = value_or_null_at<bool>(root, b + "/complete");
+  s.reason = optional_string_at(root, b + "/reason");
+  numeric_leaves(*find(root, b), "", {"kernels", "available", "complete"}, s.counts);
+  return s;
+}
+
+// The object at `ptr`, nullptr where absent or not an object (the report says "not in the record").
+const ordered_json* object_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  return j && j->is_object() ? j : nullptr;
+}
+
+}  // namespace
+
+std::optional<RecordedStatic> read_recorded_static(const ordered_json& root, const std::string& b) {
+  const ordered_json* st = find(root, b);
+  if (!st || st->is_null()) return std::nullopt;
+  if (!st->is_object()) throw FieldError(type_problem(b, "an object"));
+  RecordedStatic s;
+  s.available = value_or_null_at<bool>(root, b + "/available");
+  s.reason = optional_string_at(root, b + "/reason");
+  s.kernels = read_recorded_kernels(root, b + "/kernels");
+  s.kernels_unavailable = optional_string_at(root, b + "/kernels_unavailable");
+  if (object_at(root, b + "/ptxas")) s.ptxas = read_recorded_ptxas(root, b + "/ptxas");
+  if (object_at(root, b + "/sass")) s.sass = read_recorded_sass(root, b + "/sass");
+  return s;
 }
 
 }  // namespace attnlab

@@ -127,4 +127,35 @@ struct RecordedKernel {
 std::vector<RecordedKernel> read_recorded_kernels(const nlohmann::ordered_json& root,
                                                   const std::string& base);
 
+// A result's whole "static" block as a report takes it from any record (the schema requires only
+// the names of kernels and ptxas's "available"): each part where recorded, a field of the wrong
+// type refused with FieldError.
+struct RecordedPtxasKernel {
+  std::string name;  // "?" where not recorded
+  bool found = true;  // false: ptxas reported no such kernel
+  std::optional<double> registers, barriers, stack_frame_bytes, spill_store_bytes, spill_load_bytes, smem_bytes;
+};
+struct RecordedPtxas {
+  std::optional<bool> available;
+  std::optional<std::string> reason;
+  std::vector<RecordedPtxasKernel> kernels;
+};
+struct RecordedSass {
+  std::optional<bool> available, complete;  // complete false: totals miss kernels the listing lacks
+  std::optional<std::string> reason;
+  // Every count in record order, a nested count named by its path ("BRA @P"); per-kernel lists
+  // left out.
+  std::vector<std::pair<std::string, double>> counts;
+};
+struct RecordedStatic {
+  std::optional<bool> available;  // of the launch facts
+  std::optional<std::string> reason;
+  std::vector<RecordedKernel> kernels;
+  std::optional<std::string> kernels_unavailable;  // why a run recorded no launch facts
+  std::optional<RecordedPtxas> ptxas;
+  std::optional<RecordedSass> sass;
+};
+// The block at `base` (/results/<i>/static); nullopt where absent or null.
+std::optional<RecordedStatic> read_recorded_static(const nlohmann::ordered_json& root, const std::string& base);
+
 }  // namespace attnlab

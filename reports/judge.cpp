@@ -66,8 +66,7 @@ std::string why_absent(const Result& r, const std::vector<std::string>& tok,
     }
     return "not measured: " + ptr + " is not in the record";
   }
-  const bool recorded = top == "derived" ? r.derived.has_value() : r.json.contains(top) && !r.json[top].is_null();
-  if ((top == "static" || top == "derived") && !recorded)
+  if ((top == "static" && !r.static_evidence) || (top == "derived" && !r.derived))
     return "not measured: this record has no " + top + " evidence";
   return "not measured: " + ptr + " is not in the record";
 }

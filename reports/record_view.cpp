@@ -33,6 +33,7 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
   r.metrics = std::move(e.metrics);
   r.pc_sampling = std::move(e.pc_sampling);
   r.kernels = std::move(e.kernels);
+  r.static_evidence = std::move(e.static_evidence);
   for (auto& [name, t] : e.timing) {
     Regime g;
     static_cast<RegimeTiming&>(g) = std::move(t);
@@ -50,6 +51,11 @@ std::string Result::untimed_reason() const {
   if (!passed) return "failed its correctness check";
   if (check_only) return "not timed: a --check-only run";
   return "not timed";
+}
+
+const std::vector<RecordedKernel>& Result::launched_kernels() const {
+  static const std::vector<RecordedKernel> kNone;
+  return static_evidence ? static_evidence->kernels : kNone;
 }
 
 const Regime* Result::regime(const std::string& n) const {

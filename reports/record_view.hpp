@@ -19,6 +19,7 @@
 #include "record/provenance.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
+#include "record/static_facts.hpp"
 #include "record/timing.hpp"
 
 namespace attnlab::report {
@@ -68,6 +69,7 @@ struct Result {
   std::optional<std::vector<RecordedGroup>> metrics;  // absent where the record has no "metrics"
   std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
   std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
+  std::optional<RecordedStatic> static_evidence;      // launch facts, ptxas and SASS, where recorded
   ordered_json json;            // the entry itself: metrics, static, derived
 
   bool timed() const { return !regimes.empty(); }
@@ -75,6 +77,8 @@ struct Result {
   std::string untimed_reason() const;
   const Regime* regime(const std::string& name) const;
   const Regime* headline_regime() const { return regime(headline); }
+  // static.kernels: each launched kernel's facts; empty where not recorded.
+  const std::vector<RecordedKernel>& launched_kernels() const;
   // The metric group as recorded; nullptr where the shape has no such group.
   const RecordedGroup* group(std::string_view name) const {
     return metrics ? find_group(*metrics, name) : nullptr;

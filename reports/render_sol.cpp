@@ -131,12 +131,7 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   const RecordedGroup* tensor = r.group("tensor");
   if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
-  std::vector<RecordedKernel> kernels;
-  try {
-    kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
-  } catch (const FieldError& e) {
-    throw InputError(run.file.string() + ": " + e.what());
-  }
+  const std::vector<RecordedKernel>& kernels = r.launched_kernels();
   out.floor = cal.rec.launch_used_by(run.phase, r.name);
   out.launch_src = out.floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
   if (kernels.size() == 1) {

@@ -211,21 +211,16 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
         "the bullets give the work items per CTA and the last round's busy CTAs from "
         "`static.kernels[].work_items`, or say \"not measured\" where a one-wave grid's record "
         "lacks it.\n\n";
-  if (!any_result_has(run, "static")) {
+  if (!any_result_has(run, &Result::static_evidence)) {
     md << "Not measured: this record has no `static` evidence (launch configuration and occupancy "
           "per kernel), so neither launch statistics nor occupancy limits.\n\n";
     return;
   }
   for (const auto& r : run.results) {
     md << "### " << shape_label(r.name) << "\n\n";
-    std::vector<RecordedKernel> kernels;
-    try {
-      kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
-    } catch (const FieldError& e) {
-      throw InputError(run.file.string() + ": " + e.what());
-    }
+    const std::vector<RecordedKernel>& kernels = r.launched_kernels();
     if (kernels.empty()) {
-      const auto why = optional_string_at(r.json, "/static/kernels_unavailable");
+      const auto why = r.static_evidence ? r.static_evidence->kernels_unavailable : std::nullopt;
       md << "Launch statistics: not measured"
          << (why ? " (" + fixed_line(*why) + ")" : r.timed() ? std::string() : " (" + r.untimed_reason() + ")")
          << ".\n\n";

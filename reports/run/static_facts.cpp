@@ -8,51 +8,30 @@ namespace attnlab::report::detail {
 
 namespace {
 
-// Numeric leaves of an object as ("a.b", value), in record order, skipping `skip` keys.
-void numeric_leaves(const ordered_json& j, const std::string& prefix, const std::set<std::string>& skip,
-                    std::vector<std::pair<std::string, double>>& out) {
-  for (const auto& [k, v] : j.items()) {
-    if (skip.count(k)) continue;
-    const std::string name = prefix.empty() ? k : prefix + " " + k;
-    if (v.is_number()) out.emplace_back(name, v.get<double>());
-    else if (v.is_object()) numeric_leaves(v, name, skip, out);
-  }
-}
-
-std::string opt_count(const ordered_json& j, const char* key) {
-  const ordered_json* v = find(j, std::string("/") + key);
-  return v && v->is_number() ? count(v->get<double>()) : "not recorded";
-}
+std::string opt_count(const std::optional<double>& v) { return v ? count(*v) : "not recorded"; }
 
 // Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
-void launch_rows(Table& k, const Run& run, const Result& r) {
-  std::vector<RecordedKernel> kernels;
-  try {
-    kernels = read_recorded_kernels(run.json, r.pointer + "/static/kernels");
-  } catch (const FieldError& e) {
-    throw InputError(run.file.string() + ": " + e.what());
-  }
+void launch_rows(Table& k, const Result& r) {
   auto count_or = [](const auto& v) { return v ? count(double(*v)) : std::string("not recorded"); };
-  for (const RecordedKernel& kj : kernels)
+  for (const RecordedKernel& kj : r.launched_kernels())
     k.row({shape_label(r.name), code(kj.name), dims(kj.grid), dims(kj.block), count_or(kj.registers),
            count_or(kj.static_smem_bytes), count_or(kj.dynamic_smem_bytes), count_or(kj.local_bytes),
            kj.theoretical_occupancy_pct ? pct(*kj.theoretical_occupancy_pct) : "not recorded"});
 }
 
 // Per kernel, from the build's ptxas -v report.
-void ptxas_rows(Table& px, std::vector<std::string>& notes, const Result& r, const ordered_json& st) {
-  const ordered_json* p = find(st, "/ptxas");
-  if (!p || !p->is_object()) return;
-  if (p->contains("available") && (*p)["available"] == false)
+void ptxas_rows(Table& px, std::vector<std::string>& notes, const Result& r, const RecordedStatic& st) {
+  if (!st.ptxas) return;
+  const RecordedPtxas& p = *st.ptxas;
+  if (p.available == false)
     notes.push_back(shape_label(r.name) + ": ptxas report not available: " +
-                    fixed_line(optional_string_at(*p, "/reason").value_or("no reason given")));
-  if (const ordered_json* kernels = find(*p, "/kernels"); kernels && kernels->is_array())
-    for (const auto& kj : *kernels) {
-      if (kj.contains("found") && kj["found"] == false) continue;
-      px.row({shape_label(r.name), code(optional_string_at(kj, "/name").value_or("?")),
-              opt_count(kj, "registers"), opt_count(kj, "barriers"), opt_count(kj, "stack_frame_bytes"),
-              opt_count(kj, "spill_store_bytes"), opt_count(kj, "spill_load_bytes"), opt_count(kj, "smem_bytes")});
-    }
+                    fixed_line(p.reason.value_or("no reason given")));
+  for (const RecordedPtxasKernel& kj : p.kernels) {
+    if (!kj.found) continue;
+    px.row({shape_label(r.name), code(kj.name), opt_count(kj.registers), opt_count(kj.barriers),
+            opt_count(kj.stack_frame_bytes), opt_count(kj.spill_store_bytes), opt_count(kj.spill_load_bytes),
+            opt_count(kj.smem_bytes)});
+  }
 }
 
 struct SassCounts {
@@ -61,19 +40,16 @@ struct SassCounts {
 };
 
 // A shape's SASS counts, or a note on why it has none.
-void add_sass(SassCounts& sass, std::vector<std::string>& notes, const Result& r, const ordered_json& st) {
-  const ordered_json* sj = find(st, "/sass");
-  if (!sj || !sj->is_object()) return;
-  if (sj->contains("available") && (*sj)["available"] == false) {
+void add_sass(SassCounts& sass, std::vector<std::string>& notes, const Result& r, const RecordedStatic& st) {
+  if (!st.sass) return;
+  const RecordedSass& sj = *st.sass;
+  if (sj.available == false) {
     notes.push_back(shape_label(r.name) + ": SASS counts not available: " +
-                    fixed_line(optional_string_at(*sj, "/reason").value_or("no reason given")));
+                    fixed_line(sj.reason.value_or("no reason given")));
     return;
   }
-  if (sj->contains("complete") && (*sj)["complete"] == false)
-    notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
-  std::vector<std::pair<std::string, double>> leaves;
-  numeric_leaves(*sj, "", {"kernels", "available", "complete"}, leaves);
-  for (const auto& [op, n] : leaves) {
+  if (sj.complete == false) notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
+  for (const auto& [op, n] : sj.counts) {
     if (std::find(sass.opcodes.begin(), sass.opcodes.end(), op) == sass.opcodes.end()) sass.opcodes.push_back(op);
     sass.counts[r.name][op] = n;
   }
@@ -115,7 +91,7 @@ void sass_table(std::ostringstream& md, const Run& run, const SassCounts& sass) 
 
 void static_section(std::ostringstream& md, const Run& run) {
   md << "## Static evidence\n\n";
-  if (!any_result_has(run, "static")) {
+  if (!any_result_has(run, &Result::static_evidence)) {
     md << "Not measured: this record has no `static` evidence (registers, shared and local "
           "memory per kernel, SASS instruction counts).\n\n";
     return;
@@ -129,17 +105,17 @@ void static_section(std::ostringstream& md, const Run& run) {
   std::vector<std::string> notes;
   SassCounts sass;
   for (const auto& r : run.results) {
-    const ordered_json* st = find(r.json, "/static");
-    if (!st || !st->is_object()) {
+    if (!r.static_evidence) {
       notes.push_back(shape_label(r.name) + ": no static evidence");
       continue;
     }
-    if (const ordered_json* a = find(*st, "/available"); a && *a == false)
+    const RecordedStatic& st = *r.static_evidence;
+    if (st.available == false)
       notes.push_back(shape_label(r.name) + ": launch facts not available: " +
-                      fixed_line(optional_string_at(*st, "/reason").value_or("no reason given")));
-    launch_rows(k, run, r);
-    ptxas_rows(px, notes, r, *st);
-    add_sass(sass, notes, r, *st);
+                      fixed_line(st.reason.value_or("no reason given")));
+    launch_rows(k, r);
+    ptxas_rows(px, notes, r, st);
+    add_sass(sass, notes, r, st);
   }
   if (!k.empty()) md << "Launched kernels (CUPTI launch callback and function attributes):\n\n" << k.str() << "\n";
   if (!px.empty()) md << "The build's `ptxas -v` report for those kernels:\n\n" << px.str() << "\n";

@@ -279,6 +279,34 @@ TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
   EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
 }
 
+// The whole static block as a report reads it: SASS counts by path in record order (per-kernel
+// lists left out), ptxas kernels with each figure where recorded, and why launch facts are absent.
+TEST(StaticKernels, TheWholeBlockReadsEachPartWhereRecorded) {
+  EXPECT_FALSE(read_recorded_static(ordered_json::object(), "/s"));
+  const ordered_json j = {{"s", {{"kernels_unavailable", "a --check-only run launches nothing it times"},
+                                 {"sass", {{"available", true}, {"complete", false}, {"LDL", 0},
+                                           {"BRA", {{"total", 10}, {"@P", 4}}}, {"kernels", {{{"LDL", 0}}}}}},
+                                 {"ptxas", {{"available", true},
+                                            {"kernels", {{{"name", "k"}, {"registers", 95}},
+                                                         {{"name", "gone"}, {"found", false}}}}}}}}};
+  const auto st = read_recorded_static(j, "/s");
+  ASSERT_TRUE(st);
+  EXPECT_TRUE(st->kernels.empty());
+  EXPECT_EQ(st->kernels_unavailable, "a --check-only run launches nothing it times");
+  ASSERT_TRUE(st->sass);
+  EXPECT_EQ(st->sass->complete, false);
+  const std::vector<std::pair<std::string, double>> counts = {{"LDL", 0}, {"BRA total", 10}, {"BRA @P", 4}};
+  EXPECT_EQ(st->sass->counts, counts);
+  ASSERT_TRUE(st->ptxas);
+  ASSERT_EQ(st->ptxas->kernels.size(), 2u);
+  EXPECT_EQ(st->ptxas->kernels[0].registers, 95.0);
+  EXPECT_FALSE(st->ptxas->kernels[0].barriers);
+  EXPECT_FALSE(st->ptxas->kernels[1].found);
+  ordered_json bad = j;
+  bad["s"]["sass"]["available"] = "yes";
+  EXPECT_THROW(read_recorded_static(bad, "/s"), FieldError);
+}
+
 // A metric group's state: absent or null not collected; "available" and "reason" as recorded.
 TEST(MetricGroupState, AbsentNullUnavailableAndUnsaid) {
   const ordered_json m = {{"m", {{"tensor", nullptr},
