@@ -207,13 +207,17 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   if (const ordered_json* k = find(root, b + "/kernels"); k && !k->is_null())
     r.kernels = read_kernel_shares(root, b + "/kernels");
   r.static_evidence = read_recorded_static(root, b + "/static");
+  // attnlab-ncu-import writes the Nsight Compute blocks from the structs.
+  if (const ordered_json* n = find(root, b + "/ncu"); n && !n->is_null()) r.ncu = read_ncu_entry(root, b + "/ncu");
   read_recorded_timing(root, b, check_only, r);
   return r;
 }
 
 RunHeader read_run_header(const ordered_json& j) {
-  return {string_at(j, "/phase"), string_at(j, "/status"), optional_string_at(j, "/started_utc").value_or(""),
-          read_experiment(j, "/experiment"), optional_string_at(j, "/error")};
+  RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), optional_string_at(j, "/started_utc").value_or(""),
+              read_experiment(j, "/experiment"), optional_string_at(j, "/error"), std::nullopt};
+  if (const ordered_json* p = find(j, "/ncu_profile"); p && !p->is_null()) h.ncu_profile = read_ncu_profile(j, "/ncu_profile");
+  return h;
 }
 
 }  // namespace attnlab

@@ -95,6 +95,7 @@ struct RecordedResult {
   std::optional<PcSamplingResult> pc_sampling;
   std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
   std::optional<RecordedStatic> static_evidence;
+  std::optional<NcuEntry> ncu;
 };
 RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base, bool check_only);
 
@@ -104,6 +105,7 @@ struct RunHeader {
   std::string started_utc;  // "" where not recorded
   ExperimentInfo experiment;
   std::optional<std::string> error;  // a fault mid-run
+  std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
 };
 RunHeader read_run_header(const nlohmann::ordered_json& record);
 

@@ -34,6 +34,7 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
   r.pc_sampling = std::move(e.pc_sampling);
   r.kernels = std::move(e.kernels);
   r.static_evidence = std::move(e.static_evidence);
+  r.ncu = std::move(e.ncu);
   for (auto& [name, t] : e.timing) {
     Regime g;
     static_cast<RegimeTiming&>(g) = std::move(t);
@@ -247,6 +248,7 @@ Run load_run(const fs::path& path) {
     run.started_utc = std::move(header.started_utc);
     run.experiment = std::move(header.experiment);
     run.error = std::move(header.error);
+    run.ncu_profile = std::move(header.ncu_profile);
     const RunIdentity id = read_identity(j);
     run.commit = id.git.commit;
     run.dirty = id.git.dirty;

@@ -70,6 +70,7 @@ struct Result {
   std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
   std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
   std::optional<RecordedStatic> static_evidence;      // launch facts, ptxas and SASS, where recorded
+  std::optional<NcuEntry> ncu;                        // Nsight Compute's values, where imported
   ordered_json json;            // the entry itself: metrics, static, derived
 
   bool timed() const { return !regimes.empty(); }
@@ -93,6 +94,7 @@ struct Run {
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
   ExperimentInfo experiment;  // title, technique and question
   std::optional<std::string> error;  // a fault mid-run, where recorded
+  std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
   SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for

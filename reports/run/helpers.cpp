@@ -19,12 +19,6 @@ std::string pct_of(double v, const std::optional<double>& peak) {
   return peak ? pct(100.0 * v / *peak) : "not known";
 }
 
-bool any_result_has(const Run& run, const char* key) {
-  return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) {
-    return r.json.contains(key) && !r.json[key].is_null();
-  });
-}
-
 std::string dims(const std::vector<long long>& d) {
   if (d.empty()) return "not recorded";
   std::string out;

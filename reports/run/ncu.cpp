@@ -6,38 +6,31 @@ namespace attnlab::report::detail {
 
 namespace {
 
-// A metric's CUPTI value in a result entry: metrics.<group>.values.<name>.value of any group.
+// A metric's CUPTI value in a result entry: the first group that recorded it.
 std::optional<double> cupti_value(const Result& r, const std::string& name) {
-  const ordered_json* m = find(r.json, "/metrics");
-  if (!m || !m->is_object()) return std::nullopt;
-  for (const auto& [group, gj] : m->items()) {
-    (void)group;
-    if (!gj.is_object() || !gj.contains("values") || !gj["values"].is_object()) continue;
-    const auto& vals = gj["values"];
-    if (!vals.contains(name)) continue;
-    const ordered_json& v = vals[name];
-    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
-    if (value && value->is_number()) return value->get<double>();
-  }
+  if (!r.metrics) return std::nullopt;
+  for (const RecordedGroup& g : *r.metrics)
+    for (const RecordedMetric& v : g.values)
+      if (v.name == name && v.value) return v.value;
   return std::nullopt;
 }
 
+template <class T>
+const T* entry(const std::vector<std::pair<std::string, T>>& list, const std::string& name) {
+  for (const auto& [k, v] : list)
+    if (k == name) return &v;
+  return nullptr;
+}
+
 // The table of ncu's values beside CUPTI's, with the record's difference or why it has none.
-std::string values_table(const Result& r, const ordered_json& n, const ordered_json& vals) {
+std::string values_table(const Result& r, const NcuEntry& n) {
   Table t({"metric", "unit", "CUPTI", "ncu", "difference"}, "llrrr");
-  for (const auto& [name, v] : vals.items()) {
-    const ordered_json* value = v.is_object() ? find(v, "/value") : &v;
-    const auto unit = v.is_object() ? optional_string_at(v, "/unit") : std::nullopt;
-    const auto cupti = cupti_value(r, name);
+  for (const NcuValue& v : n.values) {
+    const auto cupti = cupti_value(r, v.name);
     std::string diff = "not computed";
-    const ordered_json* d = find(n, "/rel_diff_pct/" + name);
-    if (d && d->is_number()) {
-      diff = pct(d->get<double>());
-    } else if (const ordered_json* why = find(n, "/rel_diff_reason/" + name); why && why->is_string()) {
-      diff = "not computed: " + why->get<std::string>();
-    }
-    t.row({code(name), unit.value_or(""), cupti ? sig(*cupti) : "not measured",
-           value && value->is_number() ? sig(value->get<double>()) : "not measured", diff});
+    if (const auto* d = entry(n.rel_diff_pct, v.name); d && *d) diff = pct(**d);
+    else if (const std::string* why = entry(n.rel_diff_reason, v.name)) diff = "not computed: " + *why;
+    t.row({code(v.name), v.unit, cupti ? sig(*cupti) : "not measured", sig(v.value), diff});
   }
   return t.str();
 }
@@ -47,76 +40,68 @@ void wall_time(std::ostringstream& md, const Run& run, const std::string& report
   if (report.rfind("ncu-", 0) != 0 || report.size() <= 12 || report.compare(report.size() - 8, 8, ".ncu-rep") != 0)
     return;
   const std::string slug = report.substr(4, report.size() - 12);
-  const ordered_json* s = find(run.json, "/ncu_profile/shapes/" + slug);
-  const auto wall = s ? optional_number_at(*s, "/wall_s") : std::nullopt;
-  const auto base = s ? optional_number_at(*s, "/baseline_wall_s") : std::nullopt;
-  if (wall) {
-    md << "Wall time of the experiment under ncu: " << sig(*wall) << " s";
-    if (base) md << ", without ncu " << sig(*base) << " s (ncu's overhead " << sig(*wall - *base) << " s)";
+  if (!run.ncu_profile) return;
+  for (const NcuShapeWall& s : run.ncu_profile->shapes) {
+    if (s.slug != slug || !s.wall_s) continue;
+    md << "Wall time of the experiment under ncu: " << sig(*s.wall_s) << " s";
+    if (s.baseline_wall_s)
+      md << ", without ncu " << sig(*s.baseline_wall_s) << " s (ncu's overhead " << sig(*s.wall_s - *s.baseline_wall_s) << " s)";
     md << ".\n\n";
   }
 }
 
 // One shape's cross-check: its ncu report, its values against CUPTI's, what ncu did not give.
-void ncu_shape(std::ostringstream& md, const Run& run, const Result& r, const ordered_json& n) {
+void ncu_shape(std::ostringstream& md, const Run& run, const Result& r, const NcuEntry& n) {
   md << "### " << shape_label(r.name) << "\n\n";
-  const auto report = optional_string_at(n, "/report");
-  if (report) {
+  if (n.report) {
     std::error_code ec;
-    if (fs::is_regular_file(run.dir / *report, ec))
-      md << "Nsight Compute report: [" << code(*report) << "](" << fs::path(*report).generic_string() << ")";
+    if (fs::is_regular_file(run.dir / *n.report, ec))
+      md << "Nsight Compute report: [" << code(*n.report) << "](" << fs::path(*n.report).generic_string() << ")";
     else
-      md << "Nsight Compute report: " << code(*report) << " (not beside the record)";
+      md << "Nsight Compute report: " << code(*n.report) << " (not beside the record)";
   } else {
     md << "Nsight Compute report: not recorded";
   }
-  if (const ordered_json* k = find(n, "/kernels"); k && k->is_number())
-    md << "; " << count(k->get<double>()) << " kernel" << (k->get<double>() == 1 ? "" : "s") << " profiled";
+  if (!n.unavailable_reason)
+    md << "; " << count(double(n.kernels)) << " kernel" << (n.kernels == 1 ? "" : "s") << " profiled";
   md << ".";
-  if (const auto c = optional_string_at(n, "/combined")) md << " Combined " << fixed_line(*c) << ".";
+  if (!n.combined.empty()) md << " Combined " << fixed_line(n.combined) << ".";
   md << "\n\n";
-  const ordered_json* vals = find(n, "/values");
-  if (!vals || !vals->is_object()) {
-    const ordered_json* why = find(n, "/unavailable");
-    md << "Not measured: " << (why && why->is_string() ? fixed_line(why->get<std::string>()) : "no ncu values")
-       << ".\n\n";
+  if (n.unavailable_reason) {
+    md << "Not measured: " << fixed_line(*n.unavailable_reason) << ".\n\n";
     return;
   }
-  md << values_table(r, n, *vals) << "\n";
-  if (const ordered_json* u = find(n, "/unavailable"); u && u->is_object() && !u->empty()) {
+  md << values_table(r, n) << "\n";
+  if (!n.unavailable.empty()) {
     md << "Not in ncu's values:\n\n";
-    for (const auto& [name, why] : u->items()) md << "- " << code(name) << ": " << fixed_line(json_scalar(why)) << "\n";
+    for (const auto& [name, why] : n.unavailable) md << "- " << code(name) << ": " << fixed_line(why) << "\n";
     md << "\n";
   }
-  if (report) wall_time(md, run, *report);
+  if (n.report) wall_time(md, run, *n.report);
 }
 
 }  // namespace
 
 void ncu_section(std::ostringstream& md, const Run& run) {
   md << "## Nsight Compute cross-check\n\n";
-  if (!any_result_has(run, "ncu")) {
+  if (!any_result_has(run, &Result::ncu)) {
     md << "Not measured: this record has no `ncu` values. `make profile` reruns each shape's launch "
           "under Nsight Compute, keeps its `.ncu-rep` report beside the record and imports ncu's "
           "values of the same metrics here, against CUPTI's.\n\n";
     return;
   }
-  if (const ordered_json* p = find(run.json, "/ncu_profile"); p && p->is_object()) {
-    if (const auto v = optional_string_at(*p, "/ncu_version")) md << "Nsight Compute: " << fixed_line(*v) << ". ";
-    if (const auto c = optional_string_at(*p, "/ncu_command")) md << "Command: " << code(fixed_line(*c)) << ". ";
-    if (const auto m = optional_string_at(*p, "/method")) md << "Method: " << fixed_line(*m) << ".";
-    md << "\n\n";
-  }
+  if (const auto& p = run.ncu_profile)
+    md << "Nsight Compute: " << fixed_line(p->ncu_version) << ". Command: " << code(fixed_line(p->ncu_command))
+       << ". Method: " << fixed_line(p->method) << ".\n\n";
   md << "Difference: (CUPTI - ncu) / |ncu|, as the record gives it (`ncu.rel_diff_pct`). CUPTI's "
         "value comes from the range profiler's replay of one launch (hardware metrics above), ncu's "
         "from a separate run of the launch under Nsight Compute: two passes over the kernel.\n\n";
   for (const auto& r : run.results) {
-    const ordered_json* n = find(r.json, "/ncu");
-    if (!n || !n->is_object()) {
+    if (!r.ncu) {
       if (r.timed()) md << "### " << shape_label(r.name) << "\n\nNot measured: no `ncu` values for this shape.\n\n";
       continue;
     }
-    ncu_shape(md, run, r, *n);
+    ncu_shape(md, run, r, *r.ncu);
   }
 }
 

@@ -34,7 +34,6 @@ constexpr std::size_t kMinBoxSamples = 10;
 std::string fixed_line(const std::string& s);  // newlines as spaces, for a table cell
 std::string json_scalar(const ordered_json& v);
 std::string pct_of(double v, const std::optional<double>& peak);  // "not known" without a peak
-bool any_result_has(const Run& run, const char* key);
 std::string dims(const std::vector<long long>& d);  // [a, b, c] as "axbxc"; empty: "not recorded"
 
 // --- sections, in the report's order ---
