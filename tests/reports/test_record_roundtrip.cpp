@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "record/fields.hpp"
 #include "record/record.hpp"
@@ -117,4 +121,49 @@ TEST(RecordRoundTrip, TheHeaderOfARunThatCollectsNothingSaysWhy) {
   EXPECT_EQ(j["metrics_config"].dump(), R"({"groups":[],"unavailable":"--check-only: nothing is timed"})");
   EXPECT_TRUE(record_problems(j).empty());
   EXPECT_FALSE(j.contains("error"));
+}
+
+// The schema and the structs in one place: a committed record that holds every block a run
+// collects (counters, static facts, SASS, ptxas, PC samples, per-kernel times), with the blocks
+// no committed record has yet added from the structs (a run error, Nsight Compute's values and
+// profile), is written through the one mapping, read back to the same bytes, and validated
+// against attnlab.run/1 by scripts/validate-records (skipped without the jsonschema package).
+TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
+  std::optional<RunRecord> rec;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json.gz") continue;
+    const ordered_json j = ordered_json::parse(read_record_text(entry.path()));
+    if (!harness_record(j) || !current_layout(j)) continue;
+    RunRecord r = read_run_record(j);
+    const ResultEntry& e = r.results.at(0);
+    if (e.headline() && e.metrics && e.static_evidence && e.static_evidence->sass && e.static_evidence->ptxas &&
+        e.pc_sampling && e.kernels) {
+      rec = std::move(r);
+      break;
+    }
+  }
+  ASSERT_TRUE(rec) << "no committed record holds every block";
+  const fs::path fixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/reports/inputs/side-by-side/4/20261122T215639Z-dcabdff/run.json";
+  const ordered_json with_ncu = ordered_json::parse(read_record_text(fixture));
+  rec->results.at(0).ncu = read_ncu_entry(with_ncu, "/results/0/ncu");
+  NcuEntry none;
+  none.unavailable_reason = "no ncu CSV beside the record";
+  if (rec->results.size() > 1) rec->results[1].ncu = none;
+  rec->ncu_profile = NcuProfile{"2025.3", "ncu --set full", "one launch per shape", "the process's wall time",
+                                {{"16x16x2048x64", 12.5, 3.0}, {"1x8x512x64", std::nullopt, std::nullopt}}};
+  rec->error = "a fault after the first shape";
+  const ordered_json written = to_json(*rec);
+  EXPECT_EQ(to_json(read_run_record(written)).dump(2), written.dump(2));
+
+  const fs::path dir = fs::temp_directory_path() / ("attnlab-run-schema-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.json") << written.dump(2) << "\n";
+  const std::string cmd = "python3 " ATTNLAB_SOURCE_DIR "/scripts/validate-records " + (dir / "run.json").string() +
+                          " > " + (dir / "out.txt").string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  std::ifstream out(dir / "out.txt");
+  const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  fs::remove_all(dir);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
 }
