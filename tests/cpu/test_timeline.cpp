@@ -4,15 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "profiler/timeline_decode.hpp"
 #include "record/fields.hpp"
 #include "record/timeline.hpp"
+#include "tests/validate_records.hpp"
 
 namespace attnlab::timeline {
 namespace {
@@ -395,22 +393,11 @@ TEST(TimelineRecord, ChromeTraceHasOneCompleteEventPerSpanInMicroseconds) {
 // The writer's output against record/schema/attnlab.timeline-1.schema.json, through the same
 // validator CI runs on committed records (skipped without python3's jsonschema: exit 77).
 TEST(TimelineRecord, MatchesItsJsonSchema) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("attnlab-timeline-schema-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   TimelineRecord r = sample_record();
   // A real provenance block: the committed H100 fixture's.
   std::ifstream fixture(ATTNLAB_FIXTURES_DIR "/h100-phase4-run.json");
   r.provenance = nlohmann::ordered_json::parse(fixture)["provenance"];
-  std::ofstream(dir / "run.json") << to_json(r).dump(2);
-  const std::string cmd = "python3 " ATTNLAB_SOURCE_DIR "/scripts/validate-records " + (dir / "run.json").string() + " > " +
-                          (dir / "out.txt").string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream out(dir / "out.txt");
-  const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  fs::remove_all(dir);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, to_json(r), "timeline");
 }
 
 }  // namespace

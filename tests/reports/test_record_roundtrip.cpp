@@ -6,18 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "record/fields.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
+#include "tests/validate_records.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -154,16 +151,5 @@ TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
   rec->error = "a fault after the first shape";
   const ordered_json written = to_json(*rec);
   EXPECT_EQ(to_json(read_run_record(written)).dump(2), written.dump(2));
-
-  const fs::path dir = fs::temp_directory_path() / ("attnlab-run-schema-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "run.json") << written.dump(2) << "\n";
-  const std::string cmd = "python3 " ATTNLAB_SOURCE_DIR "/scripts/validate-records " + (dir / "run.json").string() +
-                          " > " + (dir / "out.txt").string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream out(dir / "out.txt");
-  const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
-  fs::remove_all(dir);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+  attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, written, "run");
 }
