@@ -191,6 +191,20 @@ std::vector<std::pair<std::string, std::string>> string_map_at(const ordered_jso
   return out;
 }
 
+// {"<metric>": {"value", "unit"}} at `ptr` in record order; empty where absent or null.
+std::vector<RecordedMetric> recorded_values(const ordered_json& root, const std::string& ptr) {
+  std::vector<RecordedMetric> out;
+  const ordered_json* vals = find(root, ptr);
+  if (!vals || vals->is_null()) return out;
+  if (!vals->is_object()) throw FieldError(type_problem(ptr, "an object"));
+  for (const auto& [metric, v] : vals->items()) {
+    (void)v;
+    const std::string p = ptr + "/" + escaped(metric);
+    out.push_back({metric, optional_number_at(root, p + "/value"), optional_string_at(root, p + "/unit").value_or("")});
+  }
+  return out;
+}
+
 RecordedGroup read_recorded_group(const ordered_json& root, const std::string& base, const std::string& name) {
   RecordedGroup g;
   static_cast<RecordedGroupState&>(g) = read_group_state(root, base);
@@ -198,19 +212,16 @@ RecordedGroup read_recorded_group(const ordered_json& root, const std::string& b
   g.passes = optional_int_at(root, base + "/passes");
   g.kernel_passes = optional_int_at(root, base + "/kernel_passes");
   g.collection_wall_s = optional_number_at(root, base + "/collection_wall_s");
-  if (const ordered_json* vals = find(root, base + "/values"); vals && !vals->is_null()) {
-    if (!vals->is_object()) throw FieldError(type_problem(base + "/values", "an object"));
-    for (const auto& [metric, v] : vals->items()) {
-      (void)v;
-      const std::string p = base + "/values/" + escaped(metric);
-      g.values.push_back({metric, optional_number_at(root, p + "/value"),
-                          optional_string_at(root, p + "/unit").value_or("")});
-    }
-  }
+  g.values = recorded_values(root, base + "/values");
   g.unavailable_metrics = string_map_at(root, base + "/unavailable_metrics");
   if (const ordered_json* ks = find(root, base + "/kernels"); ks && !ks->is_null()) {
     if (!ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
-    g.kernels = ks->size();
+    g.kernels.emplace();
+    for (std::size_t i = 0; i < ks->size(); ++i) {
+      const std::string p = base + "/kernels/" + std::to_string(i);
+      g.kernels->push_back({string_at(root, p + "/name"), int(number_at(root, p + "/index")),
+                            recorded_values(root, p + "/values")});
+    }
   }
   g.kernels_reason = optional_string_at(root, base + "/kernels_reason");
   return g;

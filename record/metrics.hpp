@@ -85,13 +85,18 @@ struct RecordedMetric {
   std::optional<double> value;  // null in the record: not measured
   std::string unit;             // "" where not recorded
 };
+struct RecordedKernelValues {
+  std::string name;  // the launched function
+  int index = 0;     // its place in the launch, 0-based
+  std::vector<RecordedMetric> values;
+};
 struct RecordedGroup : RecordedGroupState {
   std::string name;  // the key it is recorded under
   std::optional<int> passes, kernel_passes;
   std::optional<double> collection_wall_s;  // [s]
   std::vector<RecordedMetric> values;       // record order
   std::vector<std::pair<std::string, std::string>> unavailable_metrics;  // metric -> why
-  std::optional<std::size_t> kernels;       // per-kernel entries recorded; nullopt: none
+  std::optional<std::vector<RecordedKernelValues>> kernels;  // per kernel, launch order; nullopt: none
   std::optional<std::string> kernels_reason;
 
   // The metric's value in a group recorded available; nullopt otherwise.

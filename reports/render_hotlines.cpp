@@ -201,42 +201,32 @@ void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t laun
 }
 
 
-// The result entry's counter groups (record/metrics.hpp), in record order.
-std::vector<GroupResult> read_groups(const Run& run, const Result& r) {
-  std::vector<GroupResult> out;
-  const ordered_json* m = find(r.json, "/metrics");
-  if (!m || !m->is_object()) return out;
-  for (const auto& [name, block] : m->items()) {
-    (void)block;
-    try {
-      out.push_back(read_group_result(r.json, "/metrics/" + name));
-    } catch (const FieldError& e) {
-      throw InputError(run.file.string() + ": " + r.pointer + "/metrics/" + name + ": " + e.what());
-    }
-  }
-  return out;
-}
-
 // One kernel instance's counters over every group, by its index in the launch. For a launch of
 // one kernel the launch-wide values are its own.
-std::map<int, std::vector<MetricValue>> instance_values(const std::vector<GroupResult>& groups,
-                                                         const std::string& name, bool only_kernel) {
-  std::map<int, std::vector<MetricValue>> out;
-  for (const GroupResult& g : groups) {
-    if (!g.available) continue;
+std::map<int, std::vector<RecordedMetric>> instance_values(const std::vector<RecordedGroup>& groups,
+                                                            const std::string& name, bool only_kernel) {
+  std::map<int, std::vector<RecordedMetric>> out;
+  for (const RecordedGroup& g : groups) {
+    if (g.available != true) continue;
     if (only_kernel) {
       out[0].insert(out[0].end(), g.values.begin(), g.values.end());
       continue;
     }
-    for (const auto& k : g.kernels)
-      if (k.name == name) out[k.index].insert(out[k.index].end(), k.values.begin(), k.values.end());
+    if (g.kernels)
+      for (const auto& k : *g.kernels)
+        if (k.name == name) out[k.index].insert(out[k.index].end(), k.values.begin(), k.values.end());
   }
   return out;
 }
 
 // The figures a reader scans first, as Nsight Compute's summary row: SM and DRAM speed of
 // light, tensor pipes, achieved occupancy, and the largest stall (warps per issued instruction).
-std::string counter_summary(const std::vector<MetricValue>& values) {
+std::string counter_summary(const std::vector<RecordedMetric>& values) {
+  const auto find_value = [&values](const char* metric) -> std::optional<double> {
+    for (const auto& v : values)
+      if (v.name == metric) return v.value;
+    return std::nullopt;
+  };
   static const std::pair<const char*, const char*> kPct[] = {
       {"SM", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
       {"tensor", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"},
@@ -245,32 +235,32 @@ std::string counter_summary(const std::vector<MetricValue>& values) {
   std::string out;
   const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
   for (const auto& [label, metric] : kPct)
-    if (auto v = find_value(values, metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
+    if (auto v = find_value(metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
   const std::string& pre = metric_vocabulary().stall_prefix;
   const std::string& suf = metric_vocabulary().stall_suffix;
   std::string top;
   double top_v = 0;
   for (const auto& v : values) {
-    if (v.name.rfind(pre, 0) != 0 || v.name.size() <= pre.size() + suf.size() ||
+    if (!v.value || v.name.rfind(pre, 0) != 0 || v.name.size() <= pre.size() + suf.size() ||
         v.name.compare(v.name.size() - suf.size(), suf.size(), suf) != 0)
       continue;
     const std::string reason = v.name.substr(pre.size(), v.name.size() - pre.size() - suf.size());
-    if (reason == "selected" || v.value <= top_v) continue;  // selected: the warp issued
+    if (reason == "selected" || *v.value <= top_v) continue;  // selected: the warp issued
     top = reason;
-    top_v = v.value;
+    top_v = *v.value;
   }
   if (!top.empty()) add("top stall " + top + " " + sig(top_v, 3));
   return out;
 }
 
 // Every metric of the launch's kernels side by side, one column per kernel instance.
-void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
+void counters_table(std::ostream& md, const std::vector<RecordedGroup>& groups) {
   std::vector<std::pair<int, std::string>> instances;  // index, name
   std::map<std::string, std::string> units;
   std::vector<std::string> metrics;
   std::map<std::pair<std::string, int>, double> cell_value;
-  for (const GroupResult& g : groups)
-    for (const auto& k : g.kernels) {
+  for (const RecordedGroup& g : groups)
+    for (const auto& k : g.kernels ? *g.kernels : std::vector<RecordedKernelValues>{}) {
       if (std::find(instances.begin(), instances.end(), std::make_pair(k.index, k.name)) == instances.end())
         instances.emplace_back(k.index, k.name);
       for (const auto& v : k.values) {
@@ -278,7 +268,7 @@ void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
           units[v.name] = v.unit;
           metrics.push_back(v.name);
         }
-        cell_value[{v.name, k.index}] = v.value;
+        if (v.value) cell_value[{v.name, k.index}] = *v.value;
       }
     }
   if (instances.empty()) return;
@@ -303,8 +293,8 @@ void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
   for (const auto& [i, n] : instances) md << "- #" << i << ": " << code(n) << "\n";
   md << "\n" << t.str() << "\n";
   std::string missing;
-  for (const GroupResult& g : groups)
-    if (!g.kernels_reason.empty()) missing += "- `" + g.group + "`: " + g.kernels_reason + "\n";
+  for (const RecordedGroup& g : groups)
+    if (g.kernels_reason) missing += "- `" + g.name + "`: " + *g.kernels_reason + "\n";
   if (!missing.empty()) md << "Groups without per-kernel counters:\n\n" << missing << "\n";
 }
 
@@ -334,7 +324,7 @@ void sampling_summary(std::ostream& md, const PcSamplingResult& pc) {
 
 // One shape's hot lines: the sampling summary, then each kernel's table and chart
 // (hotlines_<shape>_<kernel>, both counted from 1).
-void shape_hot_lines(std::ostream& md, const Run& run, const Result& r, std::size_t shape_index,
+void shape_hot_lines(std::ostream& md, const Result& r, std::size_t shape_index,
                      const fs::path& plots, const std::string& origin, std::vector<fs::path>& scripts) {
   md << "### " << shape_label(r.name) << "\n\n";
   const PcSamplingResult& pc = *r.pc_sampling;
@@ -370,13 +360,13 @@ void hot_lines_section(std::ostream& md, const Run& run, const fs::path& plots, 
   std::size_t shape_index = 0;
   for (const auto& r : run.results) {
     ++shape_index;
-    if (r.pc_sampling) shape_hot_lines(md, run, r, shape_index, plots, origin, scripts);
+    if (r.pc_sampling) shape_hot_lines(md, r, shape_index, plots, origin, scripts);
   }
 }
 
 // A kernel's counters cell: each instance's summary, "#<i>: " before it where the launch runs
 // the kernel more than once.
-std::string kernel_counters(const std::vector<GroupResult>& groups, const KernelShare& k, int launched) {
+std::string kernel_counters(const std::vector<RecordedGroup>& groups, const KernelShare& k, int launched) {
   std::string counters;
   for (const auto& [index, values] : instance_values(groups, k.name, launched == 1)) {
     const std::string summary = counter_summary(values);
@@ -389,9 +379,9 @@ std::string kernel_counters(const std::vector<GroupResult>& groups, const Kernel
 
 // One shape's kernels: time, share, PC samples, stalls and counters, then the counters per
 // kernel instance where the launch runs several.
-void shape_kernels(std::ostream& md, const Run& run, const Result& r) {
+void shape_kernels(std::ostream& md, const Result& r) {
   const std::vector<KernelShare>& ks = *r.kernels;
-  const std::vector<GroupResult> groups = read_groups(run, r);
+  const std::vector<RecordedGroup> groups = r.metrics ? *r.metrics : std::vector<RecordedGroup>{};
   int launched = 0;
   for (const auto& k : ks) launched += k.instances_per_launch;
   md << "### " << shape_label(r.name) << "\n\n";
@@ -430,7 +420,7 @@ void per_kernel_section(std::ostream& md, const Run& run) {
         "occupancy over active cycles, the top stall in warps per issued instruction; several "
         "instances of a kernel are listed in launch order.\n\n";
   for (const auto& r : run.results)
-    if (r.kernels) shape_kernels(md, run, r);
+    if (r.kernels) shape_kernels(md, r);
 }
 
 }  // namespace

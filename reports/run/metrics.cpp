@@ -66,7 +66,7 @@ void group_line(std::ostringstream& md, const RecordedGroup& g) {
   if (g.passes) detail += count(*g.passes) + " passes";
   if (g.kernels && g.kernel_passes)
     detail += (detail.empty() ? "" : ", ") + std::string("and ") + count(*g.kernel_passes) + " for " +
-              count(double(*g.kernels)) + " kernels one by one";
+              count(double(g.kernels->size())) + " kernels one by one";
   if (g.collection_wall_s) detail += (detail.empty() ? "" : ", ") + sig(*g.collection_wall_s, 3) + " s to collect";
   md << "- " << code(g.name) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
   if (g.kernels)

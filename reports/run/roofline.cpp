@@ -8,8 +8,8 @@ std::vector<RoofPoint> roof_points(const Run& run) {
   std::vector<RoofPoint> out;
   for (const auto& r : run.results) {
     if (!r.timed()) continue;
-    const std::optional<double> measured =
-        r.derived ? r.derived->arithmetic_intensity_flop_per_byte.value : std::nullopt;
+    const DerivedFigure none;
+    const std::optional<double>& measured = (r.derived ? r.derived->arithmetic_intensity_flop_per_byte : none).value;
     const Regime& g = *r.headline_regime();
     const DeviceTime t = device_time(r, g);
     out.push_back({r.name, measured ? *measured : r.flops / r.min_bytes,

@@ -355,7 +355,10 @@ TEST(RecordedMetrics, ReadsWhatTheSchemaAllowsAndRefusesWrongTypes) {
   ASSERT_TRUE(t);
   EXPECT_EQ(t->passes, 3);
   EXPECT_EQ(t->kernel_passes, 4);
-  EXPECT_EQ(t->kernels, 2u);
+  ASSERT_TRUE(t->kernels);
+  EXPECT_EQ(t->kernels->size(), 2u);
+  EXPECT_EQ(t->kernels->at(1).name, "k1");
+  EXPECT_EQ(t->kernels->at(1).index, 1);
   EXPECT_EQ(t->collection_wall_s, 0.5);
   EXPECT_EQ(t->value("gpu__time_duration.sum"), 1200.0);
   EXPECT_EQ(t->values[1].unit, "cycle");
