@@ -1,17 +1,23 @@
-# Sourced by scripts/experiment and scripts/profile.sh: the results root an experiment's options
-# name (-o/--results-dir, default results), and the run directory a run created there, which
-# is the one that appears under <root>/<phase>/ while it runs (a run never reuses a directory).
+# Sourced by scripts/experiment, scripts/profile.sh and scripts/timeline: the results root a
+# tool's options name (an experiment's -o/--results-dir, default results; attnlab-timeline's
+# --out, default results/timeline), and the run directory a run created there, which is the one
+# that appears under <root>/<phase>/ while it runs (a run never reuses a directory).
 
-# experiment_results_root OPTIONS...: the root the experiment writes under.
-experiment_results_root() {
-  local root=results prev= a
+# option_value DEFAULT SHORT LONG OPTIONS...: the value OPTIONS give SHORT or LONG (as
+# "SHORT v", "LONG v" or "LONG=v"; the last one wins), else DEFAULT. SHORT may be "".
+option_value() {
+  local value=$1 short=$2 long=$3 prev= a
+  shift 3
   for a in "$@"; do
-    case "$prev" in -o | --results-dir) root=$a ;; esac
-    case "$a" in --results-dir=*) root=${a#*=} ;; esac
+    if [ "$prev" = "$long" ] || { [ -n "$short" ] && [ "$prev" = "$short" ]; }; then value=$a; fi
+    case "$a" in "$long"=*) value=${a#*=} ;; esac
     prev=$a
   done
-  printf '%s\n' "$root"
+  printf '%s\n' "$value"
 }
+
+# experiment_results_root OPTIONS...: the root the experiment writes under.
+experiment_results_root() { option_value results -o --results-dir "$@"; }
 
 # run_dirs ROOT PHASE: the phase's run directories, sorted, one a line.
 run_dirs() {

@@ -149,12 +149,14 @@ def main():
     if not checks:
         print(f"FAIL: {notes} holds no <!-- check: ... --> comment")
         return 1
-    failed = 0
+    failed = unchecked = 0
     for text in checks:
         ok, line = run_check(root, text)
         print(line)
         failed += not ok
-    print(f"{len(checks) - failed} of {len(checks)} NOTES checks hold")
+        unchecked += line.startswith("unchecked")
+    held = len(checks) - failed - unchecked
+    print(f"{held} of {len(checks)} NOTES checks hold" + (f", {unchecked} unchecked" if unchecked else ""))
     return 1 if failed else 0
 
 
