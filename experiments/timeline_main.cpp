@@ -102,7 +102,7 @@ void open_device(const Phase& phase, const Options& opt, const Shape& s) {
 }
 
 void add_options(CLI::App& app, Options& opt) {
-  app.add_option("--phase", opt.phase, "phase with stamps: 5 or d4")->required();
+  app.add_option("--phase", opt.phase, "phase with stamps: " + instrumented_phase_ids())->required();
   app.add_option("-s,--shape", opt.shape_spec, "shape: " + shape_grammar())
       ->type_name("SPEC")
       ->capture_default_str();

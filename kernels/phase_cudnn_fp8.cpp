@@ -54,6 +54,9 @@ std::size_t workspace_bytes(const Shape& s) { return (std::size_t(s.q_elems()) +
 
 Refusal can_implement(const Shape& s) {
   if (auto missing = phase_cudnn::missing_reason()) return "built without cuDNN: " + *missing;
+  // cuDNN's heuristics offer no engine for the FP8 SDPA forward at S = 1, where they do for
+  // the fp16 one: said here, so that the refusal comes before any plan is built.
+  if (s.S < 2) return "phase cudnn_fp8: cuDNN's FP8 SDPA forward has no engine for a sequence of one";
   // As the fp16 baseline: the lab's reference, sweep and phases stop at D 64 and 128.
   return fp16_head_dim_refusal(s, "phase cudnn_fp8");
 }

@@ -132,8 +132,10 @@ std::size_t workspace_bytes(const Shape& s) {
   return with_shape_traits(s, [&](auto tag) { return workspace_of<typename decltype(tag)::type>(s).bytes; });
 }
 
-// The pre-pass, then phase 5's launch on E4m3Operands with V^T from the workspace.
-void launch(const Problem& p, cudaStream_t stream) {
+// The pre-pass, then phase 5's launch on E4m3Operands with V^T from the workspace; the timed
+// kernels (no stamps) and the timeline's (kernels/timeline.cuh) from one source.
+template <class Stamps>
+void launch_stamped(const Problem& p, cudaStream_t stream) {
   if (auto why = can_implement(p.shape)) throw std::invalid_argument(*why);
   if (p.format != InputFormat::kE4m3)
     throw std::invalid_argument("phase f8 reads e4m3 Q, K and V (Problem::format kE4m3)");
@@ -147,8 +149,24 @@ void launch(const Problem& p, cudaStream_t stream) {
                                   std::to_string(p.workspace ? p.workspace_bytes : 0));
     auto* const vt = static_cast<std::uint8_t*>(p.workspace) + w.vt_offset;
     launch_transpose_v(p, vt, stream);
-    phase_5::launch_with<T, timeline::NoStamps>(p, vt, stream);
+    phase_5::launch_with<T, Stamps>(p, vt, stream);
   });
+}
+
+void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
+void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
+
+// The attention kernel's warps, as phase 5's: warpgroup 0 produces, the others consume.
+std::string warp_role(std::uint32_t warp) {
+  const std::uint32_t wg = warp / 4;
+  return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
+}
+
+// The attention kernel's geometry (the pre-pass's small grid runs before it).
+std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
+  if (can_implement(s)) return std::nullopt;
+  return with_shape_traits(
+      s, [&](auto tag) { return std::optional(phase_5::geometry_of<typename decltype(tag)::type>(s, sms)); });
 }
 
 std::optional<std::int64_t> work_items(const Shape& s) {
@@ -172,7 +190,10 @@ ATTNLAB_PHASE(f8) {
   p.input_format = InputFormat::kE4m3;
   p.can_implement = &can_implement;
   p.launch = &launch;
+  p.launch_timeline = &launch_timeline;
+  p.warp_role = &warp_role;
   p.work_items = &work_items;
+  p.launch_geometry = &launch_geometry;
   p.workspace_bytes = &workspace_bytes;
   p.question = "e4m3 operands in phase 5's kernel, V^T by a pre-pass: how far past fp16 phase 5?";
   p.default_shapes = {"throughput", "4x16x4096x128", "16x16x2048x64:causal", "4x16x4096x128:causal"};

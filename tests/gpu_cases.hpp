@@ -40,7 +40,9 @@ inline std::vector<std::string> gpu_suite_specs() {
 // (phase id, shape spec) pairs of the list above that the phase refuses, by design.
 inline const std::set<std::pair<std::string, std::string>>& expected_refusals() {
   static const std::set<std::pair<std::string, std::string>> r = {
-      // none today: every phase runs every shape of the suite
+      // cuDNN's FP8 SDPA forward has no engine for a sequence of one (its heuristics offer none).
+      {"cudnn_fp8", "2x3x1x64"}, {"cudnn_fp8", "2x3x1x64:causal"},
+      {"cudnn_fp8", "2x3x1x128"}, {"cudnn_fp8", "2x3x1x128:causal"},
   };
   return r;
 }
