@@ -51,8 +51,8 @@ auto with_traits(const Shape& s, Fn&& fn) {
     return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
   } else {
     if (s.causal) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
-    if (ceil_div(s.S, 128) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 128, 2, false, 2, true>>{});
-    return fn(Tag<F8Traits<128, 128, 2, false, 2, false>>{});
+    if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true>>{});
+    return fn(Tag<F8Traits<128, 192, 2, false, 2, false>>{});
   }
 }
 template <class Fn>
@@ -72,11 +72,18 @@ Workspace workspace_of(const Shape& s) {
 }
 
 // V [plane][S][D] e4m3 into V^T [plane][D][pitch]: a block turns 64 keys of one plane through
-// shared memory, 16-byte loads in, 4-byte stores out; column c of each 32 takes key
-// e4m3::key_of_column(c % 32) of them, and keys past S are written as zeros (their weights are
-// zero, and a NaN code there would still poison the product).
+// shared memory, 16-byte loads in; column c of each 32 takes key e4m3::key_of_column(c % 32) of
+// them, and keys past S are written as zeros (their weights are zero, and a NaN code there would
+// still poison the product). Out, a thread turns a 4 x 4 block of bytes with byte permutes: four
+// of V's words (four head-dim values of the four keys that V^T's four consecutive columns hold)
+// become four of V^T's (those columns of four head-dim rows). Per byte, as the first version did,
+// the kernel was bound by its integer pipe (kernels/NOTES.md, "FP8: phase f8").
 constexpr int kTransposeKeys = 64;
 constexpr int kTransposeThreads = 256;
+// The keys of V^T's columns 4q' .. 4q' + 3 of a 32-key step (q' = 0..7): k0, k0 + 1, k0 + 8 and
+// k0 + 9, with k0 = 16 (q' / 4) + 2 (q' % 4) (e4m3::key_of_column; tests/cpu/test_e4m3_fragment.cpp).
+__host__ __device__ constexpr int first_key_of_word(int q) { return 16 * (q / 4) + 2 * (q % 4); }
+__host__ __device__ constexpr int word_key_offset(int b) { return b % 2 + 8 * (b / 2); }  // 0, 1, 8, 9
 template <int D>
 __global__ void __launch_bounds__(kTransposeThreads)
     transpose_v_kernel(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt, int S, int pitch) {
@@ -93,18 +100,28 @@ __global__ void __launch_bounds__(kTransposeThreads)
   }
   __syncthreads();
   std::uint8_t* dst = vt + plane * std::size_t(D) * pitch + key0;
-  for (int i = int(threadIdx.x); i < D * kTransposeKeys / 4; i += kTransposeThreads) {
-    const int d = i / (kTransposeKeys / 4), q = i % (kTransposeKeys / 4);
-    std::uint32_t word = 0;
+  constexpr int kWords = kTransposeKeys / 4;  // output words per head-dim row of the block
+  for (int i = int(threadIdx.x); i < D / 4 * kWords; i += kTransposeThreads) {
+    const int q = i % kWords, d0 = 4 * (i / kWords);
+    const int k0 = q / 8 * e4m3::kStepKeys + first_key_of_word(q % 8);
+    std::uint32_t w[4];
 #pragma unroll
-    for (int b = 0; b < 4; ++b) {
-      const int col = 4 * q + b;
-      const int key = col / e4m3::kStepKeys * e4m3::kStepKeys + e4m3::key_of_column(col % e4m3::kStepKeys);
-      word |= std::uint32_t(tile[key * kRowBytes + d]) << (8 * b);
-    }
-    reinterpret_cast<std::uint32_t*>(dst + std::size_t(d) * pitch)[q] = word;
+    for (int b = 0; b < 4; ++b)
+      w[b] = *reinterpret_cast<const std::uint32_t*>(tile + (k0 + word_key_offset(b)) * kRowBytes + d0);
+    // Bytes j of w[0..3] into word j: pairs first (w0, w1 and w2, w3 interleaved), then halves.
+    const std::uint32_t lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+    const std::uint32_t lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+    const std::uint32_t out[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
+                                  __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) reinterpret_cast<std::uint32_t*>(dst + std::size_t(d0 + j) * pitch)[q] = out[j];
   }
 }
+static_assert([] {
+  for (int c = 0; c < e4m3::kStepKeys; ++c)
+    if (first_key_of_word(c / 4) + word_key_offset(c % 4) != e4m3::key_of_column(c)) return false;
+  return true;
+}(), "the byte permutes' key order is V^T's column order");
 
 void launch_transpose_v(const Problem& p, std::uint8_t* vt, cudaStream_t stream) {
   const Shape& s = p.shape;

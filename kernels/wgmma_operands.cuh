@@ -72,8 +72,9 @@ struct Fp16Operands {
 // e4m3 Q, K and V^T, all K-major as the e4m3 wgmma needs them. Q and K are [rows][D] as stored:
 // a row of D bytes is one swizzled row (D = 128: the 128-byte swizzle; D = 64: the 64-byte one),
 // each k-step advancing by 32 bytes along it. V^T is [D][keys] (kernels/phase_f8_wgmma.cu writes
-// it, keys in e4m3::key_of_column's order within each 32), a tile of TileK = 128 keys one
-// 128-byte swizzled row per head-dim column. P is scaled by 2^8 before its e4m3 rounding, so its
+// it, keys in e4m3::key_of_column's order within each 32); a tile of TileK keys is column blocks
+// of D swizzled rows, one TMA box each, as fp16 tiles are blocks of 64 halves: blocks of 128 keys
+// (the 128-byte swizzle) where TileK is a multiple of 128, else of 64 (the 64-byte swizzle). P is scaled by 2^8 before its e4m3 rounding, so its
 // largest weight (1) sits at 256 and weights down to 2^-14 stay normal (e4m3's 3 mantissa bits,
 // 6% steps at worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
 struct E4m3Operands {
@@ -96,10 +97,21 @@ struct E4m3Operands {
     const std::int32_t coords[3] = {0, row0, z};
     cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
   }
+  // Keys of V^T per column block of a TileK-key tile: one swizzled row of that many bytes.
+  template <int TileK>
+  static constexpr int vt_block_keys() {
+    static_assert(TileK % 64 == 0, "V^T's tile is whole column blocks of 64 or 128 keys");
+    return TileK % 128 == 0 ? 128 : 64;
+  }
   template <int TileK, int D>
   __device__ static void load_v(Elem* dst, const CUtensorMap* map, int key0, int z, std::uint64_t* bar) {
-    const std::int32_t coords[3] = {key0, 0, z};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+    constexpr int kBlock = vt_block_keys<TileK>();
+#pragma unroll
+    for (int b = 0; b < TileK / kBlock; ++b) {
+      const std::int32_t coords[3] = {key0 + b * kBlock, 0, z};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst + b * D * kBlock,
+                                      map, coords, bar);
+    }
   }
   // S = Q K^T of one key tile, issued and committed without waiting.
   template <int TileK, int D, int QRows>
@@ -118,11 +130,13 @@ struct E4m3Operands {
   // without waiting.
   template <int TileK, int D>
   __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* vt) {
-    static_assert(TileK == kSwizzleBytes, "a row of V^T's tile is one 128-byte swizzled row");
+    constexpr int kBlock = vt_block_keys<TileK>();
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < TileK / kStepK; ++kk)
-      wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kSwizzleBytes>(vt + kk * kStepK, 16, kSwizzleAtomBytes), 1);
+    for (int kk = 0; kk < TileK / kStepK; ++kk) {
+      const Elem* step = vt + (kk * kStepK / kBlock) * D * kBlock + kk * kStepK % kBlock;
+      wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kBlock>(step, 16, 8 * kBlock), 1);
+    }
     wgmma_commit();
   }
   // P as e4m3 (round to nearest, saturating) in the A fragment of the PV wgmma, each register's
@@ -153,7 +167,8 @@ struct E4m3Operands {
     const int pitch = vt_pitch(s.S);
     return {make_tensor_map(p.q, kBytes, 1, s.B * s.H, s.S, D, D, TileQ, D, rows),
             make_tensor_map(p.k, kBytes, 1, s.B * s.H_kv, s.S, D, D, TileK, D, rows),
-            make_tensor_map(vt, kBytes, 1, s.B * s.H_kv, D, pitch, pitch, D, TileK, CU_TENSOR_MAP_SWIZZLE_128B)};
+            make_tensor_map(vt, kBytes, 1, s.B * s.H_kv, D, pitch, pitch, D, vt_block_keys<TileK>(),
+                            vt_block_keys<TileK>() == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B)};
   }
 };
 

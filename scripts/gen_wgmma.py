@@ -6,7 +6,7 @@ they are generated rather than typed.  Run: python3 scripts/gen_wgmma.py > kerne
 
 SHAPES = (64, 128, 176, 256)  # wgmma N: the key tiles of QK^T, the head dims of PV, and the
 # calibration's throughput kernel (profiler/calibration/microbench.cu)
-E4M3_SHAPES = (64, 128)  # the FP8 phase's key tile (QK^T) and head dims (PV)
+E4M3_SHAPES = (64, 128, 192)  # the FP8 phase's key tiles (QK^T) and head dims (PV)
 
 
 def regs(n, start=0):
