@@ -141,6 +141,10 @@ __device__ void wgmma_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t 
 template <int N>
 __device__ void wgmma_rs_mn(float (&d)[N / 2], const std::uint32_t (&a)[4],
                             std::uint64_t desc_b, int scale_d);
+// Both operands MN-major in shared memory (A M-major, B N-major): the backward's dQ = dS K, dS
+// staged as [keys][queries] and K as loaded, [keys][D].
+template <int N>
+__device__ void wgmma_ss_mn(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d);
 // m64nNk32, e4m3 inputs (both K-major: e4m3 has no transposed operand), fp32 accumulators; A
 // from shared memory (ss) or from registers, four e4m3 per register (rs).
 template <int N>

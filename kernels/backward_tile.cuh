@@ -1,0 +1,96 @@
+// What a consumer warpgroup of the Hopper backward (kernels/phase_b5_kernel.cuh) does with a
+// tile of 64 keys by N queries: P^T rebuilt from the forward's LSE, dS^T from dP^T and delta,
+// dQ = dS K from dS staged in shared memory, and dQ's rows added into the fp32 accumulator.
+// Accumulators are in wgmma's m64nN layout (kernels/wgmma_tile.cuh) with the keys as rows and
+// the queries as columns: thread (warp, lane) holds keys warp*16 + lane/4 (+8) and, per 8-query
+// chunk i, queries 8i + 2(lane%4) (+1) in s[4i .. 4i+3].
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/attention_common.cuh"
+#include "kernels/hopper.cuh"
+
+namespace attnlab::hopper {
+
+// In place: s (S^T) becomes P^T = exp2(S^T * scale_log2 - lse2[query]) and dp (dP^T) becomes
+// dS^T = P^T * (dP^T - delta[query]). lse2 and delta are the tile's N queries in shared memory,
+// lse2 in log2 units and +inf for queries past S, so their P is exactly 0 without a test. Where
+// `mask` is set (tiles that cross the diagonal or hold keys past S), keys a query does not see
+// (Mask::key_end) get P = 0 and so dS = 0; key_lo is the thread's first key, col its first column.
+template <class Mask, int N>
+__device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)[N / 2], const float* lse2,
+                                                  const float* delta, float scale_log2, bool mask, int key_lo,
+                                                  int q0, int col, int S) {
+#pragma unroll
+  for (int i = 0; i < N / 8; ++i) {
+    const float2 l = *reinterpret_cast<const float2*>(lse2 + 8 * i + col);
+    const float2 dl = *reinterpret_cast<const float2*>(delta + 8 * i + col);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const bool hi = (e & 1) != 0;
+      float x = exp2_approx(fmaf(s[4 * i + e], scale_log2, -(hi ? l.y : l.x)));
+      if (mask && key_lo + 8 * (e >> 1) >= Mask::key_end(q0 + 8 * i + col + int(hi), S)) x = 0.f;
+      s[4 * i + e] = x;
+      dp[4 * i + e] = x * (dp[4 * i + e] - (hi ? dl.y : dl.x));
+    }
+  }
+}
+
+// One 64-column block of dQ = dS K over Keys keys, issued and committed without waiting. A is
+// dS^T as staged ([keys][64 queries], one swizzled 128-byte row per key: M-major), B the K
+// tile's column block ([keys][64 of D], N-major), both read transposed; a k-step is 16 keys,
+// two swizzle atoms of each. With M and N one 64-element block each, the leading offset (between
+// such blocks) is never used.
+template <int Keys>
+__device__ __forceinline__ void dq_gemm(float (&acc)[32], const __half* ds, const __half* k_block) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < Keys / 16; ++kk) {
+    const std::uint64_t da = smem_desc_sw128(ds + kk * 16 * kSwizzleHalves, Keys * kSwizzleBytes, kSwizzleAtomBytes);
+    const std::uint64_t db = smem_desc_sw128(k_block + kk * 16 * kSwizzleHalves, Keys * kSwizzleBytes, kSwizzleAtomBytes);
+    wgmma_ss_mn<64>(acc, da, db, kk > 0);
+  }
+  wgmma_commit();
+}
+
+// The thread's rows of a 64-column block of dQ added into the fp32 accumulator (dq_block: the
+// head's row 0 at the block's first column, rows D apart): rows row_lo and row_lo + 8 (none at or
+// past S), columns 8i + col and 8i + col + 1 as one vector reduction (sm_90's float2 atomicAdd,
+// whose result is unused: RED).
+template <int D>
+__device__ __forceinline__ void add_dq_rows(float* dq_block, const float (&acc)[32], int row_lo, int col, int S) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = row_lo + 8 * r;
+    if (row < S) {
+      float* const dst = dq_block + std::int64_t(row) * D + col;
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        atomicAdd(reinterpret_cast<float2*>(dst + 8 * i), make_float2(acc[4 * i + 2 * r], acc[4 * i + 2 * r + 1]));
+    }
+  }
+}
+
+// The deterministic mode's ordered dQ additions: a counter per (head, query block) counts the
+// warpgroups that have added into those rows. A warpgroup waits until it reads `mine` (thread 0
+// spins with acquire loads, then the warpgroup meets at `barrier`), adds, and passes the turn on:
+// every thread fences its additions, the warpgroup meets, and thread 0 increments with release.
+__device__ __forceinline__ void wait_turn(const unsigned* turn, unsigned mine, int tid, int barrier) {
+  if (tid == 0) {
+    unsigned now;
+    do {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(now) : "l"(turn) : "memory");
+    } while (now != mine);
+  }
+  named_barrier_sync(barrier, 128);
+}
+__device__ __forceinline__ void pass_turn(unsigned* turn, int tid, int barrier) {
+  __threadfence();
+  named_barrier_sync(barrier, 128);
+  if (tid == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(turn) : "memory");
+}
+
+}  // namespace attnlab::hopper

@@ -1,0 +1,280 @@
+// Phase b5's main kernel: the attention backward, key-block-major (FlashAttention-2 and -3's
+// structure). A block owns one tile of keys of one KV head of one batch and walks the query
+// blocks of every query head of its GQA group (under the causal mask only those at or below the
+// diagonal): dK and dV of its keys, summed over the group, stay in wgmma accumulators and are
+// stored once; dQ is added into an fp32 accumulator in the workspace. A producer thread streams
+// each query block's Q, dO, LSE and delta through a TMA ring (kernels/tile_pipeline.cuh); each
+// consumer warpgroup owns 64 of the tile's keys. Per query block, a consumer computes
+//   S^T = K Q^T, dP^T = V dO^T          (ss wgmma, keys as M)
+//   P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - delta)     (registers)
+//   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
+//   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; RED.f32)
+// Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cuda/ptx>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/attention_common.cuh"
+#include "kernels/backward_tile.cuh"
+#include "kernels/hopper.cuh"
+#include "kernels/tile_pipeline.cuh"
+#include "kernels/wgmma_tile.cuh"
+
+namespace attnlab::phase_b5 {
+namespace {
+
+namespace ptx = cuda::ptx;
+using namespace hopper;
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWarpsPerGroup = kWarpgroupThreads / kWarpSize;
+constexpr int kKeys = 64;     // keys per consumer: wgmma's M for S^T, dP^T, dV and dK
+constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M of dQ
+
+// Consumers: warpgroups of 64 keys each (the block's key tile is 64 * Consumers keys; they
+// share each stage's Q and dO). Stages: query blocks in flight.
+template <int HeadDim, bool Causal, int Consumers = 1, int Stages = 2>
+struct Traits {
+  static constexpr int D = HeadDim;
+  using Mask = KeyMask<Causal>;
+  static constexpr bool kCausal = Causal;
+  static constexpr int kConsumers = Consumers;
+  static constexpr int kStages = Stages;
+  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
+  static constexpr int kTileKeys = kConsumers * kKeys;
+  static constexpr std::uint32_t kKVBytes = 2u * kTileKeys * D * sizeof(__half);  // K and V
+  static constexpr std::uint32_t kRowsBytes = kQueries * D * sizeof(__half);       // Q or dO
+  static constexpr std::uint32_t kVecBytes = kQueries * sizeof(float);             // LSE or delta
+  static constexpr std::uint32_t kStageBytes = 2 * kRowsBytes + 2 * kVecBytes;
+  static_assert(D == 64 || D == 128, "phase b5 is instantiated for head dim 64 and 128");
+};
+
+// Tiles as TMA writes them (kernels/wgmma_tile.cuh): D/64 column blocks of swizzled 128-byte
+// rows; K and V with kTileKeys rows per block, Q and dO with kQueries. ds: each consumer's dS^T
+// ([keys][queries], one swizzled row per key) for the dQ GEMM.
+template <class T, int D = T::D>
+struct alignas(1024) SharedStorage {
+  __half k[T::kTileKeys * D];
+  __half v[T::kTileKeys * D];
+  __half q[T::kStages][kQueries * D];
+  __half d_o[T::kStages][kQueries * D];
+  __half ds[T::kConsumers][kKeys * kQueries];
+  float lse2[T::kStages][kQueries];
+  float delta[T::kStages][kQueries];
+  std::uint64_t kv_full;
+  TmaPipeline<T::kStages> pipe;
+};
+
+// What every role reads besides the tensor maps. Workspace arrays are per (batch, head) row
+// plane: dq_accum [S][D]; lse2 and delta [s_pad] (S rounded up to kQueries, padded with +inf
+// and 0); dq_turns [s_pad / kQueries].
+struct Params {
+  float* dq_accum;
+  const float* lse2;
+  const float* delta;
+  unsigned* dq_turns;
+  __half* dk;
+  __half* dv;
+  int H, H_kv, S, s_pad;
+  float scale_log2;  // the softmax scale times log2(e)
+  float scale;       // dK's factor
+  int deterministic;
+};
+
+// A block's walk: its key tile (blockIdx.x) of KV plane (blockIdx.z, blockIdx.y), and its
+// steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn; causal
+// blocks start at the first query block that sees the tile's first key.
+template <class T>
+struct Schedule {
+  int key0, kv_plane, first_bh, m_begin, per_head, steps;
+  __device__ explicit Schedule(const Params& p) {
+    key0 = int(blockIdx.x) * T::kTileKeys;
+    kv_plane = int(blockIdx.z) * p.H_kv + int(blockIdx.y);
+    const int group = p.H / p.H_kv;
+    first_bh = int(blockIdx.z) * p.H + int(blockIdx.y) * group;
+    m_begin = T::kCausal ? key0 / kQueries : 0;
+    per_head = ceil_div(p.S, kQueries) - m_begin;
+    steps = group * per_head;
+  }
+  __device__ int bh(int i) const { return first_bh + i / per_head; }
+  __device__ int m(int i) const { return m_begin + i % per_head; }
+};
+
+// The producer: one thread loads the block's K and V once, then each step's Q, dO (TMA, rows
+// past S read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage
+// refilled once every consumer warp has released it.
+template <class T>
+__device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_do,
+                                             const CUtensorMap* tm_k, const CUtensorMap* tm_v, const Params& p) {
+  constexpr int D = T::D;
+  const Schedule<T> w(p);
+  // (Copies: cuda::ptx takes sizes by reference, which a static member's would odr-use.)
+  const std::uint32_t kv_bytes = T::kKVBytes, vec_bytes = T::kVecBytes;
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
+  tma_load_tile<D>(sm.k, tm_k, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
+  tma_load_tile<D>(sm.v, tm_v, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
+  for (int i = 0; i < w.steps; ++i) {
+    const RingPosition<T::kStages> pos{i};
+    sm.pipe.producer_acquire(pos);
+    std::uint64_t* const bar = sm.pipe.producer_expect(pos, T::kStageBytes);
+    const int bh = w.bh(i), q0 = w.m(i) * kQueries, stage = pos.stage();
+    tma_load_tile<D>(sm.q[stage], tm_q, kQueries, q0, bh, bar);
+    tma_load_tile<D>(sm.d_o[stage], tm_do, kQueries, q0, bh, bar);
+    const std::size_t row = std::size_t(bh) * p.s_pad + q0;
+    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.lse2[stage], p.lse2 + row, vec_bytes, bar);
+    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.delta[stage], p.delta + row, vec_bytes, bar);
+  }
+}
+
+// A consumer warpgroup: 64 keys of the block's tile, dK and dV in accumulators over every step.
+template <class T>
+struct Consumer {
+  static constexpr int D = T::D;
+  SharedStorage<T>& sm;
+  const Params& p;
+  const Schedule<T> w;
+  int consumer, tid, lane;
+  int row_in_tile, col;  // the thread's first key row and query column pair in a tile
+  float dk[D / 2];
+  float dv[D / 2];
+
+  __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, int c)
+      : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
+        lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)) {}
+
+  // Named barriers of this consumer: dS staged, dS's tile free again, the dQ turn.
+  __device__ int barrier(int which) const { return 1 + 3 * consumer + which; }
+  // The consumer's first key, and its rows of K and V (row offset within each column block).
+  __device__ int key0() const { return w.key0 + consumer * kKeys; }
+  __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
+  __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
+
+  __device__ __forceinline__ void run();
+  __device__ __forceinline__ void step(int i);
+  __device__ __forceinline__ void add_dq(int bh, int m);
+  __device__ __forceinline__ void store();
+};
+
+// One query block: the five GEMMs and the elementwise work between them, then the stage goes
+// back to the producer. Every GEMM group is waited for within the step (no overlap across
+// steps yet: the ring's other stage loads meanwhile).
+template <class T>
+__device__ __forceinline__ void Consumer<T>::step(int i) {
+  const RingPosition<T::kStages> pos{i};
+  const int stage = pos.stage();
+  const int bh = w.bh(i), m = w.m(i), q0 = m * kQueries;
+  const __half* const q = sm.q[stage];
+  const __half* const d_o = sm.d_o[stage];
+  float s[kQueries / 2], dp[kQueries / 2];
+  sm.pipe.consumer_wait(pos);
+  qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), q);     // S^T = K Q^T
+  qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), d_o);  // dP^T = V dO^T
+  wgmma_wait<0>();
+  fence_operands(s);
+  fence_operands(dp);
+  // Only tiles that cross the diagonal or hold keys past S test each score.
+  const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
+  softmax_grad_tile<typename T::Mask, kQueries>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2, mask,
+                                                key0() + row_in_tile, q0, col, p.S);
+  std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
+  pack_p<kQueries>(s, p_frag);
+  pack_p<kQueries>(dp, ds_frag);
+  // The previous step's dQ GEMM has read the staging tile once every warp has passed its wait.
+  named_barrier_sync(barrier(1), kWarpgroupThreads);
+  const float ones[2] = {1.f, 1.f};
+  stage_o_rows<kQueries, kKeys>(sm.ds[consumer], dp, ones);
+  // wgmma reads shared memory through the async proxy: the generic writes are made visible to
+  // it before the warpgroup meets and the dQ GEMM is issued.
+  ptx::fence_proxy_async(ptx::space_shared);
+  pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
+  pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
+  named_barrier_sync(barrier(0), kWarpgroupThreads);
+  add_dq(bh, m);
+  fence_operands(dv);
+  fence_operands(dk);
+  fence_operands(p_frag);
+  fence_operands(ds_frag);
+  sm.pipe.consumer_release(pos, lane);
+}
+
+// dQ of query block m of head bh += dS K over the consumer's keys, a 64-column block at a time
+// (32 accumulators, not D/2, beside dK and dV), each added into the workspace once its GEMM
+// (and with it the step's dV and dK GEMMs) has completed. Deterministic: the additions into
+// these rows go in the order of the key tiles (wait_turn / pass_turn), so every launch sums
+// them alike.
+template <class T>
+__device__ __forceinline__ void Consumer<T>::add_dq(int bh, int m) {
+  unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
+  if (p.deterministic) wait_turn(turn, unsigned(blockIdx.x) * T::kConsumers + consumer, tid, barrier(2));
+  float* const dq_head = p.dq_accum + std::size_t(bh) * p.S * D;
+#pragma unroll
+  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+    float acc[32];
+    dq_gemm<kKeys>(acc, sm.ds[consumer], k_rows() + cb * T::kTileKeys * kSwizzleHalves);
+    wgmma_wait<0>();
+    fence_operands(acc);
+    add_dq_rows<D>(dq_head + cb * kSwizzleHalves, acc, m * kQueries + row_in_tile, col, p.S);
+  }
+  if (p.deterministic) pass_turn(turn, tid, barrier(2));
+}
+
+// dK (times the softmax scale) and dV of the consumer's keys below S, straight from registers.
+template <class T>
+__device__ __forceinline__ void Consumer<T>::store() {
+  const float scales[2] = {p.scale, p.scale};
+  const float ones[2] = {1.f, 1.f};
+  const std::size_t plane = std::size_t(w.kv_plane) * p.S * D;
+  store_o_rows<D>(p.dk + plane, dk, scales, key0() + row_in_tile, col, p.S);
+  store_o_rows<D>(p.dv + plane, dv, ones, key0() + row_in_tile, col, p.S);
+}
+
+template <class T>
+__device__ __forceinline__ void Consumer<T>::run() {
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
+  wait_barrier(&sm.kv_full, 0);
+  for (int i = 0; i < w.steps; ++i) step(i);
+  store();
+}
+
+// One block per (key tile, KV head, batch): key tiles vary fastest, so the blocks of one KV
+// head's earlier key tiles start first (the deterministic mode's turns wait only on those).
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,
+                    const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
+                    const __grid_constant__ Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ unsigned char smem_raw[];
+  // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
+  const auto raw = static_cast<std::uint32_t>(__cvta_generic_to_shared(smem_raw));
+  auto& sm = *reinterpret_cast<SharedStorage<T>*>(smem_raw + ((1024 - raw % 1024) % 1024));
+  // Warp-uniform for ptxas (kernels/phase_5_kernel.cuh does the same).
+  const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
+  if (threadIdx.x == 0) {
+    sm.pipe.init(T::kConsumers * kWarpsPerGroup);
+    ptx::mbarrier_init(&sm.kv_full, 1);
+    // The copy engine (async proxy) completes transactions on these barriers.
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  __syncthreads();
+  if (warpgroup == 0) {
+    if (threadIdx.x == 0) run_producer<T>(sm, &tm_q, &tm_do, &tm_k, &tm_v, p);
+    return;
+  }
+  Consumer<T> c(sm, p, warpgroup - 1);
+  c.run();
+#else
+  __trap();  // built without sm_90a: the registry refuses the phase before a launch
+#endif
+}
+
+}  // namespace
+}  // namespace attnlab::phase_b5

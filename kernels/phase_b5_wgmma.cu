@@ -1,0 +1,192 @@
+// Phase b5: the attention backward on Hopper, three kernels on one stream:
+//   a pre-pass: per query row, delta = rowsum(dO * O) in fp32 and the forward's LSE in log2
+//     units, both padded to whole query blocks, and dQ's fp32 accumulator zeroed;
+//   the main kernel (kernels/phase_b5_kernel.cuh): key-block-major wgmma, dK and dV of a KV
+//     head's group summed in registers, dQ added into the accumulator;
+//   a post-pass: dQ = accumulator * scale, rounded to fp16.
+// Deterministic (BackwardProblem::deterministic): the main kernel's dQ additions into a query
+// block go in key-tile order, one warpgroup at a time (kernels/backward_tile.cuh, wait_turn), so
+// the fp32 sums are the same on every launch; dK and dV never use atomics.
+// Its own GPU test: attnlab_bwd_gpu_tests (tests/gpu/test_bwd.cpp).
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+
+#include "common/check.hpp"
+#include "common/shapes.hpp"
+#include "kernels/attention_common.cuh"
+#include "kernels/hopper.cuh"
+#include "kernels/phase_b5.hpp"
+#include "kernels/registry.hpp"
+
+#include "kernels/phase_b5_kernel.cuh"
+
+namespace attnlab::phase_b5 {
+namespace {
+
+constexpr int kPassThreads = 256;
+constexpr int kRowsPerPrepassBlock = kPassThreads / kWarpSize;
+
+// The workspace: dQ's accumulator first, then the padded per-row vectors and the turns, each
+// 256-byte aligned (the bulk copies need 16).
+struct WorkspaceLayout {
+  std::size_t lse2, delta, turns, bytes;  // [bytes]
+  int s_pad;
+};
+WorkspaceLayout workspace_layout(const Shape& s) {
+  auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
+  const std::size_t planes = std::size_t(s.B) * s.H;
+  const int s_pad = ceil_div(s.S, kQueries) * kQueries;
+  WorkspaceLayout w{};
+  w.s_pad = s_pad;
+  w.lse2 = aligned(planes * s.S * s.D * sizeof(float));
+  w.delta = w.lse2 + aligned(planes * s_pad * sizeof(float));
+  w.turns = w.delta + aligned(planes * s_pad * sizeof(float));
+  w.bytes = w.turns + aligned(planes * (s_pad / kQueries) * sizeof(unsigned));
+  return w;
+}
+
+// A warp per padded row (bh, i): delta and LSE * log2(e) for rows below S, 0 and +inf past it
+// (P of a padded row is then exactly 0); dQ's row zeroed; the row's query block's turn counter
+// reset by the block's first row.
+template <int D>
+__global__ void __launch_bounds__(kPassThreads)
+    prepass_kernel(const __half* __restrict__ o, const __half* __restrict__ d_o, const float* __restrict__ lse,
+                   float* __restrict__ lse2, float* __restrict__ delta, float* __restrict__ dq_accum,
+                   unsigned* __restrict__ turns, int S, int s_pad, std::int64_t padded_rows) {
+  constexpr int kPerLane = D / kWarpSize;  // 2 or 4 halves
+  const std::int64_t r = std::int64_t(blockIdx.x) * kRowsPerPrepassBlock + threadIdx.x / kWarpSize;
+  const int lane = int(threadIdx.x % kWarpSize);
+  if (r >= padded_rows) return;
+  const std::int64_t bh = r / s_pad;
+  const int i = int(r - bh * s_pad);
+  if (lane == 0 && i % kQueries == 0) turns[r / kQueries] = 0u;
+  if (i >= S) {
+    if (lane == 0) {
+      lse2[r] = INFINITY;
+      delta[r] = 0.f;
+    }
+    return;
+  }
+  const std::int64_t row = bh * S + i;
+  const __half2* const o2 = reinterpret_cast<const __half2*>(o + row * D + lane * kPerLane);
+  const __half2* const do2 = reinterpret_cast<const __half2*>(d_o + row * D + lane * kPerLane);
+  float sum = 0.f;
+#pragma unroll
+  for (int j = 0; j < kPerLane / 2; ++j) {
+    const float2 a = __half22float2(o2[j]), b = __half22float2(do2[j]);
+    sum = fmaf(a.x, b.x, fmaf(a.y, b.y, sum));
+  }
+  sum = warp_sum(sum);
+  float* const acc = dq_accum + row * D + lane * kPerLane;
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) acc[j] = 0.f;
+  if (lane == 0) {
+    delta[r] = sum;
+    lse2[r] = lse[row] * kLog2e;
+  }
+}
+
+// dQ = accumulator * scale as fp16, four elements per thread and iteration.
+__global__ void __launch_bounds__(kPassThreads)
+    postpass_kernel(const float4* __restrict__ acc, uint2* __restrict__ dq, float scale, std::int64_t n4) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < n4;
+       i += std::int64_t(gridDim.x) * kPassThreads) {
+    const float4 a = acc[i];
+    const __half2 lo = __floats2half2_rn(a.x * scale, a.y * scale), hi = __floats2half2_rn(a.z * scale, a.w * scale);
+    dq[i] = make_uint2(*reinterpret_cast<const std::uint32_t*>(&lo), *reinterpret_cast<const std::uint32_t*>(&hi));
+  }
+}
+
+template <class T>
+void launch_main(const BackwardProblem& p, const Params& params, cudaStream_t stream) {
+  constexpr int D = T::D;
+  const Shape& s = p.shape;
+  const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kQueries);
+  const CUtensorMap tm_do = make_tensor_map_sw128(p.d_o, s.B * s.H, s.S, D, kQueries);
+  const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileKeys);
+  const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileKeys);
+  const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
+  static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
+  const auto kernel = backward_kernel<T>;
+  set_dynamic_smem(kernel, smem);
+  const dim3 grid(unsigned(ceil_div(s.S, T::kTileKeys)), unsigned(s.H_kv), unsigned(s.B));
+  kernel<<<grid, T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, params);
+  ATTNLAB_CHECK_LAUNCH();
+}
+
+template <int D>
+void launch_main_for(const BackwardProblem& p, const Params& params, cudaStream_t stream) {
+  if (p.shape.causal)
+    launch_main<Traits<D, true>>(p, params, stream);
+  else
+    launch_main<Traits<D, false>>(p, params, stream);
+}
+
+void require_alignment(const BackwardProblem& p) {
+  const std::initializer_list<const void*> operands = {p.q, p.k, p.v, p.o, p.d_o, p.lse, p.dq, p.dk, p.dv, p.workspace};
+  for (const void* ptr : operands)
+    if (reinterpret_cast<std::uintptr_t>(ptr) % sizeof(uint4) != 0)
+      throw std::invalid_argument("phase b5's operands and workspace must be 16-byte aligned");
+}
+
+}  // namespace
+
+Refusal can_implement(const Shape& s) {
+  if (auto r = fp16_head_dim_refusal(s, "phase b5")) return r;
+  // The main kernel's grid: KV heads along y, batches along z.
+  if (s.H_kv > 65535 || s.B > 65535) return "phase b5 takes H_kv and B up to 65535 (the grid's y and z)";
+  return std::nullopt;
+}
+
+std::size_t backward_workspace_bytes(const Shape& s) { return can_implement(s) ? 0 : workspace_layout(s).bytes; }
+
+void launch_backward(const BackwardProblem& p, cudaStream_t stream) {
+  const Shape& s = p.shape;
+  if (auto why = can_implement(s)) throw std::invalid_argument(*why);
+  require_alignment(p);
+  const WorkspaceLayout w = workspace_layout(s);
+  if (p.workspace == nullptr || p.workspace_bytes < w.bytes)
+    throw std::invalid_argument("phase b5 at " + shape_name(s) + " needs a workspace of " + std::to_string(w.bytes) +
+                                " bytes, got " + std::to_string(p.workspace ? p.workspace_bytes : 0));
+  auto* const base = static_cast<unsigned char*>(p.workspace);
+  auto* const dq_accum = reinterpret_cast<float*>(base);
+  auto* const lse2 = reinterpret_cast<float*>(base + w.lse2);
+  auto* const delta = reinterpret_cast<float*>(base + w.delta);
+  auto* const turns = reinterpret_cast<unsigned*>(base + w.turns);
+  const auto* const o = static_cast<const __half*>(p.o);
+  const auto* const d_o = static_cast<const __half*>(p.d_o);
+
+  const std::int64_t padded_rows = std::int64_t(s.B) * s.H * w.s_pad;
+  const auto pre_blocks = unsigned(ceil_div(int(std::min<std::int64_t>(padded_rows, INT32_MAX - 64)), kRowsPerPrepassBlock));
+  if (s.D == 64)
+    prepass_kernel<64><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, s.S,
+                                                                 w.s_pad, padded_rows);
+  else
+    prepass_kernel<128><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, s.S,
+                                                                  w.s_pad, padded_rows);
+  ATTNLAB_CHECK_LAUNCH();
+
+  const Params params{dq_accum, lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
+                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
+  if (s.D == 64)
+    launch_main_for<64>(p, params, stream);
+  else
+    launch_main_for<128>(p, params, stream);
+
+  const std::int64_t n4 = s.q_elems() / 4;
+  const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));
+  postpass_kernel<<<post_blocks, kPassThreads, 0, stream>>>(reinterpret_cast<const float4*>(dq_accum),
+                                                            static_cast<uint2*>(p.dq), p.scale, n4);
+  ATTNLAB_CHECK_LAUNCH();
+}
+
+}  // namespace attnlab::phase_b5
