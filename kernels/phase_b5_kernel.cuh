@@ -40,7 +40,7 @@ constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M
 
 // Consumers: warpgroups of 64 keys each (the block's key tile is 64 * Consumers keys; they
 // share each stage's Q and dO). Stages: query blocks in flight.
-template <int HeadDim, bool Causal, int Consumers = 1, int Stages = 2>
+template <int HeadDim, bool Causal, int Consumers, int Stages = 2>
 struct Traits {
   static constexpr int D = HeadDim;
   using Mask = KeyMask<Causal>;
@@ -53,6 +53,16 @@ struct Traits {
   static constexpr std::uint32_t kRowsBytes = kQueries * D * sizeof(__half);       // Q or dO
   static constexpr std::uint32_t kVecBytes = kQueries * sizeof(float);             // LSE or delta
   static constexpr std::uint32_t kStageBytes = 2 * kRowsBytes + 2 * kVecBytes;
+  // One consumer runs on the launch's allocation (at most 255 registers a thread at 256
+  // threads). With two, the 384 threads get 168 each at launch, and setmaxnreg moves the
+  // producer's to the consumers (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer
+  // holds dK and dV (D), S^T and dP^T (64), and P^T and dS^T as fp16 (32).
+  static constexpr bool kMovesRegisters = kConsumers > 1;
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
+                                        kThreads * (65536 / kThreads / 8 * 8),
+                "the block's register allocation holds every warpgroup's");
   static_assert(D == 64 || D == 128, "phase b5 is instantiated for head dim 64 and 128");
 };
 
@@ -266,9 +276,11 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   }
   __syncthreads();
   if (warpgroup == 0) {
+    if constexpr (T::kMovesRegisters) setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) run_producer<T>(sm, &tm_q, &tm_do, &tm_k, &tm_v, p);
     return;
   }
+  if constexpr (T::kMovesRegisters) setmaxnreg_inc<T::kConsumerRegs>();
   Consumer<T> c(sm, p, warpgroup - 1);
   c.run();
 #else

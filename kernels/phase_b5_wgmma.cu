@@ -123,12 +123,12 @@ void launch_main(const BackwardProblem& p, const Params& params, cudaStream_t st
   ATTNLAB_CHECK_LAUNCH();
 }
 
-template <int D>
+template <int D, int Consumers>
 void launch_main_for(const BackwardProblem& p, const Params& params, cudaStream_t stream) {
   if (p.shape.causal)
-    launch_main<Traits<D, true>>(p, params, stream);
+    launch_main<Traits<D, true, Consumers>>(p, params, stream);
   else
-    launch_main<Traits<D, false>>(p, params, stream);
+    launch_main<Traits<D, false, Consumers>>(p, params, stream);
 }
 
 void require_alignment(const BackwardProblem& p) {
@@ -149,7 +149,10 @@ Refusal can_implement(const Shape& s) {
 
 std::size_t backward_workspace_bytes(const Shape& s) { return can_implement(s) ? 0 : workspace_layout(s).bytes; }
 
-void launch_backward(const BackwardProblem& p, cudaStream_t stream) {
+void launch_backward(const BackwardProblem& p, cudaStream_t stream) { launch_backward_with(p, kDefaultConsumers, stream); }
+
+void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream) {
+  if (consumers != 1 && consumers != 2) throw std::invalid_argument("phase b5 runs one or two consumer warpgroups");
   const Shape& s = p.shape;
   if (auto why = can_implement(s)) throw std::invalid_argument(*why);
   require_alignment(p);
@@ -178,9 +181,9 @@ void launch_backward(const BackwardProblem& p, cudaStream_t stream) {
   const Params params{dq_accum, lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
                       s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
   if (s.D == 64)
-    launch_main_for<64>(p, params, stream);
+    consumers == 1 ? launch_main_for<64, 1>(p, params, stream) : launch_main_for<64, 2>(p, params, stream);
   else
-    launch_main_for<128>(p, params, stream);
+    consumers == 1 ? launch_main_for<128, 1>(p, params, stream) : launch_main_for<128, 2>(p, params, stream);
 
   const std::int64_t n4 = s.q_elems() / 4;
   const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));

@@ -4,7 +4,8 @@
 // the softmax is far from uniform: scores of spread 2.25), dQ, dK and dV are held to the fp64
 // gradients (full at small shapes, sampled query rows and key columns at the long one), after
 // every output was poisoned with NaN; the deterministic mode is checked the same way and twice,
-// bit for bit. One binary, the kernel checked in one call:
+// bit for bit; all of it for both builds of the main kernel (one and two consumer warpgroups).
+// One binary, the kernels checked in one call:
 //   build/bin/attnlab_bwd_gpu_tests   (or ctest -R Bwd)
 // Tolerance, per tensor T over the checked elements: |out - ref| <= 2^-10 |ref| + 4e-3 rms(ref).
 // Why: the kernel rounds P and dS to fp16 (relative 2^-11 at most, 2^-12.8 rms, unbiased) before
@@ -191,10 +192,10 @@ struct DeviceProblem {
     ATTNLAB_CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
     return h;
   }
-  Outputs launch(bool deterministic) {
+  Outputs launch(int consumers, bool deterministic) {
     for (const DeviceBuffer* b : {&dq, &dk, &dv}) ATTNLAB_CUDA_CHECK(cudaMemset(b->get(), 0xFF, b->bytes()));  // NaN
     p.deterministic = deterministic;
-    phase_b5::launch_backward(p, nullptr);
+    phase_b5::launch_backward_with(p, consumers, nullptr);
     ATTNLAB_CUDA_CHECK(cudaGetLastError());
     ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
     return {download(dq), download(dk), download(dv)};
@@ -326,14 +327,18 @@ TEST_P(BwdPhase, MatchesFp64ReferenceAndIsDeterministic) {
   const Reference ref = reference(hp, rows, cols);
 
   DeviceProblem dev(hp);
-  const std::string at = GetParam().spec + " seed " + std::to_string(seed);
-  compare(hp, ref, dev.launch(false), rows, cols, at + ", atomic dQ");
-  const Outputs first = dev.launch(true);
-  compare(hp, ref, first, rows, cols, at + ", deterministic");
-  const Outputs second = dev.launch(true);
-  EXPECT_TRUE(same_bits(first.dq, second.dq)) << at << ": deterministic dQ differed between two launches";
-  EXPECT_TRUE(same_bits(first.dk, second.dk)) << at << ": deterministic dK differed between two launches";
-  EXPECT_TRUE(same_bits(first.dv, second.dv)) << at << ": deterministic dV differed between two launches";
+  // Both builds of the main kernel: one consumer warpgroup (the simplest) and two (the default).
+  for (int consumers : {1, 2}) {
+    const std::string at =
+        GetParam().spec + " seed " + std::to_string(seed) + ", " + std::to_string(consumers) + " consumer(s)";
+    compare(hp, ref, dev.launch(consumers, false), rows, cols, at + ", atomic dQ");
+    const Outputs first = dev.launch(consumers, true);
+    compare(hp, ref, first, rows, cols, at + ", deterministic");
+    const Outputs second = dev.launch(consumers, true);
+    EXPECT_TRUE(same_bits(first.dq, second.dq)) << at << ": deterministic dQ differed between two launches";
+    EXPECT_TRUE(same_bits(first.dk, second.dk)) << at << ": deterministic dK differed between two launches";
+    EXPECT_TRUE(same_bits(first.dv, second.dv)) << at << ": deterministic dV differed between two launches";
+  }
 }
 
 // Tails of every kind (S below, across and past the 64-row tiles), both head dims, causal and
