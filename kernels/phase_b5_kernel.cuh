@@ -58,6 +58,10 @@ struct Traits {
   // producer's to the consumers (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer
   // holds dK and dV (D), S^T and dP^T (64), and P^T and dS^T as fp16 (32).
   static constexpr bool kMovesRegisters = kConsumers > 1;
+  // The next step's S^T and dP^T GEMMs issued before this step's dQ REDs, so the tensor cores
+  // work while the REDs go out: 64 more live accumulators, which fit beside dK and dV at D = 64
+  // (192 of 240) but not at D = 128. The one-consumer kernel stays the plain, fully waited one.
+  static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
@@ -154,6 +158,8 @@ struct Consumer {
   int row_in_tile, col;  // the thread's first key row and query column pair in a tile
   float dk[D / 2];
   float dv[D / 2];
+  float s[kQueries / 2];   // S^T, then P^T in place
+  float dp[kQueries / 2];  // dP^T, then dS^T in place
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, int c)
       : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
@@ -167,25 +173,34 @@ struct Consumer {
   __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
 
   __device__ __forceinline__ void run();
+  __device__ __forceinline__ void issue_scores(int i);
   __device__ __forceinline__ void step(int i);
-  __device__ __forceinline__ void add_dq(int bh, int m);
+  __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
 };
 
+// S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has landed: two
+// groups, issued without waiting.
+template <class T>
+__device__ __forceinline__ void Consumer<T>::issue_scores(int i) {
+  const RingPosition<T::kStages> pos{i};
+  sm.pipe.consumer_wait(pos);
+  qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
+  qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
+}
+
 // One query block: the five GEMMs and the elementwise work between them, then the stage goes
-// back to the producer. Every GEMM group is waited for within the step (no overlap across
-// steps yet: the ring's other stage loads meanwhile).
+// back to the producer. Every GEMM group is waited for within the step but, with
+// T::kScoresAhead, the next step's S^T and dP^T (issued by add_dq; the ring's other stage
+// loads meanwhile either way).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::step(int i) {
   const RingPosition<T::kStages> pos{i};
   const int stage = pos.stage();
-  const int bh = w.bh(i), m = w.m(i), q0 = m * kQueries;
+  const int q0 = w.m(i) * kQueries;
   const __half* const q = sm.q[stage];
   const __half* const d_o = sm.d_o[stage];
-  float s[kQueries / 2], dp[kQueries / 2];
-  sm.pipe.consumer_wait(pos);
-  qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), q);     // S^T = K Q^T
-  qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), d_o);  // dP^T = V dO^T
+  if (!T::kScoresAhead || i == 0) issue_scores(i);
   wgmma_wait<0>();
   fence_operands(s);
   fence_operands(dp);
@@ -206,7 +221,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
   named_barrier_sync(barrier(0), kWarpgroupThreads);
-  add_dq(bh, m);
+  add_dq(i);
   fence_operands(dv);
   fence_operands(dk);
   fence_operands(p_frag);
@@ -220,7 +235,8 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 // these rows go in the order of the key tiles (wait_turn / pass_turn), so every launch sums
 // them alike.
 template <class T>
-__device__ __forceinline__ void Consumer<T>::add_dq(int bh, int m) {
+__device__ __forceinline__ void Consumer<T>::add_dq(int i) {
+  const int bh = w.bh(i), m = w.m(i);
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
   if (p.deterministic) wait_turn(turn, unsigned(blockIdx.x) * T::kConsumers + consumer, tid, barrier(2));
   float* const dq_head = p.dq_accum + std::size_t(bh) * p.S * D;
@@ -228,7 +244,14 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int bh, int m) {
   for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
     float acc[32];
     dq_gemm<kKeys>(acc, sm.ds[consumer], k_rows() + cb * T::kTileKeys * kSwizzleHalves);
-    wgmma_wait<0>();
+    if (T::kScoresAhead && cb == 0 && i + 1 < w.steps) {
+      // s and dp are free (P^T and dS^T are packed and staged): the next step's two score
+      // groups go in behind this dQ group, which the wait leaves outstanding.
+      issue_scores(i + 1);
+      wgmma_wait<2>();
+    } else {
+      wgmma_wait<0>();
+    }
     fence_operands(acc);
     add_dq_rows<D>(dq_head + cb * kSwizzleHalves, acc, m * kQueries + row_in_tile, col, p.S);
   }
