@@ -75,9 +75,10 @@ __device__ __forceinline__ void add_dq_rows(float* dq_block, const float (&acc)[
 }
 
 // The deterministic mode's ordered dQ additions: a counter per (head, query block) counts the
-// warpgroups that have added into those rows. A warpgroup waits until it reads `mine` (thread 0
+// turns taken at adding into those rows. A warpgroup waits until it reads `mine` (its thread 0
 // spins with acquire loads, then the warpgroup meets at `barrier`), adds, and passes the turn on:
-// every thread fences its additions, the warpgroup meets, and thread 0 increments with release.
+// every thread of the `threads` that share the turn fences its additions, they meet, and the
+// leader increments with release.
 __device__ __forceinline__ void wait_turn(const unsigned* turn, unsigned mine, int tid, int barrier) {
   if (tid == 0) {
     unsigned now;
@@ -87,10 +88,10 @@ __device__ __forceinline__ void wait_turn(const unsigned* turn, unsigned mine, i
   }
   named_barrier_sync(barrier, 128);
 }
-__device__ __forceinline__ void pass_turn(unsigned* turn, int tid, int barrier) {
+__device__ __forceinline__ void pass_turn(unsigned* turn, bool leader, int barrier, int threads) {
   __threadfence();
-  named_barrier_sync(barrier, 128);
-  if (tid == 0) asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(turn) : "memory");
+  named_barrier_sync(barrier, threads);
+  if (leader) asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(turn) : "memory");
 }
 
 }  // namespace attnlab::hopper

@@ -62,6 +62,14 @@ struct Traits {
   // work while the REDs go out: 64 more live accumulators, which fit beside dK and dV at D = 64
   // (192 of 240) but not at D = 128. The one-consumer kernel stays the plain, fully waited one.
   static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
+  // dQ split over D between two consumers (FA3's split): each computes 64 of the 128 columns
+  // over all 128 keys from both consumers' staged dS, so each dQ element gets one RED per key
+  // tile rather than one per consumer, and a consumer waits for one dQ GEMM, not two. The
+  // consumers then meet twice a step. At D = 64 the halves would be 32 columns inside a
+  // swizzled row; there each consumer keeps its own keys' dQ.
+  static constexpr bool kSplitDq = kConsumers == 2 && D == 128;
+  static constexpr int kDqKeys = kSplitDq ? kTileKeys : kKeys;     // K of the dQ GEMM
+  static constexpr int kDqBlocks = kSplitDq ? 1 : D / hopper::kSwizzleHalves;  // its 64-column blocks
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
@@ -165,8 +173,16 @@ struct Consumer {
       : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)) {}
 
-  // Named barriers of this consumer: dS staged, dS's tile free again, the dQ turn.
-  __device__ int barrier(int which) const { return 1 + 3 * consumer + which; }
+  // Named barriers (id 0 is __syncthreads'): consumer c's are 1 + 4c + which; with T::kSplitDq
+  // the consumers share consumer 0's for all but the turn wait (each reads the other's dS, and
+  // their additions pass one turn together).
+  enum Which { kStaged, kFree, kTurnWait, kTurnPass };
+  __device__ int barrier(Which which) const {
+    return 1 + 4 * (T::kSplitDq && which != kTurnWait ? 0 : consumer) + int(which);
+  }
+  __device__ int barrier_threads(Which which) const {
+    return (T::kSplitDq && which != kTurnWait ? T::kConsumers : 1) * kWarpgroupThreads;
+  }
   // The consumer's first key, and its rows of K and V (row offset within each column block).
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
   __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
@@ -212,7 +228,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
   // The previous step's dQ GEMM has read the staging tile once every warp has passed its wait.
-  named_barrier_sync(barrier(1), kWarpgroupThreads);
+  named_barrier_sync(barrier(kFree), barrier_threads(kFree));
   const float ones[2] = {1.f, 1.f};
   stage_o_rows<kQueries, kKeys>(sm.ds[consumer], dp, ones);
   // wgmma reads shared memory through the async proxy: the generic writes are made visible to
@@ -220,7 +236,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   ptx::fence_proxy_async(ptx::space_shared);
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
-  named_barrier_sync(barrier(0), kWarpgroupThreads);
+  named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
   add_dq(i);
   fence_operands(dv);
   fence_operands(dk);
@@ -229,22 +245,30 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   sm.pipe.consumer_release(pos, lane);
 }
 
-// dQ of query block m of head bh += dS K over the consumer's keys, a 64-column block at a time
-// (32 accumulators, not D/2, beside dK and dV), each added into the workspace once its GEMM
-// (and with it the step's dV and dK GEMMs) has completed. Deterministic: the additions into
+// dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
+// beside dK and dV): every block over the consumer's keys, or with T::kSplitDq the consumer's
+// block over the block's keys; each added into the workspace once its GEMM (and with it the
+// step's dV and dK GEMMs) has completed. Deterministic: the additions into
 // these rows go in the order of the key tiles (wait_turn / pass_turn), so every launch sums
 // them alike.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = w.bh(i), m = w.m(i);
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
-  if (p.deterministic) wait_turn(turn, unsigned(blockIdx.x) * T::kConsumers + consumer, tid, barrier(2));
+  // A turn per consumer, or with the split one per block (its consumers add disjoint columns).
+  const unsigned mine = T::kSplitDq ? blockIdx.x : blockIdx.x * T::kConsumers + consumer;
+  if (p.deterministic) wait_turn(turn, mine, tid, barrier(kTurnWait));
   float* const dq_head = p.dq_accum + std::size_t(bh) * p.S * D;
 #pragma unroll
-  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
+  for (int b = 0; b < T::kDqBlocks; ++b) {
+    // The column block, and the keys: this consumer's, or with the split every consumer's (their
+    // dS tiles and K's rows follow one another).
+    const int cb = T::kSplitDq ? consumer : b;
+    const __half* const ds = T::kSplitDq ? sm.ds[0] : sm.ds[consumer];
+    const __half* const k_block = (T::kSplitDq ? sm.k : k_rows()) + cb * T::kTileKeys * kSwizzleHalves;
     float acc[32];
-    dq_gemm<kKeys>(acc, sm.ds[consumer], k_rows() + cb * T::kTileKeys * kSwizzleHalves);
-    if (T::kScoresAhead && cb == 0 && i + 1 < w.steps) {
+    dq_gemm<T::kDqKeys>(acc, ds, k_block);
+    if (T::kScoresAhead && b == 0 && i + 1 < w.steps) {
       // s and dp are free (P^T and dS^T are packed and staged): the next step's two score
       // groups go in behind this dQ group, which the wait leaves outstanding.
       issue_scores(i + 1);
@@ -255,7 +279,8 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     fence_operands(acc);
     add_dq_rows<D>(dq_head + cb * kSwizzleHalves, acc, m * kQueries + row_in_tile, col, p.S);
   }
-  if (p.deterministic) pass_turn(turn, tid, barrier(2));
+  if (p.deterministic)
+    pass_turn(turn, tid == 0 && (!T::kSplitDq || consumer == 0), barrier(kTurnPass), barrier_threads(kTurnPass));
 }
 
 // dK (times the softmax scale) and dV of the consumer's keys below S, straight from registers.
