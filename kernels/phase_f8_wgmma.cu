@@ -38,11 +38,15 @@ using F8Traits = phase_5::Traits<D, TileK, Stages, Causal, Consumers, Split, E4m
 template <class T>
 using Tag = phase_5::TraitsTag<T>;
 
-// Phase 5's tile choices on e4m3 operands, but for 128-key tiles everywhere (a row of V^T's tile
-// is one 128-byte swizzled row): three consumers at D = 64 (two for the causal shapes phase 5
-// gives two), two at D = 128, the key split of the last round for non-causal D = 128 items of
-// at least 16 key tiles. An e4m3 tile is half an fp16 one, so the same stages leave room for a
-// second Q buffer and O's staging tile at every head dim.
+// Phase 5's tile choices on e4m3 operands, with these key tiles: 128 keys at D = 64, 192 at
+// D = 128 (three column blocks of 64 keys in V^T's tile). At D = 128 the GEMMs of a key take
+// half the cycles fp16's do while the softmax's per key stay the same, so a
+// longer tile spreads a tile's fixed work (barriers, the row maxima's reductions, O's rescale)
+// over more keys; 192 is the longest whose S, O and P fit a consumer's 240 registers without
+// spilling (256, cuDNN's tile there, spills; kernels/NOTES.md, "FP8: phase f8"). Three consumers
+// at D = 64 (two for the causal shapes phase 5 gives two), two at D = 128, the key split of the
+// last round for non-causal D = 128 items of at least 16 key tiles. An e4m3 tile is half an
+// fp16 one, so the same stages leave room for a second Q buffer and O's staging tile.
 template <int D, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
   if constexpr (D == 64) {
@@ -50,7 +54,7 @@ auto with_traits(const Shape& s, Fn&& fn) {
     if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false>>{});
     return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
   } else {
-    if (s.causal) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
+    if (s.causal) return fn(Tag<F8Traits<128, 192, 2, true, 2, false>>{});
     if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true>>{});
     return fn(Tag<F8Traits<128, 192, 2, false, 2, false>>{});
   }
