@@ -39,10 +39,12 @@ TEST(Registry, IdsUniqueAndDescribed) {
 }
 
 TEST(Registry, EveryPhaseAcceptsTheSeedShapesAndRefusesBadOnes) {
+  // What a phase refuses of these by design (the GPU suite's list, tests/gpu_cases.hpp, says why).
+  const std::set<std::pair<std::string, std::string>> by_design = {{"cudnn_fp8", "1x1x1x64"}};
   for (const auto& p : phases()) {
     if (unbuilt(p)) continue;
     for (const char* ok : {"throughput", "latency", "1x1x1x64", "2x3x17x128:causal", "1x4x333x64:hkv=2"})
-      EXPECT_FALSE(p.can_implement(parse_shape(ok))) << p.id << " refused " << ok;
+      if (!by_design.count({p.id, ok})) EXPECT_FALSE(p.can_implement(parse_shape(ok))) << p.id << " refused " << ok;
     Shape bad = parse_shape("1x2x64x96");
     auto why = p.can_implement(bad);
     ASSERT_TRUE(why) << p.id << " accepted D=96";
