@@ -2,6 +2,7 @@
 #include "experiments/reference.hpp"
 
 #include "experiments/fp8_inputs.hpp"
+#include "experiments/parallel_for.hpp"
 
 #include <unistd.h>
 
@@ -29,20 +30,6 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 // Uniform in (0, 1], never 0 so that log() stays finite.
 double uniform_open0(std::uint64_t bits) { return (double((bits >> 11) + 1)) * 0x1.0p-53; }
-
-// Runs fn(begin, end) over [0, n) split across hardware threads.
-template <class Fn>
-void parallel_for(std::int64_t n, Fn fn) {
-  const std::int64_t threads =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(std::thread::hardware_concurrency(), n));
-  std::vector<std::thread> pool;
-  const std::int64_t chunk = (n + threads - 1) / threads;
-  for (std::int64_t t = 0; t < threads; ++t) {
-    const std::int64_t b = t * chunk, e = std::min(n, b + chunk);
-    if (b < e) pool.emplace_back(fn, b, e);
-  }
-  for (auto& th : pool) th.join();
-}
 
 void fill_normal(std::vector<__half>& out, std::int64_t n, std::uint64_t seed,
                  std::uint64_t stream, double sigma) {
