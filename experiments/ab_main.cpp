@@ -301,6 +301,8 @@ Request check_request(const Options& opt) {
   Request req{find_phase(opt.a), find_phase(opt.b), {}};
   for (const auto& [id, p] : {std::pair{opt.a, req.a}, std::pair{opt.b, req.b}})
     if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
+  for (const Phase* p : {req.a, req.b})
+    if (auto why = forward_only_refusal(*p, "attnlab-ab")) throw UsageError(*why);
   if (opt.blocks < 1) throw UsageError("--blocks must be at least 1");
   if (opt.pairs < 2 * opt.blocks || opt.pairs % (2 * opt.blocks) != 0)
     throw UsageError("--pairs must be a multiple of 2 x --blocks (an even number of pairs per block), got " +

@@ -44,6 +44,16 @@ void correctness(const std::string& tag, const GateResult& gate, const char* inp
             << c.elements_scanned << (gate.passed ? "" : "; " + gate.failure) << std::endl;
 }
 
+void backward_correctness(const std::string& tag, const BackwardGateResult& gate, const char* inputs) {
+  const BackwardCheck& c = gate.check;
+  std::cout << tag << " correctness on " << inputs << " inputs " << (gate.passed ? "PASS" : "FAIL")
+            << ": worst gradient row ratio " << fmt("%.2f", c.worst_ratio) << " (dQ " << fmt("%.2f", c.dq.worst_ratio)
+            << ", dK " << fmt("%.2f", c.dk.worst_ratio) << ", dV " << fmt("%.2f", c.dv.worst_ratio) << "), "
+            << c.dq.rows_checked << " dQ rows and " << c.dk.rows_checked << " dK/dV rows, " << c.nonfinite
+            << " NaN/inf of " << c.elements_scanned << (gate.repeat_identical ? "" : ", two launches differed in bits")
+            << (gate.passed ? "" : "; " + gate.failure) << std::endl;
+}
+
 void profiled_launch(const std::string& tag, const std::string& range) {
   std::cout << tag << " profiled launch in NVTX range attnlab@" << range << std::endl;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "experiments/backward_gate.hpp"
 #include "experiments/gate.hpp"
 #include "profiler/metrics.hpp"
 #include "record/ab.hpp"
@@ -20,6 +21,8 @@ void run_started(const std::string& phase, const std::string& gpu, std::uint64_t
 // "[1/4] 16x16x2048x64 correctness PASS: max_abs_err ..."; `tag` is "[i/n] <shape>". With
 // `inputs`, "... correctness on <inputs> inputs PASS: ...".
 void correctness(const std::string& tag, const GateResult& gate, const char* inputs = nullptr);
+// The same for a backward phase's gate: the worst of dQ, dK and dV, each one's ratio.
+void backward_correctness(const std::string& tag, const BackwardGateResult& gate, const char* inputs);
 void profiled_launch(const std::string& tag, const std::string& range);
 // "[1/4] 16x16x2048x64 cold: median 588.24 us (p10 ..., p90 ..., noise ..., N samples,
 // <stop reason>) 467.29 TFLOPS, SM clock 1785->1590 MHz"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
+#include "experiments/backward_gate.hpp"
 #include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
@@ -109,7 +111,7 @@ void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::H
                   const profiler::LaunchFn& launch, cudaStream_t stream, const std::string& tag) {
   ResultEntry& r = run.result;
   const profiler::ShapeEvidence ev = evidence.collect(
-      launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), s.flops(),
+      launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), pass_flops(s, phase.direction),
       r.headline()->tflops);
   console::evidence(tag, ev);
   r.metrics = ev.groups;
@@ -131,6 +133,52 @@ GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint6
   console::correctness(tag, g, inputs_name(inputs));
   if (kept) *kept = std::move(buffers);
   return g;
+}
+
+// Times a shape whose gate passed, in every regime through `launch`, then checks that the
+// launches left a result the gate still accepts (still_right: empty, or why not), then collects
+// the counters. With --profile-launch, one launch for Nsight Compute instead.
+void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options& opt,
+                const std::vector<Regime>& regimes, profiler::Sampler* sampler,
+                profiler::HardwareEvidence* evidence, cudaStream_t stream, const std::string& tag,
+                const profiler::LaunchFn& launch, const std::function<std::string()>& still_right) {
+  ResultEntry& r = run.result;
+  if (run.passed && opt.profile_launch) {
+    const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
+    profiler::launch_for_profiler(launch, stream, range);
+    console::profiled_launch(tag, range);
+    return;
+  }
+  if (!run.passed || sampler == nullptr) return;
+  double estimate;
+  {
+    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/warmup");
+    estimate = sampler->warm_up(launch);
+  }
+  std::vector<std::pair<std::string, RegimeTiming>> timing;
+  std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
+  for (const Regime reg : regimes) {
+    const std::string name = profiler::regime_name(reg);
+    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
+    profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
+    timing.emplace_back(name, regime_timing(rr, s, phase.direction));
+    if (!rr.kernel_ns.empty()) per_kernel[name] = std::move(rr);
+    console::regime(tag, name, timing.back().second);
+  }
+  // The timed launches rewrote the output many times; it must still pass.
+  if (const std::string why = still_right(); !why.empty()) {
+    run.passed = false;
+    r.correctness.passed = false;
+    r.correctness.failure = why;
+    console::output_changed_after_timing(tag);
+    return;
+  }
+  r.timing = std::move(timing);
+  r.headline_regime = headline_regime(opt.regimes);
+  run.timed = true;
+  if (auto k = per_kernel.find(r.headline_regime); k != per_kernel.end()) run.per_kernel = std::move(k->second);
+  run.expected_ns = r.headline()->busy_median_ns.value_or(0.0);
+  if (evidence) add_evidence(run, phase, s, *evidence, launch, stream, tag);
 }
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
@@ -156,45 +204,57 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
   r.correctness = with_checks(timed, std::move(checks));
   run.passed = r.correctness.passed;
   const Problem p = buffers->problem(float(r.scale));
-
-  if (run.passed && opt.profile_launch) {
-    const std::string range = profiler::profile_range_name(phase.id, shape_name(s));
-    profiler::launch_for_profiler([&](cudaStream_t st) { phase.launch(p, st); }, stream, range);
-    console::profiled_launch(tag, range);
-    return run;
-  }
-  if (!run.passed || sampler == nullptr) return run;
-
   const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
-  double estimate;
-  {
-    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/warmup");
-    estimate = sampler->warm_up(launch);
-  }
-  std::vector<std::pair<std::string, RegimeTiming>> timing;
-  std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
-  for (const Regime reg : regimes) {
-    const std::string name = profiler::regime_name(reg);
-    profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
-    profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
-    timing.emplace_back(name, regime_timing(rr, s));
-    if (!rr.kernel_ns.empty()) per_kernel[name] = std::move(rr);
-    console::regime(tag, name, timing.back().second);
-  }
-  // The timed launches rewrote the output many times; it must still be the checked result.
-  if (!same_bits(g.output, launch_poisoned(phase, p, stream))) {
-    run.passed = false;
-    r.correctness.passed = false;
-    r.correctness.failure = "output after timing differs from the checked output";
-    console::output_changed_after_timing(tag);
-    return run;
-  }
-  r.timing = std::move(timing);
-  r.headline_regime = headline_regime(opt.regimes);
-  run.timed = true;
-  if (auto k = per_kernel.find(r.headline_regime); k != per_kernel.end()) run.per_kernel = std::move(k->second);
-  run.expected_ns = r.headline()->busy_median_ns.value_or(0.0);
-  if (evidence) add_evidence(run, phase, s, *evidence, launch, stream, tag);
+  time_shape(run, phase, s, opt, regimes, sampler, evidence, stream, tag, launch, [&] {
+    return same_bits(g.output, launch_poisoned(phase, p, stream))
+               ? std::string()
+               : std::string("output after timing differs from the checked output");
+  });
+  return run;
+}
+
+// The backward gate on one distribution, as gate_on: the problem's buffers (O and LSE made by
+// the gate's fp32 forward) kept through `kept` where the caller times them. The launch it gates
+// and times is the fast one (BackwardProblem::deterministic false).
+BackwardGateResult backward_gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint64_t seed,
+                                    cudaStream_t stream, const std::string& tag,
+                                    std::unique_ptr<BackwardBuffers>* kept) {
+  const BackwardHostInputs in = make_backward_inputs(s, seed, inputs);
+  auto buffers = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s));
+  BackwardGateResult g = run_backward_gate(phase, buffers->problem(float(s.default_scale()), false), in, seed, stream);
+  console::backward_correctness(tag, g, inputs_name(inputs));
+  if (kept) *kept = std::move(buffers);
+  return g;
+}
+
+ShapeRun run_backward_shape(const Phase& phase, const Shape& s, const Options& opt,
+                            const std::vector<Inputs>& inputs, const std::vector<Regime>& regimes,
+                            std::uint64_t seed, profiler::Sampler* sampler,
+                            profiler::HardwareEvidence* evidence, cudaStream_t stream, const std::string& tag) {
+  ShapeRun run;
+  ResultEntry& r = run.result;
+  r.shape = s;
+  r.direction = Direction::kBackward;
+  r.scale = s.default_scale();
+  std::vector<InputCheck> checks(inputs.size());
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    checks[i] = input_check(backward_correctness_block(
+        backward_gate_on(phase, s, inputs[i], seed, stream, tag, nullptr), s, inputs[i]));
+  std::unique_ptr<BackwardBuffers> buffers;
+  const BackwardGateResult g = backward_gate_on(phase, s, inputs.front(), seed, stream, tag, &buffers);
+  const Correctness timed = backward_correctness_block(g, s, inputs.front());
+  checks.front() = input_check(timed);
+  r.correctness = with_checks(timed, std::move(checks));
+  run.passed = r.correctness.passed;
+  const BackwardProblem p = buffers->problem(float(r.scale), false);
+  const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch_backward(p, st); };
+  // Without the deterministic flag the bits may differ (dQ's atomics): the gradients after
+  // timing must pass the same check, on the same sample and reference.
+  time_shape(run, phase, s, opt, regimes, sampler, evidence, stream, tag, launch, [&] {
+    const Gradients after = launch_backward_poisoned(phase, p, stream);
+    const BackwardCheck c = check_gradients(s, g.sample, g.reference, after.dq, after.dk, after.dv);
+    return c.passed ? std::string() : "gradients after timing fail the gate: " + c.first_failure;
+  });
   return run;
 }
 
@@ -333,6 +393,7 @@ RunRecord record_header(const Phase& phase, const Options& opt, const Plan& plan
                         const profiler::HardwareEvidence* evidence) {
   RunRecord record;
   record.phase = phase.id;
+  record.direction = phase.direction;
   record.experiment = {phase.title, phase.technique, phase.question};
   record.claims = phase.claims;
   record.started_utc = utc_iso8601(now);
@@ -381,9 +442,9 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
   for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                             "] " + shape_name(plan.shapes[i]);
-    auto run = run_shape(phase, plan.shapes[i], opt, plan.inputs, plan.regimes, seed,
-                         inst.sampler ? &*inst.sampler : nullptr, inst.evidence ? &*inst.evidence : nullptr,
-                         inst.stream->get(), tag);
+    auto run = (is_backward(phase) ? run_backward_shape : run_shape)(
+        phase, plan.shapes[i], opt, plan.inputs, plan.regimes, seed, inst.sampler ? &*inst.sampler : nullptr,
+        inst.evidence ? &*inst.evidence : nullptr, inst.stream->get(), tag);
     finish_shape(run, plan.shapes[i], opt, plan.inputs.front(), seed, tag, plan.pc_sampling);
     if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
       sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
@@ -410,6 +471,7 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
 int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) {
   PcSamplingResult res;
   try {
+    if (is_backward(phase)) throw UsageError("the PC-sampling child samples forward phases only");
     if (plan.shapes.size() != 1) throw UsageError("a PC-sampling child takes exactly one --shape");
     if (!opt.seed) throw UsageError("a PC-sampling child needs --seed");
     const Shape& s = plan.shapes.front();

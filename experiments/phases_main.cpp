@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     }
     std::cout << "  " << std::left << std::setw(int(id_width)) << p.id << std::setw(int(title_width)) << p.title
               << p.technique << (p.required_cc == 90 ? " [sm_90a only]" : "")
-              << (p.baseline ? " [baseline]" : "") << "\n";
+              << (p.baseline ? " [baseline]" : "") << (is_backward(p) ? " [backward]" : "") << "\n";
   }
   return kExitOk;
 }

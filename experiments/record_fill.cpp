@@ -83,7 +83,7 @@ GpuState gpu_state(const profiler::RegimeResult& r) {
 
 }  // namespace
 
-RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
+RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s, Direction d) {
   const auto& m = r.summary;
   RegimeTiming t;
   t.method = profiler::regime_method(r.regime);
@@ -93,8 +93,8 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s) {
   t.launches_per_sample = r.launches_per_sample;
   t.clock_before_mhz = r.sm_clock_mhz_before;
   t.clock_after_mhz = r.sm_clock_mhz_after;
-  t.tflops = s.flops() / m.median / 1e3;               // FLOP/ns = GFLOP/s
-  t.dram_gbps_min_bytes = s.min_bytes() / m.median;    // byte/ns = GB/s
+  t.tflops = pass_flops(s, d) / m.median / 1e3;               // FLOP/ns = GFLOP/s
+  t.dram_gbps_min_bytes = pass_min_bytes(s, d) / m.median;    // byte/ns = GB/s
   t.kernels = r.kernel_names;
   if (!r.busy_ns.empty()) {
     // The span above includes the idle gaps between a multi-kernel launch's kernels; this is

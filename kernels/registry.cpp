@@ -81,7 +81,15 @@ Refusal query_tiled_refusal(const Shape& s, const std::string& phase) {
 }
 
 std::size_t workspace_bytes(const Phase& p, const Shape& s) {
-  return p.workspace_bytes ? p.workspace_bytes(s) : 0;
+  const WorkspaceBytesFn f = is_backward(p) ? p.backward_workspace_bytes : p.workspace_bytes;
+  return f ? f(s) : 0;
+}
+
+bool is_backward(const Phase& p) { return p.direction == Direction::kBackward; }
+
+Refusal forward_only_refusal(const Phase& p, const std::string& tool) {
+  if (!is_backward(p)) return std::nullopt;
+  return std::string("phase ") + p.id + " computes the backward pass; " + tool + " launches forward phases only";
 }
 
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor) {

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/direction.hpp"
+#include "kernels/backward_problem.hpp"
 #include "kernels/problem.hpp"
 #include "record/claims.hpp"
 
@@ -57,8 +59,10 @@ struct Phase {
   const char* technique;  // one line: what the phase does
   int required_cc;        // 0: any GPU the build targets; 90: needs sm_90a (Hopper only)
   CanImplementFn can_implement;
+  // A forward phase launches with `launch` and leaves launch_backward nullptr; a backward phase
+  // (direction kBackward) the other way round. Code that launches phases asks direction first.
   LaunchFn launch;
-  PrepareFn prepare;      // nullptr when the phase needs no set-up
+  PrepareFn prepare;      // nullptr when the phase needs no set-up (either direction)
   // Instrumented phases (kernels/timeline.cuh): the same kernels with warp-role stamps, which
   // attnlab-timeline launches beside `launch`, and the role of warp w of a block (for the
   // timeline's rows); nullptr for the others.
@@ -80,6 +84,14 @@ struct Phase {
   // partials): its size at a shape, which the caller allocates and zeroes once per problem and
   // passes in Problem::workspace; nullptr where a phase needs none (workspace_bytes() below).
   WorkspaceBytesFn workspace_bytes = nullptr;
+  // The pass it computes. A backward phase reads Q, K, V, O, dO and LSE and writes dQ, dK and dV
+  // (kernels/backward_problem.hpp); the harness makes O and LSE with its own fp32 forward and
+  // gates the gradients on the backward rule (experiments/backward_reference.hpp).
+  Direction direction = Direction::kForward;
+  BackwardLaunchFn launch_backward = nullptr;
+  // Its scratch at a shape (BackwardProblem::workspace), allocated and zeroed once per problem
+  // by the caller; nullptr where it needs none. Forward phases use workspace_bytes above.
+  WorkspaceBytesFn backward_workspace_bytes = nullptr;
   // Its experiment (attnlab-phase-<id>): what it asks, one line; the shapes it runs without
   // --shape; the hypotheses the report judges, copied into every record it writes (may be none).
   std::string question;
@@ -135,8 +147,13 @@ Refusal fp16_head_dim_refusal(const Shape& s, const std::string& phase);
 // fp16_head_dim_refusal plus the grid limit of the query-tiled phases: blocks of query rows
 // along x, one (batch, head) per y, so B*H must fit the 65535 y-blocks.
 Refusal query_tiled_refusal(const Shape& s, const std::string& phase);
-// The bytes of workspace a launch of `p` at `s` needs (Phase::workspace_bytes; 0 where none).
+// The bytes of workspace a launch of `p` at `s` needs (Phase::workspace_bytes, or for a backward
+// phase backward_workspace_bytes; 0 where none).
 std::size_t workspace_bytes(const Phase& p, const Shape& s);
+bool is_backward(const Phase& p);
+// Why a tool that launches forward phases only cannot take `p` (a backward phase), naming the
+// tool; nullopt for a forward phase.
+Refusal forward_only_refusal(const Phase& p, const std::string& tool);
 // Whether the phase can run on a device of compute capability major.minor.
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
 

@@ -98,8 +98,8 @@ ordered_json to_json(const ResultEntry& r) {
   ordered_json j;
   j["name"] = shape_name(r.shape);
   j["shape"] = shape_to_json(r.shape, r.scale);
-  j["flops"] = r.shape.flops();
-  j["min_bytes"] = r.shape.min_bytes();
+  j["flops"] = pass_flops(r.shape, r.direction);
+  j["min_bytes"] = pass_min_bytes(r.shape, r.direction);
   j["correctness"] = to_json(r.correctness);
   const RegimeTiming* h = r.headline();
   if (h) {
@@ -115,6 +115,13 @@ ordered_json to_json(const ResultEntry& r) {
   return j;
 }
 
+Direction read_direction(const ordered_json& root) {
+  const std::optional<std::string> name = optional_string_at(root, "/direction");
+  if (!name) return Direction::kForward;
+  if (const auto d = parse_direction(*name)) return *d;
+  throw FieldError(type_problem("/direction", "\"forward\" or \"backward\""));
+}
+
 ordered_json to_json(const ExperimentInfo& e) {
   return {{"title", e.title}, {"technique", e.technique}, {"question", e.question}};
 }
@@ -127,6 +134,7 @@ ordered_json to_json(const RunRecord& r) {
   ordered_json j;
   j["schema"] = kRunSchema;
   j["phase"] = r.phase;
+  j["direction"] = direction_name(r.direction);
   j["status"] = r.status;
   j["experiment"] = to_json(r.experiment);
   j["claims"] = ordered_json::array();
@@ -150,6 +158,7 @@ RunRecord read_run_record(const ordered_json& j) {
   if (j.value("schema", "") != kRunSchema) throw FieldError(type_problem("/schema", kRunSchema));
   RunRecord r;
   r.phase = string_at(j, "/phase");
+  r.direction = read_direction(j);
   r.status = string_at(j, "/status");
   r.experiment = read_experiment(j, "/experiment");
   r.claims = read_claims(j, "/claims");
@@ -159,6 +168,7 @@ RunRecord read_run_record(const ordered_json& j) {
   r.metrics_config = read_metrics_config(j, "/metrics_config");
   for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
     r.results.push_back(read_result(j, "/results/" + std::to_string(i)));
+  for (ResultEntry& e : r.results) e.direction = r.direction;
   r.error = optional_string_at(j, "/error");
   if (find(j, "/ncu_profile")) r.ncu_profile = read_ncu_profile(j, "/ncu_profile");
   return r;
@@ -214,8 +224,9 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
 }
 
 RunHeader read_run_header(const ordered_json& j) {
-  RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), optional_string_at(j, "/started_utc").value_or(""),
-              read_experiment(j, "/experiment"), optional_string_at(j, "/error"), std::nullopt};
+  RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), read_direction(j),
+              optional_string_at(j, "/started_utc").value_or(""), read_experiment(j, "/experiment"),
+              optional_string_at(j, "/error"), std::nullopt};
   if (const ordered_json* p = find(j, "/ncu_profile"); p && !p->is_null()) h.ncu_profile = read_ncu_profile(j, "/ncu_profile");
   return h;
 }

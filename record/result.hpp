@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/direction.hpp"
 #include "common/shape.hpp"
 #include "record/claims.hpp"
 #include "record/correctness.hpp"
@@ -37,6 +38,8 @@ struct StaticEvidence {
 // are not written; "timing", "headline_regime", "tflops" and "dram_gbps_min_bytes" are null.
 struct ResultEntry {
   Shape shape;
+  // The run's pass (RunRecord::direction), which sets the entry's flops and min_bytes.
+  Direction direction = Direction::kForward;
   double scale = 0;  // the softmax scale the kernel used
   Correctness correctness;
   std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
@@ -60,6 +63,8 @@ struct ExperimentInfo {
 
 struct RunRecord {
   std::string phase;
+  // What the phase computes; records before backward phases have no field and are forward.
+  Direction direction = Direction::kForward;
   std::string status = "incomplete";  // "incomplete" while running, then "ok" or "failed"
   ExperimentInfo experiment;
   std::vector<Claim> claims;
@@ -102,12 +107,15 @@ RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const st
 // The header every writer's run record has.
 struct RunHeader {
   std::string phase, status;
+  Direction direction = Direction::kForward;  // absent in records before backward phases
   std::string started_utc;  // "" where not recorded
   ExperimentInfo experiment;
   std::optional<std::string> error;  // a fault mid-run
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
 };
 RunHeader read_run_header(const nlohmann::ordered_json& record);
+// The record's /direction: forward where absent; FieldError for another value.
+Direction read_direction(const nlohmann::ordered_json& record);
 
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);

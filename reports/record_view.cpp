@@ -245,6 +245,7 @@ Run load_run(const fs::path& path) {
     RunHeader header = read_run_header(j);
     run.phase = std::move(header.phase);
     run.status = std::move(header.status);
+    run.direction = header.direction;
     run.started_utc = std::move(header.started_utc);
     run.experiment = std::move(header.experiment);
     run.error = std::move(header.error);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/direction.hpp"
 #include "common/shape.hpp"
 #include "record/correctness.hpp"
 #include "record/derived.hpp"
@@ -92,6 +93,7 @@ struct Run {
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
   ordered_json json;
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
+  Direction direction = Direction::kForward;  // the pass the phase computes
   ExperimentInfo experiment;  // title, technique and question
   std::optional<std::string> error;  // a fault mid-run, where recorded
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled

@@ -70,8 +70,9 @@ Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std
   if (!pts.empty()) out.scripts.push_back(write_plot(plots, detail::roofline_plot(run, c, pts, origin)));
 
   std::ostringstream md;
-  md << "# Phase " << run.phase << " (" << run.experiment.title << "), run "
-     << code(run.name) << "\n\n";
+  // A backward run says so in its title; forward runs, all runs before backward phases, do not.
+  md << "# Phase " << run.phase << " (" << run.experiment.title
+     << (run.direction == Direction::kBackward ? ", backward pass" : "") << "), run " << code(run.name) << "\n\n";
   const std::string file = run.file.filename().string();
   md << "Rendered by `attnlab-report run` from [`" << file << "`](" << file << "); edits are overwritten. "
         "Every figure is read from that record, except datasheet peaks, which are named where "

@@ -30,12 +30,28 @@ TEST(Registry, IdsUniqueAndDescribed) {
     EXPECT_STRNE(p.title, "");
     EXPECT_STRNE(p.technique, "");
     EXPECT_FALSE(p.question.empty()) << p.id;
-    EXPECT_NE(p.launch, nullptr);
+    // One launcher, of the phase's direction.
+    EXPECT_EQ(p.launch != nullptr, !is_backward(p)) << p.id;
+    EXPECT_EQ(p.launch_backward != nullptr, is_backward(p)) << p.id;
     EXPECT_NE(p.can_implement, nullptr);
     EXPECT_EQ(find_phase(p.id), &p);
   }
   EXPECT_EQ(find_phase("no-such-phase"), nullptr);
   EXPECT_GE(phases().size(), 2u);
+}
+
+// The record's FLOPs of a backward run (common/direction.hpp) follow the backward problem's
+// convention (kernels/backward_problem.hpp), and a run without the field is forward.
+TEST(Registry, BackwardFlopsAgreeWithTheBackwardProblem) {
+  for (const char* spec : {"16x16x2048x64", "4x16x4096x128:causal", "1x8x200x64:hkv=2"}) {
+    const Shape s = parse_shape(spec);
+    EXPECT_EQ(pass_flops(s, Direction::kBackward), backward_flops(s)) << spec;
+    EXPECT_EQ(pass_flops(s, Direction::kForward), s.flops()) << spec;
+    EXPECT_GT(pass_min_bytes(s, Direction::kBackward), pass_min_bytes(s, Direction::kForward)) << spec;
+  }
+  EXPECT_EQ(parse_direction("backward"), Direction::kBackward);
+  EXPECT_EQ(parse_direction("sideways"), std::nullopt);
+  EXPECT_FALSE(forward_only_refusal(*find_phase("4"), "attnlab-ab"));
 }
 
 TEST(Registry, EveryPhaseAcceptsTheSeedShapesAndRefusesBadOnes) {

@@ -27,12 +27,13 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << "phase " << c.phase->id << " " << c.spec << " " << inputs_name(c.inputs);
 }
 
-// Every phase at every suite shape on every input distribution; shapes a phase refuses stay in
-// the list and must be refusals tests/gpu_cases.hpp expects.
+// Every forward phase at every suite shape on every input distribution; shapes a phase refuses
+// stay in the list and must be refusals tests/gpu_cases.hpp expects. The backward phases have
+// their own suite (tests/gpu/test_backward.cpp).
 std::vector<Case> all_cases() {
   std::vector<Case> out;
   for (const auto& p : phases())
-    for (const auto& spec : test::gpu_suite_specs())
+    for (const auto& spec : is_backward(p) ? std::vector<std::string>{} : test::gpu_suite_specs())
       for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
         out.push_back({&p, parse_shape(spec), spec, d});
   return out;

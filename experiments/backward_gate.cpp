@@ -1,0 +1,131 @@
+// The backward gate: buffers, the fp32 forward for O and LSE, poisoned launches, the check.
+#include "experiments/backward_gate.hpp"
+
+#include <algorithm>
+
+#include "common/check.hpp"
+#include "experiments/backward_forward.hpp"
+
+namespace attnlab {
+namespace {
+std::size_t half_bytes(std::int64_t n) { return std::size_t(n) * sizeof(__half); }
+std::size_t rows(const Shape& s) { return std::size_t(s.B) * s.H * s.S; }
+
+void upload(const DeviceBuffer& to, const std::vector<__half>& from) {
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(to.get(), from.data(), to.bytes(), cudaMemcpyHostToDevice));
+}
+}  // namespace
+
+BackwardBuffers::BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes)
+    : shape_(s),
+      q_(half_bytes(s.q_elems())),
+      k_(half_bytes(s.kv_elems())),
+      v_(half_bytes(s.kv_elems())),
+      o_(half_bytes(s.q_elems())),
+      d_o_(half_bytes(s.q_elems())),
+      lse_(rows(s) * sizeof(float)),
+      dq_(half_bytes(s.q_elems())),
+      dk_(half_bytes(s.kv_elems())),
+      dv_(half_bytes(s.kv_elems())) {
+  upload(q_, in.qkv.q);
+  upload(k_, in.qkv.k);
+  upload(v_, in.qkv.v);
+  upload(d_o_, in.d_o);
+  attention_forward_fp32(s, float(s.default_scale()), q_.get(), k_.get(), v_.get(), o_.get(),
+                         static_cast<float*>(lse_.get()), nullptr);
+  ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  if (workspace_bytes > 0) {
+    workspace_.emplace(workspace_bytes);
+    ATTNLAB_CUDA_CHECK(cudaMemset(workspace_->get(), 0, workspace_bytes));
+  }
+}
+
+BackwardProblem BackwardBuffers::problem(float scale, bool deterministic) const {
+  BackwardProblem p;
+  p.shape = shape_;
+  p.q = q_.get();
+  p.k = k_.get();
+  p.v = v_.get();
+  p.o = o_.get();
+  p.d_o = d_o_.get();
+  p.lse = static_cast<const float*>(lse_.get());
+  p.dq = dq_.get();
+  p.dk = dk_.get();
+  p.dv = dv_.get();
+  p.scale = scale;
+  p.deterministic = deterministic;
+  if (workspace_) {
+    p.workspace = workspace_->get();
+    p.workspace_bytes = workspace_->bytes();
+  }
+  return p;
+}
+
+Gradients launch_backward_poisoned(const Phase& phase, const BackwardProblem& p, cudaStream_t stream) {
+  const std::size_t q_bytes = half_bytes(p.shape.q_elems()), kv_bytes = half_bytes(p.shape.kv_elems());
+  ATTNLAB_CUDA_CHECK(cudaMemsetAsync(p.dq, 0xFF, q_bytes, stream));
+  ATTNLAB_CUDA_CHECK(cudaMemsetAsync(p.dk, 0xFF, kv_bytes, stream));
+  ATTNLAB_CUDA_CHECK(cudaMemsetAsync(p.dv, 0xFF, kv_bytes, stream));
+  phase.launch_backward(p, stream);
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  Gradients g;
+  g.dq.resize(q_bytes / sizeof(__half));
+  g.dk.resize(kv_bytes / sizeof(__half));
+  g.dv.resize(kv_bytes / sizeof(__half));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(g.dq.data(), p.dq, q_bytes, cudaMemcpyDeviceToHost));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(g.dk.data(), p.dk, kv_bytes, cudaMemcpyDeviceToHost));
+  ATTNLAB_CUDA_CHECK(cudaMemcpy(g.dv.data(), p.dv, kv_bytes, cudaMemcpyDeviceToHost));
+  return g;
+}
+
+bool same_bits(const Gradients& a, const Gradients& b) {
+  const auto same = [](const std::vector<__half>& x, const std::vector<__half>& y) {
+    return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(), [](__half u, __half w) {
+             return __half_raw(u).x == __half_raw(w).x;
+           });
+  };
+  return same(a.dq, b.dq) && same(a.dk, b.dk) && same(a.dv, b.dv);
+}
+
+BackwardGateResult run_backward_gate(const Phase& phase, const BackwardProblem& p,
+                                     const BackwardHostInputs& in, std::uint64_t seed, cudaStream_t stream) {
+  BackwardGateResult g;
+  if (phase.prepare) phase.prepare(p.shape);
+  g.output = launch_backward_poisoned(phase, p, stream);
+  g.repeat_identical = same_bits(g.output, launch_backward_poisoned(phase, p, stream));
+  g.sample = backward_sample(p.shape, seed);
+  g.reference = reference_gradients(p.shape, in, p.scale, g.sample);
+  g.check = check_gradients(p.shape, g.sample, g.reference, g.output.dq, g.output.dk, g.output.dv);
+  g.passed = g.check.passed && (g.repeat_identical || !p.deterministic);
+  g.failure = g.check.first_failure;
+  if (p.deterministic && !g.repeat_identical)
+    g.failure += std::string(g.failure.empty() ? "" : "; ") + "two identical deterministic launches differed";
+  return g;
+}
+
+Correctness backward_correctness_block(const BackwardGateResult& g, const Shape& s, Inputs inputs) {
+  const BackwardCheck& c = g.check;
+  const GradientCheck* worst = &c.dq;
+  for (const GradientCheck* x : {&c.dk, &c.dv})
+    if (x->worst_ratio > worst->worst_ratio) worst = x;
+  Correctness out;
+  out.passed = g.passed;
+  out.max_abs_err = std::max({c.dq.max_abs_err, c.dk.max_abs_err, c.dv.max_abs_err});
+  out.max_rel_err = 0;  // the rule is relative to the naive's error, not to the values
+  out.tolerance_abs = worst->worst_tolerance_rms;
+  out.naive_fp16_max_abs_err = std::max({c.dq.naive_max_abs_err, c.dk.naive_max_abs_err, c.dv.naive_max_abs_err});
+  out.rows_checked = c.dq.rows_checked + c.dk.rows_checked;
+  out.rows_total = static_cast<long long>(std::size_t(s.B) * s.H * s.S + std::size_t(s.B) * s.H_kv * s.S);
+  out.nonfinite = c.nonfinite;
+  out.rule = "backward_row_rms";
+  out.inputs = inputs_name(inputs);
+  out.row_rms_err = worst->worst_rms_err;
+  out.row_err_ratio = c.worst_ratio;
+  out.elements_scanned = c.elements_scanned;
+  out.repeat_identical = g.repeat_identical;
+  if (!g.passed) out.failure = g.failure;
+  out.input_format = "fp16";
+  return out;
+}
+
+}  // namespace attnlab
