@@ -1,0 +1,133 @@
+// Every backward phase against the fp64 reference gradients over the GPU suite's shapes (causal
+// and not, D 64 and 128, grouped KV heads, odd S) on every input distribution; its deterministic
+// launch bit-identical twice; and phase b1 with the causal mask dropped in the backward (the
+// build of tests/CMakeLists.txt) rejected by the gate.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/check.hpp"
+#include "common/shapes.hpp"
+#include "experiments/backward_gate.hpp"
+#include "kernels/registry.hpp"
+#include "tests/gpu_cases.hpp"
+
+namespace attnlab::phase_b1_mask_dropped {
+Phase declaration();
+}
+
+using namespace attnlab;
+
+namespace {
+
+struct Case {
+  const Phase* phase;
+  Shape shape;
+  std::string spec;
+  Inputs inputs;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "phase " << c.phase->id << " " << c.spec << " " << inputs_name(c.inputs);
+}
+
+std::vector<Case> backward_cases() {
+  std::vector<Case> out;
+  for (const auto& p : phases())
+    if (is_backward(p))
+      for (const auto& spec : test::gpu_suite_specs())
+        for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
+          out.push_back({&p, parse_shape(spec), spec, d});
+  return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string n = std::string("phase_") + info.param.phase->id + "_" + shape_name(info.param.shape) +
+                  "_" + inputs_name(info.param.inputs);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+// The phase's gate at a shape on fresh inputs; a refusal or a device the phase cannot run on
+// leaves `ran` false with the reason in `failure`.
+struct Outcome {
+  bool ran = false;
+  BackwardGateResult gate;
+  std::uint64_t seed = 0;
+};
+
+Outcome gate(const Phase& phase, const Shape& s, Inputs inputs, bool deterministic) {
+  Outcome o;
+  o.seed = fresh_seed();
+  const BackwardHostInputs in = make_backward_inputs(s, o.seed, inputs);
+  const BackwardBuffers buffers(s, in, workspace_bytes(phase, s));
+  o.gate = run_backward_gate(phase, buffers.problem(float(s.default_scale()), deterministic), in, o.seed, nullptr);
+  o.ran = true;
+  ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  return o;
+}
+
+std::string device_refusal_here(const Phase& phase) {
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  return device_refusal(phase, prop.major, prop.minor).value_or("");
+}
+
+class BackwardPhaseCorrectness : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BackwardPhaseCorrectness, MatchesFp64Gradients) {
+  const auto& [phase, s, spec, inputs] = GetParam();
+  if (auto why = phase->can_implement(s)) {
+    EXPECT_TRUE(test::expected_refusals().count({phase->id, spec})) << "unexpected refusal: " << *why;
+    return;
+  }
+  if (const std::string why = device_refusal_here(*phase); !why.empty()) GTEST_SKIP() << why;
+  Outcome o;
+  try {
+    o = gate(*phase, s, inputs, false);
+  } catch (const PhaseRefusal& r) {
+    FAIL() << "refused at prepare time: " << r.what();
+  }
+  const BackwardCheck& c = o.gate.check;
+  EXPECT_TRUE(o.gate.passed) << "seed " << o.seed << ": " << o.gate.failure << " (ratios dQ " << c.dq.worst_ratio
+                             << ", dK " << c.dk.worst_ratio << ", dV " << c.dv.worst_ratio << ")";
+  EXPECT_EQ(c.nonfinite, 0);
+  EXPECT_EQ(c.elements_scanned, s.q_elems() + 2 * s.kv_elems());
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, BackwardPhaseCorrectness, ::testing::ValuesIn(backward_cases()), case_name);
+
+// With BackwardProblem::deterministic, two launches give the same bits, and they pass the gate:
+// at shapes with many key blocks per query row, grouped heads and a causal odd S.
+TEST(BackwardDeterministic, TwoLaunchesBitIdentical) {
+  for (const auto& p : phases()) {
+    if (!is_backward(p)) continue;
+    if (const std::string why = device_refusal_here(p); !why.empty()) continue;
+    for (const char* spec : {"2x4x1000x64:causal:hkv=2", "1x8x1024x128", "2x3x333x128:causal"}) {
+      const Shape s = parse_shape(spec);
+      if (p.can_implement(s)) continue;
+      const Outcome o = gate(p, s, Inputs::kNormal, true);
+      EXPECT_TRUE(o.gate.repeat_identical) << "phase " << p.id << " " << spec;
+      EXPECT_TRUE(o.gate.passed) << "phase " << p.id << " " << spec << " seed " << o.seed << ": " << o.gate.failure;
+    }
+  }
+}
+
+// Phase b1 with the causal mask dropped in the backward (its forward LSE still causal): every
+// query row then takes weight on keys it never saw, and the gate must reject it on every
+// distribution; at a non-causal shape the mutation changes nothing and it must pass.
+TEST(BackwardMutation, DroppedCausalMaskIsRejected) {
+  const Phase mutant = phase_b1_mask_dropped::declaration();
+  for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
+    for (const char* spec : {"1x4x200x64:causal", "2x4x333x128:causal:hkv=2"}) {
+      const Outcome o = gate(mutant, parse_shape(spec), d, false);
+      EXPECT_FALSE(o.gate.passed) << spec << " " << inputs_name(d) << ": the gate accepted ratio "
+                                  << o.gate.check.worst_ratio;
+    }
+  EXPECT_TRUE(gate(mutant, parse_shape("1x4x200x64"), Inputs::kNormal, false).gate.passed);
+}
+
+}  // namespace
