@@ -26,25 +26,30 @@ float masked_score() {
                                    : -std::numeric_limits<float>::infinity();
 }
 
+cudnnBackendDescriptor_t causal_mask(GraphBuilder& g, const Shape& s, cudnnBackendDescriptor_t scores,
+                                     std::int64_t masked_score_uid) {
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const Dims all{s.B, s.H, s.S, s.S}, one{1, 1, 1, 1};
+  // Top-left aligned (row i sees keys 0..i): queries and keys are the same sequence here.
+  auto row = g.virtual_tensor(all, packed(all), CUDNN_DATA_INT32);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, scores, nullptr, nullptr, row, 2);
+  auto col = g.virtual_tensor(all, packed(all), CUDNN_DATA_INT32);
+  g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, scores, nullptr, nullptr, col, 3);
+  auto keep = g.virtual_tensor(all, packed(all), CUDNN_DATA_BOOLEAN);
+  g.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row, col, nullptr, keep);
+  // By value like the softmax scale: the variant pack passes masked_score()'s host copy.
+  auto inf = g.tensor(masked_score_uid, one, one, f32, false, /*by_value=*/true);
+  auto masked = g.virtual_tensor(all, packed(all), f32);
+  g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, scores, inf, keep, masked);
+  return masked;
+}
+
 cudnnBackendDescriptor_t masked_softmax(GraphBuilder& g, const Shape& s, cudnnBackendDescriptor_t scores,
                                         std::int64_t masked_score_uid, cudnnDataType_t p_type) {
   const std::int64_t B = s.B, H = s.H, S = s.S;
   const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-  const Dims all{B, H, S, S}, rows{B, H, S, 1}, one{1, 1, 1, 1};
-  if (s.causal) {
-    // Top-left aligned (row i sees keys 0..i): queries and keys are the same sequence here.
-    auto row = g.virtual_tensor(all, packed(all), CUDNN_DATA_INT32);
-    g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, scores, nullptr, nullptr, row, 2);
-    auto col = g.virtual_tensor(all, packed(all), CUDNN_DATA_INT32);
-    g.pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, scores, nullptr, nullptr, col, 3);
-    auto keep = g.virtual_tensor(all, packed(all), CUDNN_DATA_BOOLEAN);
-    g.pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row, col, nullptr, keep);
-    // By value like the softmax scale: the variant pack passes masked_score()'s host copy.
-    auto inf = g.tensor(masked_score_uid, one, one, f32, false, /*by_value=*/true);
-    auto masked = g.virtual_tensor(all, packed(all), f32);
-    g.pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, scores, inf, keep, masked);
-    scores = masked;
-  }
+  const Dims all{B, H, S, S}, rows{B, H, S, 1};
+  if (s.causal) scores = causal_mask(g, s, scores, masked_score_uid);
   auto max = g.virtual_tensor(rows, packed(rows), f32);
   g.reduction(CUDNN_REDUCE_TENSOR_MAX, scores, max);
   auto centred = g.virtual_tensor(all, packed(all), f32);

@@ -155,6 +155,16 @@ class GraphBuilder {
     op_(std::move(op));
   }
 
+  // y = x seen with y's dimensions and strides (a transpose of the last two axes, for the
+  // backward's P^T and dS^T and K).
+  void reshape(cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y) {
+    Descriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+    op.set_desc(ATTNLAB_ATTR(CUDNN_ATTR_OPERATION_RESHAPE_XDESC), x)
+        .set_desc(ATTNLAB_ATTR(CUDNN_ATTR_OPERATION_RESHAPE_YDESC), y)
+        .finalize();
+    op_(std::move(op));
+  }
+
   // The finalized operation graph; throws CudnnError (not_supported() for a graph cuDNN
   // declines) otherwise.
   Descriptor finish() {
@@ -187,6 +197,11 @@ Dims packed(const Dims& d);
 // The masked score's host value: cuDNN before 9.10 wants the most negative finite float (the
 // frontend's get_negative_inf_value), later versions -inf.
 float masked_score();
+
+// The causal mask of the [B, H, S, S] fp32 scores, top-left aligned (row i keeps keys 0..i),
+// the masked score by value under uid masked_score_uid; returns the masked virtual scores.
+cudnnBackendDescriptor_t causal_mask(GraphBuilder& g, const Shape& s, cudnnBackendDescriptor_t scores,
+                                     std::int64_t masked_score_uid);
 
 // The causal mask (when s.causal; its by-value masked score bound to uid masked_score_uid) and
 // the softmax of the [B, H, S, S] fp32 scores, as the frontend's SDPA node builds them; returns

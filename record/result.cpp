@@ -134,7 +134,7 @@ ordered_json to_json(const RunRecord& r) {
   ordered_json j;
   j["schema"] = kRunSchema;
   j["phase"] = r.phase;
-  j["direction"] = direction_name(r.direction);
+  if (r.direction) j["direction"] = direction_name(*r.direction);
   j["status"] = r.status;
   j["experiment"] = to_json(r.experiment);
   j["claims"] = ordered_json::array();
@@ -158,7 +158,7 @@ RunRecord read_run_record(const ordered_json& j) {
   if (j.value("schema", "") != kRunSchema) throw FieldError(type_problem("/schema", kRunSchema));
   RunRecord r;
   r.phase = string_at(j, "/phase");
-  r.direction = read_direction(j);
+  if (find(j, "/direction")) r.direction = read_direction(j);
   r.status = string_at(j, "/status");
   r.experiment = read_experiment(j, "/experiment");
   r.claims = read_claims(j, "/claims");
@@ -168,7 +168,7 @@ RunRecord read_run_record(const ordered_json& j) {
   r.metrics_config = read_metrics_config(j, "/metrics_config");
   for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
     r.results.push_back(read_result(j, "/results/" + std::to_string(i)));
-  for (ResultEntry& e : r.results) e.direction = r.direction;
+  for (ResultEntry& e : r.results) e.direction = r.direction.value_or(Direction::kForward);
   r.error = optional_string_at(j, "/error");
   if (find(j, "/ncu_profile")) r.ncu_profile = read_ncu_profile(j, "/ncu_profile");
   return r;

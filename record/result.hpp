@@ -63,8 +63,9 @@ struct ExperimentInfo {
 
 struct RunRecord {
   std::string phase;
-  // What the phase computes; records before backward phases have no field and are forward.
-  Direction direction = Direction::kForward;
+  // What the phase computes. The harness always says; records before backward phases have no
+  // field (forward), and are written back without one.
+  std::optional<Direction> direction;
   std::string status = "incomplete";  // "incomplete" while running, then "ok" or "failed"
   ExperimentInfo experiment;
   std::vector<Claim> claims;

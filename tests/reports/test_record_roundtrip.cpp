@@ -120,6 +120,28 @@ TEST(RecordRoundTrip, TheHeaderOfARunThatCollectsNothingSaysWhy) {
   EXPECT_FALSE(j.contains("error"));
 }
 
+// A backward run says so, its entries count 2.5 times the forward's FLOPs and their own bytes,
+// and the header's reader gives the direction back; a record without the field is forward.
+TEST(RecordRoundTrip, ABackwardRunSaysSoAndCountsTheBackwardsWork) {
+  RunRecord rec;
+  rec.phase = "b1";
+  rec.direction = Direction::kBackward;
+  ResultEntry e;
+  e.shape.B = 2, e.shape.H = 4, e.shape.H_kv = 2, e.shape.S = 333, e.shape.D = 64, e.shape.causal = true;
+  e.direction = Direction::kBackward;
+  rec.results.push_back(e);
+  const ordered_json j = to_json(rec);
+  EXPECT_EQ(j["direction"], "backward");
+  EXPECT_EQ(j["results"][0]["flops"].get<double>(), 2.5 * e.shape.flops());
+  EXPECT_EQ(j["results"][0]["min_bytes"].get<double>(), pass_min_bytes(e.shape, Direction::kBackward));
+  EXPECT_EQ(read_run_header(j).direction, Direction::kBackward);
+  ordered_json old = j;
+  old.erase("direction");
+  EXPECT_EQ(read_run_header(old).direction, Direction::kForward);
+  old["direction"] = "sideways";
+  EXPECT_THROW(read_direction(old), FieldError);
+}
+
 // The schema and the structs in one place: a committed record that holds every block a run
 // collects (counters, static facts, SASS, ptxas, PC samples, per-kernel times), with the blocks
 // no committed record has yet added from the structs (a run error, Nsight Compute's values and
@@ -149,6 +171,7 @@ TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
   rec->ncu_profile = NcuProfile{"2025.3", "ncu --set full", "one launch per shape", "the process's wall time",
                                 {{"16x16x2048x64", 12.5, 3.0}, {"1x8x512x64", std::nullopt, std::nullopt}}};
   rec->error = "a fault after the first shape";
+  rec->direction = Direction::kForward;  // the harness says so; committed records predate the field
   const ordered_json written = to_json(*rec);
   EXPECT_EQ(to_json(read_run_record(written)).dump(2), written.dump(2));
   attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, written, "run");
