@@ -50,9 +50,9 @@ struct Options {
   std::vector<std::string> shape_specs;
   std::optional<std::uint64_t> seed;
   std::string results_dir = "results";
-  std::vector<std::string> regimes = {"cold", "warm", "graph"};
-  stats::StoppingRule rule;
-  bool check_only = false;
+  // --regimes, the stopping rule's options and --check-only, parsed once into the value the
+  // record's options are written from.
+  TimingRequest timing;
   bool can_run = false;  // judge shapes and options only (scripts/sweep.sh)
   bool list_claims = false;
   int device = 0;
@@ -82,12 +82,7 @@ namespace {
 
 RecordedOptions recorded_options(const Options& opt, const std::vector<Inputs>& inputs) {
   RecordedOptions o;
-  o.regimes = opt.regimes;
-  o.check_only = opt.check_only;
-  o.min_samples = opt.rule.min_samples;
-  o.max_samples = opt.rule.max_samples;
-  o.noise_target_pct = opt.rule.noise_target_pct;
-  o.max_seconds = opt.rule.max_seconds;
+  static_cast<SamplingOptions&>(o) = sampling_options(opt.timing);
   o.metrics = opt.metrics;
   o.throttled = opt.throttled;
   o.inputs = inputs_list_name(inputs);
@@ -138,8 +133,7 @@ GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint6
 // Times a shape whose gate passed, in every regime through `launch`, then checks that the
 // launches left a result the gate still accepts (still_right: empty, or why not), then collects
 // the counters. With --profile-launch, one launch for Nsight Compute instead.
-void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options& opt,
-                const std::vector<Regime>& regimes, profiler::Sampler* sampler,
+void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options& opt, profiler::Sampler* sampler,
                 profiler::HardwareEvidence* evidence, cudaStream_t stream, const std::string& tag,
                 const profiler::LaunchFn& launch, const std::function<std::string()>& still_right) {
   ResultEntry& r = run.result;
@@ -157,7 +151,7 @@ void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options
   }
   std::vector<std::pair<std::string, RegimeTiming>> timing;
   std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
-  for (const Regime reg : regimes) {
+  for (const Regime reg : opt.timing.regimes) {
     const std::string name = profiler::regime_name(reg);
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/" + name);
     profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
@@ -174,7 +168,7 @@ void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options
     return;
   }
   r.timing = std::move(timing);
-  r.headline_regime = headline_regime(opt.regimes);
+  r.headline_regime = regime_name(*opt.timing.headline());
   run.timed = true;
   if (auto k = per_kernel.find(r.headline_regime); k != per_kernel.end()) run.per_kernel = std::move(k->second);
   run.expected_ns = r.headline()->busy_median_ns.value_or(0.0);
@@ -182,8 +176,7 @@ void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options
 }
 
 ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
-                   const std::vector<Inputs>& inputs, const std::vector<Regime>& regimes,
-                   std::uint64_t seed,
+                   const std::vector<Inputs>& inputs, std::uint64_t seed,
                    profiler::Sampler* sampler, profiler::HardwareEvidence* evidence,
                    cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
@@ -205,7 +198,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
   run.passed = r.correctness.passed;
   const Problem p = buffers->problem(float(r.scale));
   const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
-  time_shape(run, phase, s, opt, regimes, sampler, evidence, stream, tag, launch, [&] {
+  time_shape(run, phase, s, opt, sampler, evidence, stream, tag, launch, [&] {
     return same_bits(g.output, launch_poisoned(phase, p, stream))
                ? std::string()
                : std::string("output after timing differs from the checked output");
@@ -228,8 +221,7 @@ BackwardGateResult backward_gate_on(const Phase& phase, const Shape& s, Inputs i
 }
 
 ShapeRun run_backward_shape(const Phase& phase, const Shape& s, const Options& opt,
-                            const std::vector<Inputs>& inputs, const std::vector<Regime>& regimes,
-                            std::uint64_t seed, profiler::Sampler* sampler,
+                            const std::vector<Inputs>& inputs, std::uint64_t seed, profiler::Sampler* sampler,
                             profiler::HardwareEvidence* evidence, cudaStream_t stream, const std::string& tag) {
   ShapeRun run;
   ResultEntry& r = run.result;
@@ -250,7 +242,7 @@ ShapeRun run_backward_shape(const Phase& phase, const Shape& s, const Options& o
   const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch_backward(p, st); };
   // Without the deterministic flag the bits may differ (dQ's atomics): the gradients after
   // timing must pass the same check, on the same sample and reference.
-  time_shape(run, phase, s, opt, regimes, sampler, evidence, stream, tag, launch, [&] {
+  time_shape(run, phase, s, opt, sampler, evidence, stream, tag, launch, [&] {
     const Gradients after = launch_backward_poisoned(phase, p, stream);
     const BackwardCheck c = check_gradients(s, g.sample, g.reference, after.dq, after.dk, after.dv);
     return c.passed ? std::string() : "gradients after timing fail the gate: " + c.first_failure;
@@ -301,23 +293,36 @@ void add_options(CLI::App& app, Options& opt) {
       ->capture_default_str();
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
-  app.add_option("--regimes", opt.regimes, "timing regimes: cold, warm, graph")
+  // Each name becomes the enum's number, which is how CLI11 reads an enum.
+  const CLI::Validator regime_by_name(
+      [](std::string& in) {
+        try {
+          in = std::to_string(static_cast<int>(parse_regime(in)));
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      "", "regime name");
+  app.add_option("--regimes", opt.timing.regimes, "timing regimes, comma-separated, in run order: cold, warm, graph")
       ->delimiter(',')
-      ->capture_default_str();
-  app.add_option("--noise-target", opt.rule.noise_target_pct,
+      ->transform(regime_by_name)
+      ->type_name("REGIME")
+      ->default_str("cold,warm,graph");
+  app.add_option("--noise-target", opt.timing.rule.noise_target_pct,
                  "stop sampling a regime once relative noise [%] is below this")
       ->check(kPositiveFinite)
       ->capture_default_str();
-  app.add_option("--max-time", opt.rule.max_seconds, "wall-time budget per regime and shape [s]")
+  app.add_option("--max-time", opt.timing.rule.max_seconds, "wall-time budget per regime and shape [s]")
       ->check(kPositiveFinite)
       ->capture_default_str();
-  app.add_option("--min-samples", opt.rule.min_samples, "samples per regime at least")
+  app.add_option("--min-samples", opt.timing.rule.min_samples, "samples per regime at least")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
-  app.add_option("--max-samples", opt.rule.max_samples, "samples per regime at most")
+  app.add_option("--max-samples", opt.timing.rule.max_samples, "samples per regime at most")
       ->check(kNonNegativeInteger)
       ->capture_default_str();
-  app.add_flag("--check-only", opt.check_only, "correctness gate only, no timing");
+  app.add_flag("--check-only", opt.timing.check_only, "correctness gate only, no timing");
   app.add_flag("--list-claims", opt.list_claims,
                "print the claims this experiment states (JSON, as its records hold them) and exit");
   app.add_flag("--can-run", opt.can_run,
@@ -350,7 +355,6 @@ int fail(int code, const std::string& msg) { return attnlab::fail("attnlab", cod
 struct Plan {
   std::vector<Shape> shapes;
   std::vector<Inputs> inputs;  // the gate's distributions, the timed one first
-  std::vector<Regime> regimes;  // --regimes, parsed once
   std::vector<std::string> metric_groups;
   bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
 };
@@ -365,7 +369,6 @@ Plan plan_run(const Phase& phase, const Options& opt) {
                          ": " + *why);
       plan.shapes.push_back(s);
     }
-    for (const auto& r : opt.regimes) plan.regimes.push_back(profiler::parse_regime(r));
     plan.inputs = parse_inputs_list(opt.inputs);
     const auto [pc_sampling, counter_groups] = profiler::split_pcsampling(opt.metrics);
     plan.pc_sampling = pc_sampling;
@@ -373,7 +376,8 @@ Plan plan_run(const Phase& phase, const Options& opt) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (opt.rule.min_samples < 2 || opt.rule.max_samples < opt.rule.min_samples)
+  if (opt.timing.regimes.empty()) throw UsageError("--regimes names no regime; give cold, warm or graph");
+  if (opt.timing.rule.min_samples < 2 || opt.timing.rule.max_samples < opt.timing.rule.min_samples)
     throw UsageError("need 2 <= --min-samples <= --max-samples");
   return plan;
 }
@@ -419,7 +423,7 @@ struct Instruments {
   std::optional<profiler::HardwareEvidence> evidence;
 
   Instruments(const Options& opt, const Plan& plan) {
-    const bool timed = !opt.check_only && !opt.profile_launch;
+    const bool timed = !opt.timing.check_only && !opt.profile_launch;
     if (timed) {
       start_kernel_activity(activity);
       flush.emplace();
@@ -427,7 +431,7 @@ struct Instruments {
     stream.emplace();
     if (timed) {
       monitor.emplace(opt.device);
-      sampler.emplace(*activity, *flush, stream->get(), opt.rule, &*monitor);
+      sampler.emplace(*activity, *flush, stream->get(), opt.timing.rule, &*monitor);
       sampler->exclude_throttled(opt.throttled == "exclude");
       evidence.emplace(opt.device, plan.metric_groups);
     }
@@ -443,10 +447,10 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(plan.shapes.size()) +
                             "] " + shape_name(plan.shapes[i]);
     auto run = (is_backward(phase) ? run_backward_shape : run_shape)(
-        phase, plan.shapes[i], opt, plan.inputs, plan.regimes, seed, inst.sampler ? &*inst.sampler : nullptr,
+        phase, plan.shapes[i], opt, plan.inputs, seed, inst.sampler ? &*inst.sampler : nullptr,
         inst.evidence ? &*inst.evidence : nullptr, inst.stream->get(), tag);
     finish_shape(run, plan.shapes[i], opt, plan.inputs.front(), seed, tag, plan.pc_sampling);
-    if (opt.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
+    if (opt.timing.check_only)  // a correctness check: cuobjdump of the binary alone takes seconds
       sass::merge_static_evidence(run.result, phase.id, sass::check_only_listing(),
                                   sass::embedded_ptxas_report());
     else

@@ -154,7 +154,8 @@ Correctness correctness(const SdpaRawCorrectness& c, const Shape& s) {
   return out;
 }
 
-SdpaResult result(const SdpaRawResult& raw) {
+// `headline`: the run's (TimingRequest::headline), which a timed entry ran.
+SdpaResult result(const SdpaRawResult& raw, const std::string& headline) {
   SdpaResult r;
   r.shape = raw.shape;
   r.scale = raw.scale;
@@ -162,9 +163,10 @@ SdpaResult result(const SdpaRawResult& raw) {
   if (!raw.unavailable.empty()) return r;
   r.correctness = correctness(raw.correctness, raw.shape);
   if (raw.regimes.empty()) return r;
-  std::vector<std::string> names;
-  for (const SdpaRawRegime& g : raw.regimes) names.push_back(g.name);
-  r.headline_regime = headline_regime(names);
+  r.headline_regime = headline;
+  if (std::none_of(raw.regimes.begin(), raw.regimes.end(), [&](const SdpaRawRegime& g) { return g.name == headline; }))
+    throw std::runtime_error("shape " + shape_name(raw.shape) + " was timed without the run's headline regime '" +
+                             headline + "'");
   for (const SdpaRawRegime& g : raw.regimes) {
     std::vector<KernelShare> shares;
     r.timing.emplace_back(g.name, regime_timing(g, raw.shape, &shares));
@@ -207,11 +209,11 @@ SdpaRunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
              "that order and rounded to fp16; reproducible with the same torch and GPU, not "
              "bit-identical to the C++ phases' counter-based inputs";
   p.host = ctx.host;
-  rec.options = {raw.regimes, raw.check_only, raw.min_samples, raw.max_samples,
-                 raw.noise_target_pct, raw.max_seconds, raw.backend};
+  static_cast<SamplingOptions&>(rec.options) = sampling_options(raw.timing);
+  rec.options.backend = raw.backend;
   bool ok = !raw.error.has_value();
   for (const SdpaRawResult& r : raw.results) {
-    rec.results.push_back(result(r));
+    rec.results.push_back(result(r, rec.options.headline()));
     ok = ok && r.unavailable.empty() && r.correctness.passed;
   }
   rec.error = raw.error;

@@ -84,15 +84,6 @@ void flag_throttled(RegimeResult& res, bool exclude) {
 
 }  // namespace
 
-const char* regime_name(Regime r) {
-  switch (r) {
-    case Regime::kCold: return "cold";
-    case Regime::kWarm: return "warm";
-    case Regime::kGraph: return "graph";
-  }
-  return "unknown";
-}
-
 void copy_statistics(const stats::Summary& m, RegimeTiming& t) {
   t.median_ns = m.median;
   t.p10_ns = m.p10;
@@ -119,12 +110,6 @@ const char* regime_method(Regime r) {
              "paused";
   }
   return "unknown";
-}
-
-Regime parse_regime(const std::string& name) {
-  for (Regime r : {Regime::kCold, Regime::kWarm, Regime::kGraph})
-    if (name == regime_name(r)) return r;
-  throw std::invalid_argument("unknown timing regime '" + name + "'; expected cold, warm or graph");
 }
 
 Sampler::Sampler(KernelActivity& activity, L2Flush& flush, cudaStream_t stream, stats::StoppingRule rule,

@@ -32,17 +32,15 @@ inline constexpr std::uint64_t kSpinLeadNs = 1000000;  // [ns] time the host get
 inline constexpr int kGpuPollMicroseconds = 2000;
 }  // namespace sampling
 
-enum class Regime {
-  kCold,   // L2 flushed before every launch; CUPTI kernel durations
-  kWarm,   // back-to-back launches over the same buffers; CUPTI kernel durations
-  kGraph,  // CUDA graph of several launches replayed; events around each replay
-};
-const char* regime_name(Regime r);     // "cold", "warm", "graph"
+// The regimes and their names are the record's (record/timing.hpp), which names them to the
+// reports without the profiler.
+using attnlab::parse_regime;
+using attnlab::Regime;
+using attnlab::regime_name;
 const char* regime_method(Regime r);   // one line for records and reports
 // A regime's statistics into its record block (median, p10, p90, min, max, mean, stdev, noise,
 // count); the rest of the block is the caller's.
 void copy_statistics(const stats::Summary& m, RegimeTiming& t);
-Regime parse_regime(const std::string& name);  // throws std::invalid_argument
 
 inline constexpr const char* kProbeClockSource = "clock64 probe (SM cycles per globaltimer ns, one 2 ms spin)";
 

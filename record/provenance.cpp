@@ -1,5 +1,6 @@
 #include "record/provenance.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "record/fields.hpp"
@@ -71,14 +72,33 @@ ordered_json to_json(const Provenance& p) {
   return j;
 }
 
+SamplingOptions sampling_options(const TimingRequest& t) {
+  SamplingOptions o;
+  for (Regime r : t.regimes) o.regimes.push_back(regime_name(r));
+  o.check_only = t.check_only;
+  o.min_samples = t.rule.min_samples;
+  o.max_samples = t.rule.max_samples;
+  o.noise_target_pct = t.rule.noise_target_pct;
+  o.max_seconds = t.rule.max_seconds;
+  const std::optional<Regime> h = t.headline();
+  o.headline_regime = h ? regime_name(*h) : "";
+  return o;
+}
+
+std::string SamplingOptions::headline() const {
+  if (headline_regime) return *headline_regime;
+  return check_only ? "" : attnlab::headline_regime(regimes);
+}
+
 ordered_json to_json(const SamplingOptions& o) {
-  return {{"regimes", o.regimes},
-          {"check_only", o.check_only},
-          {"stopping_rule",
-           {{"min_samples", o.min_samples},
-            {"max_samples", o.max_samples},
-            {"noise_target_pct", o.noise_target_pct},
-            {"max_seconds", o.max_seconds}}}};
+  ordered_json j = {{"regimes", o.regimes}, {"check_only", o.check_only}};
+  if (o.headline_regime)
+    j["headline_regime"] = o.headline_regime->empty() ? ordered_json() : ordered_json(*o.headline_regime);
+  j["stopping_rule"] = {{"min_samples", o.min_samples},
+                        {"max_samples", o.max_samples},
+                        {"noise_target_pct", o.noise_target_pct},
+                        {"max_seconds", o.max_seconds}};
+  return j;
 }
 
 ordered_json to_json(const RecordedOptions& o) {
@@ -168,6 +188,17 @@ SamplingOptions read_sampling_options(const ordered_json& root, const std::strin
   o.max_samples = value_at<std::size_t>(root, b + "/stopping_rule/max_samples");
   o.noise_target_pct = number_at(root, b + "/stopping_rule/noise_target_pct");
   o.max_seconds = number_at(root, b + "/stopping_rule/max_seconds");
+  if (find(root, b + "/headline_regime"))
+    o.headline_regime = value_or_null_at<std::string>(root, b + "/headline_regime").value_or("");
+  for (const std::string& r : o.regimes) {
+    try {
+      parse_regime(r);
+    } catch (const std::invalid_argument& e) {
+      throw FieldError(b + "/regimes: " + e.what());
+    }
+  }
+  if (const std::string h = o.headline(); !h.empty() && std::find(o.regimes.begin(), o.regimes.end(), h) == o.regimes.end())
+    throw FieldError(b + "/headline_regime names '" + h + "', which is not in " + b + "/regimes");
   return o;
 }
 

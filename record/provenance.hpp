@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/shape.hpp"
+#include "record/timing.hpp"
 
 namespace attnlab {
 
@@ -75,8 +76,9 @@ struct Provenance {
   std::string sweep_id;  // the sweep the run belongs to (scripts/sweep.sh); empty: none, not written
 };
 
-// The timing a run was asked for, as both the phases' records and the SDPA records hold it:
-// "regimes", "check_only" and "stopping_rule" of their "options".
+// The timing a run was asked for (a TimingRequest), as both the phases' records and the SDPA
+// records hold it: "regimes", "check_only", "headline_regime" and "stopping_rule" of their
+// "options".
 struct SamplingOptions {
   std::vector<std::string> regimes;
   bool check_only = false;
@@ -84,7 +86,16 @@ struct SamplingOptions {
   std::size_t max_samples = 0;
   double noise_target_pct = 0;
   double max_seconds = 0;
+  // The regime every timed shape leads with (TimingRequest::headline), as recorded: "" where
+  // the run times nothing (written null); nullopt in a record written before the options named
+  // it (and written back without it).
+  std::optional<std::string> headline_regime;
+  // The headline regime as recorded or, in those older records, as their entries name theirs:
+  // headline_regime(regimes), "" for a check-only run.
+  std::string headline() const;
 };
+// The record's form of the request: regimes by name, the headline named.
+SamplingOptions sampling_options(const TimingRequest& t);
 
 // What a run was asked to do, as recorded (options that only steer the process, such as
 // --results-dir or --device, are not).
@@ -100,7 +111,7 @@ std::string gpu_uuid_string(const unsigned char (&bytes)[16]);
 
 nlohmann::ordered_json to_json(const GpuIdentity& g);
 nlohmann::ordered_json to_json(const Provenance& p);
-// The three keys of SamplingOptions, in that order; the records add their own after them.
+// The keys of SamplingOptions, in that order; the records add their own after them.
 nlohmann::ordered_json to_json(const SamplingOptions& o);
 nlohmann::ordered_json to_json(const RecordedOptions& o);
 // A result's "shape": sizes, masking, dtype and the softmax scale the kernel used.

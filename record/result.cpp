@@ -177,10 +177,11 @@ RunRecord read_run_record(const ordered_json& j) {
 namespace {
 
 // The entry's timing where the run timed it: every regime, and the headline the record names.
-void read_recorded_timing(const ordered_json& root, const std::string& b, bool check_only, RecordedResult& r) {
+void read_recorded_timing(const ordered_json& root, const std::string& b, const SamplingOptions& options,
+                          RecordedResult& r) {
   const ordered_json* timing = find(root, b + "/timing");
   if (!timing) throw FieldError("missing " + b + "/timing");
-  if (check_only) {
+  if (options.check_only) {
     if (!timing->is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
     return;
   }
@@ -194,11 +195,15 @@ void read_recorded_timing(const ordered_json& root, const std::string& b, bool c
                                  [&](const auto& t) { return t.first == r.headline_regime; });
   if (!named)
     throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', which is not in " + b + "/timing");
+  // The options name the run's headline once; every timed entry leads with it.
+  if (options.headline_regime && r.headline_regime != *options.headline_regime)
+    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', where /options/headline_regime names '" +
+                     *options.headline_regime + "'");
 }
 
 }  // namespace
 
-RecordedResult read_recorded_result(const ordered_json& root, const std::string& b, bool check_only) {
+RecordedResult read_recorded_result(const ordered_json& root, const std::string& b, const SamplingOptions& options) {
   RecordedResult r;
   r.shape = read_shape(root, b + "/shape", nullptr);
   r.flops = optional_number_at(root, b + "/flops").value_or(r.shape.flops());
@@ -219,7 +224,7 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   r.static_evidence = read_recorded_static(root, b + "/static");
   // attnlab-ncu-import writes the Nsight Compute blocks from the structs.
   if (const ordered_json* n = find(root, b + "/ncu"); n && !n->is_null()) r.ncu = read_ncu_entry(root, b + "/ncu");
-  read_recorded_timing(root, b, check_only, r);
+  read_recorded_timing(root, b, options, r);
   return r;
 }
 

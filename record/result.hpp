@@ -87,7 +87,9 @@ ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::st
 // A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
 // (whose entries say "available", and why not) and older layouts, each block where recorded and
 // tolerant where the schema is (the Recorded* readers); a field of the wrong type throws
-// FieldError. `check_only`: the run's options asked for no timing, so a timing block is refused.
+// FieldError. `options`: the run's, as read_sampling_options reads them: where they ask for no
+// timing (check-only) a timing block is refused, and where they name the headline regime a
+// timed entry naming another is.
 struct RecordedResult {
   Shape shape;
   double flops = 0, min_bytes = 0;         // as recorded; the shape's own where a record lacks them
@@ -103,7 +105,8 @@ struct RecordedResult {
   std::optional<RecordedStatic> static_evidence;
   std::optional<NcuEntry> ncu;
 };
-RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base, bool check_only);
+RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base,
+                                    const SamplingOptions& options);
 
 // The header every writer's run record has.
 struct RunHeader {

@@ -147,12 +147,19 @@ SdpaRaw read_raw(const ordered_json& j) {
   raw.argv = array_at<std::string>(j, "/argv");
   raw.started_unix_s = integer_at(j, "/started_unix_s", 0);
   raw.seed = static_cast<std::uint64_t>(value_at<unsigned long long>(j, "/seed"));
-  raw.regimes = array_at<std::string>(j, "/options/regimes");
-  raw.check_only = bool_at(j, "/options/check_only");
-  raw.min_samples = std::size_t(integer_at(j, "/options/min_samples", 0));
-  raw.max_samples = std::size_t(integer_at(j, "/options/max_samples", 0));
-  raw.noise_target_pct = number_at(j, "/options/noise_target_pct");
-  raw.max_seconds = number_at(j, "/options/max_seconds");
+  raw.timing.regimes.clear();
+  for (const std::string& name : array_at<std::string>(j, "/options/regimes")) {
+    try {
+      raw.timing.regimes.push_back(parse_regime(name));
+    } catch (const std::invalid_argument& e) {
+      throw FieldError("/options/regimes: " + std::string(e.what()));
+    }
+  }
+  raw.timing.check_only = bool_at(j, "/options/check_only");
+  raw.timing.rule.min_samples = std::size_t(integer_at(j, "/options/min_samples", 0));
+  raw.timing.rule.max_samples = std::size_t(integer_at(j, "/options/max_samples", 0));
+  raw.timing.rule.noise_target_pct = number_at(j, "/options/noise_target_pct");
+  raw.timing.rule.max_seconds = number_at(j, "/options/max_seconds");
   raw.driver = int(integer_at(j, "/versions/driver", 0));
   raw.torch = string_at(j, "/versions/torch");
   raw.torch_cuda = string_at(j, "/versions/torch_cuda");

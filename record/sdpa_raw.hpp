@@ -43,6 +43,7 @@
 
 #include "common/shape.hpp"
 #include "record/provenance.hpp"
+#include "record/timing.hpp"
 
 namespace attnlab {
 
@@ -87,10 +88,7 @@ struct SdpaRaw {
   std::vector<std::string> argv;
   long long started_unix_s = 0;
   std::uint64_t seed = 0;
-  std::vector<std::string> regimes;
-  bool check_only = false;
-  std::size_t min_samples = 0, max_samples = 0;
-  double noise_target_pct = 0, max_seconds = 0;
+  TimingRequest timing;  // the options' regimes, check-only and stopping rule
   int driver = 0;
   std::string torch, torch_cuda;
   std::optional<long long> cudnn;

@@ -1,5 +1,7 @@
 #include "record/timing.hpp"
 
+#include <stdexcept>
+
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -136,11 +138,34 @@ RegimeTiming read_regime_timing(const ordered_json& root, const std::string& bas
   return t;
 }
 
-std::string headline_regime(const std::vector<std::string>& regimes) {
-  if (regimes.empty()) return "";
-  for (const auto& r : regimes)
-    if (r == "cold") return r;
+const char* regime_name(Regime r) {
+  switch (r) {
+    case Regime::kCold: return "cold";
+    case Regime::kWarm: return "warm";
+    case Regime::kGraph: return "graph";
+  }
+  return "unknown";
+}
+
+Regime parse_regime(const std::string& name) {
+  for (Regime r : {Regime::kCold, Regime::kWarm, Regime::kGraph})
+    if (name == regime_name(r)) return r;
+  throw std::invalid_argument("unknown timing regime '" + name + "'; expected cold, warm or graph");
+}
+
+std::optional<Regime> TimingRequest::headline() const {
+  if (check_only || regimes.empty()) return std::nullopt;
+  for (Regime r : regimes)
+    if (r == Regime::kCold) return r;
   return regimes.front();
+}
+
+std::string headline_regime(const std::vector<std::string>& regimes) {
+  TimingRequest t;
+  t.regimes.clear();
+  for (const auto& r : regimes) t.regimes.push_back(parse_regime(r));
+  const std::optional<Regime> h = t.headline();
+  return h ? regime_name(*h) : "";
 }
 
 }  // namespace attnlab

@@ -9,7 +9,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/stats.hpp"
+
 namespace attnlab {
+
+// How one launch of a phase is timed (profiler/sampler.hpp takes the samples).
+enum class Regime {
+  kCold,   // L2 flushed before every launch; CUPTI kernel durations
+  kWarm,   // back-to-back launches over the same buffers; CUPTI kernel durations
+  kGraph,  // CUDA graph of several launches replayed; events around each replay
+};
+const char* regime_name(Regime r);             // "cold", "warm", "graph", as records name them
+Regime parse_regime(const std::string& name);  // throws std::invalid_argument
+
+// The timing a run is asked for, one value from the command line to the record's options
+// (record/provenance.hpp, sampling_options): which regimes run and in what order, whether the
+// run only checks, the stopping rule, and the regime every timed shape leads with.
+struct TimingRequest {
+  std::vector<Regime> regimes = {Regime::kCold, Regime::kWarm, Regime::kGraph};  // run order
+  bool check_only = false;
+  stats::StoppingRule rule;
+  // Cold where it runs (each launch from a flushed L2, the regime the reports lead with), else
+  // the first one run; nullopt where nothing is timed (a check-only run, or no regime).
+  std::optional<Regime> headline() const;
+};
 
 // What NVML said while a regime was sampled (profiler/gpu_monitor.hpp): the record's
 // timing.<regime>.gpu_state. Absent from records written before it was measured.
@@ -53,9 +76,8 @@ struct RegimeTiming {
   std::optional<GpuState> gpu_state;
 };
 
-// The headline regime of a shape timed in `regimes` (run order), which every writer records as
-// headline_regime: cold where it ran (each launch from a flushed L2, the regime the reports lead
-// with), else the first one run; "" where none ran.
+// TimingRequest::headline of a shape timed in the regimes named `regimes` (run order), by name;
+// "" where none ran. Throws std::invalid_argument on a name that is not a regime.
 std::string headline_regime(const std::vector<std::string>& regimes);
 
 // The record's layout: keys in the order every record has them.

@@ -20,7 +20,7 @@ Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptio
   r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
   r.json = root.at(ordered_json::json_pointer(r.pointer));
-  RecordedResult e = read_recorded_result(root, r.pointer, options.check_only);
+  RecordedResult e = read_recorded_result(root, r.pointer, options);
   r.shape = e.shape;
   r.name = shape_name(r.shape);
   r.flops = e.flops;

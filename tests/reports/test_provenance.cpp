@@ -160,3 +160,31 @@ TEST(Headline, ColdWhereItRanElseTheFirst) {
   EXPECT_EQ(headline_regime({"graph", "warm"}), "graph");
   EXPECT_EQ(headline_regime({}), "");
 }
+
+// The typed request names its headline once: the options written from it hold it after
+// check_only (null for a check-only run), and a record written before the options named it
+// reads it from its regimes, as its entries name theirs.
+TEST(Headline, TheRequestNamesItOnceAndOlderRecordsReadItFromTheirRegimes) {
+  TimingRequest t;
+  t.regimes = {Regime::kGraph, Regime::kWarm};
+  EXPECT_EQ(t.headline(), Regime::kGraph);
+  ordered_json j = {{"options", to_json(sampling_options(t))}};
+  EXPECT_EQ(keys(j["options"]), (std::vector<std::string>{"regimes", "check_only", "headline_regime", "stopping_rule"}));
+  EXPECT_EQ(j["options"]["headline_regime"], "graph");
+  EXPECT_EQ(read_sampling_options(j, "/options").headline(), "graph");
+  t.check_only = true;
+  EXPECT_FALSE(t.headline());
+  j["options"] = to_json(sampling_options(t));
+  EXPECT_TRUE(j["options"]["headline_regime"].is_null());
+  EXPECT_EQ(read_sampling_options(j, "/options").headline(), "");
+
+  j["options"] = to_json(sampling_options(TimingRequest{}));
+  j["options"].erase("headline_regime");
+  const SamplingOptions older = read_sampling_options(j, "/options");
+  EXPECT_FALSE(older.headline_regime);
+  EXPECT_EQ(older.headline(), "cold");
+  EXPECT_FALSE(to_json(older).contains("headline_regime"));  // written back as it was read
+  j["options"]["headline_regime"] = "warm";
+  j["options"]["regimes"] = {"cold"};
+  EXPECT_THROW(read_sampling_options(j, "/options"), FieldError);
+}

@@ -109,14 +109,18 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
 
 // Both writers' entries read through one reader of result entries (read_recorded_result): the
 // baseline's unavailable shape with its reason and no timing, and a timed entry whose headline is
-// the regime the record names; a check-only run's entry that holds timing is refused.
+// the regime the record names; a check-only run's entry that holds timing is refused, and so is
+// an entry leading with another regime than the one the options name.
 TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   SdpaRunRecord rec;
   rec.phase = "sdpa-efficient";
   rec.results.emplace_back();
   rec.results.back().unavailable_reason = "no kernel for this shape";
   ordered_json j = to_json(rec);
-  const RecordedResult unavailable = read_recorded_result(j, "/results/0", false);
+  SamplingOptions timed_run;
+  SamplingOptions check_only_run;
+  check_only_run.check_only = true;
+  const RecordedResult unavailable = read_recorded_result(j, "/results/0", timed_run);
   EXPECT_EQ(unavailable.unavailable, "no kernel for this shape");
   EXPECT_FALSE(unavailable.passed);
   EXPECT_TRUE(unavailable.timing.empty());
@@ -129,12 +133,15 @@ TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   timed.timing = {{"warm", t}, {"cold", t}};
   timed.headline_regime = "cold";
   j["results"].push_back(to_json(timed));
-  const RecordedResult r = read_recorded_result(j, "/results/1", false);
+  const RecordedResult r = read_recorded_result(j, "/results/1", timed_run);
   EXPECT_FALSE(r.unavailable);
   EXPECT_EQ(r.timing.size(), 2u);
   EXPECT_EQ(r.headline_regime, "cold");
   EXPECT_DOUBLE_EQ(r.flops, timed.shape.flops());
-  EXPECT_THROW(read_recorded_result(j, "/results/1", true), FieldError);
+  EXPECT_THROW(read_recorded_result(j, "/results/1", check_only_run), FieldError);
+  SamplingOptions warm_headline;
+  warm_headline.headline_regime = "warm";
+  EXPECT_THROW(read_recorded_result(j, "/results/1", warm_headline), FieldError);
   j["results"][1]["headline_regime"] = "graph";
-  EXPECT_THROW(read_recorded_result(j, "/results/1", false), FieldError);
+  EXPECT_THROW(read_recorded_result(j, "/results/1", timed_run), FieldError);
 }
