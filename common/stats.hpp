@@ -72,6 +72,12 @@ struct Interval {
 // resamples or a confidence outside (0, 1).
 Interval bootstrap_median(const std::vector<std::vector<double>>& blocks, const Bootstrap& b);
 
+// "As fast as" is non-inferiority: the paired interval's lower bound at least this, so a kernel
+// up to 2% slower within the noise still counts, and "the intervals overlap" never does.
+// record/constants.json ("paired") carries the same value; tests/cpu/test_constants.cpp keeps
+// the two equal.
+inline constexpr double kNonInferiorityMargin = 0.98;
+
 // When to stop sampling a regime: enough samples and relative noise under the target, or the
 // sample or wall-time budget spent.
 struct StoppingRule {

@@ -17,7 +17,7 @@
 #include "common/direction.hpp"
 #include "kernels/backward_problem.hpp"
 #include "kernels/problem.hpp"
-#include "record/claims.hpp"
+#include "common/claim.hpp"
 
 namespace attnlab {
 
