@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 
 namespace attnlab::hopper {
 

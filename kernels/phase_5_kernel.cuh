@@ -19,7 +19,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "kernels/consumer_turns.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/key_split.cuh"
 #include "kernels/phase_5_traits.cuh"
 #include "kernels/tile_pipeline.cuh"

@@ -18,7 +18,7 @@
 #include "common/shapes.hpp"
 #include "kernels/attention_common.cuh"
 #include "kernels/consumer_turns.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/key_split.cuh"
 #include "kernels/phase_5_kernel.cuh"
 #include "kernels/registry.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/problem.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"

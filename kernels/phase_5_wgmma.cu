@@ -32,7 +32,7 @@
 #include "common/check.hpp"
 #include "common/shapes.hpp"
 #include "kernels/consumer_turns.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/key_split.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"

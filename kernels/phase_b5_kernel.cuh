@@ -23,7 +23,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "kernels/backward_tile.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/wgmma_tile.cuh"
 

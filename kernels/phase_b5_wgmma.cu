@@ -23,7 +23,7 @@
 #include "common/check.hpp"
 #include "common/shapes.hpp"
 #include "kernels/attention_common.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/phase_b5.hpp"
 #include "kernels/registry.hpp"
 

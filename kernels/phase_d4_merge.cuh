@@ -1,6 +1,6 @@
 // Phase d4's cluster merge, the epilogue of kernels/phase_d4_split_kv.cu when C KW > 1 (that
 // file's header tells the whole protocol): the block geometry that kernel and merge share, and
-// cluster_merge (its cluster primitives: kernels/hopper.cuh; its merge of softmax states:
+// cluster_merge (its cluster primitives: common/hopper.cuh; its merge of softmax states:
 // merge_weights, kernels/wgmma_tile.cuh, which phase 5's key split merges with too). Only that file includes this one; its
 // timeline build's -Dphase_d4=phase_d4_timeline renames this namespace with the kernel's.
 #pragma once
@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/timeline.cuh"
 #include "kernels/wgmma_tile.cuh"
 

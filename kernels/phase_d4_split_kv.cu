@@ -39,7 +39,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/phase_d4_merge.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"

@@ -23,7 +23,7 @@
 #include "common/shapes.hpp"
 #include "kernels/attention_common.cuh"
 #include "kernels/e4m3_fragment.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/wgmma_operands.cuh"
 

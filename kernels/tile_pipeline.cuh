@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/work_order.hpp"
 
 namespace attnlab::hopper {

@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "kernels/e4m3_fragment.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/problem.hpp"
 #include "kernels/wgmma_tile.cuh"
 

@@ -20,7 +20,7 @@ inline std::set<std::string> declared_ids(const std::string& text) {
   return ids;
 }
 
-// The phases whose kernel file uses the Hopper helpers (kernels/hopper.cuh: wgmma, TMA,
+// The phases whose kernel file uses the Hopper helpers (common/hopper.cuh: wgmma, TMA,
 // mbarriers, setmaxnreg, clusters), which exist only in sm_90a code: their kernels trap on any
 // other GPU, so their declarations must say required_cc = 90.
 inline std::set<std::string> sm90a_phases_by_source(const std::filesystem::path& dir) {
@@ -30,7 +30,7 @@ inline std::set<std::string> sm90a_phases_by_source(const std::filesystem::path&
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    if (text.str().find("#include \"kernels/hopper.cuh\"") == std::string::npos) continue;
+    if (text.str().find("#include \"common/hopper.cuh\"") == std::string::npos) continue;
     for (const auto& id : declared_ids(text.str())) ids.insert(id);
   }
   return ids;

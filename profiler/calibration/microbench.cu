@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "common/check.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 
 namespace attnlab::profiler::calibration {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/check.hpp"
-#include "kernels/hopper.cuh"
+#include "common/hopper.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/timeline.cuh"
 

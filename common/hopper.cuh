@@ -1,4 +1,5 @@
-// Hopper (sm_90a) building blocks of phase 5: wgmma with shared-memory descriptors, register
+// Hopper (sm_90a) PTX wrappers, below the kernels that use them and the calibration's
+// microbenchmarks that time them: wgmma with shared-memory descriptors, register
 // reallocation, and host-made TMA tensor maps. mbarriers and bulk tensor copies come from
 // CCCL's cuda::ptx; wgmma and setmaxnreg have no wrapper there and are inline PTX.
 #pragma once
@@ -154,7 +155,7 @@ __device__ void wgmma_rs_e4m3(float (&d)[N / 2], const std::uint32_t (&a)[4], st
                               int scale_d);
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#include "kernels/hopper_wgmma.inc"
+#include "common/hopper_wgmma.inc"
 
 // Register reallocation between warpgroups; needs a register cap at entry
 // (__launch_bounds__(threads, 1)), and every warp of the warpgroup executes it.
