@@ -22,7 +22,7 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
 - graph: CUDA events around each replay of a CUDA graph of k calls (k sized so that a replay
   holds about 200 us of work, at most 20), queued behind torch.cuda._sleep so the host's
   enqueueing stays out of the interval; divided by k.
-- Graph sampling stops as in profiler/stats.cpp: at least --min-samples, then relative noise
+- Graph sampling stops as in common/stats.cpp: at least --min-samples, then relative noise
   under --noise-target, or --max-time per regime (twice that when the minimum is not reached).
 - Inputs are N(0,1) fp32 from torch.Generator(cuda).manual_seed(seed), rounded to fp16: the
   seed reproduces them under the same torch and GPU, but they are not bit-identical to the

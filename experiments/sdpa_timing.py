@@ -24,7 +24,7 @@ SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep t
 
 
 # ---------------------------------------------------------------------------------------------
-# The stopping rule (profiler/stats.cpp should_stop), kept here: it decides, while the graph
+# The stopping rule (common/stats.cpp should_stop), kept here: it decides, while the graph
 # regime samples, whether to take another sample. tests/cpu/test_sdpa_import.cpp holds it to the
 # C++ rule on the same samples. Every statistic of the record is the importer's (C++).
 

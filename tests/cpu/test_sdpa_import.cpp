@@ -1,7 +1,7 @@
 // attnlab-sdpa-import's logic (experiments/sdpa_import.hpp) and the raw file's reader
 // (record/sdpa_raw.hpp): a synthetic raw file gives a record whose every computed field is right;
 // a malformed one is refused in one line naming the field. And the one statistic the baseline
-// still computes in Python, its graph regime's stopping rule, agrees with profiler/stats.cpp.
+// still computes in Python, its graph regime's stopping rule, agrees with common/stats.cpp.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -224,7 +224,7 @@ TEST(SdpaRaw, AMalformedFileIsRefusedInOneLineNamingTheField) {
 // The baseline decides in Python, while its graph regime samples, when to stop (it runs beside
 // torch, not linked to the harness; the rule is in experiments/sdpa_timing.py, beside the
 // script): on the same random samples its rule must agree with
-// profiler/stats.cpp's, so a change to one without the other fails here.
+// common/stats.cpp's, so a change to one without the other fails here.
 TEST(SdpaBaseline, StoppingRuleMatchesTheHarness) {
   if (std::system("python3 -c '' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   std::mt19937_64 rng(20261124);
