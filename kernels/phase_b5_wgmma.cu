@@ -193,3 +193,22 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
 }
 
 }  // namespace attnlab::phase_b5
+
+// How close does a key-block-major wgmma backward (FA2's and FA3's structure: dK and dV of a KV
+// head's group in registers, dQ through an fp32 accumulator) come to cuDNN's fused backward?
+ATTNLAB_PHASE(b5) {
+  p.title = "backward, wgmma + TMA";
+  p.technique =
+      "delta pre-pass; key-block-major wgmma kernel (two consumer warpgroups of 64 keys, a producer "
+      "streaming Q, dO, LSE and delta by TMA), dK and dV summed over the GQA group in registers, dQ "
+      "added into an fp32 accumulator (in key-block order in the deterministic mode); post-pass "
+      "scaling dQ to fp16";
+  p.required_cc = 90;
+  p.can_implement = &can_implement;
+  p.launch = nullptr;
+  p.direction = Direction::kBackward;
+  p.launch_backward = &launch_backward;
+  p.backward_workspace_bytes = &backward_workspace_bytes;
+  p.question = "A Hopper backward from the shared parts: against cuDNN's fused SDPA backward and the naive b1.";
+  p.default_shapes = {"16x16x2048x64", "16x16x2048x64:causal", "4x16x4096x128", "4x16x4096x128:causal"};
+}
