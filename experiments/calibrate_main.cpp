@@ -1,6 +1,7 @@
 // attnlab-calibrate: what this GPU sustains for the work of attention, measured, and what an
 // empty launch of each phase's launch configuration costs (the reports' speed of light). Dense
-// wgmma (fp16 in, fp32 accumulate, m64n256k16 from shared memory, every SM), MUFU ex2, FFMA,
+// wgmma (fp16 in, fp32 accumulate, m64n256k16 from shared memory, every SM), the same with e4m3
+// in (m64n256k32, the FP8 phases' rate), MUFU ex2, FFMA,
 // DRAM read and shared-memory read throughput, each sample timed by its CUPTI kernel record
 // and read with its NVML SM clock, so every rate is also given per SM per clock and rescales to
 // another run's clock; then the empty-kernel time of the launches of every phase that declares
@@ -202,6 +203,11 @@ const std::vector<RateSpec>& rate_specs() {
        "wgmma.mma_async m64n256k16 f32.f16.f16, A (64x64) and B (256x64) K-major with the 128-byte swizzle in "
        "shared memory; one block of two warpgroups per SM, four k-steps per commit group, one group in flight; "
        "2*64*256*16 FLOPs per wgmma",
+       true, 2000},
+      {mb::Kind::kTensorFp8, calibration::kTensorFp8, "FLOP/s",
+       "wgmma.mma_async m64n256k32 f32.e4m3.e4m3, A (64x128) and B (256x128) K-major with the 128-byte swizzle in "
+       "shared memory (the fp16 kernel's tiles and loop); one block of two warpgroups per SM, four k-steps per "
+       "commit group, one group in flight; 2*64*256*32 FLOPs per wgmma",
        true, 2000},
       {mb::Kind::kExp2, calibration::kExp2, "ex2/s",
        "ex2.approx.ftz.f32 (MUFU.EX2), 8 independent chains x <- 2^-x per thread, every SM at full occupancy", true,
@@ -442,7 +448,7 @@ int run(Options& opt, int argc, char** argv, CalibrationRecord& rec, RunRecordFi
 
 int main(int argc, char** argv) {
   using namespace attnlab;
-  CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16, MUFU ex2, "
+  CLI::App app{"attnlab-calibrate: what this GPU sustains for attention's work (wgmma fp16 m64n256k16 and e4m3 m64n256k32, MUFU ex2, "
                "FFMA, DRAM read, shared-memory read), each at the measured SM clock and per SM per clock, and the "
                "empty-launch time (launch floor) of the launch configurations of the phases that declare one; writes "
                "<results-dir>/calibration/<stamp>-<sha>/calibration.json (attnlab.calibration/1)."};

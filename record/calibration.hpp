@@ -1,6 +1,6 @@
 // The record of one calibration run (schema attnlab.calibration/1,
 // record/schema/attnlab.calibration-1.schema.json): what this GPU sustains for the work of
-// attention (wgmma, ex2, FFMA, DRAM and shared-memory reads) and what an empty launch of each
+// attention (fp16 and e4m3 wgmma, ex2, FFMA, DRAM and shared-memory reads) and what an empty launch of each
 // phase's launch configuration costs, every sample kept with its SM clock, so that the
 // speed-of-light floors of a run (reports/speed_of_light.hpp) come from measurements.
 #pragma once
@@ -22,6 +22,8 @@ inline constexpr const char* kCalibrationFile = "calibration.json";
 // The rates a calibration measures, by the names the record and the floors use.
 namespace calibration {
 inline constexpr const char* kTensor = "wgmma_fp16_m64n256k16";  // [FLOP/s] fp16 in, fp32 accumulate
+// [FLOP/s] e4m3 in, fp32 accumulate. Absent from records made before it was measured.
+inline constexpr const char* kTensorFp8 = "wgmma_e4m3_m64n256k32";
 inline constexpr const char* kExp2 = "mufu_ex2";                 // [ex2/s]
 inline constexpr const char* kFfma = "ffma_fp32";                // [FLOP/s] an FMA is 2 FLOPs
 inline constexpr const char* kDramRead = "dram_read";            // [B/s]

@@ -167,12 +167,16 @@ RecordedCorrectness read_recorded_correctness(const ordered_json& root, const st
   c.rule = optional_string_at(root, base + "/rule");
   c.failure = optional_string_at(root, base + "/failure");
   c.input_format = optional_string_at(root, base + "/input_format");
-  c.rmse_unquantised = optional_number_at(root, base + "/rmse_unquantised");
+  if (const ordered_json* p = find(root, base + "/input_scales"); p && !p->is_null())
+    c.input_scales = read_scales(root, base + "/input_scales");
+  c.rmse_unquantised = read_rmse(root, base + "/rmse_unquantised");
   if (const ordered_json* list = find(root, base + "/checks"); list && !list->is_null()) {
     if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
-    for (std::size_t i = 0; i < list->size(); ++i)
-      c.checked_inputs.push_back(
-          optional_string_at(root, base + "/checks/" + std::to_string(i) + "/inputs").value_or("unnamed"));
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const std::string e = base + "/checks/" + std::to_string(i);
+      c.checked_inputs.push_back(optional_string_at(root, e + "/inputs").value_or("unnamed"));
+      c.checked_rmse_unquantised.push_back(read_rmse(root, e + "/rmse_unquantised"));
+    }
   }
   return c;
 }

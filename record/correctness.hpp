@@ -85,8 +85,11 @@ struct RecordedCorrectness {
   std::optional<long long> rows_checked, rows_total, nonfinite;
   std::optional<std::string> rule, failure;
   std::optional<std::string> input_format;  // absent: fp16 inputs
-  std::optional<double> rmse_unquantised;
+  std::optional<InputScales> input_scales;  // e4m3 inputs only
+  std::optional<double> rmse_unquantised;   // inf where the record has null (NaN or Inf output)
   std::vector<std::string> checked_inputs;  // `checks`' distributions in order ("unnamed": none)
+  // Each check's rmse_unquantised, in the order of checked_inputs (inf: null, nullopt: absent).
+  std::vector<std::optional<double>> checked_rmse_unquantised;
 };
 // An absent or null block reads as nothing recorded.
 RecordedCorrectness read_recorded_correctness(const nlohmann::ordered_json& root,

@@ -164,6 +164,17 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   return out;
 }
 
+// Which tensor rate the floors took, said where it is not the fp16 one that the section's
+// opening assumes (fp16 records' reports stay as they were).
+void tensor_rate_line(std::ostream& md, const sol::Rates& rates) {
+  md << "- Tensor rate: " << code(rates.tensor_rate) << ", the calibration's e4m3 wgmma rate, for this record's e4m3 "
+     << "inputs (`correctness.input_format`)";
+  if (!rates.tensor_flops_per_s)
+    md << "; not measured: the calibration has no such rate (it predates the e4m3 rate; `make calibrate` measures "
+          "it); the fp16 rate in its place would overstate the floor about twofold";
+  md << ".\n";
+}
+
 void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found& cal, int sms) {
   md << "### " << shape_label(r.name) << "\n\n";
   if (!r.timed()) {
@@ -175,7 +186,7 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
   const ShapeInputs si = shape_inputs(run, r, cal, sms);
   const sol::Inputs& in = si.in;
   const CalibrationLaunch* floor = si.floor;
-  const sol::Rates rates = sol::rates_of(cal.rec);
+  const sol::Rates rates = sol::rates_of(cal.rec, sol::tensor_rate_for(r.correctness.input_format));
   const sol::SpeedOfLight s = sol::speed_of_light(in, rates);
   const DeviceTime t = device_time(r, g);
   if (s.sol_ns && s.binding) {
@@ -210,8 +221,11 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
                      "), " + si.launch_src
                : std::string("not measured (no launch of this phase and shape, or of its configuration, in the calibration)"))
      << ".\n";
+  if (rates.tensor_rate != calibration::kTensor) tensor_rate_line(md, rates);
   if (!in.executed_flops)
-    md << "- Executed FLOPs: not measured (no `" << kExecutedFlops << "` in the record's tensor group).\n";
+    md << "- Executed FLOPs: not measured (no `" << kExecutedFlops << "` in the record's tensor group"
+       << (rates.tensor_rate == calibration::kTensorFp8 ? ", which counts fp16-source HGMMA only, not e4m3's" : "")
+       << ").\n";
   md << "\n";
 }
 

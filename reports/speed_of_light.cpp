@@ -17,9 +17,14 @@ double wave_factor(long long items, long long concurrent, long long slots) {
   return rounds / (double(items) / double(slots));
 }
 
-Rates rates_of(const CalibrationRecord& cal) {
+const char* tensor_rate_for(const std::optional<std::string>& input_format) {
+  return input_format && *input_format == "e4m3" ? calibration::kTensorFp8 : calibration::kTensor;
+}
+
+Rates rates_of(const CalibrationRecord& cal, const std::string& tensor_rate) {
   Rates out;
-  if (const auto* r = cal.rate(calibration::kTensor)) out.tensor_flops_per_s = r->rate.median;
+  out.tensor_rate = tensor_rate;
+  if (const auto* r = cal.rate(tensor_rate)) out.tensor_flops_per_s = r->rate.median;
   if (const auto* r = cal.rate(calibration::kExp2)) out.ex2_per_s = r->rate.median;
   if (const auto* r = cal.rate(calibration::kDramRead)) out.dram_bytes_per_s = r->rate.median;
   return out;

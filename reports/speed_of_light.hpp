@@ -23,16 +23,23 @@ double exponentials(const Shape& s);
 double wave_factor(long long items, long long concurrent, long long slots);
 // The rates of the floors; nullopt: not measured.
 struct Rates {
-  std::optional<double> tensor_flops_per_s;  // [FLOP/s] dense fp16 wgmma
+  std::optional<double> tensor_flops_per_s;  // [FLOP/s] dense wgmma of the inputs' format
+  std::string tensor_rate = calibration::kTensor;  // the calibration rate it is (calibration::k*)
   std::optional<double> ex2_per_s;           // [ex2/s]
   std::optional<double> dram_bytes_per_s;    // [B/s] read
 };
+// The calibration's tensor rate for inputs of `input_format` (a run record's
+// correctness.input_format): e4m3 inputs take the e4m3 wgmma rate, which is about twice fp16's;
+// fp16, and records before the FP8 path that do not say (their inputs were fp16), the fp16 one.
+const char* tensor_rate_for(const std::optional<std::string>& input_format);
 // The median rates `cal` measured, as sustained: each at the clock the GPU chose under that load
 // (clocks are never locked; under dense wgmma the power cap holds the SM clock well below what
 // MUFU or FFMA work runs at), which is the most the board sustains. Not rescaled per SM per clock
 // to a run's clock: a run's clock is NVML's reading from the host, which misread the calibration's
 // own kernels (record 20261126T090424Z-ba0f991 keeps both clocks per sample).
-Rates rates_of(const CalibrationRecord& cal);
+// The tensor rate is `tensor_rate`'s, and not measured where the record lacks it (a calibration
+// before the e4m3 rate): another format's rate would put the floor off by their ratio.
+Rates rates_of(const CalibrationRecord& cal, const std::string& tensor_rate = calibration::kTensor);
 
 struct Inputs {
   Shape shape;

@@ -17,15 +17,19 @@ constexpr int kThreads = 256;  // block size of every kernel but wgmma's
 constexpr int kChains = 8;
 constexpr int kUnroll = 8;  // loop bodies per iteration of the counted loops: loop overhead < 2%
 
-// wgmma: two warpgroups per block, one block per SM, each warpgroup issuing m64n256k16 with A
-// (64 x 64 halves) and B (256 x 64 halves) from shared memory, K-major with the 128-byte
-// swizzle as phase 5 lays its tiles out; four k-steps per 64-wide row, one commit group each,
-// one group left in flight so the tensor pipe never drains.
+// wgmma: two warpgroups per block, one block per SM, each warpgroup issuing m64n256k16 (fp16) or
+// m64n256k32 (e4m3) with A (64 rows) and B (256 rows) of 128 bytes from shared memory, K-major
+// with the 128-byte swizzle as phase 5 and phase f8 lay their tiles out. Either k-step reads 32
+// bytes of each row (16 halves or 32 e4m3), so both take the same tiles and descriptors: four
+// k-steps per row, one commit group each, one group left in flight so the tensor pipe never
+// drains.
 constexpr int kWgmmaWarpgroups = 2;
 constexpr int kWgmmaThreads = kWgmmaWarpgroups * 128;
 constexpr int kWgmmaN = 256;
-constexpr int kWgmmaKSteps = hopper::kSwizzleHalves / 16;
-constexpr double kWgmmaFlops = 2.0 * 64 * kWgmmaN * 16;  // one m64n256k16
+constexpr int kWgmmaKStepBytes = 32;
+constexpr int kWgmmaKSteps = hopper::kSwizzleBytes / kWgmmaKStepBytes;
+// [FLOP] one wgmma: 2 x 64 x N x K, K = 16 halves or 32 e4m3 per k-step.
+constexpr double wgmma_flops(bool e4m3) { return 2.0 * 64 * kWgmmaN * (e4m3 ? 32 : 16); }
 constexpr std::size_t kWgmmaABytes = 64 * hopper::kSwizzleBytes;
 constexpr std::size_t kWgmmaBBytes = kWgmmaN * hopper::kSwizzleBytes;
 constexpr std::size_t kWgmmaSmem = kWgmmaABytes + kWgmmaBBytes + 1024;  // + alignment slack
@@ -60,6 +64,8 @@ class ClockSpan {
   std::uint64_t ns_ = 0;
 };
 
+// E4m3: the FP8 kernel (wgmma ...k32.f32.e4m3.e4m3); else fp16 in, fp32 accumulate.
+template <bool E4m3>
 __global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t iterations, float* sink, KernelClock* clock) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
@@ -75,8 +81,8 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t it
   std::uint64_t da[kWgmmaKSteps], db[kWgmmaKSteps];
 #pragma unroll
   for (int k = 0; k < kWgmmaKSteps; ++k) {
-    da[k] = smem_desc_sw128(base + k * 32, 16, kSwizzleAtomBytes);
-    db[k] = smem_desc_sw128(base + kWgmmaABytes + k * 32, 16, kSwizzleAtomBytes);
+    da[k] = smem_desc_sw128(base + k * kWgmmaKStepBytes, 16, kSwizzleAtomBytes);
+    db[k] = smem_desc_sw128(base + kWgmmaABytes + k * kWgmmaKStepBytes, 16, kSwizzleAtomBytes);
   }
   float d[kWgmmaN / 2];
 #pragma unroll
@@ -85,7 +91,12 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t it
   const ClockSpan span(clock);  // to the kernel's end: the loop and its drain
   for (std::int64_t it = 0; it < iterations; ++it) {
 #pragma unroll
-    for (int k = 0; k < kWgmmaKSteps; ++k) wgmma_ss<kWgmmaN>(d, da[k], db[k], 1);
+    for (int k = 0; k < kWgmmaKSteps; ++k) {
+      if constexpr (E4m3)
+        wgmma_ss_e4m3<kWgmmaN>(d, da[k], db[k], 1);
+      else
+        wgmma_ss<kWgmmaN>(d, da[k], db[k], 1);
+    }
     wgmma_commit();
     wgmma_wait<1>();
   }
@@ -209,14 +220,16 @@ Microbenchmarks::Microbenchmarks(std::size_t dram_bytes) {
   if (device_attribute(cudaDevAttrComputeCapabilityMajor) != 9)
     throw std::runtime_error("the wgmma calibration needs a compute capability 9.0 GPU (sm_90a)");
   sms_ = device_attribute(cudaDevAttrMultiProcessorCount);
-  ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWgmmaSmem)));
+  ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWgmmaSmem)));
+  ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(wgmma_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWgmmaSmem)));
   blocks_per_sm_[int(Kind::kTensor)] = 1;
+  blocks_per_sm_[int(Kind::kTensorFp8)] = 1;
   blocks_per_sm_[int(Kind::kExp2)] = blocks_per_sm(ex2_kernel, kThreads, 0);
   blocks_per_sm_[int(Kind::kFfma)] = blocks_per_sm(ffma_kernel, kThreads, 0);
   blocks_per_sm_[int(Kind::kDramRead)] = blocks_per_sm(dram_read_kernel, kThreads, 0);
   blocks_per_sm_[int(Kind::kSmemRead)] = blocks_per_sm(smem_read_kernel, kThreads, 0);
   int most = 0;
-  for (Kind k : {Kind::kTensor, Kind::kExp2, Kind::kFfma, Kind::kDramRead, Kind::kSmemRead}) {
+  for (Kind k : {Kind::kTensor, Kind::kTensorFp8, Kind::kExp2, Kind::kFfma, Kind::kDramRead, Kind::kSmemRead}) {
     const Launch l = launch_of(k);
     most = std::max(most, int(l.grid.x * l.block.x));
   }
@@ -247,7 +260,7 @@ Microbenchmarks::~Microbenchmarks() {
 
 Launch Microbenchmarks::launch_of(Kind k) const {
   Launch l;
-  if (k == Kind::kTensor) {
+  if (k == Kind::kTensor || k == Kind::kTensorFp8) {
     l.grid = dim3(unsigned(sms_));
     l.block = dim3(kWgmmaThreads);
     l.dynamic_smem_bytes = kWgmmaSmem;
@@ -263,7 +276,9 @@ double Microbenchmarks::work(Kind k, std::int64_t iterations) const {
   const double threads = double(l.grid.x) * l.block.x;
   const double n = double(iterations);
   switch (k) {
-    case Kind::kTensor: return double(l.grid.x) * kWgmmaWarpgroups * n * kWgmmaKSteps * kWgmmaFlops;
+    case Kind::kTensor:
+    case Kind::kTensorFp8:
+      return double(l.grid.x) * kWgmmaWarpgroups * n * kWgmmaKSteps * wgmma_flops(k == Kind::kTensorFp8);
     case Kind::kExp2: return threads * n * kUnroll * kChains;
     case Kind::kFfma: return 2.0 * threads * n * kUnroll * kChains;
     case Kind::kDramRead: return double(dram_bytes_);
@@ -276,7 +291,10 @@ void Microbenchmarks::launch(Kind k, std::int64_t iterations, cudaStream_t strea
   const Launch l = launch_of(k);
   switch (k) {
     case Kind::kTensor:
-      wgmma_kernel<<<l.grid, l.block, l.dynamic_smem_bytes, stream>>>(iterations, static_cast<float*>(sink_), clock_);
+      wgmma_kernel<false><<<l.grid, l.block, l.dynamic_smem_bytes, stream>>>(iterations, static_cast<float*>(sink_), clock_);
+      break;
+    case Kind::kTensorFp8:
+      wgmma_kernel<true><<<l.grid, l.block, l.dynamic_smem_bytes, stream>>>(iterations, static_cast<float*>(sink_), clock_);
       break;
     case Kind::kExp2:
       ex2_kernel<<<l.grid, l.block, 0, stream>>>(iterations, static_cast<float*>(sink_), clock_);

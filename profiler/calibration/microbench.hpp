@@ -1,6 +1,7 @@
 // The calibration's microbenchmarks (attnlab-calibrate): kernels that each keep one resource of
-// every SM busy (the tensor cores through wgmma, the MUFU through ex2, the FMA pipe, DRAM reads,
-// shared-memory reads) doing a known amount of work, and an empty kernel for launch floors.
+// every SM busy (the tensor cores through fp16 and e4m3 wgmma, the MUFU through ex2, the FMA
+// pipe, DRAM reads, shared-memory reads) doing a known amount of work, and an empty kernel for
+// launch floors.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -25,7 +26,8 @@ struct KernelClock {
   std::uint64_t ns = 0;
 };
 
-enum class Kind { kTensor, kExp2, kFfma, kDramRead, kSmemRead };
+// kTensor: fp16 wgmma; kTensorFp8: e4m3 wgmma, the same tiles and loop.
+enum class Kind { kTensor, kTensorFp8, kExp2, kFfma, kDramRead, kSmemRead };
 
 // Owns the device buffers of the throughput kernels on the current device; the sizes scale with
 // `iterations` (compute and shared memory: the kernel's loop count) and the DRAM buffer.
@@ -58,7 +60,7 @@ class Microbenchmarks {
   void* sink_ = nullptr;        // one value per thread of the largest grid, so no loop is dead code
   KernelClock* clock_ = nullptr;  // written by every throughput launch
   std::size_t sink_bytes_ = 0;
-  int blocks_per_sm_[5] = {};
+  int blocks_per_sm_[6] = {};
 };
 
 // An empty kernel launched with `l` (cluster dimensions through cudaLaunchKernelEx, the

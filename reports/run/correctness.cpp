@@ -1,9 +1,59 @@
 // A run's report, correctness section: each shape's errors against the fp64 reference and the
 // gate's bound.
 #include "reports/run/sections.hpp"
+
+#include <cmath>
+
 #include "record/constants.hpp"
 
 namespace attnlab::report::detail {
+
+namespace {
+
+bool e4m3(const RecordedCorrectness& c) { return c.input_format.value_or("") == "e4m3"; }
+
+std::string rmse_text(const std::optional<double>& v) {
+  if (!v) return "not recorded";
+  return std::isfinite(*v) ? sci(*v) : "not finite (NaN or Inf output)";
+}
+
+// The e4m3 shapes' inputs beside the gate's numbers: their per-tensor scales and the error
+// against the unquantised draw, which compares with an fp16 phase's error where the gate's own
+// figures, against the dequantised inputs, do not. Said only where a shape read e4m3, so the
+// reports of fp16 records, and of records before the FP8 path, stay as they were.
+void e4m3_inputs(std::ostringstream& md, const Run& run) {
+  Table t({"shape", "input format", "scale Q", "scale K", "scale V", "RMSE vs unquantised inputs",
+           "per checked distribution", "gated error", "its bound"},
+          "llrrrrlrr");
+  for (const auto& r : run.results) {
+    const RecordedCorrectness& c = r.correctness;
+    if (!e4m3(c)) continue;
+    const auto scale = [&](double InputScales::*m) {
+      return c.input_scales ? sig((*c.input_scales).*m) : std::string("not recorded");
+    };
+    std::string each;
+    for (std::size_t i = 0; i < c.checked_rmse_unquantised.size() && i < c.checked_inputs.size(); ++i)
+      each += (each.empty() ? "" : "; ") + c.checked_inputs[i] + " " + rmse_text(c.checked_rmse_unquantised[i]);
+    const bool row_rule = c.rule.value_or("") == kRowRmsRule;
+    const auto& gated = row_rule ? c.row_rms_err : c.max_abs_err;
+    t.row({shape_label(r.name), *c.input_format, scale(&InputScales::q), scale(&InputScales::k),
+           scale(&InputScales::v), rmse_text(c.rmse_unquantised), each.empty() ? "not recorded" : each,
+           gated ? std::string(row_rule ? "row rms " : "max abs ") + sci(*gated) : std::string("not recorded"),
+           c.tolerance_abs ? sci(*c.tolerance_abs) : "not recorded"});
+  }
+  if (t.empty()) return;
+  md << "### E4m3 inputs\n\n"
+        "Shapes whose phase read e4m3 Q, K and V: each tensor is quantised with its own scale (the codes hold "
+        "e4m3(x · scale); the kernel's descale factor is 1 / scale), the gate checks the output against the fp64 "
+        "reference on the dequantised inputs, and its yardstick is a naive FP8 implementation's error, which the "
+        "naive fp16 column above then holds. The RMSE against the unquantised inputs is the output's rms error "
+        "against the fp64 reference on the draw before quantisation, so it includes the quantisation's own error "
+        "and compares with an fp16 phase's error on the same draw; the timed distribution's, then each checked "
+        "distribution's.\n\n"
+     << t.str() << "\n";
+}
+
+}  // namespace
 
 // The gate's bound beside the error it bounds: under the row rule the bound is on the rms error
 // of the row closest to failing, not on the max abs error printed beside it, which may exceed it.
@@ -39,6 +89,7 @@ void correctness_section(std::ostringstream& md, const Run& run) {
            count_or(c.nonfinite), c.repeat_identical ? (*c.repeat_identical ? "yes" : "no") : "not recorded"});
   }
   md << t.str() << "\n";
+  e4m3_inputs(md, run);
 }
 
 }  // namespace attnlab::report::detail

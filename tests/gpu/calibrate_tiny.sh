@@ -4,7 +4,9 @@
 # figures: every rate and launch floor positive; every clock positive and at most the GPU's
 # maximum SM clock (provenance.gpu.sm_clock_mhz); DRAM read under the bus's peak
 # (provenance.gpu.peak_dram_gbps, memory clock x bus width); per SM per clock, wgmma above
-# FFMA (the tensor cores did the work) and FFMA above MUFU ex2 (a quarter-rate pipe or less);
+# FFMA (the tensor cores did the work), e4m3 wgmma above fp16 wgmma and at most about twice it
+# (the tensor cores' e4m3 rate per clock is twice their fp16 one; 5% over for the clock reading)
+# and FFMA above MUFU ex2 (a quarter-rate pipe or less);
 # an empty launch shorter than any throughput launch; and a bad --launch refused with exit 2.
 # Exit 77 (ctest: skipped) without a GPU.
 #   tests/gpu/calibrate_tiny.sh build/bin/attnlab-calibrate
@@ -27,7 +29,7 @@ r = json.load(open(sys.argv[1]))
 assert r["schema"] == "attnlab.calibration/1" and r["status"] == "ok", (r["schema"], r["status"])
 gpu = r["provenance"]["gpu"]
 rates = {x["name"]: x for x in r["rates"]}
-assert set(rates) == {"wgmma_fp16_m64n256k16", "mufu_ex2", "ffma_fp32", "dram_read", "smem_read"}, set(rates)
+assert set(rates) == {"wgmma_fp16_m64n256k16", "wgmma_e4m3_m64n256k32", "mufu_ex2", "ffma_fp32", "dram_read", "smem_read"}, set(rates)
 for name, x in rates.items():
     assert len(x["time_ns"]) == 3 and all(t > 0 for t in x["time_ns"]), name
     assert all(0 < c <= gpu["sm_clock_mhz"] * 1.01 for c in x["sm_clock_mhz"]), (name, x["sm_clock_mhz"])
@@ -36,6 +38,7 @@ for name, x in rates.items():
 assert rates["dram_read"]["rate"]["median"] <= gpu["peak_dram_gbps"] * 1e9, "DRAM read above the bus's peak"
 per = {n: x["per_sm_per_clock"] for n, x in rates.items()}
 assert per["wgmma_fp16_m64n256k16"] > per["ffma_fp32"], per
+assert per["wgmma_fp16_m64n256k16"] < per["wgmma_e4m3_m64n256k32"] <= 2.1 * per["wgmma_fp16_m64n256k16"], per
 assert per["ffma_fp32"] > per["mufu_ex2"], per
 launches = r["launches"]
 used = [u for l in launches for u in l["used_by"]]

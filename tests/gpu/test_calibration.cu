@@ -1,7 +1,9 @@
 // Calibration of the CUPTI range-profiler collector against kernels whose counters are known
 // in advance: a streaming copy of N bytes reads and writes N bytes of DRAM, a tensor-core loop
 // keeps the tensor pipe busy and executes a countable number of HMMAs, and a chain of
-// dependent loads stalls on long_scoreboard above all. The collector is used as the harness
+// dependent loads stalls on long_scoreboard above all; the calibration's e4m3 wgmma loop
+// (profiler/calibration/microbench.hpp) keeps the tensor pipe as busy as its fp16 one, at about
+// twice its FLOPs per clock. The collector is used as the harness
 // uses it: a KernelActivity alive, MetricsCollector::collect per group, one user range.
 // Where counters cannot be read (not Hopper, restricted to admin, held by another profiler)
 // the tests are skipped with the collector's reason; ctest reports them as skipped.
@@ -11,10 +13,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/check.hpp"
+#include "profiler/calibration/microbench.hpp"
 #include "profiler/kernel_activity.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/metrics.hpp"
@@ -213,6 +217,70 @@ TEST_F(Calibration, TensorLoopKeepsTheTensorPipeBusy) {
   const auto hmma = g.value("sm__inst_executed_pipe_tensor_op_hmma.sum");
   ASSERT_TRUE(hmma.has_value());
   EXPECT_NEAR(*hmma, expected, 0.01 * expected) << "HMMA instructions executed";
+}
+
+// ---- wgmma loops: attnlab-calibrate's fp16 and e4m3 throughput kernels ----
+// The loops issue the same wgmma count from the same tiles (m64n256k16 fp16 or m64n256k32 e4m3,
+// 32 bytes of each operand row per k-step), so each kernel's FLOPs per SM per clock compare the
+// two formats' rates on the tensor cores directly, whatever clock the power cap set for each.
+constexpr std::int64_t kWgmmaIters = 16384;  // a few milliseconds each on an H100
+constexpr int kWgmmaSamples = 5;
+// [FLOP per SM per clock] of one launch of `kind`, from its event time and the SM clock the
+// kernel counted itself (clock64 over %globaltimer).
+double wgmma_per_sm_per_clock(calibration::Microbenchmarks& bench, calibration::Kind kind, cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  ATTNLAB_CUDA_CHECK(cudaEventCreate(&start));
+  ATTNLAB_CUDA_CHECK(cudaEventCreate(&stop));
+  bench.launch(kind, kWgmmaIters, stream);  // warm-up
+  std::vector<double> per_clock;
+  for (int i = 0; i < kWgmmaSamples; ++i) {
+    ATTNLAB_CUDA_CHECK(cudaEventRecord(start, stream));
+    bench.launch(kind, kWgmmaIters, stream);
+    ATTNLAB_CUDA_CHECK(cudaEventRecord(stop, stream));
+    ATTNLAB_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    const double cycles = double(ms) * 1e-3 * bench.last_sm_clock_mhz() * 1e6;
+    per_clock.push_back(bench.work(kind, kWgmmaIters) / (cycles * sm_count()));
+  }
+  ATTNLAB_CUDA_CHECK(cudaEventDestroy(start));
+  ATTNLAB_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(per_clock.begin(), per_clock.end());
+  return per_clock[per_clock.size() / 2];
+}
+
+TEST_F(Calibration, Fp8WgmmaLoopKeepsTheTensorPipeBusyAtAboutTwiceTheFp16Rate) {
+  int device = 0, major = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major != 9) GTEST_SKIP() << "the wgmma loops need a compute capability 9.0 GPU (sm_90a)";
+  calibration::Microbenchmarks bench(sizeof(int4));  // the DRAM kernel is not launched
+  const auto loop = [&](calibration::Kind kind) -> LaunchFn {
+    return [&bench, kind](cudaStream_t s) { bench.launch(kind, kWgmmaIters, s); };
+  };
+  const GroupResult fp8 = collect("tensor", loop(calibration::Kind::kTensorFp8), "calibration.wgmma_e4m3");
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(fp8);
+  const auto pipe = fp8.value("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active");
+  ASSERT_TRUE(pipe.has_value());
+  EXPECT_GT(*pipe, 90.0) << "tensor pipe active [%] in the e4m3 wgmma loop";
+  const GroupResult fp16 = collect("tensor", loop(calibration::Kind::kTensor), "calibration.wgmma_fp16");
+  SKIP_OR_FAIL_UNLESS_AVAILABLE(fp16);
+  const auto gmma8 = fp8.value("sm__inst_executed_pipe_tensor_op_gmma.sum");
+  const auto gmma16 = fp16.value("sm__inst_executed_pipe_tensor_op_gmma.sum");
+  ASSERT_TRUE(gmma8 && gmma16);
+  EXPECT_GT(*gmma16, 0.0);
+  EXPECT_NEAR(*gmma8, *gmma16, 0.01 * *gmma16) << "wgmma executed: the loops issue the same count";
+  // Hopper's tensor cores do twice as many e4m3 FMA per SM per clock as fp16 (2048 against
+  // 1024), and both loops keep them fed, so per clock the e4m3 loop does about twice the fp16
+  // one's FLOPs. Above 2.1: more than the hardware's factor and the clock reading's error (block
+  // 0's own span against the event time); below 1.7: the e4m3 loop lost more than 15% of its
+  // rate to something the fp16 loop does not meet, and its calibration rate would understate
+  // the FP8 floors' rate.
+  const double r16 = wgmma_per_sm_per_clock(bench, calibration::Kind::kTensor, stream);
+  const double r8 = wgmma_per_sm_per_clock(bench, calibration::Kind::kTensorFp8, stream);
+  std::printf("wgmma per SM per clock: fp16 %.4g, e4m3 %.4g FLOP, ratio %.3f\n", r16, r8, r8 / r16);
+  EXPECT_GT(r8 / r16, 1.7) << "e4m3 over fp16 FLOPs per SM per clock";
+  EXPECT_LT(r8 / r16, 2.1) << "e4m3 over fp16 FLOPs per SM per clock";
 }
 
 TEST_F(Calibration, PointerChaseStallsOnLongScoreboardMost) {
