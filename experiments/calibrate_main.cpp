@@ -1,12 +1,12 @@
 // attnlab-calibrate: what this GPU sustains for the work of attention, measured, and what an
 // empty launch of each phase's launch configuration costs (the reports' speed of light). Dense
 // wgmma (fp16 in, fp32 accumulate, m64n256k16 from shared memory, every SM), the same with e4m3
-// in (m64n256k32, the FP8 phases' rate), MUFU ex2, FFMA,
-// DRAM read and shared-memory read throughput, each sample timed by its CUPTI kernel record
-// and read with its NVML SM clock, so every rate is also given per SM per clock and rescales to
-// another run's clock; then the empty-kernel time of the launches of every phase that declares
-// a launch configuration (5, d4) at the seed and sweep shapes (and any --launch). The record, attnlab.calibration/1, is what the run reports'
-// speed-of-light floors read (reports/speed_of_light.hpp).
+// in (m64n256k32, the FP8 phases' rate), MUFU ex2, FFMA, DRAM read and shared-memory read
+// throughput, each sample timed by its CUPTI kernel record and read with its NVML SM clock, so
+// every rate is also given per SM per clock and rescales to another run's clock; then the
+// empty-kernel time of the launches of every phase that declares a launch configuration (5, d4,
+// f8) at the seed and sweep shapes (and any --launch). The record, attnlab.calibration/1, is
+// what the run reports' speed-of-light floors read (reports/speed_of_light.hpp).
 //   make calibrate                       (results/calibration/<stamp>-<sha>/calibration.json)
 //   build/bin/attnlab-calibrate --launch 132x1x1:512x1x1:1x1x1:157696 --phases none
 #include <cuda_runtime.h>
