@@ -176,6 +176,7 @@ RecordedCorrectness read_recorded_correctness(const ordered_json& root, const st
       const std::string e = base + "/checks/" + std::to_string(i);
       c.checked_inputs.push_back(optional_string_at(root, e + "/inputs").value_or("unnamed"));
       c.checked_rmse_unquantised.push_back(read_rmse(root, e + "/rmse_unquantised"));
+      c.checked_input_scales.push_back(read_scales(root, e + "/input_scales"));
     }
   }
   return c;

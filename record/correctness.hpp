@@ -88,8 +88,10 @@ struct RecordedCorrectness {
   std::optional<InputScales> input_scales;  // e4m3 inputs only
   std::optional<double> rmse_unquantised;   // inf where the record has null (NaN or Inf output)
   std::vector<std::string> checked_inputs;  // `checks`' distributions in order ("unnamed": none)
-  // Each check's rmse_unquantised, in the order of checked_inputs (inf: null, nullopt: absent).
+  // Each check's rmse_unquantised and input_scales, in the order of checked_inputs (inf: null,
+  // nullopt: absent); a distribution's scales differ from another's with its range.
   std::vector<std::optional<double>> checked_rmse_unquantised;
+  std::vector<std::optional<InputScales>> checked_input_scales;
 };
 // An absent or null block reads as nothing recorded.
 RecordedCorrectness read_recorded_correctness(const nlohmann::ordered_json& root,

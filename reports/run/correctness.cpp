@@ -17,6 +17,24 @@ std::string rmse_text(const std::optional<double>& v) {
   return std::isfinite(*v) ? sci(*v) : "not finite (NaN or Inf output)";
 }
 
+// "64.00, 128.0, 32.00": Q's, K's and V's.
+std::string scales_text(const std::optional<InputScales>& s) {
+  return s ? sig(s->q) + ", " + sig(s->k) + ", " + sig(s->v) : std::string("not recorded");
+}
+
+// "normal 1.23e-02 (scales 64.00, 128.0, 32.00); wide ...": each checked distribution's.
+std::string per_check(const RecordedCorrectness& c) {
+  std::string out;
+  for (std::size_t i = 0; i < c.checked_inputs.size(); ++i) {
+    const auto rmse = i < c.checked_rmse_unquantised.size() ? c.checked_rmse_unquantised[i] : std::nullopt;
+    const auto scales = i < c.checked_input_scales.size() ? c.checked_input_scales[i] : std::nullopt;
+    if (!rmse && !scales) continue;
+    out += (out.empty() ? "" : "; ") + c.checked_inputs[i] + " " + rmse_text(rmse) + " (scales " +
+           scales_text(scales) + ")";
+  }
+  return out.empty() ? "not recorded" : out;
+}
+
 // The e4m3 shapes' inputs beside the gate's numbers: their per-tensor scales and the error
 // against the unquantised draw, which compares with an fp16 phase's error where the gate's own
 // figures, against the dequantised inputs, do not. Said only where a shape read e4m3, so the
@@ -31,13 +49,10 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
     const auto scale = [&](double InputScales::*m) {
       return c.input_scales ? sig((*c.input_scales).*m) : std::string("not recorded");
     };
-    std::string each;
-    for (std::size_t i = 0; i < c.checked_rmse_unquantised.size() && i < c.checked_inputs.size(); ++i)
-      each += (each.empty() ? "" : "; ") + c.checked_inputs[i] + " " + rmse_text(c.checked_rmse_unquantised[i]);
     const bool row_rule = c.rule.value_or("") == kRowRmsRule;
     const auto& gated = row_rule ? c.row_rms_err : c.max_abs_err;
     t.row({shape_label(r.name), *c.input_format, scale(&InputScales::q), scale(&InputScales::k),
-           scale(&InputScales::v), rmse_text(c.rmse_unquantised), each.empty() ? "not recorded" : each,
+           scale(&InputScales::v), rmse_text(c.rmse_unquantised), per_check(c),
            gated ? std::string(row_rule ? "row rms " : "max abs ") + sci(*gated) : std::string("not recorded"),
            c.tolerance_abs ? sci(*c.tolerance_abs) : "not recorded"});
   }
@@ -48,8 +63,8 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
         "reference on the dequantised inputs, and its yardstick is a naive FP8 implementation's error, which the "
         "naive fp16 column above then holds. The RMSE against the unquantised inputs is the output's rms error "
         "against the fp64 reference on the draw before quantisation, so it includes the quantisation's own error "
-        "and compares with an fp16 phase's error on the same draw; the timed distribution's, then each checked "
-        "distribution's.\n\n"
+        "and compares with an fp16 phase's error on the same draw. The scales and RMSE are the timed "
+        "distribution's, then each checked distribution's with its own scales (Q, K, V), which follow its range.\n\n"
      << t.str() << "\n";
 }
 

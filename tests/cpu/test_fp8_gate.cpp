@@ -344,6 +344,9 @@ TEST(Fp8Record, FormatScalesAndUnquantisedErrorRoundTrip) {
   EXPECT_EQ(r.checked_rmse_unquantised[0], 0.0123);
   ASSERT_TRUE(r.checked_rmse_unquantised[1].has_value());
   EXPECT_TRUE(std::isinf(*r.checked_rmse_unquantised[1]));
+  ASSERT_EQ(r.checked_input_scales.size(), 2u);
+  ASSERT_TRUE(r.checked_input_scales[1].has_value());
+  EXPECT_EQ(r.checked_input_scales[1]->q, 4);
   // An fp16 record of before the FP8 path says none of it.
   const Correctness old = read_correctness(nlohmann::ordered_json{{"c", to_json(Correctness{})}}, "/c");
   EXPECT_FALSE(old.input_format || old.input_scales || old.rmse_unquantised);

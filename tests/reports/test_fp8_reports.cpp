@@ -87,7 +87,8 @@ struct Fp8Root {
         {{"inputs", "normal"}, {"passed", true}, {"row_err_ratio", 0.5}, {"max_abs_err", 1e-3}, {"nonfinite", 0},
          {"repeat_identical", true}, {"rmse_unquantised", 0.0123}},
         {{"inputs", "wide"}, {"passed", true}, {"row_err_ratio", 0.5}, {"max_abs_err", 1e-3}, {"nonfinite", 0},
-         {"repeat_identical", true}, {"rmse_unquantised", nullptr}}};
+         {"repeat_identical", true}, {"rmse_unquantised", nullptr},
+         {"input_scales", {{"q", 4.0}, {"k", 128.0}, {"v", 32.0}}}}};
     write_file(run_dir / "run.json", j.dump(2));
   }
   std::string report(const std::optional<fs::path>& calibration = std::nullopt) const {
@@ -135,8 +136,9 @@ TEST(Fp8RunReport, CorrectnessShowsTheFormatScalesAndUnquantisedError) {
   ASSERT_NE(at, std::string::npos) << md;
   EXPECT_LT(md.find("## Correctness"), at);
   const std::string section = md.substr(at, md.find("\n## ", at) - at);
-  EXPECT_NE(section.find("| throughput 16x16x2048x64 | e4m3 | 64.00 | 128.0 | 32.00 | 1.23e-02 | normal 1.23e-02; wide not "
-                         "finite (NaN or Inf output) | max abs "),
+  EXPECT_NE(section.find("| throughput 16x16x2048x64 | e4m3 | 64.00 | 128.0 | 32.00 | 1.23e-02 | normal 1.23e-02 "
+                         "(scales not recorded); wide not finite (NaN or Inf output) (scales 4.000, 128.0, 32.00) | "
+                         "max abs 5.88e-05 | 1.56e-03 |"),
             std::string::npos)
       << section;
   EXPECT_NE(section.find("| latency 1x8x512x64 | e4m3 | 64.00 | 128.0 | 32.00 | 1.23e-02 | not recorded |"), std::string::npos)
