@@ -19,10 +19,8 @@ using namespace attnlab;
 
 TEST(Cudnn, OnlyTheCudnnPhasesAreBaselines) {
   for (const auto& p : phases())
-    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn" || std::string(p.id) == "cudnn_fp8" ||
-                              std::string(p.id) == "cudnn_bwd")
-        << p.id;
-  for (const char* id : {"cudnn", "cudnn_fp8", "cudnn_bwd"}) {
+    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn" || std::string(p.id) == "cudnn_fp8") << p.id;
+  for (const char* id : {"cudnn", "cudnn_fp8"}) {
     const Phase* c = find_phase(id);
     ASSERT_NE(c, nullptr) << id;
     EXPECT_NE(c->prepare, nullptr) << id;  // the plan is built outside the timed region
@@ -48,26 +46,6 @@ TEST(Cudnn, TheFp8BaselineReadsE4m3AndNeedsItsOutputsWorkspace) {
     const auto d96 = c->can_implement(parse_shape("1x2x64x96"));
     ASSERT_TRUE(d96);
     EXPECT_NE(d96->find("phase cudnn_fp8"), std::string::npos) << *d96;
-  }
-}
-
-// The backward baseline launches through launch_backward, takes its fp32 softmax_sum and dQ
-// accumulator from the caller's workspace, and refuses by its own name.
-TEST(Cudnn, TheBackwardBaselineIsBackwardAndNeedsItsAccumulatorsWorkspace) {
-  const Phase* c = find_phase("cudnn_bwd");
-  ASSERT_NE(c, nullptr);
-  EXPECT_TRUE(is_backward(*c));
-  EXPECT_EQ(c->launch, nullptr);
-  EXPECT_NE(c->launch_backward, nullptr);
-  const Shape s = parse_shape("2x4x513x128:causal:hkv=2");
-  EXPECT_GE(workspace_bytes(*c, s), std::size_t(s.q_elems() + 2 * 4 * 513) * sizeof(float));
-  if (phase_cudnn::missing_reason()) {
-    EXPECT_EQ(c->can_implement(s)->rfind("built without cuDNN: ", 0), 0u);
-  } else {
-    EXPECT_FALSE(c->can_implement(s));
-    const auto d96 = c->can_implement(parse_shape("1x2x64x96"));
-    ASSERT_TRUE(d96);
-    EXPECT_NE(d96->find("phase cudnn_bwd"), std::string::npos) << *d96;
   }
 }
 
