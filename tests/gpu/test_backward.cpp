@@ -13,6 +13,7 @@
 #include "experiments/backward_gate.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"
+#include "tests/gpu/suite_cases.hpp"
 
 namespace attnlab::phase_b1_mask_dropped {
 Phase declaration();
@@ -21,35 +22,6 @@ Phase declaration();
 using namespace attnlab;
 
 namespace {
-
-struct Case {
-  const Phase* phase;
-  Shape shape;
-  std::string spec;
-  Inputs inputs;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << "phase " << c.phase->id << " " << c.spec << " " << inputs_name(c.inputs);
-}
-
-std::vector<Case> backward_cases() {
-  std::vector<Case> out;
-  for (const auto& p : phases())
-    if (is_backward(p))
-      for (const auto& spec : test::gpu_suite_specs())
-        for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
-          out.push_back({&p, parse_shape(spec), spec, d});
-  return out;
-}
-
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string n = std::string("phase_") + info.param.phase->id + "_" + shape_name(info.param.shape) +
-                  "_" + inputs_name(info.param.inputs);
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
 
 // The phase's gate at a shape on fresh inputs, and their seed.
 struct Outcome {
@@ -73,7 +45,7 @@ std::string device_refusal_here(const Phase& phase) {
   return device_refusal(phase, prop.major, prop.minor).value_or("");
 }
 
-class BackwardPhaseCorrectness : public ::testing::TestWithParam<Case> {};
+class BackwardPhaseCorrectness : public ::testing::TestWithParam<test::Case> {};
 
 TEST_P(BackwardPhaseCorrectness, MatchesFp64Gradients) {
   const auto& [phase, s, spec, inputs] = GetParam();
@@ -95,7 +67,7 @@ TEST_P(BackwardPhaseCorrectness, MatchesFp64Gradients) {
   EXPECT_EQ(c.elements_scanned, s.q_elems() + 2 * s.kv_elems());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, BackwardPhaseCorrectness, ::testing::ValuesIn(backward_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Registry, BackwardPhaseCorrectness, ::testing::ValuesIn(test::suite_cases(true)), test::case_name);
 
 // With BackwardProblem::deterministic, two launches of each of our backward phases give the same
 // bits, and they pass the gate: at shapes with many key blocks per query row, grouped heads and a

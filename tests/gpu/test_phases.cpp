@@ -11,43 +11,13 @@
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"
+#include "tests/gpu/suite_cases.hpp"
 
 using namespace attnlab;
 
 namespace {
 
-struct Case {
-  const Phase* phase;
-  Shape shape;
-  std::string spec;
-  Inputs inputs;
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << "phase " << c.phase->id << " " << c.spec << " " << inputs_name(c.inputs);
-}
-
-// Every forward phase at every suite shape on every input distribution; shapes a phase refuses
-// stay in the list and must be refusals tests/gpu_cases.hpp expects. The backward phases have
-// their own suite (tests/gpu/test_backward.cpp).
-std::vector<Case> all_cases() {
-  std::vector<Case> out;
-  for (const auto& p : phases())
-    for (const auto& spec : is_backward(p) ? std::vector<std::string>{} : test::gpu_suite_specs())
-      for (Inputs d : {Inputs::kNormal, Inputs::kWide, Inputs::kNegative})
-        out.push_back({&p, parse_shape(spec), spec, d});
-  return out;
-}
-
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string n = std::string("phase_") + info.param.phase->id + "_" + shape_name(info.param.shape) +
-                  "_" + inputs_name(info.param.inputs);
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-class PhaseCorrectness : public ::testing::TestWithParam<Case> {};
+class PhaseCorrectness : public ::testing::TestWithParam<test::Case> {};
 
 TEST_P(PhaseCorrectness, MatchesFp64Reference) {
   const auto& [phase, s, spec, inputs] = GetParam();
@@ -79,6 +49,6 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
   ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, PhaseCorrectness, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Registry, PhaseCorrectness, ::testing::ValuesIn(test::suite_cases(false)), test::case_name);
 
 }  // namespace
