@@ -28,6 +28,13 @@
 namespace attnlab::phase_5 {
 namespace {
 
+// The timeline's name of a warp of the kernel, phase 5's and the FP8 phase's alike: warpgroup 0
+// produces, the others consume.
+std::string warp_role(std::uint32_t warp) {
+  const std::uint32_t wg = warp / 4;
+  return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
+}
+
 // The workspace of a launch (Scratch, kernels/phase_5_kernel.cuh): the counter, then the ready
 // flags and the partials of `slots` key-split slots, each part 16-byte aligned.
 struct ScratchLayout {

@@ -57,11 +57,6 @@ void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::No
 void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
 
 // Warpgroup 0 produces (its first thread issues every copy), the others consume.
-std::string warp_role(std::uint32_t warp) {
-  const std::uint32_t wg = warp / 4;
-  return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
-}
-
 std::optional<std::int64_t> work_items(const Shape& s) {
   if (can_implement(s)) return std::nullopt;
   const auto items = [&](auto tag) {

@@ -178,12 +178,6 @@ void launch_stamped(const Problem& p, cudaStream_t stream) {
 void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
 void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
 
-// The attention kernel's warps, as phase 5's: warpgroup 0 produces, the others consume.
-std::string warp_role(std::uint32_t warp) {
-  const std::uint32_t wg = warp / 4;
-  return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
-}
-
 // The attention kernel's geometry (the pre-pass's small grid runs before it).
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
@@ -213,7 +207,7 @@ ATTNLAB_PHASE(f8) {
   p.can_implement = &can_implement;
   p.launch = &launch;
   p.launch_timeline = &launch_timeline;
-  p.warp_role = &warp_role;
+  p.warp_role = &phase_5::warp_role;  // phase 5's kernel, phase 5's warps
   p.work_items = &work_items;
   p.launch_geometry = &launch_geometry;
   p.workspace_bytes = &workspace_bytes;
