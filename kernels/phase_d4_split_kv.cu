@@ -289,16 +289,6 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
 #endif
 }
 
-int sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
-    ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-    return n;
-  }();
-  return sms;
-}
-
 template <int N>
 using IntTag = std::integral_constant<int, N>;
 
@@ -409,7 +399,7 @@ template <class Stamps = timeline::NoStamps>
 void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    const Split auto_split = choose_split(p.shape, sm_count());
+    const Split auto_split = choose_split(p.shape, device_sm_count());
     with_split<D>(cluster > 0 ? cluster : auto_split.cluster,
                   key_warpgroups > 0 ? key_warpgroups : auto_split.key_warpgroups, [&](auto c, auto kw) {
                     launch_config<D, decltype(c)::value, decltype(kw)::value, Stamps>(p, stream);

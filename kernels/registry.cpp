@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "common/check.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -30,6 +32,16 @@ const std::vector<Phase>& phases() {
     return t;
   }();
   return table;
+}
+
+int device_sm_count() {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+    ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+    return n;
+  }();
+  return sms;
 }
 
 const Phase* find_phase(std::string_view id) {

@@ -154,6 +154,9 @@ bool is_backward(const Phase& p);
 // Why a tool that launches forward phases only cannot take `p` (a backward phase), naming the
 // tool; nullopt for a forward phase.
 Refusal forward_only_refusal(const Phase& p, const std::string& tool);
+// The SMs of the process's current device, read once per process: what a launcher that sizes
+// its grid or picks a kernel by the SM count asks.
+int device_sm_count();
 // Whether the phase can run on a device of compute capability major.minor.
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor);
 

@@ -188,3 +188,37 @@ TEST(Registry, Phase5TakesItsScratchFromTheCaller) {
   p.workspace_bytes = workspace_bytes(*p5, split) - 1;
   EXPECT_THROW(p5->launch(p, nullptr), std::invalid_argument);
 }
+
+// Phase d5 launches d4's kernel or phase 5's by the size of phase 5's grid: its launch geometry
+// (what it launches on a GPU of that many SMs) is one of theirs, d4's where phase 5's work items
+// number fewer than the SMs at D = 64 or half of them at D = 128, phase 5's from there on.
+TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
+  const Phase* d5 = find_phase("d5");
+  const Phase* d4 = find_phase("d4");
+  const Phase* p5 = find_phase("5");
+  ASSERT_TRUE(d5 && d4 && p5);
+  const auto same = [](const LaunchGeometry& a, const LaunchGeometry& b) {
+    return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
+           a.block.x == b.block.x && a.cluster.x == b.cluster.x &&
+           a.dynamic_smem_bytes == b.dynamic_smem_bytes;
+  };
+  int to_d4 = 0, to_5 = 0;
+  for (int sms : {78, 132})
+    for (const auto& spec : expand_shape_specs({"@latency-sweep"})) {
+      const Shape s = parse_shape(spec);
+      const auto g = d5->launch_geometry(s, sms);
+      ASSERT_TRUE(g) << spec;
+      const std::int64_t items = *p5->work_items(s);
+      const bool five = items >= (s.D == 64 ? sms : (sms + 1) / 2);
+      const auto want = (five ? p5 : d4)->launch_geometry(s, sms);
+      EXPECT_TRUE(same(*g, *want)) << spec << " at " << sms << " SMs: expected "
+                                   << (five ? "phase 5's" : "d4's") << " launch";
+      ++(five ? to_5 : to_d4);
+      EXPECT_EQ(workspace_bytes(*d5, s), workspace_bytes(*p5, s)) << spec;
+    }
+  // The sweep exercises both sides of the rule; the latency shape stays with d4 on an H100.
+  EXPECT_GT(to_d4, 0);
+  EXPECT_GT(to_5, 0);
+  const auto latency = d5->launch_geometry(parse_shape("latency"), 132);
+  EXPECT_TRUE(same(*latency, *d4->launch_geometry(parse_shape("latency"), 132)));
+}
