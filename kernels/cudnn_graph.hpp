@@ -258,7 +258,9 @@ struct Bindings {
 struct ShapePlan {
   Plan plan;
   DeviceMemory scalars;  // device scalars a graph reads (the FP8 graph's); null where none
-  std::vector<std::pair<std::int64_t, void*>> fixed;  // bound by every launch: those scalars
+  // Bound by every launch: those device scalars, and the host values of by-value constants
+  // (the backward's 1 of softmax_sum's MUL).
+  std::vector<std::pair<std::int64_t, void*>> fixed;
   std::int64_t masked_score_uid = 0;  // causal only: the by-value masked score
   float masked_score = 0;
   bool causal = false;

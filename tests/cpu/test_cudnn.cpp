@@ -2,10 +2,12 @@
 // cuDNN, cuDNN statuses turned into one-line errors, and the versions it records.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "common/shapes.hpp"
 #include "kernels/phase_cudnn.hpp"
+#include "kernels/phase_cudnn_bwd.hpp"
 #include "kernels/registry.hpp"
 #include "record/provenance.hpp"
 
@@ -19,8 +21,10 @@ using namespace attnlab;
 
 TEST(Cudnn, OnlyTheCudnnPhasesAreBaselines) {
   for (const auto& p : phases())
-    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn" || std::string(p.id) == "cudnn_fp8") << p.id;
-  for (const char* id : {"cudnn", "cudnn_fp8"}) {
+    EXPECT_EQ(p.baseline, std::string(p.id) == "cudnn" || std::string(p.id) == "cudnn_fp8" ||
+                              std::string(p.id) == "cudnn_bwd")
+        << p.id;
+  for (const char* id : {"cudnn", "cudnn_fp8", "cudnn_bwd"}) {
     const Phase* c = find_phase(id);
     ASSERT_NE(c, nullptr) << id;
     EXPECT_NE(c->prepare, nullptr) << id;  // the plan is built outside the timed region
@@ -46,6 +50,49 @@ TEST(Cudnn, TheFp8BaselineReadsE4m3AndNeedsItsOutputsWorkspace) {
     const auto d96 = c->can_implement(parse_shape("1x2x64x96"));
     ASSERT_TRUE(d96);
     EXPECT_NE(d96->find("phase cudnn_fp8"), std::string::npos) << *d96;
+  }
+}
+
+// The backward baseline launches through launch_backward, takes its fp32 softmax_sum and dQ
+// accumulator from the caller's workspace, and refuses by its own name.
+TEST(Cudnn, TheBackwardBaselineIsBackwardAndNeedsItsAccumulatorsWorkspace) {
+  const Phase* c = find_phase("cudnn_bwd");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(is_backward(*c));
+  EXPECT_EQ(c->launch, nullptr);
+  EXPECT_NE(c->launch_backward, nullptr);
+  const Shape s = parse_shape("2x4x513x128:causal:hkv=2");
+  EXPECT_GE(workspace_bytes(*c, s), std::size_t(s.q_elems() + 2 * 4 * 513) * sizeof(float));
+  if (phase_cudnn::missing_reason()) {
+    EXPECT_EQ(c->can_implement(s)->rfind("built without cuDNN: ", 0), 0u);
+  } else {
+    EXPECT_FALSE(c->can_implement(s));
+    const auto d96 = c->can_implement(parse_shape("1x2x64x96"));
+    ASSERT_TRUE(d96);
+    EXPECT_NE(d96->find("phase cudnn_bwd"), std::string::npos) << *d96;
+  }
+}
+
+// The phase runs the frontend's graph (softmax_sum through the MUL by 1, dQ through the fp32
+// accumulator); the probe's other choices differ from it in one node each, and a choice past
+// the list is refused by name rather than read out of bounds.
+TEST(Cudnn, TheBackwardBaselineRunsTheFrontendsGraphAndNamesItsOtherChoices) {
+  const auto& choices = phase_cudnn_bwd::graph_choices();
+  ASSERT_GE(choices.size(), 2u);
+  EXPECT_EQ(choices[0].name, "frontend");
+  EXPECT_TRUE(choices[0].sum_times_one);
+  EXPECT_TRUE(choices[0].dq_accumulator);
+  for (std::size_t i = 1; i < choices.size(); ++i) {
+    EXPECT_TRUE(!choices[i].sum_times_one || !choices[i].dq_accumulator) << choices[i].name;
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(choices[i].name, choices[j].name);
+  }
+  const Shape s = parse_shape("1x2x64x64");
+  EXPECT_EQ(phase_cudnn_bwd::workspace_bytes(s), phase_cudnn_bwd::sum_bytes(s) + std::size_t(s.q_elems()) * sizeof(float));
+  try {
+    phase_cudnn_bwd::prepare_choice(s, choices.size());
+    ADD_FAILURE() << "a choice past the list was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("phase cudnn_bwd"), std::string::npos) << e.what();
   }
 }
 
