@@ -6,8 +6,9 @@
 // cudnn-frontend builds it for an SDPA backward without dropout, bias or padding, not
 // deterministic (learned from its scaled_dot_product_flash_attention.h backward node; written
 // here against cudnn_backend.h, in that node's order):
-//   softmax_sum = rowsum(dO * O)        pointwise MUL, reduction ADD into an fp32 [B, H, S, 1]
-//                                       tensor cuDNN reads back (in the launch's workspace)
+//   softmax_sum = rowsum(dO * O)        pointwise MUL, reduction ADD, MUL by a by-value 1 into
+//                                       an fp32 [B, H, S, 1] tensor cuDNN reads back (in the
+//                                       launch's workspace)
 //   S = Q K^T * scale - LSE             matmul (K as its [D, S] view), MUL by value, SUB of the
 //                                       fp32 stats [B, H, S, 1] (the LSE the phase is given)
 //   causal only: S masked               GEN_INDEX, CMP_GE, BINARY_SELECT, after the SUB as the
@@ -22,10 +23,12 @@
 //                                       [B, H, S, D] accumulator (the launch's workspace), then
 //                                       an IDENTITY pointwise into the fp16 dQ
 // softmax_sum is the reduction times a by-value 1 (the node's dropout-inverse scale, 1 without
-// dropout), never the reduction's own output: cuDNN 9.19 takes the graph without that MUL too,
-// and then its dV is right but its dQ and dK are not (the dS path reads a softmax_sum the
-// engine does not compute as the graph says). kernels/phase_cudnn_bwd.hpp keeps that graph and
-// the accumulator-free one selectable for the device probe (experiments/cudnn_bwd_probe.cpp).
+// dropout), as every graph the frontend builds has it. cuDNN 9.19 also takes the graph without
+// that MUL; on an H200 that graph gave a right dV and dQ, dK that missed the gate by factors of
+// several hundred, causal or not, and the MUL is the one node of the non-causal graph where it
+// differed from the frontend's. kernels/phase_cudnn_bwd.hpp
+// keeps that graph, and both with dQ straight from its matmul, selectable for the device probe
+// (experiments/cudnn_bwd_probe.cpp), which prints each one's errors.
 // The fp32 softmax_sum and dQ accumulator are the BackwardProblem's workspace (the frontend
 // puts them in its own); cuDNN from 9.6 initialises the accumulator itself, as the frontend's
 // node relies on. prepare() builds the plan per shape (kernels/cudnn_graph.hpp's PlanCache);
