@@ -102,9 +102,9 @@ int probe(const std::vector<std::string>& shapes, const std::vector<std::string>
     for (std::size_t c = 0; c < choices.size(); ++c) {
       if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), choices[c].name) == wanted.end()) continue;
       g_choice = c;
-      std::printf("%s %s inputs %s seed %llu choice %s%s\n", spec.c_str(), c == 0 ? "(phase's graph)" : "",
-                  inputs_name(dist), static_cast<unsigned long long>(seed), choices[c].name.c_str(),
-                  c == 0 ? "" : " (probe only)");
+      std::printf("shape %s choice %s (%s) inputs %s seed %llu\n", spec.c_str(), choices[c].name.c_str(),
+                  c == 0 ? "the phase's graph" : "probe only", inputs_name(dist),
+                  static_cast<unsigned long long>(seed));
       try {
         // Each choice starts from the zeroed workspace the harness gives a phase.
         ATTNLAB_CUDA_CHECK(cudaMemset(p.workspace, 0, p.workspace_bytes));
