@@ -23,11 +23,10 @@
 //                                       [B, H, S, D] accumulator (the launch's workspace), then
 //                                       an IDENTITY pointwise into the fp16 dQ
 // softmax_sum is the reduction times a by-value 1 (the node's dropout-inverse scale, 1 without
-// dropout), as every graph the frontend builds has it. cuDNN 9.19 also takes the graph without
-// that MUL; on an H200 that graph gave a right dV and dQ, dK that missed the gate by factors of
-// several hundred, causal or not, and the MUL is the one node of the non-causal graph where it
-// differed from the frontend's. kernels/phase_cudnn_bwd.hpp
-// keeps that graph, and both with dQ straight from its matmul, selectable for the device probe
+// dropout), as every graph the frontend builds has it: cuDNN 9.19 also takes the graph without
+// that MUL, and its dQ and dK from that graph are wrong while its dV is right (kernels/NOTES.md,
+// cudnn_bwd's graph against the frontend's). kernels/phase_cudnn_bwd.hpp keeps that graph, and
+// both with dQ straight from its matmul, selectable for the device probe
 // (experiments/cudnn_bwd_probe.cpp), which prints each one's errors.
 // The fp32 softmax_sum and dQ accumulator are the BackwardProblem's workspace (the frontend
 // puts them in its own); cuDNN from 9.6 initialises the accumulator itself, as the frontend's
