@@ -112,7 +112,7 @@ void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::H
   r.metrics = ev.groups;
   StaticFacts facts = ev.facts;
   if (phase.work_items && facts.kernels.size() == 1)  // CUPTI's capture cannot see it
-    facts.kernels.front().work_items = phase.work_items(s);
+    facts.kernels.front().work_items = phase.work_items(s, device_sm_count());
   r.static_evidence.emplace().facts = std::move(facts);
   r.derived = ev.derived;
 }

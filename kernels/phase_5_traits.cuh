@@ -142,16 +142,32 @@ bool two_consumers_at_d64(int S, bool causal) {
   const int last_rows = S - (ceil_div(S, 192) - 1) * 192;
   return last_rows <= 64 && 2 * last_rows * 16 > S;
 }
+// Two also where the grid is short: when 128-row items fill no more rounds of the SMs than
+// 192-row ones, a round of two consumers is the shorter (less work per SM, the same number of
+// rounds). Over many rounds three win (192 rows in less than 1.5 times a round of 128); over one
+// or two, the rounds are what counts: at 1x32x1024x64, 192 items of 192 rows take two rounds of
+// 132 SMs, as 256 items of 128 rows do, which is how cuDNN tiles it there (kernels/NOTES.md,
+// "Latency sweep").
+inline bool short_grid_at_d64(const Shape& s, int sms) {
+  const std::int64_t heads = std::int64_t(s.B) * s.H;
+  const auto rounds = [&](int rows) { return (ceil_div(s.S, rows) * heads + sms - 1) / sms; };
+  return rounds(128) <= rounds(192);
+}
 // Items of fewer key tiles run whole: at 4 and 8 (S = 512, 1024 at D = 128) the split's extra
 // units per block cost more than the part-empty last round saves, at 16 and 32 less
 // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the key split of the last round).
 constexpr int kMinSplitTiles = 16;
-// The traits a shape runs with: the one choice that launch and work_items both read.
+// The traits a shape runs with on a GPU of `sms` SMs: the one choice that launch, work_items and
+// launch_geometry read.
 template <int D, class Fn>
-auto with_traits(const Shape& s, Fn&& fn) {
+auto with_traits(const Shape& s, int sms, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
     if (two_consumers_at_d64(s.S, causal)) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
+    if (short_grid_at_d64(s, sms)) {
+      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
+      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
+    }
     if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
   } else {

@@ -47,7 +47,10 @@ Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5")
 template <class Stamps>
 void launch_stamped(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
-    with_traits<decltype(d)::value>(p.shape, [&](auto tag) {
+    constexpr int D = decltype(d)::value;
+    // The SM count picks traits at D = 64 only; asked there only, a D = 128 launch without its
+    // workspace is refused before any driver call (launch_with).
+    with_traits<D>(p.shape, D == 64 ? device_sm_count() : 0, [&](auto tag) {
       launch_with<typename decltype(tag)::type, Stamps>(p, nullptr, stream);
     });
   });
@@ -57,24 +60,28 @@ void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::No
 void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
 
 // Warpgroup 0 produces (its first thread issues every copy), the others consume.
-std::optional<std::int64_t> work_items(const Shape& s) {
+std::optional<std::int64_t> work_items(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
   const auto items = [&](auto tag) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   };
-  return s.D == 64 ? with_traits<64>(s, items) : with_traits<128>(s, items);
+  return s.D == 64 ? with_traits<64>(s, sms, items) : with_traits<128>(s, sms, items);
 }
 
+// The traits depend on the SM count (short grids at D = 64), which this size may not ask for
+// (no GPU): the larger of the layouts of one SM, where no grid is short, and of unboundedly many,
+// where every grid is.
 std::size_t workspace_bytes(const Shape& s) {
   if (can_implement(s)) return 0;
   const auto bytes = [&](auto tag) { return scratch_layout_of<typename decltype(tag)::type>(s).bytes; };
-  return s.D == 64 ? with_traits<64>(s, bytes) : with_traits<128>(s, bytes);
+  const auto at = [&](int sms) { return s.D == 64 ? with_traits<64>(s, sms, bytes) : with_traits<128>(s, sms, bytes); };
+  return std::max(at(1), at(1 << 30));
 }
 
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
   const auto geometry = [&](auto tag) { return geometry_of<typename decltype(tag)::type>(s, sms); };
-  return s.D == 64 ? with_traits<64>(s, geometry) : with_traits<128>(s, geometry);
+  return s.D == 64 ? with_traits<64>(s, sms, geometry) : with_traits<128>(s, sms, geometry);
 }
 
 }  // namespace attnlab::phase_5

@@ -29,7 +29,7 @@ const Phase& registered(const char* id) {
 
 // The phase d5 runs at `s` on a GPU of `sms` SMs: "5" or "d4".
 const char* pick(const Shape& s, int sms) {
-  const auto items = registered("5").work_items(s);
+  const auto items = registered("5").work_items(s, sms);
   if (!items) return "d4";
   const std::int64_t enough = s.D == 64 ? sms : (sms + 1) / 2;
   return *items >= enough ? "5" : "d4";
@@ -49,9 +49,9 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return registered(pick(s, sms)).launch_geometry(s, sms);
 }
 
-std::optional<std::int64_t> work_items(const Shape& s) {
-  const Phase& p = registered(pick(s, device_sm_count()));
-  return p.work_items ? p.work_items(s) : std::nullopt;
+std::optional<std::int64_t> work_items(const Shape& s, int sms) {
+  const Phase& p = registered(pick(s, sms));
+  return p.work_items ? p.work_items(s, sms) : std::nullopt;
 }
 
 // Phase 5's scratch (d4 needs none), whichever kernel runs: the size needs no GPU to answer.

@@ -185,7 +185,7 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
       s, [&](auto tag) { return std::optional(phase_5::geometry_of<typename decltype(tag)::type>(s, sms)); });
 }
 
-std::optional<std::int64_t> work_items(const Shape& s) {
+std::optional<std::int64_t> work_items(const Shape& s, int /*sms*/) {
   if (can_implement(s)) return std::nullopt;
   return with_shape_traits(s, [&](auto tag) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;

@@ -32,7 +32,7 @@ using CanImplementFn = Refusal (*)(const Shape&);
 // called once per shape before the first launch, outside every timed region, so launch
 // itself never allocates. Resources live until the process ends.
 using PrepareFn = void (*)(const Shape&);
-using WorkItemsFn = std::optional<std::int64_t> (*)(const Shape&);
+using WorkItemsFn = std::optional<std::int64_t> (*)(const Shape&, int sms);
 using WorkspaceBytesFn = std::size_t (*)(const Shape&);
 
 // One kernel launch as the driver sees it: what an empty kernel must be launched with to
@@ -73,8 +73,8 @@ struct Phase {
   // The format of the Q, K and V it reads (kernels/problem.hpp); the harness quantises its
   // inputs for a kE4m3 phase and gates it with the FP8 rule.
   InputFormat input_format = InputFormat::kFp16;
-  // Persistent phases: the work items a launch's CTAs share (each walks items blockIdx.x,
-  // + gridDim.x, ...), or nullopt where a CTA is one item; recorded with the launch's static
+  // Persistent phases: the work items a launch's CTAs share on a GPU of `sms` SMs (each walks
+  // items blockIdx.x, + gridDim.x, ...), or nullopt where a CTA is one item; recorded with the launch's static
   // facts so that the report shows items per CTA and the last round's tail.
   WorkItemsFn work_items = nullptr;
   // Single-kernel phases whose launch configuration the calibration's launch floors measure

@@ -208,7 +208,7 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
       const Shape s = parse_shape(spec);
       const auto g = d5->launch_geometry(s, sms);
       ASSERT_TRUE(g) << spec;
-      const std::int64_t items = *p5->work_items(s);
+      const std::int64_t items = *p5->work_items(s, sms);
       const bool five = items >= (s.D == 64 ? sms : (sms + 1) / 2);
       const auto want = (five ? p5 : d4)->launch_geometry(s, sms);
       EXPECT_TRUE(same(*g, *want)) << spec << " at " << sms << " SMs: expected "
