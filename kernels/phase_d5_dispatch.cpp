@@ -2,10 +2,10 @@
 // picks one of two registered kernels per shape. d4 (split-KV inside a cluster, 64-row query
 // tiles) keeps every SM busy where a tile-per-CTA grid would leave most of them idle, but it
 // has no producer warpgroup, no ping-pong and, at D = 128, one warpgroup per block: once phase
-// 5's persistent grid has enough work items to occupy the GPU, phase 5 is the faster kernel.
-// d5 launches d4 while phase 5's work items number fewer than the SMs at D = 64, or fewer than
-// half of them at D = 128, and phase 5 otherwise; the threshold is read off the paired A/Bs of
-// d4 and 5 against cuDNN over the latency sweep (kernels/NOTES.md, "Latency sweep"). It adds no
+// 5's persistent grid has work items for half the SMs or more, phase 5 is the faster kernel.
+// d5 launches d4 below that and phase 5 from there on; the threshold is read off the paired
+// A/Bs of d4 and 5 against cuDNN over the latency sweep (kernels/NOTES.md, "Latency sweep":
+// d4 ahead up to 64 items on 132 SMs, phase 5 from 112). It adds no
 // kernel of its own: its launches are exactly those of the phase it picks, so its records name
 // the kernels that ran (the static facts' kernel names).
 #include <cstddef>
@@ -31,8 +31,7 @@ const Phase& registered(const char* id) {
 const char* pick(const Shape& s, int sms) {
   const auto items = registered("5").work_items(s, sms);
   if (!items) return "d4";
-  const std::int64_t enough = s.D == 64 ? sms : (sms + 1) / 2;
-  return *items >= enough ? "5" : "d4";
+  return 2 * *items >= sms ? "5" : "d4";
 }
 
 Refusal can_implement(const Shape& s) {
@@ -64,8 +63,8 @@ std::size_t workspace_bytes(const Shape& s) { return registered("5").workspace_b
 ATTNLAB_PHASE(d5) {
   p.title = "d4 or 5 by grid";
   p.technique =
-      "no kernel of its own: d4's split-KV kernel while phase 5's persistent grid has fewer work "
-      "items than the SMs (D = 64) or half of them (D = 128), phase 5's kernel from there on";
+      "no kernel of its own: d4's split-KV kernel while phase 5's persistent grid has work items "
+      "for fewer than half the SMs, phase 5's kernel from there on";
   p.required_cc = 90;
   p.can_implement = &can_implement;
   p.launch = &launch;
