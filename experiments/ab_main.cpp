@@ -218,7 +218,7 @@ void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits
   const double scale = s.default_scale();
   const GateInputs in = make_gate_inputs(s, out.seed, Inputs::kNormal, {a.input_format, b.input_format});
   const std::size_t b_workspace_bytes = workspace_bytes(b, s);
-  const ProblemBuffers buffers(s, in, a.input_format, workspace_bytes(a, s));
+  const ProblemBuffers buffers(s, in, a.input_format, workspace_bytes(a, s), a.emits_lse || b.emits_lse);
   std::optional<ProblemBuffers> b_buffers;
   if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, b_workspace_bytes);
   const Problem pa = buffers.problem(float(scale));

@@ -2,8 +2,11 @@
 #include "experiments/backward_gate.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "common/check.hpp"
+#include "common/shapes.hpp"
 #include "experiments/backward_forward.hpp"
 
 namespace attnlab {
@@ -14,10 +17,36 @@ std::size_t rows(const Shape& s) { return std::size_t(s.B) * s.H * s.S; }
 void upload(const DeviceBuffer& to, const std::vector<__half>& from) {
   ATTNLAB_CUDA_CHECK(cudaMemcpy(to.get(), from.data(), to.bytes(), cudaMemcpyHostToDevice));
 }
+
+// O and LSE from a forward phase that emits the LSE, with its own zeroed workspace (freed once
+// the launch is done: the backward's timing never runs it again).
+void run_forward(const Phase& forward, const Shape& s, const void* q, const void* k, const void* v, void* o,
+                 float* lse) {
+  if (is_backward(forward) || !forward.emits_lse)
+    throw std::invalid_argument(std::string("phase ") + forward.id +
+                                " does not emit the LSE a backward reads; --forward takes a phase that does");
+  if (auto why = forward.can_implement(s))
+    throw std::invalid_argument(std::string("phase ") + forward.id + " cannot run shape " + shape_name(s) + ": " + *why);
+  if (forward.prepare) forward.prepare(s);
+  Problem p{s, q, k, v, o, float(s.default_scale())};
+  p.lse = lse;
+  const std::size_t bytes = workspace_bytes(forward, s);
+  std::optional<DeviceBuffer> workspace;
+  if (bytes > 0) {
+    workspace.emplace(bytes);
+    ATTNLAB_CUDA_CHECK(cudaMemset(workspace->get(), 0, bytes));
+    p.workspace = workspace->get();
+    p.workspace_bytes = bytes;
+  }
+  forward.launch(p, nullptr);
+  ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
+}
 }  // namespace
 
-BackwardBuffers::BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes)
+BackwardBuffers::BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes,
+                                 const Phase* forward)
     : shape_(s),
+      forward_(forward ? forward->id : kFp32Forward),
       q_(half_bytes(s.q_elems())),
       k_(half_bytes(s.kv_elems())),
       v_(half_bytes(s.kv_elems())),
@@ -31,8 +60,12 @@ BackwardBuffers::BackwardBuffers(const Shape& s, const BackwardHostInputs& in, s
   upload(k_, in.qkv.k);
   upload(v_, in.qkv.v);
   upload(d_o_, in.d_o);
-  attention_forward_fp32(s, float(s.default_scale()), q_.get(), k_.get(), v_.get(), o_.get(),
-                         static_cast<float*>(lse_.get()), nullptr);
+  if (forward) {
+    run_forward(*forward, s, q_.get(), k_.get(), v_.get(), o_.get(), static_cast<float*>(lse_.get()));
+  } else {
+    attention_forward_fp32(s, float(s.default_scale()), q_.get(), k_.get(), v_.get(), o_.get(),
+                           static_cast<float*>(lse_.get()), nullptr);
+  }
   ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
   if (workspace_bytes > 0) {
     workspace_.emplace(workspace_bytes);
@@ -125,6 +158,7 @@ Correctness backward_correctness_block(const BackwardGateResult& g, const Shape&
   out.repeat_identical = g.repeat_identical;
   if (!g.passed) out.failure = g.failure;
   out.input_format = "fp16";
+  out.forward = g.forward;
   return out;
 }
 

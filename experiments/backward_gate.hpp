@@ -19,16 +19,25 @@
 
 namespace attnlab {
 
+// The name of the harness's own fp32 forward among the makers of O and LSE.
+inline constexpr const char* kFp32Forward = "fp32";
+
 // Device operands of one backward problem and the phase's workspace (zeroed here once). The
-// constructor runs the fp32 forward for O and LSE and waits for it, so that nothing of it falls
-// inside a timed region.
+// constructor makes O and LSE and waits for them, so that nothing of it falls inside a timed
+// region: with the harness's fp32 forward (experiments/backward_forward.hpp), or with
+// `forward`, a forward phase that emits the LSE (Phase::emits_lse; anything else is a
+// std::invalid_argument), launched once at the problem's default scale.
 class BackwardBuffers {
  public:
-  BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes);
+  BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes,
+                  const Phase* forward = nullptr);
   BackwardProblem problem(float scale, bool deterministic) const;
+  // What made O and LSE: "fp32" or the forward phase's id (the record's correctness.forward).
+  const std::string& forward() const { return forward_; }
 
  private:
   Shape shape_;
+  std::string forward_;
   DeviceBuffer q_, k_, v_, o_, d_o_, lse_, dq_, dk_, dv_;
   std::optional<DeviceBuffer> workspace_;
 };
@@ -52,6 +61,7 @@ struct BackwardGateResult {
   std::string failure;  // why it failed, empty when passed
   BackwardSample sample;      // what was checked, and its references: a later launch's
   GradientSample reference;   // gradients are checked on them without recomputing
+  std::string forward = kFp32Forward;  // what made O and LSE (BackwardBuffers::forward)
 };
 
 // p's operands must be BackwardBuffers made from `in`; the reference's sample comes from seed.

@@ -41,7 +41,12 @@ void correctness(const std::string& tag, const GateResult& gate, const char* inp
                                   ", K " + fmt("%g", gate.scales->k) + ", V " + fmt("%g", gate.scales->v) + ")"
                             : std::string())
             << ", " << c.rows_checked << " rows, " << c.nonfinite << " NaN/inf of "
-            << c.elements_scanned << (gate.passed ? "" : "; " + gate.failure) << std::endl;
+            << c.elements_scanned
+            << (gate.lse ? ", LSE max err " + fmt("%.3g", gate.lse->max_abs_err) + " (worst row ratio " +
+                               fmt("%.2f", gate.lse->worst_ratio) + ", " + std::to_string(gate.lse->nonfinite) +
+                               " NaN/inf)"
+                         : std::string())
+            << (gate.passed ? "" : "; " + gate.failure) << std::endl;
 }
 
 void backward_correctness(const std::string& tag, const BackwardGateResult& gate, const char* inputs) {
@@ -50,7 +55,8 @@ void backward_correctness(const std::string& tag, const BackwardGateResult& gate
             << ": worst gradient row ratio " << fmt("%.2f", c.worst_ratio) << " (dQ " << fmt("%.2f", c.dq.worst_ratio)
             << ", dK " << fmt("%.2f", c.dk.worst_ratio) << ", dV " << fmt("%.2f", c.dv.worst_ratio) << "), "
             << c.dq.rows_checked << " dQ rows and " << c.dk.rows_checked << " dK/dV rows, " << c.nonfinite
-            << " NaN/inf of " << c.elements_scanned << (gate.repeat_identical ? "" : ", two launches differed in bits")
+            << " NaN/inf of " << c.elements_scanned << ", O and LSE from " << gate.forward
+            << (gate.repeat_identical ? "" : ", two launches differed in bits")
             << (gate.passed ? "" : "; " + gate.failure) << std::endl;
 }
 

@@ -61,6 +61,9 @@ struct Options {
   std::string throttled = "keep";  // samples taken while NVML said the GPU throttled: keep, exclude
   // The gate's input distributions (reference.hpp), comma-separated; the first is timed.
   std::string inputs = inputs_list_name(default_gate_inputs());
+  // Backward phases: the forward phase that makes the O and LSE they read (one that emits the
+  // LSE); empty: the harness's fp32 forward (experiments/backward_forward.hpp).
+  std::string forward;
   PcSamplingChildOptions child;     // hidden: this process is a PC-sampling child (pc_sampling_child.hpp)
 };
 
@@ -123,7 +126,7 @@ GateResult gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint6
                    cudaStream_t stream, const std::string& tag,
                    std::unique_ptr<ProblemBuffers>* kept) {
   const GateInputs in = make_gate_inputs(s, seed, inputs, {phase.input_format});
-  auto buffers = std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s));
+  auto buffers = std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
   GateResult g = run_gate(phase, buffers->problem(float(s.default_scale())), in, seed, stream);
   console::correctness(tag, g, inputs_name(inputs));
   if (kept) *kept = std::move(buffers);
@@ -199,7 +202,7 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
   const Problem p = buffers->problem(float(r.scale));
   const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
   time_shape(run, phase, s, opt, sampler, evidence, stream, tag, launch, [&] {
-    return same_bits(g.output, launch_poisoned(phase, p, stream))
+    return same_result_again(phase, p, g, stream)
                ? std::string()
                : std::string("output after timing differs from the checked output");
   });
@@ -207,14 +210,15 @@ ShapeRun run_shape(const Phase& phase, const Shape& s, const Options& opt,
 }
 
 // The backward gate on one distribution, as gate_on: the problem's buffers (O and LSE made by
-// the gate's fp32 forward) kept through `kept` where the caller times them. The launch it gates
-// and times is the fast one (BackwardProblem::deterministic false).
+// the gate's fp32 forward, or by the --forward phase) kept through `kept` where the caller times
+// them. The launch it gates and times is the fast one (BackwardProblem::deterministic false).
 BackwardGateResult backward_gate_on(const Phase& phase, const Shape& s, Inputs inputs, std::uint64_t seed,
-                                    cudaStream_t stream, const std::string& tag,
+                                    cudaStream_t stream, const std::string& tag, const Phase* forward,
                                     std::unique_ptr<BackwardBuffers>* kept) {
   const BackwardHostInputs in = make_backward_inputs(s, seed, inputs);
-  auto buffers = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s));
+  auto buffers = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s), forward);
   BackwardGateResult g = run_backward_gate(phase, buffers->problem(float(s.default_scale()), false), in, seed, stream);
+  g.forward = buffers->forward();
   console::backward_correctness(tag, g, inputs_name(inputs));
   if (kept) *kept = std::move(buffers);
   return g;
@@ -228,12 +232,13 @@ ShapeRun run_backward_shape(const Phase& phase, const Shape& s, const Options& o
   r.shape = s;
   r.direction = Direction::kBackward;
   r.scale = s.default_scale();
+  const Phase* forward = opt.forward.empty() ? nullptr : find_phase(opt.forward);  // plan_run checked it
   std::vector<InputCheck> checks(inputs.size());
   for (std::size_t i = 1; i < inputs.size(); ++i)
     checks[i] = input_check(backward_correctness_block(
-        backward_gate_on(phase, s, inputs[i], seed, stream, tag, nullptr), s, inputs[i]));
+        backward_gate_on(phase, s, inputs[i], seed, stream, tag, forward, nullptr), s, inputs[i]));
   std::unique_ptr<BackwardBuffers> buffers;
-  const BackwardGateResult g = backward_gate_on(phase, s, inputs.front(), seed, stream, tag, &buffers);
+  const BackwardGateResult g = backward_gate_on(phase, s, inputs.front(), seed, stream, tag, forward, &buffers);
   const Correctness timed = backward_correctness_block(g, s, inputs.front());
   checks.front() = input_check(timed);
   r.correctness = with_checks(timed, std::move(checks));
@@ -291,6 +296,11 @@ void add_options(CLI::App& app, Options& opt) {
                  "direction: scores near -20, so a zero-filled key past the end would dominate "
                  "the softmax); the first listed is timed")
       ->capture_default_str();
+  app.add_option("--forward", opt.forward,
+                 "backward phases: the forward phase whose O and LSE the gate and the timed launches "
+                 "read, one that emits the LSE (" + lse_phase_ids() + "); default: the harness's fp32 "
+                 "forward. Each check's record names it (correctness.forward)")
+      ->type_name("PHASE");
   app.add_option("-o,--results-dir", opt.results_dir, "where run records go")
       ->capture_default_str();
   // Each name becomes the enum's number, which is how CLI11 reads an enum.
@@ -357,7 +367,24 @@ struct Plan {
   std::vector<Inputs> inputs;  // the gate's distributions, the timed one first
   std::vector<std::string> metric_groups;
   bool pc_sampling = false;  // --metrics pcsampling (or all): profiler/pc_sampling.hpp
+  const Phase* forward = nullptr;  // --forward: what makes a backward's O and LSE (null: fp32)
 };
+
+// The phase --forward names: a forward phase that emits the LSE and runs every shape.
+const Phase* forward_phase(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
+  if (opt.forward.empty()) return nullptr;
+  if (!is_backward(phase))
+    throw UsageError(std::string("--forward takes the forward of a backward phase; phase ") + phase.id +
+                     " is a forward phase");
+  const Phase* f = find_phase(opt.forward);
+  if (!f || is_backward(*f) || !f->emits_lse)
+    throw UsageError("--forward " + opt.forward + ": not a forward phase that emits the LSE; those are: " +
+                     lse_phase_ids());
+  for (const Shape& s : shapes)
+    if (auto why = f->can_implement(s))
+      throw UsageError("--forward phase " + opt.forward + " cannot run shape " + shape_name(s) + ": " + *why);
+  return f;
+}
 
 Plan plan_run(const Phase& phase, const Options& opt) {
   Plan plan;
@@ -376,6 +403,7 @@ Plan plan_run(const Phase& phase, const Options& opt) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  plan.forward = forward_phase(phase, opt, plan.shapes);
   if (opt.timing.regimes.empty()) throw UsageError("--regimes names no regime; give cold, warm or graph");
   if (opt.timing.rule.min_samples < 2 || opt.timing.rule.max_samples < opt.timing.rule.min_samples)
     throw UsageError("need 2 <= --min-samples <= --max-samples");
@@ -483,7 +511,7 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     const Stream owned_stream;
     const cudaStream_t stream = owned_stream.get();
     const GateInputs in = make_gate_inputs(s, *opt.seed, plan.inputs.front(), {phase.input_format});
-    const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s));
+    const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
     const Problem p = buffers.problem(float(s.default_scale()));
     // Its first launch loads the kernels' module before PC sampling is enabled.
     const GateResult g = run_gate(phase, p, in, *opt.seed, stream);
@@ -520,6 +548,8 @@ int run(const Phase& phase, const Options& opt, int argc, char** argv, RunRecord
 
   require_writable_directory(opt.results_dir);
   const cudaDeviceProp prop = open_device(phase, opt, plan.shapes);
+  if (plan.forward)
+    if (auto why = device_refusal(*plan.forward, prop.major, prop.minor)) throw EnvironmentError(*why);
   // A shape the library behind a phase declines only at prepare time (PhaseRefusal,
   // kernels/registry.hpp) is refused like one can_implement refuses, before anything is recorded.
   try {

@@ -132,6 +132,10 @@ Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs
   corr.input_format = input_format_name(g.format);
   corr.input_scales = g.scales;
   corr.rmse_unquantised = g.rmse_unquantised;
+  if (g.lse) {
+    corr.lse_max_abs_err = g.lse->max_abs_err;
+    corr.lse_err_ratio = g.lse->worst_ratio;
+  }
   return corr;
 }
 

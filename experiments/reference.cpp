@@ -162,6 +162,7 @@ namespace {
 // One row's scaled scores and softmax weights in fp64.
 struct RowSoftmax {
   std::vector<double> scores, weights;
+  double lse = 0;  // ln(sum_j exp(scores[j]))
 };
 
 RowSoftmax softmax_row(const Shape& s, const HostTensors& in, double scale, RowRef r) {
@@ -182,6 +183,7 @@ RowSoftmax softmax_row(const Shape& s, const HostTensors& in, double scale, RowR
   double l = 0;
   for (int j = 0; j < n; ++j) l += (rs.weights[std::size_t(j)] = std::exp(rs.scores[std::size_t(j)] - m));
   for (auto& w : rs.weights) w /= l;
+  rs.lse = m + std::log(l);
   return rs;
 }
 
@@ -199,6 +201,10 @@ void weighted_values(const Shape& s, const HostTensors& in, RowRef r, const RowS
 
 void reference_row(const Shape& s, const HostTensors& in, double scale, RowRef r, double* out) {
   weighted_values(s, in, r, softmax_row(s, in, scale, r), out);
+}
+
+double reference_lse_row(const Shape& s, const HostTensors& in, double scale, RowRef r) {
+  return softmax_row(s, in, scale, r).lse;
 }
 
 namespace {
@@ -412,6 +418,50 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
        << ": rms error " << c.row_rms_err << " against tolerance " << c.row_tolerance_rms
        << ", worst element d=" << total.row.worst_col << " got " << total.row.got
        << ", reference " << total.row.want;
+    c.first_failure = os.str();
+  }
+  return c;
+}
+
+LseCheck check_lse(const Shape& s, const HostTensors& in, double scale, const std::vector<float>& lse,
+                   const std::vector<RowRef>& rows) {
+  // Each row's error and its ratio to the bound, in row order (the worst row is then the same
+  // whatever the thread count).
+  std::vector<double> err(rows.size()), ratio(rows.size()), want(rows.size());
+  parallel_for(std::int64_t(rows.size()), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      const RowRef r = rows[std::size_t(i)];
+      const double ref = reference_lse_row(s, in, scale, r);
+      const double got = lse[std::size_t((std::int64_t(r.b) * s.H + r.h) * s.S + r.row)];
+      const double d = std::fabs(got - ref);
+      const bool finite = std::isfinite(got);
+      want[std::size_t(i)] = ref;
+      err[std::size_t(i)] = finite ? d : std::numeric_limits<double>::infinity();
+      ratio[std::size_t(i)] = finite ? d / (kLseAbsTol + kLseRelTol * std::fabs(ref))
+                                     : std::numeric_limits<double>::infinity();
+    }
+  });
+  LseCheck c;
+  c.rows_checked = std::int64_t(rows.size());
+  c.elements_scanned = std::int64_t(lse.size());
+  c.nonfinite = std::count_if(lse.begin(), lse.end(), [](float x) { return !std::isfinite(x); });
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    c.max_abs_err = std::max(c.max_abs_err, err[i]);
+    if (ratio[i] > ratio[worst]) worst = i;
+  }
+  if (!rows.empty()) c.worst_ratio = ratio[worst];
+  c.passed = !rows.empty() && c.nonfinite == 0 && c.worst_ratio <= 1.0;
+  if (!c.passed) {
+    std::ostringstream os;
+    os << "LSE: ";
+    if (c.nonfinite > 0) os << c.nonfinite << " NaN/inf of " << c.elements_scanned << "; ";
+    if (!rows.empty()) {
+      const RowRef r = rows[worst];
+      os << "worst row b=" << r.b << " h=" << r.h << " row=" << r.row << " got "
+         << lse[std::size_t((std::int64_t(r.b) * s.H + r.h) * s.S + r.row)] << ", reference " << want[worst]
+         << " (error " << err[worst] << ", " << ratio[worst] << " times its bound)";
+    }
     c.first_failure = os.str();
   }
   return c;

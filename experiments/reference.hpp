@@ -151,6 +151,38 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
 double rms_error(const Shape& s, const HostTensors& in, double scale, const std::vector<__half>& out,
                  const std::vector<RowRef>& rows);
 
+// The row log-sum-exp a forward phase hands the backward (Problem::lse, Phase::emits_lse):
+// ln(sum_j exp(scale q.k_j)) over the row's visible keys, in fp64 from the fp16 inputs.
+double reference_lse_row(const Shape& s, const HostTensors& in, double scale, RowRef r);
+
+// The LSE's tolerance, per checked row: |lse - ref| <= kLseAbsTol + kLseRelTol * |ref|. The
+// backward rebuilds P = exp(scale q.k - lse), so an LSE error e scales each of the row's
+// weights by exp(-e): kLseAbsTol = 2^-14 is an eighth of the weights' fp16 rounding (2^-11)
+// in the naive fp16 backward the backward rule measures against (experiments/
+// backward_reference.hpp), which a kernel whose LSE is right to fp32 arithmetic stays far below.
+// kLseRelTol = 2^-20, 16 fp32 ulps of the value, covers the fp32 rounding of scores that reach
+// tens (wide inputs: the LSE is then about the row's largest score). An LSE from an unmerged
+// part of a row, a sum over a quarter of the row's columns or a log in the wrong base is off
+// by a large fraction of 1 (tests/cpu/test_lse_rule.cpp emulates each). Every row's LSE is
+// also checked for NaN and inf.
+constexpr double kLseAbsTol = 1.0 / 16384;
+constexpr double kLseRelTol = 1.0 / 1048576;
+
+struct LseCheck {
+  bool passed = false;
+  std::int64_t rows_checked = 0;
+  double max_abs_err = 0;  // max |lse - ref| over the checked rows (inf where one is NaN or inf)
+  double worst_ratio = 0;  // the checked row closest to failing: its error over its bound
+  std::int64_t elements_scanned = 0;  // every row's LSE, scanned for NaN/inf/poison
+  std::int64_t nonfinite = 0;
+  std::string first_failure;  // empty when passed
+};
+
+// Compares a phase's LSE (copied to the host, [B, H, S] fp32) with the fp64 reference over the
+// given rows, and scans every element. Uses all hardware threads.
+LseCheck check_lse(const Shape& s, const HostTensors& in, double scale, const std::vector<float>& lse,
+                   const std::vector<RowRef>& rows);
+
 // What a run holds in memory for one shape before anything is measured: on the device Q, K,
 // V and O (fp16; a phase's own workspace is not counted), on the host the fp16 inputs and the
 // gate's three output copies (the checked output, its repeat, the output after timing).

@@ -370,7 +370,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   const double scale = s.default_scale();
   const GateInputs in = make_gate_inputs(s, seed, Inputs::kNormal, {phase->input_format});
   // One workspace for both builds: their launches take turns on one stream.
-  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
+  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s), phase->emits_lse);
   const Problem p = buffers.problem(float(scale));
   std::uint64_t tag = 1;
   const std::function<void()> normal = [&] { phase->launch(p, stream.get()); };

@@ -48,10 +48,20 @@ struct Scratch {
   float4* split_partials;  // kSlotVectors per slot
 };
 
+// Where a kernel that emits the rows' log-sum-exp (T::kEmitsLse) writes it ([B, H, S] fp32);
+// an empty base of the others' parameters, which then keep their size and layout.
+template <bool Emits>
+struct LseArg {};
+template <>
+struct LseArg<true> {
+  float* lse;
+};
+
 // The kernel's parameters besides the tensor maps, as every role reads them; the operands'
-// own (kernels/wgmma_operands.cuh: none for fp16, V's descale for e4m3) as its base.
+// own (kernels/wgmma_operands.cuh: none for fp16, V's descale for e4m3) and the LSE's
+// destination as its bases.
 template <class T>
-struct Params : T::Ops::KernelArgs {
+struct Params : T::Ops::KernelArgs, LseArg<T::kEmitsLse> {
   __half* o;
   int H, H_kv, S;
   float scale_log2;
@@ -246,6 +256,7 @@ struct Consumer {
   __device__ __forceinline__ void run_tiles(int n_mine, QRing<T> slot, Stamps& tl);
   __device__ __forceinline__ bool merge_split(std::int64_t w, Stamps& tl);
   __device__ __forceinline__ void epilogue(const CUtensorMap* tm_o, Stamps& tl);
+  __device__ __forceinline__ void store_lse();
 };
 
 // The tiles of the consumer's rows: n_mine turns, each issuing QK^T of tile j and PV of tile
@@ -313,6 +324,24 @@ __device__ __forceinline__ bool Consumer<T, Stamps>::merge_split(std::int64_t w,
   }
   merge_partial<D>(part, ready, o_acc, m_row, l_row, tid);
   return false;
+}
+
+// Each of the thread's rows' log-sum-exp in natural-log units, from the running maximum m and
+// the row's sum l (both log2 units, l scaled by 2^PLog2Scale): ln(sum_j exp(scale q.k_j)) =
+// (m + log2 l - PLog2Scale) ln 2. After merge_split, so a row split over keys has both halves'
+// keys. One lane of the row's four writes it; rows at or past S are not written.
+template <class T, class Stamps>
+__device__ __forceinline__ void Consumer<T, Stamps>::store_lse() {
+  constexpr float kLn2 = 0.6931471805599453f;
+  float l[2];
+  row_sums(l_row, l);
+  if (col_in_chunk != 0) return;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = row_lo + 8 * r;
+    if (row < p.S)
+      p.lse[std::int64_t(t.bh) * p.S + row] = (m_row[r] + log2f(l[r]) - float(T::Ops::kPLog2Scale)) * kLn2;
+  }
 }
 
 // O / l of the consumer's rows: staged in shared memory and stored by TMA (rows past S clipped
@@ -389,6 +418,7 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     c.ring = c.ring + c.t.n_tiles;
     if (c.merge_split(w, tl)) continue;
     tl.begin(Span::kEpilogue, w);
+    if constexpr (T::kEmitsLse) c.store_lse();
     c.epilogue(tm_o, tl);
     tl.end(Span::kEpilogue, w);
     tl.end(Span::kItem, w);

@@ -75,6 +75,12 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
     throw std::invalid_argument("phase 5 at " + shape_name(s) + " needs a zeroed workspace of " +
                                 std::to_string(layout.bytes) + " bytes (Phase::workspace_bytes), got " +
                                 std::to_string(p.workspace ? p.workspace_bytes : 0));
+  LseArg<T::kEmitsLse> lse{};
+  if constexpr (T::kEmitsLse) {
+    if (p.lse == nullptr)
+      throw std::invalid_argument("phase 5's kernels that emit the LSE need Problem::lse, [B, H, S] fp32");
+    lse.lse = p.lse;
+  }
   const OperandMaps maps = T::Ops::template maps<D, T::kTileQ, T::kTileK>(p, v_operand);
   // Read only by kernels that stage O (T::kStageO); the others get an empty map.
   const CUtensorMap tm_o = T::kStageO
@@ -101,7 +107,7 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   const KeySplit split = KeySplit::make(
       n_work, int(g.grid.x), tiles, T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
   auto* const base = static_cast<unsigned char*>(p.workspace);
-  const Params<T> params{T::Ops::kernel_args(p), static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
+  const Params<T> params{T::Ops::kernel_args(p), lse, static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
                          T::Ops::score_scale(p) * kLog2e, order, split,
                          Scratch{reinterpret_cast<unsigned long long*>(base),
                                  reinterpret_cast<unsigned*>(base + layout.flags),

@@ -53,6 +53,9 @@ struct Traits {
   static constexpr bool kSplit = Split;
   using Mask = KeyMaskOf<Causal>;
   static constexpr int kConsumers = Consumers;
+  // Whether the epilogue also writes each row's log-sum-exp (Problem::lse): only the kernels
+  // of EmitLse below, so these kernels carry none of its code.
+  static constexpr bool kEmitsLse = false;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
   static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
   // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
@@ -90,6 +93,14 @@ struct Traits {
   static_assert(D == 64 || D == 128, "phase 5 is instantiated for head dim 64 and 128");
   static_assert(kTileK % 16 == 0 && D % hopper::kSwizzleHalves == 0, "whole wgmma steps and swizzle rows");
   static_assert(kTileK % 8 == 0 && kTileK <= 256, "wgmma N and the TMA box");
+};
+
+// The kernel of traits Base that also writes each row's log-sum-exp (the backward's LSE,
+// Problem::lse) in its epilogue. A traits type of its own, so Base's kernels, the ones phase 5
+// times, stay what they are; the phase that launches these is 5lse (kernels/phase_5lse_wgmma.cu).
+template <class Base>
+struct EmitLse : Base {
+  static constexpr bool kEmitsLse = true;
 };
 
 // One tile of R rows and D elements, stored as swizzled rows (kernels/wgmma_operands.cuh): fp16

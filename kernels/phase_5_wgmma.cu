@@ -37,6 +37,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
 
+#include "kernels/phase_5_facts.cuh"   // work items, scratch, geometry of the chosen traits
 #include "kernels/phase_5_launch.cuh"  // the launch; the kernel, kernels/phase_5_kernel.cuh
 
 namespace attnlab::phase_5 {
@@ -59,29 +60,25 @@ void launch_stamped(const Problem& p, cudaStream_t stream) {
 void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
 void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
 
+// The declaration's facts of the traits a shape runs with (kernels/phase_5_facts.cuh).
+struct Pick {
+  template <int D, class Fn>
+  static auto with(const Shape& s, int sms, Fn&& fn) {
+    return with_traits<D>(s, sms, fn);
+  }
+};
+
 // Warpgroup 0 produces (its first thread issues every copy), the others consume.
 std::optional<std::int64_t> work_items(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
-  const auto items = [&](auto tag) {
-    return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
-  };
-  return s.D == 64 ? with_traits<64>(s, sms, items) : with_traits<128>(s, sms, items);
+  return work_items_with<Pick>(s, sms);
 }
 
-// The traits depend on the SM count (short grids at D = 64), which this size may not ask for
-// (no GPU): the larger of the layouts of one SM, where no grid is short, and of unboundedly many,
-// where every grid is.
-std::size_t workspace_bytes(const Shape& s) {
-  if (can_implement(s)) return 0;
-  const auto bytes = [&](auto tag) { return scratch_layout_of<typename decltype(tag)::type>(s).bytes; };
-  const auto at = [&](int sms) { return s.D == 64 ? with_traits<64>(s, sms, bytes) : with_traits<128>(s, sms, bytes); };
-  return std::max(at(1), at(1 << 30));
-}
+std::size_t workspace_bytes(const Shape& s) { return can_implement(s) ? 0 : workspace_bytes_with<Pick>(s); }
 
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
-  const auto geometry = [&](auto tag) { return geometry_of<typename decltype(tag)::type>(s, sms); };
-  return s.D == 64 ? with_traits<64>(s, sms, geometry) : with_traits<128>(s, sms, geometry);
+  return launch_geometry_with<Pick>(s, sms);
 }
 
 }  // namespace attnlab::phase_5

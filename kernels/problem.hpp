@@ -29,6 +29,10 @@ struct Problem {
   // two streams at once each need their own.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;  // [bytes]
+  // [B, H, S] fp32: each query row's log-sum-exp, natural log, as the backward reads it
+  // (BackwardProblem::lse). Written only by a phase that emits it (Phase::emits_lse); null
+  // for the others.
+  float* lse = nullptr;
 };
 
 }  // namespace attnlab

@@ -69,6 +69,10 @@ std::string instrumented_phase_ids(const char* sep) {
   return ids_joined(sep, [](const Phase& p) { return p.launch_timeline && p.warp_role; });
 }
 
+std::string lse_phase_ids(const char* sep) {
+  return ids_joined(sep, [](const Phase& p) { return p.emits_lse && !is_backward(p); });
+}
+
 Refusal common_shape_refusal(const Shape& s) {
   if (s.B < 1 || s.H < 1 || s.H_kv < 1 || s.S < 1 || s.D < 1)
     return "every dimension must be at least 1";

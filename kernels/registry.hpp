@@ -84,6 +84,10 @@ struct Phase {
   // partials): its size at a shape, which the caller allocates and zeroes once per problem and
   // passes in Problem::workspace; nullptr where a phase needs none (workspace_bytes() below).
   WorkspaceBytesFn workspace_bytes = nullptr;
+  // A forward phase that also writes each query row's log-sum-exp into Problem::lse (the LSE a
+  // backward phase reads); the gate then checks it beside O, and a backward phase's experiment
+  // can take its O and LSE from it (--forward).
+  bool emits_lse = false;
   // The pass it computes. A backward phase reads Q, K, V, O, dO and LSE and writes dQ, dK and dV
   // (kernels/backward_problem.hpp); the harness makes O and LSE with its own fp32 forward and
   // gates the gradients on the backward rule (experiments/backward_reference.hpp).
@@ -136,6 +140,8 @@ const std::vector<Phase>& phases();
 // The ids of the instrumented phases (Phase::launch_timeline and warp_role: the timeline tool's
 // phases), in phases()'s order, joined by sep.
 std::string instrumented_phase_ids(const char* sep = ", ");
+// The ids of the forward phases that emit the LSE (Phase::emits_lse), in phases()'s order.
+std::string lse_phase_ids(const char* sep = ", ");
 const Phase* find_phase(std::string_view id);
 std::string phase_ids_joined(const char* sep = ", ");
 

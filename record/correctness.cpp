@@ -18,7 +18,7 @@ std::optional<InputScales> read_scales(const ordered_json& root, const std::stri
   return InputScales{number_at(root, at + "/q"), number_at(root, at + "/k"), number_at(root, at + "/v")};
 }
 
-// Infinite where the output held NaN or Inf, which JSON writes as null.
+// Infinite where the output held NaN or Inf, which JSON writes as null (the LSE's figures too).
 std::optional<double> read_rmse(const ordered_json& root, const std::string& at) {
   if (!find(root, at)) return std::nullopt;
   return optional_number_at(root, at).value_or(kInf);
@@ -46,6 +46,9 @@ ordered_json to_json(const Correctness& c) {
   if (c.input_format) j["input_format"] = *c.input_format;
   if (c.input_scales) j["input_scales"] = scales_json(*c.input_scales);
   if (c.rmse_unquantised) j["rmse_unquantised"] = *c.rmse_unquantised;
+  if (c.lse_max_abs_err) j["lse_max_abs_err"] = *c.lse_max_abs_err;
+  if (c.lse_err_ratio) j["lse_err_ratio"] = *c.lse_err_ratio;
+  if (c.forward) j["forward"] = *c.forward;
   if (c.failure) j["failure"] = *c.failure;
   if (!c.checks.empty()) {
     ordered_json list = ordered_json::array();
@@ -59,6 +62,7 @@ ordered_json to_json(const Correctness& c) {
       e["repeat_identical"] = k.repeat_identical;
       if (k.rmse_unquantised) e["rmse_unquantised"] = *k.rmse_unquantised;
       if (k.input_scales) e["input_scales"] = scales_json(*k.input_scales);
+      if (k.lse_err_ratio) e["lse_err_ratio"] = *k.lse_err_ratio;
       if (k.failure) e["failure"] = *k.failure;
       list.push_back(std::move(e));
     }
@@ -78,6 +82,7 @@ InputCheck input_check(const Correctness& c) {
   k.failure = c.failure;
   k.rmse_unquantised = c.rmse_unquantised;
   k.input_scales = c.input_scales;
+  k.lse_err_ratio = c.lse_err_ratio;
   return k;
 }
 
@@ -133,12 +138,16 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
       k.failure = optional_string_at(root, e + "/failure");
       k.rmse_unquantised = read_rmse(root, e + "/rmse_unquantised");
       k.input_scales = read_scales(root, e + "/input_scales");
+      k.lse_err_ratio = read_rmse(root, e + "/lse_err_ratio");
       c.checks.push_back(std::move(k));
     }
   }
   c.input_format = optional_string_at(root, base + "/input_format");
   c.input_scales = read_scales(root, base + "/input_scales");
   c.rmse_unquantised = read_rmse(root, base + "/rmse_unquantised");
+  c.lse_max_abs_err = read_rmse(root, base + "/lse_max_abs_err");
+  c.lse_err_ratio = read_rmse(root, base + "/lse_err_ratio");
+  c.forward = optional_string_at(root, base + "/forward");
   return c;
 }
 

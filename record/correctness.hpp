@@ -27,6 +27,7 @@ struct InputCheck {
   std::optional<std::string> failure;
   std::optional<double> rmse_unquantised;   // as Correctness's
   std::optional<InputScales> input_scales;  // e4m3 inputs only
+  std::optional<double> lse_err_ratio;      // as Correctness's
 };
 
 // Records before the row rule (no "rule" field) bounded max_abs_err by one global tolerance
@@ -42,6 +43,11 @@ struct InputCheck {
 // rmse_unquantised, the rms error against the fp64 reference on the inputs before any
 // quantisation, is comparable across formats (for fp16 inputs, those are the ones checked).
 // Records before the FP8 path have none of the three: their inputs were fp16.
+// A forward phase that emits the rows' log-sum-exp (Phase::emits_lse) has it checked beside O
+// (experiments/reference.hpp, check_lse): lse_max_abs_err and lse_err_ratio (the row closest to
+// failing, its error over its bound; null where an LSE was NaN or Inf). A backward check names
+// the forward that made the O and LSE it read: "fp32" (the harness's own fp32 forward,
+// experiments/backward_forward.hpp) or a phase's id (--forward); records before have neither.
 struct Correctness {
   bool passed = false;
   double max_abs_err = 0, max_rel_err = 0;
@@ -61,6 +67,8 @@ struct Correctness {
   std::optional<std::string> input_format;  // "fp16" or "e4m3"
   std::optional<InputScales> input_scales;  // e4m3 inputs only
   std::optional<double> rmse_unquantised;   // inf (JSON null) where the output held NaN or Inf
+  std::optional<double> lse_max_abs_err, lse_err_ratio;  // inf (JSON null) where an LSE was NaN or Inf
+  std::optional<std::string> forward;       // backward checks: "fp32" or the forward phase's id
 };
 
 // A check's summary of a block that checked one distribution (its `inputs`).

@@ -162,6 +162,42 @@ TEST(Registry, EveryClaimSourceCitesAFileOfTheRepositoryThatNamesTheClaim) {
   EXPECT_GT(cited, 0);
 }
 
+// Phase 5lse is phase 5's kernels with the LSE written beside O: the same work items, scratch and
+// launch geometry at every shape, and a launch without Problem::lse is refused before any driver
+// call. It alone among the forward phases emits the LSE.
+TEST(Registry, Phase5lseIsPhase5WithTheLse) {
+  const Phase* p5 = find_phase("5");
+  const Phase* lse = find_phase("5lse");
+  ASSERT_NE(p5, nullptr);
+  ASSERT_NE(lse, nullptr);
+  EXPECT_TRUE(lse->emits_lse);
+  EXPECT_FALSE(p5->emits_lse);
+  EXPECT_EQ(lse_phase_ids(), "5lse");
+  for (const char* spec : {"1x9x2048x128", "1x9x1024x128", "16x16x2048x64:causal", "2x3x1000x64",
+                           "1x6x8192x128:hkv=2", "2x3x333x128:causal"}) {
+    const Shape s = parse_shape(spec);
+    EXPECT_EQ(lse->can_implement(s), p5->can_implement(s)) << spec;
+    EXPECT_EQ(workspace_bytes(*lse, s), workspace_bytes(*p5, s)) << spec;
+    EXPECT_EQ(lse->work_items(s), p5->work_items(s)) << spec;
+    const auto a = lse->launch_geometry(s, 132), b = p5->launch_geometry(s, 132);
+    ASSERT_TRUE(a && b) << spec;
+    EXPECT_EQ(a->grid.x, b->grid.x) << spec;
+    EXPECT_EQ(a->block.x, b->block.x) << spec;
+    EXPECT_EQ(a->dynamic_smem_bytes, b->dynamic_smem_bytes) << spec;
+  }
+  const Shape s = parse_shape("1x9x2048x128");
+  int scratch = 0;
+  Problem p{s};
+  p.workspace = &scratch;
+  p.workspace_bytes = workspace_bytes(*lse, s);
+  try {
+    lse->launch(p, nullptr);
+    FAIL() << "launched without an LSE buffer";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("need Problem::lse"), std::string::npos) << e.what();
+  }
+}
+
 // Phase 5's scratch (its scheduler's counter, the key split's partials and flags) comes from the
 // caller: it declares the size, larger where the launch splits items over keys, and its launch
 // refuses a missing or short workspace before any driver call (so this runs without a GPU).

@@ -1,6 +1,6 @@
 // Every registered phase against the fp64 reference over the seed test shapes and odd
 // sequence lengths, both head dims, causal and not, on fresh random inputs of every
-// distribution (reference.hpp) each run.
+// distribution (reference.hpp) each run; a phase that emits the LSE (5lse) has it checked too.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -32,7 +32,7 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
 
   const std::uint64_t seed = fresh_seed();
   const GateInputs in = make_gate_inputs(s, seed, inputs, {phase->input_format});
-  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s));
+  const ProblemBuffers buffers(s, in, phase->input_format, workspace_bytes(*phase, s), phase->emits_lse);
   GateResult g;
   try {
     g = run_gate(*phase, buffers.problem(float(s.default_scale())), in, seed, nullptr);
@@ -46,6 +46,11 @@ TEST_P(PhaseCorrectness, MatchesFp64Reference) {
   EXPECT_EQ(g.check.nonfinite, 0);
   EXPECT_EQ(g.check.elements_scanned, s.q_elems());
   EXPECT_TRUE(g.repeat_identical);
+  // A phase that emits the LSE has it checked on the same rows (its verdict is in g.passed).
+  EXPECT_EQ(g.lse.has_value(), phase->emits_lse);
+  if (g.lse) {
+    EXPECT_EQ(g.lse->nonfinite, 0);
+  }
   ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
