@@ -1,7 +1,8 @@
 // attnlab-ab: two phases compared in one process on one GPU, paired and interleaved. Each shape
 // is measured in independent blocks, run in rounds across the shapes so one shape's blocks are
 // spread over the run: a block has fresh inputs (its own seed), gates both phases on the fp64
-// reference, warms them up and times pairs in orders of two (ABBA or BAAB, from its own order
+// reference (two backward phases on the backward gate, experiments/backward_gate.hpp, their
+// flops 2.5x the forward's; the record says which pass), warms them up and times pairs in orders of two (ABBA or BAAB, from its own order
 // seed), every sample behind the same L2 flush, timed by CUPTI kernel activity (busy time) and
 // read with its NVML SM clock. The headline is the median of per-pair ratios t_B / t_A (A's
 // speed-up over B) with a hierarchical bootstrap interval over blocks, then pairs, so that it
@@ -13,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -22,6 +24,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
+#include "experiments/backward_gate.hpp"
 #include "experiments/console.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/gate.hpp"
@@ -206,31 +209,60 @@ void open_device(const Phase& a, const Phase& b, const Options& opt, const std::
   refuse_unfit_shapes(shapes, "", a.input_format == InputFormat::kE4m3 || b.input_format == InputFormat::kE4m3);
 }
 
+// Gives p (a Problem or a BackwardProblem) a zeroed workspace of its own in `buf`, of `bytes`
+// (none where 0), in place of the one it shares with the other side.
+template <class P>
+void own_workspace(P& p, std::size_t bytes, std::optional<DeviceBuffer>& buf) {
+  p.workspace = nullptr;
+  p.workspace_bytes = 0;
+  if (bytes == 0) return;
+  buf.emplace(bytes);
+  ATTNLAB_CUDA_CHECK(cudaMemset(buf->get(), 0, bytes));
+  p.workspace = buf->get();
+  p.workspace_bytes = bytes;
+}
+
+// A gated block's timing: both sides warmed up and paired, then each side's result after the
+// timed launches checked again (still_right(is_a): empty, or why it no longer passes); the
+// block passes when both still do.
+void time_block(const Phase& a, const Phase& b, const profiler::LaunchFn& la, const profiler::LaunchFn& lb,
+                const BlockLimits& limits, profiler::Sampler& warm, PairedSampler& sampler, const std::string& tag,
+                AbBlock& out, const std::function<std::string(bool is_a)>& still_right) {
+  warm.warm_up(la);
+  warm.warm_up(lb);
+  sampler.run(la, lb, limits, out);
+  for (const bool is_a : {true, false}) {
+    const std::string why = still_right(is_a);
+    if (why.empty()) continue;
+    Correctness& corr = is_a ? out.a_correctness : out.b_correctness;
+    corr.passed = false;
+    corr.failure = why;
+    console::output_changed_after_timing(tag + " " + (is_a ? a : b).id);
+    return;
+  }
+  out.passed = true;
+}
+
 // One block of a shape: fresh inputs from the block's seed, both gates, warm-up, paired
 // sampling, the outputs checked again. Its place in the run (round, seeds, start) is set by the
 // caller. Both phases read one upload of one draw where they read one format (two FP8 phases:
 // the same codes and descales); an fp16 and an e4m3 phase each read their own upload of it.
 // Each has its own workspace: one phase's scratch (cudnn_fp8's e4m3 output, phase 5's
 // scheduler counter) is not the other's to overwrite.
-void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
-               profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
-               const std::string& tag, AbBlock& out) {
+void run_forward_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
+                       profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
+                       const std::string& tag, AbBlock& out) {
   const double scale = s.default_scale();
   const GateInputs in = make_gate_inputs(s, out.seed, Inputs::kNormal, {a.input_format, b.input_format});
   const std::size_t b_workspace_bytes = workspace_bytes(b, s);
   const ProblemBuffers buffers(s, in, a.input_format, workspace_bytes(a, s), a.emits_lse || b.emits_lse);
   std::optional<ProblemBuffers> b_buffers;
-  if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, b_workspace_bytes);
+  if (b.input_format != a.input_format) b_buffers.emplace(s, in, b.input_format, b_workspace_bytes, b.emits_lse);
   const Problem pa = buffers.problem(float(scale));
   std::optional<DeviceBuffer> b_workspace;
   const Problem pb = [&] {
     Problem p = (b_buffers ? *b_buffers : buffers).problem(float(scale));
-    if (!b_buffers && b_workspace_bytes > 0) {
-      b_workspace.emplace(b_workspace_bytes);
-      ATTNLAB_CUDA_CHECK(cudaMemset(b_workspace->get(), 0, b_workspace_bytes));
-      p.workspace = b_workspace->get();
-      p.workspace_bytes = b_workspace_bytes;
-    }
+    if (!b_buffers) own_workspace(p, b_workspace_bytes, b_workspace);
     return p;
   }();
   const GateResult ga = run_gate(a, pa, in, out.seed, stream);
@@ -243,19 +275,54 @@ void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits
 
   const profiler::LaunchFn la = [&](cudaStream_t st) { a.launch(pa, st); };
   const profiler::LaunchFn lb = [&](cudaStream_t st) { b.launch(pb, st); };
-  warm.warm_up(la);
-  warm.warm_up(lb);
-  sampler.run(la, lb, limits, out);
   // The timed launches rewrote the output many times; each must still give its checked result.
-  for (const auto& [phase, p, gate, corr] :
-       {std::tie(a, pa, ga, out.a_correctness), std::tie(b, pb, gb, out.b_correctness)})
-    if (!same_bits(gate.output, launch_poisoned(phase, p, stream))) {
-      corr.passed = false;
-      corr.failure = "output after timing differs from the checked output";
-      console::output_changed_after_timing(tag + " " + phase.id);
-      return;
-    }
-  out.passed = true;
+  time_block(a, b, la, lb, limits, warm, sampler, tag, out, [&](bool is_a) {
+    return same_result_again(is_a ? a : b, is_a ? pa : pb, is_a ? ga : gb, stream)
+               ? std::string()
+               : std::string("output after timing differs from the checked output");
+  });
+}
+
+// A block of two backward phases, as run_forward_block: one draw of Q, K, V and dO, O and LSE
+// from the harness's fp32 forward (experiments/backward_gate.hpp), read by both; each phase
+// its own workspace; both gated on the backward rule against one sample and its references,
+// each launch the fast one (BackwardProblem::deterministic false, as the harness times it). Its
+// gradients after timing must pass the same check (with atomics their last bits may differ).
+void run_backward_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
+                        profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
+                        const std::string& tag, AbBlock& out) {
+  const double scale = s.default_scale();
+  const BackwardHostInputs in = make_backward_inputs(s, out.seed, Inputs::kNormal);
+  const BackwardBuffers buffers(s, in, workspace_bytes(a, s));
+  const BackwardProblem pa = buffers.problem(float(scale), false);
+  std::optional<DeviceBuffer> b_workspace;
+  const BackwardProblem pb = [&] {
+    BackwardProblem p = buffers.problem(float(scale), false);
+    own_workspace(p, workspace_bytes(b, s), b_workspace);
+    return p;
+  }();
+  const BackwardGateResult ga = run_backward_gate(a, pa, in, out.seed, stream);
+  console::backward_correctness(tag + " A=" + a.id, ga, inputs_name(Inputs::kNormal));
+  const BackwardGateResult gb = run_backward_gate(b, pb, ga.sample, ga.reference, stream);
+  console::backward_correctness(tag + " B=" + b.id, gb, inputs_name(Inputs::kNormal));
+  out.a_correctness = backward_correctness_block(ga, s, Inputs::kNormal);
+  out.b_correctness = backward_correctness_block(gb, s, Inputs::kNormal);
+  if (!ga.passed || !gb.passed) return;  // a failed gate: no timing
+
+  const profiler::LaunchFn la = [&](cudaStream_t st) { a.launch_backward(pa, st); };
+  const profiler::LaunchFn lb = [&](cudaStream_t st) { b.launch_backward(pb, st); };
+  time_block(a, b, la, lb, limits, warm, sampler, tag, out, [&](bool is_a) {
+    const Gradients after = launch_backward_poisoned(is_a ? a : b, is_a ? pa : pb, stream);
+    const BackwardCheck c = check_gradients(s, ga.sample, ga.reference, after.dq, after.dk, after.dv);
+    return c.passed ? std::string() : "gradients after timing fail the gate: " + c.first_failure;
+  });
+}
+
+// One block of a shape in the phases' direction.
+void run_block(const Phase& a, const Phase& b, const Shape& s, const BlockLimits& limits,
+               profiler::Sampler& warm, PairedSampler& sampler, cudaStream_t stream,
+               const std::string& tag, AbBlock& out) {
+  (is_backward(a) ? run_backward_block : run_forward_block)(a, b, s, limits, warm, sampler, stream, tag, out);
 }
 
 void add_options(CLI::App& app, Options& opt) {
@@ -301,8 +368,10 @@ Request check_request(const Options& opt) {
   Request req{find_phase(opt.a), find_phase(opt.b), {}};
   for (const auto& [id, p] : {std::pair{opt.a, req.a}, std::pair{opt.b, req.b}})
     if (!p) throw UsageError("unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
-  for (const Phase* p : {req.a, req.b})
-    if (auto why = forward_only_refusal(*p, "attnlab-ab")) throw UsageError(*why);
+  if (req.a->direction != req.b->direction)
+    throw UsageError(std::string("phase ") + req.a->id + " computes the " + direction_name(req.a->direction) +
+                     " pass and phase " + req.b->id + " the " + direction_name(req.b->direction) +
+                     "; attnlab-ab pairs two phases of one pass");
   if (opt.blocks < 1) throw UsageError("--blocks must be at least 1");
   if (opt.pairs < 2 * opt.blocks || opt.pairs % (2 * opt.blocks) != 0)
     throw UsageError("--pairs must be a multiple of 2 x --blocks (an even number of pairs per block), got " +
@@ -329,6 +398,7 @@ AbRecord start_record(const Phase& a, const Phase& b, const Options& opt, int ar
   AbRecord rec;
   rec.a = {a.id, a.title, a.technique};
   rec.b = {b.id, b.title, b.technique};
+  rec.direction = a.direction;
   rec.started_utc = utc_iso8601(now);
   rec.provenance = provenance(argc, argv, seed, opt.device, a.baseline || b.baseline);
   rec.options.pairs = opt.pairs;
@@ -381,7 +451,7 @@ int run(const Options& opt, int argc, char** argv, AbRecord& rec, RunRecordFile&
     out.name = shape_name(s);
     out.shape = s;
     out.scale = s.default_scale();
-    out.flops = s.flops();
+    out.flops = pass_flops(s, a.direction);
     rec.results.push_back(std::move(out));
   }
   // Rounds across the shapes, so that one shape's blocks are spread over the run; a shape whose

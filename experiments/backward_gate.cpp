@@ -122,12 +122,18 @@ bool same_bits(const Gradients& a, const Gradients& b) {
 
 BackwardGateResult run_backward_gate(const Phase& phase, const BackwardProblem& p,
                                      const BackwardHostInputs& in, std::uint64_t seed, cudaStream_t stream) {
+  const BackwardSample sample = backward_sample(p.shape, seed);
+  return run_backward_gate(phase, p, sample, reference_gradients(p.shape, in, p.scale, sample), stream);
+}
+
+BackwardGateResult run_backward_gate(const Phase& phase, const BackwardProblem& p, const BackwardSample& sample,
+                                     const GradientSample& reference, cudaStream_t stream) {
   BackwardGateResult g;
   if (phase.prepare) phase.prepare(p.shape);
   g.output = launch_backward_poisoned(phase, p, stream);
   g.repeat_identical = same_bits(g.output, launch_backward_poisoned(phase, p, stream));
-  g.sample = backward_sample(p.shape, seed);
-  g.reference = reference_gradients(p.shape, in, p.scale, g.sample);
+  g.sample = sample;
+  g.reference = reference;
   g.check = check_gradients(p.shape, g.sample, g.reference, g.output.dq, g.output.dk, g.output.dv);
   g.passed = g.check.passed && (g.repeat_identical || !p.deterministic);
   g.failure = g.check.first_failure;

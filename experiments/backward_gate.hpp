@@ -67,6 +67,10 @@ struct BackwardGateResult {
 // p's operands must be BackwardBuffers made from `in`; the reference's sample comes from seed.
 BackwardGateResult run_backward_gate(const Phase& phase, const BackwardProblem& p,
                                      const BackwardHostInputs& in, std::uint64_t seed, cudaStream_t stream);
+// The same gate against a sample and its references that an earlier gate on the same inputs
+// made (an A/B's second side), without computing them again.
+BackwardGateResult run_backward_gate(const Phase& phase, const BackwardProblem& p, const BackwardSample& sample,
+                                     const GradientSample& reference, cudaStream_t stream);
 
 // The record's correctness block (rule "backward_row_rms"): the figures of the gradient row
 // closest to failing among dQ, dK and dV; rows_checked counts dQ rows and dK/dV key rows.

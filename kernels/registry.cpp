@@ -103,11 +103,6 @@ std::size_t workspace_bytes(const Phase& p, const Shape& s) {
 
 bool is_backward(const Phase& p) { return p.direction == Direction::kBackward; }
 
-Refusal forward_only_refusal(const Phase& p, const std::string& tool) {
-  if (!is_backward(p)) return std::nullopt;
-  return std::string("phase ") + p.id + " computes the backward pass; " + tool + " launches forward phases only";
-}
-
 Refusal device_refusal(const Phase& p, int cc_major, int cc_minor) {
   const int cc = cc_major * 10 + cc_minor;
   // sm_90a code runs only on compute capability 9.0 exactly: arch-specific features such as

@@ -157,9 +157,6 @@ Refusal query_tiled_refusal(const Shape& s, const std::string& phase);
 // phase backward_workspace_bytes; 0 where none).
 std::size_t workspace_bytes(const Phase& p, const Shape& s);
 bool is_backward(const Phase& p);
-// Why a tool that launches forward phases only cannot take `p` (a backward phase), naming the
-// tool; nullopt for a forward phase.
-Refusal forward_only_refusal(const Phase& p, const std::string& tool);
 // The SMs of the process's current device, read once per process: what a launcher that sizes
 // its grid or picks a kernel by the SM count asks.
 int device_sm_count();

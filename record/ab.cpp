@@ -6,6 +6,7 @@
 
 #include "record/fields.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
 
 namespace attnlab {
 
@@ -229,6 +230,7 @@ ordered_json to_json(const AbRecord& r) {
   j["status"] = r.status;
   j["a"] = side_json(r.a);
   j["b"] = side_json(r.b);
+  if (r.direction) j["direction"] = direction_name(*r.direction);
   j["convention"] = kAbConvention;
   j["started_utc"] = r.started_utc;
   j["provenance"] = to_json(r.provenance);
@@ -304,6 +306,7 @@ AbRecord read_ab_record(const ordered_json& j) {
   r.status = string_at(j, "/status");
   r.a = read_side(j, "/a");
   r.b = read_side(j, "/b");
+  if (find(j, "/direction")) r.direction = read_direction(j);
   r.started_utc = string_at(j, "/started_utc");
   r.provenance = read_provenance(j, "/provenance");
   AbOptions& o = r.options;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/direction.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/paired.hpp"
@@ -102,6 +103,10 @@ struct AbRecord {
   std::string schema = kAbSchema;     // as read; to_json writes kAbSchema
   std::string status = "incomplete";  // "incomplete", "ok", "failed"
   AbSide a, b;
+  // The pass both sides compute: attnlab-ab always writes it (forward or backward), and its
+  // shapes' flops follow it (pass_flops: 2.5x for the backward); absent in records before
+  // backward phases, which were forward.
+  std::optional<Direction> direction;
   std::string started_utc;
   Provenance provenance;
   AbOptions options;

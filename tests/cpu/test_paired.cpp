@@ -289,6 +289,23 @@ TEST(AbRecord, RoundTripsAndItsRatiosRecomputeFromTheSamples) {
   EXPECT_EQ(again.cycles->estimate.median, s.cycles->estimate.median);
 }
 
+// attnlab-ab says which pass both sides compute; a record without the field (before backward
+// phases) reads as unsaid and is written back without it.
+TEST(AbRecord, SaysItsPassAndRoundTrips) {
+  AbRecord r = example_record();
+  EXPECT_FALSE(to_json(r).contains("direction"));
+  EXPECT_FALSE(read_ab_record(to_json(r)).direction.has_value());
+  r.direction = Direction::kBackward;
+  const auto j = to_json(r);
+  EXPECT_EQ(j["direction"], "backward");
+  const AbRecord back = read_ab_record(nlohmann::ordered_json::parse(j.dump()));
+  EXPECT_EQ(back.direction, Direction::kBackward);
+  EXPECT_EQ(to_json(back), j);
+  auto bad = j;
+  bad["direction"] = "sideways";
+  EXPECT_THROW(read_ab_record(bad), FieldError);
+}
+
 // Where A and B of a pair read one clock value the cycle ratio is the wall ratio digit for
 // digit: no cycles verdict, and the record says why.
 TEST(AbRecord, ACyclesVerdictNeedsEachSidesOwnClockReadWhileItsKernelRan) {

@@ -51,7 +51,6 @@ TEST(Registry, BackwardFlopsAgreeWithTheBackwardProblem) {
   }
   EXPECT_EQ(parse_direction("backward"), Direction::kBackward);
   EXPECT_EQ(parse_direction("sideways"), std::nullopt);
-  EXPECT_FALSE(forward_only_refusal(*find_phase("4"), "attnlab-ab"));
 }
 
 TEST(Registry, EveryPhaseAcceptsTheSeedShapesAndRefusesBadOnes) {
