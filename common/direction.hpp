@@ -22,8 +22,9 @@ inline std::optional<Direction> parse_direction(const std::string& name) {
 // FLOPs by FlashAttention's convention: the backward counts 2.5 times the forward (five GEMMs
 // of the forward's two sizes), as kernels/backward_problem.hpp's backward_flops, which
 // tests/cpu/test_registry.cpp holds equal to this.
+inline constexpr double kBackwardFlopsFactor = 2.5;
 inline double pass_flops(const Shape& s, Direction d) {
-  return d == Direction::kBackward ? 2.5 * s.flops() : s.flops();
+  return d == Direction::kBackward ? kBackwardFlopsFactor * s.flops() : s.flops();
 }
 
 // The fewest DRAM bytes of the pass: the forward's Shape::min_bytes; the backward reads Q, K,

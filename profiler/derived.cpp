@@ -87,7 +87,8 @@ std::vector<std::pair<std::string, std::string>> derived_method() {
            "100 * the headline timing regime's TFLOPS / the GPU model's dense fp16 tensor peak "
            "(datasheet table in profiler/derived.cpp)"},
           {"arithmetic_intensity_flop_per_byte",
-           "FLOPs (4*B*H*S^2*D, halved for causal) / (dram__bytes_read.sum + dram__bytes_write.sum)"},
+           "FLOPs (4*B*H*S^2*D, halved for causal; a backward run's 2.5 times that) / "
+           "(dram__bytes_read.sum + dram__bytes_write.sum)"},
           {"dram_gbps_measured",
            "(dram__bytes_read.sum + dram__bytes_write.sum) / gpu__time_duration.sum, all from the "
            "CUPTI collection (clean L2, one launch)"}};

@@ -128,6 +128,7 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   ShapeInputs out;
   sol::Inputs& in = out.in;
   in.shape = r.shape;
+  in.direction = run.direction;
   const RecordedGroup* tensor = r.group("tensor");
   if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
@@ -222,6 +223,10 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
                : std::string("not measured (no launch of this phase and shape, or of its configuration, in the calibration)"))
      << ".\n";
   if (rates.tensor_rate != calibration::kTensor) tensor_rate_line(md, rates);
+  if (in.direction == Direction::kBackward)
+    md << "- Backward pass: the tensor floor's FLOPs are the backward's, " << sig(kBackwardFlopsFactor, 2)
+       << " times the forward's (FlashAttention's convention), at the fp16 wgmma rate; the DRAM floor's bytes are "
+          "Q, K, V, O, dO and LSE read once and dQ, dK and dV written once; one exponential per score rebuilds P.\n";
   if (!in.executed_flops)
     md << "- Executed FLOPs: not measured (no `" << kExecutedFlops << "` in the record's tensor group"
        << (rates.tensor_rate == calibration::kTensorFp8 ? ", which counts fp16-source HGMMA only, not e4m3's" : "")

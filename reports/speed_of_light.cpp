@@ -65,13 +65,13 @@ SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates) {
     if (ns) f.scheduled_ns = quantised && out.wave_factor ? *ns * *out.wave_factor : *ns;
     out.floors.push_back(f);
   };
-  const double flops = in.shape.flops();
+  const double flops = pass_flops(in.shape, in.direction);
   add(FloorKind::kTensorUseful, flops, per(flops, rates.tensor_flops_per_s), true);
   if (in.executed_flops)
     add(FloorKind::kTensorExecuted, *in.executed_flops, per(*in.executed_flops, rates.tensor_flops_per_s), true);
   const double ex = exponentials(in.shape);
   add(FloorKind::kExp, ex, per(ex, rates.ex2_per_s), true);
-  const double bytes = in.shape.min_bytes();
+  const double bytes = pass_min_bytes(in.shape, in.direction);
   // DRAM bandwidth is the memory system's, not the SMs': idle SMs in a last wave do not lower it.
   add(FloorKind::kDram, bytes, per(bytes, rates.dram_bytes_per_s), false);
   add(FloorKind::kLaunch, 0, in.launch_floor_ns, false);

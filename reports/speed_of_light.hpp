@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "common/direction.hpp"
 #include "common/shape.hpp"
 #include "record/calibration.hpp"
 
 namespace attnlab::report::sol {
 
 // The exponentials softmax needs: one per score, B*H*S^2, halved for causal (the FLOPs rule).
+// The backward's too: it rebuilds P = exp(S - LSE) once per score from the forward's LSE.
 double exponentials(const Shape& s);
 // Wave quantisation: `items` equal work items, `concurrent` of them in progress at once (a
 // persistent grid's CTAs, else every CTA slot), on a GPU of `slots` CTA slots (SMs x CTAs per
@@ -43,6 +45,11 @@ Rates rates_of(const CalibrationRecord& cal, const std::string& tensor_rate = ca
 
 struct Inputs {
   Shape shape;
+  // The pass the run timed (a run record's direction): the tensor floor takes its FLOPs and the
+  // DRAM floor its fewest bytes (common/direction.hpp: the backward's FLOPs 2.5 times the
+  // forward's, FlashAttention's convention, at the fp16 wgmma rate of its fp16 inputs; its bytes
+  // Q, K, V, O, dO and LSE in, dQ, dK and dV out).
+  Direction direction = Direction::kForward;
   std::optional<double> executed_flops;  // [FLOP] the tensor work the kernel did, where counted
   // For wave_factor: the launch's work items (a persistent grid's items, else its CTAs), how
   // many run at once (min(CTAs, slots) for a persistent grid, else slots) and the CTA slots

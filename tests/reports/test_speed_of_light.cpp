@@ -6,6 +6,7 @@
 
 #include "record/calibration.hpp"
 #include "record/fields.hpp"
+#include "reports/format.hpp"
 #include "reports/render.hpp"
 #include "reports/speed_of_light.hpp"
 #include "report_test_util.hpp"
@@ -100,6 +101,31 @@ TEST(SpeedOfLight, CausalHalvesTensorAndExponentialFloorsNotDram) {
   for (auto k : {sol::FloorKind::kTensorUseful, sol::FloorKind::kExp})
     EXPECT_DOUBLE_EQ(*causal.floor(k)->ns * 2, *full.floor(k)->ns) << sol::floor_name(k);
   EXPECT_DOUBLE_EQ(*causal.floor(sol::FloorKind::kDram)->ns, *full.floor(sol::FloorKind::kDram)->ns);
+}
+
+// A backward run's floors: its FLOPs are 2.5 times the forward's (FlashAttention's convention,
+// kernels/backward_problem.hpp) at the same fp16 tensor rate, its fewest bytes those of Q, K, V,
+// O, dO and the LSE in and dQ, dK, dV out, and one exponential per score as the forward's.
+TEST(SpeedOfLight, TheBackwardTakesItsFlopsAndBytesAtTheFp16Rate) {
+  for (const bool causal : {false, true}) {
+    sol::Inputs fwd, bwd;
+    fwd.shape = bwd.shape = shape(4, 16, 4096, 128, causal);
+    bwd.direction = Direction::kBackward;
+    const auto f = sol::speed_of_light(fwd, known_rates());
+    const auto b = sol::speed_of_light(bwd, known_rates());
+    const double flops = 4.0 * 4 * 16 * 4096 * 4096 * 128 / (causal ? 2 : 1);
+    EXPECT_DOUBLE_EQ(b.floor(sol::FloorKind::kTensorUseful)->work, 2.5 * flops);
+    EXPECT_DOUBLE_EQ(*b.floor(sol::FloorKind::kTensorUseful)->ns, 2.5 * flops / 1e15 * 1e9);
+    EXPECT_DOUBLE_EQ(*b.floor(sol::FloorKind::kTensorUseful)->ns, 2.5 * *f.floor(sol::FloorKind::kTensorUseful)->ns);
+    EXPECT_DOUBLE_EQ(*b.floor(sol::FloorKind::kExp)->ns, *f.floor(sol::FloorKind::kExp)->ns);
+    // fp16 Q, K, V, O, dO read and dQ, dK, dV written (8 tensors of 4x16x4096x128), fp32 LSE read.
+    const double bytes = 8 * 2.0 * 4 * 16 * 4096 * 128 + 4.0 * 4 * 16 * 4096;
+    EXPECT_DOUBLE_EQ(b.floor(sol::FloorKind::kDram)->work, bytes);
+    EXPECT_DOUBLE_EQ(*b.floor(sol::FloorKind::kDram)->ns, bytes / 2e12 * 1e9);
+    // At these rates the backward's matmuls bind where the forward's exponentials did.
+    EXPECT_EQ(*f.binding, sol::FloorKind::kExp);
+    EXPECT_EQ(*b.binding, sol::FloorKind::kTensorUseful);
+  }
 }
 
 TEST(SpeedOfLight, LaunchFloorBindsTheLatencyShapeAndWavesStretchTheSchedulesComputeOnly) {
@@ -283,6 +309,36 @@ TEST(SpeedOfLightSection, RunReportStatesTheBindingFloorFromTheGpusCalibration) 
   EXPECT_NE(md.find("of the speed of light; bound by "), std::string::npos);
   // The synthetic launch floor of phase 4 at the latency shape, 4 us (p10 3.9, p90 4.1).
   EXPECT_NE(md.find("the calibration's launch of 4 1x8x512x64"), std::string::npos);
+}
+
+// The same record as a backward run (its direction, and its shapes' flops as the harness writes
+// a backward record's): the section's tensor floor takes the backward's FLOPs at
+// the fp16 rate, and says so; the forward record's section says nothing of the backward.
+TEST(SpeedOfLightSection, ABackwardRecordsFloorsTakeTheBackwardsFlopsAtTheFp16Rate) {
+  CalibratedRoot t;
+  const report::Run forward = load_run(t.run_dir);
+  render_run(forward, {});
+  const std::string fwd_md = read_file(t.run_dir / "report.md");
+  auto j = ordered_json::parse(read_file(t.run_dir / "run.json"));
+  j["direction"] = "backward";
+  for (auto& r : j["results"]) r["flops"] = r["flops"].get<double>() * 2.5;
+  testing::write_file(t.run_dir / "run.json", j.dump(2));
+  const report::Run backward = load_run(t.run_dir);
+  ASSERT_EQ(backward.direction, Direction::kBackward);
+  render_run(backward, {});
+  const std::string md = read_file(t.run_dir / "report.md");
+  const Result* timed = nullptr;
+  for (const Result& r : backward.results)
+    if (r.timed()) timed = timed ? timed : &r;
+  ASSERT_NE(timed, nullptr);
+  const std::string fwd_row = "| tensor (useful FLOPs) | " + sig(timed->shape.flops()) + " FLOP | 792.0 TFLOP/s |";
+  const std::string bwd_row = "| tensor (useful FLOPs) | " + sig(2.5 * timed->shape.flops()) + " FLOP | 792.0 TFLOP/s |";
+  EXPECT_NE(fwd_md.find(fwd_row), std::string::npos) << fwd_md;
+  EXPECT_NE(md.find(bwd_row), std::string::npos) << md;
+  EXPECT_EQ(md.find(fwd_row), std::string::npos) << md;
+  EXPECT_NE(md.find("- Backward pass: the tensor floor's FLOPs are the backward's, 2.5 times the forward's"),
+            std::string::npos) << md;
+  EXPECT_EQ(fwd_md.find("- Backward pass:"), std::string::npos) << fwd_md;
 }
 
 TEST(SpeedOfLightSection, WithoutACalibrationSaysNotMeasured) {
