@@ -43,6 +43,21 @@ void run_forward(const Phase& forward, const Shape& s, const void* q, const void
 }
 }  // namespace
 
+const Phase* lse_forward(const Phase& backward, const std::string& id, const std::vector<Shape>& shapes) {
+  if (id.empty()) return nullptr;
+  if (!is_backward(backward))
+    throw std::invalid_argument(std::string("--forward takes the forward of a backward phase; phase ") + backward.id +
+                                " is a forward phase");
+  const Phase* f = find_phase(id);
+  if (!f || is_backward(*f) || !f->emits_lse)
+    throw std::invalid_argument("--forward " + id + ": not a forward phase that emits the LSE; those are: " +
+                                lse_phase_ids());
+  for (const Shape& s : shapes)
+    if (auto why = f->can_implement(s))
+      throw std::invalid_argument("--forward phase " + id + " cannot run shape " + shape_name(s) + ": " + *why);
+  return f;
+}
+
 BackwardBuffers::BackwardBuffers(const Shape& s, const BackwardHostInputs& in, std::size_t workspace_bytes,
                                  const Phase* forward)
     : shape_(s),

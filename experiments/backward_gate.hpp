@@ -22,6 +22,11 @@ namespace attnlab {
 // The name of the harness's own fp32 forward among the makers of O and LSE.
 inline constexpr const char* kFp32Forward = "fp32";
 
+// The forward phase `id` names to make a backward phase's O and LSE (--forward): one that emits
+// the LSE (Phase::emits_lse) and runs every shape; nullptr for an empty id; anything else is a
+// std::invalid_argument that says why.
+const Phase* lse_forward(const Phase& backward, const std::string& id, const std::vector<Shape>& shapes);
+
 // Device operands of one backward problem and the phase's workspace (zeroed here once). The
 // constructor makes O and LSE and waits for them, so that nothing of it falls inside a timed
 // region: with the harness's fp32 forward (experiments/backward_forward.hpp), or with

@@ -370,22 +370,6 @@ struct Plan {
   const Phase* forward = nullptr;  // --forward: what makes a backward's O and LSE (null: fp32)
 };
 
-// The phase --forward names: a forward phase that emits the LSE and runs every shape.
-const Phase* forward_phase(const Phase& phase, const Options& opt, const std::vector<Shape>& shapes) {
-  if (opt.forward.empty()) return nullptr;
-  if (!is_backward(phase))
-    throw UsageError(std::string("--forward takes the forward of a backward phase; phase ") + phase.id +
-                     " is a forward phase");
-  const Phase* f = find_phase(opt.forward);
-  if (!f || is_backward(*f) || !f->emits_lse)
-    throw UsageError("--forward " + opt.forward + ": not a forward phase that emits the LSE; those are: " +
-                     lse_phase_ids());
-  for (const Shape& s : shapes)
-    if (auto why = f->can_implement(s))
-      throw UsageError("--forward phase " + opt.forward + " cannot run shape " + shape_name(s) + ": " + *why);
-  return f;
-}
-
 Plan plan_run(const Phase& phase, const Options& opt) {
   Plan plan;
   try {
@@ -397,13 +381,13 @@ Plan plan_run(const Phase& phase, const Options& opt) {
       plan.shapes.push_back(s);
     }
     plan.inputs = parse_inputs_list(opt.inputs);
+    plan.forward = lse_forward(phase, opt.forward, plan.shapes);
     const auto [pc_sampling, counter_groups] = profiler::split_pcsampling(opt.metrics);
     plan.pc_sampling = pc_sampling;
     plan.metric_groups = profiler::parse_metric_groups(counter_groups);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  plan.forward = forward_phase(phase, opt, plan.shapes);
   if (opt.timing.regimes.empty()) throw UsageError("--regimes names no regime; give cold, warm or graph");
   if (opt.timing.rule.min_samples < 2 || opt.timing.rule.max_samples < opt.timing.rule.min_samples)
     throw UsageError("need 2 <= --min-samples <= --max-samples");
