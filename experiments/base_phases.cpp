@@ -2,6 +2,10 @@
 // scripts/base-tree writes with their namespaces renamed (phase_5 -> phase_5_base, phase_d4 ->
 // phase_d4_base, experiments/CMakeLists.txt), added to attnlab-ab-base's phases as 5-base and
 // d4-base so that a change to a kernel is A/B'd against the kernel before it in one process.
+// The base's kernel files compile against this tree's kernels/registry.hpp, so the base must
+// declare its phases with this tree's function types: a base from before a change to them (the
+// SM count that Phase::work_items takes, say) does not build; the commit before a kernel change,
+// the base such an A/B wants, always does.
 #include <string>
 #include <vector>
 

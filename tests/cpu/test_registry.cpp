@@ -177,7 +177,7 @@ TEST(Registry, Phase5lseIsPhase5WithTheLse) {
     const Shape s = parse_shape(spec);
     EXPECT_EQ(lse->can_implement(s), p5->can_implement(s)) << spec;
     EXPECT_EQ(workspace_bytes(*lse, s), workspace_bytes(*p5, s)) << spec;
-    EXPECT_EQ(lse->work_items(s), p5->work_items(s)) << spec;
+    EXPECT_EQ(lse->work_items(s, 132), p5->work_items(s, 132)) << spec;
     const auto a = lse->launch_geometry(s, 132), b = p5->launch_geometry(s, 132);
     ASSERT_TRUE(a && b) << spec;
     EXPECT_EQ(a->grid.x, b->grid.x) << spec;
