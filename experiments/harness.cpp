@@ -418,7 +418,7 @@ RunRecord record_header(const Phase& phase, const Options& opt, const Plan& plan
   if (evidence) {
     record.metrics_config = evidence->config();
   } else {
-    record.metrics_config.not_collected =
+    record.metrics_config.emplace().not_collected =
         opt.profile_launch ? "--profile-launch: Nsight Compute collects" : "--check-only: nothing is timed";
   }
   return record;

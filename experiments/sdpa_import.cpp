@@ -155,12 +155,13 @@ Correctness correctness(const SdpaRawCorrectness& c, const Shape& s) {
 }
 
 // `headline`: the run's (TimingRequest::headline), which a timed entry ran.
-SdpaResult result(const SdpaRawResult& raw, const std::string& headline) {
-  SdpaResult r;
+ResultEntry result(const SdpaRawResult& raw, const std::string& headline) {
+  ResultEntry r;
   r.shape = raw.shape;
   r.scale = raw.scale;
+  r.available = raw.unavailable.empty();
   r.unavailable_reason = raw.unavailable;
-  if (!raw.unavailable.empty()) return r;
+  if (!*r.available) return r;
   r.correctness = correctness(raw.correctness, raw.shape);
   if (raw.regimes.empty()) return r;
   r.headline_regime = headline;
@@ -177,23 +178,26 @@ SdpaResult result(const SdpaRawResult& raw, const std::string& headline) {
 
 }  // namespace
 
-SdpaRunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
+RunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
   const BackendInfo* b = nullptr;
   for (const BackendInfo& x : kBackends)
     if (raw.backend == x.name) b = &x;
   if (!b) throw std::runtime_error("unknown backend '" + raw.backend + "'");
-  SdpaRunRecord rec;
+  RunRecord rec;
   rec.phase = std::string("sdpa-") + b->name;
+  rec.direction = Direction::kForward;
   rec.experiment = {b->title,
                     std::string("torch.nn.functional.scaled_dot_product_attention under "
                                 "torch.nn.attention.sdpa_kernel(") + b->sdp_backend + ")",
                     "What do PyTorch's SDPA kernels take on this GPU at the phases' shapes and "
                     "regimes: the baseline every phase is compared with."};
   rec.started_utc = utc_iso8601(raw.started_unix_s);
-  SdpaProvenance& p = rec.provenance;
+  Provenance& p = rec.provenance;
   p.git = ctx.git;
   p.argv = raw.argv;
-  p.versions = {raw.driver, 0, raw.torch, raw.torch_cuda, raw.cudnn};
+  p.torch = TorchVersions{raw.torch, raw.torch_cuda};
+  p.versions.driver = raw.driver;
+  p.versions.cudnn = raw.cudnn;
   // The CUDA torch was built with, as the runtime version number: "13.0" -> 13000.
   const std::size_t dot = raw.torch_cuda.find('.');
   try {

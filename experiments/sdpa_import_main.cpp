@@ -25,11 +25,11 @@ namespace {
 
 // Each timed regime's statistics, one line each, as the baseline printed them while it computed
 // them itself.
-void print_timing(const SdpaRunRecord& rec) {
-  for (const SdpaResult& r : rec.results)
+void print_timing(const RunRecord& rec) {
+  for (const ResultEntry& r : rec.results)
     for (const auto& [name, t] : r.timing)
       std::printf("%s %s %s: median %.2f us (p10 %.2f, p90 %.2f, noise %.2f%%, %lld samples, %s) %.2f TFLOPS\n",
-                  shape_name(r.shape).c_str(), rec.options.backend.c_str(), name.c_str(), t.median_ns / 1e3,
+                  shape_name(r.shape).c_str(), rec.options.backend->c_str(), name.c_str(), t.median_ns / 1e3,
                   t.p10_ns / 1e3, t.p90_ns / 1e3, t.noise_pct, t.count, t.stop_reason.c_str(), t.tflops);
 }
 
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   SdpaRaw raw;
-  SdpaRunRecord record;
+  RunRecord record;
   try {
     raw = read_sdpa_raw(raw_file);
     record = sdpa_record(raw, run_context());
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       file = create_run_directory(results_dir, record.phase, utc_stamp(raw.started_unix_s),
                                   short_sha(record.provenance.git)) / "run.json";
     }
-    write_sdpa_record(file, record);
+    write_run_record(file, record);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
     return 3;

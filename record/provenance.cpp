@@ -50,25 +50,47 @@ ordered_json to_json(const GpuIdentity& g) {
   return j;
 }
 
+namespace {
+
+// A PyTorch run's build and versions (Provenance::torch).
+void put_torch_build(ordered_json& j, const ToolVersions& v, const TorchVersions& t) {
+  j["build"] = {{"type", "pytorch"}, {"cuda_architectures", nullptr}, {"cuda_flags", nullptr},
+                {"cxx_flags", nullptr}, {"cxx_compiler", nullptr}};
+  j["versions"] = {{"nvcc", nullptr},        {"driver", v.driver},
+                   {"runtime", v.runtime},   {"cupti", nullptr},
+                   {"torch", t.torch},       {"torch_cuda", t.torch_cuda},
+                   {"cudnn", v.cudnn ? ordered_json(*v.cudnn) : ordered_json()}};
+}
+
+}  // namespace
+
 ordered_json to_json(const Provenance& p) {
   ordered_json j;
   j["git"] = {{"commit", p.git.commit}, {"dirty", p.git.dirty}};
   j["argv"] = p.argv;
-  j["build"] = {{"type", p.build.type},
-                {"cuda_architectures", p.build.cuda_architectures},
-                {"cuda_flags", p.build.cuda_flags},
-                {"cxx_flags", p.build.cxx_flags},
-                {"cxx_compiler", p.build.cxx_compiler}};
-  j["versions"] = {{"nvcc", p.versions.nvcc},
-                   {"driver", p.versions.driver},
-                   {"runtime", p.versions.runtime},
-                   {"cupti", p.versions.cupti}};
-  if (p.versions.cudnn) j["versions"]["cudnn"] = *p.versions.cudnn;
-  if (p.versions.cudnn_header) j["versions"]["cudnn_header"] = *p.versions.cudnn_header;
+  if (p.torch) {
+    put_torch_build(j, p.versions, *p.torch);
+  } else {
+    j["build"] = {{"type", p.build.type},
+                  {"cuda_architectures", p.build.cuda_architectures},
+                  {"cuda_flags", p.build.cuda_flags},
+                  {"cxx_flags", p.build.cxx_flags},
+                  {"cxx_compiler", p.build.cxx_compiler}};
+    j["versions"] = {{"nvcc", p.versions.nvcc},
+                     {"driver", p.versions.driver},
+                     {"runtime", p.versions.runtime},
+                     {"cupti", p.versions.cupti}};
+    if (p.versions.cudnn) j["versions"]["cudnn"] = *p.versions.cudnn;
+    if (p.versions.cudnn_header) j["versions"]["cudnn_header"] = *p.versions.cudnn_header;
+  }
   j["gpu"] = to_json(p.gpu);
   j["seed"] = p.seed;
+  // The baseline's records have always held the sweep before the inputs and the host, the
+  // harness's after the host.
+  if (p.torch && !p.sweep_id.empty()) j["sweep_id"] = p.sweep_id;
+  if (!p.inputs.empty()) j["inputs"] = p.inputs;
   j["host"] = p.host;
-  if (!p.sweep_id.empty()) j["sweep_id"] = p.sweep_id;
+  if (!p.torch && !p.sweep_id.empty()) j["sweep_id"] = p.sweep_id;
   return j;
 }
 
@@ -103,6 +125,10 @@ ordered_json to_json(const SamplingOptions& o) {
 
 ordered_json to_json(const RecordedOptions& o) {
   ordered_json j = to_json(static_cast<const SamplingOptions&>(o));
+  if (o.backend) {
+    j["backend"] = *o.backend;
+    return j;
+  }
   j["metrics"] = o.metrics;
   j["throttled"] = o.throttled;
   j["inputs"] = o.inputs;
@@ -164,17 +190,22 @@ Provenance read_provenance(const ordered_json& root, const std::string& b) {
   Provenance p;
   p.git = {string_at(root, b + "/git/commit"), bool_at(root, b + "/git/dirty")};
   p.argv = value_at<std::vector<std::string>>(root, b + "/argv");
-  p.build = {string_at(root, b + "/build/type"), string_at(root, b + "/build/cuda_architectures"),
-             string_at(root, b + "/build/cuda_flags"), string_at(root, b + "/build/cxx_flags"),
-             string_at(root, b + "/build/cxx_compiler")};
-  p.versions.nvcc = string_at(root, b + "/versions/nvcc");
+  if (find(root, b + "/versions/torch")) {
+    p.torch = TorchVersions{string_at(root, b + "/versions/torch"), string_at(root, b + "/versions/torch_cuda")};
+  } else {
+    p.build = {string_at(root, b + "/build/type"), string_at(root, b + "/build/cuda_architectures"),
+               string_at(root, b + "/build/cuda_flags"), string_at(root, b + "/build/cxx_flags"),
+               string_at(root, b + "/build/cxx_compiler")};
+    p.versions.nvcc = string_at(root, b + "/versions/nvcc");
+    p.versions.cupti = value_at<std::uint32_t>(root, b + "/versions/cupti");
+    p.versions.cudnn_header = value_or_null_at<long long>(root, b + "/versions/cudnn_header");
+  }
   p.versions.driver = value_at<int>(root, b + "/versions/driver");
   p.versions.runtime = value_at<int>(root, b + "/versions/runtime");
-  p.versions.cupti = value_at<std::uint32_t>(root, b + "/versions/cupti");
   p.versions.cudnn = value_or_null_at<long long>(root, b + "/versions/cudnn");
-  p.versions.cudnn_header = value_or_null_at<long long>(root, b + "/versions/cudnn_header");
   p.gpu = read_gpu_identity(root, b + "/gpu");
   p.seed = value_at<std::uint64_t>(root, b + "/seed");
+  p.inputs = optional_string_at(root, b + "/inputs").value_or("");
   p.host = string_at(root, b + "/host");
   p.sweep_id = optional_string_at(root, b + "/sweep_id").value_or("");
   return p;
@@ -205,6 +236,10 @@ SamplingOptions read_sampling_options(const ordered_json& root, const std::strin
 RecordedOptions read_recorded_options(const ordered_json& root, const std::string& b) {
   RecordedOptions o;
   static_cast<SamplingOptions&>(o) = read_sampling_options(root, b);
+  if (find(root, b + "/backend")) {
+    o.backend = string_at(root, b + "/backend");
+    return o;
+  }
   o.metrics = string_at(root, b + "/metrics");
   o.throttled = string_at(root, b + "/throttled");
   o.inputs = string_at(root, b + "/inputs");

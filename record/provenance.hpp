@@ -1,8 +1,8 @@
 // Where a run came from and how it was run: the record's "provenance", "options" and each
 // result's "shape", as typed structs with their one JSON mapping. The harness fills them from
 // CUDA, CUPTI and its build; the report tool reads the identity back (`read_identity`).
-// The SDPA baseline's records (record/sdpa.hpp) share the GPU block; their build and versions
-// name PyTorch's.
+// The PyTorch SDPA baseline's runs (experiments/sdpa_import.hpp) fill the same structs; their
+// build and versions name PyTorch's (Provenance::torch).
 #pragma once
 
 #include <cstddef>
@@ -65,15 +65,27 @@ struct GpuAttributes {
 };
 GpuIdentity gpu_identity(const GpuAttributes& a);
 
+// The PyTorch that ran a baseline's kernels: torch's version and the CUDA it was built with.
+struct TorchVersions {
+  std::string torch, torch_cuda;
+};
+
 struct Provenance {
   GitState git;
   std::vector<std::string> argv;
-  BuildFlags build;
+  BuildFlags build;  // unused where `torch` is set
   ToolVersions versions;
   GpuIdentity gpu;
   std::uint64_t seed = 0;
   std::string host;
   std::string sweep_id;  // the sweep the run belongs to (scripts/sweep.sh); empty: none, not written
+  // A run of PyTorch's kernels (the SDPA baseline): no kernel was built here, so the build block
+  // names PyTorch with its flags null, and the versions hold torch's, nvcc and CUPTI null and
+  // cuDNN's null where torch has none. nullopt: a run of this project's build.
+  std::optional<TorchVersions> torch;
+  // How the baseline drew its inputs (torch's generator, not the harness's); the harness records
+  // its input distributions in the options instead. Empty: not written.
+  std::string inputs;
 };
 
 // The timing a run was asked for (a TimingRequest), as both the phases' records and the SDPA
@@ -104,6 +116,9 @@ struct RecordedOptions : SamplingOptions {
   std::string throttled;
   std::string inputs;
   bool profile_launch = false;
+  // The PyTorch SDPA backend a baseline run called (cudnn, flash, efficient). Where set, the
+  // record holds it in place of the four options above, which only the harness has.
+  std::optional<std::string> backend;
 };
 
 // "uuid" of 16 bytes as CUDA's cudaUUID_t holds them, in the 8-4-4-4-12 form nvidia-smi prints.
@@ -117,7 +132,7 @@ nlohmann::ordered_json to_json(const RecordedOptions& o);
 // A result's "shape": sizes, masking, dtype and the softmax scale the kernel used.
 nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
 
-// Read the blocks as to_json wrote them (a record of the harness); throw FieldError
+// Read the blocks as to_json wrote them; throw FieldError
 // (record/fields.hpp) naming the field.
 Provenance read_provenance(const nlohmann::ordered_json& root, const std::string& base);
 // The "gpu" block of any writer's provenance (the SDPA baseline's too).

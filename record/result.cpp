@@ -1,5 +1,5 @@
-// The run record's header and result entries: their JSON mapping, in the key order every
-// record of the harness has, and the reader that restores them.
+// The run record's header and result entries: their JSON mapping, in the key order the records
+// of the harness and of the SDPA baseline have, and the reader that restores them.
 #include "record/result.hpp"
 
 #include <algorithm>
@@ -74,9 +74,22 @@ void read_timing(const ordered_json& root, const std::string& b, ResultEntry& r)
   r.headline_regime = string_at(root, b + "/headline_regime");
 }
 
+// An unavailable entry's check, as the baseline's records have always held it.
+ordered_json skipped_correctness() {
+  return {{"passed", nullptr}, {"max_abs_err", nullptr}, {"max_rel_err", nullptr},
+          {"rows_checked", 0},  {"skipped", "backend unavailable for this shape"}};
+}
+
 ResultEntry read_result(const ordered_json& root, const std::string& b) {
   ResultEntry r;
   r.shape = read_shape(root, b + "/shape", &r.scale);
+  if (find(root, b + "/available")) {
+    r.available = bool_at(root, b + "/available");
+    if (!*r.available) {
+      r.unavailable_reason = string_at(root, b + "/unavailable_reason");
+      return r;
+    }
+  }
   r.correctness = read_correctness(root, b + "/correctness");
   read_timing(root, b, r);
   if (const ordered_json* m = find(root, b + "/metrics")) {
@@ -100,8 +113,11 @@ ordered_json to_json(const ResultEntry& r) {
   j["shape"] = shape_to_json(r.shape, r.scale);
   j["flops"] = pass_flops(r.shape, r.direction);
   j["min_bytes"] = pass_min_bytes(r.shape, r.direction);
-  j["correctness"] = to_json(r.correctness);
-  const RegimeTiming* h = r.headline();
+  const bool unavailable = r.available == false;
+  if (r.available) j["available"] = *r.available;
+  if (unavailable) j["unavailable_reason"] = r.unavailable_reason;
+  j["correctness"] = unavailable ? skipped_correctness() : to_json(r.correctness);
+  const RegimeTiming* h = unavailable ? nullptr : r.headline();
   if (h) {
     j["timing"] = ordered_json::object();
     for (const auto& [name, t] : r.timing) j["timing"][name] = to_json(t);
@@ -142,10 +158,15 @@ ordered_json to_json(const RunRecord& r) {
   j["started_utc"] = r.started_utc;
   j["provenance"] = to_json(r.provenance);
   j["options"] = to_json(r.options);
-  j["metrics_config"] = to_json(r.metrics_config);
+  if (r.metrics_config) j["metrics_config"] = to_json(*r.metrics_config);
   j["results"] = ordered_json::array();
-  for (const ResultEntry& e : r.results) j["results"].push_back(to_json(e));
+  std::vector<std::string> unavailable;
+  for (const ResultEntry& e : r.results) {
+    j["results"].push_back(to_json(e));
+    if (e.available == false) unavailable.push_back(shape_name(e.shape));
+  }
   if (r.error) j["error"] = *r.error;
+  if (!unavailable.empty()) j["unavailable_shapes"] = unavailable;
   if (r.ncu_profile) j["ncu_profile"] = to_json(*r.ncu_profile);
   return j;
 }
@@ -165,7 +186,7 @@ RunRecord read_run_record(const ordered_json& j) {
   r.started_utc = string_at(j, "/started_utc");
   r.provenance = read_provenance(j, "/provenance");
   r.options = read_recorded_options(j, "/options");
-  r.metrics_config = read_metrics_config(j, "/metrics_config");
+  if (find(j, "/metrics_config")) r.metrics_config = read_metrics_config(j, "/metrics_config");
   for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
     r.results.push_back(read_result(j, "/results/" + std::to_string(i)));
   for (ResultEntry& e : r.results) e.direction = r.direction.value_or(Direction::kForward);

@@ -1,7 +1,8 @@
-// The run record as the harness writes it, typed: the header (attnlab.run/1's top-level keys)
-// and one result entry per shape, each block a struct of record/ with its one JSON mapping, so
-// that writers fill structs and only record/ writes JSON. read_run_record restores a record the
-// harness wrote; to_json of what it returns is the same bytes (tests/cpu/test_result.cpp).
+// The run record, typed: the header (attnlab.run/1's top-level keys) and one result entry per
+// shape, each block a struct of record/ with its one JSON mapping, so that writers fill structs
+// and only record/ writes JSON. The harness and attnlab-sdpa-import (the PyTorch SDPA baseline)
+// write it; read_run_record restores a record either wrote, and to_json of what it returns is
+// the same bytes (tests/reports/test_record_roundtrip.cpp).
 #pragma once
 
 #include <filesystem>
@@ -38,6 +39,11 @@ struct StaticEvidence {
 // are not written; "timing", "headline_regime", "tflops" and "dram_gbps_min_bytes" are null.
 struct ResultEntry {
   Shape shape;
+  // The PyTorch SDPA baseline's entries say whether its backend ran the shape ("available");
+  // the harness's do not (nullopt), since a phase that cannot run a shape refuses the run.
+  // An unavailable entry has its reason and no check and no timing.
+  std::optional<bool> available;
+  std::string unavailable_reason;
   // The run's pass (RunRecord::direction), which sets the entry's flops and min_bytes.
   Direction direction = Direction::kForward;
   double scale = 0;  // the softmax scale the kernel used
@@ -72,15 +78,15 @@ struct RunRecord {
   std::string started_utc;  // ISO 8601
   Provenance provenance;
   RecordedOptions options;
-  MetricsConfig metrics_config;
+  std::optional<MetricsConfig> metrics_config;  // the harness's; the SDPA baseline collects none
   std::vector<ResultEntry> results;
   std::optional<std::string> error;  // a fault mid-run
   std::optional<NcuProfile> ncu_profile;  // how ncu ran (attnlab-ncu-import)
 };
 
 nlohmann::ordered_json to_json(const ResultEntry& r);
+// "unavailable_shapes" follows the results where an entry is unavailable: their names.
 nlohmann::ordered_json to_json(const RunRecord& r);
-// The "experiment" block, which the harness's and the SDPA baseline's records share.
 nlohmann::ordered_json to_json(const ExperimentInfo& e);
 ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::string& base);
 
@@ -124,9 +130,8 @@ Direction read_direction(const nlohmann::ordered_json& record);
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);
 
-// Reads a record the harness wrote (not the SDPA baseline's, whose entries differ:
-// record/sdpa.hpp); throws
-// FieldError (record/fields.hpp) naming the field.
+// Reads a record the harness or attnlab-sdpa-import wrote; throws FieldError (record/fields.hpp)
+// naming the field.
 RunRecord read_run_record(const nlohmann::ordered_json& record);
 
 }  // namespace attnlab

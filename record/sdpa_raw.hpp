@@ -1,6 +1,6 @@
 // The SDPA baseline's raw measurements (attnlab.sdpa-raw/1): what experiments/sdpa_baseline.py
 // measured with PyTorch, written as JSON after every shape; attnlab-sdpa-import turns it into the
-// run record (record/sdpa.hpp) with the harness's statistics and provenance. The reader checks
+// run record (record/result.hpp) with the harness's statistics and provenance. The reader checks
 // every field and names the first bad one in one line.
 //
 // Format (every key required unless marked; numbers are JSON numbers, times in ns):

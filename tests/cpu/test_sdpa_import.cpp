@@ -63,7 +63,7 @@ struct RawFile {
   ~RawFile() { fs::remove(path); }
 };
 
-SdpaRunRecord import(const ordered_json& doc) {
+RunRecord import(const ordered_json& doc) {
   RawFile f(doc.dump());
   return sdpa_record(read_sdpa_raw(f.path), {{"abcdef0123456789", true}, "testhost", "sweep-1"});
 }
@@ -85,7 +85,7 @@ std::string refusal(const std::string& text) {
 }  // namespace
 
 TEST(SdpaImport, HeaderAndProvenanceComeFromTheRawFileAndTheBuild) {
-  const SdpaRunRecord rec = import(raw_doc());
+  const RunRecord rec = import(raw_doc());
   EXPECT_EQ(rec.phase, "sdpa-flash");
   EXPECT_EQ(rec.status, "ok");
   EXPECT_EQ(rec.experiment.title, "PyTorch SDPA, flash backend (FlashAttention-2)");
@@ -111,8 +111,8 @@ TEST(SdpaImport, HeaderAndProvenanceComeFromTheRawFileAndTheBuild) {
 }
 
 TEST(SdpaImport, CupTiRegimeSpansBusyTimesAndKernelSharesFromTheCalls) {
-  const SdpaRunRecord rec = import(raw_doc());
-  const SdpaResult& r = rec.results.at(0);
+  const RunRecord rec = import(raw_doc());
+  const ResultEntry& r = rec.results.at(0);
   EXPECT_EQ(r.headline_regime, "cold");
   ASSERT_EQ(r.timing.size(), 2u);
   const RegimeTiming& cold = r.timing[0].second;
@@ -146,7 +146,7 @@ TEST(SdpaImport, CupTiRegimeSpansBusyTimesAndKernelSharesFromTheCalls) {
 }
 
 TEST(SdpaImport, GraphRegimeSummarisesItsSamplesWithTheHarnessStatistics) {
-  const SdpaRunRecord rec = import(raw_doc());
+  const RunRecord rec = import(raw_doc());
   const RegimeTiming& graph = rec.results.at(0).timing.at(1).second;
   const stats::Summary s = stats::summarize({300.0, 100.0, 200.0});
   EXPECT_EQ(graph.median_ns, s.median);
@@ -164,7 +164,7 @@ TEST(SdpaImport, CorrectnessGetsTheRuleAndTheShapesRowCount) {
   doc["results"][0]["correctness"]["passed"] = false;
   doc["results"][0]["correctness"]["failure"] = "two calls on the same inputs gave different outputs";
   doc["results"][0].erase("regimes");
-  const SdpaRunRecord rec = import(doc);
+  const RunRecord rec = import(doc);
   EXPECT_EQ(rec.status, "failed");
   const Correctness& c = rec.results.at(0).correctness;
   EXPECT_EQ(c.rows_total, 1 * 2 * 64);
@@ -178,7 +178,7 @@ TEST(SdpaImport, AnUnavailableShapeOrAFaultFailsTheRun) {
   ordered_json doc = raw_doc();
   doc["results"].push_back({{"shape", {{"B", 1}, {"H", 2}, {"H_kv", 2}, {"S", 64}, {"D", 96}, {"causal", false}, {"scale", 0.1}}},
                             {"unavailable", "head dim 96 not supported"}});
-  SdpaRunRecord rec = import(doc);
+  RunRecord rec = import(doc);
   EXPECT_EQ(rec.status, "failed");
   EXPECT_EQ(to_json(rec)["unavailable_shapes"], ordered_json({"1x2x64x96"}));
   doc = raw_doc();

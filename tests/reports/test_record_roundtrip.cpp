@@ -1,10 +1,12 @@
 // The run record written once, typed (record/result.hpp): every committed record of the C++
 // harness, read into the structs the harness fills and written back through their one JSON
 // mapping, gives the committed bytes (keys, order, number formatting, indentation). The SDPA
-// baseline's records ("available" in their entries) have their own layout and test
-// (record/sdpa.hpp, test_sdpa_roundtrip.cpp).
+// baseline's records, written by the same structs ("available" in their entries, PyTorch's
+// versions), have their own round-trip test (test_sdpa_roundtrip.cpp), since Python wrote the
+// older ones' numbers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -111,7 +113,7 @@ TEST(RecordRoundTrip, AnUntimedEntryHasNullTimingAndItsStaticEvidenceLast) {
 TEST(RecordRoundTrip, TheHeaderOfARunThatCollectsNothingSaysWhy) {
   RunRecord rec;
   rec.phase = "4";
-  rec.metrics_config.not_collected = "--check-only: nothing is timed";
+  rec.metrics_config.emplace().not_collected = "--check-only: nothing is timed";
   const ordered_json j = to_json(rec);
   EXPECT_EQ(j["schema"], kRunSchema);
   EXPECT_EQ(j["status"], "incomplete");
@@ -146,7 +148,10 @@ TEST(RecordRoundTrip, ABackwardRunSaysSoAndCountsTheBackwardsWork) {
 // collects (counters, static facts, SASS, ptxas, PC samples, per-kernel times), with the blocks
 // no committed record has yet added from the structs (a run error, Nsight Compute's values and
 // profile), is written through the one mapping, read back to the same bytes, and validated
-// against attnlab.run/1 by scripts/validate-records (skipped without the jsonschema package).
+// against attnlab.run/1 by scripts/validate-records (skipped without the jsonschema package);
+// so is a committed SDPA baseline record of the current layout, with the blocks only such runs
+// write (PyTorch's versions, the backend, an unavailable shape and the list of them, the inputs,
+// a sweep) and a run error.
 TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
   std::optional<RunRecord> rec;
   for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
@@ -181,4 +186,30 @@ TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
   const ordered_json written = to_json(*rec);
   EXPECT_EQ(to_json(read_run_record(written)).dump(2), written.dump(2));
   attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, written, "run");
+
+  std::optional<RunRecord> sdpa;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (entry.path().filename() != "run.json.gz") continue;
+    const ordered_json j = ordered_json::parse(read_record_text(entry.path()));
+    if (harness_record(j) || !j["results"].at(0).contains("kernels")) continue;
+    sdpa = read_run_record(j);
+    break;
+  }
+  ASSERT_TRUE(sdpa) << "no committed SDPA record of the current layout";
+  ASSERT_TRUE(sdpa->provenance.torch && sdpa->options.backend && !sdpa->metrics_config);
+  ResultEntry unavailable;
+  unavailable.shape = sdpa->results.at(0).shape;
+  unavailable.shape.D = 96;
+  unavailable.scale = 1 / std::sqrt(96.0);
+  unavailable.available = false;
+  unavailable.unavailable_reason = "no kernel for head dim 96";
+  sdpa->results.push_back(unavailable);
+  sdpa->provenance.versions.cudnn.reset();
+  sdpa->provenance.sweep_id = "20261128T000000Z-example";
+  sdpa->error = "RuntimeError: a fault after the second shape";
+  sdpa->options.headline_regime = sdpa->results.at(0).headline_regime;
+  const ordered_json baseline = to_json(*sdpa);
+  EXPECT_EQ(baseline["unavailable_shapes"].size(), 1u);
+  EXPECT_EQ(to_json(read_run_record(baseline)).dump(2), baseline.dump(2));
+  attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, baseline, "sdpa");
 }

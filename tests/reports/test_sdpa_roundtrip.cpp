@@ -1,6 +1,7 @@
-// The SDPA baseline's record written once, typed (record/sdpa.hpp): every committed record of
-// its current layout, read into the structs attnlab-sdpa-import fills and written back through
-// their one mapping, gives the committed bytes, so the importer writes what the reports read.
+// The SDPA baseline's record is a run record (record/result.hpp): every committed record of its
+// current layout, read by read_run_record into the structs attnlab-sdpa-import fills (the
+// harness's) and written back through their one mapping, gives the committed bytes, so the
+// importer writes what the reports read.
 // The one allowed difference: Python's json wrote a double as repr does, nlohmann as its grisu2
 // does; both print the shortest digits that read back as the same double, but where two such
 // 17-digit strings exist they may pick different last digits (4137184.1430664063 against
@@ -17,7 +18,6 @@
 #include "record/fields.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
-#include "record/sdpa.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -76,7 +76,7 @@ TEST(SdpaRecordRoundTrip, EveryCommittedRecordIsWrittenBackByteForByte) {
     const ordered_json j = ordered_json::parse(text);
     if (!current_sdpa_record(j)) continue;
     try {
-      EXPECT_EQ(first_difference(to_json(read_sdpa_record(j)).dump(2) + "\n", text, &reformatted), "")
+      EXPECT_EQ(first_difference(to_json(read_run_record(j)).dump(2) + "\n", text, &reformatted), "")
           << entry.path();
       ++records;
     } catch (const FieldError& e) {
@@ -90,10 +90,12 @@ TEST(SdpaRecordRoundTrip, EveryCommittedRecordIsWrittenBackByteForByte) {
 }
 
 TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
-  SdpaRunRecord rec;
+  RunRecord rec;
   rec.phase = "sdpa-efficient";
+  rec.options.backend = "efficient";
   rec.results.emplace_back();
   rec.results.back().shape = Shape{};
+  rec.results.back().available = false;
   rec.results.back().unavailable_reason = "no kernel for this shape";
   const ordered_json j = to_json(rec);
   const ordered_json& r = j["results"][0];
@@ -102,9 +104,12 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
   EXPECT_TRUE(r["correctness"]["passed"].is_null());
   EXPECT_TRUE(r["timing"].is_null());
   EXPECT_EQ(j["unavailable_shapes"].size(), 1u);
+  EXPECT_FALSE(j.contains("metrics_config"));
   EXPECT_EQ(record_problems(j), std::vector<std::string>{});
-  const SdpaRunRecord back = read_sdpa_record(j);
+  const RunRecord back = read_run_record(j);
+  EXPECT_EQ(back.results.at(0).available, false);
   EXPECT_EQ(back.results.at(0).unavailable_reason, "no kernel for this shape");
+  EXPECT_EQ(to_json(back).dump(), j.dump());
 }
 
 // Both writers' entries read through one reader of result entries (read_recorded_result): the
@@ -112,9 +117,10 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
 // the regime the record names; a check-only run's entry that holds timing is refused, and so is
 // an entry leading with another regime than the one the options name.
 TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
-  SdpaRunRecord rec;
+  RunRecord rec;
   rec.phase = "sdpa-efficient";
   rec.results.emplace_back();
+  rec.results.back().available = false;
   rec.results.back().unavailable_reason = "no kernel for this shape";
   ordered_json j = to_json(rec);
   SamplingOptions timed_run;
