@@ -112,22 +112,10 @@ RegimeTiming regime_timing(const profiler::RegimeResult& r, const Shape& s, Dire
 }
 
 Correctness correctness_block(const GateResult& g, const Shape& s, Inputs inputs) {
-  const CheckResult& c = g.check;
-  Correctness corr;
+  Correctness corr = correctness_block(g.check, s, inputs);
   corr.passed = g.passed;
-  corr.max_abs_err = c.max_abs_err;
-  corr.max_rel_err = c.max_rel_err;
-  corr.tolerance_abs = c.row_tolerance_rms;
-  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
-  corr.rows_checked = c.rows_checked;
-  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
-  corr.nonfinite = c.nonfinite;
-  corr.rule = kRowRmsRule;
-  corr.inputs = inputs_name(inputs);
-  corr.row_rms_err = c.row_rms_err;
-  corr.row_err_ratio = c.row_err_ratio;
-  corr.elements_scanned = c.elements_scanned;
   corr.repeat_identical = g.repeat_identical;
+  corr.failure.reset();
   if (!g.passed) corr.failure = g.failure;
   corr.input_format = input_format_name(g.format);
   corr.input_scales = g.scales;

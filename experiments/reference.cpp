@@ -3,6 +3,7 @@
 
 #include "experiments/fp8_inputs.hpp"
 #include "experiments/parallel_for.hpp"
+#include "record/constants.hpp"
 
 #include <unistd.h>
 
@@ -465,6 +466,25 @@ LseCheck check_lse(const Shape& s, const HostTensors& in, double scale, const st
     c.first_failure = os.str();
   }
   return c;
+}
+
+Correctness correctness_block(const CheckResult& c, const Shape& s, Inputs inputs) {
+  Correctness corr;
+  corr.passed = c.passed;
+  corr.max_abs_err = c.max_abs_err;
+  corr.max_rel_err = c.max_rel_err;
+  corr.tolerance_abs = c.row_tolerance_rms;
+  corr.naive_fp16_max_abs_err = c.naive_max_abs_err;
+  corr.rows_checked = c.rows_checked;
+  corr.rows_total = std::int64_t(s.B) * s.H * s.S;
+  corr.nonfinite = c.nonfinite;
+  corr.rule = kRowRmsRule;
+  corr.inputs = inputs_name(inputs);
+  corr.row_rms_err = c.row_rms_err;
+  corr.row_err_ratio = c.row_err_ratio;
+  corr.elements_scanned = c.elements_scanned;
+  if (!c.passed) corr.failure = c.first_failure;
+  return corr;
 }
 
 double rms_error(const Shape& s, const HostTensors& in, double scale, const std::vector<__half>& out,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/problem.hpp"
+#include "record/correctness.hpp"
 
 namespace attnlab {
 
@@ -143,6 +144,12 @@ double half_ulp_fp16(double x);
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
                          const std::vector<__half>& out, const std::vector<RowRef>& rows,
                          Grade grade = Grade::kFp16);
+
+// The record's correctness block of a check on inputs drawn from `inputs`: its figures, the row
+// rule, the shape's row count, and its failure where it failed. The harness's gate
+// (experiments/record_fill.hpp) and the SDPA baseline's importer (experiments/sdpa_import.hpp)
+// add what their launches showed (repeat launches, poisoned output).
+Correctness correctness_block(const CheckResult& c, const Shape& s, Inputs inputs);
 
 // The rms of out - ref over every element of the given rows, ref the fp64 reference on `in`
 // (inf where one of them is NaN or inf). On the inputs before quantisation it is the error an

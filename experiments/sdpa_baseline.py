@@ -2,9 +2,11 @@
 """PyTorch SDPA baseline: torch's fused attention backends (cuDNN, flash, memory-efficient),
 checked against an fp64 reference and timed in the harness's regimes, written as attnlab.run/1
 records (phases sdpa-cudnn, sdpa-flash, sdpa-efficient) beside the C++ phases' records.
-This script does what needs PyTorch and writes the raw measurements (record/sdpa_raw.hpp);
-attnlab-sdpa-import (--importer), run at the end, computes the statistics and provenance with
-the harness's code and writes the record.
+This script does only what needs PyTorch: it draws the inputs, calls SDPA, and collects raw
+samples and outputs. attnlab-sdpa-import (--importer), built from the harness's code, does the
+rest: it parses the shapes, checks each output, answers the graph regime's stopping rule while
+it samples, and at the end turns the raw measurements (record/sdpa_raw.hpp) into the record
+with the harness's statistics and provenance.
 
   python3 experiments/sdpa_baseline.py                       # throughput and latency, every backend
   python3 experiments/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
@@ -21,21 +23,20 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   regime does not stop early on low noise.
 - graph: CUDA events around each replay of a CUDA graph of k calls (k sized so that a replay
   holds about 200 us of work, at most 20), queued behind torch.cuda._sleep so the host's
-  enqueueing stays out of the interval; divided by k.
-- Graph sampling stops as in common/stats.cpp: at least --min-samples, then relative noise
-  under --noise-target, or --max-time per regime (twice that when the minimum is not reached).
+  enqueueing stays out of the interval; divided by k. After each batch of replays the importer
+  says, by common/stats.cpp's rule, whether to stop: at least --min-samples, then relative
+  noise under --noise-target, or --max-time per regime (twice that when the minimum is not
+  reached).
 - Inputs are N(0,1) fp32 from torch.Generator(cuda).manual_seed(seed), rounded to fp16: the
   seed reproduces them under the same torch and GPU, but they are not bit-identical to the
   C++ phases' counter-based inputs (the record says so).
-- Correctness: the rows experiments/reference.cpp would pick for this seed (all while cheap,
-  else a sample of 256 plus the first and last rows), against fp64 attention computed in torch
-  on the GPU, by reference.hpp's row rule: each row's rms error at most err_factor times the
-  rms of a naive fp16 implementation's expected error on that row (reference.cpp's
-  expected_naive_error_row) plus the rms of half an fp16 ulp of the reference; every output
-  element is scanned for NaN/inf. torch allocates the output, so it cannot be poisoned first; a second call must
-  give the same bits.
-The regimes and the NVML monitor are in sdpa_timing.py, the inputs, reference rows and output
-check in sdpa_reference.py, both beside this script.
+- Correctness: the inputs and each backend's output go to the importer as raw fp16 files, and
+  it checks them with experiments/reference.cpp: the rows the C++ gate picks for the seed, the
+  fp64 reference, the row rule against a naive fp16 implementation's expected error, every
+  element scanned for NaN/inf. torch allocates the output, so it cannot be poisoned first; a
+  second call must give the same bits, and so must a call after timing.
+The regimes and the NVML monitor (raw readings; the importer summarises them) are in
+sdpa_timing.py, beside this script.
 
 Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
 could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
@@ -57,7 +58,6 @@ from pathlib import Path
 # The timing and the correctness check live beside this script; it is run from anywhere and the
 # tests load it by path, so its own directory goes on the import path first.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sdpa_reference import check_output, make_inputs, reference_rows, rows_to_check  # noqa: E402
 from sdpa_timing import Bench  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
@@ -68,15 +68,13 @@ BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient":
 RAW_SCHEMA = "attnlab.sdpa-raw/1"  # record/sdpa_raw.hpp
 DEFAULT_IMPORTER = REPO / "build" / "bin" / "attnlab-sdpa-import"
 
-# What the C++ harness and this baseline share (presets, regimes, the stopping rule's defaults;
-# the tolerances and the sampler's batching are sdpa_reference.py's and sdpa_timing.py's), from
-# record/constants.json, which tests/cpu/test_constants.cpp keeps equal to the C++ sources.
+# The command line's defaults and help, as the C++ harness has them (the regimes, the stopping
+# rule's defaults, the shape sets' names), from record/constants.json, which
+# tests/cpu/test_constants.cpp keeps equal to the C++ sources.
 CONSTANTS = json.loads((REPO / "record" / "constants.json").read_text())
-PRESETS = {k: tuple(v) for k, v in CONSTANTS["presets"].items() if k != "source"}
-SHAPE_SETS = {k: v for k, v in CONSTANTS["shape_sets"].items() if k != "source"}
+SHAPE_SETS = [k for k in CONSTANTS["shape_sets"] if k != "source"]
 REGIMES = tuple(CONSTANTS["regimes"])
 STOPPING_RULE = CONSTANTS["stopping_rule"]
-RULE_KEYS = ("min_samples", "max_samples", "noise_target_pct", "max_seconds")
 
 
 class UsageError(Exception):
@@ -88,34 +86,22 @@ class EnvironmentProblem(Exception):
 
 
 # ---------------------------------------------------------------------------------------------
-# Shapes (common/shapes.cpp: the spec grammar and presets)
+# Shapes, as the importer parses them (common/shapes.cpp)
 
 class Shape:
-    def __init__(self, B, H, S, D, H_kv=None, causal=False):
-        self.B, self.H, self.S, self.D = B, H, S, D
-        self.H_kv = H if H_kv is None else H_kv
-        self.causal = causal
+    """One shape as `attnlab-sdpa-import shapes` prints it: name, B, H, H_kv, S, D, causal and
+    the harness's softmax scale."""
+
+    def __init__(self, fields):
+        self.fields = fields
+        for k in ("B", "H", "H_kv", "S", "D", "causal", "scale"):
+            setattr(self, k, fields[k])
 
     def name(self):
-        n = f"{self.B}x{self.H}x{self.S}x{self.D}"
-        if self.causal:
-            n += ":causal"
-        if self.H_kv != self.H:
-            n += f":hkv={self.H_kv}"
-        return n
-
-    def scale(self):
-        return 1.0 / math.sqrt(self.D)
+        return self.fields["name"]
 
     def json(self):
-        return {"B": self.B, "H": self.H, "H_kv": self.H_kv, "S": self.S, "D": self.D,
-                "causal": self.causal, "scale": self.scale()}
-
-
-def parse_positive(text, what, spec):
-    if not text.isdigit() or int(text) < 1 or int(text) > 2**31 - 1:
-        raise UsageError(f"bad {what} '{text}' in shape '{spec}': expected a positive integer")
-    return int(text)
+        return self.fields
 
 
 def positive_finite(text):
@@ -133,47 +119,6 @@ def non_negative_int(text):
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got '{text}'")
     return int(text)
-
-
-def expand_shape_specs(specs):
-    """Each "@name" replaced by its set's specs (common/shapes.cpp expand_shape_specs)."""
-    out = []
-    for spec in specs:
-        if not spec.startswith("@"):
-            out.append(spec)
-        elif spec[1:] in SHAPE_SETS:
-            out.extend(SHAPE_SETS[spec[1:]])
-        else:
-            raise UsageError(f"unknown shape set '{spec}'; expected one of "
-                             + ", ".join("@" + k for k in SHAPE_SETS))
-    return out
-
-
-def parse_shape(spec):
-    parts = spec.split(":")
-    if not parts[0]:
-        raise UsageError("empty shape; expected BxHxSxD or B,H,S,D with :causal and :hkv=N")
-    if parts[0] in PRESETS:
-        s = Shape(*PRESETS[parts[0]])
-    else:
-        dims = parts[0].split("," if "," in parts[0] else "x")
-        if len(dims) != 4:
-            raise UsageError(f"shape '{spec}' is not BxHxSxD or B,H,S,D (optionally :causal, "
-                             f":hkv=N); presets: throughput, latency")
-        s = Shape(*(parse_positive(d, w, spec) for d, w in zip(dims, "BHSD")))
-    for i, mod in enumerate(parts[1:]):
-        key = mod.split("=")[0]
-        if key in (m.split("=")[0] for m in parts[1:i + 1]):
-            raise UsageError(f"modifier '{key}' repeated in shape '{spec}'")
-        if mod == "causal":
-            s.causal = True
-        elif mod.startswith("hkv="):
-            s.H_kv = parse_positive(mod[4:], "H_kv", spec)
-            if s.H % s.H_kv:
-                raise UsageError(f"shape '{spec}': H ({s.H}) is not a multiple of hkv ({s.H_kv})")
-        else:
-            raise UsageError(f"unknown modifier '{mod}' in shape '{spec}'; expected :causal or :hkv=N")
-    return s
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,32 +166,39 @@ class RawRun:
         return True
 
 
-def example_raw(path):
-    """A raw file from synthetic numbers, written by the writer real runs use (the schema test,
-    tests/reports/schema_sdpa_example.sh, imports it)."""
-    s = parse_shape("throughput")
-    gpu = {"name": "example", "uuid_hex": "00" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
-           "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120,
-           "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
-    options = {"regimes": list(REGIMES), "check_only": False, **{k: STOPPING_RULE[k] for k in RULE_KEYS}}
-    run = RawRun(path, "cudnn", ["sdpa_baseline.py", "--write-example-record"], 0, 7, options,
-                 {"driver": 13000, "torch": "0.0.0", "torch_cuda": "13.0", "cudnn": 91000}, gpu)
-    nvml = {"max_sm_clock_mhz": 1980.0,
-            "readings": [[1980.0, 310.5, 40.0, 0x1], [1605.0, 699.0, 51.0, 0x4], [1350.0, 698.0, 52.0, 0x24]]}
-    calls = [[0.0, 2e3, 2.5e3, 642e3], [0.0, 2e3, 2.5e3, 643e3], [0.0, 2e3, 2.5e3, 641e3]]
-    regimes = [{"name": n, "stop_reason": "max_samples", "wall_s": 0.1, "launches_per_sample": 1,
-                "clock_before_mhz": None, "clock_after_mhz": None, "kernels": ["example_memset", "example_kernel"],
-                "launches": calls, "nvml": nvml} for n in ("cold", "warm")]
-    regimes.append({"name": "graph", "stop_reason": "converged", "wall_s": 0.1, "launches_per_sample": 20,
-                    "clock_before_mhz": 1980.0, "clock_after_mhz": 1965.0,
-                    "samples_ns": [642e3, 643e3, 641e3], "nvml": {"unavailable": "example: no NVML"}})
-    run.add({"shape": s.json(), "correctness": {
-        "passed": True, "repeat_identical": True, "max_abs_err": 1e-4, "max_rel_err": 1e-3,
-        "tolerance_abs": 1.5e-3, "naive_fp16_max_abs_err": 2.5e-4, "row_rms_err": 5e-5,
-        "row_err_ratio": 0.4, "rows_checked": 260, "nonfinite": 0,
-        "elements_scanned": s.B * s.H * s.S * s.D}, "regimes": regimes})
-    run.add({"shape": parse_shape("1x2x64x96").json(), "unavailable": "example: not supported"})
-    return run
+class Importer:
+    """attnlab-sdpa-import: what the baseline asks the harness's code while it runs (its shapes,
+    each output's check, the graph regime's stopping rule); RawRun.finish runs its import."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def ask(self, *args):
+        """The importer's answer, one JSON value a line; RuntimeError with its one line otherwise."""
+        p = subprocess.run([self.path, *args], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr.strip().removeprefix("attnlab-sdpa-import: ")
+                               or f"{self.path} exited {p.returncode}")
+        return [json.loads(line) for line in p.stdout.splitlines()]
+
+    def shapes(self, specs):
+        try:
+            return [Shape(f) for f in self.ask("shapes", *specs)]
+        except RuntimeError as e:
+            raise UsageError(str(e)) from None
+
+    def check(self, tensors, s, seed, repeat_identical):
+        """The record's correctness block of tensors/out.f16 (beside q, k and v.f16)."""
+        args = ["check", str(tensors), "--shape", s.name(), "--seed", str(seed)]
+        return self.ask(*args, *([] if repeat_identical else ["--repeat-differs"]))[0]
+
+    def stopping_rule(self, rule):
+        """A process that answers, for each batch of samples written to it, whether to stop."""
+        return subprocess.Popen([self.path, "stop", "--min-samples", str(rule["min_samples"]),
+                                 "--max-samples", str(rule["max_samples"]),
+                                 "--noise-target", repr(rule["noise_target_pct"]),
+                                 "--max-time", repr(rule["max_seconds"])],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,8 +283,30 @@ def time_shape(torch, bench, call, first, opt, tag, backend):
     return regimes if torch.equal(call(), first) else None
 
 
-def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, sigma, opt, tag):
-    """The raw result of one shape (record/sdpa_raw.hpp), and whether it passed."""
+def make_inputs(torch, s, seed, dev):
+    g = torch.Generator(device=dev)
+    g.manual_seed(seed)
+
+    def draw(h):
+        return torch.randn((s.B, h, s.S, s.D), generator=g, device=dev, dtype=torch.float32).half()
+
+    return draw(s.H), draw(s.H_kv), draw(s.H_kv)
+
+
+def write_f16(t, path):
+    """A tensor's fp16 values, row-major in its logical order, as the importer reads them."""
+    c = t.detach().to("cpu").contiguous()
+    with open(path, "wb") as f:
+        f.write(ctypes.string_at(c.data_ptr(), c.numel() * c.element_size()))
+
+
+def number(x):
+    return "null" if x is None else f"{x:.3g}"
+
+
+def run_shape(torch, bench, importer, backend, s, inputs, tensors, seed, opt, tag):
+    """The raw result of one shape (record/sdpa_raw.hpp), and whether it passed. `tensors`: the
+    directory that holds the inputs for the importer's check; the output joins them for it."""
     call = sdpa_call(torch, backend, s, *inputs)
     why = probe(call)
     if why is not None:
@@ -341,25 +315,24 @@ def run_shape(torch, bench, backend, s, inputs, rows, ref, naive, sigma, opt, ta
     first = call().clone()
     second = call()
     torch.cuda.synchronize()
-    c = check_output(torch, s, first, rows, ref, naive, sigma)
-    c["repeat_identical"] = bool(torch.equal(first, second))
-    if not c["repeat_identical"] and c["passed"]:
-        c["passed"] = False
-        c["failure"] = "two calls on the same inputs gave different outputs"
+    write_f16(first, tensors / "out.f16")
+    try:
+        c = importer.check(tensors, s, seed, repeat_identical=bool(torch.equal(first, second)))
+    finally:
+        (tensors / "out.f16").unlink()
     print(f"{tag} {backend} correctness {'PASS' if c['passed'] else 'FAIL'}: worst row rms err "
-          f"{c['row_rms_err']:.3g} (tolerance {c['tolerance_abs']:.3g}, ratio "
-          f"{c['row_err_ratio']:.2f}), max_abs_err {c['max_abs_err']:.3g} (naive fp16 "
-          f"{c['naive_fp16_max_abs_err']:.3g}), {c['rows_checked']} rows, {c['nonfinite']} NaN/inf "
-          f"of {c['elements_scanned']}"
-          + ("" if c["passed"] else "; " + c["failure"]), flush=True)
+          f"{number(c.get('row_rms_err'))} (tolerance {number(c['tolerance_abs'])}, ratio "
+          f"{number(c.get('row_err_ratio'))}), max_abs_err {number(c['max_abs_err'])} (naive fp16 "
+          f"{number(c['naive_fp16_max_abs_err'])}), {c['rows_checked']} rows, {c['nonfinite']} NaN/inf "
+          f"of {c.get('elements_scanned')}"
+          + ("" if c["passed"] else "; " + c.get("failure", "")), flush=True)
     r = {"shape": s.json(), "correctness": c}
     if not c["passed"] or opt.check_only:
         return r, c["passed"]
     regimes = time_shape(torch, bench, call, first, opt, tag, backend)
     if regimes is None:
-        c["passed"] = False
-        c["failure"] = "output after timing differs from the checked output"
-        print(f"{tag} {backend} FAIL: {c['failure']}", flush=True)
+        r["changed_after_timing"] = True
+        print(f"{tag} {backend} FAIL: output after timing differs from the checked output", flush=True)
         return r, False
     r["regimes"] = regimes
     return r, True
@@ -390,7 +363,10 @@ def memory_refusal(s, device_free):
 
 def check_options(opt):
     """The shapes, after every option is checked (UsageError or EnvironmentProblem otherwise)."""
-    shapes = [parse_shape(x) for x in opt.shapes]
+    if not os.access(opt.importer, os.X_OK):
+        raise EnvironmentProblem(f"the record importer {opt.importer} is missing: build it "
+                                 f"(cmake --build build --target attnlab-sdpa-import) or pass --importer")
+    shapes = Importer(opt.importer).shapes(opt.shapes)
     for name in opt.regimes:
         if name not in REGIMES:
             raise UsageError(f"unknown timing regime '{name}'; expected cold, warm or graph")
@@ -399,9 +375,6 @@ def check_options(opt):
             raise UsageError(f"unknown backend '{b}'; expected cudnn, flash or efficient")
     if opt.min_samples < 2 or opt.max_samples < opt.min_samples:
         raise UsageError("need 2 <= --min-samples <= --max-samples")
-    if not os.access(opt.importer, os.X_OK):
-        raise EnvironmentProblem(f"the record importer {opt.importer} is missing: build it "
-                                 f"(cmake --build build --target attnlab-sdpa-import) or pass --importer")
     try:
         os.makedirs(opt.results_dir, exist_ok=True)
     except OSError as e:
@@ -417,9 +390,9 @@ def open_device(torch, opt, shapes):
     dev = torch.device("cuda", opt.device)
     torch.cuda.set_device(dev)
     free, _ = torch.cuda.mem_get_info(dev)
-    for spec, s in zip(opt.shapes, shapes):
+    for s in shapes:
         if (why := memory_refusal(s, free)) is not None:
-            raise UsageError(f"cannot run shape '{spec}': {why}")
+            raise UsageError(f"cannot run shape '{s.name()}': {why}")
     return dev
 
 
@@ -434,36 +407,44 @@ def run(opt, argv):
     seed = opt.seed if opt.seed is not None else int.from_bytes(os.urandom(8), "little")
     rule = {"min_samples": opt.min_samples, "max_samples": opt.max_samples,
             "noise_target_pct": opt.noise_target, "max_seconds": opt.max_time}
-    bench = Bench(torch, dev, gpu, rule)
+    importer = Importer(opt.importer)
+    bench = Bench(torch, dev, gpu, rule, importer)
     options = {"regimes": opt.regimes, "check_only": opt.check_only, **rule}
     now = time.time()
     runs = {b: RawRun(Path(opt.results_dir) / f".sdpa-raw-{b}-{os.getpid()}.json", b, argv, now, seed,
                       options, torch_versions(torch, driver), gpu) for b in opt.backends}
+    tensors = Path(opt.results_dir) / f".sdpa-tensors-{os.getpid()}"  # the check's inputs and output
+    tensors.mkdir()
     ok = {b: True for b in opt.backends}
     unavailable = {b: False for b in opt.backends}
     for b in opt.backends:
         print(f"attnlab: sdpa-{b} on {gpu['name']}, torch {torch.__version__}, seed {seed}", flush=True)
-    for i, s in enumerate(shapes):
-        live = [b for b in opt.backends if "error" not in runs[b].doc]
-        if not live:
-            break
-        inputs = make_inputs(torch, s, seed, dev)
-        rows = rows_to_check(s, seed)
-        ref, naive, sigma = reference_rows(torch, s, *inputs, rows)
-        for b in live:
-            try:
-                result, passed = run_shape(torch, bench, b, s, inputs, rows, ref, naive, sigma, opt,
-                                           f"[{i + 1}/{len(shapes)}] {s.name()}")
-            except Exception as e:  # noqa: BLE001 - a fault mid-run is recorded, as in C++
-                runs[b].fail(f"{type(e).__name__}: {e}")
-                ok[b] = False
-                print(f"attnlab: sdpa-{b} run failed: {e}", file=sys.stderr, flush=True)
-                continue
-            unavailable[b] |= "unavailable" in result
-            ok[b] &= passed
-            runs[b].add(result)
-        del inputs, ref, naive, sigma
-        torch.cuda.empty_cache()
+    try:
+        for i, s in enumerate(shapes):
+            live = [b for b in opt.backends if "error" not in runs[b].doc]
+            if not live:
+                break
+            inputs = make_inputs(torch, s, seed, dev)
+            for name, t in zip("qkv", inputs):
+                write_f16(t, tensors / f"{name}.f16")
+            for b in live:
+                try:
+                    result, passed = run_shape(torch, bench, importer, b, s, inputs, tensors, seed, opt,
+                                               f"[{i + 1}/{len(shapes)}] {s.name()}")
+                except Exception as e:  # noqa: BLE001 - a fault mid-run is recorded, as in C++
+                    runs[b].fail(f"{type(e).__name__}: {e}")
+                    ok[b] = False
+                    print(f"attnlab: sdpa-{b} run failed: {e}", file=sys.stderr, flush=True)
+                    continue
+                unavailable[b] |= "unavailable" in result
+                ok[b] &= passed
+                runs[b].add(result)
+            del inputs
+            torch.cuda.empty_cache()
+    finally:
+        for f in tensors.glob("*.f16"):
+            f.unlink()
+        tensors.rmdir()
     code = EXIT_OK
     for b in opt.backends:
         if not runs[b].finish(opt.importer, results_dir=opt.results_dir):
@@ -488,7 +469,8 @@ def parser():
     p.add_argument("-s", "--shape", dest="shapes", action="append", metavar="SPEC",
                    help="shape to run, repeatable: BxHxSxD or B,H,S,D, :causal, :hkv=N; presets "
                         "throughput = 16x16x2048x64, latency = 1x8x512x64; or a named set, "
-                        + ", ".join("@" + k for k in SHAPE_SETS) + " (default: @seed)")
+                        + ", ".join("@" + k for k in SHAPE_SETS) + " (default: @seed; the importer "
+                        "parses them)")
     p.add_argument("--backends", default="cudnn,flash,efficient",
                    help="SDPA backends, comma-separated (default: %(default)s)")
     p.add_argument("--seed", type=non_negative_int, help="input seed (default: fresh; recorded)")
@@ -502,11 +484,9 @@ def parser():
     p.add_argument("--check-only", action="store_true", help="correctness check only, no timing")
     p.add_argument("--device", type=non_negative_int, default=0, help="CUDA device ordinal")
     p.add_argument("--importer", default=str(DEFAULT_IMPORTER),
-                   help="attnlab-sdpa-import, which turns the raw measurements into the run record "
+                   help="attnlab-sdpa-import, which parses the shapes, checks the outputs, answers "
+                        "the stopping rule and turns the raw measurements into the run record "
                         "(default: %(default)s)")
-    p.add_argument("--write-example-record", metavar="PATH",
-                   help="write a record built from synthetic numbers to PATH and exit (schema test; "
-                        "needs neither torch nor a GPU, only the importer)")
     p.add_argument("--list-options", action="store_true",
                    help="print every option this script takes, one a line, and exit (scripts/sweep.sh "
                         "passes it only these of the common ARGS; needs neither torch nor a GPU)")
@@ -520,11 +500,7 @@ def main(argv):
         if opt.list_options:
             print("\n".join(s for a in p._actions for s in a.option_strings))
             return EXIT_OK
-        if opt.write_example_record:
-            out = Path(opt.write_example_record)
-            raw = example_raw(out.with_name(out.name + ".raw.json"))
-            return EXIT_OK if raw.finish(opt.importer, output=out) else EXIT_FAILED
-        opt.shapes = expand_shape_specs(opt.shapes or ["@seed"])
+        opt.shapes = opt.shapes or ["@seed"]
         opt.backends = [b for b in opt.backends.split(",") if b]
         opt.regimes = [r for r in opt.regimes.split(",") if r]
         return run(opt, argv)

@@ -2,6 +2,10 @@
 #include "experiments/sdpa_import.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -133,27 +137,6 @@ RegimeTiming regime_timing(const SdpaRawRegime& r, const Shape& s, std::vector<K
   return t;
 }
 
-Correctness correctness(const SdpaRawCorrectness& c, const Shape& s) {
-  Correctness out;
-  out.passed = c.passed;
-  out.max_abs_err = c.max_abs_err;
-  out.max_rel_err = c.max_rel_err;
-  out.tolerance_abs = c.tolerance_abs;
-  out.naive_fp16_max_abs_err = c.naive_fp16_max_abs_err;
-  out.rows_checked = c.rows_checked;
-  out.rows_total = static_cast<long long>(s.B) * s.H * s.S;
-  out.nonfinite = c.nonfinite;
-  out.repeat_identical = c.repeat_identical;
-  out.rule = kRowRmsRule;
-  out.inputs = "normal";
-  out.row_rms_err = c.row_rms_err;
-  out.row_err_ratio = c.row_err_ratio;
-  out.elements_scanned = c.elements_scanned;
-  out.output_poisoned = false;  // torch allocates the output: unwritten elements go unseen
-  out.failure = c.failure;
-  return out;
-}
-
 // `headline`: the run's (TimingRequest::headline), which a timed entry ran.
 ResultEntry result(const SdpaRawResult& raw, const std::string& headline) {
   ResultEntry r;
@@ -162,8 +145,12 @@ ResultEntry result(const SdpaRawResult& raw, const std::string& headline) {
   r.available = raw.unavailable.empty();
   r.unavailable_reason = raw.unavailable;
   if (!*r.available) return r;
-  r.correctness = correctness(raw.correctness, raw.shape);
-  if (raw.regimes.empty()) return r;
+  r.correctness = raw.correctness;
+  if (raw.changed_after_timing) {
+    r.correctness.passed = false;
+    r.correctness.failure = "output after timing differs from the checked output";
+  }
+  if (raw.regimes.empty() || !r.correctness.passed) return r;
   r.headline_regime = headline;
   if (std::none_of(raw.regimes.begin(), raw.regimes.end(), [&](const SdpaRawRegime& g) { return g.name == headline; }))
     throw std::runtime_error("shape " + shape_name(raw.shape) + " was timed without the run's headline regime '" +
@@ -176,7 +163,53 @@ ResultEntry result(const SdpaRawResult& raw, const std::string& headline) {
   return r;
 }
 
+std::vector<__half> read_fp16(const std::filesystem::path& file, std::int64_t elements) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read");
+  std::vector<__half> v(static_cast<std::size_t>(elements));
+  const std::streamsize bytes = static_cast<std::streamsize>(v.size() * sizeof(__half));
+  in.read(reinterpret_cast<char*>(v.data()), bytes);
+  if (in.gcount() != bytes || in.peek() != std::char_traits<char>::eof())
+    throw std::runtime_error(file.string() + ": not " + std::to_string(elements) + " fp16 values");
+  return v;
+}
+
 }  // namespace
+
+Correctness sdpa_check(const Shape& s, std::uint64_t seed, const HostTensors& in, const std::vector<__half>& out,
+                       bool repeat_identical) {
+  const CheckResult c = check_output(s, in, float(s.default_scale()), out, rows_to_check(s, seed));
+  Correctness corr = correctness_block(c, s, Inputs::kNormal);
+  corr.repeat_identical = repeat_identical;
+  corr.output_poisoned = false;
+  if (!repeat_identical) {
+    corr.passed = false;
+    corr.failure = (c.passed ? "" : c.first_failure + "; ") + "two calls on the same inputs gave different outputs";
+  }
+  return corr;
+}
+
+SdpaTensors read_sdpa_tensors(const std::filesystem::path& dir, const Shape& s) {
+  SdpaTensors t;
+  t.in.q = read_fp16(dir / "q.f16", s.q_elems());
+  t.in.k = read_fp16(dir / "k.f16", s.kv_elems());
+  t.in.v = read_fp16(dir / "v.f16", s.kv_elems());
+  t.out = read_fp16(dir / "out.f16", s.q_elems());
+  return t;
+}
+
+void serve_stopping_rule(const stats::StoppingRule& rule, std::istream& in, std::ostream& out) {
+  std::vector<double> samples;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    double elapsed = 0;
+    if (!(fields >> elapsed)) throw std::runtime_error("stopping rule: '" + line + "' is not <seconds> <sample ns>...");
+    for (double x; fields >> x;) samples.push_back(x);
+    if (!fields.eof()) throw std::runtime_error("stopping rule: '" + line + "' is not <seconds> <sample ns>...");
+    const stats::StopReason r = stats::should_stop(rule, samples, elapsed);
+    out << (r == stats::StopReason::kContinue ? "continue" : stats::stop_reason_name(r)) << std::endl;
+  }
+}
 
 RunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
   const BackendInfo* b = nullptr;
@@ -218,7 +251,7 @@ RunRecord sdpa_record(const SdpaRaw& raw, const RunContext& ctx) {
   bool ok = !raw.error.has_value();
   for (const SdpaRawResult& r : raw.results) {
     rec.results.push_back(result(r, rec.options.headline()));
-    ok = ok && r.unavailable.empty() && r.correctness.passed;
+    ok = ok && *rec.results.back().available && rec.results.back().correctness.passed;
   }
   rec.error = raw.error;
   rec.status = ok ? "ok" : "failed";

@@ -1,16 +1,24 @@
 // attnlab-sdpa-import: the PyTorch SDPA baseline's raw measurements (record/sdpa_raw.hpp, written
 // by experiments/sdpa_baseline.py, which runs this at the end) into its run record, in a new run
 // directory <results>/sdpa-<backend>/<UTC start>-<short sha>/run.json that never overwrites one.
+// The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed,
+// each output checked, and the graph regime's stopping rule (experiments/sdpa_import.hpp).
 //
 //   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.json --results-dir results
 //   build/bin/attnlab-sdpa-import raw.json --output record.json      # a file, no run directory
+//   build/bin/attnlab-sdpa-import shapes @seed 2x4x256x64:causal     # one JSON line per shape
+//   build/bin/attnlab-sdpa-import check DIR --shape 1x8x512x64 --seed 7   # the correctness block
+//   build/bin/attnlab-sdpa-import stop --min-samples 10 --max-samples 1000 --noise-target 0.5 --max-time 1
 //
-// Exit codes: 0 written; 2 bad arguments or a malformed raw file (one line naming the field);
-// 3 the results directory cannot hold the record.
+// Exit codes: 0 written (or answered; a check that fails is an answer); 2 bad arguments, a
+// malformed raw file or shape, or unreadable tensors (one line naming the field or file); 3 the
+// results directory cannot hold the record.
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -33,22 +41,7 @@ void print_timing(const RunRecord& rec) {
                   t.p10_ns / 1e3, t.p90_ns / 1e3, t.noise_pct, t.count, t.stop_reason.c_str(), t.tflops);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"attnlab-sdpa-import: the SDPA baseline's raw measurements into its run record"};
-  std::string raw_file, results_dir = "results", output;
-  app.add_option("raw", raw_file, "raw measurements (attnlab.sdpa-raw/1)")->required();
-  app.add_option("-o,--results-dir", results_dir, "where run directories go")->capture_default_str();
-  app.add_option("--output", output, "write the record to this file instead of a new run directory");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
-    return 2;
-  }
+int import_raw(const std::string& raw_file, const std::string& results_dir, const std::string& output) {
   SdpaRaw raw;
   RunRecord record;
   try {
@@ -74,4 +67,63 @@ int main(int argc, char** argv) {
   std::printf("attnlab: %s status %s, record %s\n", record.phase.c_str(), record.status.c_str(),
               file.string().c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnlab-sdpa-import: the SDPA baseline's raw measurements into its run record"};
+  std::string raw_file, results_dir = "results", output;
+  app.add_option("raw", raw_file, "raw measurements (attnlab.sdpa-raw/1)");
+  app.add_option("-o,--results-dir", results_dir, "where run directories go")->capture_default_str();
+  app.add_option("--output", output, "write the record to this file instead of a new run directory");
+
+  std::vector<std::string> specs;
+  CLI::App* shapes = app.add_subcommand("shapes", "print each shape (specs, presets, @sets) as one JSON line");
+  shapes->add_option("spec", specs, "shape specs")->required();
+
+  std::string dir, spec;
+  std::uint64_t seed = 0;
+  bool repeat_differs = false;
+  CLI::App* check = app.add_subcommand("check", "check an output (DIR/q.f16, k.f16, v.f16, out.f16) and print "
+                                                "its correctness block as one JSON line");
+  check->add_option("dir", dir, "directory of the tensors")->required();
+  check->add_option("--shape", spec, "the shape")->required();
+  check->add_option("--seed", seed, "the run's seed (picks the rows)")->required();
+  check->add_flag("--repeat-differs", repeat_differs, "a second call on the same inputs gave other bits");
+
+  stats::StoppingRule rule;
+  CLI::App* stop = app.add_subcommand("stop", "answer the stopping rule for batches of samples on stdin");
+  stop->add_option("--min-samples", rule.min_samples)->required();
+  stop->add_option("--max-samples", rule.max_samples)->required();
+  stop->add_option("--noise-target", rule.noise_target_pct, "[%]")->required();
+  stop->add_option("--max-time", rule.max_seconds, "[s]")->required();
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+    if (app.got_subcommand(shapes)) {
+      for (const std::string& s : expand_shape_specs(specs)) std::printf("%s\n", sdpa_shape_line(parse_shape(s)).c_str());
+      return 0;
+    }
+    if (app.got_subcommand(check)) {
+      const Shape s = parse_shape(spec);
+      const SdpaTensors t = read_sdpa_tensors(dir, s);
+      std::printf("%s\n", correctness_line(sdpa_check(s, seed, t.in, t.out, !repeat_differs)).c_str());
+      return 0;
+    }
+    if (app.got_subcommand(stop)) {
+      serve_stopping_rule(rule, std::cin, std::cout);
+      return 0;
+    }
+    if (raw_file.empty()) throw CLI::RequiredError("raw");
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
+    return 2;
+  }
+  return import_raw(raw_file, results_dir, output);
 }

@@ -1,6 +1,8 @@
 """The SDPA baseline's timing (experiments/sdpa_baseline.py): the cold, warm and graph regimes
-on one device, the graph regime's stopping rule and the NVML monitor, for any callable.
-Needs torch only through the module a Bench is given; loading this file needs none.
+on one device and the NVML monitor's raw readings, for any callable. The graph regime asks the
+importer (attnlab-sdpa-import stop, common/stats.cpp's rule) when to stop; every statistic of
+the record is the importer's. Needs torch only through the module a Bench is given; loading
+this file needs none.
 """
 from __future__ import annotations
 
@@ -23,26 +25,15 @@ MAX_GRAPH_CALLS = CONSTANTS["sampler"]["max_graph_launches"]   # calls per graph
 SPIN_LEAD_S = CONSTANTS["sampler"]["spin_lead_ns"] * 1e-9      # [s] GPU sleep that lets the host queue replays
 
 
-# ---------------------------------------------------------------------------------------------
-# The stopping rule (common/stats.cpp should_stop), kept here: it decides, while the graph
-# regime samples, whether to take another sample. tests/cpu/test_sdpa_import.cpp holds it to the
-# C++ rule on the same samples. Every statistic of the record is the importer's (C++).
-
-def noise_pct(samples):
-    mean = statistics.fmean(samples)
-    stdev = statistics.stdev(samples) if len(samples) > 1 else 0.0
-    return 100.0 * stdev / mean if mean else 0.0
-
-
-def should_stop(rule, samples, elapsed):
-    if len(samples) >= rule["max_samples"]:
-        return "max_samples"
-    if elapsed >= rule["max_seconds"] and (len(samples) >= rule["min_samples"]
-                                           or elapsed >= 2 * rule["max_seconds"]):
-        return "time_cap"
-    if len(samples) >= rule["min_samples"] and noise_pct(samples) < rule["noise_target_pct"]:
-        return "converged"
-    return None
+def ask_stop(rule, elapsed, batch):
+    """The stopping rule's answer after one more batch: "continue" or the reason to stop.
+    `rule`: the importer's process (Importer.stopping_rule), which holds the samples so far."""
+    rule.stdin.write(" ".join(repr(float(x)) for x in [elapsed, *batch]) + "\n")
+    rule.stdin.flush()
+    answer = rule.stdout.readline().strip()
+    if not answer:
+        raise RuntimeError(f"the importer's stopping rule exited {rule.wait()} without an answer")
+    return answer
 
 
 MONITOR = CONSTANTS["gpu_monitor"]
@@ -130,8 +121,8 @@ class GpuMonitor:
 class Bench:
     """One device: the L2 flush buffer, event helpers and the timing regimes for one callable."""
 
-    def __init__(self, torch, dev, gpu, rule):
-        self.torch, self.dev, self.rule = torch, dev, rule
+    def __init__(self, torch, dev, gpu, rule, importer):
+        self.torch, self.dev, self.rule, self.importer = torch, dev, rule, importer
         self.monitor = GpuMonitor(gpu["uuid_hex"])
         self.flush_ns = None  # device time of one flush, estimated once
         l2 = gpu["l2_bytes"] or 64 << 20
@@ -235,18 +226,24 @@ class Bench:
         batch = max(1, min(MAX_BATCH, int(BATCH_SECONDS * 1e9 / (estimate * k))))
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
         stops = [torch.cuda.Event(enable_timing=True) for _ in range(batch)]
-        self.monitor.start()
-        samples, t0 = [], time.monotonic()
-        while True:
-            n = min(batch, self.rule["max_samples"] - len(samples))
-            torch.cuda._sleep(self.spin_cycles)
-            for i in range(n):
-                starts[i].record()
-                graph.replay()
-                stops[i].record()
-            torch.cuda.synchronize()
-            samples += [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
-            stop = should_stop(self.rule, samples, time.monotonic() - t0)
-            if stop:
-                return {"name": "graph", "stop_reason": stop, "wall_s": time.monotonic() - t0,
-                        "launches_per_sample": k, "samples_ns": samples, "nvml": self.monitor.stop()}
+        rule = self.importer.stopping_rule(self.rule)
+        try:
+            self.monitor.start()
+            samples, t0 = [], time.monotonic()
+            while True:
+                n = min(batch, self.rule["max_samples"] - len(samples))
+                torch.cuda._sleep(self.spin_cycles)
+                for i in range(n):
+                    starts[i].record()
+                    graph.replay()
+                    stops[i].record()
+                torch.cuda.synchronize()
+                batch_ns = [starts[i].elapsed_time(stops[i]) * 1e6 / k for i in range(n)]
+                samples += batch_ns
+                stop = ask_stop(rule, time.monotonic() - t0, batch_ns)
+                if stop != "continue":
+                    return {"name": "graph", "stop_reason": stop, "wall_s": time.monotonic() - t0,
+                            "launches_per_sample": k, "samples_ns": samples, "nvml": self.monitor.stop()}
+        finally:
+            rule.stdin.close()
+            rule.wait()

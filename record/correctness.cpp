@@ -100,11 +100,22 @@ Correctness with_checks(Correctness timed, std::vector<InputCheck> checks) {
   return timed;
 }
 
+namespace {
+
+// An error over an output that held NaN or inf is inf, which JSON holds as null.
+double error_at(const ordered_json& root, const std::string& ptr) {
+  const ordered_json* j = find(root, ptr);
+  if (j && j->is_null()) return std::numeric_limits<double>::infinity();
+  return number_at(root, ptr);
+}
+
+}  // namespace
+
 Correctness read_correctness(const ordered_json& root, const std::string& base) {
   Correctness c;
   c.passed = bool_at(root, base + "/passed");
-  c.max_abs_err = number_at(root, base + "/max_abs_err");
-  c.max_rel_err = number_at(root, base + "/max_rel_err");
+  c.max_abs_err = error_at(root, base + "/max_abs_err");
+  c.max_rel_err = error_at(root, base + "/max_rel_err");
   c.tolerance_abs = number_at(root, base + "/tolerance_abs");
   c.naive_fp16_max_abs_err = number_at(root, base + "/naive_fp16_max_abs_err");
   c.rows_checked = static_cast<long long>(number_at(root, base + "/rows_checked"));
@@ -113,9 +124,9 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
   c.repeat_identical = bool_at(root, base + "/repeat_identical");
   c.rule = optional_string_at(root, base + "/rule");
   c.inputs = optional_string_at(root, base + "/inputs");
-  if (find(root, base + "/row_rms_err")) c.row_rms_err = number_at(root, base + "/row_rms_err");
+  if (find(root, base + "/row_rms_err")) c.row_rms_err = error_at(root, base + "/row_rms_err");
   if (find(root, base + "/row_err_ratio"))
-    c.row_err_ratio = number_at(root, base + "/row_err_ratio");
+    c.row_err_ratio = error_at(root, base + "/row_err_ratio");
   if (find(root, base + "/elements_scanned"))
     c.elements_scanned = static_cast<long long>(number_at(root, base + "/elements_scanned"));
   if (const ordered_json* p = find(root, base + "/output_poisoned"); p && !p->is_null())

@@ -3,7 +3,9 @@
 
 #include <stdexcept>
 
+#include "common/shapes.hpp"
 #include "record/fields.hpp"
+#include "record/provenance.hpp"
 #include "record/record.hpp"
 
 namespace attnlab {
@@ -54,23 +56,6 @@ GpuAttributes read_gpu(const ordered_json& j) {
   g.global_mem_bytes = static_cast<unsigned long long>(integer_at(j, "/gpu/global_mem_bytes", 0));
   g.smem_per_sm_bytes = static_cast<unsigned long long>(integer_at(j, "/gpu/smem_per_sm_bytes", 0));
   return g;
-}
-
-SdpaRawCorrectness read_correctness_numbers(const ordered_json& j, const std::string& b) {
-  SdpaRawCorrectness c;
-  c.passed = bool_at(j, b + "/passed");
-  c.repeat_identical = bool_at(j, b + "/repeat_identical");
-  c.max_abs_err = number_at(j, b + "/max_abs_err");
-  c.max_rel_err = number_at(j, b + "/max_rel_err");
-  c.tolerance_abs = number_at(j, b + "/tolerance_abs");
-  c.naive_fp16_max_abs_err = number_at(j, b + "/naive_fp16_max_abs_err");
-  c.row_rms_err = number_at(j, b + "/row_rms_err");
-  c.row_err_ratio = number_at(j, b + "/row_err_ratio");
-  c.rows_checked = integer_at(j, b + "/rows_checked", 0);
-  c.nonfinite = integer_at(j, b + "/nonfinite", 0);
-  c.elements_scanned = integer_at(j, b + "/elements_scanned", 0);
-  c.failure = optional_string_at(j, b + "/failure");
-  return c;
 }
 
 void read_nvml(const ordered_json& j, const std::string& b, SdpaRawRegime& r) {
@@ -131,7 +116,8 @@ SdpaRawResult read_result(const ordered_json& j, const std::string& b) {
     r.unavailable = *why;
     return r;
   }
-  r.correctness = read_correctness_numbers(j, b + "/correctness");
+  r.correctness = read_correctness(j, b + "/correctness");
+  r.changed_after_timing = value_or_null_at<bool>(j, b + "/changed_after_timing").value_or(false);
   if (find(j, b + "/regimes"))
     for (std::size_t i = 0, n = array_size(j, b + "/regimes"); i < n; ++i)
       r.regimes.push_back(read_regime(j, b + "/regimes/" + std::to_string(i)));
@@ -173,6 +159,14 @@ SdpaRaw read_raw(const ordered_json& j) {
 }
 
 }  // namespace
+
+std::string sdpa_shape_line(const Shape& s) {
+  ordered_json j = {{"name", shape_name(s)}};
+  j.update(shape_to_json(s, s.default_scale()));
+  return j.dump();
+}
+
+std::string correctness_line(const Correctness& c) { return to_json(c).dump(); }
 
 SdpaRaw read_sdpa_raw(const std::filesystem::path& file) {
   const ordered_json j = read_json_file(file);

@@ -18,11 +18,12 @@
 //   results       [result], one per shape run, in order
 //   error         string, optional: a fault that ended the run
 // result:
-//   shape         {B, H, H_kv, S, D: integer >= 1, causal: bool, scale: number}
+//   shape         {B, H, H_kv, S, D: integer >= 1, causal: bool, scale: number} (more keys, as
+//                 sdpa_shape_line writes them, are ignored)
 //   unavailable   string, optional: the backend refused the shape (then nothing else follows)
-//   correctness   {passed, repeat_identical: bool, max_abs_err, max_rel_err, tolerance_abs,
-//                  naive_fp16_max_abs_err, row_rms_err, row_err_ratio: number, rows_checked,
-//                  nonfinite, elements_scanned: integer, failure: string (optional)}
+//   correctness   the record's correctness block (record/correctness.hpp), as the importer's
+//                 check (attnlab-sdpa-import check) printed it for this output
+//   changed_after_timing  bool, optional: the output after timing differed from the checked one
 //   regimes       [regime], optional: absent when not timed
 // regime:
 //   name          "cold" | "warm" | "graph";  stop_reason string;  wall_s number;
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "common/shape.hpp"
+#include "record/correctness.hpp"
 #include "record/provenance.hpp"
 #include "record/timing.hpp"
 
@@ -67,19 +69,12 @@ struct SdpaRawRegime {
   std::vector<SdpaRawReading> readings;
 };
 
-struct SdpaRawCorrectness {
-  bool passed = false, repeat_identical = false;
-  double max_abs_err = 0, max_rel_err = 0, tolerance_abs = 0, naive_fp16_max_abs_err = 0;
-  double row_rms_err = 0, row_err_ratio = 0;
-  long long rows_checked = 0, nonfinite = 0, elements_scanned = 0;
-  std::optional<std::string> failure;
-};
-
 struct SdpaRawResult {
   Shape shape;
   double scale = 0;
   std::string unavailable;  // empty: the backend ran the shape
-  SdpaRawCorrectness correctness;
+  Correctness correctness;
+  bool changed_after_timing = false;
   std::vector<SdpaRawRegime> regimes;  // empty: not timed
 };
 
@@ -101,5 +96,11 @@ struct SdpaRaw {
 // file unreadable, not JSON, the wrong schema, or the first missing or malformed field by its
 // JSON pointer).
 SdpaRaw read_sdpa_raw(const std::filesystem::path& file);
+
+// What attnlab-sdpa-import answers the baseline, one JSON line each: a shape it parsed for it
+// (its name, the raw file's shape keys with the harness's softmax scale, and the dtype), and the
+// correctness block of an output it checked.
+std::string sdpa_shape_line(const Shape& s);
+std::string correctness_line(const Correctness& c);
 
 }  // namespace attnlab

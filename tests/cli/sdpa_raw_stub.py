@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""sdpa_raw_stub.py SCRIPT IMPORTER: the SDPA baseline's cold regime (Bench.cupti_regime) on a
-stub of torch.profiler's events, through its raw writer (RawRun) and attnlab-sdpa-import, gives
-the record the events imply: without torch or a GPU, the path from the events a real run sees
-to the record. Exit 0 when every check holds, 1 naming the first that does not."""
+"""sdpa_raw_stub.py SCRIPT IMPORTER: the SDPA baseline's side of the path to its record, without
+torch or a GPU. Its cold regime (Bench.cupti_regime) on a stub of torch.profiler's events; the
+importer's check (Importer.check) of a right output and of one with the causal mask dropped,
+written as raw fp16 files as the baseline writes them; the importer's stopping rule as the graph
+regime asks it (ask_stop); and the raw file (RawRun) through attnlab-sdpa-import to the record
+the events imply, valid against attnlab.run/1 (scripts/validate-records, where the jsonschema
+package is installed). Exit 0 when every check holds, 1 naming each that does not."""
 import importlib.util
 import json
+import math
+import random
+import struct
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -12,6 +19,8 @@ from pathlib import Path
 spec = importlib.util.spec_from_file_location("b", sys.argv[1])
 b = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(b)
+importer = b.Importer(sys.argv[2])
+timing = sys.modules["sdpa_timing"]
 
 
 class Stub:
@@ -49,10 +58,47 @@ bench.monitor = type("M", (), {"start": lambda self: None,
 regime = bench.cupti_regime(stub.call, True, 150.0)
 regime.update(clock_before_mhz=None, clock_after_mhz=None)
 
-shape = b.parse_shape("1x2x64x64")
-correct = {"passed": True, "repeat_identical": True, "max_abs_err": 1e-4, "max_rel_err": 1e-3,
-           "tolerance_abs": 2e-4, "naive_fp16_max_abs_err": 3e-4, "row_rms_err": 5e-5,
-           "row_err_ratio": 0.25, "rows_checked": 128, "nonfinite": 0, "elements_scanned": 8192}
+
+
+def f16(x):
+    return struct.unpack("<e", struct.pack("<e", x))[0]
+
+
+def attention(s, q, k, v, causal):
+    """fp64 attention of flat [B,H,S,D] q over [B,H_kv,S,D] k and v, each output rounded to fp16."""
+    out, group = [], s.H // s.H_kv
+    for bh in range(s.B * s.H):
+        kv = (bh // s.H) * s.H_kv + (bh % s.H) // group
+        for i in range(s.S):
+            row = q[(bh * s.S + i) * s.D:(bh * s.S + i + 1) * s.D]
+            keys = range(i + 1) if causal else range(s.S)
+            sc = [s.scale * sum(row[d] * k[(kv * s.S + j) * s.D + d] for d in range(s.D)) for j in keys]
+            m = max(sc)
+            w = [math.exp(x - m) for x in sc]
+            out += [f16(sum(w[n] * v[(kv * s.S + j) * s.D + d] for n, j in enumerate(keys)) / sum(w))
+                    for d in range(s.D)]
+    return out
+
+
+shape = importer.shapes(["1x2x16x8:causal:hkv=1"])[0]
+rng = random.Random(5)
+q = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H * shape.S * shape.D)]
+k = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H_kv * shape.S * shape.D)]
+v = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H_kv * shape.S * shape.D)]
+with tempfile.TemporaryDirectory() as d:
+    def put(name, xs):
+        (Path(d) / name).write_bytes(struct.pack(f"<{len(xs)}e", *xs))
+    put("q.f16", q), put("k.f16", k), put("v.f16", v)
+    put("out.f16", attention(shape, q, k, v, True))
+    correct = importer.check(Path(d), shape, 9, repeat_identical=True)
+    put("out.f16", attention(shape, q, k, v, False))
+    unmasked = importer.check(Path(d), shape, 9, repeat_identical=True)
+
+stop = importer.stopping_rule({"min_samples": 10, "max_samples": 1000, "noise_target_pct": 0.5,
+                               "max_seconds": 1.0})
+answers = [timing.ask_stop(stop, 0.01, [100.0] * 5), timing.ask_stop(stop, 0.02, [100.0] * 5)]
+stop.stdin.close()
+stop.wait()
 gpu = {"name": "stub", "uuid_hex": "ab" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
        "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120,
        "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
@@ -65,6 +111,13 @@ with tempfile.TemporaryDirectory() as d:
         sys.exit("the importer refused the raw file")
     rec = json.load(open(Path(d) / "run.json"))
     raw_left = (Path(d) / "raw.json").exists()
+    v = subprocess.run([sys.executable, str(Path(sys.argv[1]).resolve().parent.parent / "scripts" / "validate-records"),
+                        str(Path(d) / "run.json")], capture_output=True, text=True)
+    if v.returncode == 77:
+        print("skipped: the schema check (" + v.stdout.strip() + ")")
+    schema_ok = v.returncode in (0, 77)
+    if not schema_ok:
+        print(v.stdout + v.stderr)
 
 cold = rec["results"][0]["timing"]["cold"]
 checks = [
@@ -75,6 +128,11 @@ checks = [
     ("shares of the call's kernels", [k["median_ns"] for k in rec["results"][0]["kernels"]] == [100.0, 30.0]),
     ("the raw file is removed once imported", not raw_left),
     ("status ok", rec["status"] == "ok"),
+    ("the right output passes the importer's check", correct["passed"] and correct["rows_checked"] == 32),
+    ("the output without the causal mask fails it", not unmasked["passed"] and "worst row" in unmasked["failure"]),
+    ("the record holds the check's block", rec["results"][0]["correctness"] == correct),
+    ("the stopping rule waits for the minimum, then converges", answers == ["continue", "converged"]),
+    ("the record is valid against attnlab.run/1", schema_ok),
 ]
 for what, ok in checks:
     print(("ok: " if ok else "FAILED: ") + what)

@@ -1,7 +1,9 @@
 // attnlab-sdpa-import's logic (experiments/sdpa_import.hpp) and the raw file's reader
-// (record/sdpa_raw.hpp): a synthetic raw file gives a record whose every computed field is right;
-// a malformed one is refused in one line naming the field. And the one statistic the baseline
-// still computes in Python, its graph regime's stopping rule, agrees with common/stats.cpp.
+// (record/sdpa_raw.hpp): a synthetic raw file gives a run record whose every computed field is
+// right, that the schema takes and read_run_record reads back; a malformed one is refused in one
+// line naming the field. The check the baseline asks of each output passes a right output and
+// fails wrong ones, and the stopping rule it asks while its graph regime samples is
+// common/stats.cpp's.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -10,12 +12,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 
-#include "experiments/sdpa_import.hpp"
+#include "common/shapes.hpp"
 #include "common/stats.hpp"
+#include "experiments/sdpa_import.hpp"
 #include "record/record.hpp"
+#include "tests/validate_records.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -36,10 +42,11 @@ ordered_json cold_regime() {
 }
 
 ordered_json raw_doc() {
-  ordered_json corr = {{"passed", true}, {"repeat_identical", true}, {"max_abs_err", 1e-4},
-                       {"max_rel_err", 1e-3}, {"tolerance_abs", 2e-4}, {"naive_fp16_max_abs_err", 3e-4},
-                       {"row_rms_err", 5e-5}, {"row_err_ratio", 0.25}, {"rows_checked", 64},
-                       {"nonfinite", 0}, {"elements_scanned", 8192}};
+  ordered_json corr = {{"passed", true}, {"max_abs_err", 1e-4}, {"max_rel_err", 1e-3},
+                       {"tolerance_abs", 2e-4}, {"naive_fp16_max_abs_err", 3e-4}, {"rows_checked", 128},
+                       {"rows_total", 128}, {"nonfinite", 0}, {"repeat_identical", true},
+                       {"rule", "row_rms"}, {"inputs", "normal"}, {"row_rms_err", 5e-5},
+                       {"row_err_ratio", 0.25}, {"elements_scanned", 8192}, {"output_poisoned", false}};
   ordered_json graph = {{"name", "graph"}, {"stop_reason", "converged"}, {"wall_s", 0.25},
                         {"launches_per_sample", 20}, {"clock_before_mhz", nullptr},
                         {"clock_after_mhz", nullptr}, {"samples_ns", {300.0, 100.0, 200.0}},
@@ -65,7 +72,22 @@ struct RawFile {
 
 RunRecord import(const ordered_json& doc) {
   RawFile f(doc.dump());
-  return sdpa_record(read_sdpa_raw(f.path), {{"abcdef0123456789", true}, "testhost", "sweep-1"});
+  return sdpa_record(read_sdpa_raw(f.path), {{"abcdef0123456789abcdef0123456789abcdef01", true}, "testhost", "sweep-1"});
+}
+
+// Each row of shape `s` on `in` as fp64 attention computes it, rounded to fp16: what a right
+// kernel returns, up to its own rounding.
+std::vector<__half> exact_output(const Shape& s, const HostTensors& in) {
+  std::vector<__half> out(std::size_t(s.q_elems()));
+  std::vector<double> row(std::size_t(s.D));
+  for (int b = 0; b < s.B; ++b)
+    for (int h = 0; h < s.H; ++h)
+      for (int i = 0; i < s.S; ++i) {
+        reference_row(s, in, float(s.default_scale()), {b, h, i}, row.data());
+        const std::size_t at = ((std::size_t(b) * s.H + h) * s.S + i) * s.D;
+        for (int d = 0; d < s.D; ++d) out[at + d] = __float2half(float(row[std::size_t(d)]));
+      }
+  return out;
 }
 
 // The reader's message for `doc`, or "" when it reads.
@@ -90,11 +112,12 @@ TEST(SdpaImport, HeaderAndProvenanceComeFromTheRawFileAndTheBuild) {
   EXPECT_EQ(rec.status, "ok");
   EXPECT_EQ(rec.experiment.title, "PyTorch SDPA, flash backend (FlashAttention-2)");
   EXPECT_EQ(rec.started_utc, utc_iso8601(1764130119));
-  EXPECT_EQ(rec.provenance.git.commit, "abcdef0123456789");
+  EXPECT_EQ(rec.provenance.git.commit, "abcdef0123456789abcdef0123456789abcdef01");
   EXPECT_TRUE(rec.provenance.git.dirty);
   EXPECT_EQ(rec.provenance.host, "testhost");
   EXPECT_EQ(rec.provenance.sweep_id, "sweep-1");
   EXPECT_EQ(rec.provenance.versions.runtime, 12080);
+  EXPECT_EQ(rec.provenance.torch->torch, "2.11.0+cu130");
   EXPECT_FALSE(rec.provenance.versions.cudnn.has_value());
   EXPECT_EQ(rec.provenance.gpu.uuid, "GPU-f0e7724f-c1b6-fc68-3ca3-69ab1e33984f");
   EXPECT_EQ(rec.provenance.gpu.compute_capability, "9.0");
@@ -159,19 +182,103 @@ TEST(SdpaImport, GraphRegimeSummarisesItsSamplesWithTheHarnessStatistics) {
   EXPECT_EQ(graph.gpu_state->unavailable, "NVML not loadable");
 }
 
-TEST(SdpaImport, CorrectnessGetsTheRuleAndTheShapesRowCount) {
+// The check's block is the entry's; an output that changed during timing fails the entry, which
+// then holds no timing, as a failed check does.
+TEST(SdpaImport, AnOutputChangedAfterTimingFailsTheEntryAndDropsItsTiming) {
   ordered_json doc = raw_doc();
-  doc["results"][0]["correctness"]["passed"] = false;
-  doc["results"][0]["correctness"]["failure"] = "two calls on the same inputs gave different outputs";
-  doc["results"][0].erase("regimes");
+  EXPECT_EQ(to_json(import(doc).results.at(0).correctness).dump(), doc["results"][0]["correctness"].dump());
+  doc["results"][0]["changed_after_timing"] = true;
   const RunRecord rec = import(doc);
   EXPECT_EQ(rec.status, "failed");
   const Correctness& c = rec.results.at(0).correctness;
-  EXPECT_EQ(c.rows_total, 1 * 2 * 64);
-  EXPECT_EQ(*c.rule, "row_rms");
-  EXPECT_EQ(*c.output_poisoned, false);
-  EXPECT_EQ(*c.failure, "two calls on the same inputs gave different outputs");
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(*c.failure, "output after timing differs from the checked output");
   EXPECT_TRUE(to_json(rec)["results"][0]["timing"].is_null());
+}
+
+// The importer's record is a run record: the schema takes it, and read_run_record reads it back
+// from the file write_run_record wrote, to the same bytes.
+TEST(SdpaImport, TheRecordValidatesAndReadsBackThroughTheRunRecordReader) {
+  ordered_json doc = raw_doc();
+  doc["results"].push_back({{"shape", {{"B", 1}, {"H", 2}, {"H_kv", 2}, {"S", 64}, {"D", 96}, {"causal", false}, {"scale", 0.1}}},
+                            {"unavailable", "head dim 96 not supported"}});
+  const RunRecord rec = import(doc);
+  const fs::path file = fs::temp_directory_path() / ("attnlab-sdpa-record-" + std::to_string(::getpid()) + ".json");
+  write_run_record(file, rec);
+  const ordered_json written = read_json_file(file);
+  fs::remove(file);
+  EXPECT_EQ(written.dump(), to_json(rec).dump());
+  const RunRecord back = read_run_record(written);
+  EXPECT_EQ(to_json(back).dump(2), written.dump(2));
+  EXPECT_EQ(back.results.at(1).available, false);
+  EXPECT_EQ(*back.options.backend, "flash");
+  attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, written, "sdpa-import");
+}
+
+// The check the baseline asks of each output (attnlab-sdpa-import check) is the phases' gate: a
+// right output passes, and one with the causal mask dropped, one wrong element, a NaN, or two
+// calls that disagree each fail, naming why.
+TEST(SdpaCheck, ARightOutputPassesAndWrongOnesFail) {
+  const Shape s = parse_shape("1x2x64x32:causal:hkv=1");
+  const std::uint64_t seed = 11;
+  const HostTensors in = make_inputs(s, seed);
+  const std::vector<__half> right = exact_output(s, in);
+  const Correctness ok = sdpa_check(s, seed, in, right, true);
+  EXPECT_TRUE(ok.passed) << ok.failure.value_or("");
+  EXPECT_EQ(ok.rows_checked, 1 * 2 * 64);
+  EXPECT_EQ(ok.rows_total, 1 * 2 * 64);
+  EXPECT_EQ(*ok.output_poisoned, false);
+  EXPECT_EQ(*ok.rule, "row_rms");
+  EXPECT_LT(*ok.row_err_ratio, 1.0);
+
+  Shape unmasked = s;
+  unmasked.causal = false;
+  const Correctness no_mask = sdpa_check(s, seed, in, exact_output(unmasked, in), true);
+  EXPECT_FALSE(no_mask.passed);
+  EXPECT_NE(no_mask.failure->find("worst row"), std::string::npos);
+
+  std::vector<__half> one_off = right;
+  one_off[5 * s.D + 3] = __float2half(__half2float(one_off[5 * s.D + 3]) + 0.05f);
+  EXPECT_FALSE(sdpa_check(s, seed, in, one_off, true).passed);
+
+  std::vector<__half> nan = right;
+  nan.back() = __float2half(std::numeric_limits<float>::quiet_NaN());
+  const Correctness with_nan = sdpa_check(s, seed, in, nan, true);
+  EXPECT_FALSE(with_nan.passed);
+  EXPECT_EQ(with_nan.nonfinite, 1);
+  // The block the baseline carries into its raw file reads back, its inf errors as null.
+  EXPECT_FALSE(read_correctness(ordered_json::parse(correctness_line(with_nan)), "").passed);
+
+  const Correctness repeat = sdpa_check(s, seed, in, right, false);
+  EXPECT_FALSE(repeat.passed);
+  EXPECT_EQ(*repeat.failure, "two calls on the same inputs gave different outputs");
+}
+
+// The tensors as the baseline writes them: read back in order, and a file of the wrong size is
+// refused naming it.
+TEST(SdpaCheck, TensorsAreReadAsWrittenAndAShortFileIsRefused) {
+  const Shape s = parse_shape("1x2x8x4");
+  const fs::path dir = fs::temp_directory_path() / ("attnlab-sdpa-tensors-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const HostTensors in = make_inputs(s, 3);
+  const auto put = [&](const char* name, const std::vector<__half>& v) {
+    std::ofstream(dir / name, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * 2));
+  };
+  put("q.f16", in.q);
+  put("k.f16", in.k);
+  put("v.f16", in.v);
+  put("out.f16", in.q);
+  const SdpaTensors t = read_sdpa_tensors(dir, s);
+  EXPECT_EQ(__half_as_ushort(t.in.k[17]), __half_as_ushort(in.k[17]));
+  EXPECT_EQ(__half_as_ushort(t.out.back()), __half_as_ushort(in.q.back()));
+  put("out.f16", std::vector<__half>(in.q.begin(), in.q.end() - 1));
+  try {
+    read_sdpa_tensors(dir, s);
+    ADD_FAILURE() << "a short output was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "out.f16").string() + ": not 64 fp16 values");
+  }
+  fs::remove_all(dir);
 }
 
 TEST(SdpaImport, AnUnavailableShapeOrAFaultFailsTheRun) {
@@ -221,53 +328,38 @@ TEST(SdpaRaw, AMalformedFileIsRefusedInOneLineNamingTheField) {
   EXPECT_EQ(refusal(doc.dump()), "/backend is not cudnn, flash or efficient");
 }
 
-// The baseline decides in Python, while its graph regime samples, when to stop (it runs beside
-// torch, not linked to the harness; the rule is in experiments/sdpa_timing.py, beside the
-// script): on the same random samples its rule must agree with
-// common/stats.cpp's, so a change to one without the other fails here.
-TEST(SdpaBaseline, StoppingRuleMatchesTheHarness) {
-  if (std::system("python3 -c '' >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+// The stopping rule the baseline's graph regime asks after each batch: each answer is
+// common/stats.cpp's over every sample sent so far, and a line that is not numbers is refused.
+TEST(SdpaStoppingRule, EachAnswerIsTheHarnessRuleOverTheSamplesSoFar) {
   std::mt19937_64 rng(20261124);
   std::lognormal_distribution<double> dist(10.0, 0.3);
-  ordered_json cases = ordered_json::array();
-  std::vector<std::vector<double>> samples;
-  for (std::size_t n : {1, 2, 3, 10, 11, 64, 257}) {
-    std::vector<double> xs(n);
-    for (auto& x : xs) x = dist(rng);
-    samples.push_back(xs);
-    cases.push_back(xs);
-  }
-  const fs::path dir = fs::temp_directory_path() / ("attnlab-sdpa-stats-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "in.json") << cases.dump();
-  const std::string script = R"(
-import importlib.util, json, pathlib, sys
-spec = importlib.util.spec_from_file_location("b", pathlib.Path(sys.argv[1]).with_name("sdpa_timing.py"))
-b = importlib.util.module_from_spec(spec); spec.loader.exec_module(b)
-rules = [dict(min_samples=m, max_samples=x, noise_target_pct=t, max_seconds=s)
-         for m, x, t, s in [(2, 1000, 50.0, 10.0), (10, 11, 0.5, 10.0), (10, 1000, 0.5, 0.0), (300, 1000, 0.5, 10.0)]]
-json.dump([[b.should_stop(r, xs, e) or "continue" for r in rules for e in (0.0, 1.0, 25.0)]
-           for xs in json.load(open(sys.argv[2]))], open(sys.argv[3], "w"))
-)";
-  std::ofstream(dir / "check.py") << script;
-  const std::string cmd = "python3 '" + (dir / "check.py").string() + "' '" + ATTNLAB_SDPA_SCRIPT +
-                          "' '" + (dir / "in.json").string() + "' '" + (dir / "out.json").string() + "'";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(dir / "out.json");
-  const auto py = ordered_json::parse(in);
-  fs::remove_all(dir);
-  const std::vector<stats::StoppingRule> rules = {
-      {2, 1000, 50.0, 10.0}, {10, 11, 0.5, 10.0}, {10, 1000, 0.5, 0.0}, {300, 1000, 0.5, 10.0}};
-  ASSERT_EQ(py.size(), samples.size());
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    SCOPED_TRACE("n = " + std::to_string(samples[i].size()));
-    std::size_t k = 0;
-    for (const auto& r : rules)
-      for (double e : {0.0, 1.0, 25.0}) {
-        const auto reason = stats::should_stop(r, samples[i], e);
-        const std::string want = reason == stats::StopReason::kContinue ? "continue"
-                                                                           : stats::stop_reason_name(reason);
-        EXPECT_EQ(py[i][k++].get<std::string>(), want) << "rule " << (&r - rules.data()) << " at " << e << " s";
+  for (const stats::StoppingRule& rule : {stats::StoppingRule{2, 1000, 50.0, 10.0}, stats::StoppingRule{10, 11, 0.5, 10.0},
+                                          stats::StoppingRule{10, 1000, 0.5, 0.5}, stats::StoppingRule{3, 1000, 5.0, 10.0}}) {
+    std::ostringstream lines;
+    std::vector<std::string> want;
+    std::vector<double> so_far;
+    for (int batch = 0; batch < 6; ++batch) {
+      const double elapsed = 0.2 * batch;
+      lines << elapsed;
+      for (int i = 0; i < 1 + batch; ++i) {
+        so_far.push_back(batch == 5 ? 1000.0 : dist(rng));
+        lines << ' ' << so_far.back();
       }
+      lines << '\n';
+      const stats::StopReason r = stats::should_stop(rule, so_far, elapsed);
+      want.push_back(r == stats::StopReason::kContinue ? "continue" : stats::stop_reason_name(r));
+    }
+    std::istringstream in(lines.str());
+    std::ostringstream out;
+    serve_stopping_rule(rule, in, out);
+    std::istringstream answers(out.str());
+    for (const std::string& w : want) {
+      std::string got;
+      std::getline(answers, got);
+      EXPECT_EQ(got, w);
+    }
   }
+  std::istringstream bad("0.1 100 x\n");
+  std::ostringstream out;
+  EXPECT_THROW(serve_stopping_rule({2, 10, 1.0, 1.0}, bad, out), std::runtime_error);
 }
