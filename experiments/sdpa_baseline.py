@@ -124,34 +124,29 @@ def non_negative_int(text):
 # ---------------------------------------------------------------------------------------------
 # The raw file (record/sdpa_raw.hpp) and its import (attnlab-sdpa-import)
 
-def write_json_atomically(path, doc):
-    tmp = Path(str(path) + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(doc, f, allow_nan=False)
-    os.replace(tmp, path)
-
-
 class RawRun:
-    """One backend's raw measurements, rewritten after every shape so that a run cut short
-    leaves what it measured; `finish` imports it into a run record and removes it."""
+    """One backend's raw measurements (record/sdpa_raw.hpp): a header line, then a line appended
+    for every shape, so that a run cut short leaves what it measured; `finish` imports the file
+    into a run record and removes it."""
 
     def __init__(self, path, backend, argv, started, seed, options, versions, gpu):
         self.path = Path(path)
-        self.doc = {"schema": RAW_SCHEMA, "backend": backend, "argv": argv,
-                    "started_unix_s": int(started), "seed": seed, "options": options,
-                    "versions": versions, "gpu": gpu, "results": []}
-        self.write()
+        self.failed = False
+        self.path.write_text("")
+        self.append({"schema": RAW_SCHEMA, "backend": backend, "argv": argv,
+                     "started_unix_s": int(started), "seed": seed, "options": options,
+                     "versions": versions, "gpu": gpu})
 
-    def write(self):
-        write_json_atomically(self.path, self.doc)
+    def append(self, line):
+        with open(self.path, "a") as f:
+            f.write(json.dumps(line, allow_nan=False) + "\n")
 
     def add(self, result):
-        self.doc["results"].append(result)
-        self.write()
+        self.append({"result": result})
 
     def fail(self, error):
-        self.doc["error"] = error
-        self.write()
+        self.failed = True
+        self.append({"error": error})
 
     def finish(self, importer, results_dir=None, output=None):
         """Runs the importer; True when it wrote the record (it prints where)."""
@@ -411,7 +406,7 @@ def run(opt, argv):
     bench = Bench(torch, dev, gpu, rule, importer)
     options = {"regimes": opt.regimes, "check_only": opt.check_only, **rule}
     now = time.time()
-    runs = {b: RawRun(Path(opt.results_dir) / f".sdpa-raw-{b}-{os.getpid()}.json", b, argv, now, seed,
+    runs = {b: RawRun(Path(opt.results_dir) / f".sdpa-raw-{b}-{os.getpid()}.jsonl", b, argv, now, seed,
                       options, torch_versions(torch, driver), gpu) for b in opt.backends}
     tensors = Path(opt.results_dir) / f".sdpa-tensors-{os.getpid()}"  # the check's inputs and output
     tensors.mkdir()
@@ -421,7 +416,7 @@ def run(opt, argv):
         print(f"attnlab: sdpa-{b} on {gpu['name']}, torch {torch.__version__}, seed {seed}", flush=True)
     try:
         for i, s in enumerate(shapes):
-            live = [b for b in opt.backends if "error" not in runs[b].doc]
+            live = [b for b in opt.backends if not runs[b].failed]
             if not live:
                 break
             inputs = make_inputs(torch, s, seed, dev)

@@ -4,8 +4,8 @@
 // The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed,
 // each output checked, and the graph regime's stopping rule (experiments/sdpa_import.hpp).
 //
-//   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.json --results-dir results
-//   build/bin/attnlab-sdpa-import raw.json --output record.json      # a file, no run directory
+//   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.jsonl --results-dir results
+//   build/bin/attnlab-sdpa-import raw.jsonl --output record.json     # a file, no run directory
 //   build/bin/attnlab-sdpa-import shapes @seed 2x4x256x64:causal     # one JSON line per shape
 //   build/bin/attnlab-sdpa-import check DIR --shape 1x8x512x64 --seed 7   # the correctness block
 //   build/bin/attnlab-sdpa-import stop --min-samples 10 --max-samples 1000 --noise-target 0.5 --max-time 1

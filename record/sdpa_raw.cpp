@@ -1,6 +1,7 @@
 // The reader of the SDPA baseline's raw measurements (record/sdpa_raw.hpp).
 #include "record/sdpa_raw.hpp"
 
+#include <sstream>
 #include <stdexcept>
 
 #include "common/shapes.hpp"
@@ -158,6 +159,36 @@ SdpaRaw read_raw(const ordered_json& j) {
   return raw;
 }
 
+// The file's lines as one document: the header's keys, "results" from the result lines and
+// "error" from an error line.
+ordered_json read_lines(const std::filesystem::path& file) {
+  std::istringstream in(read_record_text(file));
+  ordered_json doc;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::string where = file.string() + ": line " + std::to_string(++n);
+    ordered_json j;
+    try {
+      j = ordered_json::parse(line);
+    } catch (const ordered_json::parse_error& e) {
+      throw std::runtime_error(where + " is not valid JSON: " + e.what());
+    }
+    if (!j.is_object()) throw std::runtime_error(where + " is not a JSON object");
+    if (n == 1) {
+      doc = std::move(j);
+      doc["results"] = ordered_json::array();
+    } else if (j.size() == 1 && j.contains("result")) {
+      doc["results"].push_back(j["result"]);
+    } else if (j.size() == 1 && j.contains("error")) {
+      doc["error"] = j["error"];
+    } else {
+      throw std::runtime_error(where + " is neither {\"result\": ...} nor {\"error\": ...}");
+    }
+  }
+  if (n == 0) throw std::runtime_error(file.string() + ": empty");
+  return doc;
+}
+
 }  // namespace
 
 std::string sdpa_shape_line(const Shape& s) {
@@ -169,7 +200,7 @@ std::string sdpa_shape_line(const Shape& s) {
 std::string correctness_line(const Correctness& c) { return to_json(c).dump(); }
 
 SdpaRaw read_sdpa_raw(const std::filesystem::path& file) {
-  const ordered_json j = read_json_file(file);
+  const ordered_json j = read_lines(file);
   try {
     return read_raw(j);
   } catch (const FieldError& e) {

@@ -1,9 +1,14 @@
 // The SDPA baseline's raw measurements (attnlab.sdpa-raw/1): what experiments/sdpa_baseline.py
-// measured with PyTorch, written as JSON after every shape; attnlab-sdpa-import turns it into the
-// run record (record/result.hpp) with the harness's statistics and provenance. The reader checks
-// every field and names the first bad one in one line.
+// measured with PyTorch; attnlab-sdpa-import turns it into the run record (record/result.hpp)
+// with the harness's statistics and provenance. The reader checks every field and names the
+// first bad one in one line.
 //
-// Format (every key required unless marked; numbers are JSON numbers, times in ns):
+// The file is JSON lines, appended to as the run goes, so that a run cut short leaves every
+// line it finished and no line is ever rewritten: the first line holds the header keys below
+// (all but "results" and "error"), each later line one {"result": result} or {"error": string}.
+// The reader assembles them into the document below, whose JSON pointers its messages name.
+//
+// Document (every key required unless marked; numbers are JSON numbers, times in ns):
 //   schema        "attnlab.sdpa-raw/1"
 //   backend       "cudnn" | "flash" | "efficient"
 //   argv          [string]      the script's command line
@@ -93,8 +98,8 @@ struct SdpaRaw {
 };
 
 // Reads and checks `file`; throws std::runtime_error "<file>: <what is wrong>" (one line: the
-// file unreadable, not JSON, the wrong schema, or the first missing or malformed field by its
-// JSON pointer).
+// file unreadable or empty, a line not JSON or of neither kind, the wrong schema, or the first
+// missing or malformed field by its JSON pointer).
 SdpaRaw read_sdpa_raw(const std::filesystem::path& file);
 
 // What attnlab-sdpa-import answers the baseline, one JSON line each: a shape it parsed for it

@@ -104,13 +104,13 @@ gpu = {"name": "stub", "uuid_hex": "ab" * 16, "cc_major": 9, "cc_minor": 0, "sm_
        "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
 with tempfile.TemporaryDirectory() as d:
     options = {"regimes": ["cold"], "check_only": False, **bench.rule}
-    run = b.RawRun(Path(d) / "raw.json", "cudnn", ["sdpa_baseline.py"], 0, 1, options,
+    run = b.RawRun(Path(d) / "raw.jsonl", "cudnn", ["sdpa_baseline.py"], 0, 1, options,
                    {"driver": 13000, "torch": "stub", "torch_cuda": "13.0", "cudnn": 91900}, gpu)
     run.add({"shape": shape.json(), "correctness": correct, "regimes": [regime]})
     if not run.finish(sys.argv[2], output=Path(d) / "run.json"):
         sys.exit("the importer refused the raw file")
     rec = json.load(open(Path(d) / "run.json"))
-    raw_left = (Path(d) / "raw.json").exists()
+    raw_left = (Path(d) / "raw.jsonl").exists()
     v = subprocess.run([sys.executable, str(Path(sys.argv[1]).resolve().parent.parent / "scripts" / "validate-records"),
                         str(Path(d) / "run.json")], capture_output=True, text=True)
     if v.returncode == 77:

@@ -70,8 +70,20 @@ struct RawFile {
   ~RawFile() { fs::remove(path); }
 };
 
+// The raw file of `doc` (the document the reader assembles) as the baseline writes it: the
+// header line, then a line per result and one for an error.
+std::string raw_lines(const ordered_json& doc) {
+  ordered_json header = doc;
+  header.erase("results");
+  header.erase("error");
+  std::string text = header.dump() + "\n";
+  for (const auto& r : doc["results"]) text += ordered_json{{"result", r}}.dump() + "\n";
+  if (doc.contains("error")) text += ordered_json{{"error", doc["error"]}}.dump() + "\n";
+  return text;
+}
+
 RunRecord import(const ordered_json& doc) {
-  RawFile f(doc.dump());
+  RawFile f(raw_lines(doc));
   return sdpa_record(read_sdpa_raw(f.path), {{"abcdef0123456789abcdef0123456789abcdef01", true}, "testhost", "sweep-1"});
 }
 
@@ -296,36 +308,41 @@ TEST(SdpaImport, AnUnavailableShapeOrAFaultFailsTheRun) {
 }
 
 TEST(SdpaRaw, AMalformedFileIsRefusedInOneLineNamingTheField) {
-  EXPECT_EQ(refusal(raw_doc().dump()), "");
-  EXPECT_NE(refusal("{\"schema\": ").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(refusal(raw_lines(raw_doc())), "");
+  EXPECT_NE(refusal("{\"schema\": ").find("line 1 is not valid JSON"), std::string::npos);
+  EXPECT_EQ(refusal(""), "empty");
+  EXPECT_EQ(refusal(raw_lines(raw_doc()) + "{\"results\": []}\n"), "line 3 is neither {\"result\": ...} nor {\"error\": ...}");
+  // A run cut short while it wrote its last line.
+  const std::string whole = raw_lines(raw_doc());
+  EXPECT_NE(refusal(whole.substr(0, whole.size() - 10)).find("line 2 is not valid JSON"), std::string::npos);
   ordered_json doc = raw_doc();
   doc["schema"] = "attnlab.run/1";
-  EXPECT_EQ(refusal(doc.dump()), "/schema is not attnlab.sdpa-raw/1");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/schema is not attnlab.sdpa-raw/1");
   doc = raw_doc();
   doc["gpu"].erase("uuid_hex");
-  EXPECT_EQ(refusal(doc.dump()), "missing /gpu/uuid_hex");
+  EXPECT_EQ(refusal(raw_lines(doc)), "missing /gpu/uuid_hex");
   doc = raw_doc();
   doc["gpu"]["uuid_hex"] = "f0e7724f";
-  EXPECT_EQ(refusal(doc.dump()), "/gpu/uuid_hex is not 32 hex digits");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/gpu/uuid_hex is not 32 hex digits");
   doc = raw_doc();
   doc["results"][0]["shape"]["S"] = 0;
-  EXPECT_EQ(refusal(doc.dump()), "/results/0/shape/S is below 1");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/results/0/shape/S is below 1");
   doc = raw_doc();
   doc["results"][0]["shape"]["D"] = 64.5;
-  EXPECT_EQ(refusal(doc.dump()), "/results/0/shape/D is not an integer");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/results/0/shape/D is not an integer");
   doc = raw_doc();
   doc["results"][0]["regimes"][0]["launches"][1] = {1.0, 2.0};
-  EXPECT_EQ(refusal(doc.dump()),
+  EXPECT_EQ(refusal(raw_lines(doc)),
             "/results/0/regimes/0/launches/1 does not hold a [start, end) pair for each of the 3 kernels");
   doc = raw_doc();
   doc["results"][0]["regimes"][1]["name"] = "hot";
-  EXPECT_EQ(refusal(doc.dump()), "/results/0/regimes/1/name is not cold, warm or graph");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/results/0/regimes/1/name is not cold, warm or graph");
   doc = raw_doc();
   doc["results"][0]["regimes"][0]["nvml"]["readings"][0] = {1980.0, 300.0};
-  EXPECT_EQ(refusal(doc.dump()), "/results/0/regimes/0/nvml/readings/0 is not [SM MHz, W, C, reason bits]");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/results/0/regimes/0/nvml/readings/0 is not [SM MHz, W, C, reason bits]");
   doc = raw_doc();
   doc["backend"] = "math";
-  EXPECT_EQ(refusal(doc.dump()), "/backend is not cudnn, flash or efficient");
+  EXPECT_EQ(refusal(raw_lines(doc)), "/backend is not cudnn, flash or efficient");
 }
 
 // The stopping rule the baseline's graph regime asks after each batch: each answer is
