@@ -250,7 +250,8 @@ sweep-collect:
 
 # make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
 # results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
-# The script ends by running attnlab-sdpa-import (the record), built here first.
+# The script asks attnlab-sdpa-import, built here first, for its shapes, each output's check and
+# the graph regime's stopping rule, and ends by running it on the raw measurements (the record).
 baseline:
 	@scripts/gpu-check
 	@$(MAKE) --no-print-directory configure
