@@ -35,8 +35,9 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   fp64 reference, the row rule against a naive fp16 implementation's expected error, every
   element scanned for NaN/inf. torch allocates the output, so it cannot be poisoned first; a
   second call must give the same bits, and so must a call after timing.
-The regimes and the NVML monitor (raw readings; the importer summarises them) are in
-sdpa_timing.py, beside this script.
+- NVML: the harness's monitor, in the importer's process, polls the GPU while each regime
+  samples; its raw readings go in the raw file, and the importer summarises them.
+The regimes are in sdpa_timing.py, beside this script.
 
 Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
 could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
@@ -163,7 +164,8 @@ class RawRun:
 
 class Importer:
     """attnlab-sdpa-import: what the baseline asks the harness's code while it runs (its shapes,
-    each output's check, the graph regime's stopping rule); RawRun.finish runs its import."""
+    each output's check, the graph regime's stopping rule, the NVML monitor); RawRun.finish runs
+    its import."""
 
     def __init__(self, path):
         self.path = str(path)
@@ -186,6 +188,11 @@ class Importer:
         """The record's correctness block of tensors/out.f16 (beside q, k and v.f16)."""
         args = ["check", str(tensors), "--shape", s.name(), "--seed", str(seed)]
         return self.ask(*args, *([] if repeat_identical else ["--repeat-differs"]))[0]
+
+    def monitor(self, device):
+        """The harness's NVML monitor for CUDA device `device`, served by the importer (sdpa_timing.Monitor)."""
+        return subprocess.Popen([self.path, "monitor", "--device", str(device)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def stopping_rule(self, rule):
         """A process that answers, for each batch of samples written to it, whether to stop."""

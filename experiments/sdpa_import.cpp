@@ -46,8 +46,9 @@ const char* regime_method(const std::string& regime) {
          "by launches_per_sample; queued behind torch.cuda._sleep";
 }
 
-// The baseline polls NVML from Python on torch.profiler's clock, which NVML's readings cannot be
-// placed on: samples are not flagged one by one.
+// The readings are the harness's monitor's (serve_monitor), taken in this importer's process while
+// the baseline sampled; they are not placed on torch.profiler's clock, so samples are not flagged
+// one by one.
 GpuState gpu_state(const SdpaRawRegime& r) {
   GpuState g;
   if (!r.nvml_unavailable.empty() || r.readings.empty()) {
@@ -65,7 +66,7 @@ GpuState gpu_state(const SdpaRawRegime& r) {
   }
   return profiler::summarize_readings(readings, r.max_sm_clock_mhz,
                                       "NVML (nvmlDeviceGetClockInfo, GetPowerUsage, GetTemperature, "
-                                      "GetCurrentClocksEventReasons) through ctypes, polled every " +
+                                      "GetCurrentClocksEventReasons) by attnlab-sdpa-import monitor, polled every " +
                                           std::to_string(profiler::sampling::kGpuPollMicroseconds / 1000) +
                                           " ms while sampling; samples not flagged one by one");
 }
@@ -208,6 +209,29 @@ void serve_stopping_rule(const stats::StoppingRule& rule, std::istream& in, std:
     if (!fields.eof()) throw std::runtime_error("stopping rule: '" + line + "' is not <seconds> <sample ns>...");
     const stats::StopReason r = stats::should_stop(rule, samples, elapsed);
     out << (r == stats::StopReason::kContinue ? "continue" : stats::stop_reason_name(r)) << std::endl;
+  }
+}
+
+void serve_monitor(profiler::GpuMonitor& monitor, std::istream& in, std::ostream& out) {
+  const auto clock = [&]() -> std::optional<double> {
+    const std::optional<profiler::GpuReading> r = monitor.read();
+    return r ? std::optional<double>(r->sm_clock_mhz) : std::nullopt;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line == "clock") {
+      out << sm_clock_line(clock()) << std::endl;
+    } else if (line == "start") {
+      monitor.start(std::chrono::microseconds(profiler::sampling::kGpuPollMicroseconds));
+      out << sm_clock_line(clock()) << std::endl;
+    } else if (line == "stop") {
+      std::vector<SdpaRawReading> readings;
+      for (const profiler::GpuReading& r : monitor.stop())
+        readings.push_back({r.sm_clock_mhz, r.power_w, r.temperature_c, r.reasons});
+      const std::string why = monitor.unavailable().value_or(readings.empty() ? "no NVML reading was taken" : "");
+      out << nvml_block_line(why, monitor.max_sm_clock_mhz(), readings) << std::endl;
+    } else {
+      throw std::runtime_error("monitor: unknown command '" + line + "'; expected clock, start or stop");
+    }
   }
 }
 

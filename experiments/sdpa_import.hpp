@@ -12,6 +12,7 @@
 #include "common/stats.hpp"
 #include "experiments/reference.hpp"
 #include "experiments/run_context.hpp"
+#include "profiler/gpu_monitor.hpp"
 #include "record/result.hpp"
 #include "record/sdpa_raw.hpp"
 
@@ -39,6 +40,13 @@ SdpaTensors read_sdpa_tensors(const std::filesystem::path& dir, const Shape& s);
 // each line written, flushed, is "continue" or the reason to stop after every sample so far.
 // Throws std::runtime_error on a line that is not numbers.
 void serve_stopping_rule(const stats::StoppingRule& rule, std::istream& in, std::ostream& out);
+
+// The harness's NVML monitor (profiler/gpu_monitor.hpp) served to the baseline while it samples,
+// a command a line, each answered with one JSON line, flushed: "clock", the SM clock now (null
+// without NVML); "start", polling begins at the harness's period, answered as "clock"; "stop",
+// polling ends, answered with the nvml block of the readings since "start" (record/sdpa_raw.hpp).
+// Throws std::runtime_error on another command.
+void serve_monitor(profiler::GpuMonitor& monitor, std::istream& in, std::ostream& out);
 
 // Throws std::runtime_error (one line) where the raw numbers cannot make a record: a timed
 // regime with a non-positive median, say.

@@ -2,13 +2,15 @@
 // by experiments/sdpa_baseline.py, which runs this at the end) into its run record, in a new run
 // directory <results>/sdpa-<backend>/<UTC start>-<short sha>/run.json that never overwrites one.
 // The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed,
-// each output checked, and the graph regime's stopping rule (experiments/sdpa_import.hpp).
+// each output checked, the graph regime's stopping rule and the NVML monitor
+// (experiments/sdpa_import.hpp).
 //
 //   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.jsonl --results-dir results
 //   build/bin/attnlab-sdpa-import raw.jsonl --output record.json     # a file, no run directory
 //   build/bin/attnlab-sdpa-import shapes @seed 2x4x256x64:causal     # one JSON line per shape
 //   build/bin/attnlab-sdpa-import check DIR --shape 1x8x512x64 --seed 7   # the correctness block
 //   build/bin/attnlab-sdpa-import stop --min-samples 10 --max-samples 1000 --noise-target 0.5 --max-time 1
+//   build/bin/attnlab-sdpa-import monitor --device 0                 # clock, start, stop on stdin
 //
 // Exit codes: 0 written (or answered; a check that fails is an answer); 2 bad arguments, a
 // malformed raw file or shape, or unreadable tensors (one line naming the field or file); 3 the
@@ -98,6 +100,9 @@ int main(int argc, char** argv) {
   stop->add_option("--max-samples", rule.max_samples)->required();
   stop->add_option("--noise-target", rule.noise_target_pct, "[%]")->required();
   stop->add_option("--max-time", rule.max_seconds, "[s]")->required();
+  int device = 0;
+  CLI::App* monitor = app.add_subcommand("monitor", "serve the harness's NVML monitor: clock, start, stop on stdin");
+  monitor->add_option("--device", device, "CUDA device ordinal")->capture_default_str();
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -113,6 +118,11 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand(stop)) {
       serve_stopping_rule(rule, std::cin, std::cout);
+      return 0;
+    }
+    if (app.got_subcommand(monitor)) {
+      profiler::GpuMonitor m(device);
+      serve_monitor(m, std::cin, std::cout);
       return 0;
     }
     if (raw_file.empty()) throw CLI::RequiredError("raw");

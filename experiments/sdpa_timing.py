@@ -1,12 +1,12 @@
 """The SDPA baseline's timing (experiments/sdpa_baseline.py): the cold, warm and graph regimes
-on one device and the NVML monitor's raw readings, for any callable. The graph regime asks the
-importer (attnlab-sdpa-import stop, common/stats.cpp's rule) when to stop; every statistic of
-the record is the importer's. Needs torch only through the module a Bench is given; loading
-this file needs none.
+on one device, for any callable. The importer serves what needs the harness's code: the graph
+regime's stopping rule (attnlab-sdpa-import stop, common/stats.cpp) and the NVML monitor
+(attnlab-sdpa-import monitor, profiler/gpu_monitor.cpp), whose raw readings each regime keeps;
+every statistic of the record is the importer's. Needs torch only through the module a Bench
+is given; loading this file needs none.
 """
 from __future__ import annotations
 
-import ctypes
 import json
 import statistics
 import time
@@ -36,86 +36,32 @@ def ask_stop(rule, elapsed, batch):
     return answer
 
 
-MONITOR = CONSTANTS["gpu_monitor"]
+class Monitor:
+    """The harness's NVML monitor (profiler/gpu_monitor.cpp) in the importer's process
+    (attnlab-sdpa-import monitor): it polls the SM clock, power, temperature and clock-event
+    reasons while a regime samples, and hands back the regime's raw nvml block."""
 
-class GpuMonitor:
-    """NVML through ctypes, as profiler/gpu_monitor.cpp reads it: SM clock, power, temperature
-    and clock-event reasons, polled on a thread while a regime samples. It never raises for a
-    missing or failing NVML: `unavailable` says why."""
+    def __init__(self, importer, device):
+        self.proc = importer.monitor(device)
 
-    def __init__(self, uuid_hex):
-        uuid = f"GPU-{uuid_hex[0:8]}-{uuid_hex[8:12]}-{uuid_hex[12:16]}-{uuid_hex[16:20]}-{uuid_hex[20:32]}"
-        self.unavailable, self.max_sm_clock_mhz, self.readings = None, 0.0, []
-        self._thread, self._stop = None, None
-        try:
-            self.lib = ctypes.CDLL("libnvidia-ml.so.1")
-        except OSError as e:
-            self.unavailable = f"NVML not loadable (libnvidia-ml.so.1 comes with the NVIDIA driver): {e}"
-            return
-        nv = self.lib
-        reasons = (getattr(nv, "nvmlDeviceGetCurrentClocksEventReasons", None)
-                   or getattr(nv, "nvmlDeviceGetCurrentClocksThrottleReasons", None))
-        if reasons is None:
-            self.unavailable = "NVML lacks an entry point this monitor uses (driver too old?)"
-            return
-        self._reasons = reasons
-        nv.nvmlErrorString.restype = ctypes.c_char_p
-        if (rc := nv.nvmlInit_v2()) != 0:
-            self.unavailable = self._error("nvmlInit_v2", rc)
-            return
-        self.device = ctypes.c_void_p()
-        if (rc := nv.nvmlDeviceGetHandleByUUID(uuid.encode(), ctypes.byref(self.device))) != 0:
-            self.unavailable = self._error("nvmlDeviceGetHandleByUUID", rc)
-            return
-        mhz = ctypes.c_uint()
-        if (rc := nv.nvmlDeviceGetMaxClockInfo(self.device, 1, ctypes.byref(mhz))) != 0:
-            self.unavailable = self._error("nvmlDeviceGetMaxClockInfo", rc)
-            return
-        self.max_sm_clock_mhz = float(mhz.value)
-        if self.read() is None:
-            self.unavailable = "NVML read of clocks, power, temperature or clock-event reasons failed"
-
-    def _error(self, call, rc):
-        return f"{call} failed: {self.lib.nvmlErrorString(rc).decode()} ({rc})"
-
-    def read(self):
-        """(SM MHz, power W, temperature C, reason bits), or None when a call fails."""
-        nv, d = self.lib, self.device
-        sm, mw, temp, bits = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
-        if (nv.nvmlDeviceGetClockInfo(d, 1, ctypes.byref(sm)) or
-                nv.nvmlDeviceGetPowerUsage(d, ctypes.byref(mw)) or
-                nv.nvmlDeviceGetTemperature(d, 0, ctypes.byref(temp)) or
-                self._reasons(d, ctypes.byref(bits))):
-            return None
-        return [float(sm.value), mw.value / 1000.0, float(temp.value), bits.value]
+    def ask(self, command):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the importer's monitor exited {self.proc.wait()} without an answer")
+        return json.loads(answer)
 
     def start(self):
-        if self.unavailable:
-            return
-        import threading
-        self.readings, self._stop = [], threading.Event()
-
-        def poll():
-            period, nxt = MONITOR["poll_ms"] * 1e-3, time.monotonic()
-            while not self._stop.is_set():
-                r = self.read()
-                if r is not None:
-                    self.readings.append(r)
-                nxt += period
-                self._stop.wait(max(0.0, nxt - time.monotonic()))
-
-        self._thread = threading.Thread(target=poll, daemon=True)
-        self._thread.start()
+        self.ask("start")
 
     def stop(self):
         """The regime's raw nvml block: the readings since start(), or why there are none."""
-        if self.unavailable:
-            return {"unavailable": self.unavailable}
-        self._stop.set()
-        self._thread.join()
-        if not self.readings:
-            return {"unavailable": "no NVML reading was taken"}
-        return {"max_sm_clock_mhz": self.max_sm_clock_mhz, "readings": self.readings}
+        return self.ask("stop")
+
+    def sm_clock(self):
+        """NVML's current SM clock [MHz]; None where NVML is unavailable (the record says null)."""
+        return self.ask("clock")["sm_clock_mhz"]
 
 
 class Bench:
@@ -123,7 +69,7 @@ class Bench:
 
     def __init__(self, torch, dev, gpu, rule, importer):
         self.torch, self.dev, self.rule, self.importer = torch, dev, rule, importer
-        self.monitor = GpuMonitor(gpu["uuid_hex"])
+        self.monitor = Monitor(importer, dev.index)
         self.flush_ns = None  # device time of one flush, estimated once
         l2 = gpu["l2_bytes"] or 64 << 20
         self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=dev)
@@ -133,9 +79,7 @@ class Bench:
         self.flush_buf.zero_()
 
     def sm_clock(self):
-        """NVML's current SM clock [MHz]; None where NVML is unavailable (the record says null)."""
-        r = None if self.monitor.unavailable else self.monitor.read()
-        return r[0] if r else None
+        return self.monitor.sm_clock()
 
     def device_events(self, fn):
         """(name, start_ns, end_ns) of every device activity fn() causes, in start order."""

@@ -199,6 +199,18 @@ std::string sdpa_shape_line(const Shape& s) {
 
 std::string correctness_line(const Correctness& c) { return to_json(c).dump(); }
 
+std::string sm_clock_line(std::optional<double> mhz) {
+  return ordered_json{{"sm_clock_mhz", mhz ? ordered_json(*mhz) : ordered_json()}}.dump();
+}
+
+std::string nvml_block_line(const std::string& unavailable, double max_sm_clock_mhz,
+                            const std::vector<SdpaRawReading>& readings) {
+  if (!unavailable.empty()) return ordered_json{{"unavailable", unavailable}}.dump();
+  ordered_json rows = ordered_json::array();
+  for (const SdpaRawReading& r : readings) rows.push_back({r.sm_clock_mhz, r.power_w, r.temperature_c, r.reasons});
+  return ordered_json{{"max_sm_clock_mhz", max_sm_clock_mhz}, {"readings", rows}}.dump();
+}
+
 SdpaRaw read_sdpa_raw(const std::filesystem::path& file) {
   const ordered_json j = read_lines(file);
   try {

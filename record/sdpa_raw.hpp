@@ -107,5 +107,11 @@ SdpaRaw read_sdpa_raw(const std::filesystem::path& file);
 // correctness block of an output it checked.
 std::string sdpa_shape_line(const Shape& s);
 std::string correctness_line(const Correctness& c);
+// What its NVML monitor answers (attnlab-sdpa-import monitor): the SM clock now, {"sm_clock_mhz":
+// MHz or null}, and a regime's nvml block as the raw file holds it ({"unavailable": why} where
+// `unavailable` is not empty).
+std::string sm_clock_line(std::optional<double> mhz);
+std::string nvml_block_line(const std::string& unavailable, double max_sm_clock_mhz,
+                            const std::vector<SdpaRawReading>& readings);
 
 }  // namespace attnlab

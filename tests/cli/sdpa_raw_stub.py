@@ -3,7 +3,7 @@
 torch or a GPU. Its cold regime (Bench.cupti_regime) on a stub of torch.profiler's events; the
 importer's check (Importer.check) of a right output and of one with the causal mask dropped,
 written as raw fp16 files as the baseline writes them; the importer's stopping rule as the graph
-regime asks it (ask_stop); and the raw file (RawRun) through attnlab-sdpa-import to the record
+regime asks it (ask_stop) and its NVML monitor (Monitor); and the raw file (RawRun) through attnlab-sdpa-import to the record
 the events imply, valid against attnlab.run/1 (scripts/validate-records, where the jsonschema
 package is installed). Exit 0 when every check holds, 1 naming each that does not."""
 import importlib.util
@@ -99,6 +99,10 @@ stop = importer.stopping_rule({"min_samples": 10, "max_samples": 1000, "noise_ta
 answers = [timing.ask_stop(stop, 0.01, [100.0] * 5), timing.ask_stop(stop, 0.02, [100.0] * 5)]
 stop.stdin.close()
 stop.wait()
+monitor = timing.Monitor(importer, 0)
+monitor_clock, _, nvml = monitor.sm_clock(), monitor.start(), monitor.stop()
+monitor.proc.stdin.close()
+monitor.proc.wait()
 gpu = {"name": "stub", "uuid_hex": "ab" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
        "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120,
        "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
@@ -132,6 +136,8 @@ checks = [
     ("the output without the causal mask fails it", not unmasked["passed"] and "worst row" in unmasked["failure"]),
     ("the record holds the check's block", rec["results"][0]["correctness"] == correct),
     ("the stopping rule waits for the minimum, then converges", answers == ["continue", "converged"]),
+    ("the monitor answers the clock and an nvml block",
+     (monitor_clock is None) == ("unavailable" in nvml) and ("unavailable" in nvml or "readings" in nvml)),
     ("the record is valid against attnlab.run/1", schema_ok),
 ]
 for what, ok in checks:

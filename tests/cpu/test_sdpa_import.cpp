@@ -380,3 +380,31 @@ TEST(SdpaStoppingRule, EachAnswerIsTheHarnessRuleOverTheSamplesSoFar) {
   std::ostringstream out;
   EXPECT_THROW(serve_stopping_rule({2, 10, 1.0, 1.0}, bad, out), std::runtime_error);
 }
+
+// The NVML monitor the baseline asks while it samples is the harness's: the SM clock now, and the
+// raw file's nvml block of a regime, which the raw reader takes back; without NVML (this machine,
+// most likely) both say so, and an unknown command is refused.
+TEST(SdpaMonitor, AnswersTheClockAndANvmlBlockTheRawReaderTakes) {
+  profiler::GpuMonitor monitor(0);
+  std::istringstream in("clock\nstart\nstop\n");
+  std::ostringstream out;
+  serve_monitor(monitor, in, out);
+  std::istringstream answers(out.str());
+  std::string clock, start, stop;
+  std::getline(answers, clock);
+  std::getline(answers, start);
+  std::getline(answers, stop);
+  for (const std::string& line : {clock, start}) {
+    const ordered_json j = ordered_json::parse(line);
+    EXPECT_EQ(j.size(), 1u);
+    EXPECT_EQ(j["sm_clock_mhz"].is_null(), monitor.unavailable().has_value()) << line;
+  }
+  // The block as a regime of the raw file holds it: read back by the importer's reader.
+  ordered_json doc = raw_doc();
+  doc["results"][0]["regimes"][1]["nvml"] = ordered_json::parse(stop);
+  const RunRecord rec = import(doc);
+  const RegimeTiming& graph = rec.results.at(0).timing.at(1).second;
+  if (monitor.unavailable()) EXPECT_EQ(graph.gpu_state->unavailable, *monitor.unavailable());
+  std::istringstream bad("pause\n");
+  EXPECT_THROW(serve_monitor(monitor, bad, out), std::runtime_error);
+}
