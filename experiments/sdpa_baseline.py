@@ -248,7 +248,7 @@ def sdpa_call(torch, backend, s, q, k, v):
 
     def call():
         with sdpa_kernel([which]):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=s.causal, scale=s.scale(), **extra)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=s.causal, scale=s.scale, **extra)
 
     return call
 
