@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""sdpa_fake_torch.py SCRIPT IMPORTER: the SDPA baseline's whole --check-only run, from its command
-line to the record, on a stand-in for torch that computes attention in plain Python (no torch, no
-GPU): the shapes from the importer, the seeded inputs, the SDPA call, the tensors written for the
-importer's check, the raw file and its import. A right SDPA passes and the run exits 0; one that
-drops the causal mask fails the importer's check and the run exits 1. Exit 0 when every check
-holds, 1 naming each that does not."""
+"""sdpa_fake_torch.py SCRIPT IMPORTER: the SDPA baseline's whole run, from its command line to the
+record, on a stand-in for torch that computes attention in plain Python and keeps a device clock
+of its own (no torch, no GPU): the shapes from the importer, the seeded inputs, the SDPA call,
+the tensors written for the importer's check, the cold, warm and graph regimes with the
+importer's stopping rule and monitor, the raw file and its import. A right SDPA passes and is
+timed, and the run exits 0; one that drops the causal mask fails the importer's check and the
+run exits 1. Exit 0 when every check holds, 1 naming each that does not."""
 import contextlib
 import ctypes
 import importlib.util
@@ -22,8 +23,26 @@ def f16(x):
     return struct.unpack("<e", struct.pack("<e", x))[0]
 
 
+# The device: a clock in ns that each kernel advances by its duration and a gap, the kernels a
+# profiler session sees, and the graph being captured.
+KERNEL_NS, GAP_NS, MEMSET_NS = 100_000, 1_000, 10_000
+DEVICE = types.SimpleNamespace(now=0, log=None, capture=None)
+
+
+def kernel(name, ns):
+    if DEVICE.capture is not None:
+        DEVICE.capture.calls += 1
+        return
+    if DEVICE.log is not None:
+        DEVICE.log.append((name, DEVICE.now, DEVICE.now + ns))
+    DEVICE.now += ns + GAP_NS
+
+
 class Tensor:
     """A dense row-major tensor of Python floats, with what the baseline calls on torch's."""
+
+    def zero_(self):
+        kernel("Memset (Device)", MEMSET_NS)
 
     def __init__(self, shape, values):
         self.shape, self.values = tuple(shape), list(values)
@@ -66,7 +85,18 @@ class Generator:
 DROP_MASK = False  # the wrong kernel: attends to every key of a causal shape
 
 
+OUTPUTS = {}
+
+
 def scaled_dot_product_attention(q, k, v, is_causal=False, scale=None, enable_gqa=False):
+    kernel("sdpa_kernel", KERNEL_NS)
+    key = (id(q), id(k), id(v), is_causal, DROP_MASK)
+    if key not in OUTPUTS:
+        OUTPUTS[key] = attention(q, k, v, is_causal, scale)
+    return OUTPUTS[key].clone()
+
+
+def attention(q, k, v, is_causal, scale):
     B, H, S, D = q.shape
     H_kv = k.shape[1]
     out = []
@@ -84,6 +114,53 @@ def scaled_dot_product_attention(q, k, v, is_causal=False, scale=None, enable_gq
     return Tensor(q.shape, out)
 
 
+class Event:
+    def __init__(self, enable_timing=False):
+        self.t = 0
+
+    def record(self):
+        self.t = DEVICE.now
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, end):
+        return (end.t - self.t) / 1e6  # ms
+
+
+class CUDAGraph:
+    def __init__(self):
+        self.calls = 0
+
+    def replay(self):
+        DEVICE.now += self.calls * (KERNEL_NS + GAP_NS)
+
+
+@contextlib.contextmanager
+def capture(graph):
+    DEVICE.capture = graph
+    yield
+    DEVICE.capture = None
+
+
+class Profile:
+    """torch.profiler.profile: the device activities between enter and exit."""
+
+    def __init__(self, activities):
+        pass
+
+    def __enter__(self):
+        DEVICE.log = []
+        return self
+
+    def __exit__(self, *exc):
+        self.log, DEVICE.log = DEVICE.log, None
+
+    def events(self):
+        return [types.SimpleNamespace(name=n, device_type="cuda", time_range=types.SimpleNamespace(start=s / 1e3, end=e / 1e3))
+                for n, s, e in self.log]
+
+
 def fake_torch():
     torch = types.ModuleType("torch")
     torch.__version__ = "fake"
@@ -94,9 +171,17 @@ def fake_torch():
         shape, [generator.rng.gauss(0, 1) for _ in range(math.prod(shape))])
     torch.empty = lambda n, dtype, device: Tensor((n,), [0.0] * n)
     torch.equal = lambda a, b: a.shape == b.shape and a.values == b.values
+    stream = types.SimpleNamespace(wait_stream=lambda other: None)
     torch.cuda = types.SimpleNamespace(
         is_available=lambda: True, device_count=lambda: 1, set_device=lambda d: None,
-        mem_get_info=lambda d: (80 << 30, 80 << 30), synchronize=lambda: None, empty_cache=lambda: None)
+        mem_get_info=lambda d: (80 << 30, 80 << 30), synchronize=lambda: None, empty_cache=lambda: None,
+        Event=Event, CUDAGraph=CUDAGraph, graph=capture, Stream=lambda: stream, current_stream=lambda: stream,
+        stream=lambda s: contextlib.nullcontext(), _sleep=lambda cycles: None)
+    torch.autograd = types.SimpleNamespace(DeviceType=types.SimpleNamespace(CUDA="cuda"))
+    profiler = types.ModuleType("torch.profiler")
+    profiler.ProfilerActivity = types.SimpleNamespace(CUDA="cuda")
+    profiler.profile = Profile
+    torch.profiler = profiler
     torch.version = types.SimpleNamespace(cuda="13.0")
     torch.backends = types.SimpleNamespace(cudnn=types.SimpleNamespace(is_available=lambda: True, version=lambda: 91900))
     nn = types.ModuleType("torch.nn")
@@ -107,7 +192,7 @@ def fake_torch():
     functional.scaled_dot_product_attention = scaled_dot_product_attention
     torch.nn, nn.attention, nn.functional = nn, attention, functional
     sys.modules.update({"torch": torch, "torch.nn": nn, "torch.nn.attention": attention,
-                        "torch.nn.functional": functional})
+                        "torch.nn.functional": functional, "torch.profiler": profiler})
 
 
 fake_torch()
@@ -125,7 +210,7 @@ def run(drop_mask):
     global DROP_MASK
     DROP_MASK = drop_mask
     with tempfile.TemporaryDirectory() as d:
-        code = b.main(["sdpa_baseline.py", "--check-only", "--backends", "cudnn", "--seed", "3",
+        code = b.main(["sdpa_baseline.py", "--backends", "cudnn", "--seed", "3", "--max-samples", "200",
                        "--shape", "1x2x24x8:causal:hkv=1", "--importer", sys.argv[2], "--results-dir", d])
         records = list(Path(d).glob("sdpa-cudnn/*/run.json"))
         left = sorted(p.name for p in Path(d).iterdir() if p.name != "sdpa-cudnn")
@@ -140,9 +225,19 @@ checks = [
     ("a right SDPA: exit 0, status ok", code == 0 and rec and rec["status"] == "ok"),
     ("every row checked against the reference, on torch's inputs", c.get("passed") and c.get("rows_checked") == 48
      and rec["provenance"]["seed"] == 3),
-    ("check-only: no timing", rec and rec["results"][0]["timing"] is None and rec["options"]["check_only"]),
+    ("every regime timed, cold and warm at the kernel's span",
+     rec and list(rec["results"][0]["timing"]) == ["cold", "warm", "graph"]
+     and [t["median_ns"] for n, t in rec["results"][0]["timing"].items() if n != "graph"] == [KERNEL_NS] * 2),
+    ("the calls of a regime are the stopping rule's, the flush no kernel of them",
+     rec and rec["results"][0]["timing"]["cold"]["count"] == 200
+     and rec["results"][0]["timing"]["cold"]["kernels"] == ["sdpa_kernel"]),
+    ("the graph regime stops where the importer's rule says (no noise: converged)",
+     rec and rec["results"][0]["timing"]["graph"]["stop_reason"] == "converged"),
+    ("the monitor's block in every regime",
+     rec and all("gpu_state" in t for t in rec["results"][0]["timing"].values())),
     ("nothing left beside the record", left == [] and wrong_left == []),
-    ("the mask dropped: exit 1, status failed", wrong_code == 1 and wrong and wrong["status"] == "failed"),
+    ("the mask dropped: exit 1, status failed, not timed",
+     wrong_code == 1 and wrong and wrong["status"] == "failed" and wrong["results"][0]["timing"] is None),
     ("the importer's check names the worst row", w.get("passed") is False and "worst row" in w.get("failure", "")),
 ]
 for what, ok in checks:
