@@ -195,17 +195,7 @@ def fake_torch():
                         "torch.nn.functional": functional, "torch.profiler": profiler})
 
 
-fake_torch()
-spec = importlib.util.spec_from_file_location("b", sys.argv[1])
-b = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(b)
-GPU = {"name": "fake", "uuid_hex": "cd" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
-       "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120, "l2_bytes": 1024,
-       "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
-b.driver_gpu_attributes = lambda ordinal: (GPU, 13000)
-
-
-def run(drop_mask):
+def run(b, drop_mask):
     """The run's exit code, its record and what it left in the results directory."""
     global DROP_MASK
     DROP_MASK = drop_mask
@@ -217,29 +207,42 @@ def run(drop_mask):
         return code, (json.loads(records[0].read_text()) if len(records) == 1 else None), left
 
 
-code, rec, left = run(False)
-wrong_code, wrong, wrong_left = run(True)
-c = rec["results"][0]["correctness"] if rec else {}
-w = wrong["results"][0]["correctness"] if wrong else {}
-checks = [
-    ("a right SDPA: exit 0, status ok", code == 0 and rec and rec["status"] == "ok"),
-    ("every row checked against the reference, on torch's inputs", c.get("passed") and c.get("rows_checked") == 48
-     and rec["provenance"]["seed"] == 3),
-    ("every regime timed, cold and warm at the kernel's span",
-     rec and list(rec["results"][0]["timing"]) == ["cold", "warm", "graph"]
-     and [t["median_ns"] for n, t in rec["results"][0]["timing"].items() if n != "graph"] == [KERNEL_NS] * 2),
-    ("the calls of a regime are the stopping rule's, the flush no kernel of them",
-     rec and rec["results"][0]["timing"]["cold"]["count"] == 200
-     and rec["results"][0]["timing"]["cold"]["kernels"] == ["sdpa_kernel"]),
-    ("the graph regime stops where the importer's rule says (no noise: converged)",
-     rec and rec["results"][0]["timing"]["graph"]["stop_reason"] == "converged"),
-    ("the monitor's block in every regime",
-     rec and all("gpu_state" in t for t in rec["results"][0]["timing"].values())),
-    ("nothing left beside the record", left == [] and wrong_left == []),
-    ("the mask dropped: exit 1, status failed, not timed",
-     wrong_code == 1 and wrong and wrong["status"] == "failed" and wrong["results"][0]["timing"] is None),
-    ("the importer's check names the worst row", w.get("passed") is False and "worst row" in w.get("failure", "")),
-]
-for what, ok in checks:
-    print(("ok: " if ok else "FAILED: ") + what)
-sys.exit(0 if all(ok for _, ok in checks) else 1)
+def main():
+    fake_torch()
+    spec = importlib.util.spec_from_file_location("b", sys.argv[1])
+    b = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(b)
+    GPU = {"name": "fake", "uuid_hex": "cd" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
+           "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120, "l2_bytes": 1024,
+           "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
+    b.driver_gpu_attributes = lambda ordinal: (GPU, 13000)
+    code, rec, left = run(b, False)
+    wrong_code, wrong, wrong_left = run(b, True)
+    c = rec["results"][0]["correctness"] if rec else {}
+    w = wrong["results"][0]["correctness"] if wrong else {}
+    checks = [
+        ("a right SDPA: exit 0, status ok", code == 0 and rec and rec["status"] == "ok"),
+        ("every row checked against the reference, on torch's inputs", c.get("passed") and c.get("rows_checked") == 48
+         and rec["provenance"]["seed"] == 3),
+        ("every regime timed, cold and warm at the kernel's span",
+         rec and list(rec["results"][0]["timing"]) == ["cold", "warm", "graph"]
+         and [t["median_ns"] for n, t in rec["results"][0]["timing"].items() if n != "graph"] == [KERNEL_NS] * 2),
+        ("the calls of a regime are the stopping rule's, the flush no kernel of them",
+         rec and rec["results"][0]["timing"]["cold"]["count"] == 200
+         and rec["results"][0]["timing"]["cold"]["kernels"] == ["sdpa_kernel"]),
+        ("the graph regime stops where the importer's rule says (no noise: converged)",
+         rec and rec["results"][0]["timing"]["graph"]["stop_reason"] == "converged"),
+        ("the monitor's block in every regime",
+         rec and all("gpu_state" in t for t in rec["results"][0]["timing"].values())),
+        ("nothing left beside the record", left == [] and wrong_left == []),
+        ("the mask dropped: exit 1, status failed, not timed",
+         wrong_code == 1 and wrong and wrong["status"] == "failed" and wrong["results"][0]["timing"] is None),
+        ("the importer's check names the worst row", w.get("passed") is False and "worst row" in w.get("failure", "")),
+    ]
+    for what, ok in checks:
+        print(("ok: " if ok else "FAILED: ") + what)
+    sys.exit(0 if all(ok for _, ok in checks) else 1)
+
+
+if __name__ == "__main__":
+    main()

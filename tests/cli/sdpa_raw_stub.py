@@ -2,19 +2,22 @@
 """sdpa_raw_stub.py SCRIPT IMPORTER: the SDPA baseline's side of the path to its record, without
 torch or a GPU. Its cold regime (Bench.cupti_regime) on a stub of torch.profiler's events; the
 importer's check (Importer.check) of a right output and of one with the causal mask dropped,
-written as raw fp16 files as the baseline writes them; the importer's stopping rule as the graph
-regime asks it (ask_stop) and its NVML monitor (Monitor); and the raw file (RawRun) through attnlab-sdpa-import to the record
-the events imply, valid against attnlab.run/1 (scripts/validate-records, where the jsonschema
-package is installed). Exit 0 when every check holds, 1 naming each that does not."""
+written as raw fp16 files as the baseline writes them (attention in plain Python, as
+sdpa_fake_torch.py computes it); the importer's stopping rule as the graph regime asks it
+(ask_stop) and its NVML monitor (Monitor); and the raw file (RawRun) through attnlab-sdpa-import
+to the record the events imply, valid against attnlab.run/1 (scripts/validate-records, where the
+jsonschema package is installed). Exit 0 when every check holds, 1 naming each that does not."""
 import importlib.util
 import json
-import math
 import random
 import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sdpa_fake_torch import Tensor, attention, f16  # noqa: E402 - attention in plain Python
 
 spec = importlib.util.spec_from_file_location("b", sys.argv[1])
 b = importlib.util.module_from_spec(spec)
@@ -60,38 +63,17 @@ regime.update(clock_before_mhz=None, clock_after_mhz=None)
 
 
 
-def f16(x):
-    return struct.unpack("<e", struct.pack("<e", x))[0]
-
-
-def attention(s, q, k, v, causal):
-    """fp64 attention of flat [B,H,S,D] q over [B,H_kv,S,D] k and v, each output rounded to fp16."""
-    out, group = [], s.H // s.H_kv
-    for bh in range(s.B * s.H):
-        kv = (bh // s.H) * s.H_kv + (bh % s.H) // group
-        for i in range(s.S):
-            row = q[(bh * s.S + i) * s.D:(bh * s.S + i + 1) * s.D]
-            keys = range(i + 1) if causal else range(s.S)
-            sc = [s.scale * sum(row[d] * k[(kv * s.S + j) * s.D + d] for d in range(s.D)) for j in keys]
-            m = max(sc)
-            w = [math.exp(x - m) for x in sc]
-            out += [f16(sum(w[n] * v[(kv * s.S + j) * s.D + d] for n, j in enumerate(keys)) / sum(w))
-                    for d in range(s.D)]
-    return out
-
-
 shape = importer.shapes(["1x2x16x8:causal:hkv=1"])[0]
 rng = random.Random(5)
-q = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H * shape.S * shape.D)]
-k = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H_kv * shape.S * shape.D)]
-v = [f16(rng.gauss(0, 1)) for _ in range(shape.B * shape.H_kv * shape.S * shape.D)]
+q, k, v = (Tensor((shape.B, h, shape.S, shape.D), [f16(rng.gauss(0, 1)) for _ in range(shape.B * h * shape.S * shape.D)])
+           for h in (shape.H, shape.H_kv, shape.H_kv))
 with tempfile.TemporaryDirectory() as d:
-    def put(name, xs):
-        (Path(d) / name).write_bytes(struct.pack(f"<{len(xs)}e", *xs))
+    def put(name, t):
+        (Path(d) / name).write_bytes(struct.pack(f"<{len(t.values)}e", *t.values))
     put("q.f16", q), put("k.f16", k), put("v.f16", v)
-    put("out.f16", attention(shape, q, k, v, True))
+    put("out.f16", attention(q, k, v, True, shape.scale))
     correct = importer.check(Path(d), shape, 9, repeat_identical=True)
-    put("out.f16", attention(shape, q, k, v, False))
+    put("out.f16", attention(q, k, v, False, shape.scale))
     unmasked = importer.check(Path(d), shape, 9, repeat_identical=True)
 
 stop = importer.stopping_rule({"min_samples": 10, "max_samples": 1000, "noise_target_pct": 0.5,
