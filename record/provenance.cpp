@@ -85,8 +85,8 @@ ordered_json to_json(const Provenance& p) {
   }
   j["gpu"] = to_json(p.gpu);
   j["seed"] = p.seed;
-  // The baseline's records have always held the sweep before the inputs and the host, the
-  // harness's after the host.
+  // The baseline's records hold the sweep before the inputs and the host, the harness's after
+  // the host: the order of the committed records, which the writer keeps.
   if (p.torch && !p.sweep_id.empty()) j["sweep_id"] = p.sweep_id;
   if (!p.inputs.empty()) j["inputs"] = p.inputs;
   j["host"] = p.host;

@@ -74,7 +74,7 @@ void read_timing(const ordered_json& root, const std::string& b, ResultEntry& r)
   r.headline_regime = string_at(root, b + "/headline_regime");
 }
 
-// An unavailable entry's check, as the baseline's records have always held it.
+// An unavailable entry's check, as the baseline's records hold it: none ran.
 ordered_json skipped_correctness() {
   return {{"passed", nullptr}, {"max_abs_err", nullptr}, {"max_rel_err", nullptr},
           {"rows_checked", 0},  {"skipped", "backend unavailable for this shape"}};
