@@ -416,9 +416,10 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     c.l_row[0] = c.l_row[1] = 0.f;
     c.run_tiles(n_mine, slot, tl);
     c.ring = c.ring + c.t.n_tiles;
+    if constexpr (T::kEmitsLse && kLseBeforeMerge) c.store_lse();
     if (c.merge_split(w, tl)) continue;
     tl.begin(Span::kEpilogue, w);
-    if constexpr (T::kEmitsLse) c.store_lse();
+    if constexpr (T::kEmitsLse && !kLseBeforeMerge) c.store_lse();
     c.epilogue(tm_o, tl);
     tl.end(Span::kEpilogue, w);
     tl.end(Span::kItem, w);

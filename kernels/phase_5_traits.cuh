@@ -35,6 +35,15 @@ template <bool Causal>
 using KeyMaskOf = hopper::KeyMask<Causal>;
 #endif
 
+// Where the kernels that emit the LSE (EmitLse below) write it: after the key split's merge. A
+// test-only build (-DATTNLAB_PHASE_5_LSE_BEFORE_MERGE, tests/CMakeLists.txt) writes it before,
+// from the block's own key tiles only, which the gate must reject where items split.
+#if defined(ATTNLAB_PHASE_5_LSE_BEFORE_MERGE)
+constexpr bool kLseBeforeMerge = true;
+#else
+constexpr bool kLseBeforeMerge = false;
+#endif
+
 // TileK and Stages: 128 keys in four stages at D = 64; at D = 128, 128 keys in two stages (room
 // for a second Q buffer and the O staging tile), except non-causal launches past S = 4096, whose
 // long items run faster on fewer, longer tiles (176 keys in two stages; kernels/NOTES.md).
