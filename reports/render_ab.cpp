@@ -75,7 +75,8 @@ Plot ratio_plot(const AbShape& s, std::size_t index, const std::string& origin) 
 void write_header(std::ostringstream& md, const AbRecord& rec) {
   const std::string gpu = rec.provenance.gpu.name.empty() ? "unknown GPU" : rec.provenance.gpu.name;
   const auto& boot = rec.options.bootstrap;
-  md << "# A/B: " << rec.a.phase << " against " << rec.b.phase << "\n\n"
+  md << "# A/B: " << rec.a.phase << " against " << rec.b.phase
+     << (rec.direction == Direction::kBackward ? " (backward pass)" : "") << "\n\n"
      << "A = " << rec.a.phase << " (" << rec.a.title << "), B = " << rec.b.phase << " ("
      << rec.b.title << "), paired and interleaved in one process on " << gpu << ", started "
      << rec.started_utc << ", status " << code(rec.status) << ", record " << code(rec.schema)

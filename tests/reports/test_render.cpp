@@ -743,6 +743,19 @@ TEST(Render, TheReadmeShowsSpanBesideBusyTimeForALaunchOfSeveralKernels) {
   EXPECT_FALSE(contains(md, "(span 46.")) << md;
 }
 
+// A backward A/B (the record's direction) says so in its title; a forward one as before.
+TEST(Render, ABackwardAbReportSaysItsPass) {
+  TempDir t;
+  add_paired_record(t.path, "5");
+  const fs::path dir = t.path / "ab" / "5-vs-cudnn" / "20261126T030000Z-0000000";
+  AbRecord rec = read_ab_file(dir / "run.json");
+  render_ab(rec, dir);
+  EXPECT_TRUE(contains(read_file(dir / "report.md"), "# A/B: 5 against cudnn\n\n"));
+  rec.direction = Direction::kBackward;
+  render_ab(rec, dir);
+  EXPECT_TRUE(contains(read_file(dir / "report.md"), "# A/B: 5 against cudnn (backward pass)\n\n"));
+}
+
 TEST(Render, AnAbReportGivesBothRatiosWithIntervalVerdictAndConvention) {
   TempDir t;
   add_paired_record(t.path, "5");
