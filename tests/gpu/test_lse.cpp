@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 #include "common/check.hpp"
@@ -31,6 +32,8 @@ struct LseCase {
   const char* spec;
   int key_tile;  // phase 5's key tile at the shape (kernels/phase_5_traits.cuh)
 };
+
+void PrintTo(const LseCase& c, std::ostream* os) { *os << c.spec << ", " << c.key_tile << "-key tiles"; }
 
 // Non-causal D = 128 past 16 key tiles, whose item count leaves the last round part empty:
 // 128-key tiles up to S = 4096 (an odd S among them, whose last 128-row item keeps rows for
