@@ -48,6 +48,18 @@ check "dry run: exit 0" test "$rc" -eq 0
 check "dry run: the command" has "$tmp/out" "command: $tmp/build/bin/attnlab-phase-4 --shape 16x16x2048x64 --shape 1x8x512x64"
 check "dry run: the environment" has "$tmp/out" "  GPU uuid: GPU-5e687859-8f09-e123-bc38-b16dcfa8b2c9"
 check "dry run: ran nothing" test ! -e "$tmp/argv" -a ! -e "$tmp/results"
+# A run whose O and LSE came from a forward phase (correctness.forward) is re-run with it.
+mkdir -p "$tmp/fwd/4/20261124T230431Z-8bb50a2"
+python3 - "$tmp/orig.json" "$tmp/fwd/4/20261124T230431Z-8bb50a2/run.json" <<'PY'
+import json, sys
+rec = json.load(open(sys.argv[1]))
+for r in rec["results"]:
+    r["correctness"]["forward"] = "5lse"
+json.dump(rec, open(sys.argv[2], "w"), indent=1)
+PY
+"$reproduce" --dry-run --build "$tmp/build" --results "$tmp/results" --report "$report" \
+  "$tmp/fwd/4/20261124T230431Z-8bb50a2" >"$tmp/out" 2>&1
+check "dry run: the forward the record names" has "$tmp/out" "--forward 5lse"
 
 "$reproduce" --build "$tmp/build" --results "$tmp/results" --report "$report" "$orig" >"$tmp/out" 2>&1
 rc=$?
