@@ -190,6 +190,9 @@ RecordedCorrectness read_recorded_correctness(const ordered_json& root, const st
   if (const ordered_json* p = find(root, base + "/input_scales"); p && !p->is_null())
     c.input_scales = read_scales(root, base + "/input_scales");
   c.rmse_unquantised = read_rmse(root, base + "/rmse_unquantised");
+  c.lse_max_abs_err = read_rmse(root, base + "/lse_max_abs_err");
+  c.lse_err_ratio = read_rmse(root, base + "/lse_err_ratio");
+  c.forward = optional_string_at(root, base + "/forward");
   if (const ordered_json* list = find(root, base + "/checks"); list && !list->is_null()) {
     if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
     for (std::size_t i = 0; i < list->size(); ++i) {

@@ -100,6 +100,8 @@ struct RecordedCorrectness {
   // nullopt: absent); a distribution's scales differ from another's with its range.
   std::vector<std::optional<double>> checked_rmse_unquantised;
   std::vector<std::optional<InputScales>> checked_input_scales;
+  std::optional<double> lse_max_abs_err, lse_err_ratio;  // inf where the record has null
+  std::optional<std::string> forward;  // a backward check's maker of O and LSE
 };
 // An absent or null block reads as nothing recorded.
 RecordedCorrectness read_recorded_correctness(const nlohmann::ordered_json& root,

@@ -68,6 +68,39 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
      << t.str() << "\n";
 }
 
+// The LSE a forward phase emits for the backward (Phase::emits_lse), checked beside O on the
+// same rows against the fp64 reference (experiments/reference.hpp, check_lse: an absolute bound
+// that grows with the value). Said only where a shape has the figures, so other reports stay as
+// they were.
+void lse_check(std::ostringstream& md, const Run& run) {
+  Table t({"shape", "LSE max abs err", "worst row, error over its bound"}, "lrr");
+  for (const auto& r : run.results) {
+    const RecordedCorrectness& c = r.correctness;
+    if (!c.lse_max_abs_err && !c.lse_err_ratio) continue;
+    t.row({shape_label(r.name), rmse_text(c.lse_max_abs_err),
+           c.lse_err_ratio ? (std::isfinite(*c.lse_err_ratio) ? sig(*c.lse_err_ratio) : "not finite")
+                           : std::string("not recorded")});
+  }
+  if (t.empty()) return;
+  md << "### Row log-sum-exp\n\n"
+        "The phase also writes each query row's log-sum-exp (natural log, fp32), the LSE a backward pass "
+        "reads; the gate checks it on the same rows against the fp64 reference, and a row passes at a ratio "
+        "of at most 1. The figures are the timed distribution's.\n\n"
+     << t.str() << "\n";
+}
+
+// What made the O and LSE a backward run's gradients were checked on: the harness's fp32
+// forward, or a forward phase (--forward). Said only where the record names it.
+void backward_forward(std::ostringstream& md, const Run& run) {
+  std::string names;
+  for (const auto& r : run.results)
+    if (r.correctness.forward && names.find(code(*r.correctness.forward)) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + code(*r.correctness.forward);
+  if (names.empty()) return;
+  md << "O and LSE, which the backward reads, were made by " << names
+     << " (`fp32`: the harness's own fp32 forward; else the forward phase of that id).\n\n";
+}
+
 }  // namespace
 
 // The gate's bound beside the error it bounds: under the row rule the bound is on the rms error
@@ -104,7 +137,9 @@ void correctness_section(std::ostringstream& md, const Run& run) {
            count_or(c.nonfinite), c.repeat_identical ? (*c.repeat_identical ? "yes" : "no") : "not recorded"});
   }
   md << t.str() << "\n";
+  backward_forward(md, run);
   e4m3_inputs(md, run);
+  lse_check(md, run);
 }
 
 }  // namespace attnlab::report::detail

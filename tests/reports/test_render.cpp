@@ -130,6 +130,33 @@ TEST(Render, WhatARecordLacksIsSaidPlainly) {
   EXPECT_FALSE(fs::exists(runs.front().dir / "plots" / "stalls.gp"));
 }
 
+// A record whose shapes carry the LSE's check (a phase that emits it) shows it under the
+// correctness section, and one whose checks name the forward that made O and LSE (a backward
+// run) says so; the fixture without them shows neither. Placeholder figures.
+TEST(Render, TheLsesCheckAndTheBackwardsForwardAreShownWhereRecorded) {
+  TempDir t;
+  const auto dirs = make_fixture_root(t.path);
+  const fs::path dir = dirs.front();
+  render_run(load_run(dir), {});
+  const std::string plain = read_file(dir / "report.md");
+  EXPECT_FALSE(contains(plain, "### Row log-sum-exp")) << plain;
+  EXPECT_FALSE(contains(plain, "O and LSE, which the backward reads")) << plain;
+  auto j = ordered_json::parse(read_file(dir / "run.json"));
+  for (auto& r : j["results"]) {
+    r["correctness"]["lse_max_abs_err"] = 2.5e-6;
+    r["correctness"]["lse_err_ratio"] = 0.04;
+    r["correctness"]["forward"] = "5lse";
+  }
+  j["results"][0]["correctness"]["lse_err_ratio"] = nullptr;  // an LSE that was NaN
+  write_file(dir / "run.json", j.dump(2));
+  render_run(load_run(dir), {});
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, "### Row log-sum-exp")) << md;
+  EXPECT_TRUE(contains(md, " | 2.50e-06 | 0.04000 |")) << md;
+  EXPECT_TRUE(contains(md, " | 2.50e-06 | not finite |")) << md;
+  EXPECT_TRUE(contains(md, "O and LSE, which the backward reads, were made by `5lse`")) << md;
+}
+
 // The fixture's phase 4 record with the keys the metrics collection and the SASS reader add
 // (profiler/metrics.cpp, profiler/derived.cpp, profiler/sass.cpp), shaped as they write
 // them. The values are placeholders for the renderer, not measurements.
