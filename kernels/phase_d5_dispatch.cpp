@@ -4,8 +4,8 @@
 // has no producer warpgroup, no ping-pong and, at D = 128, one warpgroup per block: once phase
 // 5's persistent grid has work items for half the SMs or more, phase 5 is the faster kernel.
 // d5 launches d4 below that and phase 5 from there on; the threshold is read off the paired
-// A/Bs of d4 and 5 against cuDNN over the latency sweep (kernels/NOTES.md, "Latency sweep":
-// d4 ahead up to 64 items on 132 SMs, phase 5 from 112). It adds no
+// A/Bs of d4 and 5 against cuDNN over the latency sweep, d4 ahead up to 64 items on 132 SMs
+// and phase 5 from 112 (kernels/NOTES.md, "Latency sweep"). It adds no
 // kernel of its own: its launches are exactly those of the phase it picks, so its records name
 // the kernels that ran (the static facts' kernel names).
 #include <cstddef>
