@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,25 @@ std::string device_refusal_here(const Phase& phase) {
   return device_refusal(phase, prop.major, prop.minor).value_or("");
 }
 
+// The cuDNN backward baseline's known defects, each as the one way the gate may fail there; any
+// other failure still fails the test (kernels/NOTES.md, "Backward: phase b5
+// (kernels/phase_b5_wgmma.cu)": cudnn_bwd's graph against the frontend's). On wide inputs under the causal mask, cuDNN's dK misses the
+// rule's floor at keys that few rows see, by a few times, with dQ and dV within the rule; at the
+// suite's S = 64 shapes on negative inputs, its dQ holds NaN or inf, with dK and dV within the
+// rule. A case that passes passes; one that fails the documented way is skipped with the reason.
+std::optional<std::string> known_baseline_defect(const Phase& phase, const Shape& s, const std::string& spec,
+                                                 Inputs inputs, const BackwardCheck& c) {
+  if (std::string(phase.id) != "cudnn_bwd") return std::nullopt;
+  constexpr double kFloorAllowance = 10;  // how far past the floor the documented dK may go
+  if (inputs == Inputs::kWide && s.causal && c.nonfinite == 0 && c.dq.worst_ratio <= 1 &&
+      c.dv.worst_ratio <= 1 && c.dk.worst_ratio <= kFloorAllowance)
+    return "cuDNN's dK misses the rule's floor on wide causal inputs (a known defect of the baseline)";
+  if (inputs == Inputs::kNegative && (spec == "1x2x64x64" || spec == "1x2x64x128") && c.nonfinite > 0 &&
+      c.dk.worst_ratio <= 1 && c.dv.worst_ratio <= 1)
+    return "cuDNN's dQ holds NaN or inf at S = 64 on negative inputs (a known defect of the baseline)";
+  return std::nullopt;
+}
+
 class BackwardPhaseCorrectness : public ::testing::TestWithParam<test::Case> {};
 
 TEST_P(BackwardPhaseCorrectness, MatchesFp64Gradients) {
@@ -61,6 +81,9 @@ TEST_P(BackwardPhaseCorrectness, MatchesFp64Gradients) {
     FAIL() << "refused at prepare time: " << r.what();
   }
   const BackwardCheck& c = o.gate.check;
+  if (!o.gate.passed)
+    if (auto why = known_baseline_defect(*phase, s, spec, inputs, c))
+      GTEST_SKIP() << *why << "; seed " << o.seed << ": " << o.gate.failure;
   EXPECT_TRUE(o.gate.passed) << "seed " << o.seed << ": " << o.gate.failure << " (ratios dQ " << c.dq.worst_ratio
                              << ", dK " << c.dk.worst_ratio << ", dV " << c.dv.worst_ratio << ")";
   EXPECT_EQ(c.nonfinite, 0);
