@@ -25,36 +25,41 @@ const Phase& registered(const char* id) {
   return *p;
 }
 
-}  // namespace
-
-// The phase d5 runs at `s` on a GPU of `sms` SMs: "5" or "d4".
-const char* pick(const Shape& s, int sms) {
-  const auto items = registered("5").work_items(s, sms);
-  if (!items) return "d4";
-  return 2 * *items >= sms ? "5" : "d4";
+// The two phases d5 chooses between, looked up once (the registry's table never changes).
+const Phase& d4() {
+  static const Phase& p = registered("d4");
+  return p;
 }
+const Phase& five() {
+  static const Phase& p = registered("5");
+  return p;
+}
+
+// The phase whose kernel d5 runs at `s` on a GPU of `sms` SMs.
+const Phase& pick(const Shape& s, int sms) {
+  const auto items = five().work_items(s, sms);
+  return items && 2 * *items >= sms ? five() : d4();
+}
+
+}  // namespace
 
 Refusal can_implement(const Shape& s) {
   // Either kernel may run a shape of the family, so d5 takes what both take.
-  if (auto r = registered("d4").can_implement(s)) return r;
-  return registered("5").can_implement(s);
+  if (auto r = d4().can_implement(s)) return r;
+  return five().can_implement(s);
 }
 
-void launch(const Problem& p, cudaStream_t stream) {
-  registered(pick(p.shape, device_sm_count())).launch(p, stream);
-}
+void launch(const Problem& p, cudaStream_t stream) { pick(p.shape, device_sm_count()).launch(p, stream); }
 
-std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
-  return registered(pick(s, sms)).launch_geometry(s, sms);
-}
+std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) { return pick(s, sms).launch_geometry(s, sms); }
 
 std::optional<std::int64_t> work_items(const Shape& s, int sms) {
-  const Phase& p = registered(pick(s, sms));
+  const Phase& p = pick(s, sms);
   return p.work_items ? p.work_items(s, sms) : std::nullopt;
 }
 
 // Phase 5's scratch (d4 needs none), whichever kernel runs: the size needs no GPU to answer.
-std::size_t workspace_bytes(const Shape& s) { return registered("5").workspace_bytes(s); }
+std::size_t workspace_bytes(const Shape& s) { return five().workspace_bytes(s); }
 
 }  // namespace attnlab::phase_d5
 
