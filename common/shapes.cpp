@@ -74,8 +74,25 @@ const std::vector<ShapeSet>& shape_sets() {
           "1x32x2048x64:causal:hkv=8", "2x16x1024x64:hkv=1", "1x8x512x128", "1x8x512x128:causal",
           "2x8x1000x128", "1x32x1024x128:hkv=8", "1x32x1024x128:causal:hkv=8", "4x16x333x128:causal",
           "1x24x1500x128:hkv=1", "3x8x2048x128:causal:hkv=1"}},
+        {"no-regression",
+         "what a change to phase 5 or its parts is A/B'd at against the kernel before it: @targets, the "
+         "latency shape and shapes of the sweeps",
+         {"latency", "32x16x512x128", "8x32x2048x64:causal", "2x16x8192x128", "16x32x1024x64"}},
+        {"odd",
+         "shapes the GPU suite does not use: tails of every kind, odd head counts, items split over keys, "
+         "a consumer without rows in a head's last block",
+         {"3x5x1000x64", "3x5x1000x64:causal", "1x2x320x64", "2x3x1600x64", "2x4x4096x64", "2x3x3900x64",
+          "3x3x950x128", "1x2x257x128", "8x16x400x128", "1x2x4160x128", "2x3x4000x128", "2x3x4000x128:causal",
+          "8x20x333x128:causal", "1x2x385x64", "4x7x2111x64", "2x72x200x64:causal", "2x4x4096x64:causal",
+          "1x3x8100x64:causal", "1x2x513x64:causal", "1x9x2048x128", "2x70x2000x128", "1x133x2048x128",
+          "3x50x2100x64"}},
+        {"sanitizer",
+         "short odd shapes for compute-sanitizer's racecheck and synccheck: tails, causal, one split item",
+         {"1x2x1000x64:causal", "1x2x257x128", "1x2x385x64", "1x1x1600x64", "1x2x320x64", "1x1x1600x64:causal",
+          "1x2x4160x128", "1x2x385x64:causal", "1x2x257x128:causal", "1x2x2049x64:causal", "1x9x2048x128"}},
     };
     for (int i : {0, 1, 2}) s[3].specs.insert(s[3].specs.end(), s[i].specs.begin(), s[i].specs.end());
+    s[7].specs.insert(s[7].specs.begin(), s[5].specs.begin(), s[5].specs.end());  // @targets first
     for (int d : {64, 128})
       for (int S = 512; S <= 8192; S *= 2) {
         const std::string spec = std::to_string(16384 / S) + "x" + std::to_string(2048 / d) + "x" +

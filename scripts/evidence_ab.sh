@@ -32,14 +32,9 @@ p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal la
 # 2048), named once in common/shapes.cpp.
 target_shapes=(@targets)
 sweep_shapes=(@fa3-sweep)
-# Shapes the tests do not use: tails of every kind, GQA-free odd head counts, items split over
-# keys (1x9x2048x128, 2x70x2000x128), a consumer without rows in a head's last block.
-odd_shapes=(3x5x1000x64 3x5x1000x64:causal 1x2x320x64 2x3x1600x64 2x4x4096x64 2x3x3900x64
-  3x3x950x128 1x2x257x128 8x16x400x128 1x2x4160x128 2x3x4000x128 2x3x4000x128:causal
-  8x20x333x128:causal 1x2x385x64 4x7x2111x64 2x72x200x64:causal 2x4x4096x64:causal
-  1x3x8100x64:causal 1x2x513x64:causal 1x9x2048x128 2x70x2000x128 1x133x2048x128 3x50x2100x64)
-sanitizer_shapes=(1x2x1000x64:causal 1x2x257x128 1x2x385x64 1x1x1600x64 1x2x320x64
-  1x1x1600x64:causal 1x2x4160x128 1x2x385x64:causal 1x2x257x128:causal 1x2x2049x64:causal 1x9x2048x128)
+# Shapes the tests do not use (@odd) and the short ones the sanitizers take (@sanitizer), named
+# in common/shapes.cpp; the sanitizers run one shape per process, so that set is expanded here.
+odd_shapes=(@odd)
 shape_args() { for s in "$@"; do printf -- '--shape %s ' "$s"; done; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv | tee -a "$log"
@@ -104,7 +99,7 @@ for s in "$@"; do
       obj=$(find build/kernels -name "phase_5_wgmma.cu.o" -path "*attnlab_kernels.dir*" | head -1)
       cuobjdump -sass "$obj" >"$out/phase_5.sass" && scripts/sass_ops.sh "$out/phase_5.sass" p5 | tee -a "$log"
       step "phase 5: racecheck and synccheck at odd shapes"
-      for sh in "${sanitizer_shapes[@]}"; do for tool in racecheck synccheck; do
+      for sh in $(build/bin/attnlab-phases --shapes @sanitizer); do for tool in racecheck synccheck; do
         timeout 150 compute-sanitizer --tool $tool --print-limit 2 build/bin/attnlab-phase-5 --check-only \
           --seed 1 --shape "$sh" --results-dir /tmp/attnlab-san >"$out/san.log" 2>&1
         echo "$tool $sh rc=$? $(grep -E 'SUMMARY' "$out/san.log" | tail -1)" | tee -a "$log"

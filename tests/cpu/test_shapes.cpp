@@ -96,6 +96,12 @@ TEST(Shapes, NamedSetsExpandInPlace) {
   EXPECT_EQ(D, (std::set<int>{64, 128}));
   EXPECT_TRUE(kv_groups.count(8) && kv_groups.count(1)) << "GQA at 8 KV heads and MQA at 1";
   EXPECT_TRUE(causal && full && odd && latency);
+  // What a change to phase 5 is A/B'd at: the targets first, then the latency shape and four
+  // shapes of the sweeps, nine in all.
+  const auto nr = expand_shape_specs({"@no-regression"});
+  ASSERT_EQ(nr.size(), 9u);
+  EXPECT_EQ(std::vector<std::string>(nr.begin(), nr.begin() + 4), expand_shape_specs({"@targets"}));
+  EXPECT_EQ(nr[4], "latency");
   // Every spec of every set parses.
   for (const auto& set : shape_sets())
     for (const auto& spec : set.specs) EXPECT_NO_THROW(parse_shape(spec)) << set.name << ": " << spec;
