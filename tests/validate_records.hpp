@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -16,23 +17,30 @@
 
 namespace attnlab::testing {
 
-// Writes `record` to a temporary run.json and validates it with `source_dir`'s
-// scripts/validate-records: a failure prints what the validator said; without python3's
-// jsonschema package (exit 77) the calling test is skipped.
-inline void expect_valid_record(const std::string& source_dir, const nlohmann::ordered_json& record,
-                                const std::string& tag) {
+// Writes each of `records` to a temporary run.json of its own and validates them all with one
+// call of `source_dir`'s scripts/validate-records: a failure prints what the validator said;
+// without python3's jsonschema package (exit 77) the calling test is skipped.
+inline void expect_valid_records(const std::string& source_dir, const std::vector<nlohmann::ordered_json>& records,
+                                 const std::string& tag) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("attnlab-" + tag + "-schema-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "run.json") << record.dump(2) << "\n";
-  const std::string cmd = "python3 " + source_dir + "/scripts/validate-records " + (dir / "run.json").string() +
-                          " > " + (dir / "out.txt").string() + " 2>&1";
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    fs::create_directories(dir / std::to_string(i));
+    std::ofstream(dir / std::to_string(i) / "run.json") << records[i].dump(2) << "\n";
+  }
+  const std::string cmd = "python3 " + source_dir + "/scripts/validate-records " + dir.string() + " > " +
+                          (dir / "out.txt").string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   std::ifstream out(dir / "out.txt");
   const std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
   fs::remove_all(dir);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 77) GTEST_SKIP() << text;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << text;
+}
+
+inline void expect_valid_record(const std::string& source_dir, const nlohmann::ordered_json& record,
+                                const std::string& tag) {
+  expect_valid_records(source_dir, {record}, tag);
 }
 
 }  // namespace attnlab::testing

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <string>
 
+#include "record/ab.hpp"
+#include "record/calibration.hpp"
 #include "record/fields.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
@@ -212,4 +214,31 @@ TEST(RecordRoundTrip, EveryBlockTheStructsWriteMatchesTheSchema) {
   EXPECT_EQ(baseline["unavailable_shapes"].size(), 1u);
   EXPECT_EQ(to_json(read_run_record(baseline)).dump(2), baseline.dump(2));
   attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, baseline, "sdpa");
+}
+
+// What the A/B and calibration structs write is what their schemas accept: every committed record
+// of the current layouts (attnlab.ab/2, forward and backward; attnlab.calibration/1), read into
+// the structs and written back, validated as CI validates the committed files.
+TEST(RecordRoundTrip, WhatTheAbAndCalibrationStructsWriteMatchesTheirSchemas) {
+  std::vector<ordered_json> written;
+  int ab = 0, backward_ab = 0, calibration = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "run.json.gz" && name != "calibration.json.gz") continue;
+    const ordered_json j = ordered_json::parse(read_record_text(entry.path()));
+    const std::string schema = j.value("schema", "");
+    if (schema == "attnlab.ab/2") {
+      const AbRecord r = read_ab_record(j);
+      written.push_back(to_json(r));
+      ++ab;
+      backward_ab += r.direction == Direction::kBackward;
+    } else if (schema == "attnlab.calibration/1") {
+      written.push_back(to_json(read_calibration_record(j)));
+      ++calibration;
+    }
+  }
+  EXPECT_GT(ab, 0);
+  EXPECT_GT(backward_ab, 0);
+  EXPECT_GT(calibration, 0);
+  attnlab::testing::expect_valid_records(ATTNLAB_SOURCE_DIR, written, "ab-calibration");
 }
