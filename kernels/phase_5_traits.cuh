@@ -177,14 +177,20 @@ inline bool short_grid_at_d64(const Shape& s, int sms) {
 // units per block cost more than the part-empty last round saves, at 16 and 32 less
 // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the key split of the last round).
 constexpr int kMinSplitTiles = 16;
+// The SM count a launch passes with_traits: the device's where it picks the traits (D = 64), none
+// asked at D = 128, so that a D = 128 launch without its workspace is refused before any driver
+// call (launch_with).
+template <int D>
+int launch_sms() {
+  return D == 64 ? device_sm_count() : 0;
+}
 // The traits a shape runs with on a GPU of `sms` SMs: the one choice that launch, work_items and
 // launch_geometry read.
 template <int D, class Fn>
 auto with_traits(const Shape& s, int sms, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
-    if (two_consumers_at_d64(s.S, causal)) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
-    if (short_grid_at_d64(s, sms)) {
+    if (two_consumers_at_d64(s.S, causal) || short_grid_at_d64(s, sms)) {
       if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
       return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
     }

@@ -49,9 +49,7 @@ template <class Stamps>
 void launch_stamped(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    // The SM count picks traits at D = 64 only; asked there only, a D = 128 launch without its
-    // workspace is refused before any driver call (launch_with).
-    with_traits<D>(p.shape, D == 64 ? device_sm_count() : 0, [&](auto tag) {
+    with_traits<D>(p.shape, launch_sms<D>(), [&](auto tag) {
       launch_with<typename decltype(tag)::type, Stamps>(p, nullptr, stream);
     });
   });

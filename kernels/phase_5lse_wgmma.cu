@@ -41,8 +41,7 @@ Refusal can_implement(const Shape& s) { return query_tiled_refusal(s, "phase 5ls
 void launch(const Problem& p, cudaStream_t stream) {
   launch_fp16(p, can_implement(p.shape), [&](auto d) {
     constexpr int D = decltype(d)::value;
-    // As phase 5's launch: the SM count is asked where it picks the traits (D = 64) only.
-    Pick::with<D>(p.shape, D == 64 ? device_sm_count() : 0, [&](auto tag) {
+    Pick::with<D>(p.shape, phase_5::launch_sms<D>(), [&](auto tag) {
       phase_5::launch_with<typename decltype(tag)::type, timeline::NoStamps>(p, nullptr, stream);
     });
   });
