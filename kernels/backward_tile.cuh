@@ -8,6 +8,8 @@
 
 #include <cuda_fp16.h>
 
+#include <cuda/ptx>
+
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
@@ -56,22 +58,43 @@ __device__ __forceinline__ void dq_gemm(float (&acc)[32], const __half* ds, cons
   wgmma_commit();
 }
 
-// The thread's rows of a 64-column block of dQ added into the fp32 accumulator (dq_block: the
-// head's row 0 at the block's first column, rows D apart): rows row_lo and row_lo + 8 (none at or
-// past S), columns 8i + col and 8i + col + 1 as one vector reduction (sm_90's float2 atomicAdd,
-// whose result is unused: RED).
-template <int D>
-__device__ __forceinline__ void add_dq_rows(float* dq_block, const float (&acc)[32], int row_lo, int col, int S) {
+// dQ's partial tiles go to the fp32 accumulator as TMA reductions from shared memory, not as
+// reductions from registers: a float2 RED per thread and pair of columns made the accumulator's
+// L2 traffic the main kernel's limit (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)"). A staging tile holds one 64-column block of dQ, 64 query rows,
+// as two halves of 32 fp32 columns (128-byte rows, the TMA box's widest under the 128-byte
+// swizzle), each half's row r with its 16-byte chunk c at chunk c ^ (r % 8): a warp's float2
+// stores (eight rows, two chunks each) then spread over all eight chunk positions, two
+// wavefronts, the fewest 256 bytes take.
+constexpr int kDqHalfCols = kSwizzleBytes / int(sizeof(float));  // 32 fp32 columns per half
+constexpr int kDqTileFloats = 64 * 64;
+
+// The thread's accumulators (a 64-column block of dQ in wgmma's layout: rows row_lo and
+// row_lo + 8, columns 8i + col and 8i + col + 1) into a staging tile.
+__device__ __forceinline__ void stage_dq_tile(float* tile, const float (&acc)[32], int row_lo, int col) {
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = row_lo + 8 * r;
-    if (row < S) {
-      float* const dst = dq_block + std::int64_t(row) * D + col;
+  for (int i = 0; i < 8; ++i)
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-        atomicAdd(reinterpret_cast<float2*>(dst + 8 * i), make_float2(acc[4 * i + 2 * r], acc[4 * i + 2 * r + 1]));
+    for (int r = 0; r < 2; ++r) {
+      const int row = row_lo + 8 * r;
+      const int chunk = (2 * (i % 4) + col / 4) ^ (row % 8);
+      float* const dst = tile + (i / 4) * 64 * kDqHalfCols + row * kDqHalfCols + chunk * 4 + col % 4;
+      *reinterpret_cast<float2*>(dst) = make_float2(acc[4 * i + 2 * r], acc[4 * i + 2 * r + 1]);
     }
+}
+
+// One thread adds a staged tile into rows [row0, row0 + 64) and columns [col0, col0 + 64) of
+// plane z of the accumulator (tm_dq: fp32 [planes, S, D] in 64 x 32 boxes, 128-byte swizzle;
+// rows past S are clipped by the map) and commits the group. The caller has fenced the staging
+// writes to the async proxy and met; it waits for the group's reads before writing the tile again.
+__device__ __forceinline__ void tma_reduce_dq_tile(const CUtensorMap* tm_dq, const float* tile, int col0, int row0,
+                                                   int z) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const std::int32_t coords[3] = {col0 + h * kDqHalfCols, row0, z};
+    cuda::ptx::cp_reduce_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add, tm_dq,
+                                           coords, tile + h * 64 * kDqHalfCols);
   }
+  cuda::ptx::cp_async_bulk_commit_group();
 }
 
 // The deterministic mode's ordered dQ additions: a counter per (head, query block) counts the

@@ -8,7 +8,8 @@
 //   S^T = K Q^T, dP^T = V dO^T          (ss wgmma, keys as M)
 //   P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - delta)     (registers)
 //   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
-//   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; RED.f32)
+//   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; the fp32
+//                                        tile staged and added by a TMA reduction)
 // Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
 #pragma once
 
@@ -58,12 +59,12 @@ struct Traits {
   // producer's to the consumers (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer
   // holds dK and dV (D), S^T and dP^T (64), and P^T and dS^T as fp16 (32).
   static constexpr bool kMovesRegisters = kConsumers > 1;
-  // The next step's S^T and dP^T GEMMs issued before this step's dQ REDs, so the tensor cores
-  // work while the REDs go out: 64 more live accumulators, which fit beside dK and dV at D = 64
+  // The next step's S^T and dP^T GEMMs issued behind this step's dQ GEMM, so the tensor cores
+  // work while dQ is staged: 64 more live accumulators, which fit beside dK and dV at D = 64
   // (192 of 240) but not at D = 128. The one-consumer kernel stays the plain, fully waited one.
   static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
   // dQ split over D between two consumers (FA3's split): each computes 64 of the 128 columns
-  // over all 128 keys from both consumers' staged dS, so each dQ element gets one RED per key
+  // over all 128 keys from both consumers' staged dS, so each dQ element gets one reduction per key
   // tile rather than one per consumer, and a consumer waits for one dQ GEMM, not two. The
   // consumers then meet twice a step. At D = 64 the halves would be 32 columns inside a
   // swizzled row; there each consumer keeps its own keys' dQ.
@@ -88,17 +89,18 @@ struct alignas(1024) SharedStorage {
   __half q[T::kStages][kQueries * D];
   __half d_o[T::kStages][kQueries * D];
   __half ds[T::kConsumers][kKeys * kQueries];
+  float dq[T::kConsumers][T::kDqBlocks][kDqTileFloats];  // each consumer's dQ blocks of a step
   float lse2[T::kStages][kQueries];
   float delta[T::kStages][kQueries];
   std::uint64_t kv_full;
   TmaPipeline<T::kStages> pipe;
 };
 
-// What every role reads besides the tensor maps. Workspace arrays are per (batch, head) row
-// plane: dq_accum [S][D]; lse2 and delta [s_pad] (S rounded up to kQueries, padded with +inf
-// and 0); dq_turns [s_pad / kQueries].
+// What every role reads besides the tensor maps (the accumulator of dQ, fp32 [S][D] per
+// (batch, head) plane, is one of them). Workspace arrays are per (batch, head) row plane: lse2
+// and delta [s_pad] (S rounded up to kQueries, padded with +inf and 0); dq_turns
+// [s_pad / kQueries].
 struct Params {
-  float* dq_accum;
   const float* lse2;
   const float* delta;
   unsigned* dq_turns;
@@ -169,19 +171,25 @@ struct Consumer {
   float s[kQueries / 2];   // S^T, then P^T in place
   float dp[kQueries / 2];  // dP^T, then dS^T in place
 
-  __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, int c)
-      : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
-        lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)) {}
+  const CUtensorMap* tm_dq;
 
-  // Named barriers (id 0 is __syncthreads'): consumer c's are 1 + 4c + which; with T::kSplitDq
-  // the consumers share consumer 0's for all but the turn wait (each reads the other's dS, and
-  // their additions pass one turn together).
-  enum Which { kStaged, kFree, kTurnWait, kTurnPass };
+  __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, const CUtensorMap* dq_map, int c)
+      : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
+        lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
+        tm_dq(dq_map) {}
+
+  // Named barriers (id 0 is __syncthreads'): consumer c's are 1 + 5c + which; with T::kSplitDq
+  // the consumers share consumer 0's for all but the turn wait and the dQ staging (each reads
+  // the other's dS, and their additions pass one turn together; each reduces its own dQ tile).
+  enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
+  __device__ static constexpr bool shared_barrier(Which which) {
+    return T::kSplitDq && which != kTurnWait && which != kDqStaged;
+  }
   __device__ int barrier(Which which) const {
-    return 1 + 4 * (T::kSplitDq && which != kTurnWait ? 0 : consumer) + int(which);
+    return 1 + int(kWhichCount) * (shared_barrier(which) ? 0 : consumer) + int(which);
   }
   __device__ int barrier_threads(Which which) const {
-    return (T::kSplitDq && which != kTurnWait ? T::kConsumers : 1) * kWarpgroupThreads;
+    return (shared_barrier(which) ? T::kConsumers : 1) * kWarpgroupThreads;
   }
   // The consumer's first key, and its rows of K and V (row offset within each column block).
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
@@ -236,6 +244,9 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   ptx::fence_proxy_async(ptx::space_shared);
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
+  // The previous step's dQ reductions have read this consumer's staging tiles once its thread 0
+  // passes this wait; the warpgroup learns it at the barrier below, before add_dq writes them.
+  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
   add_dq(i);
   fence_operands(dv);
@@ -247,10 +258,11 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 
 // dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
 // beside dK and dV): every block over the consumer's keys, or with T::kSplitDq the consumer's
-// block over the block's keys; each added into the workspace once its GEMM (and with it the
-// step's dV and dK GEMMs) has completed. Deterministic: the additions into
-// these rows go in the order of the key tiles (wait_turn / pass_turn), so every launch sums
-// them alike.
+// block over the block's keys; each staged in the consumer's fp32 tiles once its GEMM (and with
+// it the step's dV and dK GEMMs) has completed, and all of them added into the workspace's
+// accumulator by one thread's TMA reductions. Deterministic: the reductions into these rows go
+// in the order of the key tiles (wait_turn / pass_turn), each completed before the turn passes,
+// so every launch sums them alike.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = w.bh(i), m = w.m(i);
@@ -258,7 +270,6 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   // A turn per consumer, or with the split one per block (its consumers add disjoint columns).
   const unsigned mine = T::kSplitDq ? blockIdx.x : blockIdx.x * T::kConsumers + consumer;
   if (p.deterministic) wait_turn(turn, mine, tid, barrier(kTurnWait));
-  float* const dq_head = p.dq_accum + std::size_t(bh) * p.S * D;
 #pragma unroll
   for (int b = 0; b < T::kDqBlocks; ++b) {
     // The column block, and the keys: this consumer's, or with the split every consumer's (their
@@ -277,7 +288,21 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
       wgmma_wait<0>();
     }
     fence_operands(acc);
-    add_dq_rows<D>(dq_head + cb * kSwizzleHalves, acc, m * kQueries + row_in_tile, col, p.S);
+    stage_dq_tile(sm.dq[consumer][b], acc, row_in_tile, col);
+  }
+  // The TMA reads the tiles through the async proxy.
+  ptx::fence_proxy_async(ptx::space_shared);
+  named_barrier_sync(barrier(kDqStaged), barrier_threads(kDqStaged));
+  if (tid == 0) {
+#pragma unroll
+    for (int b = 0; b < T::kDqBlocks; ++b)
+      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], (T::kSplitDq ? consumer : b) * kSwizzleHalves, m * kQueries, bh);
+    if (p.deterministic) {
+      // The turn passes once the additions are done, and made visible to the generic proxy
+      // whose release passes it.
+      ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      ptx::fence_proxy_async();
+    }
   }
   if (p.deterministic)
     pass_turn(turn, tid == 0 && (!T::kSplitDq || consumer == 0), barrier(kTurnPass), barrier_threads(kTurnPass));
@@ -300,6 +325,8 @@ __device__ __forceinline__ void Consumer<T>::run() {
   wait_barrier(&sm.kv_full, 0);
   for (int i = 0; i < w.steps; ++i) step(i);
   store();
+  // The block's shared memory outlives its last reductions' reads.
+  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
 // One block per (key tile, KV head, batch): key tiles vary fastest, so the blocks of one KV
@@ -308,7 +335,7 @@ template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,
                     const __grid_constant__ CUtensorMap tm_k, const __grid_constant__ CUtensorMap tm_v,
-                    const __grid_constant__ Params p) {
+                    const __grid_constant__ CUtensorMap tm_dq, const __grid_constant__ Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -329,7 +356,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     return;
   }
   if constexpr (T::kMovesRegisters) setmaxnreg_inc<T::kConsumerRegs>();
-  Consumer<T> c(sm, p, warpgroup - 1);
+  Consumer<T> c(sm, p, &tm_dq, warpgroup - 1);
   c.run();
 #else
   __trap();  // built without sm_90a: the registry refuses the phase before a launch

@@ -107,28 +107,31 @@ __global__ void __launch_bounds__(kPassThreads)
 }
 
 template <class T>
-void launch_main(const BackwardProblem& p, const Params& params, cudaStream_t stream) {
+void launch_main(const BackwardProblem& p, float* dq_accum, const Params& params, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kQueries);
   const CUtensorMap tm_do = make_tensor_map_sw128(p.d_o, s.B * s.H, s.S, D, kQueries);
   const CUtensorMap tm_k = make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, T::kTileKeys);
   const CUtensorMap tm_v = make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, T::kTileKeys);
+  // dQ's fp32 accumulator, reduced into in boxes of 64 rows by 32 columns (stage_dq_tile's halves).
+  const CUtensorMap tm_dq = make_tensor_map(dq_accum, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, int(sizeof(float)), s.B * s.H,
+                                            s.S, D, D, kQueries, kDqHalfCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
   const dim3 grid(unsigned(ceil_div(s.S, T::kTileKeys)), unsigned(s.H_kv), unsigned(s.B));
-  kernel<<<grid, T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, params);
+  kernel<<<grid, T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
   ATTNLAB_CHECK_LAUNCH();
 }
 
 template <int D, int Consumers>
-void launch_main_for(const BackwardProblem& p, const Params& params, cudaStream_t stream) {
+void launch_main_for(const BackwardProblem& p, float* dq_accum, const Params& params, cudaStream_t stream) {
   if (p.shape.causal)
-    launch_main<Traits<D, true, Consumers>>(p, params, stream);
+    launch_main<Traits<D, true, Consumers>>(p, dq_accum, params, stream);
   else
-    launch_main<Traits<D, false, Consumers>>(p, params, stream);
+    launch_main<Traits<D, false, Consumers>>(p, dq_accum, params, stream);
 }
 
 void require_alignment(const BackwardProblem& p) {
@@ -178,12 +181,14 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
                                                                   w.s_pad, padded_rows);
   ATTNLAB_CHECK_LAUNCH();
 
-  const Params params{dq_accum, lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
+  const Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
                       s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
   if (s.D == 64)
-    consumers == 1 ? launch_main_for<64, 1>(p, params, stream) : launch_main_for<64, 2>(p, params, stream);
+    consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, stream)
+                   : launch_main_for<64, 2>(p, dq_accum, params, stream);
   else
-    consumers == 1 ? launch_main_for<128, 1>(p, params, stream) : launch_main_for<128, 2>(p, params, stream);
+    consumers == 1 ? launch_main_for<128, 1>(p, dq_accum, params, stream)
+                   : launch_main_for<128, 2>(p, dq_accum, params, stream);
 
   const std::int64_t n4 = s.q_elems() / 4;
   const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));
