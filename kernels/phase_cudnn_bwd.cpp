@@ -3,8 +3,7 @@
 // that gates and times our backward phases measures it too.
 //
 // The operation graph is the one cuDNN's fused attention backward engines match, as the public
-// cudnn-frontend builds it for an SDPA backward without dropout, bias or padding, not
-// deterministic (learned from its scaled_dot_product_flash_attention.h backward node; written
+// cudnn-frontend builds it for an SDPA backward without dropout, bias or padding (learned from its scaled_dot_product_flash_attention.h backward node; written
 // here against cudnn_backend.h, in that node's order):
 //   softmax_sum = rowsum(dO * O)        pointwise MUL, reduction ADD, MUL by a by-value 1 into
 //                                       an fp32 [B, H, S, 1] tensor cuDNN reads back (in the
@@ -27,7 +26,9 @@
 // that MUL, and its dQ and dK from that graph are wrong while its dV is right (kernels/NOTES.md,
 // cudnn_bwd's graph against the frontend's). kernels/phase_cudnn_bwd.hpp keeps that graph, and
 // both with dQ straight from its matmul, selectable for the device probe
-// (experiments/cudnn_bwd_probe.cpp), which prints each one's errors.
+// (experiments/cudnn_bwd_probe.cpp), which prints each one's errors. The deterministic mode
+// (BackwardProblem::deterministic) runs the frontend's graph with dQ straight from its matmul,
+// the graph the frontend builds for its deterministic algorithm.
 // The fp32 softmax_sum and dQ accumulator are the BackwardProblem's workspace (the frontend
 // puts them in its own); cuDNN from 9.6 initialises the accumulator itself, as the frontend's
 // node relies on. prepare() builds the plan per shape (kernels/cudnn_graph.hpp's PlanCache);
@@ -73,10 +74,24 @@ void check_choice(std::size_t choice) {
     throw std::invalid_argument("phase cudnn_bwd has " + std::to_string(graph_choices().size()) +
                                 " graph choices, not " + std::to_string(choice + 1));
 }
+
+std::size_t deterministic_choice() {
+  const auto& all = graph_choices();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].sum_times_one && !all[i].dq_accumulator) return i;
+  throw std::logic_error("phase cudnn_bwd lists no frontend graph with dQ straight from its matmul");
+}
 }  // namespace
 
+// The deterministic mode runs the frontend's deterministic graph: dQ straight from its matmul,
+// with no accumulator to add into in an order that varies. Its plan is built on the first
+// deterministic launch (the gate's, never a timed one: the harness times the default graph).
 void prepare(const Shape& s) { prepare_choice(s, 0); }
-void launch(const BackwardProblem& p, cudaStream_t stream) { launch_choice(p, 0, stream); }
+void launch(const BackwardProblem& p, cudaStream_t stream) {
+  if (!p.deterministic) return launch_choice(p, 0, stream);
+  prepare_choice(p.shape, deterministic_choice());
+  launch_choice(p, deterministic_choice(), stream);
+}
 
 #if !ATTNLAB_HAVE_CUDNN
 
@@ -218,11 +233,10 @@ void prepare_choice(const Shape& s, std::size_t choice) {
 void launch_choice(const BackwardProblem& p, std::size_t choice, cudaStream_t stream) {
   check_choice(choice);
   if (auto r = can_implement(p.shape)) throw std::invalid_argument(*r);
-  // cuDNN's deterministic backward is another graph (dQ straight from its matmul, without the
-  // accumulator); this baseline measures the default one.
-  if (p.deterministic)
-    throw std::invalid_argument("phase cudnn_bwd runs cuDNN's default backward, whose dQ accumulates "
-                                "through atomics; it has no deterministic mode");
+  const GraphChoice& c = graph_choices()[choice];
+  if (p.deterministic && c.dq_accumulator)
+    throw std::invalid_argument("phase cudnn_bwd's graph '" + c.name +
+                                "' adds dQ through an accumulator in no fixed order: not deterministic");
   if (p.workspace_bytes < workspace_bytes(p.shape))
     throw std::invalid_argument("phase cudnn_bwd needs " + std::to_string(workspace_bytes(p.shape)) +
                                 " bytes of workspace, got " + std::to_string(p.workspace_bytes));
@@ -233,7 +247,7 @@ void launch_choice(const BackwardProblem& p, std::size_t choice, cudaStream_t st
                {kDO, const_cast<void*>(p.d_o)},  {kStats, const_cast<float*>(p.lse)},
                {kDQ, p.dq},                      {kDK, p.dk},
                {kDV, p.dv},                      {kSum, ws}};
-  if (graph_choices()[choice].dq_accumulator) b.buffers.push_back({kDQAccum, ws + sum_bytes(p.shape)});
+  if (c.dq_accumulator) b.buffers.push_back({kDQAccum, ws + sum_bytes(p.shape)});
   b.scale_uid = kScale;
   b.scale = p.scale;
   plans(choice).launch(p.shape, b, stream);
@@ -250,7 +264,8 @@ ATTNLAB_PHASE(cudnn_bwd) {
   p.technique =
       "baseline, not ours: cuDNN 9's fused flash-attention backward through the backend graph API "
       "(P rebuilt from the LSE, dV, dP, dS, dK and dQ in one operation graph, dQ through an fp32 "
-      "accumulator; the engine cuDNN's heuristics pick)";
+      "accumulator, or straight from its matmul in the deterministic mode; the engine cuDNN's heuristics "
+      "pick)";
   p.can_implement = &can_implement;
   p.launch = nullptr;
   p.prepare = &prepare;
