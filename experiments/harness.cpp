@@ -269,6 +269,7 @@ void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, Inputs time
     req.shape = shape_name(s);
     req.seed = seed;
     req.inputs = inputs_name(timed);
+    req.forward = opt.forward;
     req.device = opt.device;
     req.expected_ns = run.expected_ns;
     PcSamplingResult pcs = sample_in_child_process(req);
@@ -479,7 +480,8 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
 
 // Child mode (--pc-sampling-child <out.json>, experiments/pc_sampling_child.hpp): no activity
 // tracing, sampler, NVML monitor, evidence, static facts, run record or phase table; the
-// shape's inputs from the seed and the correctness gate as in the run, then one sampled launch
+// shape's inputs from the seed (a backward phase's O and LSE from its --forward phase, or the
+// gate's fp32 forward) and the correctness gate as in the run, then one sampled launch
 // and, PC sampling disabled, one launch counted by CUPTI's SASS metrics (executed instructions
 // per SASS instruction, profiler/sass_metrics.hpp), the result written to <out.json>. Any
 // failure is written there as an unavailable result; the exit code is non-zero only when that
@@ -487,24 +489,40 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
 int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) {
   PcSamplingResult res;
   try {
-    if (is_backward(phase)) throw UsageError("the PC-sampling child samples forward phases only");
     if (plan.shapes.size() != 1) throw UsageError("a PC-sampling child takes exactly one --shape");
     if (!opt.seed) throw UsageError("a PC-sampling child needs --seed");
     const Shape& s = plan.shapes.front();
     open_device(phase, opt, plan.shapes);
     const Stream owned_stream;
     const cudaStream_t stream = owned_stream.get();
-    const GateInputs in = make_gate_inputs(s, *opt.seed, plan.inputs.front(), {phase.input_format});
-    const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
-    const Problem p = buffers.problem(float(s.default_scale()));
-    // Its first launch loads the kernels' module before PC sampling is enabled.
-    const GateResult g = run_gate(phase, p, in, *opt.seed, stream);
-    if (!g.passed) {
-      res.reason = "the correctness gate failed in the PC-sampling child process: " + g.failure;
+    // The sampled launch's buffers, as the run's timed launch had them, and the gate's verdict
+    // on them; the gate's first launch loads the kernels' module before PC sampling is enabled.
+    std::unique_ptr<ProblemBuffers> forward_buffers;
+    std::unique_ptr<BackwardBuffers> backward_buffers;
+    profiler::LaunchFn launch;
+    std::string failure;
+    if (is_backward(phase)) {
+      const BackwardHostInputs in = make_backward_inputs(s, *opt.seed, plan.inputs.front());
+      const Phase* forward = opt.forward.empty() ? nullptr : find_phase(opt.forward);  // plan_run checked it
+      backward_buffers = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s), forward);
+      const BackwardProblem p = backward_buffers->problem(float(s.default_scale()), false);
+      const BackwardGateResult g = run_backward_gate(phase, p, in, *opt.seed, stream);
+      if (!g.passed) failure = g.failure;
+      launch = [&phase, p](cudaStream_t st) { phase.launch_backward(p, st); };
+    } else {
+      const GateInputs in = make_gate_inputs(s, *opt.seed, plan.inputs.front(), {phase.input_format});
+      forward_buffers =
+          std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
+      const Problem p = forward_buffers->problem(float(s.default_scale()));
+      const GateResult g = run_gate(phase, p, in, *opt.seed, stream);
+      if (!g.passed) failure = g.failure;
+      launch = [&phase, p](cudaStream_t st) { phase.launch(p, st); };
+    }
+    if (!failure.empty()) {
+      res.reason = "the correctness gate failed in the PC-sampling child process: " + failure;
     } else {
       profiler::PcSamplingOptions po;
       po.expected_ns = opt.child.expected_ns;
-      const profiler::LaunchFn launch = [&](cudaStream_t st) { phase.launch(p, st); };
       res = profiler::collect_pc_samples(launch, stream, po);
       profiler::add_sass_counts(res, launch, stream, po);  // never throws: a failure is its reason
     }

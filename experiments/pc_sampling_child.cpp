@@ -36,13 +36,15 @@ void add_pc_sampling_child_options(CLI::App& app, PcSamplingChildOptions& opt) {
 std::vector<std::string> pc_sampling_child_argv(const PcSamplingChildRequest& req) {
   char ns[64];
   std::snprintf(ns, sizeof ns, "%.17g", req.expected_ns);
-  return {req.executable,
-          kPcSamplingChildOption, req.out_file,
-          kPcSamplingExpectedNsOption, ns,
-          "--shape", req.shape,
-          "--seed", std::to_string(req.seed),
-          "--inputs", req.inputs,
-          "--device", std::to_string(req.device)};
+  std::vector<std::string> argv{req.executable,
+                                kPcSamplingChildOption, req.out_file,
+                                kPcSamplingExpectedNsOption, ns,
+                                "--shape", req.shape,
+                                "--seed", std::to_string(req.seed),
+                                "--inputs", req.inputs,
+                                "--device", std::to_string(req.device)};
+  if (!req.forward.empty()) argv.insert(argv.end(), {"--forward", req.forward});
+  return argv;
 }
 
 namespace {

@@ -32,6 +32,7 @@ struct PcSamplingChildRequest {
   std::string shape;        // a spec parse_shape reads back to the same shape
   std::uint64_t seed = 0;
   std::string inputs = "normal";  // --inputs
+  std::string forward;      // --forward of a backward phase's run; empty: none given
   int device = 0;
   double expected_ns = 0;   // [ns] the timed launch (0: the child measures it)
 };
@@ -49,7 +50,7 @@ inline constexpr const char* kPcSamplingExpectedNsOption = "--pc-sampling-expect
 void add_pc_sampling_child_options(CLI::App& app, PcSamplingChildOptions& opt);
 
 // argv of the child, argv[0] first: exe, the hidden options, then --shape, --seed, --inputs,
-// --device with their values. The duration is written with 17 significant digits, so the
+// --device with their values, and --forward where the request names one. The duration is written with 17 significant digits, so the
 // child reads back the very double.
 std::vector<std::string> pc_sampling_child_argv(const PcSamplingChildRequest& req);
 

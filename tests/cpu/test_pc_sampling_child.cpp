@@ -104,6 +104,23 @@ TEST(PcSamplingChild, CommandLineReadsBackToTheRequest) {
   EXPECT_EQ(app.help().find(kPcSamplingChildOption), std::string::npos);
 }
 
+// A backward phase's child samples the launch on the O and LSE of the run's --forward phase;
+// a request without one passes none (the gate's fp32 forward).
+TEST(PcSamplingChild, ForwardPhaseTravelsOnlyWhenGiven) {
+  PcSamplingChildRequest req = request("/bin/attnlab-phase-b5");
+  auto forward_of = [](const std::vector<std::string>& argv) -> std::string {
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == "--forward") return argv[i + 1];
+    return "";
+  };
+  EXPECT_EQ(forward_of(pc_sampling_child_argv(req)), "");
+  const std::size_t plain = pc_sampling_child_argv(req).size();
+  req.forward = "5lse";
+  const std::vector<std::string> argv = pc_sampling_child_argv(req);
+  EXPECT_EQ(forward_of(argv), "5lse");
+  EXPECT_EQ(argv.size(), plain + 2);
+}
+
 TEST(PcSamplingChild, ResultFileIsReadBack) {
   TempDir d;
   const fs::path src = d.path / "result.json";

@@ -5,15 +5,19 @@
 # executed-instruction counts (CUPTI SASS metrics) on its lines unless CUPTI refused them.
 # Exit 77 (ctest: skipped) without a GPU, or where CUPTI refuses PC sampling for want of
 # permission or support.
-#   tests/gpu/pc_sampling_child.sh build/bin/attnlab-phase-4x
+#   tests/gpu/pc_sampling_child.sh build/bin/attnlab-phase-4x [experiment options, default --shape latency]
+# A backward phase's child gates and samples its backward launch (with --forward, on that
+# forward phase's O and LSE).
 set -u
-exe=${1:?usage: pc_sampling_child.sh <attnlab-phase-4x>}
+exe=${1:?usage: pc_sampling_child.sh <attnlab-phase-ID> [experiment options]}
+shift
+[ $# -gt 0 ] || set -- --shape latency
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "no GPU: nothing to check"; exit 77
 fi
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
-out=$("$exe" --shape latency --metrics pcsampling --regimes cold --max-time 0.2 --results-dir "$results" 2>&1)
+out=$("$exe" "$@" --metrics pcsampling --regimes cold --max-time 0.2 --results-dir "$results" 2>&1)
 rc=$?
 echo "$out"
 [ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
