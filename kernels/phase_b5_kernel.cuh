@@ -89,7 +89,7 @@ struct alignas(1024) SharedStorage {
   __half q[T::kStages][kQueries * D];
   __half d_o[T::kStages][kQueries * D];
   __half ds[T::kConsumers][kKeys * kQueries];
-  float dq[2][T::kConsumers][T::kDqBlocks][kDqTileFloats];  // each consumer's dQ blocks, by step parity
+  float dq[T::kConsumers][T::kDqBlocks][kDqTileFloats];  // each consumer's dQ blocks of a step
   float lse2[T::kStages][kQueries];
   float delta[T::kStages][kQueries];
   std::uint64_t kv_full;
@@ -244,10 +244,9 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   ptx::fence_proxy_async(ptx::space_shared);
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
-  // The dQ reductions of the step before the previous one have read the staging tiles of this
-  // step's parity once its thread 0 passes this wait (the previous step's may still be reading
-  // the others); the warpgroup learns it at the barrier below, before add_dq writes them.
-  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});
+  // The previous step's dQ reductions have read this consumer's staging tiles once its thread 0
+  // passes this wait; the warpgroup learns it at the barrier below, before add_dq writes them.
+  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
   add_dq(i);
   fence_operands(dv);
@@ -289,7 +288,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
       wgmma_wait<0>();
     }
     fence_operands(acc);
-    stage_dq_tile(sm.dq[i % 2][consumer][b], acc, row_in_tile, col);
+    stage_dq_tile(sm.dq[consumer][b], acc, row_in_tile, col);
   }
   // The TMA reads the tiles through the async proxy.
   ptx::fence_proxy_async(ptx::space_shared);
@@ -297,8 +296,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   if (tid == 0) {
 #pragma unroll
     for (int b = 0; b < T::kDqBlocks; ++b)
-      tma_reduce_dq_tile(tm_dq, sm.dq[i % 2][consumer][b], (T::kSplitDq ? consumer : b) * kSwizzleHalves, m * kQueries,
-                         bh);
+      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], (T::kSplitDq ? consumer : b) * kSwizzleHalves, m * kQueries, bh);
     if (p.deterministic) {
       // The turn passes once the additions are done, and made visible to the generic proxy
       // whose release passes it.
