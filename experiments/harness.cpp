@@ -497,25 +497,22 @@ int pc_sampling_child(const Phase& phase, const Options& opt, const Plan& plan) 
     const cudaStream_t stream = owned_stream.get();
     // The sampled launch's buffers, as the run's timed launch had them, and the gate's verdict
     // on them; the gate's first launch loads the kernels' module before PC sampling is enabled.
-    std::unique_ptr<ProblemBuffers> forward_buffers;
-    std::unique_ptr<BackwardBuffers> backward_buffers;
+    std::unique_ptr<ProblemBuffers> fwd;
+    std::unique_ptr<BackwardBuffers> bwd;
     profiler::LaunchFn launch;
     std::string failure;
     if (is_backward(phase)) {
       const BackwardHostInputs in = make_backward_inputs(s, *opt.seed, plan.inputs.front());
-      const Phase* forward = opt.forward.empty() ? nullptr : find_phase(opt.forward);  // plan_run checked it
-      backward_buffers = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s), forward);
-      const BackwardProblem p = backward_buffers->problem(float(s.default_scale()), false);
-      const BackwardGateResult g = run_backward_gate(phase, p, in, *opt.seed, stream);
-      if (!g.passed) failure = g.failure;
+      bwd = std::make_unique<BackwardBuffers>(s, in, workspace_bytes(phase, s),
+                                              opt.forward.empty() ? nullptr : find_phase(opt.forward));
+      const BackwardProblem p = bwd->problem(float(s.default_scale()), false);
+      failure = run_backward_gate(phase, p, in, *opt.seed, stream).failure;
       launch = [&phase, p](cudaStream_t st) { phase.launch_backward(p, st); };
     } else {
       const GateInputs in = make_gate_inputs(s, *opt.seed, plan.inputs.front(), {phase.input_format});
-      forward_buffers =
-          std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
-      const Problem p = forward_buffers->problem(float(s.default_scale()));
-      const GateResult g = run_gate(phase, p, in, *opt.seed, stream);
-      if (!g.passed) failure = g.failure;
+      fwd = std::make_unique<ProblemBuffers>(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
+      const Problem p = fwd->problem(float(s.default_scale()));
+      failure = run_gate(phase, p, in, *opt.seed, stream).failure;
       launch = [&phase, p](cudaStream_t st) { phase.launch(p, st); };
     }
     if (!failure.empty()) {
