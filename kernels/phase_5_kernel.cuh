@@ -3,8 +3,9 @@
 // has the tile shapes and the shared-memory layout). Composed from the Hopper parts: the TMA
 // pipeline and the schedulers (kernels/tile_pipeline.cuh), the GEMMs, mask, online softmax and
 // epilogue of a consumer (kernels/wgmma_tile.cuh), the merge of items split over keys
-// (kernels/key_split.cuh) and the ping-pong turns (kernels/consumer_turns.hpp). Included by
-// that file only: its namespace is anonymous, like the rest of a phase's translation unit.
+// (kernels/softmax_merge.cuh over the slots of kernels/key_split.cuh) and the ping-pong turns
+// (kernels/consumer_turns.hpp). Included by that file only: its namespace is anonymous, like the
+// rest of a phase's translation unit.
 #pragma once
 
 #include <cuda.h>
@@ -317,12 +318,13 @@ __device__ __forceinline__ bool Consumer<T, Stamps>::merge_split(std::int64_t w,
                        consumer * SplitSlot<D, T::kConsumers>::kConsumerVectors;
   static_assert(T::kConsumers <= kMostConsumers, "a ready flag per consumer warp");
   unsigned* const ready = p.scratch.split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
+  const SplitTransport<D> slot{part, ready, tid};
   if (t.k0 > 0) {
-    save_partial<D>(part, ready, o_acc, m_row, l_row, tid);
+    slot.send(o_acc, m_row, l_row);
     tl.end(Span::kItem, w);
     return true;
   }
-  merge_partial<D>(part, ready, o_acc, m_row, l_row, tid);
+  slot.merge_into(o_acc, m_row, l_row);
   return false;
 }
 

@@ -24,8 +24,8 @@
 // C = 1 skips the cluster, C = KW = 1 the merge. Against d3 it fixes: tensor cores instead of
 // FFMA, every SM busy at the latency shape, one launch. Any S, causal, GQA, D 64 and 128.
 // Hopper only (sm_90a: wgmma, TMA, clusters, st.async). The merge (cluster_merge, called once
-// at the end of the kernel) and its cluster and mbarrier primitives are in
-// kernels/phase_d4_merge.cuh. The versions it replaces, and the measured effect of each, are
+// at the end of the kernel) is in kernels/phase_d4_merge.cuh, on the merge of softmax states and
+// its DSMEM transport that kernels/softmax_merge.cuh shares with phase 5's key split. The versions it replaces, and the measured effect of each, are
 // in kernels/NOTES.md and the run records.
 #include <cuda.h>
 #include <cuda_fp16.h>

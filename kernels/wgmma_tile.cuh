@@ -220,18 +220,4 @@ __device__ __forceinline__ void tma_store_o_rows(const CUtensorMap* tm_o, const 
   cuda::ptx::cp_async_bulk_commit_group();
 }
 
-// The weights that merge N online-softmax states to their common maximum (running maxima m in
-// log2 units): w_j = 2^(m_j - M), M the largest m. A state without any key (m = -inf) weighs 0;
-// when no state has one, M counts as 0 and every weight is 0. Returns M (-inf when none).
-template <int N>
-__device__ __forceinline__ float merge_weights(const float (&m)[N], float (&w)[N]) {
-  float m_all = kNegInf;
-#pragma unroll
-  for (int j = 0; j < N; ++j) m_all = fmaxf(m_all, m[j]);
-  const float m_use = m_all == kNegInf ? 0.f : m_all;
-#pragma unroll
-  for (int j = 0; j < N; ++j) w[j] = exp2_approx(m[j] - m_use);
-  return m_all;
-}
-
 }  // namespace attnlab::hopper
