@@ -71,7 +71,7 @@ template <int D, int C, int KW>
 constexpr std::size_t smem_bytes() {
   constexpr std::size_t rows = std::size_t(kRows) * KW;  // receive rows: C KW partials of 64 / C
   constexpr std::size_t recv =
-      C * KW > 1 ? rows * (D + 8) * sizeof(float) + rows * sizeof(float2) + 16 : 0;
+      C * KW > 1 ? rows * MergeTransport<D, C, KW>::kOStride * sizeof(float) + rows * sizeof(float2) + 16 : 0;
   return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
 }
 
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   unsigned char* const base = smem_raw + ((1024 - raw % 1024) % 1024);
   auto& sm = *reinterpret_cast<Storage<D, KW>*>(base);
   float* const recvO = reinterpret_cast<float*>(base + sizeof(Storage<D, KW>));
-  float2* const recvML = reinterpret_cast<float2*>(recvO + KW * kRows * (D + 8));
+  float2* const recvML = reinterpret_cast<float2*>(recvO + KW * kRows * MergeTransport<D, C, KW>::kOStride);
 
   const unsigned tid = threadIdx.x;
   const int warp = int(tid / kWarpSize);
