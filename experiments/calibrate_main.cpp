@@ -424,7 +424,7 @@ int run(Options& opt, int argc, char** argv, CalibrationRecord& rec, RunRecordFi
 
   const long long now = now_epoch_seconds();
   rec.started_utc = utc_iso8601(now);
-  rec.provenance = to_json(provenance(argc, argv, 0, opt.device, false));
+  rec.provenance = provenance(argc, argv, 0, opt.device, false);
   rec.options = {opt.rate_samples, opt.launch_samples, opt.warmup, opt.rate_ms, (long long)dram};
   rec.method = kMethod;
   const fs::path file = new_run_directory(root, "calibration", now) / kCalibrationFile;

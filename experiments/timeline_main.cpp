@@ -186,8 +186,8 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
   rec.phase = phase.id;
   rec.title = phase.title;
   rec.technique = phase.technique;
-  rec.shape_name = shape_name(s);
-  rec.shape = shape_to_json(s, scale);
+  rec.shape = s;
+  rec.scale = scale;
   rec.started_utc = utc_iso8601(now);
   rec.events_per_warp = opt.events_per_warp;
   rec.launches = opt.launches;
@@ -382,12 +382,12 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
 
   const long long now = now_epoch_seconds();
   rec = start_record(*phase, s, scale, opt, g, now);
-  rec.provenance = to_json(provenance(argc, argv, seed, opt.device, false));
+  rec.provenance = provenance(argc, argv, seed, opt.device, false);
   const fs::path dir = new_run_directory(root, phase->id, now);
   const fs::path file = dir / "run.json";
   write_timeline_file(file, rec);
   record_file = written_record(file, rec, &write_timeline_file);
-  std::cout << "attnlab-timeline: phase " << phase->id << " at " << rec.shape_name << ", " << g.ctas
+  std::cout << "attnlab-timeline: phase " << phase->id << " at " << shape_name(rec.shape) << ", " << g.ctas
             << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
 
   if (!gate_passes(rec, file, *phase, p, in, seed, stream.get())) return kExitFailed;

@@ -111,7 +111,7 @@ ordered_json to_json(const CalibrationRecord& r) {
   j["schema"] = kCalibrationSchema;
   j["status"] = r.status;
   j["started_utc"] = r.started_utc;
-  j["provenance"] = r.provenance;
+  j["provenance"] = to_json(r.provenance);
   const CalibrationOptions& o = r.options;
   j["options"] = {{"rate_samples", o.rate_samples},
                   {"launch_samples", o.launch_samples},
@@ -152,8 +152,7 @@ CalibrationRecord read_calibration_record(const ordered_json& j) {
   CalibrationRecord r;
   r.status = string_at(j, "/status");
   r.started_utc = string_at(j, "/started_utc");
-  if (const ordered_json* p = find(j, "/provenance"); p && p->is_object()) r.provenance = *p;
-  else throw FieldError("missing /provenance");
+  r.provenance = read_provenance(j, "/provenance");
   CalibrationOptions& o = r.options;
   o.rate_samples = std::size_t(number_at(j, "/options/rate_samples"));
   o.launch_samples = std::size_t(number_at(j, "/options/launch_samples"));

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/provenance.hpp"
+
 namespace attnlab {
 
 inline constexpr const char* kCalibrationSchema = "attnlab.calibration/1";
@@ -96,7 +98,7 @@ struct CalibrationOptions {
 struct CalibrationRecord {
   std::string status = "incomplete";  // "incomplete", "ok", "failed"
   std::string started_utc;
-  nlohmann::ordered_json provenance;  // to_json(Provenance) (record/provenance.hpp)
+  Provenance provenance;
   CalibrationOptions options;
   std::string method;                 // how a sample is taken and its clock read
   std::vector<CalibrationRate> rates;

@@ -161,16 +161,6 @@ RunOrigin read_origin(const ordered_json& record) {
   return o;
 }
 
-RecordedIdentity read_recorded_identity(const ordered_json& root, const std::string& b) {
-  RecordedIdentity id;
-  id.commit = optional_string_at(root, b + "/git/commit");
-  id.gpu_name = optional_string_at(root, b + "/gpu/name");
-  id.gpu_uuid = optional_string_at(root, b + "/gpu/uuid");
-  id.compute_capability = optional_string_at(root, b + "/gpu/compute_capability");
-  id.sm_count = optional_number_at(root, b + "/gpu/sm_count");
-  return id;
-}
-
 GpuIdentity read_gpu_identity(const ordered_json& root, const std::string& b) {
   GpuIdentity g;
   g.name = string_at(root, b + "/name");

@@ -166,15 +166,4 @@ struct RunOrigin {
 };
 RunOrigin read_origin(const nlohmann::ordered_json& record);
 
-// The identity a provenance block holds, each field where it holds it: the calibration and
-// timeline records keep their provenance block as written (to_json(Provenance)), and a reader
-// of an older or partial one says what is missing rather than refusing it. `base` points at
-// the block. Throws FieldError on a field of the wrong type.
-struct RecordedIdentity {
-  std::optional<std::string> commit;
-  std::optional<std::string> gpu_name, gpu_uuid, compute_capability;
-  std::optional<double> sm_count;
-};
-RecordedIdentity read_recorded_identity(const nlohmann::ordered_json& root, const std::string& base);
-
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "common/shapes.hpp"
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -209,10 +210,10 @@ ordered_json to_json(const TimelineRecord& r) {
   j["schema"] = kTimelineSchema;
   j["status"] = r.status;
   j["phase"] = {{"id", r.phase}, {"title", r.title}, {"technique", r.technique}};
-  j["shape_name"] = r.shape_name;
-  j["shape"] = r.shape;
+  j["shape_name"] = shape_name(r.shape);
+  j["shape"] = shape_to_json(r.shape, r.scale);
   j["started_utc"] = r.started_utc;
-  j["provenance"] = r.provenance;
+  j["provenance"] = to_json(r.provenance);
   ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}};
   if (r.requested_sm) opts["sm"] = *r.requested_sm;
   j["options"] = opts;
@@ -237,10 +238,12 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
   r.phase = string_at(j, "/phase/id");
   r.title = string_at(j, "/phase/title");
   r.technique = string_at(j, "/phase/technique");
-  r.shape_name = string_at(j, "/shape_name");
-  r.shape = node_at(j, "/shape", false);
+  r.shape = read_shape(j, "/shape", &r.scale);
+  // The name is written from the shape; a record whose name says otherwise is not one of ours.
+  if (const std::string name = string_at(j, "/shape_name"); name != shape_name(r.shape))
+    throw FieldError("/shape_name is \"" + name + "\", where /shape describes " + shape_name(r.shape));
   r.started_utc = string_at(j, "/started_utc");
-  r.provenance = node_at(j, "/provenance", false);
+  r.provenance = read_provenance(j, "/provenance");
   r.events_per_warp = u32_at(j, "/options/events_per_warp");
   r.launches = u32_at(j, "/options/launches");
   if (find(j, "/options/sm")) r.requested_sm = u32_at(j, "/options/sm");
@@ -294,7 +297,7 @@ ordered_json chrome_trace_json(const TimelineRecord& r) {
           {"otherData",
            {{"schema", kTimelineSchema},
             {"phase", r.phase},
-            {"shape", r.shape_name},
+            {"shape", shape_name(r.shape)},
             {"sm", r.timeline ? r.timeline->pictured_sm : 0u},
             {"note", "span times in microseconds from the earliest warp start of the launch"}}}};
 }

@@ -13,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/shape.hpp"
 #include "common/timeline_events.hpp"
 #include "record/correctness.hpp"
+#include "record/provenance.hpp"
 
 namespace attnlab {
 
@@ -112,10 +114,10 @@ bool span_agrees(const TimelineOverhead& o);
 struct TimelineRecord {
   std::string status = "incomplete";  // "incomplete", "ok", "failed"
   std::string phase, title, technique;
-  std::string shape_name;
-  nlohmann::ordered_json shape;       // shape_to_json (record/provenance.hpp)
+  Shape shape;                        // written with its name (shape_name) beside it
+  double scale = 0;                   // the softmax scale the kernel used
   std::string started_utc;
-  nlohmann::ordered_json provenance;  // to_json(Provenance)
+  Provenance provenance;
   std::uint32_t events_per_warp = 0;
   std::uint32_t launches = 0;         // per build, for the overhead
   std::optional<std::uint32_t> requested_sm;

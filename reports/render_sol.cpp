@@ -55,15 +55,13 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
       throw InputError(e.what());
     }
     if (rec.status != "ok") continue;
-    const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
-    const auto& name = id.gpu_name;
-    const auto& uuid = id.gpu_uuid;
+    const GpuIdentity& gpu = rec.provenance.gpu;
     // Files come sorted by their stamped directory: a later one is newer and replaces the earlier.
-    if (uuid && *uuid == run.gpu_uuid)
-      by_uuid = Found{rec, f, "the same GPU (" + short_uuid(*uuid) + ")"};
-    else if (name && *name == run.gpu_name)
-      by_name = Found{rec, f, "another board of the same model (" + (uuid ? short_uuid(*uuid) : "uuid not recorded") +
-                                  "; this run's is " + short_uuid(run.gpu_uuid) + ")"};
+    if (gpu.uuid == run.gpu_uuid)
+      by_uuid = Found{rec, f, "the same GPU (" + short_uuid(gpu.uuid) + ")"};
+    else if (gpu.name == run.gpu_name)
+      by_name = Found{rec, f, "another board of the same model (" + short_uuid(gpu.uuid) + "; this run's is " +
+                                  short_uuid(run.gpu_uuid) + ")"};
   }
   return by_uuid ? by_uuid : by_name;
 }
@@ -275,14 +273,11 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
   md << "# Calibration " << code(dir.filename().string()) << "\n\n";
   md << "Rendered by `attnlab-report calibration` from [`" << file.filename().string() << "`]("
      << file.filename().string() << "); edits are overwritten.\n\n";
-  const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
-  const auto gpu = id.gpu_name.value_or("GPU not recorded");
-  const auto uuid = id.gpu_uuid.value_or("uuid not recorded");
-  const auto sms = id.sm_count;
-  const auto commit = id.commit.value_or("unknown");
+  const GpuIdentity& gpu = rec.provenance.gpu;
   md << "- **Status:** " << rec.status << (rec.error ? ": " + *rec.error : std::string()) << "\n";
-  md << "- **GPU:** " << gpu << ", " << code(uuid) << ", " << (sms ? count(*sms) : std::string("?")) << " SMs\n";
-  md << "- **Run:** started " << rec.started_utc << " at commit " << code(commit.substr(0, 7)) << "\n";
+  md << "- **GPU:** " << gpu.name << ", " << code(gpu.uuid) << ", " << count(gpu.sm_count) << " SMs\n";
+  md << "- **Run:** started " << rec.started_utc << " at commit " << code(rec.provenance.git.commit.substr(0, 7))
+     << "\n";
   // A newer ok calibration of the same GPU beside this one is what the reports use.
   std::optional<std::pair<std::string, fs::path>> newer;
   for (const auto& f : find_calibration_records(dir.parent_path())) {
@@ -294,7 +289,7 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
       throw InputError(e.what());
     }
     if (other.status == "ok" && other.started_utc > rec.started_utc &&
-        read_recorded_identity(other.provenance, "").gpu_uuid.value_or("") == uuid &&
+        other.provenance.gpu.uuid == gpu.uuid &&
         (!newer || other.started_utc > newer->first))
       newer = std::make_pair(other.started_utc, f);
   }
@@ -305,7 +300,7 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
   // Records before kernel_sm_clock_mhz hold NVML's clock only; their per-clock rates used it.
   const bool own_clock = !rec.rates.empty() && !rec.rates.front().kernel_sm_clock_mhz.empty();
   const std::string clock_kind = own_clock ? "counted by the kernels" : "NVML's reading around the samples";
-  const std::string cc = id.compute_capability.value_or("");
+  const std::string& cc = gpu.compute_capability;
   std::vector<std::string> impossible;
   Table t({"rate", "median", "p10", "p90", "unit", "SM clock (MHz, " + clock_kind + ")", "per SM per clock", "samples",
            "follows SM clock"},

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/shapes.hpp"
 #include "record/provenance.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
@@ -21,9 +22,8 @@ using timeline::Span;
 constexpr std::size_t kKinds = std::size_t(Span::kCount);
 
 std::string gpu_name(const TimelineRecord& rec) {
-  const RecordedIdentity id = read_recorded_identity(rec.provenance, "");
-  if (!id.gpu_name) return "an unnamed GPU";
-  return *id.gpu_name + (id.gpu_uuid ? " (" + id.gpu_uuid->substr(0, 12) + ")" : "");
+  const GpuIdentity& gpu = rec.provenance.gpu;
+  return gpu.name + " (" + gpu.uuid.substr(0, 12) + ")";
 }
 
 // Every wait kind that occurs in any of the summaries, in Span order.
@@ -125,7 +125,7 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
   const std::size_t n = lanes.labels.size();
   Plot p;
   p.stem = stem;
-  p.origin = "the timeline record (run.json) of phase " + rec.phase + " at " + rec.shape_name;
+  p.origin = "the timeline record (run.json) of phase " + rec.phase + " at " + shape_name(rec.shape);
   p.height = std::max(300, 120 + 28 * int(n));
   std::ostringstream g;
   g << "set title " << gp_quote(title) << "\n"
@@ -167,7 +167,7 @@ std::string trace_link(const fs::path& dir) {
 
 std::string intro(const TimelineRecord& rec, const fs::path& dir) {
   std::ostringstream md;
-  md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << rec.shape_name << "\n\n";
+  md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << shape_name(rec.shape) << "\n\n";
   md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
      << ". The phase's kernels with warp-role stamps (their stamped build, never the timed "
         "one), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
@@ -360,7 +360,7 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
   if (d.warps.empty()) {
     md << "No warp of this SM stamped.\n\n";
   } else {
-    const std::string what = "phase " + rec.phase + " at " + rec.shape_name + ", SM " + std::to_string(d.pictured_sm);
+    const std::string what = "phase " + rec.phase + " at " + shape_name(rec.shape) + ", SM " + std::to_string(d.pictured_sm);
     out.scripts.push_back(write_plot(plots, lanes_plot(rec, "timeline", lo, hi, what)));
     md << "![timeline of SM " << d.pictured_sm << "](plots/timeline.png)\n\n";
     // The first work item alone, where the whole launch holds several per CTA.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/shapes.hpp"
 #include "profiler/timeline_decode.hpp"
 #include "record/fields.hpp"
 #include "record/timeline.hpp"
@@ -282,10 +283,10 @@ TimelineRecord sample_record() {
   r.phase = "5";
   r.title = "wgmma + TMA";
   r.technique = "t";
-  r.shape_name = "1x8x512x64";
-  r.shape = {{"B", 1}, {"H", 8}};
+  r.shape = parse_shape("1x8x512x64");
+  r.scale = 0.125;
   r.started_utc = "2026-11-26T00:00:00Z";
-  r.provenance = {{"gpu", {{"name", "H100"}}}};
+  r.provenance.gpu.name = "H100";
   r.events_per_warp = 16;
   r.launches = 5;
   r.requested_sm = 0;
@@ -396,7 +397,7 @@ TEST(TimelineRecord, MatchesItsJsonSchema) {
   TimelineRecord r = sample_record();
   // A real provenance block: the committed H100 fixture's.
   std::ifstream fixture(ATTNLAB_FIXTURES_DIR "/h100-phase4-run.json");
-  r.provenance = nlohmann::ordered_json::parse(fixture)["provenance"];
+  r.provenance = read_provenance(nlohmann::ordered_json::parse(fixture), "/provenance");
   attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, to_json(r), "timeline");
 }
 

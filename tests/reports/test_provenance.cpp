@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/shapes.hpp"
+#include "record/calibration.hpp"
 #include "record/fields.hpp"
 #include "record/provenance.hpp"
 #include "record/record.hpp"
+#include "record/timeline.hpp"
 #include "record/timing.hpp"
 
 using namespace attnlab;
@@ -121,30 +124,43 @@ TEST(Provenance, ReadsTheOriginBack) {
   EXPECT_THROW(read_origin(rec), FieldError);
 }
 
-// A calibration or timeline record's provenance block as written, and one without its GPU
-// block: each field read where present, none made up where absent, a mistyped one refused.
-TEST(Provenance, RecordedIdentityReadsWhatTheBlockHolds) {
-  Provenance p;
-  p.git = {"0123abcd", false};
-  p.gpu.name = "NVIDIA H100 80GB HBM3";
-  p.gpu.uuid = "GPU-5e687859";
-  p.gpu.compute_capability = "9.0";
-  p.gpu.sm_count = 132;
-  nlohmann::ordered_json block = to_json(p);
-  const RecordedIdentity id = read_recorded_identity(block, "");
-  EXPECT_EQ(id.commit, "0123abcd");
-  EXPECT_EQ(id.gpu_name, p.gpu.name);
-  EXPECT_EQ(id.gpu_uuid, p.gpu.uuid);
-  EXPECT_EQ(id.compute_capability, "9.0");
-  EXPECT_EQ(id.sm_count, 132.0);
-  block.erase("gpu");
-  const RecordedIdentity partial = read_recorded_identity(block, "");
-  EXPECT_EQ(partial.commit, "0123abcd");
-  EXPECT_FALSE(partial.gpu_name);
-  EXPECT_FALSE(partial.gpu_uuid);
-  EXPECT_FALSE(partial.sm_count);
-  block["gpu"] = {{"name", 90}};
-  EXPECT_THROW(read_recorded_identity(block, ""), FieldError);
+// The calibration and timeline records hold the run record's typed provenance (and the
+// timeline its shape): each committed one reads into the structs and writes back the same
+// blocks, and a block without a field the writer always writes is refused, naming it.
+TEST(Provenance, CalibrationAndTimelineRecordsReadTheTypedBlocks) {
+  const fs::path root = fs::path(ATTNLAB_COMMITTED_REPORTS);
+  int read = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string name = e.path().filename().string();
+    const bool calibration = name == "calibration.json.gz";
+    if (!calibration && !(name == "run.json.gz" && e.path().string().find("/timeline/") != std::string::npos))
+      continue;
+    SCOPED_TRACE(e.path().string());
+    auto raw = nlohmann::ordered_json::parse(read_record_text(e.path()));
+    if (calibration) {
+      const CalibrationRecord rec = read_calibration_record(raw);
+      EXPECT_FALSE(rec.provenance.gpu.uuid.empty());
+      EXPECT_EQ(to_json(rec)["provenance"], raw["provenance"]);
+    } else {
+      const TimelineRecord rec = read_timeline_record(raw);
+      EXPECT_EQ(shape_name(rec.shape), raw["shape_name"].get<std::string>());
+      EXPECT_EQ(to_json(rec)["shape"], raw["shape"]);
+      EXPECT_EQ(to_json(rec)["provenance"], raw["provenance"]);
+      auto renamed = raw;
+      renamed["shape_name"] = "1x1x1x64";
+      EXPECT_THROW(read_timeline_record(renamed), FieldError);
+    }
+    raw["provenance"]["gpu"].erase("uuid");
+    try {
+      if (calibration) read_calibration_record(raw);
+      else read_timeline_record(raw);
+      ADD_FAILURE() << "a provenance without its GPU's uuid was read";
+    } catch (const FieldError& err) {
+      EXPECT_NE(std::string(err.what()).find("/provenance/gpu/uuid"), std::string::npos) << err.what();
+    }
+    ++read;
+  }
+  EXPECT_GE(read, 2);
 }
 
 TEST(Provenance, UuidInNvidiaSmiForm) {

@@ -202,7 +202,9 @@ CalibrationRecord sample_record() {
   CalibrationRecord rec;
   rec.status = "ok";
   rec.started_utc = "2026-01-01T00:00:00Z";
-  rec.provenance = {{"gpu", {{"name", "Test GPU"}, {"uuid", "GPU-0"}, {"sm_count", 100}}}};
+  rec.provenance.gpu.name = "Test GPU";
+  rec.provenance.gpu.uuid = "GPU-0";
+  rec.provenance.gpu.sm_count = 100;
   rec.options = {3, 3, 1, 1.0, 1000};
   rec.method = "test";
   CalibrationRate r;

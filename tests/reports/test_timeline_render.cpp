@@ -3,6 +3,7 @@
 // built by hand.
 #include <gtest/gtest.h>
 
+#include "common/shapes.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 #include "reports/timeline_paths.hpp"
@@ -20,9 +21,10 @@ TimelineRecord two_warps() {
   r.status = "ok";
   r.phase = "5";
   r.title = "wgmma + TMA";
-  r.shape_name = "1x8x512x64";
+  r.shape = parse_shape("1x8x512x64");
   r.started_utc = "2026-11-26T00:00:00Z";
-  r.provenance = {{"gpu", {{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-0123456789abcdef"}}}};
+  r.provenance.gpu.name = "NVIDIA H100 80GB HBM3";
+  r.provenance.gpu.uuid = "GPU-0123456789abcdef";
   r.kernel_timeline = "kernel_tl";
   r.grid_ctas = 1;
   r.block_threads = 256;
