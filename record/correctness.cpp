@@ -162,47 +162,4 @@ Correctness read_correctness(const ordered_json& root, const std::string& base) 
   return c;
 }
 
-RecordedCorrectness read_recorded_correctness(const ordered_json& root, const std::string& base) {
-  RecordedCorrectness c;
-  if (const ordered_json* block = find(root, base); !block || block->is_null()) return c;
-  auto optional_bool = [&](const char* key) -> std::optional<bool> {
-    const ordered_json* p = find(root, base + "/" + key);
-    if (!p || p->is_null()) return std::nullopt;
-    return bool_at(root, base + "/" + key);
-  };
-  auto optional_count = [&](const char* key) -> std::optional<long long> {
-    const auto v = optional_number_at(root, base + "/" + key);
-    return v ? std::optional<long long>(static_cast<long long>(*v)) : std::nullopt;
-  };
-  c.passed = optional_bool("passed");
-  c.repeat_identical = optional_bool("repeat_identical");
-  c.max_abs_err = optional_number_at(root, base + "/max_abs_err");
-  c.max_rel_err = optional_number_at(root, base + "/max_rel_err");
-  c.tolerance_abs = optional_number_at(root, base + "/tolerance_abs");
-  c.naive_fp16_max_abs_err = optional_number_at(root, base + "/naive_fp16_max_abs_err");
-  c.row_rms_err = optional_number_at(root, base + "/row_rms_err");
-  c.rows_checked = optional_count("rows_checked");
-  c.rows_total = optional_count("rows_total");
-  c.nonfinite = optional_count("nonfinite");
-  c.rule = optional_string_at(root, base + "/rule");
-  c.failure = optional_string_at(root, base + "/failure");
-  c.input_format = optional_string_at(root, base + "/input_format");
-  if (const ordered_json* p = find(root, base + "/input_scales"); p && !p->is_null())
-    c.input_scales = read_scales(root, base + "/input_scales");
-  c.rmse_unquantised = read_rmse(root, base + "/rmse_unquantised");
-  c.lse_max_abs_err = read_rmse(root, base + "/lse_max_abs_err");
-  c.lse_err_ratio = read_rmse(root, base + "/lse_err_ratio");
-  c.forward = optional_string_at(root, base + "/forward");
-  if (const ordered_json* list = find(root, base + "/checks"); list && !list->is_null()) {
-    if (!list->is_array()) throw FieldError(type_problem(base + "/checks", "an array"));
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const std::string e = base + "/checks/" + std::to_string(i);
-      c.checked_inputs.push_back(optional_string_at(root, e + "/inputs").value_or("unnamed"));
-      c.checked_rmse_unquantised.push_back(read_rmse(root, e + "/rmse_unquantised"));
-      c.checked_input_scales.push_back(read_scales(root, e + "/input_scales"));
-    }
-  }
-  return c;
-}
-
 }  // namespace attnlab

@@ -79,32 +79,9 @@ Correctness with_checks(Correctness timed, std::vector<InputCheck> checks);
 
 nlohmann::ordered_json to_json(const Correctness& c);
 
-// Reads the block at JSON pointer `base`; throws FieldError naming the field.
+// Reads the block at JSON pointer `base`, as the harness, the SDPA baseline and the records
+// before them wrote it (every committed record's block holds the required figures); an error
+// written null (an output that held NaN or Inf) reads as inf. Throws FieldError naming the field.
 Correctness read_correctness(const nlohmann::ordered_json& root, const std::string& base);
-
-// The block as a report takes it from any run record: the harness's, the SDPA baseline's, an
-// unavailable shape's and those of older layouts, which leave figures out, and a gate whose
-// output held NaN or Inf, whose errors are null. So every figure is optional (absent or null:
-// not recorded), where read_correctness restores a block the harness wrote and requires them;
-// a field of the wrong type still throws FieldError.
-struct RecordedCorrectness {
-  std::optional<bool> passed, repeat_identical;
-  std::optional<double> max_abs_err, max_rel_err, tolerance_abs, naive_fp16_max_abs_err, row_rms_err;
-  std::optional<long long> rows_checked, rows_total, nonfinite;
-  std::optional<std::string> rule, failure;
-  std::optional<std::string> input_format;  // absent: fp16 inputs
-  std::optional<InputScales> input_scales;  // e4m3 inputs only
-  std::optional<double> rmse_unquantised;   // inf where the record has null (NaN or Inf output)
-  std::vector<std::string> checked_inputs;  // `checks`' distributions in order ("unnamed": none)
-  // Each check's rmse_unquantised and input_scales, in the order of checked_inputs (inf: null,
-  // nullopt: absent); a distribution's scales differ from another's with its range.
-  std::vector<std::optional<double>> checked_rmse_unquantised;
-  std::vector<std::optional<InputScales>> checked_input_scales;
-  std::optional<double> lse_max_abs_err, lse_err_ratio;  // inf where the record has null
-  std::optional<std::string> forward;  // a backward check's maker of O and LSE
-};
-// An absent or null block reads as nothing recorded.
-RecordedCorrectness read_recorded_correctness(const nlohmann::ordered_json& root,
-                                              const std::string& base);
 
 }  // namespace attnlab

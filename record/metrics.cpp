@@ -245,15 +245,4 @@ const RecordedGroup* find_group(const std::vector<RecordedGroup>& groups, std::s
   return nullptr;
 }
 
-std::optional<RecordedMetricsConfig> read_recorded_metrics_config(const ordered_json& root, const std::string& base) {
-  const ordered_json* c = find(root, base);
-  if (!c || c->is_null()) return std::nullopt;
-  if (!c->is_object()) throw FieldError(type_problem(base, "an object"));
-  RecordedMetricsConfig out;
-  if (find(root, base + "/groups")) out.groups = value_at<std::vector<std::string>>(root, base + "/groups");
-  if (const ordered_json* u = find(root, base + "/unavailable"); u && u->is_string()) out.unavailable = u->get<std::string>();
-  out.method = optional_string_at(root, base + "/method");
-  return out;
-}
-
 }  // namespace attnlab

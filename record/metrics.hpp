@@ -124,18 +124,8 @@ struct MetricsConfig {
   std::vector<std::pair<std::string, std::string>> derived;  // derived figure -> how computed
 };
 nlohmann::ordered_json to_json(const MetricsConfig& c);
-// Reads the block at `base`; throws FieldError naming the field.
+// Reads the block at `base` (every committed harness record's reads; the SDPA baseline's records
+// have none); throws FieldError naming the field.
 MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std::string& base);
-
-// The block as a report takes it from any run record (the schema requires none of its fields):
-// what the run asked for and how it collected, each where recorded; `unavailable` is a string
-// where it is one (older records held an object there). Throws FieldError on a wrong type.
-struct RecordedMetricsConfig {
-  std::vector<std::string> groups;
-  std::optional<std::string> unavailable, method;
-};
-// nullopt where the record has no block (the SDPA baseline's records).
-std::optional<RecordedMetricsConfig> read_recorded_metrics_config(const nlohmann::ordered_json& root,
-                                                                  const std::string& base);
 
 }  // namespace attnlab

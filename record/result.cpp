@@ -231,9 +231,8 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(r.shape.min_bytes());
   if (value_or_null_at<bool>(root, b + "/available") == false)
     r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
-  const ordered_json* passed = find(root, b + "/correctness/passed");
-  r.passed = r.unavailable && passed && passed->is_null() ? false : bool_at(root, b + "/correctness/passed");
-  r.correctness = read_recorded_correctness(root, b + "/correctness");
+  if (!r.unavailable) r.correctness = read_correctness(root, b + "/correctness");
+  r.passed = r.correctness.passed;
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null()) r.derived = read_derived(root, b + "/derived");
   r.metrics = read_recorded_metrics(root, b + "/metrics");
   // Both writers write these two blocks from the structs (PcSamplingResult, KernelShare), so

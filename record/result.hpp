@@ -101,7 +101,7 @@ struct RecordedResult {
   double flops = 0, min_bytes = 0;         // as recorded; the shape's own where a record lacks them
   std::optional<std::string> unavailable;  // the implementation could not run the shape: why
   bool passed = false;
-  RecordedCorrectness correctness;
+  Correctness correctness;  // as the harness wrote it; the default where unavailable (no check ran)
   std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
   std::string headline_regime;  // empty: not timed; the first regime where a record names none
   std::optional<DerivedFigures> derived;

@@ -263,7 +263,8 @@ Run load_run(const fs::path& path) {
     run.seed = origin.seed;
     run.options = read_sampling_options(j, "/options");
     run.metrics_requested = read_metrics_requested(j, "/options");
-    run.metrics_config = read_recorded_metrics_config(j, "/metrics_config");
+    if (const ordered_json* c = find(j, "/metrics_config"); c && !c->is_null())
+      run.metrics_config = read_metrics_config(j, "/metrics_config");
     for (std::size_t i = 0; i < j.at("results").size(); ++i) run.results.push_back(parse_result(j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());

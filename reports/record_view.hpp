@@ -65,7 +65,7 @@ struct Result {
   bool check_only = false;
   std::vector<Regime> regimes;  // record order; empty when the shape was not timed
   std::string headline;         // headline regime; empty when not timed
-  RecordedCorrectness correctness;  // the gate's figures, each where the record has it
+  Correctness correctness;  // the gate's figures; the default where unavailable (no check ran)
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
   std::optional<std::vector<RecordedGroup>> metrics;  // absent where the record has no "metrics"
   std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
@@ -101,7 +101,7 @@ struct Run {
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
   SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for
   std::optional<std::string> metrics_requested;  // options.metrics: the groups asked for, where recorded
-  std::optional<RecordedMetricsConfig> metrics_config;  // absent in the SDPA baseline's records
+  std::optional<MetricsConfig> metrics_config;  // absent in the SDPA baseline's records
   bool dirty = false;
   double peak_dram_gbps = 0;
   int sm_count = 0, sm_clock_mhz = 0;

@@ -10,7 +10,10 @@ namespace attnlab::report::detail {
 
 namespace {
 
-bool e4m3(const RecordedCorrectness& c) { return c.input_format.value_or("") == "e4m3"; }
+bool e4m3(const Correctness& c) { return c.input_format.value_or("") == "e4m3"; }
+
+// An error the gate measured; inf where the output held NaN or Inf (written null).
+std::string error_text(double v) { return std::isfinite(v) ? sci(v) : "not finite (NaN or Inf output)"; }
 
 std::string rmse_text(const std::optional<double>& v) {
   if (!v) return "not recorded";
@@ -23,14 +26,12 @@ std::string scales_text(const std::optional<InputScales>& s) {
 }
 
 // "normal 1.23e-02 (scales 64.00, 128.0, 32.00); wide ...": each checked distribution's.
-std::string per_check(const RecordedCorrectness& c) {
+std::string per_check(const Correctness& c) {
   std::string out;
-  for (std::size_t i = 0; i < c.checked_inputs.size(); ++i) {
-    const auto rmse = i < c.checked_rmse_unquantised.size() ? c.checked_rmse_unquantised[i] : std::nullopt;
-    const auto scales = i < c.checked_input_scales.size() ? c.checked_input_scales[i] : std::nullopt;
-    if (!rmse && !scales) continue;
-    out += (out.empty() ? "" : "; ") + c.checked_inputs[i] + " " + rmse_text(rmse) + " (scales " +
-           scales_text(scales) + ")";
+  for (const InputCheck& k : c.checks) {
+    if (!k.rmse_unquantised && !k.input_scales) continue;
+    out += (out.empty() ? "" : "; ") + k.inputs + " " + rmse_text(k.rmse_unquantised) + " (scales " +
+           scales_text(k.input_scales) + ")";
   }
   return out.empty() ? "not recorded" : out;
 }
@@ -44,17 +45,17 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
            "per checked distribution", "gated error", "its bound"},
           "llrrrrlrr");
   for (const auto& r : run.results) {
-    const RecordedCorrectness& c = r.correctness;
+    const Correctness& c = r.correctness;
     if (!e4m3(c)) continue;
     const auto scale = [&](double InputScales::*m) {
       return c.input_scales ? sig((*c.input_scales).*m) : std::string("not recorded");
     };
     const bool row_rule = c.rule.value_or("") == kRowRmsRule;
-    const auto& gated = row_rule ? c.row_rms_err : c.max_abs_err;
+    const auto gated = row_rule ? c.row_rms_err : std::optional<double>(c.max_abs_err);
     t.row({shape_label(r.name), *c.input_format, scale(&InputScales::q), scale(&InputScales::k),
            scale(&InputScales::v), rmse_text(c.rmse_unquantised), per_check(c),
-           gated ? std::string(row_rule ? "row rms " : "max abs ") + sci(*gated) : std::string("not recorded"),
-           c.tolerance_abs ? sci(*c.tolerance_abs) : "not recorded"});
+           gated ? std::string(row_rule ? "row rms " : "max abs ") + error_text(*gated) : std::string("not recorded"),
+           sci(c.tolerance_abs)});
   }
   if (t.empty()) return;
   md << "### E4m3 inputs\n\n"
@@ -75,7 +76,7 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
 void lse_check(std::ostringstream& md, const Run& run) {
   Table t({"shape", "LSE max abs err", "worst row, error over its bound"}, "lrr");
   for (const auto& r : run.results) {
-    const RecordedCorrectness& c = r.correctness;
+    const Correctness& c = r.correctness;
     if (!c.lse_max_abs_err && !c.lse_err_ratio) continue;
     t.row({shape_label(r.name), rmse_text(c.lse_max_abs_err),
            c.lse_err_ratio ? (std::isfinite(*c.lse_err_ratio) ? sig(*c.lse_err_ratio) : "not finite")
@@ -115,26 +116,27 @@ void correctness_section(std::ostringstream& md, const Run& run) {
   Table t({"shape", "check", "gated error", "its bound", "max abs err", "naive fp16 max abs err",
            "max rel err", "rows checked", "non-finite", "repeat identical"},
           "llrrrrrrrl");
-  auto sci_or = [](const std::optional<double>& v) { return v ? sci(*v) : "not recorded"; };
-  auto count_or = [](const std::optional<long long>& v) { return v ? count(double(*v)) : "not recorded"; };
   for (const auto& r : run.results) {
-    const RecordedCorrectness& c = r.correctness;
-    std::string rows_text = count_or(c.rows_checked);
-    if (c.rows_checked && c.rows_total) rows_text += " of " + count(double(*c.rows_total));
-    std::string check = r.unavailable ? r.untimed_reason() : r.passed ? "PASS" : "FAIL";
+    if (r.unavailable) {  // no check ran
+      t.row({shape_label(r.name), r.untimed_reason(), "not recorded", "not recorded", "not recorded", "not recorded",
+             "not recorded", "not recorded", "not recorded", "not recorded"});
+      continue;
+    }
+    const Correctness& c = r.correctness;
+    std::string check = r.passed ? "PASS" : "FAIL";
     // The input distributions the gate checked, where the record lists them (the figures beside
     // are the first's, the one timed).
     std::string names;
-    for (const auto& k : c.checked_inputs) names += (names.empty() ? "" : ", ") + k;
+    for (const InputCheck& k : c.checks) names += (names.empty() ? "" : ", ") + k.inputs;
     if (!names.empty()) check += " on " + names + " inputs";
     if (r.failure) check += ": " + *r.failure;
     const bool row_rule = c.rule.value_or("") == kRowRmsRule;
-    const std::string gated = row_rule ? "row rms " + sci_or(c.row_rms_err) : "max abs " + sci_or(c.max_abs_err);
-    const std::string bound = sci_or(c.tolerance_abs) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");
-    const bool checked = c.tolerance_abs.has_value();
-    t.row({shape_label(r.name), check, checked ? gated : "not recorded", checked ? bound : "not recorded",
-           sci_or(c.max_abs_err), sci_or(c.naive_fp16_max_abs_err), sci_or(c.max_rel_err), rows_text,
-           count_or(c.nonfinite), c.repeat_identical ? (*c.repeat_identical ? "yes" : "no") : "not recorded"});
+    const std::string gated = row_rule ? "row rms " + (c.row_rms_err ? error_text(*c.row_rms_err) : "not recorded")
+                                       : "max abs " + error_text(c.max_abs_err);
+    const std::string bound = sci(c.tolerance_abs) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");
+    t.row({shape_label(r.name), check, gated, bound, error_text(c.max_abs_err), sci(c.naive_fp16_max_abs_err),
+           error_text(c.max_rel_err), count(double(c.rows_checked)) + " of " + count(double(c.rows_total)),
+           count(double(c.nonfinite)), c.repeat_identical ? "yes" : "no"});
   }
   md << t.str() << "\n";
   backward_forward(md, run);

@@ -124,8 +124,10 @@ void metrics_section(std::ostringstream& md, const Run& run) {
     std::string groups;
     for (const auto& g : cfg->groups) groups += (groups.empty() ? "" : ", ") + code(g);
     md << "Requested groups: " << (groups.empty() ? "none" : groups) << ".";
-    if (cfg->unavailable) md << " Counters unavailable for the whole run: " << fixed_line(*cfg->unavailable) << ".";
-    if (cfg->method) md << " Method: " << fixed_line(*cfg->method) << ".";
+    // A run that collected nothing holds why in place of the method (MetricsConfig::not_collected).
+    if (const auto& why = cfg->not_collected ? cfg->not_collected : cfg->unavailable)
+      md << " Counters unavailable for the whole run: " << fixed_line(*why) << ".";
+    if (!cfg->not_collected) md << " Method: " << fixed_line(cfg->method) << ".";
     md << "\n\n";
   }
   for (const auto& r : run.results) {

@@ -157,12 +157,29 @@ TEST(Render, TheLsesCheckAndTheBackwardsForwardAreShownWhereRecorded) {
   EXPECT_TRUE(contains(md, "O and LSE, which the backward reads, were made by `5lse`")) << md;
 }
 
+// An error the gate wrote null (the output held NaN or Inf) is said to be not finite, not
+// "not recorded": the record holds it.
+TEST(Render, ANullErrorIsReportedAsNotFinite) {
+  TempDir t;
+  const fs::path dir = make_fixture_root(t.path).front();
+  auto j = ordered_json::parse(read_file(dir / "run.json"));
+  j["results"][0]["correctness"]["max_rel_err"] = nullptr;
+  write_file(dir / "run.json", j.dump(2));
+  render_run(load_run(dir), {});
+  const std::string md = read_file(dir / "report.md");
+  EXPECT_TRUE(contains(md, " | not finite (NaN or Inf output) | ")) << md;
+}
+
 // The fixture's phase 4 record with the keys the metrics collection and the SASS reader add
 // (profiler/metrics.cpp, profiler/derived.cpp, profiler/sass.cpp), shaped as they write
 // them. The values are placeholders for the renderer, not measurements.
 ordered_json with_metrics(ordered_json rec) {
-  rec["metrics_config"] = {{"groups", {"tensor", "memory", "stalls"}}, {"method", "CUPTI range profiler"},
-                           {"chip", "GH100"}, {"unavailable", nullptr}};
+  MetricsConfig config;
+  config.groups = {"tensor", "memory", "stalls"};
+  config.method = "CUPTI range profiler";
+  config.range_name = "attnlab.profiled_launch";
+  config.chip = "GH100";
+  rec["metrics_config"] = to_json(config);
   for (auto& res : rec["results"]) {
     ordered_json stalls = ordered_json::object();
     int k = 1;
