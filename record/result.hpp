@@ -91,8 +91,10 @@ nlohmann::ordered_json to_json(const ExperimentInfo& e);
 ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::string& base);
 
 // A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
-// (whose entries say "available", and why not) and older layouts, each block where recorded and
-// tolerant where the schema is (the Recorded* readers); a field of the wrong type throws
+// (whose entries say "available", and why not) and older layouts, each block where recorded: the
+// correctness block through the writer's reader (read_correctness), the metric groups and the
+// static facts through readers tolerant where the schema is (RecordedGroup, RecordedStatic),
+// since the schema admits groups and kernels with fields left out; a field of the wrong type throws
 // FieldError. `options`: the run's, as read_sampling_options reads them: where they ask for no
 // timing (check-only) a timing block is refused, and where they name the headline regime a
 // timed entry naming another is.
