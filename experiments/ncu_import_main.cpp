@@ -1,4 +1,6 @@
-// attnlab-ncu-import: the record-side steps of make profile (scripts/profile.sh).
+// attnlab-ncu-import: the evidence parsers' command line (profiler/ncu_import.hpp,
+// profiler/sass.hpp): the record-side steps of make profile (scripts/profile.sh), and the opcode
+// tally of a SASS listing that the A/B scripts print beside a change's timings.
 //   attnlab-ncu-import metrics                 ncu's --metrics list: every group's metrics
 //   attnlab-ncu-import shapes RUN.JSON         "<shape spec> <slug> <NVTX range>" per timed result
 //   attnlab-ncu-import seed RUN.JSON           the run's input seed
@@ -11,12 +13,16 @@
 //                      [--ncu-version V] [--ncu-command C]
 //     adds ncu values from the ncu-<slug>.csv files beside RUN.JSON, rewrites it atomically
 //     and prints the CUPTI-vs-ncu agreement table.
-// Exit codes: 0 ok, 2 bad arguments, 3 the record cannot be read or written.
+//   attnlab-ncu-import sass LISTING [PREFIX] [--brief]
+//     per kernel of a `cuobjdump -sass` listing, "PREFIX LABEL n=.. uniform=.. ... LDL+STL=.."
+//     (sass::opcode_tally_lines); --brief: "PREFIX HGMMA=.. QGMMA=.. UTMALDG=.. LDL+STL=.."
+// Exit codes: 0 ok, 2 bad arguments, 3 the record or listing cannot be read, or the record written.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +33,7 @@
 #include "common/shapes.hpp"
 #include "profiler/ncu_import.hpp"
 #include "profiler/metric_groups.hpp"
+#include "profiler/sass.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
@@ -124,10 +131,12 @@ struct Options {
   std::string ab_a, ab_b, ab_shape, ab_a_csv, ab_b_csv, ab_records = "results";
   std::vector<std::string> wall, baseline;  // merge: SLUG=SECONDS each
   attnlab::NcuProfileInfo info;             // merge
+  std::string sass_listing, sass_prefix = "sass";
+  bool sass_brief = false;
 };
 
 struct Subcommands {
-  CLI::App *metrics, *shapes, *seed, *range, *ab, *merge;
+  CLI::App *metrics, *shapes, *seed, *range, *ab, *merge, *sass;
 };
 
 CLI::App* add_ab(CLI::App& app, Options& opt) {
@@ -164,6 +173,10 @@ Subcommands add_subcommands(CLI::App& app, Options& opt) {
   sub.range->add_option("spec", opt.range_spec, "shape spec, as --shape takes it")->required();
   sub.ab = add_ab(app, opt);
   sub.merge = add_merge(app, opt);
+  sub.sass = app.add_subcommand("sass", "print the opcode tally of each kernel of a cuobjdump -sass listing");
+  sub.sass->add_option("listing", opt.sass_listing, "cuobjdump -sass output")->required();
+  sub.sass->add_option("prefix", opt.sass_prefix, "each line's first word (which build it is)")->capture_default_str();
+  sub.sass->add_flag("--brief", opt.sass_brief, "only HGMMA, QGMMA, UTMALDG and LDL+STL, without the kernel's label");
   return sub;
 }
 
@@ -228,8 +241,17 @@ int merge(const Options& opt, const ordered_json& record) {
   return 0;
 }
 
+int print_sass_tally(const Options& opt) {
+  std::ifstream in(opt.sass_listing);
+  if (!in) throw std::runtime_error("cannot read " + opt.sass_listing);
+  const std::string listing((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::cout << attnlab::sass::opcode_tally_lines(listing, opt.sass_prefix, opt.sass_brief) << std::flush;
+  return 0;
+}
+
 int run(const Subcommands& sub, const Options& opt) {
   if (sub.metrics->parsed()) return print_metrics();
+  if (sub.sass->parsed()) return print_sass_tally(opt);
   if (sub.ab->parsed()) {
     ab_compare(opt.ab_a, opt.ab_b, opt.ab_shape, opt.ab_a_csv, opt.ab_b_csv, opt.ab_records);
     return 0;
@@ -247,7 +269,7 @@ int run(const Subcommands& sub, const Options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"attnlab-ncu-import: Nsight Compute values into a run record (make profile)"};
+  CLI::App app{"attnlab-ncu-import: Nsight Compute values into a run record (make profile), a SASS listing's opcode tally"};
   Options opt;
   const Subcommands sub = add_subcommands(app, opt);
   if (const auto code = parse(app, opt, argc, argv)) return *code;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -89,7 +90,8 @@ void count_branch(BranchCounts& b, std::string_view guard, std::string_view oper
 }
 
 // One instruction: "@!P0 BRA 0x100 " (the text between the address comment and ';').
-void count_instruction(Counts& c, std::string_view text, std::uint64_t address) {
+void count_instruction(Function& f, std::string_view text, std::uint64_t address) {
+  Counts& c = f.counts;
   text = trim(text);
   std::string_view guard;
   if (starts_with(text, "@")) {
@@ -103,6 +105,7 @@ void count_instruction(Counts& c, std::string_view text, std::uint64_t address) 
   if (opcode.empty()) return;
   const std::string_view base = opcode.substr(0, opcode.find('.'));
   ++c.instructions;
+  ++f.opcodes[std::string(opcode)];
   if (base == "HMMA") ++c.hmma;
   else if (opcode == "HFMA2.MMA" || starts_with(opcode, "HFMA2.MMA.")) ++c.hfma2_mma;
   else if (base == "HGMMA") ++c.hgmma;
@@ -202,9 +205,73 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
     } else if (in_function) {
       std::uint64_t address = 0;
       std::string_view text;
-      if (split_instruction_line(line, address, text)) count_instruction(out.back().counts, text, address);
+      if (split_instruction_line(line, address, text)) count_instruction(out.back(), text, address);
     }
   });
+  return out;
+}
+
+namespace {
+
+bool has_prefix(const std::map<std::string, std::int64_t>::value_type& op, std::string_view p) {
+  return starts_with(op.first, p);
+}
+
+}  // namespace
+
+OpcodeTally opcode_tally(const Function& f) {
+  OpcodeTally t;
+  t.instructions = f.counts.instructions;
+  for (const auto& op : f.opcodes) {
+    const std::int64_t n = op.second;
+    if (has_prefix(op, "U") && !has_prefix(op, "UTMALDG")) t.uniform += n;
+    if (op.first == "R2UR") t.r2ur += n;
+    if (has_prefix(op, "BSSY")) t.bssy += n;
+    if (has_prefix(op, "WARPSYNC")) t.warpsync += n;
+    if (has_prefix(op, "HGMMA")) t.hgmma += n;
+    if (has_prefix(op, "QGMMA")) t.qgmma += n;
+    if (has_prefix(op, "UTMALDG")) t.utmaldg += n;
+    if (has_prefix(op, "MUFU.EX2")) t.ex2 += n;
+    if (has_prefix(op, "LDL") || has_prefix(op, "STL")) t.local += n;
+  }
+  return t;
+}
+
+std::string kernel_label(std::string_view mangled) {
+  std::string suffix;
+  for (std::string_view sched : {"Static", "Dynamic", "Split"})
+    if (mangled.find(std::string(sched) + "Scheduler") != std::string_view::npos) {
+      suffix = "," + std::string(sched);
+      break;
+    }
+  if (mangled.find("WarpStamps") != std::string_view::npos) suffix += ",stamps";
+  std::string label(mangled);
+  constexpr std::string_view kTraits = "TraitsILi";
+  if (const auto at = label.rfind(kTraits); at != std::string::npos) label = "T" + label.substr(at + kTraits.size());
+  if (const auto end = label.find("EEE"); end != std::string::npos) label.resize(end);
+  return label + suffix;
+}
+
+std::string opcode_tally_lines(std::string_view listing, std::string_view prefix, bool brief) {
+  const auto functions = parse_cuobjdump_sass(listing);
+  std::map<std::string, OpcodeTally> by_label;
+  for (const auto& f : functions)
+    if (newest(functions, f.name) == &f) by_label[kernel_label(f.name)] = opcode_tally(f);
+  std::string out;
+  for (const auto& [label, t] : by_label) {
+    char line[256];
+    if (brief)
+      std::snprintf(line, sizeof line, " HGMMA=%lld QGMMA=%lld UTMALDG=%lld LDL+STL=%lld\n", (long long)t.hgmma,
+                    (long long)t.qgmma, (long long)t.utmaldg, (long long)t.local);
+    else
+      std::snprintf(line, sizeof line,
+                    " n=%lld uniform=%lld R2UR=%lld BSSY=%lld WARPSYNC=%lld HGMMA=%lld QGMMA=%lld UTMALDG=%lld "
+                    "EX2=%lld LDL+STL=%lld\n",
+                    (long long)t.instructions, (long long)t.uniform, (long long)t.r2ur, (long long)t.bssy,
+                    (long long)t.warpsync, (long long)t.hgmma, (long long)t.qgmma, (long long)t.utmaldg,
+                    (long long)t.ex2, (long long)t.local);
+    out += std::string(prefix) + (brief ? "" : " " + label) + line;
+  }
   return out;
 }
 

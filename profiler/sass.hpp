@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,11 +34,33 @@ struct Function {
   std::string name;  // mangled, as cuobjdump and CUPTI print it
   std::string arch;  // "sm_90a"
   Counts counts;
+  std::map<std::string, std::int64_t> opcodes;  // each opcode with its modifiers ("MUFU.EX2"): its count
 };
 
 // Every function of a `cuobjdump -sass` listing, in listing order. Lines that are not SASS
 // instructions (fatbin headers, .headerflags, encoding words, PTX sections) are ignored.
 std::vector<Function> parse_cuobjdump_sass(std::string_view listing);
+
+// The opcodes kernels/NOTES.md follows when it compares two builds of a kernel, counted from a
+// function's opcodes: uniform-datapath instructions (U*, but the TMA loads), R2UR, BSSY,
+// WARPSYNC, HGMMA, QGMMA (the e4m3 wgmma), UTMALDG, MUFU.EX2 and local memory (LDL, STL).
+struct OpcodeTally {
+  std::int64_t instructions = 0, uniform = 0, r2ur = 0, bssy = 0, warpsync = 0, hgmma = 0, qgmma = 0,
+               utmaldg = 0, ex2 = 0, local = 0;
+};
+OpcodeTally opcode_tally(const Function& f);
+
+// A kernel's short name in a tally: phase 5's by its traits' template arguments ("T64ELi2...")
+// and scheduler (",Static"), the timeline's stamped builds marked ",stamps"; any other mangled
+// name up to the end of its first template argument list.
+std::string kernel_label(std::string_view mangled);
+
+// One line per kernel of a listing, sorted by label (of a function listed for several
+// architectures, the newest's: the code a Hopper run executes):
+//   "<prefix> <label> n=.. uniform=.. R2UR=.. BSSY=.. WARPSYNC=.. HGMMA=.. QGMMA=.. UTMALDG=.. EX2=.. LDL+STL=.."
+// brief: "<prefix> HGMMA=.. QGMMA=.. UTMALDG=.. LDL+STL=.." without the label, so that the lines
+// of kernels alike are equal (`sort | uniq -c` counts them).
+std::string opcode_tally_lines(std::string_view listing, std::string_view prefix, bool brief = false);
 
 // Line the build writes before each object's report: the source the report is of.
 inline constexpr std::string_view kSourceMarker = "attnlab-ptxas-source: ";

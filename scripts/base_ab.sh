@@ -29,12 +29,13 @@ nvidia-smi --query-gpu=name,uuid,clocks.sm,temperature.gpu,power.draw --format=c
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DATTNLAB_BASE="$PWD/build-base-src" >"$out/cfg.log" 2>&1 &&
   cmake --build build -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
 stamp "built (base $(cut -c1-7 build-base-src/COMMIT))"
+: >"$out/sass.txt"
 for o in $(find build -name "phase_5_wgmma.cu.o" -o -name "phase_d4_split_kv.cu.o" | grep -v phantom); do
   label=current; [[ $o == *build-base-src* ]] && label=base
-  cuobjdump -sass "$o" >"$out/x.sass" && scripts/sass_ops.sh "$out/x.sass" "$label/$(basename "$o" .cu.o)"
-done >"$out/sass.txt"
-awk '{ for (i = 3; i <= NF; i++) if ($i ~ /^(HGMMA|QGMMA|UTMALDG|LDL\+STL)=/) k = k " " $i; print $1, k; k = "" }' "$out/sass.txt" |
-  sort | uniq -c
+  cuobjdump -sass "$o" >"$out/x.sass" || continue
+  build/bin/attnlab-ncu-import sass "$out/x.sass" "$label/$(basename "$o" .cu.o)" >>"$out/sass.txt"
+  build/bin/attnlab-ncu-import sass "$out/x.sass" "$label/$(basename "$o" .cu.o)" --brief
+done | sort | uniq -c
 stamp sass
 if [ $tests = 1 ]; then
   ctest --test-dir build -L gpu -R "phase_5|phase_d4|Concurrent|phantom|imeline|anitiz|Gate" -j 8 --output-on-failure \

@@ -35,6 +35,7 @@ args() { for s in $1; do printf -- '--shape %s ' "$s"; done; }
 bin=build/bin
 build() {
   cmake --build build -j "$(nproc)" --target "attnlab-phase-$phase" "attnlab-phase-$against" attnlab-ab \
+    attnlab-ncu-import \
     >"$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -20; stamp "build $1 failed"; exit 1; }
   stamp "built $1"
 }
@@ -57,7 +58,7 @@ nvidia-smi --query-gpu=name,uuid,clocks.sm,temperature.gpu,power.draw --format=c
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
 use variant; build variant
 obj=$(find build/kernels -name "phase_${phase}_*.cu.o" -path "*attnlab_kernels.dir*" | head -1)
-[ -n "$obj" ] && cuobjdump -sass "$obj" >"$out/variant.sass" && scripts/sass_ops.sh "$out/variant.sass" variant
+[ -n "$obj" ] && cuobjdump -sass "$obj" >"$out/variant.sass" && $bin/attnlab-ncu-import sass "$out/variant.sass" variant
 for inputs in normal wide negative; do
   [ -n "$gate" ] && $bin/attnlab-phase-$phase --check-only --inputs $inputs --results-dir /tmp/bracket-gate \
     $(args "$gate") 2>&1 | grep -E "FAIL|status|rror" | sed "s/^/gate $inputs /"

@@ -97,7 +97,7 @@ for s in "$@"; do
       grep -E "tests passed|tests failed|\(Failed\)" "$out/ctest-p5.log" | tee -a "$log"
       step "phase 5: SASS counts per kernel (LDL+STL: local memory)"
       obj=$(find build/kernels -name "phase_5_wgmma.cu.o" -path "*attnlab_kernels.dir*" | head -1)
-      cuobjdump -sass "$obj" >"$out/phase_5.sass" && scripts/sass_ops.sh "$out/phase_5.sass" p5 | tee -a "$log"
+      cuobjdump -sass "$obj" >"$out/phase_5.sass" && build/bin/attnlab-ncu-import sass "$out/phase_5.sass" p5 | tee -a "$log"
       step "phase 5: racecheck and synccheck at odd shapes"
       for sh in $(build/bin/attnlab-phases --shapes @sanitizer); do for tool in racecheck synccheck; do
         timeout 150 compute-sanitizer --tool $tool --print-limit 2 build/bin/attnlab-phase-5 --check-only \

@@ -166,6 +166,55 @@ TEST(Sass, GuardFormsAndWhatIsNotAnInstruction) {
   EXPECT_EQ(b.self_loop, 1);
 }
 
+// The tally the A/B scripts print per kernel (attnlab-ncu-import sass): of the Ampere and
+// Hopper builds of one kernel, the Hopper one's counts alone.
+TEST(SassTally, CountsTheOpcodesTheNotesFollowPerKernel) {
+  EXPECT_EQ(opcode_tally_lines(fixture("sm90a-kernels.sass"), "cur"),
+            "cur _Z13d2_branchlessPK6__halfS1_S1_PS_f n=49 uniform=1 R2UR=0 BSSY=1 WARPSYNC=1 HGMMA=0 "
+            "QGMMA=0 UTMALDG=0 EX2=0 LDL+STL=6\n"
+            "cur _ZN7attnlab6phase523fwd_wgmma_tma_kernelILi64 n=45 uniform=10 R2UR=1 BSSY=0 WARPSYNC=0 "
+            "HGMMA=5 QGMMA=0 UTMALDG=2 EX2=1 LDL+STL=0\n"
+            "cur _ZN7attnlab7phase4x48_GLOBAL__N__7f3c2a10_15_phase4x_wmma_cu_5d2e8a0116attention_kernelILi64 "
+            "n=42 uniform=1 R2UR=0 BSSY=0 WARPSYNC=0 HGMMA=0 QGMMA=0 UTMALDG=0 EX2=1 LDL+STL=0\n"
+            "cur _ZN7attnlab8profiler46_GLOBAL__N__0c1d5e77_11_l2_flush_cu_4e6a9b2112flush_kernelEPjm n=14 "
+            "uniform=1 R2UR=0 BSSY=0 WARPSYNC=0 HGMMA=0 QGMMA=0 UTMALDG=0 EX2=0 LDL+STL=0\n");
+  EXPECT_EQ(opcode_tally_lines(fixture("sm90a-kernels.sass"), "cur", true),
+            "cur HGMMA=0 QGMMA=0 UTMALDG=0 LDL+STL=6\ncur HGMMA=5 QGMMA=0 UTMALDG=2 LDL+STL=0\n"
+            "cur HGMMA=0 QGMMA=0 UTMALDG=0 LDL+STL=0\ncur HGMMA=0 QGMMA=0 UTMALDG=0 LDL+STL=0\n");
+}
+
+TEST(SassTally, CountsE4m3WgmmaUniformOpsAndExactR2ur) {
+  const std::string listing =
+      "\tcode for sm_90a\n"
+      "\t\tFunction : k\n"
+      "        /*0000*/                   QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24 ;\n"
+      "        /*0010*/              @!UP0 UTMALDG.2D [UR8], [UR10] ;\n"
+      "        /*0020*/                   UMOV UR4, 0x400 ;\n"
+      "        /*0030*/                   R2UR UR5, R3 ;\n"
+      "        /*0040*/                   R2UR.FILL UR6, R4 ;\n"
+      "        /*0050*/                   MUFU.EX2 R5, R5 ;\n"
+      "        /*0060*/                   MUFU.RCP R6, R6 ;\n"
+      "        /*0070*/                   EXIT ;\n";
+  const OpcodeTally t = opcode_tally(parse_cuobjdump_sass(listing).at(0));
+  EXPECT_EQ(t.instructions, 8);
+  EXPECT_EQ(t.qgmma, 1);
+  EXPECT_EQ(t.hgmma, 0);
+  EXPECT_EQ(t.utmaldg, 1);
+  EXPECT_EQ(t.uniform, 1);  // UMOV; the TMA load is counted apart
+  EXPECT_EQ(t.r2ur, 1);     // R2UR.FILL is another instruction
+  EXPECT_EQ(t.ex2, 1);
+}
+
+TEST(SassTally, LabelsPhase5KernelsByTheirTraitsAndScheduler) {
+  EXPECT_EQ(kernel_label("_ZN7attnlab7phase_518persistent_kernelINS0_6TraitsILi64ELi2ELi2ENS_6hopper7KeyMaskILb0EEEEENS_"
+                         "15StaticSchedulerEEEvPK6__half"),
+            "T64ELi2ELi2ENS_6hopper7KeyMaskILb0,Static");
+  EXPECT_EQ(kernel_label("_ZN7attnlab7phase_518persistent_kernelINS0_6TraitsILi128ELi1ELi3ENS_6hopper7KeyMaskILb1EEEEENS_"
+                         "16DynamicSchedulerENS_10WarpStampsEEEvPK6__half"),
+            "T128ELi1ELi3ENS_6hopper7KeyMaskILb1,Dynamic,stamps");
+  EXPECT_EQ(kernel_label("_Z13d2_branchlessPK6__halfS1_S1_PS_f"), "_Z13d2_branchlessPK6__halfS1_S1_PS_f");
+}
+
 TEST(Ptxas, ReadsRegistersSpillsAndStackPerEntryFunction) {
   const auto fs = parse_ptxas_report(fixture("phase-kernels.ptxas"));
   ASSERT_EQ(fs.size(), 6u);  // the device function's properties are not an entry
