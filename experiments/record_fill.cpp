@@ -10,6 +10,7 @@
 #include "common/check.hpp"
 #include "experiments/build_info.hpp"
 #include "experiments/console.hpp"
+#include "experiments/gpu_attributes.hpp"
 #include "experiments/run_context.hpp"
 #include "experiments/run_setup.hpp"
 #include "kernels/phase_cudnn.hpp"
@@ -18,27 +19,7 @@
 
 namespace attnlab {
 
-GpuIdentity gpu_identity(int dev) {
-  cudaDeviceProp p{};
-  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
-  int sm_khz = 0, mem_khz = 0, bus_bits = 0;
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-  GpuAttributes a;
-  a.name = p.name;
-  for (int i = 0; i < 16; ++i) a.uuid[i] = static_cast<unsigned char>(p.uuid.bytes[i]);
-  a.cc_major = p.major;
-  a.cc_minor = p.minor;
-  a.sm_count = p.multiProcessorCount;
-  a.sm_clock_khz = sm_khz;
-  a.mem_clock_khz = mem_khz;
-  a.bus_width_bits = bus_bits;
-  a.l2_bytes = p.l2CacheSize;
-  a.global_mem_bytes = p.totalGlobalMem;
-  a.smem_per_sm_bytes = p.sharedMemPerMultiprocessor;
-  return gpu_identity(a);
-}
+GpuIdentity gpu_identity(int dev) { return gpu_identity(gpu_attributes(dev)); }
 
 Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool runs_cudnn) {
   Provenance pv;
@@ -48,7 +29,7 @@ Provenance provenance(int argc, char** argv, std::uint64_t seed, int dev, bool r
   pv.build = {build_info::kBuildType, build_info::kCudaArchitectures, build_info::kCudaFlags,
               build_info::kCxxFlags, build_info::kCxxCompiler};
   pv.versions.nvcc = build_info::kNvccVersion;
-  ATTNLAB_CUDA_CHECK(cudaDriverGetVersion(&pv.versions.driver));
+  pv.versions.driver = driver_version();
   ATTNLAB_CUDA_CHECK(cudaRuntimeGetVersion(&pv.versions.runtime));
   pv.versions.cupti = profiler::cupti_version();
   // The C++ baselines run cuDNN: which one is part of what they measured.

@@ -526,14 +526,18 @@ Footprint footprint(const Shape& s, bool with_fp8) {
 
 std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
                                           std::uint64_t host_available, bool with_fp8) {
-  const Footprint f = footprint(s, with_fp8);
+  return memory_refusal(footprint(s, with_fp8), "Q, K, V and O", device_free, host_available);
+}
+
+std::optional<std::string> memory_refusal(const Footprint& f, const std::string& device_holds,
+                                          std::uint64_t device_free, std::uint64_t host_available) {
   auto gib = [](std::uint64_t b) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1ull << 30));
     return std::string(buf);
   };
   if (f.device_bytes > device_free)
-    return "it needs " + gib(f.device_bytes) + " of device memory for Q, K, V and O; the GPU has " +
+    return "it needs " + gib(f.device_bytes) + " of device memory for " + device_holds + "; the GPU has " +
            gib(device_free) + " free";
   if (f.host_bytes > host_available)
     return "it needs " + gib(f.host_bytes) + " of host memory for the inputs and the checked "

@@ -205,6 +205,9 @@ Footprint footprint(const Shape& s, bool with_fp8 = false);
 // host_available: bytes the host can still give), or nullopt if it fits.
 std::optional<std::string> memory_refusal(const Shape& s, std::uint64_t device_free,
                                           std::uint64_t host_available, bool with_fp8 = false);
+// The same for a footprint whose device bytes hold `device_holds` ("Q, K, V and O").
+std::optional<std::string> memory_refusal(const Footprint& f, const std::string& device_holds,
+                                          std::uint64_t device_free, std::uint64_t host_available);
 // The host's available memory (MemAvailable of /proc/meminfo, else free physical pages).
 std::uint64_t host_available_bytes();
 

@@ -2,8 +2,6 @@
 // codes, the device checks and the run directory, so that the binaries' messages agree.
 #include "experiments/run_main.hpp"
 
-#include <dlfcn.h>
-
 #include <chrono>
 #include <iostream>
 
@@ -11,6 +9,7 @@
 #include "common/shapes.hpp"
 #include "experiments/build_info.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/gpu_attributes.hpp"
 #include "experiments/reference.hpp"
 #include "record/record.hpp"
 
@@ -27,16 +26,6 @@ int record_fault(const char* program, const char* fault, const RunRecordFile& re
   }
   return fail(program, kExitFailed,
               std::string(fault) + ": " + ex.what() + " (record " + record.path.string() + ")");
-}
-
-// Why cudaGetDeviceCount found no device, in a newcomer's words: without a driver the runtime
-// says "CUDA driver version is insufficient", which reads as an old driver rather than none.
-std::string no_device_reason(cudaError_t e) {
-  // The runtime dlopens the driver; not loaded after the call means none is installed.
-  const bool driver_loaded = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr;
-  if (!driver_loaded) return "no NVIDIA driver found (libcuda.so.1 cannot be loaded)";
-  if (e == cudaSuccess || e == cudaErrorNoDevice) return "the NVIDIA driver found no GPU";
-  return cudaGetErrorString(e);
 }
 
 }  // namespace
@@ -65,11 +54,7 @@ Stream::~Stream() {
 }
 
 cudaDeviceProp open_cuda_device(int ordinal) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) throw EnvironmentError(std::string("no CUDA device: ") + no_device_reason(e));
-  if (ordinal < 0 || ordinal >= count)
-    throw EnvironmentError("no CUDA device " + std::to_string(ordinal) + " (found " + std::to_string(count) + ")");
+  if (const auto why = missing_cuda_device(ordinal)) throw EnvironmentError(*why);
   ATTNLAB_CUDA_CHECK(cudaSetDevice(ordinal));
   cudaDeviceProp prop{};
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));

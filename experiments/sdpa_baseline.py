@@ -4,9 +4,10 @@ checked against an fp64 reference and timed in the harness's regimes, written as
 records (phases sdpa-cudnn, sdpa-flash, sdpa-efficient) beside the C++ phases' records.
 This script does only what needs PyTorch: it draws the inputs, calls SDPA, and collects raw
 samples and outputs. attnlab-sdpa-import (--importer), built from the harness's code, does the
-rest: it parses the shapes, checks each output, answers the graph regime's stopping rule while
-it samples, and at the end turns the raw measurements (record/sdpa_raw.hpp) into the record
-with the harness's statistics and provenance.
+rest: it parses the shapes and holds them against the memory torch has free, reads the GPU's
+attributes, checks each output, sets the cold and warm regimes' number of calls, answers the
+graph regime's stopping rule while it samples, and at the end turns the raw measurements
+(record/sdpa_raw.hpp) into the record with the harness's statistics and provenance.
 
   python3 experiments/sdpa_baseline.py                       # throughput and latency, every backend
   python3 experiments/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
@@ -19,8 +20,8 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   from the flush's by the kernel sequence one call and one flush produce on their own. All the
   calls of a regime run in one profiler session, back to back, so that the GPU is at least as
   busy while sampling as under the C++ sampler (under the power cap, idle gaps raise the clock
-  of the calls after them); their number comes from --max-samples and --max-time, and the
-  regime does not stop early on low noise.
+  of the calls after them); the importer sets their number from --min-samples, --max-samples
+  and --max-time, and the regime does not stop early on low noise.
 - graph: CUDA events around each replay of a CUDA graph of k calls (k sized so that a replay
   holds about 200 us of work, at most 20), queued behind torch.cuda._sleep so the host's
   enqueueing stays out of the interval; divided by k. After each batch of replays the importer
@@ -39,9 +40,10 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   samples; its raw readings go in the raw file, and the importer summarises them.
 The regimes are in sdpa_timing.py, beside this script.
 
-Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, or a backend
-could not run a shape (its result says why, no timing); 3 no PyTorch, no GPU, or the results
-directory is not writable or the importer is missing.
+Exit codes: 0 ok; 1 a correctness check failed or a run failed; 2 bad arguments, a shape whose
+buffers do not fit in the memory torch has free (the importer's rule, before anything is
+recorded), or a backend could not run a shape (its result says why, no timing); 3 no PyTorch, no
+GPU, or the results directory is not writable or the importer is missing.
 """
 from __future__ import annotations
 
@@ -172,17 +174,38 @@ class Importer:
 
     def ask(self, *args):
         """The importer's answer, one JSON value a line; RuntimeError with its one line otherwise."""
+        return [json.loads(line) for line in self.ask_text(*args)]
+
+    def ask_text(self, *args):
+        """The importer's answer, its lines; RuntimeError with its one line otherwise."""
         p = subprocess.run([self.path, *args], capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(p.stderr.strip().removeprefix("attnlab-sdpa-import: ")
                                or f"{self.path} exited {p.returncode}")
-        return [json.loads(line) for line in p.stdout.splitlines()]
+        return p.stdout.splitlines()
 
     def shapes(self, specs):
         try:
             return [Shape(f) for f in self.ask("shapes", *specs)]
         except RuntimeError as e:
             raise UsageError(str(e)) from None
+
+    def fit(self, shapes, device_free):
+        """UsageError naming the first shape whose buffers do not fit in device_free bytes (or the
+        host's available memory), by the harness's footprint."""
+        try:
+            self.ask("fit", "--device-free", str(device_free), *(s.name() for s in shapes))
+        except RuntimeError as e:
+            raise UsageError(str(e)) from None
+
+    def gpu(self, device):
+        """The GPU's attributes (record/sdpa_raw.hpp's gpu block) and the driver's version, as the
+        harness reads them through the CUDA runtime."""
+        try:
+            gpu = gpu_block(self.ask_text("gpu", "--device", str(device)))
+        except RuntimeError as e:
+            raise EnvironmentProblem(str(e)) from None
+        return gpu, gpu.pop("driver")
 
     def check(self, tensors, s, seed, repeat_identical):
         """The record's correctness block of tensors/out.f16 (beside q, k and v.f16)."""
@@ -194,51 +217,33 @@ class Importer:
         return subprocess.Popen([self.path, "monitor", "--device", str(device)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
+    def sample_plan(self, rule, per_call_ns):
+        """A cold or warm regime's number of calls and its stop reason, for one call's estimate
+        [ns] (the flush included when cold)."""
+        samples, reason = self.ask_text("plan", "--per-call-ns", repr(float(per_call_ns)), *rule_args(rule))[0].split()
+        return int(samples), reason
+
     def stopping_rule(self, rule):
         """A process that answers, for each batch of samples written to it, whether to stop."""
-        return subprocess.Popen([self.path, "stop", "--min-samples", str(rule["min_samples"]),
-                                 "--max-samples", str(rule["max_samples"]),
-                                 "--noise-target", repr(rule["noise_target_pct"]),
-                                 "--max-time", repr(rule["max_seconds"])],
+        return subprocess.Popen([self.path, "stop", *rule_args(rule)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def gpu_block(lines):
+    """The raw file's gpu block (and "driver") from attnlab-sdpa-import gpu's "<key> <value>"
+    lines: the name and uuid as text, every other value an integer."""
+    block = dict(line.split(" ", 1) for line in lines)
+    return {k: v if k in ("name", "uuid_hex") else int(v) for k, v in block.items()}
+
+
+def rule_args(rule):
+    """The stopping rule's options, as the importer's plan and stop take them."""
+    return ["--min-samples", str(rule["min_samples"]), "--max-samples", str(rule["max_samples"]),
+            "--noise-target", repr(rule["noise_target_pct"]), "--max-time", repr(rule["max_seconds"])]
 
 
 # ---------------------------------------------------------------------------------------------
 # The GPU side (needs torch)
-
-def driver_gpu_attributes(ordinal):
-    """The GPU as the driver API describes it (record/sdpa_raw.hpp's gpu block; the importer
-    derives the record's gpu block from it as the harness does), and the driver's version."""
-    cu = ctypes.CDLL("libcuda.so.1")
-
-    def check(rc, what):
-        if rc != 0:
-            raise EnvironmentProblem(f"CUDA driver call {what} failed with error {rc}")
-
-    check(cu.cuInit(0), "cuInit")
-    dev = ctypes.c_int()
-    check(cu.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
-
-    def attr(a):
-        v = ctypes.c_int()
-        check(cu.cuDeviceGetAttribute(ctypes.byref(v), a, dev), f"cuDeviceGetAttribute({a})")
-        return v.value
-
-    name = ctypes.create_string_buffer(256)
-    check(cu.cuDeviceGetName(name, 256, dev), "cuDeviceGetName")
-    uuid = (ctypes.c_ubyte * 16)()
-    get_uuid = getattr(cu, "cuDeviceGetUuid_v2", None) or cu.cuDeviceGetUuid
-    check(get_uuid(uuid, dev), "cuDeviceGetUuid")
-    total = ctypes.c_size_t()
-    check(cu.cuDeviceTotalMem_v2(ctypes.byref(total), dev), "cuDeviceTotalMem")
-    driver = ctypes.c_int()
-    check(cu.cuDriverGetVersion(ctypes.byref(driver)), "cuDriverGetVersion")
-    gpu = {"name": name.value.decode(), "uuid_hex": bytes(uuid).hex(), "cc_major": attr(75),
-           "cc_minor": attr(76), "sm_count": attr(16), "sm_clock_khz": attr(13),
-           "mem_clock_khz": attr(36), "bus_width_bits": attr(37), "l2_bytes": attr(38),
-           "global_mem_bytes": total.value, "smem_per_sm_bytes": attr(81)}
-    return gpu, driver.value
-
 
 def sdpa_call(torch, backend, s, q, k, v):
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -345,24 +350,6 @@ def torch_versions(torch, driver):
             "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None}
 
 
-def device_footprint(s):
-    """[bytes] what a shape holds on the device: fp16 Q, K, V and the two outputs the check keeps."""
-    q = s.B * s.H * s.S * s.D
-    kv = s.B * s.H_kv * s.S * s.D
-    return 2 * (3 * q + 2 * kv)
-
-
-def memory_refusal(s, device_free):
-    """Why the shape does not fit in device_free bytes (as reference.cpp's memory_refusal says
-    it), or None."""
-    need = device_footprint(s)
-    if need <= device_free:
-        return None
-    gib = 1 << 30
-    return (f"it needs {need / gib:.1f} GiB of device memory for Q, K, V and two outputs; the GPU "
-            f"has {device_free / gib:.1f} GiB free")
-
-
 def check_options(opt):
     """The shapes, after every option is checked (UsageError or EnvironmentProblem otherwise)."""
     if not os.access(opt.importer, os.X_OK):
@@ -386,15 +373,13 @@ def check_options(opt):
     return shapes
 
 
-def open_device(torch, opt, shapes):
+def open_device(torch, opt, importer, shapes):
     if not torch.cuda.is_available() or torch.cuda.device_count() <= opt.device:
         raise EnvironmentProblem(f"no CUDA device {opt.device} visible to torch")
     dev = torch.device("cuda", opt.device)
     torch.cuda.set_device(dev)
     free, _ = torch.cuda.mem_get_info(dev)
-    for s in shapes:
-        if (why := memory_refusal(s, free)) is not None:
-            raise UsageError(f"cannot run shape '{s.name()}': {why}")
+    importer.fit(shapes, free)
     return dev
 
 
@@ -404,12 +389,12 @@ def run(opt, argv):
         import torch
     except ImportError:
         raise EnvironmentProblem("PyTorch not found: the SDPA baseline needs python3 with torch") from None
-    dev = open_device(torch, opt, shapes)
-    gpu, driver = driver_gpu_attributes(opt.device)
+    importer = Importer(opt.importer)
+    dev = open_device(torch, opt, importer, shapes)
+    gpu, driver = importer.gpu(opt.device)
     seed = opt.seed if opt.seed is not None else int.from_bytes(os.urandom(8), "little")
     rule = {"min_samples": opt.min_samples, "max_samples": opt.max_samples,
             "noise_target_pct": opt.noise_target, "max_seconds": opt.max_time}
-    importer = Importer(opt.importer)
     bench = Bench(torch, dev, gpu, rule, importer)
     options = {"regimes": opt.regimes, "check_only": opt.check_only, **rule}
     now = time.time()
@@ -465,9 +450,9 @@ class Parser(argparse.ArgumentParser):
 
 def parser():
     p = Parser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-               epilog="Exit codes: 0 ok, 1 a correctness check or run failed, 2 bad arguments or a "
-                      "backend cannot run a shape, 3 no PyTorch, no GPU, no importer or results "
-                      "directory not writable.")
+               epilog="Exit codes: 0 ok, 1 a correctness check or run failed, 2 bad arguments, a shape "
+                      "that does not fit or a backend that cannot run a shape, 3 no PyTorch, no GPU, "
+                      "no importer or results directory not writable.")
     p.add_argument("-s", "--shape", dest="shapes", action="append", metavar="SPEC",
                    help="shape to run, repeatable: BxHxSxD or B,H,S,D, :causal, :hkv=N; presets "
                         "throughput = 16x16x2048x64, latency = 1x8x512x64; or a named set, "

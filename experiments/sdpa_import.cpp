@@ -2,6 +2,7 @@
 #include "experiments/sdpa_import.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -210,6 +211,41 @@ void serve_stopping_rule(const stats::StoppingRule& rule, std::istream& in, std:
     const stats::StopReason r = stats::should_stop(rule, samples, elapsed);
     out << (r == stats::StopReason::kContinue ? "continue" : stats::stop_reason_name(r)) << std::endl;
   }
+}
+
+SdpaSamplePlan sdpa_sample_plan(const stats::StoppingRule& rule, double per_call_ns) {
+  if (!(per_call_ns > 0) || !std::isfinite(per_call_ns))
+    throw std::invalid_argument("a call's estimate must be a positive number of ns, got " + std::to_string(per_call_ns));
+  const double by_time = std::floor(rule.max_seconds * 1e9 / per_call_ns);
+  SdpaSamplePlan plan;
+  plan.samples = by_time >= double(rule.max_samples) ? rule.max_samples
+                                                      : std::max(rule.min_samples, std::size_t(by_time));
+  plan.stop_reason = plan.samples >= rule.max_samples ? stats::StopReason::kMaxSamples : stats::StopReason::kTimeCap;
+  return plan;
+}
+
+std::string sample_plan_answer(const SdpaSamplePlan& plan) {
+  return std::to_string(plan.samples) + " " + stats::stop_reason_name(plan.stop_reason);
+}
+
+std::optional<std::string> sdpa_memory_refusal(const Shape& s, std::uint64_t device_free,
+                                               std::uint64_t host_available) {
+  Footprint f = footprint(s);
+  f.device_bytes += std::uint64_t(s.q_elems()) * sizeof(__half);  // the second output
+  return memory_refusal(f, "Q, K, V and two outputs", device_free, host_available);
+}
+
+std::string sdpa_gpu_answer(const GpuAttributes& gpu, int driver) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string uuid_hex;
+  for (unsigned char b : gpu.uuid) uuid_hex += {kHex[b >> 4], kHex[b & 15]};
+  std::ostringstream out;
+  out << "name " << gpu.name << "\nuuid_hex " << uuid_hex << "\ncc_major " << gpu.cc_major << "\ncc_minor "
+      << gpu.cc_minor << "\nsm_count " << gpu.sm_count << "\nsm_clock_khz " << gpu.sm_clock_khz
+      << "\nmem_clock_khz " << gpu.mem_clock_khz << "\nbus_width_bits " << gpu.bus_width_bits << "\nl2_bytes "
+      << gpu.l2_bytes << "\nglobal_mem_bytes " << gpu.global_mem_bytes << "\nsmem_per_sm_bytes "
+      << gpu.smem_per_sm_bytes << "\ndriver " << driver << "\n";
+  return out.str();
 }
 
 void serve_monitor(profiler::GpuMonitor& monitor, std::istream& in, std::ostream& out) {

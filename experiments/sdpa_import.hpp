@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/stats.hpp"
@@ -47,6 +49,35 @@ void serve_stopping_rule(const stats::StoppingRule& rule, std::istream& in, std:
 // polling ends, answered with the nvml block of the readings since "start" (record/sdpa_raw.hpp).
 // Throws std::runtime_error on another command.
 void serve_monitor(profiler::GpuMonitor& monitor, std::istream& in, std::ostream& out);
+
+// The cold and warm regimes' number of calls, fixed before they sample: all of a regime's calls
+// run in one torch.profiler session (sdpa_timing.py says why), so the regime cannot stop on low
+// noise. The rule's max_seconds of device time over one call's estimate (per_call_ns, the flush
+// included in the cold regime), within [min_samples, max_samples], and the stop reason the raw
+// regime records for it: max_samples where that bound set the number, else time_cap. Throws
+// std::invalid_argument for an estimate that is not a positive number.
+struct SdpaSamplePlan {
+  std::size_t samples = 0;
+  stats::StopReason stop_reason = stats::StopReason::kTimeCap;
+};
+SdpaSamplePlan sdpa_sample_plan(const stats::StoppingRule& rule, double per_call_ns);
+// "<samples> <stop reason>" ("200 max_samples"): attnlab-sdpa-import plan's answer, plain text
+// as the stopping rule's answers are.
+std::string sample_plan_answer(const SdpaSamplePlan& plan);
+
+// Why the baseline cannot hold shape `s`, or nullopt: on the device torch's Q, K, V and two
+// outputs (the checked one is kept while a second call writes another), on the host what the
+// harness's footprint counts (experiments/reference.hpp), against device_free (torch's
+// cudaMemGetInfo: the importer's own context would count against it) and host_available.
+std::optional<std::string> sdpa_memory_refusal(const Shape& s, std::uint64_t device_free,
+                                               std::uint64_t host_available);
+
+// attnlab-sdpa-import gpu's answer: the GPU's attributes by the runtime in the importer's process
+// (experiments/gpu_attributes.hpp) and the driver's version, a "<key> <value>" line each, keyed
+// as the raw file's gpu block (record/sdpa_raw.hpp) and "driver"; the baseline puts them into
+// the raw file's header as it writes it. The name, the one value with spaces, runs to the end of
+// its line; the uuid is 32 hex digits; the rest are integers.
+std::string sdpa_gpu_answer(const GpuAttributes& gpu, int driver);
 
 // Throws std::runtime_error (one line) where the raw numbers cannot make a record: a timed
 // regime with a non-positive median, say.

@@ -1,20 +1,24 @@
 // attnlab-sdpa-import: the PyTorch SDPA baseline's raw measurements (record/sdpa_raw.hpp, written
 // by experiments/sdpa_baseline.py, which runs this at the end) into its run record, in a new run
 // directory <results>/sdpa-<backend>/<UTC start>-<short sha>/run.json that never overwrites one.
-// The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed,
-// each output checked, the graph regime's stopping rule and the NVML monitor
+// The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed and
+// held against the memory free, the GPU's attributes, each output checked, the cold and warm
+// regimes' number of calls, the graph regime's stopping rule and the NVML monitor
 // (experiments/sdpa_import.hpp).
 //
 //   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.jsonl --results-dir results
 //   build/bin/attnlab-sdpa-import raw.jsonl --output record.json     # a file, no run directory
 //   build/bin/attnlab-sdpa-import shapes @seed 2x4x256x64:causal     # one JSON line per shape
+//   build/bin/attnlab-sdpa-import fit --device-free 85899345920 @seed   # exit 2 naming one that does not fit
+//   build/bin/attnlab-sdpa-import gpu --device 0                     # the raw file's gpu keys, driver
 //   build/bin/attnlab-sdpa-import check DIR --shape 1x8x512x64 --seed 7   # the correctness block
+//   build/bin/attnlab-sdpa-import plan --per-call-ns 9000 --min-samples 10 --max-samples 1000 --noise-target 0.5 --max-time 1
 //   build/bin/attnlab-sdpa-import stop --min-samples 10 --max-samples 1000 --noise-target 0.5 --max-time 1
 //   build/bin/attnlab-sdpa-import monitor --device 0                 # clock, start, stop on stdin
 //
 // Exit codes: 0 written (or answered; a check that fails is an answer); 2 bad arguments, a
-// malformed raw file or shape, or unreadable tensors (one line naming the field or file); 3 the
-// results directory cannot hold the record.
+// malformed raw file or shape, a shape that does not fit, or unreadable tensors (one line naming
+// the field, shape or file); 3 the results directory cannot hold the record, or no GPU (gpu).
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -25,6 +29,8 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
+#include "experiments/gpu_attributes.hpp"
+#include "experiments/reference.hpp"
 #include "experiments/sdpa_import.hpp"
 #include "record/record.hpp"
 
@@ -71,6 +77,37 @@ int import_raw(const std::string& raw_file, const std::string& results_dir, cons
   return 0;
 }
 
+// The stopping rule's options, as the baseline passes them to plan and stop.
+void add_rule_options(CLI::App* app, stats::StoppingRule& rule) {
+  app->add_option("--min-samples", rule.min_samples)->required();
+  app->add_option("--max-samples", rule.max_samples)->required();
+  app->add_option("--noise-target", rule.noise_target_pct, "[%]")->required();
+  app->add_option("--max-time", rule.max_seconds, "[s]")->required();
+}
+
+// Exit 2 naming the first shape that does not fit, as the experiments refuse it.
+int fit(const std::vector<std::string>& specs, std::uint64_t device_free) {
+  const std::uint64_t host_available = host_available_bytes();
+  for (const std::string& spec : expand_shape_specs(specs)) {
+    const Shape s = parse_shape(spec);
+    if (const auto why = sdpa_memory_refusal(s, device_free, host_available)) {
+      std::fprintf(stderr, "attnlab-sdpa-import: cannot run shape '%s': %s\n", shape_name(s).c_str(), why->c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+int print_gpu(int device) {
+  try {
+    std::printf("%s", sdpa_gpu_answer(gpu_attributes(device), driver_version()).c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-sdpa-import: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,11 +133,18 @@ int main(int argc, char** argv) {
 
   stats::StoppingRule rule;
   CLI::App* stop = app.add_subcommand("stop", "answer the stopping rule for batches of samples on stdin");
-  stop->add_option("--min-samples", rule.min_samples)->required();
-  stop->add_option("--max-samples", rule.max_samples)->required();
-  stop->add_option("--noise-target", rule.noise_target_pct, "[%]")->required();
-  stop->add_option("--max-time", rule.max_seconds, "[s]")->required();
+  add_rule_options(stop, rule);
+  double per_call_ns = 0;
+  CLI::App* plan = app.add_subcommand("plan", "print the cold or warm regime's number of calls and its stop reason");
+  plan->add_option("--per-call-ns", per_call_ns, "[ns] one call's estimate, the L2 flush included when cold")->required();
+  add_rule_options(plan, rule);
+  std::uint64_t device_free = 0;
+  CLI::App* fits = app.add_subcommand("fit", "exit 2 naming the first shape the baseline cannot hold in memory");
+  fits->add_option("spec", specs, "shape specs")->required();
+  fits->add_option("--device-free", device_free, "[bytes] free on the GPU, as torch sees it")->required();
   int device = 0;
+  CLI::App* gpu = app.add_subcommand("gpu", "print the GPU's attributes and the driver's version as one JSON line");
+  gpu->add_option("--device", device, "CUDA device ordinal")->capture_default_str();
   CLI::App* monitor = app.add_subcommand("monitor", "serve the harness's NVML monitor: clock, start, stop on stdin");
   monitor->add_option("--device", device, "CUDA device ordinal")->capture_default_str();
   app.require_subcommand(0, 1);
@@ -114,6 +158,12 @@ int main(int argc, char** argv) {
       const Shape s = parse_shape(spec);
       const SdpaTensors t = read_sdpa_tensors(dir, s);
       std::printf("%s\n", correctness_line(sdpa_check(s, seed, t.in, t.out, !repeat_differs)).c_str());
+      return 0;
+    }
+    if (app.got_subcommand(fits)) return fit(specs, device_free);
+    if (app.got_subcommand(gpu)) return print_gpu(device);
+    if (app.got_subcommand(plan)) {
+      std::printf("%s\n", sample_plan_answer(sdpa_sample_plan(rule, per_call_ns)).c_str());
       return 0;
     }
     if (app.got_subcommand(stop)) {

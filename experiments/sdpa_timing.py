@@ -1,6 +1,7 @@
 """The SDPA baseline's timing (experiments/sdpa_baseline.py): the cold, warm and graph regimes
-on one device, for any callable. The importer serves what needs the harness's code: the graph
-regime's stopping rule (attnlab-sdpa-import stop, common/stats.cpp) and the NVML monitor
+on one device, for any callable. The importer serves what needs the harness's code: the cold and
+warm regimes' number of calls (attnlab-sdpa-import plan), the graph regime's stopping rule
+(attnlab-sdpa-import stop, common/stats.cpp) and the NVML monitor
 (attnlab-sdpa-import monitor, profiler/gpu_monitor.cpp), whose raw readings each regime keeps;
 every statistic of the record is the importer's. Needs torch only through the module a Bench
 is given; loading this file needs none.
@@ -114,10 +115,10 @@ class Bench:
         regime, queued back to back. Starting a session and reading its events leave the GPU
         idle for tens of milliseconds per session, and under the power cap an idle GPU clocks
         up: with a session per batch of calls the GPU was busy about 60% of the regime and ran
-        at a higher clock than under the C++ sampler (about 90%). The number of calls is set
-        before the session from the stopping rule's sample and time limits (the estimate of a
-        call, and of a flush in the cold regime), so the regime does not stop early on low
-        noise; its stop reason is max_samples or time_cap. Returns the raw regime block: each
+        at a higher clock than under the C++ sampler (about 90%). The importer sets the number of
+        calls before the session from the stopping rule's sample and time limits (the estimate
+        of a call, and of a flush in the cold regime), so the regime does not stop early on low
+        noise; the stop reason is the importer's too. Returns the raw regime block: each
         call's kernels' [start, end), from which the importer takes span, busy time and shares."""
         call_names = [n for n, _, _ in self.device_events(call)]
         flush_names = [n for n, _, _ in self.device_events(self.flush)] if cold else []
@@ -126,9 +127,7 @@ class Bench:
         pattern = flush_names + call_names
         if cold and self.flush_ns is None:
             self.flush_ns = self.event_estimate(self.flush)
-        per_call = estimate + (self.flush_ns if cold else 0.0)
-        by_time = int(self.rule["max_seconds"] * 1e9 / per_call)
-        n = max(self.rule["min_samples"], min(self.rule["max_samples"], by_time))
+        n, stop_reason = self.importer.sample_plan(self.rule, estimate + (self.flush_ns if cold else 0.0))
         window = {}
 
         def run():  # the sampling window: from the first call queued to the last one done
@@ -149,7 +148,7 @@ class Bench:
         launches = [[t for e in ev[i * len(pattern) + len(flush_names):(i + 1) * len(pattern)]
                      for t in e[1:]] for i in range(n)]
         return {"name": "cold" if cold else "warm",
-                "stop_reason": "max_samples" if n >= self.rule["max_samples"] else "time_cap",
+                "stop_reason": stop_reason,
                 "wall_s": window["wall"], "launches_per_sample": 1, "kernels": call_names,
                 "launches": launches, "nvml": window["nvml"]}
 

@@ -3,9 +3,11 @@
 record, on a stand-in for torch that computes attention in plain Python and keeps a device clock
 of its own (no torch, no GPU): the shapes from the importer, the seeded inputs, the SDPA call,
 the tensors written for the importer's check, the cold, warm and graph regimes with the
-importer's stopping rule and monitor, the raw file and its import. A right SDPA passes and is
-timed, and the run exits 0; one that drops the causal mask fails the importer's check and the
-run exits 1. Exit 0 when every check holds, 1 naming each that does not."""
+importer's number of calls, stopping rule and monitor, the raw file and its import. A right SDPA
+passes and is timed, and the run exits 0; one that drops the causal mask fails the importer's
+check and the run exits 1; a shape beyond torch's free memory is refused by the importer before
+anything is recorded, with exit 2. The GPU's attributes, which the importer reads through the
+CUDA runtime, are the stand-in's. Exit 0 when every check holds, 1 naming each that does not."""
 import contextlib
 import ctypes
 import importlib.util
@@ -26,7 +28,7 @@ def f16(x):
 # The device: a clock in ns that each kernel advances by its duration and a gap, the kernels a
 # profiler session sees, and the graph being captured.
 KERNEL_NS, GAP_NS, MEMSET_NS = 100_000, 1_000, 10_000
-DEVICE = types.SimpleNamespace(now=0, log=None, capture=None)
+DEVICE = types.SimpleNamespace(now=0, log=None, capture=None, free=80 << 30)
 
 
 def kernel(name, ns):
@@ -174,7 +176,7 @@ def fake_torch():
     stream = types.SimpleNamespace(wait_stream=lambda other: None)
     torch.cuda = types.SimpleNamespace(
         is_available=lambda: True, device_count=lambda: 1, set_device=lambda d: None,
-        mem_get_info=lambda d: (80 << 30, 80 << 30), synchronize=lambda: None, empty_cache=lambda: None,
+        mem_get_info=lambda d: (DEVICE.free, 80 << 30), synchronize=lambda: None, empty_cache=lambda: None,
         Event=Event, CUDAGraph=CUDAGraph, graph=capture, Stream=lambda: stream, current_stream=lambda: stream,
         stream=lambda s: contextlib.nullcontext(), _sleep=lambda cycles: None)
     torch.autograd = types.SimpleNamespace(DeviceType=types.SimpleNamespace(CUDA="cuda"))
@@ -195,13 +197,13 @@ def fake_torch():
                         "torch.nn.functional": functional, "torch.profiler": profiler})
 
 
-def run(b, drop_mask):
+def run(b, drop_mask, shape="1x2x24x8:causal:hkv=1"):
     """The run's exit code, its record and what it left in the results directory."""
     global DROP_MASK
     DROP_MASK = drop_mask
     with tempfile.TemporaryDirectory() as d:
         code = b.main(["sdpa_baseline.py", "--backends", "cudnn", "--seed", "3", "--max-samples", "200",
-                       "--shape", "1x2x24x8:causal:hkv=1", "--importer", sys.argv[2], "--results-dir", d])
+                       "--shape", shape, "--importer", sys.argv[2], "--results-dir", d])
         records = list(Path(d).glob("sdpa-cudnn/*/run.json"))
         left = sorted(p.name for p in Path(d).iterdir() if p.name != "sdpa-cudnn")
         return code, (json.loads(records[0].read_text()) if len(records) == 1 else None), left
@@ -215,9 +217,11 @@ def main():
     GPU = {"name": "fake", "uuid_hex": "cd" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
            "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120, "l2_bytes": 1024,
            "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
-    b.driver_gpu_attributes = lambda ordinal: (GPU, 13000)
+    b.Importer.gpu = lambda self, device: (GPU, 13000)
     code, rec, left = run(b, False)
     wrong_code, wrong, wrong_left = run(b, True)
+    DEVICE.free = 3071  # a byte short of the shape's Q, K, V and two outputs in fp16
+    big_code, big, big_left = run(b, False)
     c = rec["results"][0]["correctness"] if rec else {}
     w = wrong["results"][0]["correctness"] if wrong else {}
     checks = [
@@ -238,6 +242,8 @@ def main():
         ("the mask dropped: exit 1, status failed, not timed",
          wrong_code == 1 and wrong and wrong["status"] == "failed" and wrong["results"][0]["timing"] is None),
         ("the importer's check names the worst row", w.get("passed") is False and "worst row" in w.get("failure", "")),
+    ("a shape beyond the free memory: exit 2, nothing recorded or left",
+     big_code == 2 and big is None and big_left == []),
     ]
     for what, ok in checks:
         print(("ok: " if ok else "FAILED: ") + what)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """sdpa_raw_stub.py SCRIPT IMPORTER: the SDPA baseline's side of the path to its record, without
-torch or a GPU. Its cold regime (Bench.cupti_regime) on a stub of torch.profiler's events; the
+torch or a GPU. Its cold regime (Bench.cupti_regime) on a stub of torch.profiler's events, with
+the importer's number of calls (Importer.sample_plan); the importer's answer of the GPU's
+attributes as the baseline reads it (gpu_block) into the raw file's header; the
 importer's check (Importer.check) of a right output and of one with the causal mask dropped,
 written as raw fp16 files as the baseline writes them (attention in plain Python, as
 sdpa_fake_torch.py computes it); the importer's stopping rule as the graph regime asks it
@@ -53,6 +55,7 @@ stub = Stub()
 bench = object.__new__(b.Bench)
 bench.torch = type("T", (), {"cuda": type("C", (), {"synchronize": staticmethod(lambda: None)})})
 bench.rule = {"min_samples": 10, "max_samples": 12, "noise_target_pct": 0.5, "max_seconds": 1.0}
+bench.importer = importer
 bench.flush_ns = 10.0
 bench.flush = stub.flush
 bench.device_events = stub.device_events
@@ -85,13 +88,26 @@ monitor = timing.Monitor(importer, 0)
 monitor_clock, _, nvml = monitor.sm_clock(), monitor.start(), monitor.stop()
 monitor.proc.stdin.close()
 monitor.proc.wait()
-gpu = {"name": "stub", "uuid_hex": "ab" * 16, "cc_major": 9, "cc_minor": 0, "sm_count": 132,
-       "sm_clock_khz": 1980000, "mem_clock_khz": 2619000, "bus_width_bits": 5120,
-       "l2_bytes": 52428800, "global_mem_bytes": 85017493504, "smem_per_sm_bytes": 233472}
+# attnlab-sdpa-import gpu's answer for these attributes (SdpaGpu in tests/cpu/test_sdpa_import.cpp
+# checks that the importer writes exactly these lines), read as the baseline reads it.
+GPU_ANSWER = """name NVIDIA stub GPU
+uuid_hex abababababababababababababababab
+cc_major 9
+cc_minor 0
+sm_count 132
+sm_clock_khz 1980000
+mem_clock_khz 2619000
+bus_width_bits 5120
+l2_bytes 52428800
+global_mem_bytes 85017493504
+smem_per_sm_bytes 233472
+driver 13000"""
+gpu = b.gpu_block(GPU_ANSWER.splitlines())
+driver = gpu.pop("driver")
 with tempfile.TemporaryDirectory() as d:
     options = {"regimes": ["cold"], "check_only": False, **bench.rule}
     run = b.RawRun(Path(d) / "raw.jsonl", "cudnn", ["sdpa_baseline.py"], 0, 1, options,
-                   {"driver": 13000, "torch": "stub", "torch_cuda": "13.0", "cudnn": 91900}, gpu)
+                   {"driver": driver, "torch": "stub", "torch_cuda": "13.0", "cudnn": 91900}, gpu)
     run.add({"shape": shape.json(), "correctness": correct, "regimes": [regime]})
     if not run.finish(sys.argv[2], output=Path(d) / "run.json"):
         sys.exit("the importer refused the raw file")
@@ -121,6 +137,10 @@ checks = [
     ("the monitor answers the clock and an nvml block",
      (monitor_clock is None) == ("unavailable" in nvml) and ("unavailable" in nvml or "readings" in nvml)),
     ("the record is valid against attnlab.run/1", schema_ok),
+    ("the importer's gpu answer, as the baseline reads it, is the record's GPU and driver",
+     rec["provenance"]["gpu"]["name"] == "NVIDIA stub GPU" and rec["provenance"]["gpu"]["sm_count"] == 132
+     and rec["provenance"]["gpu"]["uuid"] == "GPU-abababab-abab-abab-abab-abababababab"
+     and rec["provenance"]["gpu"]["l2_bytes"] == 52428800 and rec["provenance"]["versions"]["driver"] == 13000),
 ]
 for what, ok in checks:
     print(("ok: " if ok else "FAILED: ") + what)

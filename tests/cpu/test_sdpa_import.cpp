@@ -408,3 +408,56 @@ TEST(SdpaMonitor, AnswersTheClockAndANvmlBlockTheRawReaderTakes) {
   std::istringstream bad("pause\n");
   EXPECT_THROW(serve_monitor(monitor, bad, out), std::runtime_error);
 }
+
+// The cold and warm regimes' number of calls: the time budget over a call's estimate, within the
+// sample bounds, and the reason the raw regime records for it.
+TEST(SdpaSamplePlan, TheTimeBudgetOverACallWithinTheSampleBounds) {
+  const stats::StoppingRule rule{10, 200, 0.5, 1.0};
+  const SdpaSamplePlan by_time = sdpa_sample_plan(rule, 1e7);  // 100 calls in 1 s
+  EXPECT_EQ(by_time.samples, 100u);
+  EXPECT_EQ(by_time.stop_reason, stats::StopReason::kTimeCap);
+  const SdpaSamplePlan capped = sdpa_sample_plan(rule, 1e3);
+  EXPECT_EQ(capped.samples, 200u);
+  EXPECT_EQ(capped.stop_reason, stats::StopReason::kMaxSamples);
+  const SdpaSamplePlan slow = sdpa_sample_plan(rule, 5e8);  // 2 calls in the budget: the minimum
+  EXPECT_EQ(slow.samples, 10u);
+  EXPECT_EQ(slow.stop_reason, stats::StopReason::kTimeCap);
+  EXPECT_EQ(sdpa_sample_plan(rule, 3.5e7).samples, 28u);  // 28.6 calls: whole ones
+  EXPECT_EQ(sample_plan_answer(capped), "200 max_samples");
+  EXPECT_EQ(sample_plan_answer(slow), "10 time_cap");
+  EXPECT_THROW(sdpa_sample_plan(rule, 0.0), std::invalid_argument);
+  EXPECT_THROW(sdpa_sample_plan(rule, std::nan("")), std::invalid_argument);
+}
+
+// The baseline holds Q, K, V and two outputs on the device, one output more than the harness.
+TEST(SdpaMemory, TheBaselinesBuffersAgainstTheFreeMemory) {
+  constexpr std::uint64_t kGiB = 1ull << 30;
+  const Shape big = parse_shape("64x64x32768x128");  // 2^34 elements in each of Q, K, V
+  EXPECT_EQ(*sdpa_memory_refusal(big, 80 * kGiB, 1000 * kGiB),
+            "it needs 160.0 GiB of device memory for Q, K, V and two outputs; the GPU has 80.0 GiB free");
+  EXPECT_FALSE(sdpa_memory_refusal(big, 160 * kGiB, 1000 * kGiB));
+  EXPECT_TRUE(sdpa_memory_refusal(big, 160 * kGiB - 1, 1000 * kGiB));
+  EXPECT_NE(sdpa_memory_refusal(big, 200 * kGiB, 100 * kGiB)->find("of host memory"), std::string::npos);
+  EXPECT_FALSE(sdpa_memory_refusal(parse_shape("throughput"), 80 * kGiB, 100 * kGiB));
+}
+
+// The GPU's attributes as the importer answers them: a line per key of the raw file's gpu block,
+// and the driver. tests/cli/sdpa_raw_stub.py reads these very lines as the baseline does and
+// imports the raw file it writes from them.
+TEST(SdpaGpu, TheAnswerIsAKeyValueLinePerKeyOfTheRawFilesGpuBlock) {
+  GpuAttributes a;
+  a.name = "NVIDIA stub GPU";
+  for (unsigned char& b : a.uuid) b = 0xab;
+  a.cc_major = 9;
+  a.sm_count = 132;
+  a.sm_clock_khz = 1980000;
+  a.mem_clock_khz = 2619000;
+  a.bus_width_bits = 5120;
+  a.l2_bytes = 52428800;
+  a.global_mem_bytes = 85017493504ULL;
+  a.smem_per_sm_bytes = 233472;
+  EXPECT_EQ(sdpa_gpu_answer(a, 13000),
+            "name NVIDIA stub GPU\nuuid_hex abababababababababababababababab\ncc_major 9\ncc_minor 0\n"
+            "sm_count 132\nsm_clock_khz 1980000\nmem_clock_khz 2619000\nbus_width_bits 5120\n"
+            "l2_bytes 52428800\nglobal_mem_bytes 85017493504\nsmem_per_sm_bytes 233472\ndriver 13000\n");
+}
