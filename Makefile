@@ -249,14 +249,14 @@ sweep-collect:
 	BUILD=$(BUILD) scripts/sweep_slurm.sh --collect $(SWEEP)
 
 # make baseline [SHAPES="spec ..."] [ARGS="--backends cudnn,flash"]: PyTorch SDPA's records,
-# results/sdpa-<backend>/ (experiments/sdpa_baseline.py; needs python3 with torch).
+# results/sdpa-<backend>/ (experiments/baselines/sdpa_baseline.py; needs python3 with torch).
 # The script asks attnlab-sdpa-import, built here first, for its shapes, each output's check and
 # the graph regime's stopping rule, and ends by running it on the raw measurements (the record).
 baseline:
 	@scripts/gpu-check
 	@$(MAKE) --no-print-directory configure
 	cmake --build $(BUILD) -j $(JOBS) --target attnlab-sdpa-import
-	python3 experiments/sdpa_baseline.py --importer $(BUILD)/bin/attnlab-sdpa-import --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
+	python3 experiments/baselines/sdpa_baseline.py --importer $(BUILD)/bin/attnlab-sdpa-import --results-dir $(RESULTS) $(foreach s,$(SHAPES),--shape $(s)) $(ARGS)
 
 help:
 	@echo "attnlab targets:"

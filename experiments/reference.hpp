@@ -147,7 +147,7 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
 
 // The record's correctness block of a check on inputs drawn from `inputs`: its figures, the row
 // rule, the shape's row count, and its failure where it failed. The harness's gate
-// (experiments/record_fill.hpp) and the SDPA baseline's importer (experiments/sdpa_import.hpp)
+// (experiments/record_fill.hpp) and the SDPA baseline's importer (experiments/baselines/sdpa_import.hpp)
 // add what their launches showed (repeat launches, poisoned output).
 Correctness correctness_block(const CheckResult& c, const Shape& s, Inputs inputs);
 

@@ -1,10 +1,10 @@
 // attnlab-sdpa-import: the PyTorch SDPA baseline's raw measurements (record/sdpa_raw.hpp, written
-// by experiments/sdpa_baseline.py, which runs this at the end) into its run record, in a new run
+// by experiments/baselines/sdpa_baseline.py, which runs this at the end) into its run record, in a new run
 // directory <results>/sdpa-<backend>/<UTC start>-<short sha>/run.json that never overwrites one.
 // The baseline also asks it, while it runs, what needs the harness's code: its shapes parsed and
 // held against the memory free, the GPU's attributes, each output checked, the cold and warm
 // regimes' number of calls, the graph regime's stopping rule and the NVML monitor
-// (experiments/sdpa_import.hpp).
+// (experiments/baselines/sdpa_import.hpp).
 //
 //   build/bin/attnlab-sdpa-import results/.sdpa-raw-cudnn-1234.jsonl --results-dir results
 //   build/bin/attnlab-sdpa-import raw.jsonl --output record.json     # a file, no run directory
@@ -31,7 +31,7 @@
 #include "common/shapes.hpp"
 #include "experiments/gpu_attributes.hpp"
 #include "experiments/reference.hpp"
-#include "experiments/sdpa_import.hpp"
+#include "experiments/baselines/sdpa_import.hpp"
 #include "record/record.hpp"
 
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@
 namespace attnlab::profiler {
 
 // How the sampler batches launches (record/constants.json carries the same values for
-// experiments/sdpa_baseline.py; tests/cpu/test_constants.cpp keeps the two equal).
+// experiments/baselines/sdpa_baseline.py; tests/cpu/test_constants.cpp keeps the two equal).
 namespace sampling {
 inline constexpr int kMinWarmupLaunches = 3;
 inline constexpr double kWarmupSeconds = 0.2;       // [s] long enough for clocks to ramp up

@@ -78,7 +78,7 @@ for s in "$@"; do
       done ;;
     sdpa)
       step "PyTorch SDPA's cuDNN at the same shapes"
-      PYTHONUNBUFFERED=1 python3 experiments/sdpa_baseline.py --backends cudnn --max-time 1 \
+      PYTHONUNBUFFERED=1 python3 experiments/baselines/sdpa_baseline.py --backends cudnn --max-time 1 \
         --results-dir $res $(shape_args "${p5_shapes[@]}") 2>&1 | tee -a "$log" \
         | grep -E "cold:|status|FAIL"
       pack sdpa-cudnn ;;

@@ -10,6 +10,6 @@ for p in $(build/bin/attnlab-phases --ids); do
   build/bin/attnlab-phase-"$p" --results-dir "$out" "${extra[@]}" >"$out.$p.log" 2>&1
   echo "phase $p: exit $? $(grep -E '^attnlab: (status|run failed)' "$out.$p.log" | tail -1)"
 done
-python3 experiments/sdpa_baseline.py --shape latency --shape throughput --results-dir "$out" \
+python3 experiments/baselines/sdpa_baseline.py --shape latency --shape throughput --results-dir "$out" \
   >"$out.sdpa.log" 2>&1
 echo "sdpa: exit $? $(tail -1 "$out.sdpa.log")"

@@ -63,8 +63,8 @@ read -r -a args <<<"${ARGS:-}"
 # An option starts with "-" and a letter or "--"; the tokens up to the next one are its values.
 baseline_share() {
   local known opt kept=() dropped=() keep=0 a
-  known=$("$python" experiments/sdpa_baseline.py --list-options) || {
-    echo "attnlab: $python experiments/sdpa_baseline.py --list-options failed; set SDPA_ARGS or SDPA=0" >&2; return 3; }
+  known=$("$python" experiments/baselines/sdpa_baseline.py --list-options) || {
+    echo "attnlab: $python experiments/baselines/sdpa_baseline.py --list-options failed; set SDPA_ARGS or SDPA=0" >&2; return 3; }
   for a in "${args[@]}"; do
     if [[ $a == --* || $a =~ ^-[A-Za-z] ]]; then
       opt=${a%%=*}
@@ -156,7 +156,7 @@ run_task() {  # run_task N GPU [WHERE]: task N of the queue on device GPU; its e
   echo "== [$id/$ntasks] gpu $where: $kind $phase, $group (${#task_shapes[@]} shapes) started"
   if [ "$kind" = sdpa ]; then
     read -r -a sdpa_args <<<"$sdpa_args_str"
-    "$python" experiments/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
+    "$python" experiments/baselines/sdpa_baseline.py "${shape_args[@]}" --results-dir "$results" \
       --device "$gpu" --importer "$build/bin/attnlab-sdpa-import" "${sdpa_args[@]}" >"$log" 2>&1
   else
     "$build/bin/attnlab-phase-$phase" "${shape_args[@]}" --results-dir "$results" \

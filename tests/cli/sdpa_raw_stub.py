@@ -113,7 +113,7 @@ with tempfile.TemporaryDirectory() as d:
         sys.exit("the importer refused the raw file")
     rec = json.load(open(Path(d) / "run.json"))
     raw_left = (Path(d) / "raw.jsonl").exists()
-    v = subprocess.run([sys.executable, str(Path(sys.argv[1]).resolve().parent.parent / "scripts" / "validate-records"),
+    v = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "validate-records"),
                         str(Path(d) / "run.json")], capture_output=True, text=True)
     if v.returncode == 77:
         print("skipped: the schema check (" + v.stdout.strip() + ")")

@@ -1,5 +1,5 @@
 // record/constants.json carries the constants that the C++ experiments and
-// experiments/sdpa_baseline.py share; the C++ headers are their source. Any difference fails
+// experiments/baselines/sdpa_baseline.py share; the C++ headers are their source. Any difference fails
 // here, so the Python baseline cannot drift from the harness it is compared with.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// attnlab-sdpa-import's logic (experiments/sdpa_import.hpp) and the raw file's reader
+// attnlab-sdpa-import's logic (experiments/baselines/sdpa_import.hpp) and the raw file's reader
 // (record/sdpa_raw.hpp): a synthetic raw file gives a run record whose every computed field is
 // right, that the schema takes and read_run_record reads back; a malformed one is refused in one
 // line naming the field. The check the baseline asks of each output passes a right output and
@@ -19,7 +19,7 @@
 
 #include "common/shapes.hpp"
 #include "common/stats.hpp"
-#include "experiments/sdpa_import.hpp"
+#include "experiments/baselines/sdpa_import.hpp"
 #include "record/record.hpp"
 #include "tests/validate_records.hpp"
 

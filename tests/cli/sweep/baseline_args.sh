@@ -24,8 +24,8 @@ sweep() {  # sweep NAME [VAR=value...]
     PYTHON="$tmp/python" SWEEP_ID="$name" "$repo/scripts/sweep.sh" >"$tmp/$name.out" 2>&1
 }
 check "the baseline lists --max-time and not --metrics" \
-  bash -c "python3 '$repo/experiments/sdpa_baseline.py' --list-options | grep -qx -- --max-time &&
-           ! python3 '$repo/experiments/sdpa_baseline.py' --list-options | grep -qx -- --metrics"
+  bash -c "python3 '$repo/experiments/baselines/sdpa_baseline.py' --list-options | grep -qx -- --max-time &&
+           ! python3 '$repo/experiments/baselines/sdpa_baseline.py' --list-options | grep -qx -- --metrics"
 
 sweep common -u SDPA_ARGS ARGS="--max-time 0.3 --metrics none --seed 7"; rc=$?
 check "common ARGS: exit 0 ($rc)" test $rc -eq 0

@@ -9,8 +9,8 @@ attributes, checks each output, sets the cold and warm regimes' number of calls,
 graph regime's stopping rule while it samples, and at the end turns the raw measurements
 (record/sdpa_raw.hpp) into the record with the harness's statistics and provenance.
 
-  python3 experiments/sdpa_baseline.py                       # throughput and latency, every backend
-  python3 experiments/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
+  python3 experiments/baselines/sdpa_baseline.py                       # throughput and latency, every backend
+  python3 experiments/baselines/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
   make baseline SHAPES="throughput latency"
 
 How it measures, and how that differs from the C++ harness (experiments/harness.cpp):
@@ -64,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sdpa_timing import Bench  # noqa: E402
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 1, 2, 3
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 # backend name -> torch.nn.attention.SDPBackend member; the record's titles are the importer's.
 BACKENDS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION"}

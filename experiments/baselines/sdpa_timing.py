@@ -1,4 +1,4 @@
-"""The SDPA baseline's timing (experiments/sdpa_baseline.py): the cold, warm and graph regimes
+"""The SDPA baseline's timing (experiments/baselines/sdpa_baseline.py): the cold, warm and graph regimes
 on one device, for any callable. The importer serves what needs the harness's code: the cold and
 warm regimes' number of calls (attnlab-sdpa-import plan), the graph regime's stopping rule
 (attnlab-sdpa-import stop, common/stats.cpp) and the NVML monitor
@@ -15,7 +15,7 @@ from pathlib import Path
 
 # The sampler's batching and the monitor's period, shared with the C++ harness
 # (record/constants.json, kept equal to the C++ sources by tests/cpu/test_constants.cpp).
-CONSTANTS = json.loads((Path(__file__).resolve().parent.parent / "record" / "constants.json").read_text())
+CONSTANTS = json.loads((Path(__file__).resolve().parents[2] / "record" / "constants.json").read_text())
 
 MIN_WARMUP_CALLS = CONSTANTS["sampler"]["min_warmup_launches"]
 WARMUP_SECONDS = CONSTANTS["sampler"]["warmup_seconds"]        # [s]

@@ -1,5 +1,5 @@
-// experiments/sdpa_import.hpp: the SDPA baseline's record from its raw measurements.
-#include "experiments/sdpa_import.hpp"
+// experiments/baselines/sdpa_import.hpp: the SDPA baseline's record from its raw measurements.
+#include "experiments/baselines/sdpa_import.hpp"
 
 #include <algorithm>
 #include <cmath>
