@@ -1,5 +1,5 @@
 // The shared harness that runs one phase's experiment: its binary (attnlab-phase-<id>,
-// experiments/phase_main.cpp) passes the phase id; what it asks, its default shapes and its claims
+// experiments/bin/phase_main.cpp) passes the phase id; what it asks, its default shapes and its claims
 // come from the phase's declaration (ATTNLAB_PHASE, kernels/registry.hpp).
 // Exit codes: 0 every shape passed (and was timed), 1 a correctness check failed,
 // 2 bad command line or unsupported shape, 3 environment problem (no GPU, CUPTI, output).
