@@ -48,7 +48,7 @@ struct PcSamplingOptions {
 // and a CUPTI callback subscriber (static facts) had been used before, every sample came back
 // as a "non-user kernel" sample without PCs (non_user_samples), CUDA_MODULE_LOADING=EAGER or
 // not. The harness therefore samples in a child process of its own
-// (experiments/pc_sampling_child.hpp).
+// (experiments/harness/pc_sampling_child.hpp).
 PcSamplingResult collect_pc_samples(const LaunchFn& launch, cudaStream_t stream,
                                     const PcSamplingOptions& options);
 

@@ -9,7 +9,7 @@
 //   (`available: false` and the reason), never zeros.
 // - ptxas: the build runs the phase kernels' compile through kernels/ptxas_capture.sh (a
 //   CMake compiler launcher) which keeps that very compile's `-Xptxas -v` report beside the
-//   object; experiments/embed_ptxas.cmake embeds the reports into the experiment binaries.
+//   object; experiments/harness/embed_ptxas.cmake embeds the reports into the experiment binaries.
 //   The report therefore describes the same SASS that cuobjdump reads, even after the binary
 //   is copied elsewhere. cuobjdump -res-usage would give registers and stack too, but not the
 //   spill stores and loads that ptxas reports.

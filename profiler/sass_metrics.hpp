@@ -5,7 +5,7 @@
 // for ONE launch of its own. Exact counts, not samples; the patched launch runs slower, so it
 // is never a timed one.
 //
-// Where: in the PC-sampling child process (experiments/pc_sampling_child.hpp), after PC sampling
+// Where: in the PC-sampling child process (experiments/harness/pc_sampling_child.hpp), after PC sampling
 // is done and disabled, on one more launch; add_sass_counts puts the counts on the sampled PCs
 // and on every line of the sampled kernels (record/pc_sampling.hpp attach_instruction_counts).
 //

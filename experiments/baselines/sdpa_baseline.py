@@ -13,7 +13,7 @@ graph regime's stopping rule while it samples, and at the end turns the raw meas
   python3 experiments/baselines/sdpa_baseline.py --backends cudnn --shape 4x16x4096x128 --regimes cold,graph
   make baseline SHAPES="throughput latency"
 
-How it measures, and how that differs from the C++ harness (experiments/harness.cpp):
+How it measures, and how that differs from the C++ harness (experiments/harness/harness.cpp):
 - cold/warm: device time of the SDPA kernels of one call from torch.profiler (CUPTI kernel
   activity): the span from the first kernel's start to the last one's end, as the C++ regimes
   take it; "cold" zeroes a buffer of twice the L2 before every call. A call's kernels are told
@@ -32,7 +32,7 @@ How it measures, and how that differs from the C++ harness (experiments/harness.
   seed reproduces them under the same torch and GPU, but they are not bit-identical to the
   C++ phases' counter-based inputs (the record says so).
 - Correctness: the inputs and each backend's output go to the importer as raw fp16 files, and
-  it checks them with experiments/reference.cpp: the rows the C++ gate picks for the seed, the
+  it checks them with experiments/harness/reference.cpp: the rows the C++ gate picks for the seed, the
   fp64 reference, the row rule against a naive fp16 implementation's expected error, every
   element scanned for NaN/inf. torch allocates the output, so it cannot be poisoned first; a
   second call must give the same bits, and so must a call after timing.

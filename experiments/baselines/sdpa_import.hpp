@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "common/stats.hpp"
-#include "experiments/reference.hpp"
-#include "experiments/run_context.hpp"
+#include "experiments/harness/reference.hpp"
+#include "experiments/harness/run_context.hpp"
 #include "profiler/gpu_monitor.hpp"
 #include "record/result.hpp"
 #include "record/sdpa_raw.hpp"
 
 namespace attnlab {
 
-// One backend's output on one shape checked with the phases' code (experiments/reference.hpp):
+// One backend's output on one shape checked with the phases' code (experiments/harness/reference.hpp):
 // the rows rows_to_check picks for `seed`, the fp64 reference on `in` (torch's inputs, as the
 // baseline drew them) at the harness's softmax scale, the row rule, and every element scanned
 // for NaN and inf. `repeat_identical`: a second call on the same inputs gave the same bits. torch
@@ -67,13 +67,13 @@ std::string sample_plan_answer(const SdpaSamplePlan& plan);
 
 // Why the baseline cannot hold shape `s`, or nullopt: on the device torch's Q, K, V and two
 // outputs (the checked one is kept while a second call writes another), on the host what the
-// harness's footprint counts (experiments/reference.hpp), against device_free (torch's
+// harness's footprint counts (experiments/harness/reference.hpp), against device_free (torch's
 // cudaMemGetInfo: the importer's own context would count against it) and host_available.
 std::optional<std::string> sdpa_memory_refusal(const Shape& s, std::uint64_t device_free,
                                                std::uint64_t host_available);
 
 // attnlab-sdpa-import gpu's answer: the GPU's attributes by the runtime in the importer's process
-// (experiments/gpu_attributes.hpp) and the driver's version, a "<key> <value>" line each, keyed
+// (experiments/harness/gpu_attributes.hpp) and the driver's version, a "<key> <value>" line each, keyed
 // as the raw file's gpu block (record/sdpa_raw.hpp) and "driver"; the baseline puts them into
 // the raw file's header as it writes it. The name, the one value with spaces, runs to the end of
 // its line; the uuid is 32 hex digits; the rest are integers.

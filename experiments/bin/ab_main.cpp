@@ -1,7 +1,7 @@
 // attnlab-ab: two phases compared in one process on one GPU, paired and interleaved. Each shape
 // is measured in independent blocks, run in rounds across the shapes so one shape's blocks are
 // spread over the run: a block has fresh inputs (its own seed), gates both phases on the fp64
-// reference (two backward phases on the backward gate, experiments/backward_gate.hpp, their
+// reference (two backward phases on the backward gate, experiments/harness/backward_gate.hpp, their
 // flops 2.5x the forward's; the record says which pass), warms them up and times pairs in orders of two (ABBA or BAAB, from its own order
 // seed), every sample behind the same L2 flush, timed by CUPTI kernel activity (busy time) and
 // read with its NVML SM clock. The headline is the median of per-pair ratios t_B / t_A (A's
@@ -24,13 +24,13 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/backward_gate.hpp"
-#include "experiments/console.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/reference.hpp"
-#include "experiments/run_main.hpp"
-#include "experiments/run_setup.hpp"
+#include "experiments/harness/backward_gate.hpp"
+#include "experiments/harness/console.hpp"
+#include "experiments/harness/experiment.hpp"
+#include "experiments/harness/gate.hpp"
+#include "experiments/harness/reference.hpp"
+#include "experiments/harness/run_main.hpp"
+#include "experiments/harness/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/profiler.hpp"
 #include "record/ab.hpp"
@@ -284,7 +284,7 @@ void run_forward_block(const Phase& a, const Phase& b, const Shape& s, const Blo
 }
 
 // A block of two backward phases, as run_forward_block: one draw of Q, K, V and dO, O and LSE
-// from the harness's fp32 forward (experiments/backward_gate.hpp), read by both; each phase
+// from the harness's fp32 forward (experiments/harness/backward_gate.hpp), read by both; each phase
 // its own workspace; both gated on the backward rule against one sample and its references,
 // each launch the fast one (BackwardProblem::deterministic false, as the harness times it). Its
 // gradients after timing must pass the same check (with atomics their last bits may differ).

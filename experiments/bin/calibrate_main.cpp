@@ -23,9 +23,9 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/run_main.hpp"
-#include "experiments/run_setup.hpp"
+#include "experiments/harness/experiment.hpp"
+#include "experiments/harness/run_main.hpp"
+#include "experiments/harness/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/gpu_monitor.hpp"

@@ -20,8 +20,8 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/backward_gate.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/backward_gate.hpp"
+#include "experiments/harness/reference.hpp"
 #include "kernels/phase_cudnn_bwd.hpp"
 #include "kernels/registry.hpp"
 

@@ -3,6 +3,6 @@
 // the declaration's, next to the phase's kernel in kernels/phase_<id>_*.
 //   make experiment PHASE=4x                                (its default shapes)
 //   build/bin/attnlab-phase-4x --shape 1x8x1024x128:causal
-#include "experiments/experiment.hpp"
+#include "experiments/harness/experiment.hpp"
 
 int main(int argc, char** argv) { return attnlab::run_experiment(ATTNLAB_PHASE_ID, argc, argv); }

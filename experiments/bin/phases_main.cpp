@@ -12,9 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
-#include "experiments/command_line.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/registry_table.hpp"
+#include "experiments/harness/command_line.hpp"
+#include "experiments/harness/experiment.hpp"
+#include "experiments/harness/registry_table.hpp"
 #include "kernels/registry.hpp"
 
 int main(int argc, char** argv) {

@@ -29,8 +29,8 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
-#include "experiments/gpu_attributes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/gpu_attributes.hpp"
+#include "experiments/harness/reference.hpp"
 #include "experiments/baselines/sdpa_import.hpp"
 #include "record/record.hpp"
 

@@ -1,4 +1,4 @@
-// The backward gate's rule (experiments/backward_reference.hpp) against CPU emulations of
+// The backward gate's rule (experiments/harness/backward_reference.hpp) against CPU emulations of
 // backward kernels: a FlashAttention-style one (fp32 scores and dP, P and dS rounded to fp16 for
 // their GEMMs, fp32 accumulation, O and LSE from an fp32 forward) must pass on every input
 // distribution, as must one that rounds its scores to fp16 as the naive does; the same kernel
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/backward_reference.hpp"
+#include "experiments/harness/backward_reference.hpp"
 
 using namespace attnlab;
 

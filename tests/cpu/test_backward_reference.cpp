@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/backward_reference.hpp"
+#include "experiments/harness/backward_reference.hpp"
 
 using namespace attnlab;
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/shapes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/sampler.hpp"
 #include "common/stats.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/registry_table.hpp"
+#include "experiments/harness/registry_table.hpp"
 #include "kernels/registry.hpp"
 #include "tests/phase_lists.hpp"
 

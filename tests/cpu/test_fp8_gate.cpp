@@ -1,4 +1,4 @@
-// The FP8 gate (experiments/fp8_inputs.hpp, Grade::kFp8 of experiments/reference.hpp) without a
+// The FP8 gate (experiments/harness/fp8_inputs.hpp, Grade::kFp8 of experiments/harness/reference.hpp) without a
 // GPU: the e4m3 codec and per-tensor scales, and the row rule against CPU emulations of an FP8
 // kernel as FlashAttention-3 builds one (e4m3 Q, K, V with descales, fp32 scores, online
 // softmax over 64-key tiles, unnormalised P quantised to e4m3 with its scale, fp32
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/fp8_inputs.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/fp8_inputs.hpp"
+#include "experiments/harness/reference.hpp"
 #include "record/correctness.hpp"
 
 using namespace attnlab;

@@ -1,4 +1,4 @@
-// The gate's row rule (experiments/reference.hpp) against CPU emulations of kernels: a
+// The gate's row rule (experiments/harness/reference.hpp) against CPU emulations of kernels: a
 // FlashAttention-style kernel (fp32 scores, online softmax over 64-key tiles, unnormalised P
 // rounded to fp16, fp32 accumulation) must pass, as must one that rounds its scores to fp16
 // (phases 3b and 3c), on every input distribution; the same kernel with one bug each must
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
 using namespace attnlab;
 

@@ -1,9 +1,9 @@
-// The LSE's rule (experiments/reference.hpp, check_lse) against CPU emulations of a kernel that
+// The LSE's rule (experiments/harness/reference.hpp, check_lse) against CPU emulations of a kernel that
 // emits it: phase 5lse's arithmetic (fp32 scores, running maximum and sum in log2 units over
 // 128-key tiles, exp2, (m + log2 l) ln 2) must pass on every input distribution, causal and not,
 // with grouped KV heads and odd S; the same kernel with one bug each must fail, and so must a
 // poisoned (NaN) row. The LSE a GPU phase writes goes through the same function in the gate
-// (experiments/gate.cpp); tests/gpu/test_lse.cpp runs phase 5lse's.
+// (experiments/harness/gate.cpp); tests/gpu/test_lse.cpp runs phase 5lse's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
 using namespace attnlab;
 

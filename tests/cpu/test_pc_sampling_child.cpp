@@ -1,4 +1,4 @@
-// PC sampling in a child process (experiments/pc_sampling_child.hpp): the child's command line
+// PC sampling in a child process (experiments/harness/pc_sampling_child.hpp): the child's command line
 // reads back to what the parent asked for, and the spawn-wait-read turns every way a child can
 // fail (non-zero exit, signal, no file, a malformed one, no executable) into an unavailable
 // result with its reason, with fake children (shell scripts) in place of the experiment binary.
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/pc_sampling_child.hpp"
+#include "experiments/harness/pc_sampling_child.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "common/shapes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
 using namespace attnlab;
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/shapes.hpp"
-#include "experiments/registry_table.hpp"
+#include "experiments/harness/registry_table.hpp"
 #include "kernels/phase_cudnn.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --metrics pcsampling through an experiment binary: the harness samples in a child process of
-# its own (experiments/pc_sampling_child.hpp), and the record's pc_sampling must name at least
+# its own (experiments/harness/pc_sampling_child.hpp), and the record's pc_sampling must name at least
 # one kernel with samples and source lines, whose per-kernel breakdown carries the samples, and
 # executed-instruction counts (CUPTI SASS metrics) on its lines unless CUPTI refused them.
 # Exit 77 (ctest: skipped) without a GPU, or where CUPTI refuses PC sampling for want of

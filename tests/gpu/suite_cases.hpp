@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/shapes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"
 

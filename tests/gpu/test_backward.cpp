@@ -11,7 +11,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/backward_gate.hpp"
+#include "experiments/harness/backward_gate.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"
 #include "tests/gpu/suite_cases.hpp"

@@ -16,7 +16,7 @@
 // cancel (each row of dS sums to zero), so the rule is relative to the tensor's rms, not to each
 // element; 2^-10 |ref| covers the final rounding to fp16 (2^-11 relative). A dropped mask, a
 // wrong row or a missing term errs by the order of rms itself. The harness's gate holds phase b5
-// to the stricter rule of a naive fp16 backward (experiments/backward_reference.hpp).
+// to the stricter rule of a naive fp16 backward (experiments/harness/backward_reference.hpp).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/device_buffer.hpp"
+#include "experiments/harness/device_buffer.hpp"
 #include "kernels/backward_problem.hpp"
 #include "kernels/phase_b5.hpp"
 

@@ -12,8 +12,8 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/run_main.hpp"
+#include "experiments/harness/gate.hpp"
+#include "experiments/harness/run_main.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/work_order.hpp"
 

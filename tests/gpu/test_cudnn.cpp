@@ -10,7 +10,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/gate.hpp"
+#include "experiments/harness/gate.hpp"
 #include "kernels/registry.hpp"
 
 using namespace attnlab;

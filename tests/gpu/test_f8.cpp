@@ -1,5 +1,5 @@
 // Phase f8 on the device without the harness's FP8 path: each test quantises fresh inputs to e4m3
-// with per-tensor scales itself (experiments/fp8_inputs.hpp), launches the phase twice into
+// with per-tensor scales itself (experiments/harness/fp8_inputs.hpp), launches the phase twice into
 // NaN-poisoned output, and holds the output to the FP8 grade of the fp64 reference on the
 // dequantised inputs (Grade::kFp8). One binary, so the kernel can be checked in one call:
 //   build/bin/attnlab_f8_gpu_tests   (or ctest -R F8Phase)
@@ -13,10 +13,10 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/device_buffer.hpp"
-#include "experiments/fp8_inputs.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/device_buffer.hpp"
+#include "experiments/harness/fp8_inputs.hpp"
+#include "experiments/harness/gate.hpp"
+#include "experiments/harness/reference.hpp"
 #include "kernels/registry.hpp"
 
 using namespace attnlab;

@@ -13,7 +13,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/gate.hpp"
+#include "experiments/harness/gate.hpp"
 
 using namespace attnlab;
 

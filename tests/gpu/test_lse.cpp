@@ -15,7 +15,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/gate.hpp"
+#include "experiments/harness/gate.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/work_order.hpp"
 

@@ -9,7 +9,7 @@
 // loop on a math-pipe or fixed-latency reason (H100 reports `wait` for a dependent HMMA chain),
 // never a memory one. Checked as the harness samples: in a process in which PC sampling is the
 // only CUPTI client (the harness runs it in a child process of its own,
-// experiments/pc_sampling_child.hpp; its path through the experiment binary is
+// experiments/harness/pc_sampling_child.hpp; its path through the experiment binary is
 // tests/gpu/pc_sampling_child.sh), the module loaded by a first launch before PC sampling is
 // enabled for the sampled launch alone.
 // Skipped (ctest's skip code) without a GPU or where CUPTI refuses PC sampling for want of

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "common/shapes.hpp"
-#include "experiments/gate.hpp"
+#include "experiments/harness/gate.hpp"
 #include "common/check.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_cases.hpp"

@@ -7,7 +7,7 @@
 // one). In `sass_half` only lanes 0-15 of each warp run it: the loop body's instructions have
 // 16 threads active.
 //
-// Two checks: (1) as the harness's PC-sampling child does it (experiments/pc_sampling_child.hpp,
+// Two checks: (1) as the harness's PC-sampling child does it (experiments/harness/pc_sampling_child.hpp,
 // harness.cpp): the module loaded by a first launch, one PC-sampled launch, then one counted
 // launch (add_sass_counts) with the default, lazy patching; the loop line is the hottest line,
 // its sampled FFMAs are executed exactly N*G*W times with 32 (or 16) threads, and the line's

@@ -65,7 +65,7 @@ check() (
 self_test() {
   tmp=$(mktemp -d) || exit 2
   trap 'rm -rf "$tmp"' EXIT
-  for d in common record reports reports/run profiler/calibration kernels experiments tests; do
+  for d in common record reports reports/run profiler/calibration kernels experiments/harness tests; do
     mkdir -p "$tmp/$d"
   done
   printf '#include <vector>\n#include "common/shape.hpp"\n' > "$tmp/common/ok.hpp"
@@ -89,9 +89,9 @@ self_test() {
                'record:record/bad.hpp:#include <cuda_runtime.h>' \
                'record:record/bad.cpp:#include "common/check.hpp"' \
                'reports:reports/run/bad.cpp:#include "../../kernels/registry.hpp"' \
-               'reports:reports/bad.cpp:#include "experiments/experiment.hpp"' \
+               'reports:reports/bad.cpp:#include "experiments/harness/experiment.hpp"' \
                'reports:reports/bad.cpp:#include <cupti.h>' \
-               'renders:experiments/run_main.cpp:#include "reports/plots.hpp"' \
+               'renders:experiments/harness/run_main.cpp:#include "reports/plots.hpp"' \
                'renders,profiler:profiler/bad.cpp:#include "reports/render.hpp"' \
                'kernels:kernels/bad.cuh:#include "record/result.hpp"' \
                'kernels:kernels/registry.hpp:#include "record/claims.hpp"' \

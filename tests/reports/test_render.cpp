@@ -286,7 +286,7 @@ TEST(Render, IdleTimeBetweenTheKernelsOfALaunchIsShownOnlyForMultiKernelLaunches
   TempDir t;
   const fs::path dir = t.path / "3b" / "run";
   auto rec = ordered_json::parse(read_file(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase4-run.json"));
-  // Shaped as experiments/harness.cpp writes them; placeholder values for the renderer.
+  // Shaped as experiments/harness/harness.cpp writes them; placeholder values for the renderer.
   auto& first = rec["results"][0]["timing"]["cold"];
   first["kernels_per_launch"] = 3;
   first["busy_median_ns"] = 0.75 * first["median_ns"].get<double>();

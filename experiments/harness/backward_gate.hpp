@@ -1,7 +1,7 @@
 // The correctness gate of a backward phase on the device: Q, K, V and dO uploaded once, O and
-// LSE made by the gate's fp32 forward (experiments/backward_forward.hpp), the phase launched
+// LSE made by the gate's fp32 forward (experiments/harness/backward_forward.hpp), the phase launched
 // into dQ, dK and dV poisoned with NaN twice, and the first result compared with the fp64
-// reference gradients (experiments/backward_reference.hpp).
+// reference gradients (experiments/harness/backward_reference.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/backward_reference.hpp"
-#include "experiments/device_buffer.hpp"
+#include "experiments/harness/backward_reference.hpp"
+#include "experiments/harness/device_buffer.hpp"
 #include "kernels/registry.hpp"
 #include "record/correctness.hpp"
 
@@ -29,7 +29,7 @@ const Phase* lse_forward(const Phase& backward, const std::string& id, const std
 
 // Device operands of one backward problem and the phase's workspace (zeroed here once). The
 // constructor makes O and LSE and waits for them, so that nothing of it falls inside a timed
-// region: with the harness's fp32 forward (experiments/backward_forward.hpp), or with
+// region: with the harness's fp32 forward (experiments/harness/backward_forward.hpp), or with
 // `forward`, a forward phase that emits the LSE (Phase::emits_lse; anything else is a
 // std::invalid_argument), launched once at the problem's default scale.
 class BackwardBuffers {

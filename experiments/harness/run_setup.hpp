@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/shape.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/gate.hpp"
+#include "experiments/harness/reference.hpp"
 #include "kernels/registry.hpp"
 #include "record/correctness.hpp"
 #include "record/provenance.hpp"

@@ -19,16 +19,16 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shapes.hpp"
-#include "experiments/backward_gate.hpp"
-#include "experiments/console.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/gate.hpp"
-#include "experiments/pc_sampling_child.hpp"
-#include "experiments/record_fill.hpp"
-#include "experiments/reference.hpp"
-#include "experiments/registry_table.hpp"
-#include "experiments/run_main.hpp"
-#include "experiments/run_setup.hpp"
+#include "experiments/harness/backward_gate.hpp"
+#include "experiments/harness/console.hpp"
+#include "experiments/harness/experiment.hpp"
+#include "experiments/harness/gate.hpp"
+#include "experiments/harness/pc_sampling_child.hpp"
+#include "experiments/harness/record_fill.hpp"
+#include "experiments/harness/reference.hpp"
+#include "experiments/harness/registry_table.hpp"
+#include "experiments/harness/run_main.hpp"
+#include "experiments/harness/run_setup.hpp"
 #include "profiler/sass.hpp"
 #include "common/check.hpp"
 #include "kernels/phase_cudnn.hpp"
@@ -62,7 +62,7 @@ struct Options {
   // The gate's input distributions (reference.hpp), comma-separated; the first is timed.
   std::string inputs = inputs_list_name(default_gate_inputs());
   // Backward phases: the forward phase that makes the O and LSE they read (one that emits the
-  // LSE); empty: the harness's fp32 forward (experiments/backward_forward.hpp).
+  // LSE); empty: the harness's fp32 forward (experiments/harness/backward_forward.hpp).
   std::string forward;
   PcSamplingChildOptions child;     // hidden: this process is a PC-sampling child (pc_sampling_child.hpp)
 };
@@ -256,7 +256,7 @@ ShapeRun run_backward_shape(const Phase& phase, const Shape& s, const Options& o
 }
 
 // After run_shape, its buffers freed: stalls by source line (--metrics pcsampling), sampled in
-// a child process (experiments/pc_sampling_child.hpp: why), and the per-kernel breakdown.
+// a child process (experiments/harness/pc_sampling_child.hpp: why), and the per-kernel breakdown.
 void finish_shape(ShapeRun& run, const Shape& s, const Options& opt, Inputs timed,
                   std::uint64_t seed, const std::string& tag, bool pc_sampling) {
   if (!run.passed || !run.timed) return;
@@ -478,7 +478,7 @@ int measure(const Phase& phase, const Options& opt, const Plan& plan, std::uint6
   return all_passed ? kExitOk : kExitFailed;
 }
 
-// Child mode (--pc-sampling-child <out.json>, experiments/pc_sampling_child.hpp): no activity
+// Child mode (--pc-sampling-child <out.json>, experiments/harness/pc_sampling_child.hpp): no activity
 // tracing, sampler, NVML monitor, evidence, static facts, run record or phase table; the
 // shape's inputs from the seed (a backward phase's O and LSE from its --forward phase, or the
 // gate's fp32 forward) and the correctness gate as in the run, then one sampled launch

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "experiments/backward_gate.hpp"
-#include "experiments/gate.hpp"
+#include "experiments/harness/backward_gate.hpp"
+#include "experiments/harness/gate.hpp"
 #include "profiler/metrics.hpp"
 #include "record/ab.hpp"
 #include "record/pc_sampling.hpp"

@@ -14,7 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/shape.hpp"
-#include "experiments/command_line.hpp"
+#include "experiments/harness/command_line.hpp"
 #include "profiler/profiler.hpp"
 
 namespace attnlab {

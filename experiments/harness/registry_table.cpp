@@ -1,4 +1,4 @@
-#include "experiments/registry_table.hpp"
+#include "experiments/harness/registry_table.hpp"
 
 #include "kernels/registry.hpp"
 

@@ -1,5 +1,5 @@
 // Correctness gate: upload, poisoned launches, reference comparison.
-#include "experiments/gate.hpp"
+#include "experiments/harness/gate.hpp"
 
 #include <algorithm>
 #include <cstring>

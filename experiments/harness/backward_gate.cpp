@@ -1,5 +1,5 @@
 // The backward gate: buffers, the fp32 forward for O and LSE, poisoned launches, the check.
-#include "experiments/backward_gate.hpp"
+#include "experiments/harness/backward_gate.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/backward_forward.hpp"
+#include "experiments/harness/backward_forward.hpp"
 
 namespace attnlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "experiments/fp8_inputs.hpp"
+#include "experiments/harness/fp8_inputs.hpp"
 
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>

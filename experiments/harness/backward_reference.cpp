@@ -1,5 +1,5 @@
 // fp64 reference gradients of attention, the naive fp16 backward and the backward's tolerance.
-#include "experiments/backward_reference.hpp"
+#include "experiments/harness/backward_reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "experiments/parallel_for.hpp"
+#include "experiments/harness/parallel_for.hpp"
 
 namespace attnlab {
 namespace {

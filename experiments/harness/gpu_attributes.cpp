@@ -1,5 +1,5 @@
-// experiments/gpu_attributes.hpp: the runtime's device queries, none of which creates a context.
-#include "experiments/gpu_attributes.hpp"
+// experiments/harness/gpu_attributes.hpp: the runtime's device queries, none of which creates a context.
+#include "experiments/harness/gpu_attributes.hpp"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
 namespace attnlab {
 

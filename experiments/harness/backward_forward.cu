@@ -1,5 +1,5 @@
-// The backward gate's fp32 forward (experiments/backward_forward.hpp).
-#include "experiments/backward_forward.hpp"
+// The backward gate's fp32 forward (experiments/harness/backward_forward.hpp).
+#include "experiments/harness/backward_forward.hpp"
 
 #include <cuda_fp16.h>
 

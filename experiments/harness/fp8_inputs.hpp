@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
 namespace attnlab {
 

@@ -1,10 +1,10 @@
-#include "experiments/run_context.hpp"
+#include "experiments/harness/run_context.hpp"
 
 #include <unistd.h>
 
 #include <cstdlib>
 
-#include "experiments/build_info.hpp"
+#include "experiments/harness/build_info.hpp"
 
 namespace attnlab {
 

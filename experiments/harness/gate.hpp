@@ -1,7 +1,7 @@
 // The correctness gate on the device: operands uploaded once, the phase launched into
 // poisoned output twice, and the first result compared with the fp64 reference. A phase that
 // reads e4m3 (Phase::input_format) gets the codes of its inputs with their descales, and is
-// checked on the dequantised inputs with the FP8 rule (experiments/fp8_inputs.hpp).
+// checked on the dequantised inputs with the FP8 rule (experiments/harness/fp8_inputs.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
-#include "experiments/device_buffer.hpp"
-#include "experiments/fp8_inputs.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/device_buffer.hpp"
+#include "experiments/harness/fp8_inputs.hpp"
+#include "experiments/harness/reference.hpp"
 #include "kernels/registry.hpp"
 #include "record/correctness.hpp"
 

@@ -1,4 +1,4 @@
-#include "experiments/console.hpp"
+#include "experiments/harness/console.hpp"
 
 #include <cmath>
 #include <cstdio>

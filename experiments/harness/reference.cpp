@@ -1,8 +1,8 @@
 // fp64 reference attention, the naive fp16 yardstick and the comparison between them.
-#include "experiments/reference.hpp"
+#include "experiments/harness/reference.hpp"
 
-#include "experiments/fp8_inputs.hpp"
-#include "experiments/parallel_for.hpp"
+#include "experiments/harness/fp8_inputs.hpp"
+#include "experiments/harness/parallel_for.hpp"
 #include "record/constants.hpp"
 
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "experiments/pc_sampling_child.hpp"
+#include "experiments/harness/pc_sampling_child.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,11 +1,11 @@
 // The command-line half of every binary's skeleton (command_line.hpp).
-#include "experiments/command_line.hpp"
+#include "experiments/harness/command_line.hpp"
 
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 
-#include "experiments/experiment.hpp"
+#include "experiments/harness/experiment.hpp"
 
 namespace attnlab {
 

@@ -1,16 +1,16 @@
 // The skeleton every experiment binary's main shares (run_main.hpp): one place for the exit
 // codes, the device checks and the run directory, so that the binaries' messages agree.
-#include "experiments/run_main.hpp"
+#include "experiments/harness/run_main.hpp"
 
 #include <chrono>
 #include <iostream>
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
-#include "experiments/build_info.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/gpu_attributes.hpp"
-#include "experiments/reference.hpp"
+#include "experiments/harness/build_info.hpp"
+#include "experiments/harness/experiment.hpp"
+#include "experiments/harness/gpu_attributes.hpp"
+#include "experiments/harness/reference.hpp"
 #include "record/record.hpp"
 
 namespace attnlab {

@@ -83,7 +83,7 @@ void expected_naive_error_row(const Shape& s, const HostTensors& in, double scal
                               double* sigma);
 
 // The FP8 yardstick (kernels with e4m3 operands, the gate's Grade::kFp8): on the dequantised
-// inputs (experiments/fp8_inputs.hpp), scores in fp32 (e4m3 products accumulate in fp32 without
+// inputs (experiments/harness/fp8_inputs.hpp), scores in fp32 (e4m3 products accumulate in fp32 without
 // rounding to fp16), fp32 softmax with the row sum l of the unquantised weights, the weights
 // p = exp(s - m) <= 1 quantised to e4m3 with the scale kP8Scale (p * 448 fills e4m3's range:
 // small weights keep their relative precision, none is flushed below 2^-9 / 448), fp32
@@ -147,7 +147,7 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
 
 // The record's correctness block of a check on inputs drawn from `inputs`: its figures, the row
 // rule, the shape's row count, and its failure where it failed. The harness's gate
-// (experiments/record_fill.hpp) and the SDPA baseline's importer (experiments/baselines/sdpa_import.hpp)
+// (experiments/harness/record_fill.hpp) and the SDPA baseline's importer (experiments/baselines/sdpa_import.hpp)
 // add what their launches showed (repeat launches, poisoned output).
 Correctness correctness_block(const CheckResult& c, const Shape& s, Inputs inputs);
 

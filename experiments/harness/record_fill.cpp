@@ -1,5 +1,5 @@
-// The record's structs filled from what a run measured (experiments/record_fill.hpp).
-#include "experiments/record_fill.hpp"
+// The record's structs filled from what a run measured (experiments/harness/record_fill.hpp).
+#include "experiments/harness/record_fill.hpp"
 
 #include <cuda_runtime.h>
 
@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "common/check.hpp"
-#include "experiments/build_info.hpp"
-#include "experiments/console.hpp"
-#include "experiments/gpu_attributes.hpp"
-#include "experiments/run_context.hpp"
-#include "experiments/run_setup.hpp"
+#include "experiments/harness/build_info.hpp"
+#include "experiments/harness/console.hpp"
+#include "experiments/harness/gpu_attributes.hpp"
+#include "experiments/harness/run_context.hpp"
+#include "experiments/harness/run_setup.hpp"
 #include "kernels/phase_cudnn.hpp"
 #include "record/constants.hpp"
 #include "profiler/profiler.hpp"
