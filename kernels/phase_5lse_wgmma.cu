@@ -5,7 +5,7 @@
 // already holds, after the merge of an item split over keys (kernels/phase_5_kernel.cuh,
 // store_lse). Its kernels are phase 5's under their own traits type (phase_5::EmitLse), so
 // phase 5's kernels are unchanged and this variant is timed on its own. The harness checks the
-// LSE beside O against the fp64 reference (experiments/gate.hpp), and the backward gate can
+// LSE beside O against the fp64 reference (experiments/harness/gate.hpp), and the backward gate can
 // take O and LSE from it (--forward 5lse of a backward phase's experiment).
 // Run it: build/bin/attnlab-phase-5lse --check-only --shape 2x8x1000x128:causal
 #include <cuda.h>

@@ -26,7 +26,7 @@
 // that MUL, and its dQ and dK from that graph are wrong while its dV is right (kernels/NOTES.md,
 // cudnn_bwd's graph against the frontend's). kernels/phase_cudnn_bwd.hpp keeps that graph, and
 // both with dQ straight from its matmul, selectable for the device probe
-// (experiments/cudnn_bwd_probe.cpp), which prints each one's errors. The deterministic mode
+// (experiments/bin/cudnn_bwd_probe.cpp), which prints each one's errors. The deterministic mode
 // (BackwardProblem::deterministic) runs the frontend's graph with dQ straight from its matmul,
 // the graph the frontend builds for its deterministic algorithm.
 // The fp32 softmax_sum and dQ accumulator are the BackwardProblem's workspace (the frontend

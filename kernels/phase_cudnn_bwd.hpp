@@ -1,5 +1,5 @@
 // The cudnn_bwd baseline's graph choices, for the device probe that compares them
-// (experiments/cudnn_bwd_probe.cpp). The phase itself always runs graph_choices()[0]; the
+// (experiments/bin/cudnn_bwd_probe.cpp). The phase itself always runs graph_choices()[0]; the
 // others stay buildable so that one run on the device can show which node of the graph decides
 // whether cuDNN's dQ and dK are right, with nothing rebuilt.
 #pragma once

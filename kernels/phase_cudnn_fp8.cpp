@@ -19,7 +19,7 @@
 // bound, set by P's e4m3 rounding (tests/cpu/test_fp8_gate.cpp emulates an e4m3 output).
 //
 // Scalars: the engine multiplies the fp32 scores and O' by each factor in fp32. The inputs'
-// descales are powers of two (experiments/fp8_inputs.hpp), so this phase folds descale_q and
+// descales are powers of two (experiments/harness/fp8_inputs.hpp), so this phase folds descale_q and
 // descale_k into the by-value scale, and takes scale_o = scale_v / 2 (|O| <= max |V|, so O8
 // stays within e4m3's range with a binade of headroom for P's rounding), which makes
 // descale_v * scale_o = 1/2: every device scalar is then a constant that prepare() writes once,

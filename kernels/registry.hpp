@@ -90,7 +90,7 @@ struct Phase {
   bool emits_lse = false;
   // The pass it computes. A backward phase reads Q, K, V, O, dO and LSE and writes dQ, dK and dV
   // (kernels/backward_problem.hpp); the harness makes O and LSE with its own fp32 forward and
-  // gates the gradients on the backward rule (experiments/backward_reference.hpp).
+  // gates the gradients on the backward rule (experiments/harness/backward_reference.hpp).
   Direction direction = Direction::kForward;
   BackwardLaunchFn launch_backward = nullptr;
   // Its scratch at a shape (BackwardProblem::workspace), allocated and zeroed once per problem
@@ -131,7 +131,7 @@ struct Phase {
 // Every ATTNLAB_PHASE of the build, in the order of their files' names (generated).
 std::vector<Phase> declared_phases();
 // Phases a binary adds beside the declared ones (another commit's kernels built into the A/B
-// tool: experiments/base_phases.cpp), from a static initialiser, before phases() is first read.
+// tool: experiments/bin/base_phases.cpp), from a static initialiser, before phases() is first read.
 using PhaseSource = std::vector<Phase> (*)();
 bool add_phase_source(PhaseSource source);
 

@@ -10,7 +10,7 @@
 
 namespace attnlab {
 
-// The correctness rule the experiments apply (experiments/reference.hpp: each checked row's rms
+// The correctness rule the experiments apply (experiments/harness/reference.hpp: each checked row's rms
 // error against its bound), as a record names it in correctness.rule; constants.json's
 // correctness.rule is this (tests/cpu/test_constants.cpp).
 inline constexpr const char* kRowRmsRule = "row_rms";

@@ -10,7 +10,7 @@
 
 namespace attnlab {
 
-// The per-tensor scales of e4m3 inputs (experiments/fp8_inputs.hpp): the codes hold
+// The per-tensor scales of e4m3 inputs (experiments/harness/fp8_inputs.hpp): the codes hold
 // e4m3(x * scale), and the kernel's descale factor is 1 / scale.
 struct InputScales {
   double q = 1, k = 1, v = 1;
@@ -32,22 +32,22 @@ struct InputCheck {
 
 // Records before the row rule (no "rule" field) bounded max_abs_err by one global tolerance
 // (2 x the naive fp16 max error + 1e-3) and scanned only the checked rows for NaN; records with
-// rule "row_rms" bound each checked row's rms error (experiments/reference.hpp), and
+// rule "row_rms" bound each checked row's rms error (experiments/harness/reference.hpp), and
 // tolerance_abs is then the bound of the row closest to failing.
-// A gate that checked several input distributions (experiments/reference.hpp) lists each under
+// A gate that checked several input distributions (experiments/harness/reference.hpp) lists each under
 // `checks`; the block's own figures are those of `inputs`, the distribution the run then timed,
 // and `passed` is true only when every check passed. Records before the list checked one.
 // A phase that reads e4m3 inputs (input_format "e4m3") is checked on its dequantised inputs
-// against the naive FP8 yardstick (experiments/reference.hpp, Grade::kFp8), whose error
+// against the naive FP8 yardstick (experiments/harness/reference.hpp, Grade::kFp8), whose error
 // naive_fp16_max_abs_err then holds; input_scales are its inputs' quantisation scales.
 // rmse_unquantised, the rms error against the fp64 reference on the inputs before any
 // quantisation, is comparable across formats (for fp16 inputs, those are the ones checked).
 // Records before the FP8 path have none of the three: their inputs were fp16.
 // A forward phase that emits the rows' log-sum-exp (Phase::emits_lse) has it checked beside O
-// (experiments/reference.hpp, check_lse): lse_max_abs_err and lse_err_ratio (the row closest to
+// (experiments/harness/reference.hpp, check_lse): lse_max_abs_err and lse_err_ratio (the row closest to
 // failing, its error over its bound; null where an LSE was NaN or Inf). A backward check names
 // the forward that made the O and LSE it read: "fp32" (the harness's own fp32 forward,
-// experiments/backward_forward.hpp) or a phase's id (--forward); records before have neither.
+// experiments/harness/backward_forward.hpp) or a phase's id (--forward); records before have neither.
 struct Correctness {
   bool passed = false;
   double max_abs_err = 0, max_rel_err = 0;

@@ -87,7 +87,7 @@ struct PcSamplingResult {
 };
 
 nlohmann::ordered_json to_json(const PcSamplingResult& r);
-// The PC-sampling child's result file (experiments/pc_sampling_child.hpp), written atomically.
+// The PC-sampling child's result file (experiments/harness/pc_sampling_child.hpp), written atomically.
 void write_pc_sampling_file(const std::string& file, const PcSamplingResult& r);
 // Reads /results/<i>/pc_sampling at `base`; throws FieldError naming the field.
 PcSamplingResult read_pc_sampling(const nlohmann::ordered_json& root, const std::string& base);

@@ -1,7 +1,7 @@
 // Where a run came from and how it was run: the record's "provenance", "options" and each
 // result's "shape", as typed structs with their one JSON mapping. The harness fills them from
 // CUDA, CUPTI and its build; the report tool reads the identity back (`read_identity`).
-// The PyTorch SDPA baseline's runs (experiments/sdpa_import.hpp) fill the same structs; their
+// The PyTorch SDPA baseline's runs (experiments/baselines/sdpa_import.hpp) fill the same structs; their
 // build and versions name PyTorch's (Provenance::torch).
 #pragma once
 

@@ -1,4 +1,4 @@
-// The SDPA baseline's raw measurements (attnlab.sdpa-raw/1): what experiments/sdpa_baseline.py
+// The SDPA baseline's raw measurements (attnlab.sdpa-raw/1): what experiments/baselines/sdpa_baseline.py
 // measured with PyTorch; attnlab-sdpa-import turns it into the run record (record/result.hpp)
 // with the harness's statistics and provenance. The reader checks every field and names the
 // first bad one in one line.

@@ -70,7 +70,7 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
 }
 
 // The LSE a forward phase emits for the backward (Phase::emits_lse), checked beside O on the
-// same rows against the fp64 reference (experiments/reference.hpp, check_lse: an absolute bound
+// same rows against the fp64 reference (experiments/harness/reference.hpp, check_lse: an absolute bound
 // that grows with the value). Said only where a shape has the figures, so other reports stay as
 // they were.
 void lse_check(std::ostringstream& md, const Run& run) {
