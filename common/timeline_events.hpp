@@ -51,6 +51,24 @@ constexpr bool is_wait(Span s) {
          s == Span::kPingPongWait || s == Span::kClusterWait || s == Span::kMergeWait;
 }
 
+// How a stamped kernel stores its stamps (kernels/timeline.cuh), one per build: the CMake option
+// ATTNLAB_TIMELINE_STAMPS picks it, so one build can be timed against another, and the
+// timeline record names it.
+enum class StampPolicy : std::uint8_t {
+  kGlobal,            // every stamp stored to the warp's global slot as it is taken
+  kShared,            // stamps buffered in a shared-memory ring per warp, written out when it fills
+  kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
+};
+
+constexpr const char* stamp_policy_name(StampPolicy p) {
+  switch (p) {
+    case StampPolicy::kGlobal: return "global";
+    case StampPolicy::kShared: return "shared";
+    case StampPolicy::kSharedBoundaries: return "shared-boundaries";
+  }
+  return "unknown";
+}
+
 // One stamp: SM cycles (clock64) of the warp's SM, and what it marks. code = 2 span + end.
 struct RawEvent {
   std::uint64_t clock;  // [cycles] clock64 of the SM

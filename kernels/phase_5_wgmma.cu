@@ -56,7 +56,7 @@ void launch_stamped(const Problem& p, cudaStream_t stream) {
 }
 
 void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
-void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
+void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::Stamped>(p, stream); }
 
 // The declaration's facts of the traits a shape runs with (kernels/phase_5_facts.cuh).
 struct Pick {

@@ -409,7 +409,7 @@ void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t
 
 void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
 void launch_timeline(const Problem& p, cudaStream_t stream) {
-  launch_with<timeline::WarpStamps>(p, 0, 0, stream);
+  launch_with<timeline::Stamped>(p, 0, 0, stream);
 }
 
 // Every warpgroup takes its own key tiles; its first thread also refills its stages.

@@ -176,7 +176,7 @@ void launch_stamped(const Problem& p, cudaStream_t stream) {
 }
 
 void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
-void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(p, stream); }
+void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::Stamped>(p, stream); }
 
 // The attention kernel's geometry (the pre-pass's small grid runs before it).
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {

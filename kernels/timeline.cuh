@@ -1,9 +1,14 @@
 // Warp-role timelines, an instrument chosen at compile time: an instrumented kernel takes its
-// stamp policy as a template parameter. Under WarpStamps, lane 0 of every warp stamps clock64 at
-// the events the kernel marks into its own slot of a bounded device buffer
+// stamp policy as a template parameter. Under a stamping policy, every warp stamps clock64 at the
+// events the kernel marks into its own slot of a bounded device buffer
 // (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back); under
 // NoStamps every call is empty, so the timed kernels compile to the same instructions as
-// without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline).
+// without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline),
+// the stamped one under timeline::Stamped, the policy the build's ATTNLAB_TIMELINE_STAMPS names:
+//   WarpStamps                     (global) each stamp stored to the warp's global slot;
+//   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
+//                                  written out, one 16-byte store per lane, when it fills;
+//   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans.
 //
 // In a kernel templated on `class Stamps`:
 //   Stamps tl;                                 once, early, by every thread (anchors the warp)
@@ -19,6 +24,9 @@
 #include "common/check.hpp"
 #include "common/timeline_events.hpp"
 #include "kernels/timeline_host.hpp"
+
+// Generated from the CMake option ATTNLAB_TIMELINE_STAMPS (kernels/CMakeLists.txt).
+#include "attnlab_timeline_policy.hpp"
 
 namespace attnlab::timeline {
 
@@ -58,7 +66,52 @@ __device__ __forceinline__ std::uint32_t warp_word_address() {
   __shared__ std::uint32_t words[32];
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(&words[linear_tid() / 32 % 32]));
 }
+
+// The calling warp's slot in the attached buffer, or kNoSlot where it has none (no buffer
+// attached: a launch that sizes the buffer; a warp or block beyond the buffer's geometry).
+constexpr std::uint32_t kNoSlot = ~0u;
+__device__ __forceinline__ std::uint32_t slot_of_warp(const DeviceView& v) {
+  const std::uint32_t warp = linear_tid() / 32, cta = linear_cta();
+  return v.slots != nullptr && warp < v.warps_per_cta && cta < v.ctas ? cta * v.warps_per_cta + warp : kNoSlot;
+}
+// The slot header's anchors (RawSlot), written by one lane.
+__device__ __forceinline__ void write_start_anchors(RawSlot& s) {
+  s.start_clock = clock_now();
+  s.start_ns = globaltimer_now();
+  s.smid = smid_now();
+  s.cta = linear_cta();
+  s.started = 1;
+}
+__device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t count) {
+  s.end_clock = clock_now();
+  s.end_ns = globaltimer_now();
+  s.count = count;
+}
+
+// clock64, read once the instruction before it has issued. A named barrier on sm_90 compiles to
+// BAR.SYNC.DEFER_BLOCKING, after which a warp goes on issuing instructions that touch no memory
+// until the barrier completes. A clock read is one, so a stamp right after `bar.sync` would read
+// the time the warp reached the barrier, not when it left
+// (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; kernels/NOTES.md, "Why phase 5 and d4
+// are as they are": a load before each stamp's clock read). A volatile load is a memory
+// instruction: it issues only once the barrier is done, and the clock read issues after it. It
+// reads a shared-memory word of the warp's own (`word`, a shared-space address): a shared load's
+// round trip is short, where a global one cost a memory round trip per stamp.
+__device__ __forceinline__ std::uint64_t ordered_clock(std::uint32_t word) {
+  [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
+  return clock_now();
+}
 }  // namespace
+
+// Which spans a policy stamps, a bit per Span: the calls for the others compile to nothing.
+constexpr std::uint32_t span_bit(Span s) { return 1u << unsigned(s); }
+inline constexpr std::uint32_t kEverySpan = span_bit(Span::kCount) - 1;
+// Without the issue spans, which sit between a wait's end and the next wait's begin: a consumer
+// takes 4 of its 16 stamps per key tile there, the producer half of its own. Their time counts
+// as the warp's time between stamps.
+inline constexpr std::uint32_t kBoundarySpans =
+    kEverySpan & ~(span_bit(Span::kTmaIssue) | span_bit(Span::kQkIssue) | span_bit(Span::kPvIssue));
 
 // The timed build: every stamp is empty, no buffer is read.
 struct NoStamps {
@@ -81,12 +134,7 @@ class WarpStamps {
     const DeviceView v = g_view;
     const std::uint32_t tid = linear_tid(), cta = linear_cta();
     if (v.slots != nullptr && tid % 32 == 0 && tid / 32 < v.warps_per_cta && cta < v.ctas) {
-      RawSlot& s = v.slots[cta * v.warps_per_cta + tid / 32];
-      s.start_clock = clock_now();
-      s.start_ns = globaltimer_now();
-      s.smid = smid_now();
-      s.cta = cta;
-      s.started = 1;
+      write_start_anchors(v.slots[cta * v.warps_per_cta + tid / 32]);
       events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
       capacity_ = v.capacity;
     }
@@ -96,10 +144,7 @@ class WarpStamps {
   }
   __device__ __forceinline__ ~WarpStamps() {
     if (events_ == nullptr) return;
-    RawSlot& s = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
-    s.end_clock = clock_now();
-    s.end_ns = globaltimer_now();
-    s.count = count_;
+    write_end_anchors(g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32], count_);
   }
   WarpStamps(const WarpStamps&) = delete;
   WarpStamps& operator=(const WarpStamps&) = delete;
@@ -111,20 +156,10 @@ class WarpStamps {
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
-  //
-  // The load first: a named barrier on sm_90 compiles to BAR.SYNC.DEFER_BLOCKING, after which a
-  // warp goes on issuing instructions that touch no memory until the barrier completes. A clock
-  // read is one, so a stamp right after `bar.sync` would read the time the warp reached the
-  // barrier, not when it left (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; the probe
-  // kernels/NOTES.md, "Why phase 5 and d4 are as they are": a load before each stamp's clock
-  // read). A volatile load is a memory instruction: it issues only once the barrier is done, and
-  // the clock read issues after it. The warp's own shared-memory word, which its lane 0 wrote
-  // before the warp's first stamp: a shared load's round trip is short, where a global one
-  // (the word this read once) cost a memory round trip per stamp, most of the stamps' overhead.
+  // The clock is read after the warp's own shared-memory word (ordered_clock), which its lane 0
+  // wrote before the warp's first stamp.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
-    asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word_) : "memory");
-    const std::uint64_t c = clock_now();
+    const std::uint64_t c = ordered_clock(word_);
     const std::uint32_t write = events_ != nullptr && count_ < capacity_;
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
     const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
@@ -141,5 +176,153 @@ class WarpStamps {
   std::uint32_t capacity_ = 0;
   std::uint32_t count_ = 0;
 };
+
+// Stamps buffered in shared memory: each warp writes its stamps into a ring of two halves of
+// kHalfStamps in the block's static shared memory; as a half fills, one lane hands it to the
+// copy engine (a bulk copy, cp.async.bulk, to the warp's global slot) and the warp stamps on into
+// the other half. A stamp is then a shared load (the ordering, ordered_clock, on the entry it is
+// about to write), the clock read, a shared store and the ring's advance; no global store
+// instruction is issued per stamp, and a flush is one copy instruction and its bookkeeping.
+//
+// Its state is one register, the address of the warp's next entry: the count and where the
+// stamps go live in the warp's ring header, read only by a flush, which is inlined at every stamp
+// site and needs few registers. (WarpStamps keeps five; the consumers of phase 5's
+// three-consumer kernels have 160 registers and its producer 24 or 32, and ptxas spills where
+// the stamps crowd them: a flush that copied the entries through registers spilled more.)
+// Lane 0 of a warp records, as under WarpStamps: it stamps in every warp that stamps (the
+// producers' single threads are lane 0), and where it stamps alone (d4's first warp issues its
+// copies from lane 0) the other lanes' counts fall behind its own. So the warp's ring is lane
+// 0's; the other lanes' stores go to one more ring that every block's spare lanes share and whose
+// header sends nothing anywhere, which spares the store a lane predicate (a register) and lets
+// them run the same instructions. The warps beyond the first kRingWarps of a block (phase 5's
+// 512 threads) store there with all their lanes: they do not record.
+inline constexpr std::uint32_t kHalfStamps = 8;
+inline constexpr std::uint32_t kRingWarps = 16;
+
+namespace {
+inline constexpr std::uint32_t kHalfBytes = kHalfStamps * sizeof(RawEvent);
+inline constexpr std::uint32_t kRingBytes = 2 * kHalfBytes;  // 256: a power of two
+static_assert((kRingBytes & (kRingBytes - 1)) == 0, "a ring wraps where its address's low bits do");
+
+// Where a warp's ring is written out: its slot's events (null where it has none), the slot's
+// capacity and the stamps handed to the copy engine so far.
+struct RingHeader {
+  RawEvent* events;
+  std::uint32_t capacity;
+  std::uint32_t flushed;
+};
+
+// The rings and their headers, 4.5 KiB of the block's static shared memory, declared in a
+// function so only the kernels that stamp this way have them.
+struct Rings {
+  __device__ __forceinline__ static RawEvent (&entries())[kRingWarps + 1][2 * kHalfStamps] {
+    __shared__ __align__(kRingBytes) RawEvent rings[kRingWarps + 1][2 * kHalfStamps];
+    return rings;
+  }
+  __device__ __forceinline__ static RingHeader (&headers())[kRingWarps + 1] {
+    __shared__ RingHeader h[kRingWarps + 1];
+    return h;
+  }
+  // The header of the ring that holds shared address `at`.
+  __device__ __forceinline__ static RingHeader& header_of(std::uint32_t at) {
+    const auto first = static_cast<std::uint32_t>(__cvta_generic_to_shared(&entries()[0][0]));
+    return headers()[(at - first) / kRingBytes];
+  }
+};
+}  // namespace
+
+template <std::uint32_t kSpans>
+class SharedStamps {
+ public:
+  // As WarpStamps: every thread of a block, at the same point, with whole warps.
+  __device__ __forceinline__ SharedStamps() {
+    const DeviceView v = g_view;
+    const std::uint32_t warp = linear_tid() / 32;
+    const bool lane0 = linear_tid() % 32 == 0;
+    const std::uint32_t ring = warp < kRingWarps && lane0 ? warp : kRingWarps;
+    const std::uint32_t slot = warp < kRingWarps ? slot_of_warp(v) : kNoSlot;
+    next_ = static_cast<std::uint32_t>(__cvta_generic_to_shared(&Rings::entries()[ring][0]));
+    if (lane0) {
+      if (slot != kNoSlot) write_start_anchors(v.slots[slot]);
+      Rings::headers()[ring] = slot != kNoSlot ? RingHeader{v.events + std::size_t(slot) * v.capacity, v.capacity, 0}
+                                               : RingHeader{nullptr, 0, 0};
+    }
+    __syncwarp();
+  }
+  // Lane 0 hands over what its ring holds, waits until every copy has landed and writes the
+  // count.
+  __device__ __forceinline__ ~SharedStamps() {
+    const std::uint32_t pending = (next_ % kHalfBytes) / sizeof(RawEvent);
+    if (pending > 0) flush(pending);
+    if (linear_tid() % 32 == 0) {
+      asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+      const RingHeader& h = Rings::header_of(next_);
+      if (h.events != nullptr) write_end_anchors(g_view.slots[slot_of_warp(g_view)], h.flushed);
+    }
+  }
+  SharedStamps(const SharedStamps&) = delete;
+  SharedStamps& operator=(const SharedStamps&) = delete;
+  template <class Item>
+  __device__ __forceinline__ void begin(Span span, Item item) { stamp(span, false, std::uint32_t(item)); }
+  template <class Item>
+  __device__ __forceinline__ void end(Span span, Item item) { stamp(span, true, std::uint32_t(item)); }
+
+  __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
+    if ((kSpans & span_bit(span)) == 0) return;  // a constant at every call site
+    const std::uint64_t c = ordered_clock(next_);
+    // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
+    const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
+    asm volatile("st.shared.v2.u64 [%0], {%1, %2};" ::"r"(next_), "l"(c), "l"(rest) : "memory");
+    next_ += sizeof(RawEvent);
+    if (next_ % kHalfBytes == 0) flush(kHalfStamps);
+  }
+
+ private:
+  // Lane 0: the n entries before next_, from the start of their half, to the slot's stamps
+  // flushed, flushed + 1, ... by one bulk copy (those past the capacity are counted, not
+  // copied). Every lane: next_ moves on to the other half, which lane 0 knows free once the copy
+  // of that half, a half ago, has read it (the other lanes wait for it at the __syncwarp).
+  __device__ __forceinline__ void flush(std::uint32_t n) {
+    const std::uint32_t half = next_ - n * std::uint32_t(sizeof(RawEvent));
+    if (linear_tid() % 32 == 0) {
+      RingHeader& h = Rings::header_of(half);
+      const std::uint32_t first = h.flushed;
+      const std::uint32_t room = h.capacity > first ? h.capacity - first : 0;
+      const std::uint32_t bytes = (n < room ? n : room) * std::uint32_t(sizeof(RawEvent));
+      // The entries were written through the generic proxy; the copy engine reads them through
+      // the async proxy.
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      if (h.events != nullptr && bytes > 0)
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(h.events + first),
+                     "r"(half), "r"(bytes)
+                     : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");  // the other half is free
+      h.flushed = first + n;
+    }
+    next_ = half % kRingBytes == 0 ? half + kHalfBytes : half - kHalfBytes;
+    __syncwarp(__activemask());
+  }
+
+  std::uint32_t next_ = 0;  // shared-memory address of the warp's next entry
+};
+
+// The stamping policy of this build (ATTNLAB_TIMELINE_STAMPS), which the phases' stamped
+// launches instantiate.
+template <StampPolicy P>
+struct PolicyStamps;
+template <>
+struct PolicyStamps<StampPolicy::kGlobal> {
+  using type = WarpStamps;
+};
+template <>
+struct PolicyStamps<StampPolicy::kShared> {
+  using type = SharedStamps<kEverySpan>;
+};
+template <>
+struct PolicyStamps<StampPolicy::kSharedBoundaries> {
+  using type = SharedStamps<kBoundarySpans>;
+};
+using Stamped = typename PolicyStamps<kBuildStampPolicy>::type;
 
 }  // namespace attnlab::timeline

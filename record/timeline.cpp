@@ -216,6 +216,7 @@ ordered_json to_json(const TimelineRecord& r) {
   j["provenance"] = to_json(r.provenance);
   ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}};
   if (r.requested_sm) opts["sm"] = *r.requested_sm;
+  if (r.stamps) opts["stamps"] = *r.stamps;
   j["options"] = opts;
   j["method"] = r.method;
   j["correctness"] = to_json(r.correctness);
@@ -247,6 +248,7 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
   r.events_per_warp = u32_at(j, "/options/events_per_warp");
   r.launches = u32_at(j, "/options/launches");
   if (find(j, "/options/sm")) r.requested_sm = u32_at(j, "/options/sm");
+  r.stamps = optional_string_at(j, "/options/stamps");
   r.method = string_at(j, "/method");
   r.correctness = read_correctness(j, "/correctness");
   r.kernel_normal = string_at(j, "/kernel/normal");

@@ -121,6 +121,8 @@ struct TimelineRecord {
   std::uint32_t events_per_warp = 0;
   std::uint32_t launches = 0;         // per build, for the overhead
   std::optional<std::uint32_t> requested_sm;
+  // The build's stamp policy (stamp_policy_name); absent in records made before it was a choice.
+  std::optional<std::string> stamps;
   std::string method;
   Correctness correctness;            // the timeline build's output against the fp64 reference
   std::string kernel_normal, kernel_timeline;  // as CUPTI names them

@@ -285,10 +285,14 @@ std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
 }
 
 // What was stamped, what was lost, and the clock the cycles were converted at.
-std::string stamps_section(const TimelineDecoded& d, const Axis& axis) {
+std::string stamps_section(const TimelineRecord& rec, const TimelineDecoded& d, const Axis& axis) {
   std::ostringstream md;
-  md << "## Stamps\n\n"
-     << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
+  md << "## Stamps\n\n";
+  if (rec.stamps)
+    md << "Stamp policy `" << *rec.stamps << "` (kernels/timeline.cuh, the build's ATTNLAB_TIMELINE_STAMPS). ";
+  else
+    md << "Stamp policy not recorded (a record made before it was a choice). ";
+  md << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
      << "partner. " << axis.words << "\n\n";
@@ -343,7 +347,7 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
     return out;
   }
   const TimelineDecoded& d = *rec.timeline;
-  md << stamps_section(d, axis);
+  md << stamps_section(rec, d, axis);
 
   // The zoom ends when the last warp finished its first work item (a producer finishes issuing
   // it long before its consumers finish computing it).

@@ -29,6 +29,7 @@
 #include "experiments/harness/run_setup.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/timeline_host.hpp"
+#include "attnlab_timeline_policy.hpp"
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/kernel_activity.hpp"
@@ -54,9 +55,11 @@ struct Options {
 };
 
 constexpr const char* kMethod =
-    "The phase's kernels with their stamp policy on (kernels/timeline.cuh): lane 0 of every warp "
-    "stamps clock64 at the marked events into its own slot (anchored by clock64 and %globaltimer "
-    "at the warp's start and end). One launch without the buffer gives the grid and block "
+    "The phase's kernels with their stamp policy on (kernels/timeline.cuh; the build's policy is "
+    "options.stamps): every warp stamps clock64 at the marked events into its own slot (anchored by "
+    "clock64 and %globaltimer at the warp's start and end), each stamp stored there as it is taken "
+    "(global) or through a shared-memory ring written out as it fills (shared, shared-boundaries; "
+    "the latter without the issue spans). One launch without the buffer gives the grid and block "
     "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
     "launches), warmed up (3 launches of each build), and both builds are launched alternately, "
     "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
@@ -192,6 +195,7 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
   rec.events_per_warp = opt.events_per_warp;
   rec.launches = opt.launches;
   rec.requested_sm = opt.sm;
+  rec.stamps = timeline::stamp_policy_name(timeline::kBuildStampPolicy);
   rec.method = kMethod;
   rec.kernel_timeline = g.kernel;
   rec.grid_ctas = g.ctas;

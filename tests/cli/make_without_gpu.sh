@@ -20,7 +20,7 @@ check "gpu-check: nothing on stdout" test ! -s "$tmp/stdout"
 
 # A timeout bounds a Makefile that would build first (minutes); its BUILD directory tells.
 for goal in "experiment PHASE=5" "profile PHASE=5" "ab A=5 B=cudnn" "profile-ab A=5 B=cudnn" \
-            calibrate "timeline PHASE=5" sweep baseline "reproduce RUN=results/5/any"; do
+            calibrate "timeline PHASE=5" timeline-cost sweep baseline "reproduce RUN=results/5/any"; do
   name=${goal%% *}
   # shellcheck disable=SC2086 # the goal's words are make's arguments
   timeout 300 make -C "$repo" --no-print-directory $goal BUILD="$tmp/build-$name" >"$tmp/out" 2>&1

@@ -15,6 +15,7 @@
 #include "record/constants.hpp"
 #include "record/paired.hpp"
 #include "record/record.hpp"
+#include "record/timeline.hpp"
 
 using namespace attnlab;
 
@@ -48,6 +49,10 @@ TEST(SharedConstants, PresetsAreTheShapeTable) {
     ++n;
   }
   EXPECT_EQ(c["presets"].size(), n + 1);  // + "source"
+}
+
+TEST(SharedConstants, TimelineOverheadLimit) {
+  EXPECT_EQ(constants()["timeline_overhead_limit"]["value"].get<double>(), kTimelineOverheadLimit);
 }
 
 TEST(SharedConstants, RegimesAndStopReasons) {

@@ -290,6 +290,7 @@ TimelineRecord sample_record() {
   r.events_per_warp = 16;
   r.launches = 5;
   r.requested_sm = 0;
+  r.stamps = "shared";
   r.method = "m";
   r.correctness.passed = true;
   r.kernel_normal = "k";
@@ -324,6 +325,11 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   ASSERT_EQ(back.timeline->warps.size(), 2u);
   EXPECT_EQ(back.timeline->warps[1].spans[1].kind, Span::kWgmmaWait);
   EXPECT_DOUBLE_EQ(back.timeline->roles[0].waits.at(0).fraction, 250.0 / 500);
+  EXPECT_EQ(back.stamps, std::optional<std::string>("shared"));
+  // Records made before the policy was a choice have none.
+  auto old = j;
+  old["options"].erase("stamps");
+  EXPECT_FALSE(read_timeline_record(old).stamps);
 }
 
 TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {

@@ -32,7 +32,7 @@ void launch_stamped(cudaStream_t stream) {
 Refusal can_implement(const Shape& s) { return fp16_head_dim_refusal(s, "phase zz"); }
 
 void launch(const Problem&, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(stream); }
-void launch_timeline(const Problem&, cudaStream_t stream) { launch_stamped<timeline::WarpStamps>(stream); }
+void launch_timeline(const Problem&, cudaStream_t stream) { launch_stamped<timeline::Stamped>(stream); }
 std::string warp_role(std::uint32_t) { return "the fake warp"; }
 }  // namespace attnlab::phase_zz
 

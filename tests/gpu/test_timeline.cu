@@ -1,13 +1,17 @@
-// Warp-role timelines on the device: a kernel with a known wait (one warp spins a given number
-// of clock64 cycles before it arrives at a named barrier that another warp waits on) must decode
-// to a wait of that many cycles, and a slot that overflows must count its lost stamps without
-// writing into its neighbour's.
+// Warp-role timelines on the device, for every stamping policy (each test is typed over them,
+// whichever one the build's ATTNLAB_TIMELINE_STAMPS picks for the phases): a kernel with a known
+// wait (one warp spins a given number of clock64 cycles before it arrives at a named barrier
+// that another warp waits on) must decode to a wait of that many cycles, and a slot that
+// overflows must count its lost stamps without writing into its neighbour's.
 #include "kernels/timeline.cuh"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/check.hpp"
 #include "kernels/timeline_host.hpp"
@@ -17,8 +21,9 @@ namespace attnlab::timeline {
 namespace {
 
 // Warp 1 works (spins) for `spin` cycles, then arrives at barrier 1; warp 0 waits there.
+template <class Stamps>
 __global__ void known_wait(long long spin) {
-  WarpStamps tl;
+  Stamps tl;
   if (threadIdx.x / 32 == 1) {
     tl.begin(Span::kSoftmax, 0);
     const long long t0 = clock64();
@@ -34,13 +39,51 @@ __global__ void known_wait(long long spin) {
 }
 
 // Every warp stamps `n` begin/end pairs.
+template <class Stamps>
 __global__ void many_stamps(int n) {
-  WarpStamps tl;
+  Stamps tl;
   for (int i = 0; i < n; ++i) {
-    tl.begin(Span::kQkIssue, i);
-    tl.end(Span::kQkIssue, i);
+    tl.begin(Span::kSoftmax, i);
+    tl.end(Span::kSoftmax, i);
   }
 }
+
+// As a producer stamps: lane 0 of each warp alone, while the warp's other lanes have left.
+template <class Stamps>
+__global__ void lane0_stamps(int n) {
+  Stamps tl;
+  if (threadIdx.x % 32 != 0) return;
+  for (int i = 0; i < n; ++i) {
+    tl.begin(Span::kEmptyWait, i);
+    tl.end(Span::kEmptyWait, i);
+  }
+}
+
+// Every span kind once, begin and end, by every warp.
+template <class Stamps>
+__global__ void every_span() {
+  Stamps tl;
+  for (unsigned k = 0; k < unsigned(Span::kCount); ++k) {
+    tl.begin(Span(k), k);
+    tl.end(Span(k), k);
+  }
+}
+
+template <class Stamps>
+class TimelineGpu : public ::testing::Test {};
+// The shared policies hand their stamps to the copy engine a half ring (kHalfStamps) at a time;
+// the tests' stamp counts cross several halves and end in a partial one.
+using Policies = ::testing::Types<WarpStamps, SharedStamps<kEverySpan>, SharedStamps<kBoundarySpans>>;
+class PolicyName {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    if (std::is_same_v<T, WarpStamps>) return "global";
+    if (std::is_same_v<T, SharedStamps<kEverySpan>>) return "shared";
+    return "shared_boundaries";
+  }
+};
+TYPED_TEST_SUITE(TimelineGpu, Policies, PolicyName);
 
 const TimelineSpan* find_span(const TimelineWarp& w, Span k) {
   for (const auto& s : w.spans)
@@ -52,13 +95,13 @@ const TimelineSpan* find_span(const TimelineWarp& w, Span k) {
 // depend on the clock the SM ran at.
 constexpr double kCyclesAsNs = 1000;
 
-TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
+TYPED_TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
   const DeviceTimeline buffer(1, 2, 64);
   buffer.attach();
   buffer.clear(nullptr);
   // Long against everything else a warp does before and after its stamps (a few hundred cycles).
   constexpr long long kSpin = 1 << 20;
-  known_wait<<<1, 64>>>(kSpin);
+  known_wait<TypeParam><<<1, 64>>>(kSpin);
   ATTNLAB_CHECK_LAUNCH();
   DecodeOptions o;
   o.sm_clock_mhz = kCyclesAsNs;
@@ -86,11 +129,11 @@ TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
   EXPECT_GT(d.roles[0].wait_fraction, 0.5);  // warp 0 did nothing but wait
 }
 
-TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
+TYPED_TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
   const DeviceTimeline buffer(2, 2, 8);
   buffer.attach();
   buffer.clear(nullptr);
-  many_stamps<<<2, 64>>>(10);  // 20 stamps per warp into 8 places
+  many_stamps<TypeParam><<<2, 64>>>(10);  // 20 stamps per warp into 8 places
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
@@ -108,15 +151,77 @@ TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
   EXPECT_EQ(d.unmatched, 0u);
 }
 
-TEST(TimelineGpu, DetachedKernelsRecordNothing) {
+TYPED_TEST(TimelineGpu, DetachedKernelsRecordNothing) {
   const DeviceTimeline buffer(1, 2, 8);
   buffer.attach();
   buffer.clear(nullptr);
   detach_all();
-  many_stamps<<<1, 64>>>(2);
+  many_stamps<TypeParam><<<1, 64>>>(2);
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (const RawSlot& s : raw.slots) EXPECT_EQ(s.started, 0u);
+}
+
+// Past a ring's worth of stamps (the shared policies write them out as it fills) and with a
+// partial ring left at the end, every stamp lands in order, in its own slot.
+TYPED_TEST(TimelineGpu, EveryStampLandsInOrderAcrossRingFlushes) {
+  constexpr int kPairs = 3 * kHalfStamps + 3;  // six halves of a ring and 6 stamps over
+  const DeviceTimeline buffer(2, 3, 8 * kHalfStamps);
+  buffer.attach();
+  buffer.clear(nullptr);
+  many_stamps<TypeParam><<<2, 96>>>(kPairs);
+  ATTNLAB_CHECK_LAUNCH();
+  const RawTimeline raw = buffer.pull(nullptr);
+  for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
+    ASSERT_EQ(raw.slots[slot].count, 2u * kPairs) << "slot " << slot;
+    for (std::uint32_t e = 0; e < 2u * kPairs; ++e) {
+      const RawEvent& ev = raw.events[slot * raw.capacity + e];
+      EXPECT_EQ(ev.item, e / 2) << "slot " << slot << " event " << e;
+      EXPECT_EQ(ev.code, event_code(Span::kSoftmax, e % 2 == 1)) << "slot " << slot << " event " << e;
+      if (e > 0) EXPECT_GE(ev.clock, raw.events[slot * raw.capacity + e - 1].clock) << "slot " << slot;
+    }
+  }
+  DecodeOptions o;
+  o.sm_clock_mhz = kCyclesAsNs;
+  const TimelineDecoded d = decode(raw, o);
+  EXPECT_EQ(d.unmatched, 0u);
+  EXPECT_EQ(d.overflow, 0u);
+}
+
+// A warp of which lane 0 alone stamps (a producer's thread) writes out every stamp, its other
+// lanes having left the kernel first.
+TYPED_TEST(TimelineGpu, OneLaneStampsAloneAfterItsWarpLeft) {
+  constexpr int kPairs = kHalfStamps + 1;
+  const DeviceTimeline buffer(1, 2, 4 * kHalfStamps);
+  buffer.attach();
+  buffer.clear(nullptr);
+  lane0_stamps<TypeParam><<<1, 64>>>(kPairs);
+  ATTNLAB_CHECK_LAUNCH();
+  const RawTimeline raw = buffer.pull(nullptr);
+  for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
+    ASSERT_EQ(raw.slots[slot].count, 2u * kPairs) << "slot " << slot;
+    for (std::uint32_t e = 0; e < 2u * kPairs; ++e)
+      EXPECT_EQ(raw.events[slot * raw.capacity + e].item, e / 2) << "slot " << slot << " event " << e;
+  }
+}
+
+// The policy stamps the spans it names and no others.
+TYPED_TEST(TimelineGpu, StampsTheSpansOfItsPolicy) {
+  const DeviceTimeline buffer(1, 1, 64);
+  buffer.attach();
+  buffer.clear(nullptr);
+  every_span<TypeParam><<<1, 32>>>();
+  ATTNLAB_CHECK_LAUNCH();
+  const RawTimeline raw = buffer.pull(nullptr);
+  const std::uint32_t spans = std::is_same_v<TypeParam, SharedStamps<kBoundarySpans>> ? kBoundarySpans : kEverySpan;
+  std::vector<std::uint16_t> expected;
+  for (unsigned k = 0; k < unsigned(Span::kCount); ++k)
+    if (spans & span_bit(Span(k))) {
+      expected.push_back(event_code(Span(k), false));
+      expected.push_back(event_code(Span(k), true));
+    }
+  ASSERT_EQ(raw.slots[0].count, expected.size());
+  for (std::size_t e = 0; e < expected.size(); ++e) EXPECT_EQ(raw.events[e].code, expected[e]) << "event " << e;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ TimelineRecord two_warps() {
   r.provenance.gpu.name = "NVIDIA H100 80GB HBM3";
   r.provenance.gpu.uuid = "GPU-0123456789abcdef";
   r.kernel_timeline = "kernel_tl";
+  r.stamps = "shared-boundaries";
   r.grid_ctas = 1;
   r.block_threads = 256;
   r.correctness.passed = true;
@@ -70,6 +71,7 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   const std::string md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("Overhead 100.0 ns (10.00% of the normal build)"), std::string::npos) << md;
   EXPECT_NE(md.find("They agree: within 5.00% of the CUPTI time (55.00 ns)"), std::string::npos) << md;
+  EXPECT_NE(md.find("Stamp policy `shared-boundaries`"), std::string::npos) << md;
   EXPECT_NE(md.find("Cycles converted at 1755 MHz, the rate the warps' own clock64"), std::string::npos) << md;
   // Every clock says whose it is: the probe kernel's count, not the traced kernel's.
   EXPECT_NE(md.find("MHz after the traced launch, as a clock probe counted it"), std::string::npos) << md;
