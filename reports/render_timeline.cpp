@@ -122,6 +122,17 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
     data << "# " << timeline::span_name(Span(k)) << ": begin_us end_us lane\n" << block.str() << "\n\n";
     present.push_back(Span(k));
   }
+  // Each work item's critical path (reports/timeline_paths.hpp): the item's span on the lane of
+  // the warp that ended it last, drawn as a bar at the lane's upper edge.
+  std::ostringstream path;
+  for (const ItemPath& ip : item_paths(d)) {
+    if (ip.end_ns < t_lo || ip.begin_ns > t_hi) continue;
+    for (const auto& w : d.warps)
+      if (w.cta == ip.cta && w.warp == ip.warp)
+        path << gp_num(ip.begin_ns / 1000) << ' ' << gp_num(ip.end_ns / 1000) << ' ' << lanes.of.at(&w) << '\n';
+  }
+  const bool has_path = !path.str().empty();
+  if (has_path) data << "# critical path: begin_us end_us lane\n" << path.str() << "\n\n";
   const std::size_t n = lanes.labels.size();
   Plot p;
   p.stem = stem;
@@ -149,7 +160,10 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
       << " using (($1+$2)/2):3:1:2:" << lo << ":" << hi << " with boxxyerror fc rgb "
       << gp_quote(palette_colour(std::size_t(k))) << " title " << gp_quote(timeline::span_name(k));
   }
-  if (present.empty()) g << "NaN notitle";
+  if (has_path)
+    g << (present.empty() ? "" : ", \\\n     ") << "'" << stem << ".dat' index " << present.size()
+      << " using (($1+$2)/2):3:1:2:($3-0.48):($3-0.40) with boxxyerror fc rgb '#000000' title 'critical path'";
+  if (present.empty() && !has_path) g << "NaN notitle";
   g << "\n";
   p.script = g.str();
   p.data = data.str();
@@ -317,10 +331,15 @@ std::string paths_section(const TimelineDecoded& d) {
         "bounds the item. The what-if is a model, not a measurement: the items' summed time with "
         "that class's time gone and nothing else moved, an upper bound on what removing it gains "
         "(not yet checked against a kernel with a known delay).\n\n";
-  Table t({"class", "items it bounds", "share of the items' time", "what-if: items' time without it"}, "lrrr");
+  md << "Per item, the class's share of that item's time over the items: median and 90th "
+        "percentile. The picture draws each item's path: a black bar over the lane of the warp "
+        "that ended the item last.\n\n";
+  Table t({"class", "items it bounds", "share of the items' time", "per item: median", "per item: p90",
+           "what-if: items' time without it"},
+          "lrrrrr");
   for (const auto& c : summarize_paths(paths))
-    t.row({path_class_name(c.cls), count(double(c.items_bound)), pct(100 * c.share),
-           duration(total - c.ns) + " (" + pct(100 * (1 - c.share)) + ")"});
+    t.row({path_class_name(c.cls), count(double(c.items_bound)), pct(100 * c.share), pct(100 * c.item_share_median),
+           pct(100 * c.item_share_p90), duration(total - c.ns) + " (" + pct(100 * (1 - c.share)) + ")"});
   md << t.str() << "\n";
   return md.str();
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "common/stats.hpp"
+
 namespace attnlab::report {
 
 using timeline::Span;
@@ -88,6 +90,7 @@ std::vector<ItemPath> item_paths(const TimelineDecoded& d) {
     ItemPath p;
     p.cta = key.first;
     p.item = key.second;
+    p.warp = w->warp;
     p.role = w->role;
     p.begin_ns = s->begin_ns;
     p.end_ns = s->end_ns;
@@ -112,6 +115,13 @@ std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths
     if (by[c].ns <= 0) continue;
     by[c].cls = PathClass(c);
     by[c].share = total > 0 ? by[c].ns / total : 0;
+    std::vector<double> shares;
+    for (const auto& p : paths)
+      if (p.end_ns > p.begin_ns) shares.push_back(p.ns[c] / (p.end_ns - p.begin_ns));
+    if (!shares.empty()) {
+      by[c].item_share_median = stats::median(shares);
+      by[c].item_share_p90 = stats::percentile(shares, 0.9);
+    }
     out.push_back(by[c]);
   }
   return out;

@@ -39,7 +39,8 @@ PathClass path_class_of(timeline::Span s);
 
 struct ItemPath {
   std::uint32_t cta = 0, item = 0;
-  std::string role;                        // of the warp that ended the item last
+  std::uint32_t warp = 0;                  // the warp that ended the item last (its index in the CTA)
+  std::string role;                        // of that warp
   double begin_ns = 0, end_ns = 0;         // that warp's item span
   std::array<double, kPathClasses> ns{};  // [ns] its time over the item, by class
   PathClass bound = PathClass::kBetween;   // the class with the most time
@@ -53,6 +54,9 @@ struct PathClassSummary {
   std::size_t items_bound = 0;  // items this class bounds
   double ns = 0;                // [ns] on the items' paths, summed
   double share = 0;             // ns / the items' summed time
+  // Its share of one item's time, over the items (each item counted, with 0 where the class
+  // has no time on its path): how the bound spreads, where `share` weighs long items more.
+  double item_share_median = 0, item_share_p90 = 0;
 };
 
 // Per class over `paths`, in PathClass order, classes with no time left out.

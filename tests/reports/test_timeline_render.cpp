@@ -3,6 +3,8 @@
 // built by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/shapes.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
@@ -201,9 +203,46 @@ TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
   const std::string md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("## Critical path of each work item, SM 0"), std::string::npos) << md;
   EXPECT_NE(md.find("1 work items, 100.0 ns summed"), std::string::npos) << md;
-  EXPECT_NE(md.find("| softmax | 1 | 40.00% | 60.00 ns (60.00%) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| other ranks (cluster and merge waits) | 0 | 20.00% | 80.00 ns (80.00%) |"), std::string::npos)
+  EXPECT_NE(md.find("| softmax | 1 | 40.00% | 40.00% | 40.00% | 60.00 ns (60.00%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| other ranks (cluster and merge waits) | 0 | 20.00% | 20.00% | 20.00% | 80.00 ns (80.00%) |"),
+            std::string::npos)
       << md;
+}
+
+// Over several items, a class's share per item spreads: the median and 90th percentile count
+// every item, 0 where the class has no time on the item's path.
+TEST(TimelinePaths, TheSharePerItemIsDistributedOverTheItems) {
+  TimelineDecoded d;
+  TimelineWarp w{0, 4, 0, "consumer 0", 0, 1000, 0, 0, 0, {}};
+  // Ten items of 100 ns; in item i the loads wait takes 10 * i ns.
+  for (std::uint32_t i = 0; i < 10; ++i) {
+    const double b = 100.0 * i;
+    w.spans.push_back({Span::kItem, b, b + 100, i});
+    if (i > 0) w.spans.push_back({Span::kFullWait, b, b + 10 * i, i});
+  }
+  d.warps = {w};
+  const auto sum = summarize_paths(item_paths(d));
+  const auto loads = std::find_if(sum.begin(), sum.end(), [](const auto& c) { return c.cls == PathClass::kLoads; });
+  ASSERT_NE(loads, sum.end());
+  EXPECT_DOUBLE_EQ(loads->share, 450.0 / 1000);
+  EXPECT_DOUBLE_EQ(loads->item_share_median, 0.45);  // items 4 and 5: 40% and 50%
+  EXPECT_NEAR(loads->item_share_p90, 0.81, 1e-12);   // between 80% and 90%
+}
+
+// The picture draws each item's path on the lane of the warp that ended it last: item 0 on the
+// producer's lane (0; it ends at 500 ns, the consumer's at 400 ns), item 1 on the consumer's (1).
+TEST(TimelinePaths, ThePictureDrawsEachItemsPathOnItsLastWarpsLane) {
+  TempDir t;
+  render_timeline(two_warps(), t.path);
+  const std::string dat = read_file(t.path / "plots" / "timeline.dat");
+  const auto at = dat.find("# critical path: begin_us end_us lane\n");
+  ASSERT_NE(at, std::string::npos) << dat;
+  EXPECT_EQ(dat.substr(at).find("# critical path: begin_us end_us lane\n" + gp_num(0.01) + " " + gp_num(0.5) +
+                                " 0\n" + gp_num(0.4) + " " + gp_num(0.99) + " 1\n"),
+            0u)
+      << dat.substr(at);
+  const std::string gp = read_file(t.path / "plots" / "timeline.gp");
+  EXPECT_NE(gp.find("title 'critical path'"), std::string::npos) << gp;
 }
 
 }  // namespace
