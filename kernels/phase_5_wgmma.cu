@@ -39,6 +39,7 @@
 
 #include "kernels/phase_5_facts.cuh"   // work items, scratch, geometry of the chosen traits
 #include "kernels/phase_5_launch.cuh"  // the launch; the kernel, kernels/phase_5_kernel.cuh
+#include "kernels/timeline_stamped.cuh"  // timeline::Stamped, the stamped launch's policy
 
 namespace attnlab::phase_5 {
 

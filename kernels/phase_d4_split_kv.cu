@@ -43,7 +43,7 @@
 #include "kernels/phase_d4_merge.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
-#include "kernels/timeline.cuh"
+#include "kernels/timeline_stamped.cuh"
 #include "kernels/wgmma_tile.cuh"
 
 namespace attnlab::phase_d4 {

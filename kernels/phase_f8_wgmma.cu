@@ -28,6 +28,7 @@
 #include "kernels/wgmma_operands.cuh"
 
 #include "kernels/phase_5_launch.cuh"  // the launch; the kernel, kernels/phase_5_kernel.cuh
+#include "kernels/timeline_stamped.cuh"  // timeline::Stamped, the stamped launch's policy
 
 namespace attnlab::phase_f8 {
 namespace {

@@ -4,7 +4,8 @@
 // (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back); under
 // NoStamps every call is empty, so the timed kernels compile to the same instructions as
 // without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline),
-// the stamped one under timeline::Stamped, the policy the build's ATTNLAB_TIMELINE_STAMPS names:
+// the stamped one under timeline::Stamped (kernels/timeline_stamped.cuh), the policy the build's
+// ATTNLAB_TIMELINE_STAMPS names:
 //   WarpStamps                     (global) each stamp stored to the warp's global slot;
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
 //                                  written out, one 16-byte store per lane, when it fills;
@@ -24,9 +25,6 @@
 #include "common/check.hpp"
 #include "common/timeline_events.hpp"
 #include "kernels/timeline_host.hpp"
-
-// Generated from the CMake option ATTNLAB_TIMELINE_STAMPS (kernels/CMakeLists.txt).
-#include "attnlab_timeline_policy.hpp"
 
 namespace attnlab::timeline {
 
@@ -306,23 +304,5 @@ class SharedStamps {
 
   std::uint32_t next_ = 0;  // shared-memory address of the warp's next entry
 };
-
-// The stamping policy of this build (ATTNLAB_TIMELINE_STAMPS), which the phases' stamped
-// launches instantiate.
-template <StampPolicy P>
-struct PolicyStamps;
-template <>
-struct PolicyStamps<StampPolicy::kGlobal> {
-  using type = WarpStamps;
-};
-template <>
-struct PolicyStamps<StampPolicy::kShared> {
-  using type = SharedStamps<kEverySpan>;
-};
-template <>
-struct PolicyStamps<StampPolicy::kSharedBoundaries> {
-  using type = SharedStamps<kBoundarySpans>;
-};
-using Stamped = typename PolicyStamps<kBuildStampPolicy>::type;
 
 }  // namespace attnlab::timeline

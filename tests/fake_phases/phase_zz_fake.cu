@@ -11,7 +11,7 @@
 #include "common/check.hpp"
 #include "common/hopper.cuh"
 #include "kernels/registry.hpp"
-#include "kernels/timeline.cuh"
+#include "kernels/timeline_stamped.cuh"
 
 namespace attnlab::phase_zz {
 namespace {

@@ -1,0 +1,29 @@
+// timeline::Stamped: the stamp policy (kernels/timeline.cuh) that this build's stamped launches
+// instantiate, as the CMake option ATTNLAB_TIMELINE_STAMPS names it. Only the kernel files that
+// declare a stamped launch include it, so switching the option rebuilds those alone.
+#pragma once
+
+#include "kernels/timeline.cuh"
+
+// Generated from the CMake option (kernels/CMakeLists.txt).
+#include "attnlab_timeline_policy.hpp"
+
+namespace attnlab::timeline {
+
+template <StampPolicy P>
+struct PolicyStamps;
+template <>
+struct PolicyStamps<StampPolicy::kGlobal> {
+  using type = WarpStamps;
+};
+template <>
+struct PolicyStamps<StampPolicy::kShared> {
+  using type = SharedStamps<kEverySpan>;
+};
+template <>
+struct PolicyStamps<StampPolicy::kSharedBoundaries> {
+  using type = SharedStamps<kBoundarySpans>;
+};
+using Stamped = typename PolicyStamps<kBuildStampPolicy>::type;
+
+}  // namespace attnlab::timeline
