@@ -119,10 +119,24 @@ struct NoStamps {
   __device__ __forceinline__ void end(Span, Item) {}
 };
 
+// What a stamping policy offers a kernel: a span's begin and end, each one stamp
+// (Policy::stamp(span, end, item)).
+template <class Policy>
+class StampCalls {
+ public:
+  template <class Item>
+  __device__ __forceinline__ void begin(Span span, Item item) { self().stamp(span, false, std::uint32_t(item)); }
+  template <class Item>
+  __device__ __forceinline__ void end(Span span, Item item) { self().stamp(span, true, std::uint32_t(item)); }
+
+ private:
+  __device__ __forceinline__ Policy& self() { return static_cast<Policy&>(*this); }
+};
+
 // Per thread; records only in lane 0 of a warp whose slot exists. Its count lives in a
 // register (a global read-modify-write per stamp would cost a memory round trip) and is
 // written with the end anchor when the recorder goes out of scope, early returns included.
-class WarpStamps {
+class WarpStamps : public StampCalls<WarpStamps> {
  public:
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
@@ -146,10 +160,6 @@ class WarpStamps {
   }
   WarpStamps(const WarpStamps&) = delete;
   WarpStamps& operator=(const WarpStamps&) = delete;
-  template <class Item>
-  __device__ __forceinline__ void begin(Span span, Item item) { stamp(span, false, std::uint32_t(item)); }
-  template <class Item>
-  __device__ __forceinline__ void end(Span span, Item item) { stamp(span, true, std::uint32_t(item)); }
 
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
@@ -230,7 +240,7 @@ struct Rings {
 }  // namespace
 
 template <std::uint32_t kSpans>
-class SharedStamps {
+class SharedStamps : public StampCalls<SharedStamps<kSpans>> {
  public:
   // As WarpStamps: every thread of a block, at the same point, with whole warps.
   __device__ __forceinline__ SharedStamps() {
@@ -260,10 +270,6 @@ class SharedStamps {
   }
   SharedStamps(const SharedStamps&) = delete;
   SharedStamps& operator=(const SharedStamps&) = delete;
-  template <class Item>
-  __device__ __forceinline__ void begin(Span span, Item item) { stamp(span, false, std::uint32_t(item)); }
-  template <class Item>
-  __device__ __forceinline__ void end(Span span, Item item) { stamp(span, true, std::uint32_t(item)); }
 
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     if ((kSpans & span_bit(span)) == 0) return;  // a constant at every call site
