@@ -110,22 +110,19 @@ struct Params {
   float scale_log2;  // the softmax scale times log2(e)
   float scale;       // dK's factor
   int deterministic;
-  int kv_planes;     // B * H_kv: the blocks of one key tile
 };
 
-// A block's walk: its key tile and KV plane (batch * H_kv + KV head), from the block index with
-// the key tile slowest, and its steps, the query blocks [m_begin, m_blocks) of each query head
-// of the group in turn; causal blocks start at the first query block that sees the tile's first
-// key.
+// A block's walk: its key tile (blockIdx.x) of KV plane (blockIdx.z, blockIdx.y), and its
+// steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn; causal
+// blocks start at the first query block that sees the tile's first key.
 template <class T>
 struct Schedule {
-  int tile, key0, kv_plane, first_bh, m_begin, per_head, steps;
+  int key0, kv_plane, first_bh, m_begin, per_head, steps;
   __device__ explicit Schedule(const Params& p) {
-    tile = int(blockIdx.x) / p.kv_planes;
-    kv_plane = int(blockIdx.x) % p.kv_planes;
-    key0 = tile * T::kTileKeys;
+    key0 = int(blockIdx.x) * T::kTileKeys;
+    kv_plane = int(blockIdx.z) * p.H_kv + int(blockIdx.y);
     const int group = p.H / p.H_kv;
-    first_bh = kv_plane / p.H_kv * p.H + kv_plane % p.H_kv * group;
+    first_bh = int(blockIdx.z) * p.H + int(blockIdx.y) * group;
     m_begin = T::kCausal ? key0 / kQueries : 0;
     per_head = ceil_div(p.S, kQueries) - m_begin;
     steps = group * per_head;
@@ -271,7 +268,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = w.bh(i), m = w.m(i);
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
   // A turn per consumer, or with the split one per block (its consumers add disjoint columns).
-  const unsigned mine = T::kSplitDq ? unsigned(w.tile) : unsigned(w.tile * T::kConsumers + consumer);
+  const unsigned mine = T::kSplitDq ? blockIdx.x : blockIdx.x * T::kConsumers + consumer;
   if (p.deterministic) wait_turn(turn, mine, tid, barrier(kTurnWait));
 #pragma unroll
   for (int b = 0; b < T::kDqBlocks; ++b) {
@@ -332,10 +329,8 @@ __device__ __forceinline__ void Consumer<T>::run() {
   if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
-// One block per (key tile, KV plane), the key tile slowest: every plane's first tile starts
-// before any plane's second, so under the causal mask, where a tile's work falls with its index,
-// the longest blocks go first and the grid's tail is short ones; and a block of a plane starts
-// after that plane's earlier tiles (the deterministic mode's turns wait only on those).
+// One block per (key tile, KV head, batch): key tiles vary fastest, so the blocks of one KV
+// head's earlier key tiles start first (the deterministic mode's turns wait only on those).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,

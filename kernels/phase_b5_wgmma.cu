@@ -121,7 +121,7 @@ void launch_main(const BackwardProblem& p, float* dq_accum, const Params& params
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
-  const dim3 grid(unsigned(ceil_div(s.S, T::kTileKeys) * params.kv_planes));
+  const dim3 grid(unsigned(ceil_div(s.S, T::kTileKeys)), unsigned(s.H_kv), unsigned(s.B));
   kernel<<<grid, T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
   ATTNLAB_CHECK_LAUNCH();
 }
@@ -145,9 +145,8 @@ void require_alignment(const BackwardProblem& p) {
 
 Refusal can_implement(const Shape& s) {
   if (auto r = fp16_head_dim_refusal(s, "phase b5")) return r;
-  // The main kernel's grid: one block per key tile and KV plane, along x.
-  if (std::int64_t(ceil_div(s.S, 64)) * s.B * s.H_kv > INT32_MAX)
-    return "phase b5 takes at most 2^31 - 1 blocks of (key tile, KV head, batch)";
+  // The main kernel's grid: KV heads along y, batches along z.
+  if (s.H_kv > 65535 || s.B > 65535) return "phase b5 takes H_kv and B up to 65535 (the grid's y and z)";
   return std::nullopt;
 }
 
@@ -183,8 +182,7 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   ATTNLAB_CHECK_LAUNCH();
 
   const Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
-                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0,
-                      s.B * s.H_kv};
+                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
   if (s.D == 64)
     consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, stream)
                    : launch_main_for<64, 2>(p, dq_accum, params, stream);
