@@ -195,6 +195,9 @@ struct Consumer {
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
   __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
   __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
+  // The 64-column block of dQ that the consumer's b-th dQ GEMM computes: its own with the split
+  // over D, else the b-th.
+  __device__ int dq_column_block(int b) const { return T::kSplitDq ? consumer : b; }
 
   __device__ __forceinline__ void run();
   __device__ __forceinline__ void issue_scores(int i);
@@ -274,7 +277,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   for (int b = 0; b < T::kDqBlocks; ++b) {
     // The column block, and the keys: this consumer's, or with the split every consumer's (their
     // dS tiles and K's rows follow one another).
-    const int cb = T::kSplitDq ? consumer : b;
+    const int cb = dq_column_block(b);
     const __half* const ds = T::kSplitDq ? sm.ds[0] : sm.ds[consumer];
     const __half* const k_block = (T::kSplitDq ? sm.k : k_rows()) + cb * T::kTileKeys * kSwizzleHalves;
     float acc[32];
@@ -296,7 +299,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   if (tid == 0) {
 #pragma unroll
     for (int b = 0; b < T::kDqBlocks; ++b)
-      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], (T::kSplitDq ? consumer : b) * kSwizzleHalves, m * kQueries, bh);
+      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], dq_column_block(b) * kSwizzleHalves, m * kQueries, bh);
     if (p.deterministic) {
       // The turn passes once the additions are done, and made visible to the generic proxy
       // whose release passes it.

@@ -89,8 +89,9 @@ std::size_t deterministic_choice() {
 void prepare(const Shape& s) { prepare_choice(s, 0); }
 void launch(const BackwardProblem& p, cudaStream_t stream) {
   if (!p.deterministic) return launch_choice(p, 0, stream);
-  prepare_choice(p.shape, deterministic_choice());
-  launch_choice(p, deterministic_choice(), stream);
+  const std::size_t choice = deterministic_choice();
+  prepare_choice(p.shape, choice);
+  launch_choice(p, choice, stream);
 }
 
 #if !ATTNLAB_HAVE_CUDNN

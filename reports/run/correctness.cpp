@@ -15,10 +15,7 @@ bool e4m3(const Correctness& c) { return c.input_format.value_or("") == "e4m3"; 
 // An error the gate measured; inf where the output held NaN or Inf (written null).
 std::string error_text(double v) { return std::isfinite(v) ? sci(v) : "not finite (NaN or Inf output)"; }
 
-std::string rmse_text(const std::optional<double>& v) {
-  if (!v) return "not recorded";
-  return std::isfinite(*v) ? sci(*v) : "not finite (NaN or Inf output)";
-}
+std::string rmse_text(const std::optional<double>& v) { return v ? error_text(*v) : "not recorded"; }
 
 // "64.00, 128.0, 32.00": Q's, K's and V's.
 std::string scales_text(const std::optional<InputScales>& s) {
