@@ -40,7 +40,11 @@ fs::path write_plot(const fs::path& dir, const Plot& p) {
   text += "# Edits are overwritten on the next render; to restyle, copy this file. Render it\n";
   text += "# from this directory with: gnuplot " + p.stem + ".gp (reads " + p.stem +
           ".dat, writes " + p.stem + ".png)\n";
-  text += "set terminal pngcairo size 900," + std::to_string(p.height) +
+  // libgd's png terminal, not pngcairo: it writes an indexed-colour PNG, about a quarter of
+  // pngcairo's anti-aliased RGB at the same size and font, and every rendered figure is
+  // committed evidence that each clone carries. What it gives up is anti-aliasing and dash
+  // patterns (a `dt` draws solid), so no figure tells lines apart by dashes alone.
+  text += "set terminal png size 900," + std::to_string(p.height) +
           " enhanced font 'DejaVu Sans,10'\n";
   text += "set output '" + p.stem + ".png'\n";
   text += p.script;

@@ -187,9 +187,10 @@ void lines_panel(Plot& p, int& block, int D, const std::vector<Line>& lines, boo
     p.data += "\n\n";
     // Points drawn apart: yerrorlines takes no variable point type.
     const std::string data = "'tflops_vs_s.dat' index " + std::to_string(block++);
-    const std::string colour = " lc rgb '" + line_colour(l) + "'" + (l.published ? " dt 2" : "");
+    // A published line is drawn thinner than a measured one (the png terminal draws no dashes).
+    const std::string colour = " lc rgb '" + line_colour(l) + "'";
     plot += std::string(plot.empty() ? "plot " : ", \\\n     ") + data +
-            " using 1:2:3:4 with yerrorlines pt -1 lw 2" + colour + ", \\\n     " + data +
+            " using 1:2:3:4 with yerrorlines pt -1 lw " + (l.published ? "1" : "2") + colour + ", \\\n     " + data +
             " using 1:2:5 with points pt variable ps 1.1" + colour + ", \\\n     " + data +
             " using 1:2:7 with labels offset 0,-0.9 font ',6' noenhanced tc rgb '" + line_colour(l) + "'";
   }

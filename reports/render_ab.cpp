@@ -66,8 +66,8 @@ Plot ratio_plot(const AbShape& s, std::size_t index, const std::string& origin) 
     p.script += "     '' using 1:3 with points pt 6 ps 0.5 lc rgb '" + palette_colour(1) + "' title 'cycles', \\\n";
   p.script += "     '' using 1:6 with steps lw 2 lc rgb '" + palette_colour(2) + "' title 'block median', \\\n     " +
               gp_num(e.median) + " with lines lc rgb '#444444' title 'median', \\\n     " + gp_num(e.lo) +
-              " with lines dt 2 lc rgb '#888888' title '95% interval', \\\n     " + gp_num(e.hi) +
-              " with lines dt 2 lc rgb '#888888' notitle\n";
+              " with lines lc rgb '" + palette_colour(3) + "' title '95% interval', \\\n     " + gp_num(e.hi) +
+              " with lines lc rgb '" + palette_colour(3) + "' notitle\n";
   return p;
 }
 

@@ -86,7 +86,7 @@ Plot roofline_plot(const Run& run, const Ceilings& c, const std::vector<RoofPoin
   else
     plot += "dram(x) with lines lw 2 lc rgb '#1f77b4' title sprintf('DRAM %.0f GB/s (record); compute peak not known', bw), \\\n     ";
   if (c.fp32_tflops)
-    plot += "roof(x, fp32) with lines lw 2 dt 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \\\n     ";
+    plot += "roof(x, fp32) with lines lw 2 lc rgb '#ff7f0e' title sprintf('FP32 FMA peak %.1f TFLOPS (no tensor cores)', fp32), \\\n     ";
   plot += "'roofline.dat' using 2:3 with points pt 7 ps 1.6 lc rgb '#d62728' title " + gp_quote(std::string("this run, headline regime; x: ") + (all_measured ? "measured DRAM bytes" : !any_measured ? "minimum bytes" : "measured DRAM bytes where measured, else minimum bytes"));
   // Beyond a few points (a sweep) the labels pile up at similar intensities; the section's
   // table names every point instead.

@@ -473,7 +473,8 @@ TEST(Render, ProgressionDrawsPublishedFiguresBesideTheLinesAndSaysSo) {
   const std::string dat = read_file(t.path / "progression" / "plots" / "tflops_vs_s.dat");
   const std::string md = read_file(t.path / "progression" / "report.md");
   EXPECT_TRUE(contains(gp, "set label 'X (paper)' at 1105.92,392 left")) << gp;
-  EXPECT_TRUE(contains(gp, "lc rgb '#000000' dt 2")) << gp;
+  EXPECT_TRUE(contains(gp, "with yerrorlines pt -1 lw 1 lc rgb '#000000'")) << gp;  // thinner
+  EXPECT_TRUE(contains(gp, "with yerrorlines pt -1 lw 2 lc rgb '#2ca02c'")) << gp;
   EXPECT_TRUE(contains(dat, "# D=64, phase X (paper)\n512 333 333 333 12 \"\" \"\"\n1024 392 392 392 12 \"\" \"\"\n\n")) << dat;
   EXPECT_FALSE(contains(dat, "16384")) << dat;  // no lab line reaches it
   EXPECT_FALSE(contains(dat, " 111 ")) << dat;   // causal: no causal lab line at D = 64

@@ -1,7 +1,7 @@
 # hotlines_1_1.gp: rendered by attnlab-report from run.json of run 4/20261122T215639Z-dcabdff.
 # Edits are overwritten on the next render; to restyle, copy this file. Render it
 # from this directory with: gnuplot hotlines_1_1.gp (reads hotlines_1_1.dat, writes hotlines_1_1.png)
-set terminal pngcairo size 900,500 enhanced font 'DejaVu Sans,10'
+set terminal png size 900,500 enhanced font 'DejaVu Sans,10'
 set output 'hotlines_1_1.png'
 set title 'PC samples by source line and stall reason\nthroughput 16x16x2048x64' noenhanced
 set ylabel 'PC samples'

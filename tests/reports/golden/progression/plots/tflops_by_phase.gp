@@ -1,7 +1,7 @@
 # tflops_by_phase.gp: rendered by attnlab-report from the newest ok record of every phase and shape under ../records.
 # Edits are overwritten on the next render; to restyle, copy this file. Render it
 # from this directory with: gnuplot tflops_by_phase.gp (reads tflops_by_phase.dat, writes tflops_by_phase.png)
-set terminal pngcairo size 900,410 enhanced font 'DejaVu Sans,10'
+set terminal png size 900,410 enhanced font 'DejaVu Sans,10'
 set output 'tflops_by_phase.png'
 set multiplot layout 1,2 title "TFLOPS by phase, one panel per shape: newest ok record, headline regime at device time; points: median, bars: p10-p90 (linear axes)\nfilled: busy time, hollow: span only; circle: the board and session of most figures, triangle: another board (§), square: another session on it (¶)" noenhanced font ',9'
 set ylabel 'TFLOPS'
