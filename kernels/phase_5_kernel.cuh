@@ -190,6 +190,8 @@ struct Consumer {
   float o_acc[D / 2];
   float s_acc[T::kTileK / 2];
   std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile (T::Ops' format) while PV reads it
+  // Q's rows in registers, each QK^T k-step's A fragment, where the traits keep them there.
+  std::uint32_t q_frag[T::kQInRegs ? D / 16 : 1][4];
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
   float l_row[2];  // this thread's share of the running sums
   const typename T::Elem* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
@@ -209,7 +211,10 @@ struct Consumer {
     sm.k_pipe.consumer_wait(pos);
     tl.end(Span::kFullWait, j);
     tl.begin(Span::kQkIssue, j);
-    T::Ops::template qk<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
+    if constexpr (T::kQInRegs)
+      qk_gemm_rs<T::kTileK, D>(s_acc, q_frag, sm.k[pos.stage()]);
+    else
+      T::Ops::template qk<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
     tl.end(Span::kQkIssue, j);
   }
   // O += P V of tile j from p_frag, issued without waiting.
@@ -221,6 +226,11 @@ struct Consumer {
     tl.begin(Span::kPvIssue, j);
     T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
+  }
+  // Q's fragment is read by every QK^T of the item: once one has completed, its registers are
+  // pinned there, so none is reused while a wgmma may still read it.
+  __device__ __forceinline__ void fence_q() {
+    if constexpr (T::kQInRegs) fence_operands(q_frag);
   }
   // Waits for PV of tile j (every GEMM group of the consumer), then gives its V stage back.
   __device__ __forceinline__ void finish_pv(int j, Stamps& tl) {
@@ -269,7 +279,10 @@ struct Consumer {
 template <class T, class Stamps>
 __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing<T> slot, Stamps& tl) {
   auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { pipe.consumer_release(ring + j, lane); };
-  auto release_q = [&] { sm.q_pipe.consumer_release(slot, lane); };
+  // (With Q in registers the slot went back when it was read: run_consumer.)
+  auto release_q = [&] {
+    if constexpr (!T::kQInRegs) sm.q_pipe.consumer_release(slot, lane);
+  };
   float corr[2];
   turn_wait(tl);
   issue_qk(0, tl);
@@ -278,6 +291,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   wgmma_wait<0>();
   tl.end(Span::kWgmmaWait, 0);
   fence_operands(s_acc);
+  fence_q();
   release(sm.k_pipe, 0);
   if (n_mine == 1) release_q();
   softmax(0, corr, tl);  // O is still zero: no correction
@@ -291,6 +305,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
     tl.end(Span::kWgmmaWait, j);
     fence_operands(s_acc);
+    fence_q();
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
     softmax(j, corr, tl);
@@ -412,6 +427,10 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     tl.begin(Span::kItem, w);
     c.row_lo = c.t.q0 + c.row_in_tile;
     c.q_tile = sm.q[slot.stage()] + c.consumer * kRowsPerConsumer * T::Ops::template row_elems<T::D>();
+    if constexpr (T::kQInRegs) {
+      load_q_fragment<T::D, T::kTileQ>(c.q_frag, c.q_tile, c.warp, c.lane);
+      sm.q_pipe.consumer_release(slot, c.lane);
+    }
 #pragma unroll
     for (int i = 0; i < T::D / 2; ++i) c.o_acc[i] = 0.f;
     c.m_row[0] = c.m_row[1] = kNegInf;

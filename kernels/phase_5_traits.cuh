@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/attention_common.cuh"
 #include "common/hopper.cuh"
@@ -65,6 +66,8 @@ struct Traits {
   // Whether the epilogue also writes each row's log-sum-exp (Problem::lse): only the kernels
   // of EmitLse below, so these kernels carry none of its code.
   static constexpr bool kEmitsLse = false;
+  // Whether each consumer holds its rows of Q in registers for QK^T (QInRegisters below).
+  static constexpr bool kQInRegs = false;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
   static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
   // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
@@ -110,6 +113,15 @@ struct Traits {
 template <class Base>
 struct EmitLse : Base {
   static constexpr bool kEmitsLse = true;
+};
+
+// The kernel of traits Base whose consumers read their 64 rows of Q into registers once per item
+// (D / 4 registers each) and issue QK^T with A from registers, so that each k-step's wgmma reads
+// only K from shared memory; the Q slot goes back to the producer as soon as it is read.
+template <class Base>
+struct QInRegisters : Base {
+  static_assert(std::is_same_v<typename Base::Ops, hopper::Fp16Operands>, "Q's fp16 register fragment");
+  static constexpr bool kQInRegs = true;
 };
 
 // One tile of R rows and D elements, stored as swizzled rows (kernels/wgmma_operands.cuh): fp16
@@ -208,8 +220,9 @@ auto with_traits(const Shape& s, int sms, Fn&& fn) {
     // Items of at least kMinSplitTiles key tiles (S >= 2048) may split over keys where their
     // count leaves the last round part empty (launch_with).
     if (s.S <= 4096) {
-      if (ceil_div(s.S, 128) >= kMinSplitTiles) return fn(TraitsTag<Traits<128, 128, 2, false, 2, true>>{});
-      return fn(TraitsTag<Traits<128, 128, 2, false>>{});
+      if (ceil_div(s.S, 128) >= kMinSplitTiles)
+        return fn(TraitsTag<QInRegisters<Traits<128, 128, 2, false, 2, true>>>{});
+      return fn(TraitsTag<QInRegisters<Traits<128, 128, 2, false>>>{});
     }
     return fn(TraitsTag<Traits<128, 176, 2, false, 2, true>>{});
   }

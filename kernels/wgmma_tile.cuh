@@ -36,6 +36,43 @@ __device__ __forceinline__ void qk_gemm(float (&s)[TileK / 2], const __half* q, 
   wgmma_commit();
 }
 
+// A warpgroup's 64 rows of a Q tile (column blocks of 64 halves, QRows swizzled 128-byte rows
+// each, as qk_gemm reads it; q at the warpgroup's first row, on a 1024-byte boundary) into the
+// register A fragment of each of QK^T's D/16 k-steps: ldmatrix.x4 gives a warp its 16 rows of a
+// k-step, matrix m (rows 8(m%2).., columns 8(m/2)..) landing in register m, the fragment's order
+// (pack_p's). Lane l addresses row l%8 + 8((l/8)%2) of its warp's slice, at 16-byte chunk
+// 2(k-step%4) + l/16 of the swizzled line, the chunk moved by the 128-byte swizzle (XOR the row's
+// low three bits).
+template <int D, int QRows>
+__device__ __forceinline__ void load_q_fragment(std::uint32_t (&a)[D / 16][4], const __half* q, int warp, int lane) {
+  const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+  const unsigned line = smem_addr(q) + unsigned(row) * kSwizzleBytes;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const int chunk = (2 * (kk % 4) + lane / 16) ^ (row % 8);
+    const unsigned addr = line + unsigned((kk / 4) * QRows * kSwizzleBytes + chunk * 16);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
+                 : "r"(addr)
+                 : "memory");
+  }
+}
+
+// S = Q K^T of one key tile into s with Q in registers (load_q_fragment), K as qk_gemm reads it;
+// issued and committed without waiting.
+template <int TileK, int D>
+__device__ __forceinline__ void qk_gemm_rs(float (&s)[TileK / 2], const std::uint32_t (&q)[D / 16][4],
+                                           const __half* k) {
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const std::uint64_t db =
+        smem_desc_sw128(k + (kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16, 16, kSwizzleAtomBytes);
+    wgmma_rs<TileK>(s, q[kk], db, kk > 0);
+  }
+  wgmma_commit();
+}
+
 // O += P V of one key tile, P from registers (pack_p), issued and committed without waiting. V
 // is [keys][D], MN-major for this product; a k-step is 16 keys = two swizzle atoms.
 template <int TileK, int D>

@@ -38,6 +38,18 @@ __device__ __forceinline__ void wgmma_ss<{n}>(float (&d)[{r}], std::uint64_t des
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }}
 
+// D[64x{n}] (+)= A[64x16] * B[16x{n}], A in registers, B K-major in shared memory.
+template <>
+__device__ __forceinline__ void wgmma_rs<{n}>(float (&d)[{r}], const std::uint32_t (&a)[4],
+                                              std::uint64_t desc_b, int scale_d) {{
+  asm volatile(
+      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 5}, 0;\\n"
+      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 "
+      "{acc}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1, 0;\\n}}\\n"
+      : {cons}
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+}}
+
 // D[64x{n}] (+)= A[64x16] * B[16x{n}], A in registers, B MN-major in shared memory.
 template <>
 __device__ __forceinline__ void wgmma_rs_mn<{n}>(float (&d)[{r}], const std::uint32_t (&a)[4],
