@@ -133,6 +133,12 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
       attr[0].val.clusterDim.z = 1;
       cfg.attrs = attr;
       cfg.numAttrs = 1;
+      // As many clusters as fit on the GPU at once (a GPC's SMs pair up only within it, so
+      // fewer than half its SMs where a GPC has an odd count): a persistent cluster the GPU
+      // cannot hold waits for one to exit, then runs its whole share of pairs alone.
+      int clusters = 0;
+      ATTNLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+      if (clusters > 0) cfg.gridDim.x = std::min(cfg.gridDim.x, unsigned(clusters * T::kCluster));
       ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, maps.q, maps.k, maps.v, tm_o, params));
     } else {
       kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(maps.q, maps.k, maps.v, tm_o, params);
