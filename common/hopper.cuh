@@ -71,16 +71,6 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
 }
-// Every thread of the cluster meets every other, also where the threads of a warp arrive apart
-// (a kernel's end, where one thread of a warp has run the producer's loop): the writes before
-// it are seen by the threads of every block after it.
-__device__ __forceinline__ void cluster_sync_unaligned() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// One arrival on the mbarrier at a shared::cluster address (from map_rank) of another block.
-__device__ __forceinline__ void mbarrier_arrive_remote(unsigned bar) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
 // An 8-byte store into another block's shared memory (addr from map_rank) that completes 8
 // bytes of the transaction count of that block's mbarrier (bar, from map_rank too).
 __device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, unsigned bar) {
@@ -93,23 +83,6 @@ __device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, uns
 // ahead of its first copy.
 __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
-}
-
-// Half `rank` (of two) of a TileK-row tile: rows [row0 + rank TileK / 2, ...) of plane z of a
-// tensor map of TileK / 2-row boxes, into the same place of the column-blocked tile in both
-// blocks of the cluster (multicast), each block's copy completing on its own mbarrier at bar's
-// offset.
-template <int D, int TileK>
-__device__ __forceinline__ void tma_multicast_half(__half* tile, const CUtensorMap* map, int row0, int z,
-                                                   std::uint64_t* bar, unsigned rank) {
-  constexpr int kHalf = TileK / 2;
-#pragma unroll
-  for (int cb = 0; cb < D / kSwizzleHalves; ++cb) {
-    const std::int32_t coords[3] = {cb * kSwizzleHalves, row0 + int(rank) * kHalf, z};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
-                                    tile + (cb * TileK + int(rank) * kHalf) * kSwizzleHalves, map, coords, bar,
-                                    std::uint16_t(0b11));
-  }
 }
 
 // Copies rows [row0, row0 + rows) of plane z of a tensor map made by make_tensor_map_sw128

@@ -88,13 +88,6 @@ using KVRing = RingPosition<T::kStages>;
 template <class T>
 using QRing = RingPosition<T::kQStages>;
 
-// The block's rank in its cluster, read afresh where used, like block_now.
-__device__ __forceinline__ unsigned cluster_rank_now() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
 template <class T>
 __device__ __forceinline__ Work work_of(const Params<T>& p, const KeySplit::Unit& u) {
   const WorkOrder::Item it = p.order.item(u.w);
@@ -102,9 +95,7 @@ __device__ __forceinline__ Work work_of(const Params<T>& p, const KeySplit::Unit
   t.bh = it.bh;
   const int b = t.bh / p.H;
   t.kv_plane = b * p.H_kv + (t.bh - b * p.H) / (p.H / p.H_kv);
-  // A cluster's pair of items: query blocks 2i and 2i + 1, by the block's rank (KVMulticast).
-  const int m_block = T::kCluster > 1 ? it.m_block * 2 + int(cluster_rank_now()) : it.m_block;
-  t.q0 = m_block * T::kTileQ;
+  t.q0 = it.m_block * T::kTileQ;
   const int all = T::Mask::key_tiles(t.q0, T::kTileQ, p.S, T::kTileK);
   t.k0 = T::kSplit ? u.k0 : 0;
   t.n_tiles = T::kSplit && u.k1 < all ? u.k1 - u.k0 : all - t.k0;
@@ -167,9 +158,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       Elem* const dst = buf + pos.stage() * (T::kTileK * D);
       const int key0 = (t.k0 + j) * T::kTileK;
       std::uint64_t* const bar = pipe.producer_expect(pos, T::kKVTileBytes);
-      if constexpr (T::kCluster > 1)  // its half, into both blocks: the other's half lands here too
-        tma_multicast_half<D, T::kTileK>(dst, map, key0, t.kv_plane, bar, cluster_rank_now());
-      else if (is_v)
+      if (is_v)
         T::Ops::template load_v<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
       else
         T::Ops::template load_rows<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
@@ -238,14 +227,6 @@ struct Consumer {
     T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
-  // This warp is done with K/V tile j of `pipe`: under KVMulticast the other block's producer
-  // refills the stage in both blocks too, so its lane 0 arrives on both blocks' barriers.
-  __device__ __forceinline__ void release_kv(TmaPipeline<T::kStages>& pipe, int j) {
-    const KVRing<T> pos = ring + j;
-    pipe.consumer_release(pos, lane);
-    if constexpr (T::kCluster > 1)
-      if (lane == 0) mbarrier_arrive_remote(map_rank(smem_addr(&pipe.empty[pos.stage()]), cluster_rank_now() ^ 1u));
-  }
   // Q's fragment is read by every QK^T of the item: once one has completed, its registers are
   // pinned there, so none is reused while a wgmma may still read it.
   __device__ __forceinline__ void fence_q() {
@@ -258,7 +239,7 @@ struct Consumer {
     tl.end(Span::kWgmmaWait, j);
     fence_operands(o_acc);
     fence_operands(p_frag);
-    release_kv(sm.v_pipe, j);
+    sm.v_pipe.consumer_release(ring + j, lane);
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
   // factor for O.
@@ -297,7 +278,7 @@ struct Consumer {
 // to ptxas). The Q slot goes back to the producer after the consumer's last QK^T.
 template <class T, class Stamps>
 __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing<T> slot, Stamps& tl) {
-  auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { release_kv(pipe, j); };
+  auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { pipe.consumer_release(ring + j, lane); };
   // (With Q in registers the slot went back when it was read: run_consumer.)
   auto release_q = [&] {
     if constexpr (!T::kQInRegs) sm.q_pipe.consumer_release(slot, lane);
@@ -495,29 +476,20 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
   if (threadIdx.x == 0) {
     sm.q_pipe.init(kConsumerWarps);
-    // Under KVMulticast a K/V stage is released by the consumer warps of both blocks.
-    sm.k_pipe.init(kConsumerWarps * T::kCluster);
-    sm.v_pipe.init(kConsumerWarps * T::kCluster);
+    sm.k_pipe.init(kConsumerWarps);
+    sm.v_pipe.init(kConsumerWarps);
     // The copy engine (async proxy) will complete transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
-  // A cluster's blocks copy into each other's shared memory and arrive on each other's
-  // barriers: every block's barriers are initialised before any block goes on, and no block
-  // exits while the other may still arrive on its barriers.
-  if constexpr (T::kCluster > 1)
-    cluster_sync_unaligned();
-  else
-    __syncthreads();
+  __syncthreads();
 
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) run_producer<T, Sched, Stamps>(sm, &tm_q, &tm_k, &tm_v, p, tl);
-    if constexpr (T::kCluster > 1) cluster_sync_unaligned();
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();
   run_consumer<T, Stamps>(sm, &tm_o, p, warpgroup, tl);
-  if constexpr (T::kCluster > 1) cluster_sync_unaligned();
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here
 #endif

@@ -81,8 +81,7 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
       throw std::invalid_argument("phase 5's kernels that emit the LSE need Problem::lse, [B, H, S] fp32");
     lse.lse = p.lse;
   }
-  // Under KVMulticast a block loads half of each K/V tile: boxes of half the tile's keys.
-  const OperandMaps maps = T::Ops::template maps<D, T::kTileQ, T::kTileK / T::kCluster>(p, v_operand);
+  const OperandMaps maps = T::Ops::template maps<D, T::kTileQ, T::kTileK>(p, v_operand);
   // Read only by kernels that stage O (T::kStageO); the others get an empty map.
   const CUtensorMap tm_o = T::kStageO
                                ? make_tensor_map_sw128(p.o, s.B * s.H, s.S, D, kRowsPerConsumer)
@@ -93,21 +92,20 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   const LaunchGeometry g = geometry_of<T>(s, sms);
   const int m_blocks = ceil_div(s.S, T::kTileQ);
   const int heads = s.B * s.H;
-  // Under KVMulticast the work items are pairs of query blocks (multicast_fits: m_blocks even).
-  const std::int64_t n_work = std::int64_t(m_blocks / T::kCluster) * heads;
+  const std::int64_t n_work = std::int64_t(m_blocks) * heads;
   const bool causal = T::Mask::kCausal;
   // Dynamic where items differ: under the mask, or where a head's last block has a consumer
   // with no rows below S (it skips the item).
   using Turns = ConsumerTurns<T::kConsumers, kRowsPerConsumer, T::kTileK, T::Mask::kCausal>;
   const bool dynamic = causal || Turns::active((m_blocks - 1) * T::kTileQ, s.S) < T::kConsumers;
-  const WorkOrder order{m_blocks / T::kCluster, heads,
+  const WorkOrder order{m_blocks, heads,
                         dynamic ? l2_section_heads(s.S, D, s.H / s.H_kv, heads, causal) : 1, causal};
   // Static items of equal cost whose count leaves the last round part empty: split over keys
   // by the kernels that may (T::kSplit: items long enough that a block's extra unit and the
   // partial's round trip cost less than the empty part of the last round).
   const int tiles = ceil_div(s.S, T::kTileK);
-  const KeySplit split = KeySplit::make(n_work, int(g.grid.x) / T::kCluster, tiles,
-                                        T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
+  const KeySplit split = KeySplit::make(
+      n_work, int(g.grid.x), tiles, T::kSplit && !dynamic && int(g.grid.x) <= kSplitSlots);
   auto* const base = static_cast<unsigned char*>(p.workspace);
   const Params<T> params{T::Ops::kernel_args(p), lse, static_cast<__half*>(p.o), s.H, s.H_kv, s.S,
                          T::Ops::score_scale(p) * kLog2e, order, split,
@@ -120,33 +118,9 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   auto run = [&](auto tag) {
     const auto kernel = attention_kernel<T, typename decltype(tag)::type, Stamps>;
     set_dynamic_smem(kernel, g.dynamic_smem_bytes);
-    if constexpr (T::kCluster > 1) {
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = g.grid;
-      cfg.blockDim = g.block;
-      cfg.dynamicSmemBytes = g.dynamic_smem_bytes;
-      cfg.stream = stream;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = unsigned(T::kCluster);
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      // As many clusters as fit on the GPU at once (a GPC's SMs pair up only within it, so
-      // fewer than half its SMs where a GPC has an odd count): a persistent cluster the GPU
-      // cannot hold waits for one to exit, then runs its whole share of pairs alone.
-      int clusters = 0;
-      ATTNLAB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-      if (clusters > 0) cfg.gridDim.x = std::min(cfg.gridDim.x, unsigned(clusters * T::kCluster));
-      ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, maps.q, maps.k, maps.v, tm_o, params));
-    } else {
-      kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(maps.q, maps.k, maps.v, tm_o, params);
-    }
+    kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(maps.q, maps.k, maps.v, tm_o, params);
   };
-  if constexpr (T::kCluster > 1) {
-    run(TraitsTag<hopper::ClusterPairScheduler>{});
-  } else if constexpr (T::Mask::kCausal) {
+  if constexpr (T::Mask::kCausal) {
     run(TraitsTag<hopper::DynamicScheduler>{});
   } else if (dynamic) {
     run(TraitsTag<hopper::DynamicScheduler>{});

@@ -68,8 +68,6 @@ struct Traits {
   static constexpr bool kEmitsLse = false;
   // Whether each consumer holds its rows of Q in registers for QK^T (QInRegisters below).
   static constexpr bool kQInRegs = false;
-  // Blocks per cluster sharing each K/V tile by TMA multicast (KVMulticast below).
-  static constexpr int kCluster = 1;
   static constexpr int kTileQ = kConsumers * kRowsPerConsumer;
   static constexpr int kTileK = TileK;    // keys per K/V tile: QK^T is one m64nTileK per k-step
   // K/V tiles in flight (K and V of a stage: 32 KB at D = 64; 64 or 88 KB at D = 128).
@@ -126,25 +124,6 @@ struct QInRegisters : Base {
   static constexpr bool kQInRegs = true;
 };
 
-// The kernel of traits Base run by clusters of two blocks on the two query blocks 2i and 2i + 1
-// of a head, which read the same K/V tiles: each block's producer loads half of every K and V
-// tile and multicasts it into both blocks' shared memory (FA3's cluster multicast), so each tile
-// leaves L2 once per pair. A stage is refilled once the consumers of both blocks have released
-// it. Only where every item is whole and every consumer has rows (multicast_fits).
-template <class Base>
-struct KVMulticast : Base {
-  static_assert(std::is_same_v<typename Base::Ops, hopper::Fp16Operands>, "half-tile boxes of fp16 rows");
-  static_assert(!Base::kSplit && !Base::Mask::kCausal, "pairs of equal items, none split over keys");
-  static_assert(Base::kTileK % 16 == 0, "two halves of whole swizzle atoms");
-  static constexpr int kCluster = 2;
-};
-// Whether a shape's items pair up as KVMulticast needs: an even number of query blocks per head,
-// each with rows below S for every consumer.
-template <class T>
-bool multicast_fits(const Shape& s) {
-  return s.S % T::kTileQ == 0 && (s.S / T::kTileQ) % 2 == 0;
-}
-
 // One tile of R rows and D elements, stored as swizzled rows (kernels/wgmma_operands.cuh): fp16
 // as D/64 column blocks of R swizzled 128-byte rows (the layout two TMA boxes of 64 columns
 // write); e4m3 as R rows of D bytes, and V transposed.
@@ -172,8 +151,7 @@ LaunchGeometry geometry_of(const Shape& s, int sms) {
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   const std::int64_t n_work = std::int64_t(ceil_div(s.S, T::kTileQ)) * s.B * s.H;
   LaunchGeometry g;
-  // Clusters of kCluster blocks, each taking kCluster items at a time.
-  g.grid = dim3(unsigned(std::min<std::int64_t>(n_work, sms / T::kCluster * T::kCluster)));
+  g.grid = dim3(unsigned(std::min<std::int64_t>(n_work, sms)));
   g.block = dim3(unsigned(T::kThreads));
   g.dynamic_smem_bytes = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   return g;
@@ -242,8 +220,6 @@ auto with_traits(const Shape& s, int sms, Fn&& fn) {
     // Items of at least kMinSplitTiles key tiles (S >= 2048) may split over keys where their
     // count leaves the last round part empty (launch_with).
     if (s.S <= 4096) {
-      using Whole = QInRegisters<Traits<128, 128, 2, false>>;
-      if (multicast_fits<Whole>(s)) return fn(TraitsTag<KVMulticast<Whole>>{});
       if (ceil_div(s.S, 128) >= kMinSplitTiles)
         return fn(TraitsTag<QInRegisters<Traits<128, 128, 2, false, 2, true>>>{});
       return fn(TraitsTag<QInRegisters<Traits<128, 128, 2, false>>>{});

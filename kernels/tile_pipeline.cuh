@@ -86,17 +86,6 @@ struct StaticScheduler {
   __device__ std::int64_t advance(int, const KeySplit::Unit& u) const { return u.w + gridDim.x; }
 };
 
-// Pairs of items in a fixed stride, a pair per cluster of two blocks (KVMulticast,
-// kernels/phase_5_traits.cuh): cluster c, blocks 2c and 2c + 1, runs pairs c, c + clusters, ...
-// and the block of cluster rank r takes item r of each pair.
-struct ClusterPairScheduler {
-  static constexpr bool kSplitsKeys = false;
-  __device__ ClusterPairScheduler(const KeySplit&, unsigned long long*) {}
-  __device__ std::int64_t start(int block) const { return block / 2; }
-  __device__ KeySplit::Unit unit(int, std::int64_t place) const { return whole_item(place); }
-  __device__ std::int64_t advance(int, const KeySplit::Unit& u) const { return u.w + gridDim.x / 2; }
-};
-
 // Items of unequal cost (FA3's dynamic persistent scheduler): after its first item a block
 // claims the lowest unclaimed item with an atomic on a global counter, so blocks that drew
 // short items take more. Every block claims once per item it runs, the last claim past the end
