@@ -99,11 +99,13 @@ __device__ __forceinline__ void tma_load_tile(__half* dst, const CUtensorMap* ma
   }
 }
 
-// Named barriers (ids: NamedBarrier, kernels/consumer_turns.hpp) of `threads` threads (a multiple of 32; id 0 is __syncthreads'): wait for the
-// others, or arrive without waiting (a producer of the event the others wait for).
+// Named barriers (ids: NamedBarrier, kernels/named_barrier.hpp) of `threads` threads (a multiple
+// of 32), or of every thread of the block where no count is given (id 0 is __syncthreads'): wait
+// for the others, or arrive without waiting (a producer of the event the others wait for).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+__device__ __forceinline__ void named_barrier_sync(int id) { asm volatile("bar.sync %0;\n" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }

@@ -11,13 +11,9 @@
 #pragma once
 
 #include "kernels/host_device.hpp"
+#include "kernels/named_barrier.hpp"
 
 namespace attnlab {
-
-// Named-barrier ids of the Hopper kernels (16 per block; 0 is __syncthreads'): consumer c takes
-// its turn on the tensor cores at kTurnBarrier + c, and meets its own warpgroup before a TMA
-// store at kStoreBarrier + c (phase 5 runs at most three consumers).
-enum NamedBarrier : int { kBlockBarrier = 0, kTurnBarrier = 1, kStoreBarrier = kTurnBarrier + 3 };
 
 template <int Consumers, int Rows, int TileK, bool Causal>
 struct ConsumerTurns {

@@ -12,6 +12,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "common/hopper.cuh"
+#include "kernels/named_barrier.hpp"
 #include "kernels/softmax_merge.cuh"
 #include "kernels/timeline.cuh"
 #include "kernels/wgmma_tile.cuh"
@@ -85,7 +86,7 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
     if (tid == 0) tr.expect();
   }
   tr.send(acc, ms, l, x0, t, wg);
-  __syncthreads();  // the own rows are visible to every thread of the merge below
+  hopper::named_barrier_sync(kBlockBarrier);  // the own rows are visible to every thread of the merge below
   if constexpr (C > 1) {
     tl.begin(Span::kMergeWait, rank);
     tr.wait();

@@ -40,11 +40,13 @@
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
 #include "common/hopper.cuh"
+#include "kernels/named_barrier.hpp"
 #include "kernels/phase_d4_merge.cuh"
 #include "kernels/registry.hpp"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/timeline_stamped.cuh"
 #include "kernels/wgmma_tile.cuh"
+#include "kernels/work_order.hpp"
 
 namespace attnlab::phase_d4 {
 namespace {
@@ -75,9 +77,8 @@ constexpr std::size_t smem_bytes() {
   return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
 }
 
-// Where a block's tiles are: its rank's key tiles rank, rank + C, ... of the query tile's, and
-// the K/V pipeline position of its i-th (a stage stays with one warpgroup: kStages is a
-// multiple of KW).
+// The K/V pipeline position of a block's i-th key tile (a stage stays with one warpgroup:
+// kStages is a multiple of KW).
 template <int KW>
 using KVRing = hopper::RingPosition<kStages<KW>>;
 
@@ -101,7 +102,8 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // Grid x: C blocks per 64-row query tile (a cluster), y: the query heads that share a KV head
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
-template <int D, int C, int KW, class Mask, class Stamps>
+// Sched: which query tile and key tiles a block takes (ClusterScheduler, kernels/work_order.hpp).
+template <int D, int C, int KW, class Mask, class Sched, class Stamps>
 __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
@@ -137,8 +139,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int wq = warp % 4;  // and its rows within the 64 of the tile: [16 wq, 16 wq + 16)
   const int g = lane >> 2;
   const int t = lane & 3;
-  const unsigned rank = C > 1 ? ptx::get_sreg_cluster_ctarank() : 0u;
-  const int q0 = int(blockIdx.x / C) * kRows;
+  static_assert(Sched::kKeyStride == C, "the scheduler walks the launch's clusters");
+  const Sched sched{C > 1 ? ptx::get_sreg_cluster_ctarank() : 0u, gridDim.x / C};
+  const unsigned rank = sched.rank;
+  const KeySplit::Unit unit = sched.unit(int(blockIdx.x), sched.start(int(blockIdx.x)));
+  const int q0 = int(unit.w) * kRows;
   const int kv_plane = int(blockIdx.z);
   const int q_plane = kv_plane * group + int(blockIdx.y);
   o += std::int64_t(q_plane) * S * D;
@@ -155,9 +160,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     }
     cluster_arrive_relaxed();
   }
-  const int n_tiles = Mask::key_tiles(q0, kRows, S, kTileK);
-  const int n_mine = int(rank) < n_tiles ? ceil_div(n_tiles - int(rank), C) : 0;
-  auto key0 = [&](int i) { return (int(rank) + i * C) * kTileK; };
+  const int n_mine = Sched::tiles(unit, Mask::key_tiles(q0, kRows, S, kTileK));
+  auto key0 = [&](int i) { return Sched::tile(unit, i) * kTileK; };
 
   if (tid == 0) {
     ptx::mbarrier_init(&sm.q_full, 1);
@@ -167,7 +171,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
     tl.end(Span::kTmaIssue, 0);
   }
-  __syncthreads();  // the mbarriers are initialised before anyone waits on them
+  named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
 
   float o_acc[D / 2];
   float s_acc[kTileK / 2];
@@ -339,9 +343,11 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
   const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
-  // The mask is a compile-time policy: a kernel without the causal mask carries no causal test.
-  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Stamps>
-                               : attention_kernel<D, C, KW, hopper::KeyMask<false>, Stamps>;
+  // The mask and the scheduler are compile-time policies: a kernel without the causal mask
+  // carries no causal test.
+  using Sched = ClusterScheduler<C>;
+  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>
+                               : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
   set_dynamic_smem(kernel, g.dynamic_smem_bytes);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = g.grid;

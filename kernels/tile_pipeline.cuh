@@ -73,9 +73,10 @@ struct TmaPipeline {
 
 // The schedulers of a persistent grid (one block per SM walking work items), one interface,
 // chosen at compile time: a block's first place in its sequence, the unit (an item and its key
-// tiles) at a place, and the place after a unit. A block's first place is its own index.
+// tiles) at a place, and the place after a unit. A block's first place is its own index. (Phase
+// d4's one item per cluster, ClusterScheduler, is host and device code in kernels/work_order.hpp.)
 // A unit of a whole item: its key tiles end at the item's.
-__device__ __forceinline__ KeySplit::Unit whole_item(std::int64_t w) { return {w, 0, 1 << 30}; }
+__device__ __forceinline__ KeySplit::Unit whole_item(std::int64_t w) { return {w, 0, KeySplit::kToItemEnd}; }
 
 // Items in a fixed stride: block b runs items b, b + grid, ...
 struct StaticScheduler {

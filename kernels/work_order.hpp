@@ -1,6 +1,7 @@
-// The numbering of a query-tiled launch's work items, (batch x head, query block) pairs, and
-// the L2 sections it groups heads in: host and device code (the persistent schedulers of
-// kernels/tile_pipeline.cuh walk it; tests/cpu/test_work_order.cpp checks it without a GPU).
+// The numbering of a query-tiled launch's work items, (batch x head, query block) pairs, the L2
+// sections it groups heads in, and how items split over keys (the persistent key split, phase
+// d4's clusters): host and device code (the schedulers of kernels/tile_pipeline.cuh walk it;
+// tests/cpu/test_work_order.cpp checks it without a GPU).
 #pragma once
 
 #include <cstdint>
@@ -51,11 +52,13 @@ struct KeySplit {
   std::int64_t n_whole = 0;  // items [0, n_whole) run whole
   int grid = 1;
   int tiles = 1;             // key tiles per item
-  // Key tiles [k0, k1) of item w; w = n_work when a block has none left.
+  // Key tiles [k0, k1) of item w; w = n_work when a block has none left. A unit that runs to
+  // its item's last tile has k1 = kToItemEnd.
   struct Unit {
     std::int64_t w;
     int k0, k1;
   };
+  static constexpr int kToItemEnd = 1 << 30;
   static KeySplit make(std::int64_t n_work, int grid, int tiles, bool split) {
     KeySplit k;
     k.n_work = n_work;
@@ -97,6 +100,30 @@ struct KeySplit {
       return u.w + grid < n_whole ? (u.w + grid) << kTileBits : place_of_tile(begin(b));
     return (u.w + 1) << kTileBits;
   }
+};
+
+// One item per cluster, not persistent (phase d4's grid): the grid is the work. Along x, C
+// blocks (a cluster) per item, a 64-row query tile; the grid's y and z index planes of such
+// items (d4: the query head within its KV head's group, and the (batch, KV head) plane), each
+// walked alike, which the kernel reads from its block index without a division. Rank r of a
+// cluster takes the item's key tiles r, r + C, r + 2 C, ..., so that under the causal mask the
+// ranks' shares differ by at most one tile. The interface of the persistent schedulers
+// (kernels/tile_pipeline.cuh: start, unit, advance over KeySplit's units) with the key tiles of a
+// unit strided by kKeyStride; a block runs one unit, and the place after it is past every item.
+template <int C>
+struct ClusterScheduler {
+  static constexpr bool kSplitsKeys = C > 1;
+  static constexpr int kKeyStride = C;  // a unit's tiles: k0, k0 + kKeyStride, ... below the item's
+  unsigned rank;                        // the block's rank in its cluster, blockIdx.x % C
+  std::int64_t n_items;                 // items along x: gridDim.x / C
+  ATTNLAB_HOST_DEVICE std::int64_t start(int block) const { return unsigned(block) / C; }
+  ATTNLAB_HOST_DEVICE KeySplit::Unit unit(int, std::int64_t place) const {
+    return {place, int(rank), KeySplit::kToItemEnd};
+  }
+  ATTNLAB_HOST_DEVICE std::int64_t advance(int, const KeySplit::Unit&) const { return n_items; }
+  // How many of an item's n key tiles unit u takes, and the i-th of them.
+  ATTNLAB_HOST_DEVICE static int tiles(const KeySplit::Unit& u, int n) { return u.k0 < n ? ceil_div(n - u.k0, C) : 0; }
+  ATTNLAB_HOST_DEVICE static int tile(const KeySplit::Unit& u, int i) { return u.k0 + i * C; }
 };
 
 // Heads whose K and V fit in a share of the H100's 50 MB L2 together, which leaves room for the

@@ -1,6 +1,6 @@
 // The work-item numbering of the persistent phases (kernels/work_order.hpp): every item once,
 // longest first inside an L2 section, head by head at one head per section, and the section
-// size from the L2 share.
+// size from the L2 share; the key split of the persistent grid and phase d4's clusters.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,6 +161,45 @@ TEST(KeySplit, EveryKeyTileOnceAndACutItemBetweenNeighbours) {
       }
     }
   }
+}
+
+// Phase d4's clusters played out, C blocks per item: every key tile of every item once, taken
+// by the block of its item's cluster whose rank is the tile's remainder mod C (the stride that
+// keeps causal work balanced), the ranks' shares within one tile, and one unit per block.
+template <int C>
+void every_key_tile_once_among_the_ranks() {
+  for (const int items : {1, 3, 8}) {
+    for (int n = 0; n <= 4 * C + 3; ++n) {  // an item's key tiles (0: a tile of rows past S)
+      std::map<std::pair<std::int64_t, int>, int> ran;  // (item, key tile) -> how often
+      for (int b = 0; b < items * C; ++b) {
+        const ClusterScheduler<C> sched{unsigned(b % C), items};
+        const std::int64_t place = sched.start(b);
+        const KeySplit::Unit u = sched.unit(b, place);
+        EXPECT_EQ(u.w, b / C) << "block " << b << " of clusters of " << C;
+        const int mine = ClusterScheduler<C>::tiles(u, n);
+        EXPECT_LE(mine * C, n + C - 1) << "rank " << b % C << " of " << C << ", " << n << " tiles";
+        EXPECT_GE(mine * C, n - C + 1) << "rank " << b % C << " of " << C << ", " << n << " tiles";
+        for (int i = 0; i < mine; ++i) {
+          const int k = ClusterScheduler<C>::tile(u, i);
+          ASSERT_GE(k, 0);
+          ASSERT_LT(k, n) << "rank " << b % C << " of " << C;
+          EXPECT_EQ(k % C, b % C) << "key tile " << k << " of rank " << b % C;
+          ++ran[{u.w, k}];
+        }
+        EXPECT_GE(sched.advance(b, u), items) << "one unit per block";
+      }
+      for (int w = 0; w < items; ++w)
+        for (int k = 0; k < n; ++k) EXPECT_EQ((ran[{w, k}]), 1) << "item " << w << ", key tile " << k << " of " << n;
+      EXPECT_EQ(ran.size(), std::size_t(items) * std::size_t(n));
+    }
+  }
+}
+
+TEST(ClusterScheduler, EveryKeyTileOnceAmongTheRanks) {
+  every_key_tile_once_among_the_ranks<1>();
+  every_key_tile_once_among_the_ranks<2>();
+  every_key_tile_once_among_the_ranks<4>();
+  every_key_tile_once_among_the_ranks<8>();
 }
 
 }  // namespace

@@ -1,0 +1,14 @@
+// The named-barrier ids of the Hopper kernels, one enum (FA3's named_barrier.hpp): host and
+// device code (kernels/consumer_turns.hpp computes turn ids from it, which its CPU test checks).
+#pragma once
+
+namespace attnlab {
+
+// 16 hardware barriers per block. kBlockBarrier (0) is __syncthreads', every thread of the
+// block: phase 5 and d4 meet there after initialising their mbarriers, d4 again before its
+// merge reads the rows the block's warpgroups stored. Phase 5's consumer c takes its turn on the
+// tensor cores at kTurnBarrier + c and meets its own warpgroup before a TMA store at
+// kStoreBarrier + c (at most three consumers).
+enum NamedBarrier : int { kBlockBarrier = 0, kTurnBarrier = 1, kStoreBarrier = kTurnBarrier + 3 };
+
+}  // namespace attnlab
