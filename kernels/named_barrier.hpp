@@ -4,11 +4,18 @@
 
 namespace attnlab {
 
-// 16 hardware barriers per block. kBlockBarrier (0) is __syncthreads', every thread of the
-// block: phase 5 and d4 meet there after initialising their mbarriers, d4 again before its
-// merge reads the rows the block's warpgroups stored. Phase 5's consumer c takes its turn on the
-// tensor cores at kTurnBarrier + c and meets its own warpgroup before a TMA store at
-// kStoreBarrier + c (at most three consumers).
-enum NamedBarrier : int { kBlockBarrier = 0, kTurnBarrier = 1, kStoreBarrier = kTurnBarrier + 3 };
+// kNamedBarriers hardware barriers per block; the ids a kernel uses lie below it. kBlockBarrier
+// (0) is __syncthreads', every thread of the block: phase 5 and d4 meet there after initialising
+// their mbarriers, d4 again before its merge reads the rows the block's warpgroups stored. Phase
+// 5's consumer c takes its turn on the tensor cores at kTurnBarrier + c and meets its own
+// warpgroup before a TMA store at kStoreBarrier + c (at most three consumers). The backward
+// kernel (b5) numbers its consumers' barriers from kBackwardBarrier (kernels/phase_b5_kernel.cuh).
+enum NamedBarrier : int {
+  kBlockBarrier = 0,
+  kTurnBarrier = 1,
+  kStoreBarrier = kTurnBarrier + 3,
+  kBackwardBarrier = 1,
+  kNamedBarriers = 16
+};
 
 }  // namespace attnlab

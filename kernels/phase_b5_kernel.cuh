@@ -25,6 +25,7 @@
 #include "kernels/attention_common.cuh"
 #include "kernels/backward_tile.cuh"
 #include "common/hopper.cuh"
+#include "kernels/named_barrier.hpp"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/wgmma_tile.cuh"
 
@@ -178,15 +179,17 @@ struct Consumer {
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
         tm_dq(dq_map) {}
 
-  // Named barriers (id 0 is __syncthreads'): consumer c's are 1 + 5c + which; with T::kSplitDq
-  // the consumers share consumer 0's for all but the turn wait and the dQ staging (each reads
-  // the other's dS, and their additions pass one turn together; each reduces its own dQ tile).
+  // Named barriers (kernels/named_barrier.hpp): consumer c's are kBackwardBarrier + 5c + which;
+  // with T::kSplitDq the consumers share consumer 0's for all but the turn wait and the dQ
+  // staging (each reads the other's dS, and their additions pass one turn together; each
+  // reduces its own dQ tile).
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
+  static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
   __device__ static constexpr bool shared_barrier(Which which) {
     return T::kSplitDq && which != kTurnWait && which != kDqStaged;
   }
   __device__ int barrier(Which which) const {
-    return 1 + int(kWhichCount) * (shared_barrier(which) ? 0 : consumer) + int(which);
+    return kBackwardBarrier + int(kWhichCount) * (shared_barrier(which) ? 0 : consumer) + int(which);
   }
   __device__ int barrier_threads(Which which) const {
     return (shared_barrier(which) ? T::kConsumers : 1) * kWarpgroupThreads;
