@@ -117,7 +117,9 @@ struct EmitLse : Base {
 
 // The kernel of traits Base whose consumers read their 64 rows of Q into registers once per item
 // (D / 4 registers each) and issue QK^T with A from registers, so that each k-step's wgmma reads
-// only K from shared memory; the Q slot goes back to the producer as soon as it is read.
+// only K from shared memory; the Q slot goes back to the producer as soon as it is read. Used
+// where the consumers have the registers: two consumers of 128-key tiles. Three consumers at
+// D = 64 (160 registers each) and 176-key tiles at D = 128 spill with it.
 template <class Base>
 struct QInRegisters : Base {
   static_assert(std::is_same_v<typename Base::Ops, hopper::Fp16Operands>, "Q's fp16 register fragment");
@@ -203,8 +205,8 @@ auto with_traits(const Shape& s, int sms, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
     if (two_consumers_at_d64(s.S, causal) || short_grid_at_d64(s, sms)) {
-      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
-      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
+      if (causal) return fn(TraitsTag<QInRegisters<Traits<64, 128, 4, true, 2>>>{});
+      return fn(TraitsTag<QInRegisters<Traits<64, 128, 4, false, 2>>>{});
     }
     if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
@@ -213,7 +215,7 @@ auto with_traits(const Shape& s, int sms, Fn&& fn) {
     // need not wait for its Q; that reads higher than three stages with one Q buffer at every
     // causal D = 128 sweep shape (kernels/NOTES.md, "Why phase 5 and d4 are as they are": D 128
     // tiles, stages and Q buffers).
-    if (causal) return fn(TraitsTag<Traits<128, 128, 2, true>>{});
+    if (causal) return fn(TraitsTag<QInRegisters<Traits<128, 128, 2, true>>>{});
     // Non-causal likewise up to S = 4096: 128-key tiles in two stages, with the second Q buffer
     // and O staged for a TMA store, read higher against cuDNN than 176-key tiles at S = 512 ...
     // 4096 (most at short S, where an item is a few tiles) and lower at 8192 (the same entry).
