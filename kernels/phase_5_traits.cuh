@@ -118,8 +118,11 @@ struct EmitLse : Base {
 // The kernel of traits Base whose consumers read their 64 rows of Q into registers once per item
 // (D / 4 registers each) and issue QK^T with A from registers, so that each k-step's wgmma reads
 // only K from shared memory; the Q slot goes back to the producer as soon as it is read. Used
-// where the consumers have the registers: two consumers of 128-key tiles. Three consumers at
-// D = 64 (160 registers each) and 176-key tiles at D = 128 spill with it.
+// at D = 128 with 128-key tiles, causal and not, where it reads faster at the longest items and
+// level at short ones. Not at D = 64: its two-consumer kernels, which run the short grids, read
+// slower with it (an item's first QK^T waits for the fragment's loads), and the three-consumer
+// ones (160 registers) and the 176-key D = 128 ones spill with it (kernels/NOTES.md, "Phase 5:
+// Q in registers at non-causal D 128").
 template <class Base>
 struct QInRegisters : Base {
   static_assert(std::is_same_v<typename Base::Ops, hopper::Fp16Operands>, "Q's fp16 register fragment");
@@ -205,8 +208,8 @@ auto with_traits(const Shape& s, int sms, Fn&& fn) {
   const bool causal = s.causal;
   if constexpr (D == 64) {
     if (two_consumers_at_d64(s.S, causal) || short_grid_at_d64(s, sms)) {
-      if (causal) return fn(TraitsTag<QInRegisters<Traits<64, 128, 4, true, 2>>>{});
-      return fn(TraitsTag<QInRegisters<Traits<64, 128, 4, false, 2>>>{});
+      if (causal) return fn(TraitsTag<Traits<64, 128, 4, true, 2>>{});
+      return fn(TraitsTag<Traits<64, 128, 4, false, 2>>{});
     }
     if (causal) return fn(TraitsTag<Traits<64, 128, 4, true>>{});
     return fn(TraitsTag<Traits<64, 128, 4, false>>{});
