@@ -121,8 +121,8 @@ struct EmitLse : Base {
 // at D = 128 with 128-key tiles, causal and not, where it reads faster at the longest items and
 // level at short ones. Not at D = 64: its two-consumer kernels, which run the short grids, read
 // slower with it (an item's first QK^T waits for the fragment's loads), and the three-consumer
-// ones (160 registers) and the 176-key D = 128 ones spill with it (kernels/NOTES.md, "Phase 5:
-// Q in registers at D 128").
+// ones (160 registers) and the 176-key D = 128 ones spill with it (kernels/NOTES.md, "Why phase
+// 5 and d4 are as they are": Q in registers at D 128).
 template <class Base>
 struct QInRegisters : Base {
   static_assert(std::is_same_v<typename Base::Ops, hopper::Fp16Operands>, "Q's fp16 register fragment");
