@@ -1,5 +1,5 @@
 // The vocabulary and memory layout of warp-role timelines: what the stamps of a kernel under
-// timeline::WarpStamps write (kernels/timeline.cuh) and the host decodes
+// a stamping policy write (kernels/timeline.cuh) and the host decodes
 // (profiler/timeline_decode.hpp). Plain types, compiled by nvcc and host compilers alike.
 #pragma once
 
@@ -52,10 +52,11 @@ constexpr bool is_wait(Span s) {
 }
 
 // How a stamped kernel stores its stamps (kernels/timeline.cuh), one per build: the CMake option
-// ATTNLAB_TIMELINE_STAMPS picks it, so one build can be timed against another, and the
-// timeline record names it.
+// ATTNLAB_TIMELINE_STAMPS picks it (and ATTNLAB_TIMELINE_SAMPLE which work items it stamps), so
+// one build can be timed against another, and the timeline record names both.
 enum class StampPolicy : std::uint8_t {
   kGlobal,            // every stamp stored to the warp's global slot as it is taken
+  kGlobalBoundaries,  // kGlobal without the issue spans (TMA, QK^T, PV): waits, softmax, items
   kShared,            // stamps buffered in a shared-memory ring per warp, written out when it fills
   kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
 };
@@ -63,10 +64,22 @@ enum class StampPolicy : std::uint8_t {
 constexpr const char* stamp_policy_name(StampPolicy p) {
   switch (p) {
     case StampPolicy::kGlobal: return "global";
+    case StampPolicy::kGlobalBoundaries: return "global-boundaries";
     case StampPolicy::kShared: return "shared";
     case StampPolicy::kSharedBoundaries: return "shared-boundaries";
   }
   return "unknown";
+}
+
+// Whether work item `item` is one of those a build stamps when it stamps every `every`-th
+// (ATTNLAB_TIMELINE_SAMPLE): counted along the items' rounds over a grid of `grid` blocks
+// (item / grid), shifted by the block's place (item % grid), so that a persistent block walking
+// items b, b + grid, b + 2 grid, ... (the static schedule) stamps every `every`-th of its own,
+// the blocks staggered, and a grid of one item per block (d4) stamps every `every`-th block.
+// Every warp that stamps an item passes the same index, so they all agree; the kernels
+// (kernels/timeline.cuh) and the tests apply the one rule (constexpr: device code calls it).
+constexpr bool sampled_item(std::uint32_t item, std::uint32_t grid, std::uint32_t every) {
+  return every <= 1 || grid == 0 || (item / grid + item % grid) % every == 0;
 }
 
 // One stamp: SM cycles (clock64) of the warp's SM, and what it marks. code = 2 span + end.

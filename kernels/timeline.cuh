@@ -6,10 +6,13 @@
 // without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline),
 // the stamped one under timeline::Stamped (kernels/timeline_stamped.cuh), the policy the build's
 // ATTNLAB_TIMELINE_STAMPS names:
-//   WarpStamps                     (global) each stamp stored to the warp's global slot;
+//   GlobalStamps<kEverySpan>       (global) each stamp stored to the warp's global slot;
+//   GlobalStamps<kBoundarySpans>   (global-boundaries) the same without the issue spans;
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
 //                                  written out, one 16-byte store per lane, when it fills;
-//   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans.
+//   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans;
+// each of them stamping every work item, or with ATTNLAB_TIMELINE_SAMPLE = k > 1 only every
+// k-th (sampled_item): the others run their stamp sites as a skipped branch.
 //
 // In a kernel templated on `class Stamps`:
 //   Stamps tl;                                 once, early, by every thread (anchors the warp)
@@ -29,8 +32,11 @@
 namespace attnlab::timeline {
 
 namespace {
-// One per translation unit (the kernels are not built with relocatable device code).
-__device__ DeviceView g_view;
+// One per translation unit (the kernels are not built with relocatable device code). In the
+// constant bank: every read is an operand of the instruction that uses it, served from the SM's
+// constant cache, where a global variable cost each warp a memory round trip before its first
+// stamp (the producer's first copy waited on it) and a register per field it kept.
+__constant__ DeviceView g_view;
 
 void set_view(const DeviceView& v) { ATTNLAB_CUDA_CHECK(cudaMemcpyToSymbol(g_view, &v, sizeof v)); }
 [[maybe_unused]] const bool g_view_registered = (register_view_setter(&set_view), true);
@@ -58,11 +64,13 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-// A shared-memory word per warp of the block (at most 32), which a stamp loads for its timing
-// only (WarpStamps::stamp). Declared in the function, so only the kernels that stamp have it.
-__device__ __forceinline__ std::uint32_t warp_word_address() {
-  __shared__ std::uint32_t words[32];
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(&words[linear_tid() / 32 % 32]));
+// A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
+// never written, its value is never used, and its address is a constant of the kernel, so a
+// stamp keeps no register for it. Declared in the function, so only the kernels that stamp
+// have it.
+__device__ __forceinline__ std::uint32_t block_word_address() {
+  __shared__ std::uint32_t word;
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(&word));
 }
 
 // The calling warp's slot in the attached buffer, or kNoSlot where it has none (no buffer
@@ -93,8 +101,8 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
 // (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; kernels/NOTES.md, "Why phase 5 and d4
 // are as they are": a load before each stamp's clock read). A volatile load is a memory
 // instruction: it issues only once the barrier is done, and the clock read issues after it. It
-// reads a shared-memory word of the warp's own (`word`, a shared-space address): a shared load's
-// round trip is short, where a global one cost a memory round trip per stamp.
+// reads a shared-memory word (`word`, a shared-space address): a shared load's round trip is
+// short, where a global one cost a memory round trip per stamp.
 __device__ __forceinline__ std::uint64_t ordered_clock(std::uint32_t word) {
   [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
   asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
@@ -120,70 +128,93 @@ struct NoStamps {
 };
 
 // What a stamping policy offers a kernel: a span's begin and end, each one stamp
-// (Policy::stamp(span, end, item)).
-template <class Policy>
+// (Policy::stamp(span, end, item)) where the span is one of kSpans. With kSampleEvery > 1, a
+// warp stamps only from the begin of a sampled item (sampled_item) to that item's end: the stamp
+// sites of the other items are a branch the warp skips whole (its lanes agree, as the item
+// index does), so they cost it no ordering load, clock read or store. Stamps outside any item
+// (a wait for the next item's Q) are then not taken.
+template <class Policy, std::uint32_t kSpans, std::uint32_t kSampleEvery>
 class StampCalls {
+  static_assert(kSampleEvery >= 1, "every item is the densest sampling");
+
  public:
+  static constexpr std::uint32_t kSpanSet = kSpans, kSampled = kSampleEvery;
+
   template <class Item>
-  __device__ __forceinline__ void begin(Span span, Item item) { self().stamp(span, false, std::uint32_t(item)); }
+  __device__ __forceinline__ void begin(Span span, Item item) {
+    if constexpr (kSampleEvery > 1)
+      if (span == Span::kItem) on_ = sampled_item(std::uint32_t(item), gridDim.x, kSampleEvery);
+    if ((kSpans & span_bit(span)) != 0 && on()) self().stamp(span, false, std::uint32_t(item));
+  }
   template <class Item>
-  __device__ __forceinline__ void end(Span span, Item item) { self().stamp(span, true, std::uint32_t(item)); }
+  __device__ __forceinline__ void end(Span span, Item item) {
+    if ((kSpans & span_bit(span)) != 0 && on()) self().stamp(span, true, std::uint32_t(item));
+    if constexpr (kSampleEvery > 1)
+      if (span == Span::kItem) on_ = false;
+  }
 
  private:
   __device__ __forceinline__ Policy& self() { return static_cast<Policy&>(*this); }
+  __device__ __forceinline__ bool on() const {
+    if constexpr (kSampleEvery > 1) return on_;
+    return true;
+  }
+  bool on_ = false;  // within a sampled item (kSampleEvery > 1 only)
 };
 
-// Per thread; records only in lane 0 of a warp whose slot exists. Its count lives in a
-// register (a global read-modify-write per stamp would cost a memory round trip) and is
-// written with the end anchor when the recorder goes out of scope, early returns included.
-class WarpStamps : public StampCalls<WarpStamps> {
+// Per thread; records only in lane 0 of a warp whose slot exists. Its state is three registers:
+// where lane 0's stamps go and how many it has taken (every other lane counts from
+// kNotRecording, which never passes the capacity test); the capacity is read from the constant
+// bank at each stamp, and the ordering word's address is a constant. The count is written with
+// the end anchor when the recorder goes out of scope, early returns included.
+template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
+class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
-  __device__ __forceinline__ WarpStamps() {
-    const DeviceView v = g_view;
-    const std::uint32_t tid = linear_tid(), cta = linear_cta();
-    if (v.slots != nullptr && tid % 32 == 0 && tid / 32 < v.warps_per_cta && cta < v.ctas) {
-      write_start_anchors(v.slots[cta * v.warps_per_cta + tid / 32]);
-      events_ = v.events + std::size_t(cta * v.warps_per_cta + tid / 32) * v.capacity;
-      capacity_ = v.capacity;
+  __device__ __forceinline__ GlobalStamps() {
+    const std::uint32_t slot = linear_tid() % 32 == 0 ? slot_of_warp(g_view) : kNoSlot;
+    if (slot != kNoSlot) {
+      write_start_anchors(g_view.slots[slot]);
+      events_ = g_view.events + std::size_t(slot) * g_view.capacity;
+      count_ = 0;
     }
-    word_ = warp_word_address();
-    if (tid % 32 == 0) asm volatile("st.shared.u32 [%0], 0;" ::"r"(word_) : "memory");
     __syncwarp();
   }
-  __device__ __forceinline__ ~WarpStamps() {
+  __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
     write_end_anchors(g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32], count_);
   }
-  WarpStamps(const WarpStamps&) = delete;
-  WarpStamps& operator=(const WarpStamps&) = delete;
+  GlobalStamps(const GlobalStamps&) = delete;
+  GlobalStamps& operator=(const GlobalStamps&) = delete;
 
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
-  // The clock is read after the warp's own shared-memory word (ordered_clock), which its lane 0
-  // wrote before the warp's first stamp.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    const std::uint64_t c = ordered_clock(word_);
-    const std::uint32_t write = events_ != nullptr && count_ < capacity_;
+    const std::uint64_t c = ordered_clock(block_word_address());
+    const std::uint32_t write = count_ < g_view.capacity;
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
     const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
     asm volatile(
         "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.v2.u64 [%1], {%2, %3};\n\t}" ::"r"(write),
         "l"(events_ + count_), "l"(c), "l"(rest)
         : "memory");
-    count_ += events_ != nullptr;
+    ++count_;
   }
 
  private:
-  std::uint32_t word_ = 0;  // shared-memory address of warp_word_address()'s word
-  RawEvent* events_ = nullptr;
-  std::uint32_t capacity_ = 0;
-  std::uint32_t count_ = 0;
+  // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
+  // kernel's stamps never wrap it back under.
+  static constexpr std::uint32_t kNotRecording = 1u << 31;
+  RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
+  std::uint32_t count_ = kNotRecording;
 };
+
+// The global policy as it was the only one: every span of every item.
+using WarpStamps = GlobalStamps<kEverySpan>;
 
 // Stamps buffered in shared memory: each warp writes its stamps into a ring of two halves of
 // kHalfStamps in the block's static shared memory; as a half fills, one lane hands it to the
@@ -194,10 +225,10 @@ class WarpStamps : public StampCalls<WarpStamps> {
 //
 // Its state is one register, the address of the warp's next entry: the count and where the
 // stamps go live in the warp's ring header, read only by a flush, which is inlined at every stamp
-// site and needs few registers. (WarpStamps keeps five; the consumers of phase 5's
+// site and needs few registers. (GlobalStamps keeps three; the consumers of phase 5's
 // three-consumer kernels have 160 registers and its producer 24 or 32, and ptxas spills where
 // the stamps crowd them: a flush that copied the entries through registers spilled more.)
-// Lane 0 of a warp records, as under WarpStamps: it stamps in every warp that stamps (the
+// Lane 0 of a warp records, as under GlobalStamps: it stamps in every warp that stamps (the
 // producers' single threads are lane 0), and where it stamps alone (d4's first warp issues its
 // copies from lane 0) the other lanes' counts fall behind its own. So the warp's ring is lane
 // 0's; the other lanes' stores go to one more ring that every block's spare lanes share and whose
@@ -239,10 +270,10 @@ struct Rings {
 };
 }  // namespace
 
-template <std::uint32_t kSpans>
-class SharedStamps : public StampCalls<SharedStamps<kSpans>> {
+template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
+class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
-  // As WarpStamps: every thread of a block, at the same point, with whole warps.
+  // As GlobalStamps: every thread of a block, at the same point, with whole warps.
   __device__ __forceinline__ SharedStamps() {
     const DeviceView v = g_view;
     const std::uint32_t warp = linear_tid() / 32;
@@ -272,7 +303,6 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans>> {
   SharedStamps& operator=(const SharedStamps&) = delete;
 
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    if ((kSpans & span_bit(span)) == 0) return;  // a constant at every call site
     const std::uint64_t c = ordered_clock(next_);
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
     const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;

@@ -244,7 +244,12 @@ std::string kernel_label(std::string_view mangled) {
       suffix = "," + std::string(sched);
       break;
     }
-  if (mangled.find("WarpStamps") != std::string_view::npos) suffix += ",stamps";
+  // Every stamping policy of kernels/timeline.cuh (and its name before the policies had one).
+  for (std::string_view stamps : {"WarpStamps", "GlobalStamps", "SharedStamps"})
+    if (mangled.find(stamps) != std::string_view::npos) {
+      suffix += ",stamps";
+      break;
+    }
   std::string label(mangled);
   constexpr std::string_view kTraits = "TraitsILi";
   if (const auto at = label.rfind(kTraits); at != std::string::npos) label = "T" + label.substr(at + kTraits.size());

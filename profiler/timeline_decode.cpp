@@ -191,9 +191,18 @@ WarpWaits pair_spans(TimelineWarp& w, const RawEvent* ev, std::uint32_t written,
   return waits;
 }
 
-void add_warp(RoleAccumulator& a, const TimelineWarp& w, const WarpWaits& waits) {
+// [ns] the time a warp's stamps cover: its lifetime, or under sampling its stamped items'.
+double covered_ns(const TimelineWarp& w, std::uint32_t sample_every) {
+  if (sample_every <= 1) return w.end_ns - w.start_ns;
+  double ns = 0;
+  for (const auto& s : w.spans)
+    if (s.kind == Span::kItem) ns += s.end_ns - s.begin_ns;
+  return ns;
+}
+
+void add_warp(RoleAccumulator& a, const TimelineWarp& w, const WarpWaits& waits, std::uint32_t sample_every) {
   ++a.warps;
-  a.lifetime_ns += w.end_ns - w.start_ns;
+  a.lifetime_ns += covered_ns(w, sample_every);
   for (std::size_t k = 0; k < kKinds; ++k)
     if (waits.seen[k] && is_wait(Span(k))) {
       a.seen[k] = true;
@@ -258,9 +267,9 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
     const WarpWaits waits = pair_spans(w, ev, written, axis, t0);
     d.unmatched += w.unmatched;
-    add_warp(roles.at(w.role), w, waits);
+    add_warp(roles.at(w.role), w, waits, opt.sample_every);
     if (s.smid != d.pictured_sm) continue;
-    add_warp(sm_roles.at(w.role), w, waits);
+    add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);
     d.warps.push_back(std::move(w));
   }
   d.span_ns = t1 - t0;

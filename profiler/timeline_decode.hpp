@@ -19,6 +19,10 @@ struct DecodeOptions {
   std::optional<double> sm_clock_mhz;
   std::optional<std::uint32_t> sm;        // the SM pictured; default: that of the first CTA
   std::function<std::string(std::uint32_t warp)> role;  // a warp's role from its index in the CTA
+  // The build stamped every sample_every-th work item only (ATTNLAB_TIMELINE_SAMPLE): a warp's
+  // stamps then cover its sampled items alone, so its role's wait fractions are shares of the
+  // time of those items (its kItem spans), not of its lifetime.
+  std::uint32_t sample_every = 1;
 };
 
 // Cycles become nanoseconds at the rate the warps' own anchors give (anchor_clock_mhz: every

@@ -217,6 +217,7 @@ ordered_json to_json(const TimelineRecord& r) {
   ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}};
   if (r.requested_sm) opts["sm"] = *r.requested_sm;
   if (r.stamps) opts["stamps"] = *r.stamps;
+  if (r.stamp_sample) opts["stamp_sample"] = *r.stamp_sample;
   j["options"] = opts;
   j["method"] = r.method;
   j["correctness"] = to_json(r.correctness);
@@ -249,6 +250,7 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
   r.launches = u32_at(j, "/options/launches");
   if (find(j, "/options/sm")) r.requested_sm = u32_at(j, "/options/sm");
   r.stamps = optional_string_at(j, "/options/stamps");
+  if (find(j, "/options/stamp_sample")) r.stamp_sample = u32_at(j, "/options/stamp_sample");
   r.method = string_at(j, "/method");
   r.correctness = read_correctness(j, "/correctness");
   r.kernel_normal = string_at(j, "/kernel/normal");

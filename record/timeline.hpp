@@ -1,8 +1,8 @@
 // The record of one warp-role timeline (schema attnlab.timeline/1,
-// record/schema/attnlab.timeline-1.schema.json): a phase's stamped kernels (timeline::WarpStamps)
-// run once warm, its stamps decoded onto one time axis, the stamps' cost measured against the normal
-// build, and the Chrome trace of the pictured SM. The typed form attnlab-timeline fills and the
-// report tool reads, with its one JSON mapping.
+// record/schema/attnlab.timeline-1.schema.json): a phase's stamped kernels (a stamp policy of
+// kernels/timeline.cuh) run once warm, its stamps decoded onto one time axis, the stamps' cost
+// measured against the normal build, and the Chrome trace of the pictured SM. The typed form
+// attnlab-timeline fills and the report tool reads, with its one JSON mapping.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +48,9 @@ struct WaitShare {
 struct RoleSummary {
   std::string role;
   std::uint32_t warps = 0;       // warps with at least one stamp
-  double lifetime_ns = 0;        // [ns] summed lifetimes
+  // [ns] summed lifetimes; in a build that stamps every k-th item only (TimelineRecord's
+  // stamp_sample), the summed time of the warps' stamped items, which their stamps cover
+  double lifetime_ns = 0;
   std::vector<WaitShare> waits;  // every wait kind that occurred, in Span order
   double wait_fraction = 0;      // all of them together
 };
@@ -123,6 +125,9 @@ struct TimelineRecord {
   std::optional<std::uint32_t> requested_sm;
   // The build's stamp policy (stamp_policy_name); absent in records made before it was a choice.
   std::optional<std::string> stamps;
+  // Work items stamped: every stamp_sample-th (timeline::sampled_item); absent in records made
+  // before sampling was a choice, which stamped every one.
+  std::optional<std::uint32_t> stamp_sample;
   std::string method;
   Correctness correctness;            // the timeline build's output against the fp64 reference
   std::string kernel_normal, kernel_timeline;  // as CUPTI names them

@@ -38,9 +38,10 @@ std::vector<Span> wait_kinds(const std::vector<RoleSummary>& roles) {
   return out;
 }
 
-std::string wait_table(const std::vector<RoleSummary>& roles) {
+// sampled: the build stamped every k-th item only, and a role's time is its stamped items'.
+std::string wait_table(const std::vector<RoleSummary>& roles, bool sampled) {
   const std::vector<Span> kinds = wait_kinds(roles);
-  std::vector<std::string> header = {"role", "warps", "lifetime (sum)", "waiting"};
+  std::vector<std::string> header = {"role", "warps", sampled ? "stamped items' time (sum)" : "lifetime (sum)", "waiting"};
   std::string align = "lrrr";
   for (Span k : kinds) {
     header.push_back(timeline::span_name(k));
@@ -306,6 +307,10 @@ std::string stamps_section(const TimelineRecord& rec, const TimelineDecoded& d, 
     md << "Stamp policy `" << *rec.stamps << "` (kernels/timeline.cuh, the build's ATTNLAB_TIMELINE_STAMPS). ";
   else
     md << "Stamp policy not recorded (a record made before it was a choice). ";
+  if (rec.stamp_sample && *rec.stamp_sample > 1)
+    md << "Sampled: only every " << *rec.stamp_sample << "th work item is stamped (the build's "
+       << "ATTNLAB_TIMELINE_SAMPLE, timeline::sampled_item); the waits by role are shares of the stamped "
+       << "items' time, the critical paths those of the stamped items. ";
   md << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
@@ -379,6 +384,7 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
       if (s.kind == Span::kItem) first = std::min(first, s.end_ns);
     if (first < INFINITY) first_item_end = std::max(first_item_end, first);
   }
+  const bool sampled = rec.stamp_sample && *rec.stamp_sample > 1;
   md << "## SM " << d.pictured_sm << "\n\n";
   if (d.warps.empty()) {
     md << "No warp of this SM stamped.\n\n";
@@ -393,11 +399,11 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
       md << "![the first work item of SM " << d.pictured_sm << "](plots/timeline_first_item.png)\n\n";
     }
     md << "Time waiting on this SM, by barrier (each kind's summed time over the warps' summed "
-          "lifetimes):\n\n"
-       << wait_table(d.sm_roles) << "\n"
+       << (sampled ? "stamped items' time" : "lifetimes") << "):\n\n"
+       << wait_table(d.sm_roles, sampled) << "\n"
        << paths_section(d);
   }
-  md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles) << "\n";
+  md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles, sampled) << "\n";
   write_text(dir / "report.md", md.str());
   out.files.push_back(dir / "report.md");
   return out;

@@ -58,8 +58,10 @@ constexpr const char* kMethod =
     "The phase's kernels with their stamp policy on (kernels/timeline.cuh; the build's policy is "
     "options.stamps): every warp stamps clock64 at the marked events into its own slot (anchored by "
     "clock64 and %globaltimer at the warp's start and end), each stamp stored there as it is taken "
-    "(global) or through a shared-memory ring written out as it fills (shared, shared-boundaries; "
-    "the latter without the issue spans). One launch without the buffer gives the grid and block "
+    "(global, global-boundaries) or through a shared-memory ring written out as it fills (shared, "
+    "shared-boundaries); the -boundaries policies leave out the issue spans. With options.stamp_sample = "
+    "k > 1 only every k-th work item is stamped (timeline::sampled_item), and a role's wait fractions "
+    "are shares of its warps' stamped items' time. One launch without the buffer gives the grid and block "
     "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
     "launches), warmed up (3 launches of each build), and both builds are launched alternately, "
     "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
@@ -196,6 +198,7 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
   rec.launches = opt.launches;
   rec.requested_sm = opt.sm;
   rec.stamps = timeline::stamp_policy_name(timeline::kBuildStampPolicy);
+  rec.stamp_sample = timeline::kBuildStampSample;
   rec.method = kMethod;
   rec.kernel_timeline = g.kernel;
   rec.grid_ctas = g.ctas;
@@ -279,6 +282,7 @@ void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::Ra
   timeline::DecodeOptions dopt;  // no clock: the rate the warps' anchors give
   dopt.sm = opt.sm;
   dopt.role = phase.warp_role;
+  dopt.sample_every = timeline::kBuildStampSample;
   try {
     rec.timeline = timeline::decode(raw, dopt);
   } catch (const std::invalid_argument& e) {

@@ -212,6 +212,12 @@ TEST(SassTally, LabelsPhase5KernelsByTheirTraitsAndScheduler) {
   EXPECT_EQ(kernel_label("_ZN7attnlab7phase_518persistent_kernelINS0_6TraitsILi128ELi1ELi3ENS_6hopper7KeyMaskILb1EEEEENS_"
                          "16DynamicSchedulerENS_10WarpStampsEEEvPK6__half"),
             "T128ELi1ELi3ENS_6hopper7KeyMaskILb1,Dynamic,stamps");
+  // The stamping policies by their names in the mangled kernel.
+  for (const std::string policy : {"12GlobalStampsILj4095ELj1EEE", "12SharedStampsILj3697ELj8EEE"})
+    EXPECT_EQ(kernel_label("_ZN7attnlab7phase_518persistent_kernelINS0_6TraitsILi128ELi1ELi3ENS_6hopper7KeyMaskILb1EEEEE"
+                           "NS_16DynamicSchedulerENS_8timeline" + policy + "EEvPK6__half"),
+              "T128ELi1ELi3ENS_6hopper7KeyMaskILb1,Dynamic,stamps")
+        << policy;
   EXPECT_EQ(kernel_label("_Z13d2_branchlessPK6__halfS1_S1_PS_f"), "_Z13d2_branchlessPK6__halfS1_S1_PS_f");
 }
 

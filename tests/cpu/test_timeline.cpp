@@ -3,6 +3,7 @@
 // and its Chrome trace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -166,6 +167,51 @@ TEST(TimelineDecode, WaitFractionsByBarrierPerRole) {
   EXPECT_EQ(d.sm_roles.size(), 2u);
 }
 
+// A build that stamps every k-th item only: a warp's stamps cover its sampled items, so its
+// role's wait fraction is a share of those items' time, not of its lifetime.
+TEST(TimelineDecode, UnderSamplingWaitFractionsAreSharesOfTheStampedItems) {
+  // One consumer warp of 1000 ns whose one stamped item lasts 400 ns, 100 ns of it waiting.
+  Builder b(1, 1, 16);
+  b.start(0, 0, 0, 0, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, 300, 5);
+  b.stamp(0, 0, Span::kFullWait, false, 400, 5);
+  b.stamp(0, 0, Span::kFullWait, true, 500, 5);
+  b.stamp(0, 0, Span::kItem, true, 700, 5);
+  b.end(0, 0, 1000, kEpochNs + 1000);
+  DecodeOptions o = at_mhz(1000);
+  const TimelineDecoded every = decode(b.raw, o);
+  ASSERT_EQ(every.roles.size(), 1u);
+  EXPECT_DOUBLE_EQ(every.roles[0].lifetime_ns, 1000);
+  EXPECT_DOUBLE_EQ(every.roles[0].wait_fraction, 100.0 / 1000);
+  o.sample_every = 4;
+  const TimelineDecoded sampled = decode(b.raw, o);
+  ASSERT_EQ(sampled.roles.size(), 1u);
+  EXPECT_DOUBLE_EQ(sampled.roles[0].lifetime_ns, 400);
+  EXPECT_DOUBLE_EQ(sampled.roles[0].wait_fraction, 100.0 / 400);
+  EXPECT_DOUBLE_EQ(share(sampled.roles[0], Span::kFullWait)->fraction, 100.0 / 400);
+  EXPECT_DOUBLE_EQ(sampled.span_ns, 1000);  // the span is the anchors', sampled or not
+}
+
+// Every k-th item: a persistent block of a static schedule (items b, b + grid, ...) stamps every
+// k-th of its own, the blocks staggered; a grid of one item per block stamps every k-th block.
+TEST(TimelineSampling, EveryKthItemOfEachBlockAndEveryKthBlock) {
+  constexpr std::uint32_t kGrid = 132, kEvery = 8, kRounds = 32;
+  for (std::uint32_t block = 0; block < kGrid; ++block) {
+    std::uint32_t stamped = 0, first = kRounds;
+    for (std::uint32_t n = 0; n < kRounds; ++n)
+      if (sampled_item(block + n * kGrid, kGrid, kEvery)) {
+        ++stamped;
+        first = std::min(first, n);
+      }
+    EXPECT_EQ(stamped, kRounds / kEvery) << "block " << block;
+    EXPECT_EQ(first, (kEvery - block % kEvery) % kEvery) << "block " << block;  // staggered
+  }
+  std::uint32_t blocks = 0;
+  for (std::uint32_t b = 0; b < kGrid; ++b) blocks += sampled_item(b, kGrid, kEvery);
+  EXPECT_EQ(blocks, (kGrid + kEvery - 1) / kEvery);
+  for (std::uint32_t item = 0; item < 1000; ++item) EXPECT_TRUE(sampled_item(item, kGrid, 1));
+}
+
 TEST(TimelineDecode, AlignsSmsOnTheGlobaltimerAndPicturesOne) {
   // The SMs' cycle counters are unrelated; their warps started 200 ns apart on the globaltimer.
   Builder b(2, 1, 8);
@@ -291,6 +337,7 @@ TimelineRecord sample_record() {
   r.launches = 5;
   r.requested_sm = 0;
   r.stamps = "shared";
+  r.stamp_sample = 4;
   r.method = "m";
   r.correctness.passed = true;
   r.kernel_normal = "k";
@@ -326,10 +373,13 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   EXPECT_EQ(back.timeline->warps[1].spans[1].kind, Span::kWgmmaWait);
   EXPECT_DOUBLE_EQ(back.timeline->roles[0].waits.at(0).fraction, 250.0 / 500);
   EXPECT_EQ(back.stamps, std::optional<std::string>("shared"));
-  // Records made before the policy was a choice have none.
+  EXPECT_EQ(back.stamp_sample, std::optional<std::uint32_t>(4));
+  // Records made before the policy and the sampling were choices have neither.
   auto old = j;
   old["options"].erase("stamps");
+  old["options"].erase("stamp_sample");
   EXPECT_FALSE(read_timeline_record(old).stamps);
+  EXPECT_FALSE(read_timeline_record(old).stamp_sample);
 }
 
 TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/check.hpp"
@@ -69,16 +70,35 @@ __global__ void every_span() {
   }
 }
 
+// Every warp walks `items` work items of its block, the block's share of a static schedule
+// (items b, b + grid, ...), stamping each item and a softmax inside it, and a wait before each
+// item, outside it.
+template <class Stamps>
+__global__ void items_walk(int items) {
+  Stamps tl;
+  for (int n = 0; n < items; ++n) {
+    const std::uint32_t w = blockIdx.x + n * gridDim.x;
+    tl.begin(Span::kFullWait, w);
+    tl.end(Span::kFullWait, w);
+    tl.begin(Span::kItem, w);
+    tl.begin(Span::kSoftmax, w);
+    tl.end(Span::kSoftmax, w);
+    tl.end(Span::kItem, w);
+  }
+}
+
 template <class Stamps>
 class TimelineGpu : public ::testing::Test {};
 // The shared policies hand their stamps to the copy engine a half ring (kHalfStamps) at a time;
 // the tests' stamp counts cross several halves and end in a partial one.
-using Policies = ::testing::Types<WarpStamps, SharedStamps<kEverySpan>, SharedStamps<kBoundarySpans>>;
+using Policies = ::testing::Types<GlobalStamps<kEverySpan>, GlobalStamps<kBoundarySpans>, SharedStamps<kEverySpan>,
+                                  SharedStamps<kBoundarySpans>>;
 class PolicyName {
  public:
   template <class T>
   static std::string GetName(int) {
-    if (std::is_same_v<T, WarpStamps>) return "global";
+    if (std::is_same_v<T, GlobalStamps<kEverySpan>>) return "global";
+    if (std::is_same_v<T, GlobalStamps<kBoundarySpans>>) return "global_boundaries";
     if (std::is_same_v<T, SharedStamps<kEverySpan>>) return "shared";
     return "shared_boundaries";
   }
@@ -213,7 +233,7 @@ TYPED_TEST(TimelineGpu, StampsTheSpansOfItsPolicy) {
   every_span<TypeParam><<<1, 32>>>();
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
-  const std::uint32_t spans = std::is_same_v<TypeParam, SharedStamps<kBoundarySpans>> ? kBoundarySpans : kEverySpan;
+  const std::uint32_t spans = TypeParam::kSpanSet;
   std::vector<std::uint16_t> expected;
   for (unsigned k = 0; k < unsigned(Span::kCount); ++k)
     if (spans & span_bit(Span(k))) {
@@ -222,6 +242,50 @@ TYPED_TEST(TimelineGpu, StampsTheSpansOfItsPolicy) {
     }
   ASSERT_EQ(raw.slots[0].count, expected.size());
   for (std::size_t e = 0; e < expected.size(); ++e) EXPECT_EQ(raw.events[e].code, expected[e]) << "event " << e;
+}
+
+// A build that stamps every k-th item (ATTNLAB_TIMELINE_SAMPLE) stamps, in every warp, the
+// sampled items' spans and nothing else: not the others, not the waits between items.
+template <class Stamps>
+class TimelineSampledGpu : public ::testing::Test {};
+using SampledPolicies = ::testing::Types<GlobalStamps<kEverySpan, 3>, SharedStamps<kEverySpan, 3>>;
+class SampledName {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::is_same_v<T, GlobalStamps<kEverySpan, 3>> ? "global_every_3" : "shared_every_3";
+  }
+};
+TYPED_TEST_SUITE(TimelineSampledGpu, SampledPolicies, SampledName);
+
+TYPED_TEST(TimelineSampledGpu, StampsOnlyTheSampledItems) {
+  constexpr std::uint32_t kBlocks = 5, kWarps = 2, kItems = 7;
+  const DeviceTimeline buffer(kBlocks, kWarps, 64);
+  buffer.attach();
+  buffer.clear(nullptr);
+  items_walk<TypeParam><<<kBlocks, 32 * kWarps>>>(kItems);
+  ATTNLAB_CHECK_LAUNCH();
+  const RawTimeline raw = buffer.pull(nullptr);
+  for (std::uint32_t b = 0; b < kBlocks; ++b) {
+    std::vector<std::pair<std::uint16_t, std::uint32_t>> expected;  // code, item
+    for (std::uint32_t n = 0; n < kItems; ++n) {
+      const std::uint32_t w = b + n * kBlocks;
+      if (!sampled_item(w, kBlocks, TypeParam::kSampled)) continue;
+      for (const auto code : {event_code(Span::kItem, false), event_code(Span::kSoftmax, false),
+                              event_code(Span::kSoftmax, true), event_code(Span::kItem, true)})
+        expected.emplace_back(code, w);
+    }
+    ASSERT_FALSE(expected.empty()) << "block " << b << ": the test needs a sampled item in every block";
+    for (std::uint32_t warp = 0; warp < kWarps; ++warp) {
+      const std::size_t slot = std::size_t(b) * kWarps + warp;
+      ASSERT_EQ(raw.slots[slot].started, 1u);
+      ASSERT_EQ(raw.slots[slot].count, expected.size()) << "slot " << slot;
+      for (std::size_t e = 0; e < expected.size(); ++e) {
+        EXPECT_EQ(raw.events[slot * raw.capacity + e].code, expected[e].first) << "slot " << slot << " event " << e;
+        EXPECT_EQ(raw.events[slot * raw.capacity + e].item, expected[e].second) << "slot " << slot << " event " << e;
+      }
+    }
+  }
 }
 
 }  // namespace
