@@ -117,10 +117,11 @@ timeline:
 	@test -n "$(PHASE)" || { echo "attnlab: set PHASE to a phase with timeline stamps, e.g. make timeline PHASE=5"; exit 2; }
 	BUILD=$(BUILD) scripts/timeline '$(PHASE)' $(or $(SHAPES),throughput latency) -- --out $(RESULTS)/timeline $(ARGS)
 
-# make timeline-cost [ARGS="--policies 'global shared'"]: each stamp policy of the timeline
-# (ATTNLAB_TIMELINE_STAMPS) built in turn and timed against the normal build, at phase 5's and
-# d4's seed shapes and 16x16x2048x64:causal (scripts/timeline-cost): one line per record, the
-# records under $(RESULTS)/timeline-cost/<policy>/.
+# make timeline-cost [ARGS="--policies 'global global:8'"]: each stamp policy of the timeline
+# (ATTNLAB_TIMELINE_STAMPS, with :k every k-th work item, ATTNLAB_TIMELINE_SAMPLE) built in turn
+# and timed against the normal build, at phase 5's and d4's seed shapes and
+# 16x16x2048x64:causal (scripts/timeline-cost): one line per record, the records under
+# $(RESULTS)/timeline-cost/<policy>-<k>/.
 .PHONY: timeline-cost
 timeline-cost:
 	$(gpu_then_build)
@@ -286,7 +287,7 @@ help:
 	@echo "  make timeline PHASE=5|d4 [SHAPES=...] [ARGS=...]  warp-role timeline of the phase's"
 	@echo "                                  stamped build: record, trace, PNG, results/timeline/<id>/"
 	@echo "  make timeline-cost [ARGS=...]   the timeline's overhead under each stamp policy,"
-	@echo "                                  one line per record, results/timeline-cost/<policy>/"
+	@echo "                                  one line per record, results/timeline-cost/<policy>-<k>/"
 	@echo "  make report RUN=<run dir>       render <run dir>/report.md and plots"
 	@echo "  make report-calibration RUN=<calibration dir>  render a calibration record's report.md"
 	@echo "  make compare A=<run> B=<run>    B against A per shape: SAME, FASTER or SLOWER"

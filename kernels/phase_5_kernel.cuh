@@ -154,6 +154,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       tl.begin(Span::kEmptyWait, j);
       pipe.producer_acquire(pos);
       tl.end(Span::kEmptyWait, j);
+      tl.producer_delay();  // the what-if's validation only (kernels/timeline.cuh)
       tl.begin(Span::kTmaIssue, j);
       Elem* const dst = buf + pos.stage() * (T::kTileK * D);
       const int key0 = (t.k0 + j) * T::kTileK;

@@ -119,12 +119,13 @@ inline constexpr std::uint32_t kEverySpan = span_bit(Span::kCount) - 1;
 inline constexpr std::uint32_t kBoundarySpans =
     kEverySpan & ~(span_bit(Span::kTmaIssue) | span_bit(Span::kQkIssue) | span_bit(Span::kPvIssue));
 
-// The timed build: every stamp is empty, no buffer is read.
+// The timed build: every stamp is empty, no buffer is read, no delay is spun.
 struct NoStamps {
   template <class Item>
   __device__ __forceinline__ void begin(Span, Item) {}
   template <class Item>
   __device__ __forceinline__ void end(Span, Item) {}
+  __device__ __forceinline__ void producer_delay() {}
 };
 
 // What a stamping policy offers a kernel: a span's begin and end, each one stamp
@@ -151,6 +152,21 @@ class StampCalls {
     if ((kSpans & span_bit(span)) != 0 && on()) self().stamp(span, true, std::uint32_t(item));
     if constexpr (kSampleEvery > 1)
       if (span == Span::kItem) on_ = false;
+  }
+  // A known delay in one role, the validation of the timeline's what-if (a producer calls it
+  // before each K/V copy it issues): DeviceView::producer_delay_cycles of spinning on clock64,
+  // none where it is 0 (every run but that validation), in every item, sampled or not. Only
+  // stamped kernels have it; the timed ones (NoStamps) compile it to nothing.
+  // One asm block on the 32-bit clock (its wrap-around subtracts out): the producer it runs in
+  // has 24 or 32 registers, and a loop of 64-bit clock reads in C++ kept more of them live
+  // across the copies' code, which ptxas spilled.
+  __device__ __forceinline__ void producer_delay() {
+    const std::uint32_t cycles = g_view.producer_delay_cycles;
+    if (cycles == 0) return;
+    asm volatile(
+        "{\n\t.reg .u32 t0, t;\n\t.reg .pred p;\n\tmov.u32 t0, %%clock;\n"
+        "SPIN:\n\tmov.u32 t, %%clock;\n\tsub.u32 t, t, t0;\n\tsetp.lt.u32 p, t, %0;\n\t@p bra SPIN;\n\t}" ::"r"(cycles)
+        : "memory");
   }
 
  private:

@@ -53,7 +53,9 @@ DeviceTimeline::~DeviceTimeline() {
   cudaFree(slots_);
 }
 
-void DeviceTimeline::attach() const { set_all(DeviceView{slots_, events_, warps_, ctas_, capacity_}); }
+void DeviceTimeline::attach(std::uint32_t producer_delay_cycles) const {
+  set_all(DeviceView{slots_, events_, warps_, ctas_, capacity_, producer_delay_cycles});
+}
 
 void DeviceTimeline::clear(cudaStream_t stream) const {
   ATTNLAB_CUDA_CHECK(cudaMemsetAsync(slots_, 0, std::size_t(ctas_) * warps_ * sizeof(RawSlot), stream));

@@ -1,6 +1,6 @@
 // The host half of warp-role timelines (kernels/timeline.cuh): the device buffer a stamped
-// launch (a kernel under timeline::WarpStamps) writes into, handed to every kernel translation
-// unit that stamps, cleared before a launch and copied back after it.
+// launch (a kernel under a stamping policy) writes into, handed to every kernel translation unit
+// that stamps, cleared before a launch and copied back after it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,6 +19,9 @@ struct DeviceView {
   std::uint32_t warps_per_cta = 0;
   std::uint32_t ctas = 0;
   std::uint32_t capacity = 0;
+  // [cycles] a known delay the stamped kernels' producers spin before issuing each K/V copy
+  // (Stamps::producer_delay): 0 but in a run that validates the timeline's what-if on it.
+  std::uint32_t producer_delay_cycles = 0;
 };
 
 // Every translation unit built with the instrument registers, from a static initialiser, how
@@ -41,7 +44,8 @@ class DeviceTimeline {
   // [bytes] what the buffer of that geometry takes on the device.
   static std::uint64_t bytes(std::uint32_t ctas, std::uint32_t warps_per_cta, std::uint32_t capacity);
 
-  void attach() const;
+  // producer_delay_cycles: DeviceView's, for every stamped kernel while attached.
+  void attach(std::uint32_t producer_delay_cycles = 0) const;
   // Zeroes every slot header (counts, anchors) on `stream`: events past a count are never read.
   void clear(cudaStream_t stream) const;
   // Synchronises `stream` and copies the buffer back.

@@ -23,6 +23,7 @@
 #include "reports/plots.hpp"
 #include "reports/published.hpp"
 #include "reports/render.hpp"
+#include "reports/timeline_paths.hpp"
 
 namespace {
 
@@ -171,8 +172,10 @@ Subcommand add_timeline(CLI::App& app) {
   return {sub, [dirs](Output& out) {
             for (const auto& d : *dirs) {
               const fs::path dir = record_dir(d);
-              out.wrote(render_timeline(read_input(attnlab::read_timeline_file, dir / "run.json"), dir),
-                        dir / "report.md");
+              const auto rec = read_input(attnlab::read_timeline_file, dir / "run.json");
+              out.wrote(render_timeline(rec, dir), dir / "report.md");
+              if (rec.timeline)
+                std::cout << "attnlab-report: " << dir.string() << ": " << paths_line(*rec.timeline) << std::endl;
             }
           }};
 }

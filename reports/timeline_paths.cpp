@@ -1,7 +1,11 @@
 #include "reports/timeline_paths.hpp"
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
+#include <optional>
+#include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "common/stats.hpp"
@@ -47,9 +51,46 @@ PathClass path_class_of(Span s) {
 
 namespace {
 
+// The number in a role named "consumer N"; none for any other role.
+std::optional<std::uint32_t> consumer_index(const std::string& role) {
+  constexpr std::string_view kPrefix = "consumer ";
+  if (role.compare(0, kPrefix.size(), kPrefix) != 0 || role.size() == kPrefix.size()) return std::nullopt;
+  std::uint32_t n = 0;
+  for (std::size_t i = kPrefix.size(); i < role.size(); ++i) {
+    if (role[i] < '0' || role[i] > '9') return std::nullopt;
+    n = 10 * n + std::uint32_t(role[i] - '0');
+  }
+  return n;
+}
+
+// The warp whose turn a ping-pong wait of `w` waits on: in w's CTA, a warp of the consumer before
+// w's in the turn order (consumer N waits on consumer N - 1, consumer 0 on the last), the one at
+// w's place in its warpgroup where it stamped, else any of that consumer's. None where w is no
+// consumer or its CTA pictures no other.
+const TimelineWarp* turn_partner(const TimelineDecoded& d, const TimelineWarp& w) {
+  const auto mine = consumer_index(w.role);
+  if (!mine) return nullptr;
+  std::uint32_t consumers = 0;
+  for (const auto& o : d.warps)
+    if (o.cta == w.cta)
+      if (const auto c = consumer_index(o.role)) consumers = std::max(consumers, *c + 1);
+  if (consumers < 2) return nullptr;
+  const std::uint32_t before = (*mine + consumers - 1) % consumers;
+  const TimelineWarp* any = nullptr;
+  for (const auto& o : d.warps) {
+    if (o.cta != w.cta || consumer_index(o.role) != before) continue;
+    if (o.warp % kWarpgroupWarps == w.warp % kWarpgroupWarps) return &o;
+    if (!any) any = &o;
+  }
+  return any;
+}
+
 // The warp's time over [b, e) by class: each piece between two span edges goes to the innermost
-// span that holds it (the latest begin; of equal begins, the earliest end), or to kBetween.
-std::array<double, kPathClasses> attribute(const TimelineWarp& w, double b, double e) {
+// span that holds it (the latest begin; of equal begins, the earliest end), or to kBetween. A
+// piece in a ping-pong wait goes to what the partner consumer whose turn it waits on did
+// meanwhile (turn_partner), followed up to `hops` partners deep, else to kPartner.
+std::array<double, kPathClasses> attribute(const TimelineDecoded& d, const TimelineWarp& w, double b, double e,
+                                           int hops) {
   std::vector<const TimelineSpan*> in;
   std::vector<double> edges = {b, e};
   for (const auto& s : w.spans) {
@@ -60,6 +101,7 @@ std::array<double, kPathClasses> attribute(const TimelineWarp& w, double b, doub
   }
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  const TimelineWarp* partner = hops > 0 ? turn_partner(d, w) : nullptr;
   std::array<double, kPathClasses> ns{};
   for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
     const double mid = 0.5 * (edges[i] + edges[i + 1]);
@@ -68,6 +110,11 @@ std::array<double, kPathClasses> attribute(const TimelineWarp& w, double b, doub
       if (s->begin_ns <= mid && mid < s->end_ns &&
           (!inner || s->begin_ns > inner->begin_ns || (s->begin_ns == inner->begin_ns && s->end_ns < inner->end_ns)))
         inner = s;
+    if (inner && inner->kind == Span::kPingPongWait && partner) {
+      const auto theirs = attribute(d, *partner, edges[i], edges[i + 1], hops - 1);
+      for (std::size_t c = 0; c < kPathClasses; ++c) ns[c] += theirs[c];
+      continue;
+    }
     ns[std::size_t(inner ? path_class_of(inner->kind) : PathClass::kBetween)] += edges[i + 1] - edges[i];
   }
   return ns;
@@ -94,7 +141,7 @@ std::vector<ItemPath> item_paths(const TimelineDecoded& d) {
     p.role = w->role;
     p.begin_ns = s->begin_ns;
     p.end_ns = s->end_ns;
-    p.ns = attribute(*w, s->begin_ns, s->end_ns);
+    p.ns = attribute(d, *w, s->begin_ns, s->end_ns, kPartnerHops);
     p.bound = PathClass(std::max_element(p.ns.begin(), p.ns.end()) - p.ns.begin());
     out.push_back(std::move(p));
   }
@@ -125,6 +172,20 @@ std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths
     out.push_back(by[c]);
   }
   return out;
+}
+
+std::string paths_line(const TimelineDecoded& d) {
+  const auto paths = item_paths(d);
+  std::ostringstream line;
+  line << "critical path on SM " << d.pictured_sm << ": ";
+  const auto classes = summarize_paths(paths);
+  if (classes.empty()) return line.str() + "no work item stamped";
+  const auto most = std::max_element(classes.begin(), classes.end(), [](const auto& a, const auto& b) {
+    return a.items_bound < b.items_bound;
+  });
+  line << path_class_name(most->cls) << " bounds " << most->items_bound << " of " << paths.size()
+       << " items (" << std::fixed << std::setprecision(1) << 100 * most->share << "% of their time)";
+  return line.str();
 }
 
 }  // namespace attnlab::report

@@ -2,7 +2,11 @@
 // (a kItem span, per CTA and item index) ends when the last of its warps ends it; that warp is on
 // the item's critical path, and its time over the item splits by what it was doing or waiting
 // on, each instant going to the innermost span that holds it (a merge wait inside the
-// epilogue is the merge's). The class with the most time bounds the item.
+// epilogue is the merge's). A ping-pong wait is a wait for another consumer's turn, so its time
+// goes to what that consumer did meanwhile (phase 5's turn order: consumer N waits on N - 1,
+// consumer 0 on the last; roles named "consumer N"): a consumer that waits for its partner while
+// the partner waits on a load is on the loads' path. The class with the most time bounds the
+// item.
 //
 // The what-if of a class is a stated model, not a measurement: were that class's time on the
 // path gone and nothing else moved, the item would take that much less, so the pictured SM's
@@ -33,6 +37,11 @@ enum class PathClass {
   kCount
 };
 inline constexpr std::size_t kPathClasses = std::size_t(PathClass::kCount);
+// Warps per consumer warpgroup: a partner's warp at the waiting warp's place in its warpgroup.
+inline constexpr std::uint32_t kWarpgroupWarps = 4;
+// Partners followed from one ping-pong wait: as many as the most consumers a phase has (3) less
+// one, since a chain of turn waits cannot come back to the first waiter.
+inline constexpr int kPartnerHops = 2;
 
 const char* path_class_name(PathClass c);
 PathClass path_class_of(timeline::Span s);
@@ -61,5 +70,9 @@ struct PathClassSummary {
 
 // Per class over `paths`, in PathClass order, classes with no time left out.
 std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths);
+
+// One line for a console: the class that bounds the most of the pictured SM's items, how many
+// of them, and its share of their time ("no work item stamped on SM k" where none was).
+std::string paths_line(const TimelineDecoded& d);
 
 }  // namespace attnlab::report

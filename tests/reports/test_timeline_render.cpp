@@ -194,6 +194,31 @@ TEST(TimelinePaths, TheLastWarpsInnermostSpansSplitTheItem) {
   EXPECT_EQ(sum[2].items_bound, 1u);
 }
 
+// A ping-pong wait is a wait for the partner consumer's turn: its time goes to what the partner
+// did meanwhile. Consumer 1 ends the item last, after waiting 300 ns for consumer 0, which spent
+// 200 ns of that waiting on a load and 100 ns in its softmax; consumer 0 waits on consumer 1
+// (the last) in turn, and the chain stops there.
+TEST(TimelinePaths, APingPongWaitGoesToWhatThePartnerDidMeanwhile) {
+  TimelineDecoded d;
+  TimelineWarp c0{0, 4, 0, "consumer 0", 0, 400, 0, 0, 0,
+                  {{Span::kItem, 0, 380, 1}, {Span::kPingPongWait, 0, 50, 1}, {Span::kFullWait, 50, 250, 1},
+                   {Span::kSoftmax, 250, 350, 1}}};
+  TimelineWarp c1{0, 8, 0, "consumer 1", 0, 400, 0, 0, 0,
+                  {{Span::kItem, 0, 400, 1}, {Span::kPingPongWait, 0, 350, 1}, {Span::kWgmmaWait, 350, 400, 1}}};
+  TimelineWarp other_cta{1, 4, 0, "consumer 0", 0, 400, 0, 0, 0, {{Span::kFullWait, 0, 400, 9}}};
+  d.warps = {c0, c1, other_cta};
+  const auto paths = item_paths(d);
+  ASSERT_EQ(paths.size(), 1u);
+  const ItemPath& p = paths[0];
+  EXPECT_EQ(p.role, "consumer 1");
+  // [0, 50): consumer 0 itself waits on consumer 1's turn, the end of the chain: partner.
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kPartner)], 50);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kLoads)], 200);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kSoftmax)], 100);
+  EXPECT_DOUBLE_EQ(p.ns[std::size_t(PathClass::kTensorCores)], 50);
+  EXPECT_EQ(p.bound, PathClass::kLoads);
+}
+
 TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
   TempDir t;
   TimelineRecord r = two_warps();
