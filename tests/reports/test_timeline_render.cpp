@@ -92,6 +92,23 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
 }
 
+// A build that stamped every k-th item says so, and its waits are shares of the stamped items'
+// time, which the table names; one that stamped every item says neither.
+TEST(TimelineReport, ASampledTimelineSaysWhichItemsItStampedAndWhatItsWaitsShare) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  render_timeline(r, t.path);
+  std::string md = read_file(t.path / "report.md");
+  EXPECT_EQ(md.find("Sampled:"), std::string::npos) << md;
+  EXPECT_NE(md.find("| role | warps | lifetime (sum) |"), std::string::npos) << md;
+  r.stamp_sample = 8;
+  render_timeline(r, t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Sampled: only every 8th work item is stamped"), std::string::npos) << md;
+  EXPECT_NE(md.find("| role | warps | stamped items' time (sum) |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| role | warps | lifetime (sum) |"), std::string::npos) << md;
+}
+
 // A timeline whose stamps cost more than kTimelineOverheadLimit of the kernel says so first; one
 // at the limit (the record above: 10%) does not.
 TEST(TimelineReport, FlagsAnOverheadAboveTheLimit) {
