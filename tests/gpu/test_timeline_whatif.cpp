@@ -5,7 +5,7 @@
 // full-barrier waits), and the what-if model (reports/timeline_paths.hpp: an item would take a
 // class's time on its path less, were that wait gone) must predict the slowdown the delay
 // causes within 20%: the loads' added time on the pictured SM's paths against the added kernel
-// time (CUDA events, medians).
+// time (CUPTI kernel records, medians).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include "attnlab_timeline_policy.hpp"
@@ -24,6 +25,7 @@
 #include "experiments/harness/run_main.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/timeline_host.hpp"
+#include "profiler/kernel_activity.hpp"
 #include "profiler/timeline_decode.hpp"
 #include "reports/timeline_paths.hpp"
 
@@ -41,52 +43,33 @@ constexpr int kTimedLaunches = 15;
 
 // What one run of the stamped build gives: its kernel time and its pictured SM's item paths.
 struct StampedRun {
-  double kernel_ns = 0;  // [ns] median over kTimedLaunches (CUDA events around each launch)
+  double kernel_ns = 0;  // [ns] median over kTimedLaunches (CUPTI kernel records)
   double items_ns = 0;   // [ns] the pictured SM's items, summed
   std::array<double, report::kPathClasses> path_ns{};  // [ns] on those items' paths, by class
   std::size_t items = 0;
   PathClass most_bound = PathClass::kBetween;  // the class that bounds the most items
 };
 
-class Events {
- public:
-  Events() {
-    ATTNLAB_CUDA_CHECK(cudaEventCreate(&start_));
-    ATTNLAB_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~Events() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  // [ns] one launch of `launch` on `stream`.
-  template <class Fn>
-  double time(Fn&& launch, cudaStream_t stream) {
-    ATTNLAB_CUDA_CHECK(cudaEventRecord(start_, stream));
-    launch();
-    ATTNLAB_CUDA_CHECK(cudaEventRecord(stop_, stream));
-    ATTNLAB_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    ATTNLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return 1e6 * double(ms);
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
-
+// CUPTI's kernel time of each of kTimedLaunches launches, as attnlab-timeline times its builds.
 StampedRun run_stamped(const Phase& phase, const Problem& p, const timeline::DeviceTimeline& buffer, std::uint32_t delay,
-                cudaStream_t stream) {
+                       profiler::KernelActivity& activity, cudaStream_t stream) {
   buffer.attach(delay);
   const auto launch = [&] { phase.launch_timeline(p, stream); };
   for (int i = 0; i < 3; ++i) launch();
-  Events ev;
-  std::vector<double> ns;
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  activity.collect();  // the warm-up
+  constexpr std::uint64_t kTag = 1;
   for (int i = 0; i < kTimedLaunches; ++i) {
     buffer.clear(stream);
-    ns.push_back(ev.time(launch, stream));
+    activity.push_tag(kTag);
+    launch();
+    activity.pop_tag();
   }
+  ATTNLAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ns;
+  for (const auto& k : activity.collect())
+    if (k.tag == kTag) ns.push_back(double(k.end_ns - k.start_ns));
+  EXPECT_EQ(ns.size(), std::size_t(kTimedLaunches)) << "CUPTI delivered another number of kernel records";
   StampedRun r;
   r.kernel_ns = stats::median(ns);
   buffer.clear(stream);
@@ -98,13 +81,15 @@ StampedRun run_stamped(const Phase& phase, const Problem& p, const timeline::Dev
   const TimelineDecoded d = timeline::decode(buffer.pull(stream), o);
   const auto paths = report::item_paths(d);
   r.items = paths.size();
-  std::array<std::size_t, report::kPathClasses> bound{};
-  for (const auto& path : paths) {
-    r.items_ns += path.end_ns - path.begin_ns;
-    for (std::size_t c = 0; c < report::kPathClasses; ++c) r.path_ns[c] += path.ns[c];
-    ++bound[std::size_t(path.bound)];
+  for (const auto& path : paths) r.items_ns += path.end_ns - path.begin_ns;
+  std::size_t most = 0;
+  for (const auto& c : report::summarize_paths(paths)) {
+    r.path_ns[std::size_t(c.cls)] = c.ns;
+    if (c.items_bound > most) {
+      most = c.items_bound;
+      r.most_bound = c.cls;
+    }
   }
-  r.most_bound = PathClass(std::max_element(bound.begin(), bound.end()) - bound.begin());
   return r;
 }
 
@@ -138,8 +123,10 @@ TEST(TimelineWhatIf, ADelayedProducerMovesThePathToTheLoadsAsPredicted) {
   const Stream stream;
   const timeline::DeviceTimeline buffer(ctas, warps, 8192);
 
-  const StampedRun base = run_stamped(*phase, p, buffer, 0, stream.get());
-  const StampedRun delayed = run_stamped(*phase, p, buffer, kDelayCycles, stream.get());
+  std::optional<profiler::KernelActivity> activity;
+  start_kernel_activity(activity);
+  const StampedRun base = run_stamped(*phase, p, buffer, 0, *activity, stream.get());
+  const StampedRun delayed = run_stamped(*phase, p, buffer, kDelayCycles, *activity, stream.get());
   timeline::detach_all();
   print("no delay", base);
   print("delayed producer", delayed);
@@ -151,11 +138,12 @@ TEST(TimelineWhatIf, ADelayedProducerMovesThePathToTheLoadsAsPredicted) {
       << "the delayed run's items are bound by " << report::path_class_name(delayed.most_bound);
   // (b) The model's slowdown: the loads' added time on an item's path, times the pictured SM's
   // items (they follow one another, so the SM's added time is its items' added path time, and
-  // the kernel's that of its SMs), against the measured one.
+  // the kernel's that of its SMs), against the measured one. A build that stamps every k-th
+  // item (timeline::sampled_item) pictures every k-th of the SM's items.
   constexpr std::size_t kLoads = std::size_t(PathClass::kLoads);
   const double added_per_item =
       delayed.path_ns[kLoads] / double(delayed.items) - base.path_ns[kLoads] / double(base.items);
-  const double predicted = added_per_item * double(delayed.items);
+  const double predicted = added_per_item * double(delayed.items) * double(timeline::kBuildStampSample);
   const double measured = delayed.kernel_ns - base.kernel_ns;
   std::cout << "[ what-if ] slowdown: predicted " << predicted / 1e3 << " us (the loads' added time on the paths), "
             << "measured " << measured / 1e3 << " us (" << 100 * measured / base.kernel_ns << "% of "
