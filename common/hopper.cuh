@@ -142,7 +142,7 @@ template <int N>
 __device__ void wgmma_ss(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                          int scale_d);
 // A in registers (the fragment of mma.m16n8k16's A per warp: pack_p's layout, or
-// load_a_fragment's), B K-major (QK^T with Q in registers) or MN-major (PV) in shared memory.
+// load_q_fragment's), B K-major (QK^T with Q in registers) or MN-major (PV) in shared memory.
 template <int N>
 __device__ void wgmma_rs(float (&d)[N / 2], const std::uint32_t (&a)[4], std::uint64_t desc_b, int scale_d);
 template <int N>

@@ -1,6 +1,6 @@
 // Phase 5: Hopper-native fused attention. wgmma (m64nNk16, fp16 in, fp32 accumulate) for both
 // products from 128-byte-swizzled shared memory, P kept in registers for PV (wgmma's register-A
-// form), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
+// form) and, at D = 128 with 128-key tiles, Q for QK^T too (QInRegisters), TMA bulk tensor copies of Q and a K/V ring completing on mbarriers, and warp
 // specialisation: one producer warpgroup issues the copies with few registers (setmaxnreg.dec),
 // three (D = 64; two for a few causal shapes) or two
 // (D = 128) consumer warpgroups of 64 query rows each take the rest (setmaxnreg.inc). Consumers
@@ -90,7 +90,8 @@ ATTNLAB_PHASE(5) {
       "/metrics/tensor/values/sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active/value";
   p.title = "wgmma + TMA";
   p.technique =
-      "wgmma for QK^T and PV (P in registers), TMA K/V ring on mbarriers, a producer warpgroup "
+      "wgmma for QK^T and PV (P in registers; Q too at D=128 with 128-key tiles), TMA K/V ring "
+      "on mbarriers, a producer warpgroup "
       "and 3 (D=64; 2 for a few causal shapes) or 2 (D=128) consumer "
       "warpgroups of 64 rows with setmaxnreg, ping-pong, persistent (causal, and where S leaves "
       "a consumer no rows of a head's last block: items claimed longest first; long non-causal "
