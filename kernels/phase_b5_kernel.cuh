@@ -60,10 +60,14 @@ struct Traits {
   // producer's to the consumers (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer
   // holds dK and dV (D), S^T and dP^T (64), and P^T and dS^T as fp16 (32).
   static constexpr bool kMovesRegisters = kConsumers > 1;
-  // The next step's S^T and dP^T GEMMs issued behind this step's dQ GEMM, so the tensor cores
-  // work while dQ is staged: 64 more live accumulators, which fit beside dK and dV at D = 64
-  // (192 of 240) but not at D = 128. The one-consumer kernel stays the plain, fully waited one.
-  static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
+  // The next step's score GEMMs issued behind this step's dQ GEMM, so the tensor cores work
+  // while dQ is staged. At D = 64 both, S^T and dP^T (64 more live accumulators beside dK, dV and
+  // the fragments of P^T and dS^T: 192 of 240). At D = 128 only S^T (32), once dV's and dK's
+  // GEMMs have completed and freed those fragments (kDqAfterDkDv); dP^T's goes in at the step's
+  // start. The one-consumer kernel stays the plain, fully waited one.
+  static constexpr bool kScoresAhead = kConsumers > 1;
+  static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
+  static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
   // dQ split over D between two consumers (FA3's split): each computes 64 of the 128 columns
   // over all 128 keys from both consumers' staged dS, so each dQ element gets one reduction per key
   // tile rather than one per consumer, and a consumer waits for one dQ GEMM, not two. The
@@ -203,20 +207,20 @@ struct Consumer {
   __device__ int dq_column_block(int b) const { return T::kSplitDq ? consumer : b; }
 
   __device__ __forceinline__ void run();
-  __device__ __forceinline__ void issue_scores(int i);
+  __device__ __forceinline__ void issue_scores(int i, bool s_too = true, bool dp_too = true);
   __device__ __forceinline__ void step(int i);
   __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
 };
 
-// S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has landed: two
-// groups, issued without waiting.
+// S^T = K Q^T and dP^T = V dO^T of step i into s and dp (either or both), once its stage has
+// landed: a group each, issued without waiting.
 template <class T>
-__device__ __forceinline__ void Consumer<T>::issue_scores(int i) {
+__device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
   const RingPosition<T::kStages> pos{i};
   sm.pipe.consumer_wait(pos);
-  qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
-  qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
+  if (s_too) qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
+  if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
 // One query block: the five GEMMs and the elementwise work between them, then the stage goes
@@ -230,7 +234,11 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   const int q0 = w.m(i) * kQueries;
   const __half* const q = sm.q[stage];
   const __half* const d_o = sm.d_o[stage];
-  if (!T::kScoresAhead || i == 0) issue_scores(i);
+  // Step 0 issues both score GEMMs; a later step, those the step before has not issued.
+  if (!T::kScoresAhead || i == 0)
+    issue_scores(i);
+  else if constexpr (!T::kDpAhead)
+    issue_scores(i, false, true);
   wgmma_wait<0>();
   fence_operands(s);
   fence_operands(dp);
@@ -254,11 +262,23 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   // passes this wait; the warpgroup learns it at the barrier below, before add_dq writes them.
   if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
+  if constexpr (T::kDqAfterDkDv) {
+    // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
+    // for the next step's scores that add_dq issues behind it (the tensor cores run them in
+    // order anyway).
+    wgmma_wait<0>();
+    fence_operands(dv);
+    fence_operands(dk);
+    fence_operands(p_frag);
+    fence_operands(ds_frag);
+  }
   add_dq(i);
-  fence_operands(dv);
-  fence_operands(dk);
-  fence_operands(p_frag);
-  fence_operands(ds_frag);
+  if constexpr (!T::kDqAfterDkDv) {
+    fence_operands(dv);
+    fence_operands(dk);
+    fence_operands(p_frag);
+    fence_operands(ds_frag);
+  }
   sm.pipe.consumer_release(pos, lane);
 }
 
@@ -286,10 +306,11 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     float acc[32];
     dq_gemm<T::kDqKeys>(acc, ds, k_block);
     if (T::kScoresAhead && b == 0 && i + 1 < w.steps) {
-      // s and dp are free (P^T and dS^T are packed and staged): the next step's two score
-      // groups go in behind this dQ group, which the wait leaves outstanding.
-      issue_scores(i + 1);
-      wgmma_wait<2>();
+      // s and dp are free (P^T and dS^T are packed and staged): the next step's score groups
+      // (T::kDpAhead: both; else S^T's) go in behind this dQ group, which the wait leaves
+      // outstanding.
+      issue_scores(i + 1, true, T::kDpAhead);
+      wgmma_wait<T::kDpAhead ? 2 : 1>();
     } else {
       wgmma_wait<0>();
     }
