@@ -234,7 +234,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   const int q0 = w.m(i) * kQueries;
   const __half* const q = sm.q[stage];
   const __half* const d_o = sm.d_o[stage];
-  // Step 0 issues both score GEMMs; a later step, those the step before has not issued.
+  // The first query block issues both score GEMMs; a later one, those the one before has not.
   if (!T::kScoresAhead || i == 0)
     issue_scores(i);
   else if constexpr (!T::kDpAhead)
