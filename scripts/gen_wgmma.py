@@ -38,26 +38,25 @@ __device__ __forceinline__ void wgmma_ss<{n}>(float (&d)[{r}], std::uint64_t des
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }}
 
-// D[64x{n}] (+)= A[64x16] * B[16x{n}], A in registers, B K-major in shared memory.
-template <>
-__device__ __forceinline__ void wgmma_rs<{n}>(float (&d)[{r}], const std::uint32_t (&a)[4],
-                                              std::uint64_t desc_b, int scale_d) {{
-  asm volatile(
-      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 5}, 0;\\n"
-      "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 "
-      "{acc}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1, 0;\\n}}\\n"
-      : {cons}
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
-}}
+''' + emit_rs(n, "wgmma_rs", "K", 0) + "\n" + emit_rs(n, "wgmma_rs_mn", "MN", 1)
 
-// D[64x{n}] (+)= A[64x16] * B[16x{n}], A in registers, B MN-major in shared memory.
+
+def emit_rs(n, name, b_major, trans_b):
+    """A from registers (four per thread), B in shared memory K- or MN-major (trans_b)."""
+    r = n // 2
+    acc = "{" + regs(r) + "}"
+    cons = constraints(r)
+    head = f"__device__ __forceinline__ void {name}<{n}>("
+    # The continuation's indent is the same for every N (as a two-digit N's parameters align).
+    pad = " " * (len(f"__device__ __forceinline__ void {name}<") + 5)
+    return f'''// D[64x{n}] (+)= A[64x16] * B[16x{n}], A in registers, B {b_major}-major in shared memory.
 template <>
-__device__ __forceinline__ void wgmma_rs_mn<{n}>(float (&d)[{r}], const std::uint32_t (&a)[4],
-                                                 std::uint64_t desc_b, int scale_d) {{
+{head}float (&d)[{r}], const std::uint32_t (&a)[4],
+{pad}std::uint64_t desc_b, int scale_d) {{
   asm volatile(
       "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 5}, 0;\\n"
       "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 "
-      "{acc}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1, 1;\\n}}\\n"
+      "{acc}, {{%{r}, %{r + 1}, %{r + 2}, %{r + 3}}}, %{r + 4}, p, 1, 1, {trans_b};\\n}}\\n"
       : {cons}
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
 }}
