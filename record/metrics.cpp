@@ -154,94 +154,21 @@ MetricsConfig read_metrics_config(const nlohmann::ordered_json& root, const std:
   return c;
 }
 
-RecordedGroupState read_group_state(const ordered_json& root, const std::string& base) {
-  RecordedGroupState g;
-  const ordered_json* group = find(root, base);
-  g.collected = group && !group->is_null();
-  if (!g.collected) return g;
-  g.available = value_or_null_at<bool>(root, base + "/available");
-  g.reason = optional_string_at(root, base + "/reason");
-  return g;
-}
-
-std::optional<double> RecordedGroup::value(std::string_view metric) const {
-  if (available != true) return std::nullopt;
-  for (const auto& v : values)
-    if (v.name == metric) return v.value;
-  return std::nullopt;
-}
-
-namespace {
-
-std::optional<int> optional_int_at(const ordered_json& root, const std::string& ptr) {
-  const auto v = optional_number_at(root, ptr);
-  return v ? std::optional<int>(int(*v)) : std::nullopt;
-}
-
-// {"<name>": "<string>"} at `ptr`, in record order; empty where absent or null.
-std::vector<std::pair<std::string, std::string>> string_map_at(const ordered_json& root, const std::string& ptr) {
-  std::vector<std::pair<std::string, std::string>> out;
-  const ordered_json* m = find(root, ptr);
-  if (!m || m->is_null()) return out;
-  if (!m->is_object()) throw FieldError(type_problem(ptr, "an object"));
-  for (const auto& [name, v] : m->items()) {
-    (void)v;
-    out.emplace_back(name, string_at(root, ptr + "/" + escaped(name)));
-  }
-  return out;
-}
-
-// {"<metric>": {"value", "unit"}} at `ptr` in record order; empty where absent or null.
-std::vector<RecordedMetric> recorded_values(const ordered_json& root, const std::string& ptr) {
-  std::vector<RecordedMetric> out;
-  const ordered_json* vals = find(root, ptr);
-  if (!vals || vals->is_null()) return out;
-  if (!vals->is_object()) throw FieldError(type_problem(ptr, "an object"));
-  for (const auto& [metric, v] : vals->items()) {
-    (void)v;
-    const std::string p = ptr + "/" + escaped(metric);
-    out.push_back({metric, optional_number_at(root, p + "/value"), optional_string_at(root, p + "/unit").value_or("")});
-  }
-  return out;
-}
-
-RecordedGroup read_recorded_group(const ordered_json& root, const std::string& base, const std::string& name) {
-  RecordedGroup g;
-  static_cast<RecordedGroupState&>(g) = read_group_state(root, base);
-  g.name = name;
-  g.passes = optional_int_at(root, base + "/passes");
-  g.kernel_passes = optional_int_at(root, base + "/kernel_passes");
-  g.collection_wall_s = optional_number_at(root, base + "/collection_wall_s");
-  g.values = recorded_values(root, base + "/values");
-  g.unavailable_metrics = string_map_at(root, base + "/unavailable_metrics");
-  if (const ordered_json* ks = find(root, base + "/kernels"); ks && !ks->is_null()) {
-    if (!ks->is_array()) throw FieldError(type_problem(base + "/kernels", "an array"));
-    g.kernels.emplace();
-    for (std::size_t i = 0; i < ks->size(); ++i) {
-      const std::string p = base + "/kernels/" + std::to_string(i);
-      g.kernels->push_back({string_at(root, p + "/name"), int(number_at(root, p + "/index")),
-                            recorded_values(root, p + "/values")});
-    }
-  }
-  g.kernels_reason = optional_string_at(root, base + "/kernels_reason");
-  return g;
-}
-
-}  // namespace
-
-std::optional<std::vector<RecordedGroup>> read_recorded_metrics(const ordered_json& root, const std::string& base) {
+std::optional<std::vector<GroupResult>> read_metric_groups(const ordered_json& root, const std::string& base) {
   const ordered_json* m = find(root, base);
   if (!m || m->is_null()) return std::nullopt;
   if (!m->is_object()) throw FieldError(type_problem(base, "an object"));
-  std::vector<RecordedGroup> out;
-  for (const auto& [name, block] : m->items())
-    if (!block.is_null()) out.push_back(read_recorded_group(root, base + "/" + escaped(name), name));
+  std::vector<GroupResult> out;
+  for (const auto& [name, block] : m->items()) {
+    (void)block;
+    out.push_back(read_group_result(root, base + "/" + escaped(name)));
+  }
   return out;
 }
 
-const RecordedGroup* find_group(const std::vector<RecordedGroup>& groups, std::string_view name) {
+const GroupResult* find_group(const std::vector<GroupResult>& groups, std::string_view name) {
   for (const auto& g : groups)
-    if (g.name == name) return &g;
+    if (g.group == name) return &g;
   return nullptr;
 }
 

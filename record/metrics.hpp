@@ -67,47 +67,12 @@ nlohmann::ordered_json to_json(const GroupResult& group);
 // throws FieldError naming the field.
 GroupResult read_group_result(const nlohmann::ordered_json& root, const std::string& base);
 
-// Whether a metric group was measured, as a report takes it from any record (the schema
-// requires none of a group's fields): the group absent or null was not collected; otherwise
-// its "available" and "reason" as recorded. A field of the wrong type throws FieldError.
-struct RecordedGroupState {
-  bool collected = false;
-  std::optional<bool> available;  // nullopt: the record does not say
-  std::optional<std::string> reason;
-};
-RecordedGroupState read_group_state(const nlohmann::ordered_json& root, const std::string& base);
-
-// A group as a report takes it from any run record: the schema requires only "available", so
-// every other field is optional (absent: not recorded), where read_group_result restores a group
-// the harness wrote and requires them. A field of the wrong type still throws FieldError.
-struct RecordedMetric {
-  std::string name;
-  std::optional<double> value;  // null in the record: not measured
-  std::string unit;             // "" where not recorded
-};
-struct RecordedKernelValues {
-  std::string name;  // the launched function
-  int index = 0;     // its place in the launch, 0-based
-  std::vector<RecordedMetric> values;
-};
-struct RecordedGroup : RecordedGroupState {
-  std::string name;  // the key it is recorded under
-  std::optional<int> passes, kernel_passes;
-  std::optional<double> collection_wall_s;  // [s]
-  std::vector<RecordedMetric> values;       // record order
-  std::vector<std::pair<std::string, std::string>> unavailable_metrics;  // metric -> why
-  std::optional<std::vector<RecordedKernelValues>> kernels;  // per kernel, launch order; nullopt: none
-  std::optional<std::string> kernels_reason;
-
-  // The metric's value in a group recorded available; nullopt otherwise.
-  std::optional<double> value(std::string_view metric) const;
-};
-// A result's "metrics" block at `base`: its groups in record order, a null group left out (not
-// collected); nullopt where the block is absent or null (the run collected none).
-std::optional<std::vector<RecordedGroup>> read_recorded_metrics(const nlohmann::ordered_json& root,
-                                                                const std::string& base);
+// A result's "metrics" block at `base`: its groups in record order (read_group_result each);
+// nullopt where the block is absent or null (the run collected none).
+std::optional<std::vector<GroupResult>> read_metric_groups(const nlohmann::ordered_json& root,
+                                                           const std::string& base);
 // The group named `name`, nullptr where not collected.
-const RecordedGroup* find_group(const std::vector<RecordedGroup>& groups, std::string_view name);
+const GroupResult* find_group(const std::vector<GroupResult>& groups, std::string_view name);
 
 // The record's top-level "metrics_config": what was requested and how it is collected
 // (profiler::HardwareEvidence fills it), or, for a run that collects nothing, why.

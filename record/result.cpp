@@ -92,11 +92,7 @@ ResultEntry read_result(const ordered_json& root, const std::string& b) {
   }
   r.correctness = read_correctness(root, b + "/correctness");
   read_timing(root, b, r);
-  if (const ordered_json* m = find(root, b + "/metrics")) {
-    r.metrics.emplace();
-    for (const auto& [group, block] : m->items())
-      r.metrics->push_back(read_group_result(root, b + "/metrics/" + group));
-  }
+  r.metrics = read_metric_groups(root, b + "/metrics");
   if (find(root, b + "/static")) r.static_evidence = read_static(root, b + "/static");
   if (find(root, b + "/derived")) r.derived = read_derived(root, b + "/derived");
   if (find(root, b + "/pc_sampling")) r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
@@ -234,7 +230,7 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   if (!r.unavailable) r.correctness = read_correctness(root, b + "/correctness");
   r.passed = r.correctness.passed;
   if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null()) r.derived = read_derived(root, b + "/derived");
-  r.metrics = read_recorded_metrics(root, b + "/metrics");
+  r.metrics = read_metric_groups(root, b + "/metrics");
   // Both writers write these two blocks from the structs (PcSamplingResult, KernelShare), so
   // their strict readers take every record that has them.
   if (const ordered_json* pc = find(root, b + "/pc_sampling"); pc && !pc->is_null())

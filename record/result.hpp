@@ -92,10 +92,10 @@ ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::st
 
 // A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
 // (whose entries say "available", and why not) and older layouts, each block where recorded: the
-// correctness block through the writer's reader (read_correctness), the metric groups and the
-// static facts through readers tolerant where the schema is (RecordedGroup, RecordedStatic),
-// since the schema admits groups and kernels with fields left out; a field of the wrong type throws
-// FieldError. `options`: the run's, as read_sampling_options reads them: where they ask for no
+// correctness block and the metric groups through the writer's readers (read_correctness,
+// read_metric_groups), the static facts through a reader tolerant where the schema is
+// (RecordedStatic), since the schema admits kernels with fields left out; a field of the wrong
+// type throws FieldError. `options`: the run's, as read_sampling_options reads them: where they ask for no
 // timing (check-only) a timing block is refused, and where they name the headline regime a
 // timed entry naming another is.
 struct RecordedResult {
@@ -107,7 +107,7 @@ struct RecordedResult {
   std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
   std::string headline_regime;  // empty: not timed; the first regime where a record names none
   std::optional<DerivedFigures> derived;
-  std::optional<std::vector<RecordedGroup>> metrics;
+  std::optional<std::vector<GroupResult>> metrics;
   std::optional<PcSamplingResult> pc_sampling;
   std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
   std::optional<RecordedStatic> static_evidence;

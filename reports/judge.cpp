@@ -59,10 +59,9 @@ std::string why_absent(const Result& r, const std::vector<std::string>& tok,
   if (top == "metrics") {
     if (!r.metrics) return "not measured: this record has no hardware metrics";
     if (tok.size() > 1) {
-      const RecordedGroup* g = r.group(tok[1]);
+      const GroupResult* g = r.group(tok[1]);
       if (!g) return "not measured: metric group " + tok[1] + " was not collected";
-      if (g->available == false)
-        return "not measured: metric group " + tok[1] + " unavailable" + (g->reason ? ": " + *g->reason : "");
+      if (!g->available) return "not measured: metric group " + tok[1] + " unavailable: " + g->reason;
     }
     return "not measured: " + ptr + " is not in the record";
   }

@@ -67,7 +67,7 @@ struct Result {
   std::string headline;         // headline regime; empty when not timed
   Correctness correctness;  // the gate's figures; the default where unavailable (no check ran)
   std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
-  std::optional<std::vector<RecordedGroup>> metrics;  // absent where the record has no "metrics"
+  std::optional<std::vector<GroupResult>> metrics;    // absent where the record has no "metrics"
   std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
   std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
   std::optional<RecordedStatic> static_evidence;      // launch facts, ptxas and SASS, where recorded
@@ -82,7 +82,7 @@ struct Result {
   // static.kernels: each launched kernel's facts; empty where not recorded.
   const std::vector<RecordedKernel>& launched_kernels() const;
   // The metric group as recorded; nullptr where the shape has no such group.
-  const RecordedGroup* group(std::string_view name) const {
+  const GroupResult* group(std::string_view name) const {
     return metrics ? find_group(*metrics, name) : nullptr;
   }
 };

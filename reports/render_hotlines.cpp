@@ -203,30 +203,24 @@ void kernel_block(std::ostream& md, const KernelPcSamples& k, std::uint64_t laun
 
 // One kernel instance's counters over every group, by its index in the launch. For a launch of
 // one kernel the launch-wide values are its own.
-std::map<int, std::vector<RecordedMetric>> instance_values(const std::vector<RecordedGroup>& groups,
-                                                            const std::string& name, bool only_kernel) {
-  std::map<int, std::vector<RecordedMetric>> out;
-  for (const RecordedGroup& g : groups) {
-    if (g.available != true) continue;
+std::map<int, std::vector<MetricValue>> instance_values(const std::vector<GroupResult>& groups,
+                                                         const std::string& name, bool only_kernel) {
+  std::map<int, std::vector<MetricValue>> out;
+  for (const GroupResult& g : groups) {
+    if (!g.available) continue;
     if (only_kernel) {
       out[0].insert(out[0].end(), g.values.begin(), g.values.end());
       continue;
     }
-    if (g.kernels)
-      for (const auto& k : *g.kernels)
-        if (k.name == name) out[k.index].insert(out[k.index].end(), k.values.begin(), k.values.end());
+    for (const auto& k : g.kernels)
+      if (k.name == name) out[k.index].insert(out[k.index].end(), k.values.begin(), k.values.end());
   }
   return out;
 }
 
 // The figures a reader scans first, as Nsight Compute's summary row: SM and DRAM speed of
 // light, tensor pipes, achieved occupancy, and the largest stall (warps per issued instruction).
-std::string counter_summary(const std::vector<RecordedMetric>& values) {
-  const auto find_value = [&values](const char* metric) -> std::optional<double> {
-    for (const auto& v : values)
-      if (v.name == metric) return v.value;
-    return std::nullopt;
-  };
+std::string counter_summary(const std::vector<MetricValue>& values) {
   static const std::pair<const char*, const char*> kPct[] = {
       {"SM", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
       {"tensor", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"},
@@ -235,32 +229,32 @@ std::string counter_summary(const std::vector<RecordedMetric>& values) {
   std::string out;
   const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
   for (const auto& [label, metric] : kPct)
-    if (auto v = find_value(metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
+    if (auto v = find_value(values, metric)) add(std::string(label) + " " + sig(*v, 3) + "%");
   const std::string& pre = metric_vocabulary().stall_prefix;
   const std::string& suf = metric_vocabulary().stall_suffix;
   std::string top;
   double top_v = 0;
   for (const auto& v : values) {
-    if (!v.value || v.name.rfind(pre, 0) != 0 || v.name.size() <= pre.size() + suf.size() ||
+    if (v.name.rfind(pre, 0) != 0 || v.name.size() <= pre.size() + suf.size() ||
         v.name.compare(v.name.size() - suf.size(), suf.size(), suf) != 0)
       continue;
     const std::string reason = v.name.substr(pre.size(), v.name.size() - pre.size() - suf.size());
-    if (reason == "selected" || *v.value <= top_v) continue;  // selected: the warp issued
+    if (reason == "selected" || v.value <= top_v) continue;  // selected: the warp issued
     top = reason;
-    top_v = *v.value;
+    top_v = v.value;
   }
   if (!top.empty()) add("top stall " + top + " " + sig(top_v, 3));
   return out;
 }
 
 // Every metric of the launch's kernels side by side, one column per kernel instance.
-void counters_table(std::ostream& md, const std::vector<RecordedGroup>& groups) {
+void counters_table(std::ostream& md, const std::vector<GroupResult>& groups) {
   std::vector<std::pair<int, std::string>> instances;  // index, name
   std::map<std::string, std::string> units;
   std::vector<std::string> metrics;
   std::map<std::pair<std::string, int>, double> cell_value;
-  for (const RecordedGroup& g : groups)
-    for (const auto& k : g.kernels ? *g.kernels : std::vector<RecordedKernelValues>{}) {
+  for (const GroupResult& g : groups)
+    for (const auto& k : g.kernels) {
       if (std::find(instances.begin(), instances.end(), std::make_pair(k.index, k.name)) == instances.end())
         instances.emplace_back(k.index, k.name);
       for (const auto& v : k.values) {
@@ -268,7 +262,7 @@ void counters_table(std::ostream& md, const std::vector<RecordedGroup>& groups) 
           units[v.name] = v.unit;
           metrics.push_back(v.name);
         }
-        if (v.value) cell_value[{v.name, k.index}] = *v.value;
+        cell_value[{v.name, k.index}] = v.value;
       }
     }
   if (instances.empty()) return;
@@ -293,8 +287,8 @@ void counters_table(std::ostream& md, const std::vector<RecordedGroup>& groups) 
   for (const auto& [i, n] : instances) md << "- #" << i << ": " << code(n) << "\n";
   md << "\n" << t.str() << "\n";
   std::string missing;
-  for (const RecordedGroup& g : groups)
-    if (g.kernels_reason) missing += "- `" + g.name + "`: " + *g.kernels_reason + "\n";
+  for (const GroupResult& g : groups)
+    if (!g.kernels_reason.empty()) missing += "- `" + g.group + "`: " + g.kernels_reason + "\n";
   if (!missing.empty()) md << "Groups without per-kernel counters:\n\n" << missing << "\n";
 }
 
@@ -366,7 +360,7 @@ void hot_lines_section(std::ostream& md, const Run& run, const fs::path& plots, 
 
 // A kernel's counters cell: each instance's summary, "#<i>: " before it where the launch runs
 // the kernel more than once.
-std::string kernel_counters(const std::vector<RecordedGroup>& groups, const KernelShare& k, int launched) {
+std::string kernel_counters(const std::vector<GroupResult>& groups, const KernelShare& k, int launched) {
   std::string counters;
   for (const auto& [index, values] : instance_values(groups, k.name, launched == 1)) {
     const std::string summary = counter_summary(values);
@@ -381,7 +375,7 @@ std::string kernel_counters(const std::vector<RecordedGroup>& groups, const Kern
 // kernel instance where the launch runs several.
 void shape_kernels(std::ostream& md, const Result& r) {
   const std::vector<KernelShare>& ks = *r.kernels;
-  const std::vector<RecordedGroup> groups = r.metrics ? *r.metrics : std::vector<RecordedGroup>{};
+  const std::vector<GroupResult> groups = r.metrics ? *r.metrics : std::vector<GroupResult>{};
   int launched = 0;
   for (const auto& k : ks) launched += k.instances_per_launch;
   md << "### " << shape_label(r.name) << "\n\n";

@@ -127,7 +127,7 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   sol::Inputs& in = out.in;
   in.shape = r.shape;
   in.direction = run.direction;
-  const RecordedGroup* tensor = r.group("tensor");
+  const GroupResult* tensor = r.group("tensor");
   if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
   const std::vector<RecordedKernel>& kernels = r.launched_kernels();

@@ -15,16 +15,15 @@ constexpr const char* kSmCyclesAvg = "sm__cycles_active.avg";
 constexpr const char* kSmCyclesMax = "sm__cycles_active.max";
 
 std::optional<double> throughput_value(const Result& r, const char* name) {
-  const RecordedGroup* g = r.group("throughput");
+  const GroupResult* g = r.group("throughput");
   return g ? g->value(name) : std::nullopt;
 }
 
 // Why the throughput group gives nothing for a shape.
 std::string throughput_missing(const Result& r, const std::string& what) {
-  const RecordedGroup* g = r.group("throughput");
+  const GroupResult* g = r.group("throughput");
   if (!g) return "not measured (metric group `throughput` was not collected)";
-  if (g->available != true)
-    return "not measured (metric group `throughput` unavailable" + (g->reason ? ": " + fixed_line(*g->reason) : std::string()) + ")";
+  if (!g->available) return "not measured (metric group `throughput` unavailable: " + fixed_line(g->reason) + ")";
   return "not measured (the `throughput` group of this record has no " + what + ")";
 }
 

@@ -18,7 +18,7 @@ struct Replay {
   bool dominated() const { return replay_ns > kReplayDominatedRatio * device_ns; }
 };
 std::optional<Replay> replay_of(const Result& r) {
-  const RecordedGroup* g = r.group("throughput");
+  const GroupResult* g = r.group("throughput");
   const auto replay = g ? g->value("gpu__time_duration.sum") : std::nullopt;
   if (!replay || !r.timed()) return std::nullopt;
   return Replay{*replay, device_time(r, *r.headline_regime()).median_ns};
@@ -49,11 +49,11 @@ void derived_table(std::ostringstream& md, const DerivedFigures& d, const std::o
 }
 
 // The groups in order: the known ones, then any other the record has, sorted.
-std::vector<std::string> groups_of(const std::vector<RecordedGroup>& m) {
+std::vector<std::string> groups_of(const std::vector<GroupResult>& m) {
   std::vector<std::string> groups = kMetricGroups;
   std::vector<std::string> extra;
   for (const auto& g : m)
-    if (std::find(groups.begin(), groups.end(), g.name) == groups.end()) extra.push_back(g.name);
+    if (std::find(groups.begin(), groups.end(), g.group) == groups.end()) extra.push_back(g.group);
   std::sort(extra.begin(), extra.end());
   groups.insert(groups.end(), extra.begin(), extra.end());
   return groups;
@@ -61,45 +61,41 @@ std::vector<std::string> groups_of(const std::vector<RecordedGroup>& m) {
 
 // A measured group's line: its passes and collection time, its per-kernel breakdown and the
 // metrics it left out.
-void group_line(std::ostringstream& md, const RecordedGroup& g) {
-  std::string detail;
-  if (g.passes) detail += count(*g.passes) + " passes";
-  if (g.kernels && g.kernel_passes)
-    detail += (detail.empty() ? "" : ", ") + std::string("and ") + count(*g.kernel_passes) + " for " +
-              count(double(g.kernels->size())) + " kernels one by one";
-  if (g.collection_wall_s) detail += (detail.empty() ? "" : ", ") + sig(*g.collection_wall_s, 3) + " s to collect";
-  md << "- " << code(g.name) << ": measured" << (detail.empty() ? "" : " (" + detail + ")") << "\n";
-  if (g.kernels)
+void group_line(std::ostringstream& md, const GroupResult& g) {
+  std::string detail = count(g.passes) + " passes";
+  if (!g.kernels.empty())
+    detail += ", and " + count(g.kernel_passes) + " for " + count(double(g.kernels.size())) + " kernels one by one";
+  detail += ", " + sig(g.collection_wall_s, 3) + " s to collect";
+  md << "- " << code(g.group) << ": measured (" << detail << ")\n";
+  if (!g.kernels.empty())
     md << "  - per kernel: in the per-kernel breakdown below\n";
-  else if (g.kernels_reason)
-    md << "  - per kernel: not measured (" << fixed_line(*g.kernels_reason) << ")\n";
+  else if (!g.kernels_reason.empty())
+    md << "  - per kernel: not measured (" << fixed_line(g.kernels_reason) << ")\n";
   for (const auto& [name, why] : g.unavailable_metrics)
     md << "  - left out " << code(name) << ": " << fixed_line(why) << "\n";
 }
 
 // A group's values as table rows, sorted by metric name.
-void value_rows(Table& t, const RecordedGroup& g) {
-  std::vector<const RecordedMetric*> values;
+void value_rows(Table& t, const GroupResult& g) {
+  std::vector<const MetricValue*> values;
   for (const auto& v : g.values) values.push_back(&v);
   std::sort(values.begin(), values.end(),
-            [](const RecordedMetric* a, const RecordedMetric* b) { return a->name < b->name; });
-  for (const RecordedMetric* v : values)
-    t.row({g.name, code(v->name), v->value ? sig(*v->value) : "null", v->unit});
+            [](const MetricValue* a, const MetricValue* b) { return a->name < b->name; });
+  for (const MetricValue* v : values) t.row({g.group, code(v->name), sig(v->value), v->unit});
 }
 
 // One shape's metric groups: a line per group (measured, not collected or not available), then
 // every measured value in one table.
-void shape_metrics(std::ostringstream& md, const std::vector<RecordedGroup>& m) {
+void shape_metrics(std::ostringstream& md, const std::vector<GroupResult>& m) {
   Table t({"group", "metric", "value", "unit"}, "llrl");
   for (const auto& name : groups_of(m)) {
-    const RecordedGroup* g = find_group(m, name);
+    const GroupResult* g = find_group(m, name);
     if (!g) {
       md << "- " << code(name) << ": not collected\n";
       continue;
     }
-    if (g->available != true) {
-      md << "- " << code(name) << ": not available"
-         << (g->reason ? ": " + fixed_line(*g->reason) : std::string()) << "\n";
+    if (!g->available) {
+      md << "- " << code(name) << ": not available: " << fixed_line(g->reason) << "\n";
       continue;
     }
     group_line(md, *g);

@@ -9,9 +9,8 @@ namespace {
 // A metric's CUPTI value in a result entry: the first group that recorded it.
 std::optional<double> cupti_value(const Result& r, const std::string& name) {
   if (!r.metrics) return std::nullopt;
-  for (const RecordedGroup& g : *r.metrics)
-    for (const RecordedMetric& v : g.values)
-      if (v.name == name && v.value) return v.value;
+  for (const GroupResult& g : *r.metrics)
+    if (const auto v = find_value(g.values, name)) return v;
   return std::nullopt;
 }
 

@@ -13,17 +13,16 @@ const std::string& kStallSuffix = metric_vocabulary().stall_suffix;
 // Stall reason -> value, for one result; empty when it has no stall metrics.
 std::map<std::string, double> stall_values(const Result& r) {
   std::map<std::string, double> out;
-  const RecordedGroup* g = r.group("stalls");
-  if (!g || g->available != true) return out;
-  for (const RecordedMetric& v : g->values) {
+  const GroupResult* g = r.group("stalls");
+  if (!g || !g->available) return out;
+  for (const MetricValue& v : g->values) {
     const std::string& k = v.name;
     if (k.rfind(kStallPrefix, 0) != 0 || k.size() <= kStallPrefix.size() + kStallSuffix.size() ||
         k.compare(k.size() - kStallSuffix.size(), kStallSuffix.size(), kStallSuffix) != 0)
       continue;
-    if (!v.value) continue;
     std::string reason = k.substr(kStallPrefix.size(), k.size() - kStallPrefix.size() - kStallSuffix.size());
     std::replace(reason.begin(), reason.end(), '_', ' ');
-    out[reason] = *v.value;
+    out[reason] = v.value;
   }
   return out;
 }

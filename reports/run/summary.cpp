@@ -33,8 +33,8 @@ void flatten(const ordered_json& j, const std::string& prefix,
 bool any_metric_measured(const Run& run) {
   for (const auto& r : run.results)
     if (r.metrics)
-      for (const RecordedGroup& g : *r.metrics)
-        if (g.available == true) return true;
+      for (const GroupResult& g : *r.metrics)
+        if (g.available) return true;
   return false;
 }
 

@@ -339,8 +339,11 @@ TEST(Claims, PointValuesCompareExactly) {
   rec["claims"].push_back(constant(claim("tensor-pipe", "/metrics/tensor/values/pipe/value", "throughput", ">"), 50));
   rec["claims"].push_back(constant(claim("no-stl", "/static/sass/STL", "throughput", "=="), 0));
   rec["results"][0]["static"] = {{"sass", {{"LDL", 0}, {"STL", 3}}}};
-  rec["results"][0]["metrics"] = {
-      {"tensor", {{"available", true}, {"values", {{"pipe", {{"value", 62.5}, {"unit", "%"}}}}}}}};
+  GroupResult tensor;
+  tensor.group = "tensor";
+  tensor.available = true;
+  tensor.values = {{"pipe", "%", 62.5}};
+  rec["results"][0]["metrics"] = {{"tensor", to_json(tensor)}};
   const auto js = lab.judge(lab.add(rec));
   EXPECT_EQ(js[0].verdict, Verdict::kSupported) << js[0].evidence;
   EXPECT_EQ(js[1].verdict, Verdict::kSupported) << js[1].evidence;

@@ -306,30 +306,12 @@ TEST(StaticKernels, TheWholeBlockReadsEachPartWhereRecorded) {
   EXPECT_THROW(read_recorded_static(bad, "/s"), FieldError);
 }
 
-// A metric group's state: absent or null not collected; "available" and "reason" as recorded.
-TEST(MetricGroupState, AbsentNullUnavailableAndUnsaid) {
-  const ordered_json m = {{"m", {{"tensor", nullptr},
-                                 {"memory", {{"available", false}, {"reason", "CUPTI: not supported"}}},
-                                 {"stalls", {{"values", ordered_json::object()}}},
-                                 {"throughput", {{"available", true}}}}}};
-  EXPECT_FALSE(read_group_state(m, "/m/tensor").collected);
-  EXPECT_FALSE(read_group_state(m, "/m/launch").collected);
-  const RecordedGroupState memory = read_group_state(m, "/m/memory");
-  EXPECT_TRUE(memory.collected);
-  EXPECT_EQ(memory.available, false);
-  EXPECT_EQ(memory.reason, "CUPTI: not supported");
-  EXPECT_TRUE(read_group_state(m, "/m/stalls").collected);
-  EXPECT_FALSE(read_group_state(m, "/m/stalls").available);
-  EXPECT_EQ(read_group_state(m, "/m/throughput").available, true);
-  EXPECT_THROW(read_group_state(ordered_json{{"m", {{"g", {{"available", "yes"}}}}}}, "/m/g"), FieldError);
-}
-
-// A result's metrics as a report reads them: a group with only "available" (all the schema
-// requires) reads with every other field unrecorded; a full group reads as the harness wrote it;
-// null groups are not collected, and a field of the wrong type throws.
-TEST(RecordedMetrics, ReadsWhatTheSchemaAllowsAndRefusesWrongTypes) {
-  EXPECT_FALSE(read_recorded_metrics(ordered_json::object(), "/m"));
-  EXPECT_FALSE(read_recorded_metrics(ordered_json{{"m", nullptr}}, "/m"));
+// A result's metrics through the writer's reader: absent or null, none collected; each group in
+// record order as the harness wrote it; a group short of a field the writer writes, or with a
+// field of the wrong type, throws.
+TEST(MetricGroups, ReadAsTheHarnessWroteThemAndRefuseWhatItNeverWrites) {
+  EXPECT_FALSE(read_metric_groups(ordered_json::object(), "/m"));
+  EXPECT_FALSE(read_metric_groups(ordered_json{{"m", nullptr}}, "/m"));
   GroupResult full;
   full.group = "throughput";
   full.available = true;
@@ -339,35 +321,43 @@ TEST(RecordedMetrics, ReadsWhatTheSchemaAllowsAndRefusesWrongTypes) {
   full.unavailable_metrics = {{"x.sum", "not on this chip"}};
   full.kernels = {{"k0", 0, {}}, {"k1", 1, {}}};
   full.kernel_passes = 4;
-  const ordered_json m = {{"m", {{"tensor", nullptr}, {"stalls", {{"available", true}}}, {"throughput", to_json(full)}}}};
-  const auto groups = read_recorded_metrics(m, "/m");
+  GroupResult memory;
+  memory.group = "memory";
+  memory.reason = "CUPTI: not supported";
+  const ordered_json m = {{"m", {{"memory", to_json(memory)}, {"throughput", to_json(full)}}}};
+  const auto groups = read_metric_groups(m, "/m");
   ASSERT_TRUE(groups);
   ASSERT_EQ(groups->size(), 2u);
+  EXPECT_EQ(groups->at(0).group, "memory");
   EXPECT_FALSE(find_group(*groups, "tensor"));
-  const RecordedGroup* stalls = find_group(*groups, "stalls");
-  ASSERT_TRUE(stalls);
-  EXPECT_FALSE(stalls->passes);
-  EXPECT_FALSE(stalls->collection_wall_s);
-  EXPECT_FALSE(stalls->kernels);
-  EXPECT_TRUE(stalls->values.empty());
-  const RecordedGroup* t = find_group(*groups, "throughput");
+  const GroupResult* u = find_group(*groups, "memory");
+  ASSERT_TRUE(u);
+  EXPECT_FALSE(u->available);
+  EXPECT_EQ(u->reason, "CUPTI: not supported");
+  const GroupResult* t = find_group(*groups, "throughput");
   ASSERT_TRUE(t);
   EXPECT_EQ(t->passes, 3);
   EXPECT_EQ(t->kernel_passes, 4);
-  ASSERT_TRUE(t->kernels);
-  EXPECT_EQ(t->kernels->size(), 2u);
-  EXPECT_EQ(t->kernels->at(1).name, "k1");
-  EXPECT_EQ(t->kernels->at(1).index, 1);
+  ASSERT_EQ(t->kernels.size(), 2u);
+  EXPECT_EQ(t->kernels[1].name, "k1");
+  EXPECT_EQ(t->kernels[1].index, 1);
   EXPECT_EQ(t->collection_wall_s, 0.5);
   EXPECT_EQ(t->value("gpu__time_duration.sum"), 1200.0);
   EXPECT_EQ(t->values[1].unit, "cycle");
   EXPECT_EQ(t->unavailable_metrics.at(0).second, "not on this chip");
+  EXPECT_EQ(to_json(*t), m["m"]["throughput"]);
   ordered_json wrong = m;
   wrong["m"]["throughput"]["passes"] = "three";
-  EXPECT_THROW(read_recorded_metrics(wrong, "/m"), FieldError);
+  EXPECT_THROW(read_metric_groups(wrong, "/m"), FieldError);
   wrong = m;
   wrong["m"]["throughput"]["values"]["gpu__time_duration.sum"]["value"] = "fast";
-  EXPECT_THROW(read_recorded_metrics(wrong, "/m"), FieldError);
+  EXPECT_THROW(read_metric_groups(wrong, "/m"), FieldError);
+  wrong = m;
+  wrong["m"]["throughput"].erase("collection_wall_s");
+  EXPECT_THROW(read_metric_groups(wrong, "/m"), FieldError);
+  wrong = m;
+  wrong["m"]["tensor"] = nullptr;
+  EXPECT_THROW(read_metric_groups(wrong, "/m"), FieldError);
 }
 
 // metrics_config's one reader: a check-only run's block holds only groups and why nothing was

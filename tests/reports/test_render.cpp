@@ -180,18 +180,27 @@ ordered_json with_metrics(ordered_json rec) {
   config.range_name = "attnlab.profiled_launch";
   config.chip = "GH100";
   rec["metrics_config"] = to_json(config);
+  GroupResult tensor;
+  tensor.group = "tensor";
+  tensor.available = true;
+  tensor.passes = 1;
+  tensor.collection_wall_s = 0.25;
+  tensor.values = {{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "%", 0.0}};
+  tensor.unavailable_metrics = {{"sm__inst_executed_pipe_tensor_op_gmma.sum", "not on this chip"}};
+  GroupResult memory;
+  memory.group = "memory";
+  memory.reason = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  GroupResult stalls;
+  stalls.group = "stalls";
+  stalls.available = true;
+  stalls.passes = 7;
+  stalls.collection_wall_s = 0.5;
+  int k = 1;
+  for (const char* reason : {"long_scoreboard", "barrier", "math_pipe_throttle", "wait", "selected"})
+    stalls.values.push_back(
+        {std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio", "ratio", 0.5 * k++});
   for (auto& res : rec["results"]) {
-    ordered_json stalls = ordered_json::object();
-    int k = 1;
-    for (const char* reason : {"long_scoreboard", "barrier", "math_pipe_throttle", "wait", "selected"})
-      stalls[std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio"] = {
-          {"value", 0.5 * k++}, {"unit", "ratio"}};
-    res["metrics"] = {
-        {"tensor", {{"available", true}, {"passes", 1}, {"collection_wall_s", 0.25},
-                    {"values", {{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", {{"value", 0.0}, {"unit", "%"}}}}},
-                    {"unavailable_metrics", {{"sm__inst_executed_pipe_tensor_op_gmma.sum", "not on this chip"}}}}},
-        {"memory", {{"available", false}, {"reason", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"}}},
-        {"stalls", {{"available", true}, {"passes", 7}, {"values", stalls}}}};
+    res["metrics"] = {{"tensor", to_json(tensor)}, {"memory", to_json(memory)}, {"stalls", to_json(stalls)}};
     res["static"] = {
         {"available", true},
         {"kernels", {{{"name", "attention_kernel<64>"}, {"registers", 95}, {"static_smem_bytes", 16384},
