@@ -201,6 +201,8 @@ Provenance read_provenance(const ordered_json& root, const std::string& b) {
   return p;
 }
 
+namespace {
+
 SamplingOptions read_sampling_options(const ordered_json& root, const std::string& b) {
   SamplingOptions o;
   o.regimes = value_at<std::vector<std::string>>(root, b + "/regimes");
@@ -223,6 +225,8 @@ SamplingOptions read_sampling_options(const ordered_json& root, const std::strin
   return o;
 }
 
+}  // namespace
+
 RecordedOptions read_recorded_options(const ordered_json& root, const std::string& b) {
   RecordedOptions o;
   static_cast<SamplingOptions&>(o) = read_sampling_options(root, b);
@@ -230,15 +234,11 @@ RecordedOptions read_recorded_options(const ordered_json& root, const std::strin
     o.backend = string_at(root, b + "/backend");
     return o;
   }
-  o.metrics = string_at(root, b + "/metrics");
-  o.throttled = string_at(root, b + "/throttled");
-  o.inputs = string_at(root, b + "/inputs");
-  o.profile_launch = bool_at(root, b + "/profile_launch");
+  o.metrics = optional_string_at(root, b + "/metrics").value_or("");
+  o.throttled = optional_string_at(root, b + "/throttled").value_or("");
+  o.inputs = optional_string_at(root, b + "/inputs").value_or("");
+  o.profile_launch = value_or_null_at<bool>(root, b + "/profile_launch").value_or(false);
   return o;
-}
-
-std::optional<std::string> read_metrics_requested(const ordered_json& root, const std::string& b) {
-  return optional_string_at(root, b + "/metrics");
 }
 
 Shape read_shape(const ordered_json& root, const std::string& b, double* scale) {

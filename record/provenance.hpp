@@ -110,11 +110,14 @@ struct SamplingOptions {
 SamplingOptions sampling_options(const TimingRequest& t);
 
 // What a run was asked to do, as recorded (options that only steer the process, such as
-// --results-dir or --device, are not).
+// --results-dir or --device, are not): the harness and the SDPA baseline write it, the report
+// reads it back through read_recorded_options. Harness records written before metrics,
+// throttled, inputs and profile_launch were recorded hold only the sampling options; for them the
+// reader leaves the three strings empty (not recorded) and profile_launch false.
 struct RecordedOptions : SamplingOptions {
-  std::string metrics;
-  std::string throttled;
-  std::string inputs;
+  std::string metrics;    // the --metrics groups asked for ("none", "all", a list); "": not recorded
+  std::string throttled;  // keep or exclude; "": not recorded
+  std::string inputs;     // the gate's input distributions; "": not recorded
   bool profile_launch = false;
   // The PyTorch SDPA backend a baseline run called (cudnn, flash, efficient). Where set, the
   // record holds it in place of the four options above, which only the harness has.
@@ -137,11 +140,10 @@ nlohmann::ordered_json shape_to_json(const Shape& s, double scale);
 Provenance read_provenance(const nlohmann::ordered_json& root, const std::string& base);
 // The "gpu" block of any writer's provenance (the SDPA baseline's too).
 GpuIdentity read_gpu_identity(const nlohmann::ordered_json& root, const std::string& base);
-SamplingOptions read_sampling_options(const nlohmann::ordered_json& root, const std::string& base);
+// Any writer's "options" (the harness's, the SDPA baseline's, older layouts as RecordedOptions
+// says); FieldError on a missing sampling option, a field of the wrong type, an unknown regime or
+// a headline regime the run did not time.
 RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
-// RecordedOptions::metrics of any writer's options block: nullopt where the writer records none
-// (the SDPA baseline), as a report reads it.
-std::optional<std::string> read_metrics_requested(const nlohmann::ordered_json& root, const std::string& base);
 // A result's "shape" and its "scale".
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);
 

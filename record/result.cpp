@@ -207,7 +207,7 @@ void read_recorded_timing(const ordered_json& root, const std::string& b, const 
   for (const auto& [name, block] : timing->items())
     r.timing.emplace_back(name, read_regime_timing(root, b + "/timing/" + name));
   if (r.timing.empty()) return;
-  r.headline_regime = optional_string_at(root, b + "/headline_regime").value_or(r.timing.front().first);
+  r.headline_regime = optional_string_at(root, b + "/headline_regime").value_or(options.headline());
   const bool named = std::any_of(r.timing.begin(), r.timing.end(),
                                  [&](const auto& t) { return t.first == r.headline_regime; });
   if (!named)
@@ -244,10 +244,20 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
   return r;
 }
 
+std::vector<RecordedResult> read_recorded_results(const ordered_json& j, const SamplingOptions& options) {
+  std::vector<RecordedResult> out;
+  for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
+    out.push_back(read_recorded_result(j, "/results/" + std::to_string(i), options));
+  return out;
+}
+
 RunHeader read_run_header(const ordered_json& j) {
   RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), read_direction(j),
               optional_string_at(j, "/started_utc").value_or(""), read_experiment(j, "/experiment"),
+              read_recorded_options(j, "/options"), std::nullopt,
               optional_string_at(j, "/error"), std::nullopt};
+  if (const ordered_json* c = find(j, "/metrics_config"); c && !c->is_null())
+    h.metrics_config = read_metrics_config(j, "/metrics_config");
   if (const ordered_json* p = find(j, "/ncu_profile"); p && !p->is_null()) h.ncu_profile = read_ncu_profile(j, "/ncu_profile");
   return h;
 }

@@ -95,9 +95,10 @@ ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::st
 // correctness block and the metric groups through the writer's readers (read_correctness,
 // read_metric_groups), the static facts through a reader tolerant where the schema is
 // (RecordedStatic), since the schema admits kernels with fields left out; a field of the wrong
-// type throws FieldError. `options`: the run's, as read_sampling_options reads them: where they ask for no
-// timing (check-only) a timing block is refused, and where they name the headline regime a
-// timed entry naming another is.
+// type throws FieldError. `options`: the run's (read_recorded_options): where they ask for no
+// timing (check-only) a timing block is refused, where they name the headline regime a timed
+// entry naming another is, and an entry written before entries named theirs leads with the
+// options' headline (SamplingOptions::headline).
 struct RecordedResult {
   Shape shape;
   double flops = 0, min_bytes = 0;         // as recorded; the shape's own where a record lacks them
@@ -105,7 +106,7 @@ struct RecordedResult {
   bool passed = false;
   Correctness correctness;  // as the harness wrote it; the default where unavailable (no check ran)
   std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
-  std::string headline_regime;  // empty: not timed; the first regime where a record names none
+  std::string headline_regime;  // empty: not timed
   std::optional<DerivedFigures> derived;
   std::optional<std::vector<GroupResult>> metrics;
   std::optional<PcSamplingResult> pc_sampling;
@@ -115,6 +116,8 @@ struct RecordedResult {
 };
 RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base,
                                     const SamplingOptions& options);
+// Every entry of the record's "results", in order, each as read_recorded_result reads it.
+std::vector<RecordedResult> read_recorded_results(const nlohmann::ordered_json& record, const SamplingOptions& options);
 
 // The header every writer's run record has.
 struct RunHeader {
@@ -122,6 +125,8 @@ struct RunHeader {
   Direction direction = Direction::kForward;  // absent in records before backward phases
   std::string started_utc;  // "" where not recorded
   ExperimentInfo experiment;
+  RecordedOptions options;  // read_recorded_options: older layouts as RecordedOptions says
+  std::optional<MetricsConfig> metrics_config;  // the harness's; nullopt where absent or null
   std::optional<std::string> error;  // a fault mid-run
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
 };

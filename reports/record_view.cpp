@@ -15,12 +15,13 @@
 namespace attnlab::report {
 namespace {
 
-Result parse_result(const ordered_json& root, std::size_t i, const SamplingOptions& options) {
+// The entry keeps its JSON beside the typed blocks: a claim names its metric by a JSON pointer
+// into it (record/claims.hpp), which the judge resolves.
+Result view_of(RecordedResult e, const ordered_json& root, std::size_t i, const SamplingOptions& options) {
   Result r;
   r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
-  r.json = root.at(ordered_json::json_pointer(r.pointer));
-  RecordedResult e = read_recorded_result(root, r.pointer, options);
+  r.json = *find(root, r.pointer);
   r.shape = e.shape;
   r.name = shape_name(r.shape);
   r.flops = e.flops;
@@ -261,11 +262,11 @@ Run load_run(const fs::path& path) {
     const RunOrigin origin = read_origin(j);
     run.sweep_id = origin.sweep_id;
     run.seed = origin.seed;
-    run.options = read_sampling_options(j, "/options");
-    run.metrics_requested = read_metrics_requested(j, "/options");
-    if (const ordered_json* c = find(j, "/metrics_config"); c && !c->is_null())
-      run.metrics_config = read_metrics_config(j, "/metrics_config");
-    for (std::size_t i = 0; i < j.at("results").size(); ++i) run.results.push_back(parse_result(j, i, run.options));
+    run.options = std::move(header.options);
+    run.metrics_config = std::move(header.metrics_config);
+    std::vector<RecordedResult> results = read_recorded_results(j, run.options);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      run.results.push_back(view_of(std::move(results[i]), j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());
   }

@@ -99,8 +99,7 @@ struct Run {
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
   std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
-  SamplingOptions options;  // the regimes, check-only and stopping rule it was asked for
-  std::optional<std::string> metrics_requested;  // options.metrics: the groups asked for, where recorded
+  RecordedOptions options;  // what it was asked to do: regimes, check-only, headline, metrics, ...
   std::optional<MetricsConfig> metrics_config;  // absent in the SDPA baseline's records
   bool dirty = false;
   double peak_dram_gbps = 0;

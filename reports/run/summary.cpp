@@ -42,7 +42,7 @@ bool any_metric_measured(const Run& run) {
 std::string metrics_summary(const Run& run) {
   if (any_metric_measured(run)) return "measured, see below";
   if (!any_result_has(run, &Result::metrics)) return "not measured (this record has no `metrics`)";
-  if (run.metrics_requested == std::optional<std::string>("none"))
+  if (run.options.metrics == "none")
     return "not measured (the run was started with `--metrics none`)";
   return "not measured (no metric group was collected; see below)";
 }

@@ -9,6 +9,7 @@
 #include "record/calibration.hpp"
 #include "record/fields.hpp"
 #include "record/provenance.hpp"
+#include "record/reader.hpp"
 #include "record/record.hpp"
 #include "record/timeline.hpp"
 #include "record/timing.hpp"
@@ -187,20 +188,50 @@ TEST(Headline, TheRequestNamesItOnceAndOlderRecordsReadItFromTheirRegimes) {
   ordered_json j = {{"options", to_json(sampling_options(t))}};
   EXPECT_EQ(keys(j["options"]), (std::vector<std::string>{"regimes", "check_only", "headline_regime", "stopping_rule"}));
   EXPECT_EQ(j["options"]["headline_regime"], "graph");
-  EXPECT_EQ(read_sampling_options(j, "/options").headline(), "graph");
+  EXPECT_EQ(read_recorded_options(j, "/options").headline(), "graph");
   t.check_only = true;
   EXPECT_FALSE(t.headline());
   j["options"] = to_json(sampling_options(t));
   EXPECT_TRUE(j["options"]["headline_regime"].is_null());
-  EXPECT_EQ(read_sampling_options(j, "/options").headline(), "");
+  EXPECT_EQ(read_recorded_options(j, "/options").headline(), "");
 
   j["options"] = to_json(sampling_options(TimingRequest{}));
   j["options"].erase("headline_regime");
-  const SamplingOptions older = read_sampling_options(j, "/options");
+  const RecordedOptions older = read_recorded_options(j, "/options");
   EXPECT_FALSE(older.headline_regime);
   EXPECT_EQ(older.headline(), "cold");
   EXPECT_FALSE(to_json(older).contains("headline_regime"));  // written back as it was read
   j["options"]["headline_regime"] = "warm";
   j["options"]["regimes"] = {"cold"};
-  EXPECT_THROW(read_sampling_options(j, "/options"), FieldError);
+  EXPECT_THROW(read_recorded_options(j, "/options"), FieldError);
+}
+
+// The options' one reader: a current harness record's options read back whole; an older
+// committed record (the H100 fixture, written before metrics, throttled, inputs and
+// profile_launch were recorded) reads with RecordedOptions' documented defaults; a field of the
+// wrong type still throws.
+TEST(Options, OneReaderForEveryLayoutWithTheDocumentedDefaults) {
+  const auto rec = committed_phase_record();
+  const RecordedOptions now = read_recorded_options(rec, "/options");
+  EXPECT_EQ(now.metrics, rec["options"]["metrics"].get<std::string>());
+  EXPECT_EQ(now.throttled, rec["options"]["throttled"].get<std::string>());
+  EXPECT_EQ(now.inputs, rec["options"]["inputs"].get<std::string>());
+  EXPECT_FALSE(now.metrics.empty());
+  EXPECT_EQ(to_json(now), rec["options"]);
+  const auto old = read_record(fs::path(ATTNLAB_FIXTURES_DIR) / "h100-phase1-run.json");
+  ASSERT_FALSE(old["options"].contains("metrics"));
+  const RecordedOptions o = read_recorded_options(old, "/options");
+  EXPECT_EQ(o.metrics, "");
+  EXPECT_EQ(o.throttled, "");
+  EXPECT_EQ(o.inputs, "");
+  EXPECT_FALSE(o.profile_launch);
+  EXPECT_FALSE(o.backend);
+  EXPECT_EQ(o.regimes, (std::vector<std::string>{"cold", "warm", "graph"}));
+  EXPECT_EQ(o.headline(), "cold");
+  ordered_json bad = old;
+  bad["options"]["profile_launch"] = "no";
+  EXPECT_THROW(read_recorded_options(bad, "/options"), FieldError);
+  bad = old;
+  bad["options"].erase("check_only");
+  EXPECT_THROW(read_recorded_options(bad, "/options"), FieldError);
 }

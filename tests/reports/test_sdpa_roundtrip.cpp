@@ -115,7 +115,8 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
 // Both writers' entries read through one reader of result entries (read_recorded_result): the
 // baseline's unavailable shape with its reason and no timing, and a timed entry whose headline is
 // the regime the record names; a check-only run's entry that holds timing is refused, and so is
-// an entry leading with another regime than the one the options name.
+// an entry leading with another regime than the one the options name; an entry that names none
+// leads with the options' headline.
 TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   RunRecord rec;
   rec.phase = "sdpa-efficient";
@@ -150,4 +151,10 @@ TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   EXPECT_THROW(read_recorded_result(j, "/results/1", warm_headline), FieldError);
   j["results"][1]["headline_regime"] = "graph";
   EXPECT_THROW(read_recorded_result(j, "/results/1", timed_run), FieldError);
+  // An entry written before entries named their headline leads with the one its options give
+  // (cold where it ran), not with the regime it happened to time first.
+  j["results"][1].erase("headline_regime");
+  SamplingOptions older;
+  older.regimes = {"warm", "cold"};
+  EXPECT_EQ(read_recorded_result(j, "/results/1", older).headline_regime, "cold");
 }
