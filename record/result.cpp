@@ -57,13 +57,18 @@ std::size_t array_size(const ordered_json& root, const std::string& ptr) {
   return a->size();
 }
 
-StaticEvidence read_static(const ordered_json& root, const std::string& b) {
+}  // namespace
+
+std::optional<StaticEvidence> read_static_evidence(const ordered_json& root, const std::string& b) {
+  if (!find(root, b)) return std::nullopt;
   StaticEvidence s;
   if (find(root, b + "/kernels")) s.facts = read_static_facts(root, b);
   if (find(root, b + "/sass")) s.sass = sass::read_sass(root, b + "/sass");
   if (find(root, b + "/ptxas")) s.ptxas = sass::read_ptxas(root, b + "/ptxas");
   return s;
 }
+
+namespace {
 
 void read_timing(const ordered_json& root, const std::string& b, ResultEntry& r) {
   const ordered_json* t = find(root, b + "/timing");
@@ -93,7 +98,7 @@ ResultEntry read_result(const ordered_json& root, const std::string& b) {
   r.correctness = read_correctness(root, b + "/correctness");
   read_timing(root, b, r);
   r.metrics = read_metric_groups(root, b + "/metrics");
-  if (find(root, b + "/static")) r.static_evidence = read_static(root, b + "/static");
+  r.static_evidence = read_static_evidence(root, b + "/static");
   if (find(root, b + "/derived")) r.derived = read_derived(root, b + "/derived");
   if (find(root, b + "/pc_sampling")) r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
   if (find(root, b + "/kernels")) r.kernels = read_kernel_shares(root, b + "/kernels");
@@ -237,7 +242,7 @@ RecordedResult read_recorded_result(const ordered_json& root, const std::string&
     r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
   if (const ordered_json* k = find(root, b + "/kernels"); k && !k->is_null())
     r.kernels = read_kernel_shares(root, b + "/kernels");
-  r.static_evidence = read_recorded_static(root, b + "/static");
+  r.static_evidence = read_static_evidence(root, b + "/static");
   // attnlab-ncu-import writes the Nsight Compute blocks from the structs.
   if (const ordered_json* n = find(root, b + "/ncu"); n && !n->is_null()) r.ncu = read_ncu_entry(root, b + "/ncu");
   read_recorded_timing(root, b, options, r);

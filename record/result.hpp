@@ -63,6 +63,11 @@ struct ResultEntry {
   std::vector<std::string> timed_kernels() const;
 };
 
+// /results/<i>/static at `base` as the writers write it: the launch facts where "kernels" is
+// recorded (an untimed run records none), SASS and ptxas where recorded; nullopt where the block
+// is absent. Throws FieldError naming the field.
+std::optional<StaticEvidence> read_static_evidence(const nlohmann::ordered_json& root, const std::string& base);
+
 struct ExperimentInfo {
   std::string title, technique, question;
 };
@@ -92,10 +97,9 @@ ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::st
 
 // A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
 // (whose entries say "available", and why not) and older layouts, each block where recorded: the
-// correctness block and the metric groups through the writer's readers (read_correctness,
-// read_metric_groups), the static facts through a reader tolerant where the schema is
-// (RecordedStatic), since the schema admits kernels with fields left out; a field of the wrong
-// type throws FieldError. `options`: the run's (read_recorded_options): where they ask for no
+// correctness block, the metric groups and the static evidence through the writer's readers
+// (read_correctness, read_metric_groups, read_static_evidence); a missing field the writer
+// writes, or one of the wrong type, throws FieldError. `options`: the run's (read_recorded_options): where they ask for no
 // timing (check-only) a timing block is refused, where they name the headline regime a timed
 // entry naming another is, and an entry written before entries named theirs leads with the
 // options' headline (SamplingOptions::headline).
@@ -111,7 +115,7 @@ struct RecordedResult {
   std::optional<std::vector<GroupResult>> metrics;
   std::optional<PcSamplingResult> pc_sampling;
   std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
-  std::optional<RecordedStatic> static_evidence;
+  std::optional<StaticEvidence> static_evidence;
   std::optional<NcuEntry> ncu;
 };
 RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base,

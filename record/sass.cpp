@@ -106,6 +106,13 @@ Counts& Counts::operator+=(const Counts& o) {
   return *this;
 }
 
+std::vector<std::pair<std::string, std::int64_t>> named_counts(const Counts& c) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const auto& f : kCountFields) out.emplace_back(f.key, c.*f.field);
+  for (const auto& f : kBranchFields) out.emplace_back(std::string("BRA ") + f.key, c.bra.*f.field);
+  return out;
+}
+
 ordered_json to_json(const SassEvidence& s) {
   if (!s.available) return unavailable(s.reason);
   ordered_json j;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -93,6 +94,10 @@ struct PtxasEvidence {
   std::int64_t stack_frame_bytes_max = 0, spill_store_bytes = 0, spill_load_bytes = 0;
   std::vector<PtxasKernel> kernels;
 };
+
+// Every count by the name the record gives it, in the record's order: "instructions", "HMMA",
+// ..., "BAR", then the branches as "BRA total", "BRA @P", ....
+std::vector<std::pair<std::string, std::int64_t>> named_counts(const Counts& c);
 
 nlohmann::ordered_json to_json(const SassEvidence& s);
 nlohmann::ordered_json to_json(const PtxasEvidence& p);

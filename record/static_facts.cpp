@@ -1,8 +1,6 @@
 // The static facts' JSON mapping and its reader.
 #include "record/static_facts.hpp"
 
-#include <algorithm>
-
 #include "record/fields.hpp"
 
 namespace attnlab {
@@ -107,7 +105,6 @@ KernelFacts read_kernel(const ordered_json& root, const std::string& b) {
     k.carveout_pct = value_or_null_at<int>(root, b + "/occupancy_limits/carveout_pct");
   } else {
     k.occupancy_reason = optional_string_at(root, b + "/occupancy_limits_reason").value_or("");
-    if (k.occupancy_reason == kUnresolved) k.occupancy_reason.clear();
   }
   k.attributes_reason = optional_string_at(root, b + "/attributes_reason").value_or("");
   k.work_items = value_or_null_at<std::int64_t>(root, b + "/work_items");
@@ -170,108 +167,6 @@ StaticFacts read_static_facts(const ordered_json& root, const std::string& base)
   for (std::size_t i = 0; i < ks->size(); ++i)
     f.kernels.push_back(read_kernel(root, base + "/kernels/" + std::to_string(i)));
   return f;
-}
-
-std::vector<RecordedKernel> read_recorded_kernels(const ordered_json& root, const std::string& base) {
-  std::vector<RecordedKernel> out;
-  const ordered_json* ks = find(root, base);
-  if (!ks || ks->is_null()) return out;
-  if (!ks->is_array()) throw FieldError(type_problem(base, "an array"));
-  for (std::size_t i = 0; i < ks->size(); ++i) {
-    const std::string b = base + "/" + std::to_string(i);
-    RecordedKernel k;
-    k.name = string_at(root, b + "/name");
-    k.grid = value_or_null_at<std::vector<long long>>(root, b + "/grid").value_or(std::vector<long long>{});
-    k.block = value_or_null_at<std::vector<long long>>(root, b + "/block").value_or(std::vector<long long>{});
-    k.registers = value_or_null_at<int>(root, b + "/registers");
-    k.static_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/static_smem_bytes");
-    k.dynamic_smem_bytes = value_or_null_at<std::int64_t>(root, b + "/dynamic_smem_bytes");
-    k.local_bytes = value_or_null_at<std::int64_t>(root, b + "/local_bytes");
-    k.active_blocks_per_sm = value_or_null_at<int>(root, b + "/active_blocks_per_sm");
-    k.work_items = value_or_null_at<std::int64_t>(root, b + "/work_items");
-    k.theoretical_occupancy_pct = optional_number_at(root, b + "/theoretical_occupancy_pct");
-    const std::string o = b + "/occupancy_limits";
-    if (const ordered_json* limits = find(root, o); limits && !limits->is_null()) {
-      if (!limits->is_object()) throw FieldError(type_problem(o, "an object or null"));
-      RecordedKernel::Limits L;
-      for (const char* resource : {"registers", "shared_memory", "warps", "blocks"})
-        if (find(root, o + "/ctas_per_sm/" + resource))
-          L.ctas_per_sm.emplace_back(resource, value_or_null_at<int>(root, o + "/ctas_per_sm/" + resource));
-      L.limited_by = value_or_null_at<std::vector<std::string>>(root, o + "/limited_by").value_or(std::vector<std::string>{});
-      L.active_blocks_per_sm = value_or_null_at<int>(root, o + "/active_blocks_per_sm");
-      L.agrees_with_driver = value_or_null_at<bool>(root, o + "/agrees_with_driver");
-      k.occupancy = std::move(L);
-    }
-    k.occupancy_reason = optional_string_at(root, b + "/occupancy_limits_reason");
-    out.push_back(std::move(k));
-  }
-  return out;
-}
-
-namespace {
-
-// Numeric leaves of an object as ("a b", value), in record order, skipping `skip` keys at any depth.
-void numeric_leaves(const ordered_json& j, const std::string& prefix, const std::vector<std::string>& skip,
-                    std::vector<std::pair<std::string, double>>& out) {
-  for (const auto& [k, v] : j.items()) {
-    if (std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
-    const std::string name = prefix.empty() ? k : prefix + " " + k;
-    if (v.is_number()) out.emplace_back(name, v.get<double>());
-    else if (v.is_object()) numeric_leaves(v, name, skip, out);
-  }
-}
-
-RecordedPtxas read_recorded_ptxas(const ordered_json& root, const std::string& b) {
-  RecordedPtxas p;
-  p.available = value_or_null_at<bool>(root, b + "/available");
-  p.reason = optional_string_at(root, b + "/reason");
-  const ordered_json* ks = find(root, b + "/kernels");
-  if (!ks || !ks->is_array()) return p;
-  for (std::size_t i = 0; i < ks->size(); ++i) {
-    const std::string k = b + "/kernels/" + std::to_string(i);
-    RecordedPtxasKernel x;
-    x.name = optional_string_at(root, k + "/name").value_or("?");
-    x.found = value_or_null_at<bool>(root, k + "/found").value_or(true);
-    x.registers = optional_number_at(root, k + "/registers");
-    x.barriers = optional_number_at(root, k + "/barriers");
-    x.stack_frame_bytes = optional_number_at(root, k + "/stack_frame_bytes");
-    x.spill_store_bytes = optional_number_at(root, k + "/spill_store_bytes");
-    x.spill_load_bytes = optional_number_at(root, k + "/spill_load_bytes");
-    x.smem_bytes = optional_number_at(root, k + "/smem_bytes");
-    p.kernels.push_back(std::move(x));
-  }
-  return p;
-}
-
-RecordedSass read_recorded_sass(const ordered_json& root, const std::string& b) {
-  RecordedSass s;
-  s.available = value_or_null_at<bool>(root, b + "/available");
-  s.complete = value_or_null_at<bool>(root, b + "/complete");
-  s.reason = optional_string_at(root, b + "/reason");
-  numeric_leaves(*find(root, b), "", {"kernels", "available", "complete"}, s.counts);
-  return s;
-}
-
-// The object at `ptr`, nullptr where absent or not an object (the report says "not in the record").
-const ordered_json* object_at(const ordered_json& root, const std::string& ptr) {
-  const ordered_json* j = find(root, ptr);
-  return j && j->is_object() ? j : nullptr;
-}
-
-}  // namespace
-
-std::optional<RecordedStatic> read_recorded_static(const ordered_json& root, const std::string& b) {
-  const ordered_json* st = find(root, b);
-  if (!st || st->is_null()) return std::nullopt;
-  if (!st->is_object()) throw FieldError(type_problem(b, "an object"));
-  RecordedStatic s;
-  s.available = value_or_null_at<bool>(root, b + "/available");
-  s.reason = optional_string_at(root, b + "/reason");
-  s.kernels = read_recorded_kernels(root, b + "/kernels");
-  s.kernels_unavailable = optional_string_at(root, b + "/kernels_unavailable");
-  if (object_at(root, b + "/ptxas")) s.ptxas = read_recorded_ptxas(root, b + "/ptxas");
-  if (object_at(root, b + "/sass")) s.sass = read_recorded_sass(root, b + "/sass");
-  return s;
 }
 
 }  // namespace attnlab

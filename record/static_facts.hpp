@@ -61,12 +61,16 @@ struct KernelFacts {
   // CTAs per SM by resource (profiler/occupancy.hpp), from the same attributes and the device's
   // properties; unset, with occupancy_reason, where it could not be computed.
   std::optional<OccupancyLimits> occupancy;
+  // Why not, as recorded; empty: not said (a record written before the limits were computed;
+  // the writer then says the function was not resolved).
   std::string occupancy_reason;
   // Work items the grid's CTAs share where each walks several (a persistent grid: items
   // blockIdx.x, + gridDim.x, ...); unset where a CTA is one item or the phase does not say.
   // The capture cannot see it: the harness sets it from the phase.
   std::optional<std::int64_t> work_items;
   std::string attributes_reason;
+
+  long long ctas() const { return 1LL * grid[0] * grid[1] * grid[2]; }  // the grid's blocks
 };
 
 struct StaticFacts {
@@ -96,66 +100,5 @@ nlohmann::ordered_json to_json(const StaticFacts& facts);
 // Reads the object at `base` as to_json wrote it (its "sass" and "ptxas" aside); throws
 // FieldError (record/fields.hpp) naming the field.
 StaticFacts read_static_facts(const nlohmann::ordered_json& root, const std::string& base);
-
-// One kernel of a static.kernels list as a report takes it from any record the schema admits,
-// which requires only its name: each launch figure is optional (absent or null: not recorded),
-// where read_static_facts restores what the harness wrote and requires them. A field of the
-// wrong type still throws FieldError.
-struct RecordedKernel {
-  std::string name;
-  std::vector<long long> grid, block;  // as recorded; empty: not recorded
-  std::optional<int> registers;                     // per thread
-  std::optional<std::int64_t> static_smem_bytes;    // [bytes] per block
-  std::optional<std::int64_t> dynamic_smem_bytes;   // [bytes] per block
-  std::optional<std::int64_t> local_bytes;          // [bytes] per thread
-  std::optional<int> active_blocks_per_sm;          // the occupancy API's CTAs per SM
-  std::optional<std::int64_t> work_items;           // set for a persistent grid
-  std::optional<double> theoretical_occupancy_pct;  // [%]
-  // occupancy_limits as recorded: CTAs per SM by resource (a resource listed with nullopt sets
-  // no limit; one not listed is not recorded), the resources at the least, that least, and
-  // whether it equals the occupancy API's figure.
-  struct Limits {
-    std::vector<std::pair<std::string, std::optional<int>>> ctas_per_sm;
-    std::vector<std::string> limited_by;
-    std::optional<int> active_blocks_per_sm;
-    std::optional<bool> agrees_with_driver;
-  };
-  std::optional<Limits> occupancy;              // absent or null: not computed
-  std::optional<std::string> occupancy_reason;  // why not, as recorded; absent in records before the limits
-};
-// The list at `base` (/results/<i>/static/kernels), in launch order; empty where absent or null.
-std::vector<RecordedKernel> read_recorded_kernels(const nlohmann::ordered_json& root,
-                                                  const std::string& base);
-
-// A result's whole "static" block as a report takes it from any record (the schema requires only
-// the names of kernels and ptxas's "available"): each part where recorded, a field of the wrong
-// type refused with FieldError.
-struct RecordedPtxasKernel {
-  std::string name;  // "?" where not recorded
-  bool found = true;  // false: ptxas reported no such kernel
-  std::optional<double> registers, barriers, stack_frame_bytes, spill_store_bytes, spill_load_bytes, smem_bytes;
-};
-struct RecordedPtxas {
-  std::optional<bool> available;
-  std::optional<std::string> reason;
-  std::vector<RecordedPtxasKernel> kernels;
-};
-struct RecordedSass {
-  std::optional<bool> available, complete;  // complete false: totals miss kernels the listing lacks
-  std::optional<std::string> reason;
-  // Every count in record order, a nested count named by its path ("BRA @P"); per-kernel lists
-  // left out.
-  std::vector<std::pair<std::string, double>> counts;
-};
-struct RecordedStatic {
-  std::optional<bool> available;  // of the launch facts
-  std::optional<std::string> reason;
-  std::vector<RecordedKernel> kernels;
-  std::optional<std::string> kernels_unavailable;  // why a run recorded no launch facts
-  std::optional<RecordedPtxas> ptxas;
-  std::optional<RecordedSass> sass;
-};
-// The block at `base` (/results/<i>/static); nullopt where absent or null.
-std::optional<RecordedStatic> read_recorded_static(const nlohmann::ordered_json& root, const std::string& base);
 
 }  // namespace attnlab

@@ -55,9 +55,9 @@ std::string Result::untimed_reason() const {
   return "not timed";
 }
 
-const std::vector<RecordedKernel>& Result::launched_kernels() const {
-  static const std::vector<RecordedKernel> kNone;
-  return static_evidence ? static_evidence->kernels : kNone;
+const std::vector<KernelFacts>& Result::launched_kernels() const {
+  static const std::vector<KernelFacts> kNone;
+  return static_evidence && static_evidence->facts ? static_evidence->facts->kernels : kNone;
 }
 
 const Regime* Result::regime(const std::string& n) const {

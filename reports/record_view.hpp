@@ -70,7 +70,7 @@ struct Result {
   std::optional<std::vector<GroupResult>> metrics;    // absent where the record has no "metrics"
   std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
   std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
-  std::optional<RecordedStatic> static_evidence;      // launch facts, ptxas and SASS, where recorded
+  std::optional<StaticEvidence> static_evidence;      // launch facts, ptxas and SASS, where recorded
   std::optional<NcuEntry> ncu;                        // Nsight Compute's values, where imported
   ordered_json json;            // the entry itself: metrics, static, derived
 
@@ -80,7 +80,7 @@ struct Result {
   const Regime* regime(const std::string& name) const;
   const Regime* headline_regime() const { return regime(headline); }
   // static.kernels: each launched kernel's facts; empty where not recorded.
-  const std::vector<RecordedKernel>& launched_kernels() const;
+  const std::vector<KernelFacts>& launched_kernels() const;
   // The metric group as recorded; nullptr where the shape has no such group.
   const GroupResult* group(std::string_view name) const {
     return metrics ? find_group(*metrics, name) : nullptr;

@@ -66,18 +66,7 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
   return by_uuid ? by_uuid : by_name;
 }
 
-std::optional<long long> product_of(const std::vector<long long>& dims) {
-  if (dims.empty()) return std::nullopt;
-  long long p = 1;
-  for (const long long x : dims) p *= x;
-  return p;
-}
-
-std::array<int, 3> dims3(const std::vector<long long>& dims) {
-  std::array<int, 3> d{1, 1, 1};
-  for (std::size_t i = 0; i < std::min<std::size_t>(3, dims.size()); ++i) d[i] = int(dims[i]);
-  return d;
-}
+std::array<int, 3> dims3(const std::array<unsigned, 3>& dims) { return {int(dims[0]), int(dims[1]), int(dims[2])}; }
 
 // The run's SM clock while the headline regime sampled, and where it comes from.
 std::pair<std::optional<double>, std::string> run_clock(const Regime& g) {
@@ -130,21 +119,21 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   const GroupResult* tensor = r.group("tensor");
   if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
-  const std::vector<RecordedKernel>& kernels = r.launched_kernels();
+  const std::vector<KernelFacts>& kernels = r.launched_kernels();
   out.floor = cal.rec.launch_used_by(run.phase, r.name);
   out.launch_src = out.floor ? "the calibration's launch of " + run.phase + " " + r.name : "";
   if (kernels.size() == 1) {
-    const RecordedKernel& k = kernels.front();
-    const auto ctas = product_of(k.grid);
+    const KernelFacts& k = kernels.front();
+    const long long ctas = k.ctas();
     const std::optional<int> per_sm = k.active_blocks_per_sm;
-    if (ctas && per_sm && *per_sm > 0) {
+    if (per_sm && *per_sm > 0) {
       const long long slots = (long long)sms * *per_sm;
       in.slots = slots;
       if (k.work_items) {
         in.work_items = *k.work_items;
-        in.concurrent = std::min(*ctas, slots);
+        in.concurrent = std::min(ctas, slots);
       } else {
-        in.work_items = *ctas;
+        in.work_items = ctas;
         in.concurrent = slots;
       }
     }
@@ -154,7 +143,7 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
       LaunchShape ls;
       ls.grid = dims3(k.grid);
       ls.block = dims3(k.block);
-      ls.dynamic_smem_bytes = k.dynamic_smem_bytes.value_or(0);
+      ls.dynamic_smem_bytes = k.dynamic_smem_bytes;
       out.floor = cal.rec.launch_of(ls);
       if (out.floor) out.launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
     }

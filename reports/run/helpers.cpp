@@ -19,11 +19,8 @@ std::string pct_of(double v, const std::optional<double>& peak) {
   return peak ? pct(100.0 * v / *peak) : "not known";
 }
 
-std::string dims(const std::vector<long long>& d) {
-  if (d.empty()) return "not recorded";
-  std::string out;
-  for (const long long x : d) out += (out.empty() ? "" : "x") + std::to_string(x);
-  return out;
+std::string dims(const std::array<unsigned, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
 }  // namespace attnlab::report::detail

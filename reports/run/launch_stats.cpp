@@ -27,18 +27,7 @@ std::string throughput_missing(const Result& r, const std::string& what) {
   return "not measured (the `throughput` group of this record has no " + what + ")";
 }
 
-std::optional<long long> product(const std::vector<long long>& dims) {
-  if (dims.empty()) return std::nullopt;
-  long long p = 1;
-  for (const long long x : dims) p *= x;
-  return p;
-}
-
-std::string limit_cell(const RecordedKernel::Limits& limits, const char* resource) {
-  for (const auto& [name, ctas] : limits.ctas_per_sm)
-    if (name == resource) return ctas ? count(*ctas) : "no limit";
-  return "not measured";
-}
+std::string limit_cell(const std::optional<int>& ctas) { return ctas ? count(*ctas) : "no limit"; }
 
 // One kernel's waves in words, from its CTAs, the SM count and the CTAs an SM holds; for a grid
 // whose CTAs walk several work items each (a persistent grid, `work_items` in the kernel's
@@ -91,19 +80,19 @@ struct Bullets {
 
 // One kernel's row: grid, CTAs per SM, waves, theoretical occupancy and its CTA limits per
 // resource; its waves in words and any note go to `b`.
-std::vector<std::string> kernel_row(const RecordedKernel& k, const std::string& name, const std::string& who,
+std::vector<std::string> kernel_row(const KernelFacts& k, const std::string& name, const std::string& who,
                                     const std::optional<double>& sms, Bullets& b) {
-  const auto ctas = product(k.grid);
+  const long long ctas = k.ctas();
   const int per_sm = k.active_blocks_per_sm.value_or(-1);  // -1: not recorded
   std::string waves = "not measured";
-  if (ctas && per_sm > 0 && sms) {
-    waves = sig(double(*ctas) / (*sms * per_sm));
-    b.words.push_back(waves_words(who, *ctas, int(*sms), per_sm, k.work_items));
+  if (per_sm > 0 && sms) {
+    waves = sig(double(ctas) / (*sms * per_sm));
+    b.words.push_back(waves_words(who, ctas, int(*sms), per_sm, k.work_items));
   } else if (per_sm == 0) {
     waves = "none: no CTA fits an SM";
   }
   std::vector<std::string> row = {name, dims(k.grid), dims(k.block),
-                                  ctas ? count(double(*ctas)) : "not recorded",
+                                  count(double(ctas)),
                                   per_sm >= 0 ? count(per_sm) : "not measured", waves,
                                   k.theoretical_occupancy_pct ? pct(*k.theoretical_occupancy_pct) : "not measured"};
   if (const auto& occ = k.occupancy) {
@@ -111,23 +100,23 @@ std::vector<std::string> kernel_row(const RecordedKernel& k, const std::string& 
     for (const auto& x : occ->limited_by) by += (by.empty() ? "" : ", ") + x;
     std::replace(by.begin(), by.end(), '_', ' ');
     row.push_back(by.empty() ? "not measured" : by);
-    for (const char* res : {"registers", "shared_memory", "warps", "blocks"}) row.push_back(limit_cell(*occ, res));
-    if (occ->agrees_with_driver == false)
-      b.notes.push_back(who + ": the least computed limit (" +
-                        (occ->active_blocks_per_sm ? count(*occ->active_blocks_per_sm) : std::string("not recorded")) +
+    for (const auto* ctas : {&occ->registers, &occ->shared_memory, &occ->warps, &occ->blocks})
+      row.push_back(limit_cell(*ctas));
+    if (k.active_blocks_per_sm && *k.active_blocks_per_sm != occ->active_blocks_per_sm)
+      b.notes.push_back(who + ": the least computed limit (" + count(occ->active_blocks_per_sm) +
                         ") differs from the driver's CTAs per SM; the driver's figure is the one shown, "
                         "and it reflects a limit this calculation does not model");
   } else {
     row.push_back("not measured");
     for (int i = 0; i < 4; ++i) row.push_back("not measured");
-    b.unlimited.emplace_back(who, k.occupancy_reason ? fixed_line(*k.occupancy_reason)
-                                                     : std::string("the record predates them"));
+    b.unlimited.emplace_back(who, !k.occupancy_reason.empty() ? fixed_line(k.occupancy_reason)
+                                                              : std::string("the record predates them"));
   }
   return row;
 }
 
 // Achieved occupancy, against the theoretical where the launch ran one kernel.
-void achieved_bullet(std::ostringstream& md, const Result& r, const std::vector<RecordedKernel>& kernels,
+void achieved_bullet(std::ostringstream& md, const Result& r, const std::vector<KernelFacts>& kernels,
                      const std::string& scope) {
   if (const auto achieved = throughput_value(r, kAchievedOccupancy)) {
     md << "- Achieved occupancy" << scope << ": " << pct(*achieved) << " of the warp slots, on average over "
@@ -160,7 +149,7 @@ void balance_bullet(std::ostringstream& md, const Result& r, const std::string& 
 }
 
 // One shape's table of kernels and its bullets.
-void shape_launch_stats(std::ostringstream& md, const Result& r, const std::vector<RecordedKernel>& kernels,
+void shape_launch_stats(std::ostringstream& md, const Result& r, const std::vector<KernelFacts>& kernels,
                         const std::optional<double>& sms) {
   Table t({"kernel", "grid", "block", "CTAs", "CTAs per SM", "waves per SM", "theoretical occupancy",
            "limited by", "CTA limit: registers", "shared memory", "warps", "CTA slots"},
@@ -217,9 +206,10 @@ void launch_stats_section(std::ostringstream& md, const Run& run) {
   }
   for (const auto& r : run.results) {
     md << "### " << shape_label(r.name) << "\n\n";
-    const std::vector<RecordedKernel>& kernels = r.launched_kernels();
+    const std::vector<KernelFacts>& kernels = r.launched_kernels();
     if (kernels.empty()) {
-      const auto why = r.static_evidence ? r.static_evidence->kernels_unavailable : std::nullopt;
+      const std::optional<StaticFacts>& facts = r.static_evidence ? r.static_evidence->facts : std::nullopt;
+      const auto why = facts && !facts->available ? std::optional<std::string>(facts->reason) : std::nullopt;
       md << "Launch statistics: not measured"
          << (why ? " (" + fixed_line(*why) + ")" : r.timed() ? std::string() : " (" + r.untimed_reason() + ")")
          << ".\n\n";

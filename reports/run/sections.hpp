@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <map>
@@ -34,7 +35,7 @@ constexpr std::size_t kMinBoxSamples = 10;
 std::string fixed_line(const std::string& s);  // newlines as spaces, for a table cell
 std::string json_scalar(const ordered_json& v);
 std::string pct_of(double v, const std::optional<double>& peak);  // "not known" without a peak
-std::string dims(const std::vector<long long>& d);  // [a, b, c] as "axbxc"; empty: "not recorded"
+std::string dims(const std::array<unsigned, 3>& d);  // [a, b, c] as "axbxc"
 
 // --- sections, in the report's order ---
 void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement>& js,

@@ -2,35 +2,36 @@
 // kernel's launch facts.
 #include "reports/run/sections.hpp"
 
-#include "record/static_facts.hpp"
+#include "record/result.hpp"
+#include "record/sass.hpp"
 
 namespace attnlab::report::detail {
 
 namespace {
 
-std::string opt_count(const std::optional<double>& v) { return v ? count(*v) : "not recorded"; }
+// A ptxas figure; negative: the report did not say (sass::PtxasFunction).
+std::string ptxas_count(std::int64_t v) { return v >= 0 ? count(double(v)) : "not recorded"; }
 
 // Per launched kernel, from the launch (CUPTI callback, function attributes, occupancy).
 void launch_rows(Table& k, const Result& r) {
   auto count_or = [](const auto& v) { return v ? count(double(*v)) : std::string("not recorded"); };
-  for (const RecordedKernel& kj : r.launched_kernels())
+  for (const KernelFacts& kj : r.launched_kernels())
     k.row({shape_label(r.name), code(kj.name), dims(kj.grid), dims(kj.block), count_or(kj.registers),
-           count_or(kj.static_smem_bytes), count_or(kj.dynamic_smem_bytes), count_or(kj.local_bytes),
+           count_or(kj.static_smem_bytes), count(double(kj.dynamic_smem_bytes)), count_or(kj.local_bytes),
            kj.theoretical_occupancy_pct ? pct(*kj.theoretical_occupancy_pct) : "not recorded"});
 }
 
 // Per kernel, from the build's ptxas -v report.
-void ptxas_rows(Table& px, std::vector<std::string>& notes, const Result& r, const RecordedStatic& st) {
+void ptxas_rows(Table& px, std::vector<std::string>& notes, const Result& r, const StaticEvidence& st) {
   if (!st.ptxas) return;
-  const RecordedPtxas& p = *st.ptxas;
-  if (p.available == false)
-    notes.push_back(shape_label(r.name) + ": ptxas report not available: " +
-                    fixed_line(p.reason.value_or("no reason given")));
-  for (const RecordedPtxasKernel& kj : p.kernels) {
-    if (!kj.found) continue;
-    px.row({shape_label(r.name), code(kj.name), opt_count(kj.registers), opt_count(kj.barriers),
-            opt_count(kj.stack_frame_bytes), opt_count(kj.spill_store_bytes), opt_count(kj.spill_load_bytes),
-            opt_count(kj.smem_bytes)});
+  const sass::PtxasEvidence& p = *st.ptxas;
+  if (!p.available) notes.push_back(shape_label(r.name) + ": ptxas report not available: " + fixed_line(p.reason));
+  for (const sass::PtxasKernel& kj : p.kernels) {
+    if (!kj.function) continue;
+    const sass::PtxasFunction& f = *kj.function;
+    px.row({shape_label(r.name), code(kj.name), ptxas_count(f.registers), ptxas_count(f.barriers),
+            ptxas_count(f.stack_frame_bytes), ptxas_count(f.spill_store_bytes), ptxas_count(f.spill_load_bytes),
+            ptxas_count(f.smem_bytes)});
   }
 }
 
@@ -40,18 +41,17 @@ struct SassCounts {
 };
 
 // A shape's SASS counts, or a note on why it has none.
-void add_sass(SassCounts& sass, std::vector<std::string>& notes, const Result& r, const RecordedStatic& st) {
+void add_sass(SassCounts& sass, std::vector<std::string>& notes, const Result& r, const StaticEvidence& st) {
   if (!st.sass) return;
-  const RecordedSass& sj = *st.sass;
-  if (sj.available == false) {
-    notes.push_back(shape_label(r.name) + ": SASS counts not available: " +
-                    fixed_line(sj.reason.value_or("no reason given")));
+  const sass::SassEvidence& sj = *st.sass;
+  if (!sj.available) {
+    notes.push_back(shape_label(r.name) + ": SASS counts not available: " + fixed_line(sj.reason));
     return;
   }
-  if (sj.complete == false) notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
-  for (const auto& [op, n] : sj.counts) {
+  if (!sj.complete) notes.push_back(shape_label(r.name) + ": SASS totals miss kernels the listing lacks");
+  for (const auto& [op, n] : sass::named_counts(sj.total)) {
     if (std::find(sass.opcodes.begin(), sass.opcodes.end(), op) == sass.opcodes.end()) sass.opcodes.push_back(op);
-    sass.counts[r.name][op] = n;
+    sass.counts[r.name][op] = double(n);
   }
 }
 
@@ -109,10 +109,7 @@ void static_section(std::ostringstream& md, const Run& run) {
       notes.push_back(shape_label(r.name) + ": no static evidence");
       continue;
     }
-    const RecordedStatic& st = *r.static_evidence;
-    if (st.available == false)
-      notes.push_back(shape_label(r.name) + ": launch facts not available: " +
-                      fixed_line(st.reason.value_or("no reason given")));
+    const StaticEvidence& st = *r.static_evidence;
     launch_rows(k, r);
     ptxas_rows(px, notes, r, st);
     add_sass(sass, notes, r, st);

@@ -338,7 +338,10 @@ TEST(Claims, PointValuesCompareExactly) {
   auto rec = phase4(spread(100e3, 1e3), constant(claim("no-local", "/static/sass/LDL", "throughput", "=="), 0));
   rec["claims"].push_back(constant(claim("tensor-pipe", "/metrics/tensor/values/pipe/value", "throughput", ">"), 50));
   rec["claims"].push_back(constant(claim("no-stl", "/static/sass/STL", "throughput", "=="), 0));
-  rec["results"][0]["static"] = {{"sass", {{"LDL", 0}, {"STL", 3}}}};
+  sass::SassEvidence sass;
+  sass.available = true;
+  sass.total.stl = 3;
+  rec["results"][0]["static"] = {{"sass", to_json(sass)}};
   GroupResult tensor;
   tensor.group = "tensor";
   tensor.available = true;

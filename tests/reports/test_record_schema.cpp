@@ -17,6 +17,8 @@
 #include "record/fields.hpp"
 #include "record/metrics.hpp"
 #include "record/record.hpp"
+#include "record/result.hpp"
+#include "record/sass.hpp"
 #include "record/static_facts.hpp"
 #include "record/timing.hpp"
 
@@ -227,83 +229,62 @@ TEST(CorrectnessMapping, NullErrorsReadAsInfiniteAndAMissingOrMistypedFigureThro
   EXPECT_THROW(read_correctness(ordered_json{{"c", j}}, "/c"), FieldError);
 }
 
-// The report's reader of static.kernels takes what the schema admits: a kernel with its name
-// alone, figures absent or null; what the harness wrote reads as written; a wrong type throws.
-TEST(StaticKernels, TheReportsReaderTakesAKernelWithItsNameAlone) {
-  EXPECT_TRUE(read_recorded_kernels(ordered_json::object(), "/k").empty());
-  ordered_json j = {{"k", ordered_json::array({{{"name", "a"}, {"active_blocks_per_sm", nullptr}},
-                                              {{"name", "b"}, {"grid", {132, 1, 1}}, {"block", {384, 1, 1}},
-                                               {"dynamic_smem_bytes", 200704}, {"active_blocks_per_sm", 1},
-                                               {"work_items", 1024}}})}};
-  const std::vector<RecordedKernel> ks = read_recorded_kernels(j, "/k");
-  ASSERT_EQ(ks.size(), 2u);
-  EXPECT_EQ(ks[0].name, "a");
-  EXPECT_TRUE(ks[0].grid.empty() && ks[0].block.empty());
-  EXPECT_FALSE(ks[0].dynamic_smem_bytes || ks[0].active_blocks_per_sm || ks[0].work_items);
-  EXPECT_EQ(ks[1].grid, (std::vector<long long>{132, 1, 1}));
-  EXPECT_EQ(ks[1].block, (std::vector<long long>{384, 1, 1}));
-  EXPECT_EQ(ks[1].dynamic_smem_bytes, 200704);
-  EXPECT_FALSE(ks[1].registers || ks[1].static_smem_bytes || ks[1].local_bytes);
-  EXPECT_EQ(ks[1].active_blocks_per_sm, 1);
-  EXPECT_EQ(ks[1].work_items, 1024);
-  EXPECT_FALSE(ks[0].occupancy || ks[0].occupancy_reason);  // a record before the limits
+// The static block through the writer's reader (read_static_evidence): what the harness writes
+// for a check-only run (no launch facts, and why) reads back to the same bytes; an older committed
+// record's kernel, written before the occupancy limits, reads with none and no reason (the report
+// says the record predates them) where one whose function was not resolved keeps its reason; the
+// SASS counts carry the record's names in its order; a mistyped field throws.
+TEST(StaticEvidence, OneReaderForWhatTheHarnessWritesAndOlderKernels) {
+  EXPECT_FALSE(read_static_evidence(ordered_json::object(), "/s"));
+  StaticFacts facts;
+  facts.reason = "a --check-only run launches nothing it times";
+  sass::PtxasEvidence ptxas;
+  ptxas.available = true;
+  ptxas.kernels.push_back({"gone", std::nullopt, "not compiled by this build"});
+  ordered_json j = {{"s", to_json(facts)}};
+  j["s"]["sass"] = to_json(sass::SassEvidence{});
+  j["s"]["ptxas"] = to_json(ptxas);
+  const auto st = read_static_evidence(j, "/s");
+  ASSERT_TRUE(st && st->facts && st->sass && st->ptxas);
+  EXPECT_FALSE(st->facts->available);
+  EXPECT_EQ(st->facts->reason, "a --check-only run launches nothing it times");
+  EXPECT_TRUE(st->facts->kernels.empty());
+  EXPECT_FALSE(st->sass->available);
+  ASSERT_EQ(st->ptxas->kernels.size(), 1u);
+  EXPECT_FALSE(st->ptxas->kernels[0].function);
+  EXPECT_EQ(to_json(*st->facts), to_json(facts));
+  EXPECT_EQ(to_json(*st->ptxas), j["s"]["ptxas"]);
 
-  // Limits as the harness writes them: a resource that sets none is null; one not listed is not
-  // recorded. Where they were not computed, the recorded reason.
-  j["k"][1]["theoretical_occupancy_pct"] = 18.75;
-  j["k"][1]["registers"] = 168;
-  j["k"][1]["local_bytes"] = 0;
-  j["k"][1]["occupancy_limits"] = {{"ctas_per_sm", {{"registers", 1}, {"shared_memory", 1}, {"blocks", nullptr}}},
-                                   {"limited_by", {"registers", "shared_memory"}},
-                                   {"active_blocks_per_sm", 1}, {"agrees_with_driver", true}};
-  j["k"][0]["occupancy_limits"] = nullptr;
-  j["k"][0]["occupancy_limits_reason"] = "the function's attributes were not resolved";
-  const std::vector<RecordedKernel> limits = read_recorded_kernels(j, "/k");
-  EXPECT_EQ(limits[0].occupancy_reason, "the function's attributes were not resolved");
-  EXPECT_FALSE(limits[0].occupancy);
-  ASSERT_TRUE(limits[1].occupancy);
-  const auto& L = *limits[1].occupancy;
-  EXPECT_EQ(L.ctas_per_sm, (std::vector<std::pair<std::string, std::optional<int>>>{
-                               {"registers", 1}, {"shared_memory", 1}, {"blocks", std::nullopt}}));
-  EXPECT_EQ(L.limited_by, (std::vector<std::string>{"registers", "shared_memory"}));
-  EXPECT_EQ(L.active_blocks_per_sm, 1);
-  EXPECT_EQ(L.agrees_with_driver, true);
-  EXPECT_EQ(limits[1].theoretical_occupancy_pct, 18.75);
-  EXPECT_EQ(limits[1].registers, 168);
-  EXPECT_EQ(limits[1].local_bytes, 0);
+  const ordered_json old = ordered_json::parse(read_record_text(
+      std::filesystem::path(ATTNLAB_COMMITTED_REPORTS) / "h100/records/4/20261124T230431Z-8bb50a2/run.json.gz"));
+  ASSERT_FALSE(old["results"][0]["static"]["kernels"][0].contains("occupancy_limits"));
+  const auto o = read_static_evidence(old, "/results/0/static");
+  ASSERT_TRUE(o && o->facts && o->sass);
+  const KernelFacts& k = o->facts->kernels.at(0);
+  EXPECT_FALSE(k.occupancy);
+  EXPECT_EQ(k.occupancy_reason, "");
+  EXPECT_EQ(k.ctas(), old["results"][0]["static"]["kernels"][0]["grid"][0].get<long long>() *
+                          old["results"][0]["static"]["kernels"][0]["grid"][1].get<long long>() *
+                          old["results"][0]["static"]["kernels"][0]["grid"][2].get<long long>());
+  const auto counts = sass::named_counts(o->sass->total);
+  std::vector<std::string> names;
+  for (const auto& [name, n] : counts) names.push_back(name);
+  EXPECT_EQ(names.front(), "instructions");
+  EXPECT_EQ(names.at(9), "BRA total");
+  EXPECT_EQ(names.at(11), "BRA @P");
+  EXPECT_EQ(counts.at(0).second, old["results"][0]["static"]["sass"]["instructions"].get<std::int64_t>());
 
-  j["k"][1]["grid"] = "132x1x1";
-  EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
-  j["k"] = ordered_json::object();
-  EXPECT_THROW(read_recorded_kernels(j, "/k"), FieldError);
-}
-
-// The whole static block as a report reads it: SASS counts by path in record order (per-kernel
-// lists left out), ptxas kernels with each figure where recorded, and why launch facts are absent.
-TEST(StaticKernels, TheWholeBlockReadsEachPartWhereRecorded) {
-  EXPECT_FALSE(read_recorded_static(ordered_json::object(), "/s"));
-  const ordered_json j = {{"s", {{"kernels_unavailable", "a --check-only run launches nothing it times"},
-                                 {"sass", {{"available", true}, {"complete", false}, {"LDL", 0},
-                                           {"BRA", {{"total", 10}, {"@P", 4}}}, {"kernels", {{{"LDL", 0}}}}}},
-                                 {"ptxas", {{"available", true},
-                                            {"kernels", {{{"name", "k"}, {"registers", 95}},
-                                                         {{"name", "gone"}, {"found", false}}}}}}}}};
-  const auto st = read_recorded_static(j, "/s");
-  ASSERT_TRUE(st);
-  EXPECT_TRUE(st->kernels.empty());
-  EXPECT_EQ(st->kernels_unavailable, "a --check-only run launches nothing it times");
-  ASSERT_TRUE(st->sass);
-  EXPECT_EQ(st->sass->complete, false);
-  const std::vector<std::pair<std::string, double>> counts = {{"LDL", 0}, {"BRA total", 10}, {"BRA @P", 4}};
-  EXPECT_EQ(st->sass->counts, counts);
-  ASSERT_TRUE(st->ptxas);
-  ASSERT_EQ(st->ptxas->kernels.size(), 2u);
-  EXPECT_EQ(st->ptxas->kernels[0].registers, 95.0);
-  EXPECT_FALSE(st->ptxas->kernels[0].barriers);
-  EXPECT_FALSE(st->ptxas->kernels[1].found);
-  ordered_json bad = j;
-  bad["s"]["sass"]["available"] = "yes";
-  EXPECT_THROW(read_recorded_static(bad, "/s"), FieldError);
+  ordered_json unresolved = old;
+  unresolved["results"][0]["static"]["kernels"][0]["occupancy_limits"] = nullptr;
+  unresolved["results"][0]["static"]["kernels"][0]["occupancy_limits_reason"] = "the function's attributes were not resolved";
+  EXPECT_EQ(read_static_evidence(unresolved, "/results/0/static")->facts->kernels.at(0).occupancy_reason,
+            "the function's attributes were not resolved");
+  ordered_json bad = old;
+  bad["results"][0]["static"]["kernels"][0]["grid"] = "64x256x1";
+  EXPECT_THROW(read_static_evidence(bad, "/results/0/static"), FieldError);
+  bad = old;
+  bad["results"][0]["static"]["sass"]["available"] = "yes";
+  EXPECT_THROW(read_static_evidence(bad, "/results/0/static"), FieldError);
 }
 
 // A result's metrics through the writer's reader: absent or null, none collected; each group in

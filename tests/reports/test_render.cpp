@@ -199,19 +199,38 @@ ordered_json with_metrics(ordered_json rec) {
   for (const char* reason : {"long_scoreboard", "barrier", "math_pipe_throttle", "wait", "selected"})
     stalls.values.push_back(
         {std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio", "ratio", 0.5 * k++});
+  StaticFacts facts;
+  facts.available = true;
+  KernelFacts& kernel = facts.kernels.emplace_back();
+  kernel.name = "attention_kernel<64>";
+  kernel.launch_api = "cudaLaunchKernel";
+  kernel.grid = {64, 16, 16};
+  kernel.block = {128, 1, 1};
+  kernel.registers = 95;
+  kernel.static_smem_bytes = 16384;
+  kernel.local_bytes = 0;
+  kernel.theoretical_occupancy_pct = 50.0;
+  sass::SassEvidence sass;
+  sass.available = true;
+  sass.total.instructions = 900;
+  sass.total.hfma2_mma = 4;
+  sass.total.bra.total = 10;
+  sass.total.bra.p = 4;
+  sass.total.bra.not_p = 3;
+  sass::PtxasEvidence ptxas;
+  ptxas.available = true;
+  sass::PtxasFunction f;
+  f.name = kernel.name;
+  f.registers = 95;
+  f.barriers = 1;
+  f.stack_frame_bytes = f.spill_store_bytes = f.spill_load_bytes = 0;
+  f.smem_bytes = 16384;
+  ptxas.kernels.push_back({kernel.name, f, ""});
   for (auto& res : rec["results"]) {
     res["metrics"] = {{"tensor", to_json(tensor)}, {"memory", to_json(memory)}, {"stalls", to_json(stalls)}};
-    res["static"] = {
-        {"available", true},
-        {"kernels", {{{"name", "attention_kernel<64>"}, {"registers", 95}, {"static_smem_bytes", 16384},
-                      {"dynamic_smem_bytes", 0}, {"local_bytes", 0}, {"block", {128, 1, 1}}, {"grid", {64, 16, 16}},
-                      {"theoretical_occupancy_pct", 50.0}}}},
-        {"sass", {{"available", true}, {"complete", true}, {"instructions", 900}, {"HMMA", 0}, {"HGMMA", 0}, {"HFMA2.MMA", 4},
-                  {"LDL", 0}, {"STL", 0}, {"BRA", {{"total", 10}, {"@P", 4}, {"@!P", 3}}},
-                  {"kernels", ordered_json::array()}}},
-        {"ptxas", {{"available", true}, {"kernels", {{{"name", "attention_kernel<64>"}, {"found", true}, {"registers", 95},
-                                                       {"barriers", 1}, {"stack_frame_bytes", 0}, {"spill_store_bytes", 0},
-                                                       {"spill_load_bytes", 0}, {"smem_bytes", 16384}}}}}}};
+    res["static"] = to_json(facts);
+    res["static"]["sass"] = to_json(sass);
+    res["static"]["ptxas"] = to_json(ptxas);
     res["derived"] = {{"pct_of_tensor_peak", 2.0}, {"tensor_peak_tflops", 989.4},
                       {"tensor_peak_source", "datasheet"}, {"arithmetic_intensity_flop_per_byte", 512.0},
                       {"dram_gbps_measured", nullptr},

@@ -83,7 +83,7 @@ TEST(SideBySide, SeveralKernelsAreNamedAndADisagreementWithTheDriverIsSaid) {
     ordered_json second = kernels[0];
     second["name"] = "combine_kernel";
     second["grid"] = {8, 1, 1};
-    second["occupancy_limits"]["agrees_with_driver"] = false;
+    second["active_blocks_per_sm"] = second["occupancy_limits"]["active_blocks_per_sm"].get<int>() - 1;
     kernels.push_back(second);
     rec["results"][1]["static"]["kernels"][0].erase("occupancy_limits");
   }), "Launch statistics and occupancy");
