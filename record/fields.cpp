@@ -53,4 +53,43 @@ bool bool_at(const ordered_json& root, const std::string& ptr) {
   return j->get<bool>();
 }
 
+namespace {
+
+std::string scalar_text(const nlohmann::ordered_json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "null";
+  return v.dump();
+}
+
+void add_rows(const nlohmann::ordered_json& j, const std::string& prefix,
+              std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) add_rows(v, prefix + "." + k, out);
+    return;
+  }
+  if (j.is_array()) {
+    bool scalars = true;
+    for (const auto& e : j) scalars = scalars && !e.is_object() && !e.is_array();
+    if (scalars) {
+      std::string joined;
+      for (const auto& e : j) joined += (joined.empty() ? "" : " ") + scalar_text(e);
+      out.emplace_back(prefix, joined);
+      return;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) add_rows(j[i], prefix + "." + std::to_string(i), out);
+    return;
+  }
+  out.emplace_back(prefix, scalar_text(j));
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> field_rows(const nlohmann::ordered_json& root, const std::string& ptr) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const nlohmann::ordered_json* j = find(root, ptr);
+  if (!j) return out;
+  add_rows(*j, ptr.substr(ptr.rfind('/') + 1), out);
+  return out;
+}
+
 }  // namespace attnlab

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,12 @@ std::optional<std::string> optional_string_at(const nlohmann::ordered_json& root
 bool bool_at(const nlohmann::ordered_json& root, const std::string& ptr);
 // "<ptr> is not <expected>"
 std::string type_problem(const std::string& ptr, const char* expected);
+
+// The fields at `ptr` as rows ("provenance.gpu.name", text) in record order, each named by its
+// path from ptr's last key: strings bare, null "null", other scalars as JSON, arrays of scalars
+// joined by spaces; empty where absent. The report lists a record's provenance and options so,
+// whatever keys its writer gave them.
+std::vector<std::pair<std::string, std::string>> field_rows(const nlohmann::ordered_json& root, const std::string& ptr);
 
 // The field at `ptr` as T (any type nlohmann converts to: numbers, strings, arrays of them),
 // for the blocks whose reader only restores what the writer wrote; FieldError when absent or

@@ -33,15 +33,10 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Field errors and typed reads by JSON pointer come from the record library (record/fields.hpp);
-// the loader prefixes the file.
-using attnlab::bool_at;
+// Field errors come from the record library's readers (record/fields.hpp); the loader prefixes
+// the file. `find` resolves a claim's metric, a JSON pointer into its result entry.
 using attnlab::FieldError;
 using attnlab::find;
-using attnlab::number_at;
-using attnlab::optional_number_at;
-using attnlab::optional_string_at;
-using attnlab::string_at;
 
 // One timing regime of one shape: the record's typed timing block and its name.
 struct Regime : RegimeTiming {

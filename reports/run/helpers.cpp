@@ -9,11 +9,6 @@ std::string fixed_line(const std::string& s) {
   return out;
 }
 
-std::string json_scalar(const ordered_json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "null";
-  return v.dump();
-}
 
 std::string pct_of(double v, const std::optional<double>& peak) {
   return peak ? pct(100.0 * v / *peak) : "not known";

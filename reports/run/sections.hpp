@@ -33,7 +33,6 @@ constexpr std::size_t kMinBoxSamples = 10;
 
 // --- shared helpers (helpers.cpp) ---
 std::string fixed_line(const std::string& s);  // newlines as spaces, for a table cell
-std::string json_scalar(const ordered_json& v);
 std::string pct_of(double v, const std::optional<double>& peak);  // "not known" without a peak
 std::string dims(const std::array<unsigned, 3>& d);  // [a, b, c] as "axbxc"
 

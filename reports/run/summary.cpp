@@ -6,29 +6,6 @@ namespace attnlab::report::detail {
 
 namespace {
 
-// Flattens an object into ("a.b", value) rows in record order; arrays of scalars joined.
-void flatten(const ordered_json& j, const std::string& prefix,
-             std::vector<std::pair<std::string, std::string>>& out) {
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-    return;
-  }
-  if (j.is_array()) {
-    const bool scalars = std::all_of(j.begin(), j.end(), [](const ordered_json& e) {
-      return !e.is_object() && !e.is_array();
-    });
-    if (scalars) {
-      std::string joined;
-      for (const auto& e : j) joined += (joined.empty() ? "" : " ") + json_scalar(e);
-      out.emplace_back(prefix, joined);
-      return;
-    }
-    for (std::size_t i = 0; i < j.size(); ++i) flatten(j[i], prefix + "." + std::to_string(i), out);
-    return;
-  }
-  out.emplace_back(prefix, json_scalar(j));
-}
-
 // Whether any shape has a metric group that was collected (`"available": true`).
 bool any_metric_measured(const Run& run) {
   for (const auto& r : run.results)
@@ -128,10 +105,8 @@ void claims_section(std::ostringstream& md, const Run& run, const std::vector<Ju
 void provenance_section(std::ostringstream& md, const Run& run) {
   md << "## Environment and provenance\n\n";
   std::vector<std::pair<std::string, std::string>> rows;
-  const ordered_json& j = run.json;
-  if (j.contains("started_utc")) rows.emplace_back("started_utc", json_scalar(j["started_utc"]));
-  flatten(j["provenance"], "provenance", rows);
-  if (j.contains("options")) flatten(j["options"], "options", rows);
+  for (const char* block : {"/started_utc", "/provenance", "/options"})
+    for (auto& row : field_rows(run.json, block)) rows.push_back(std::move(row));
   Table t({"field", "value"}, "ll");
   for (const auto& [k, v] : rows) t.row({code(k), v});
   md << t.str() << "\n";

@@ -8,9 +8,8 @@
 root=${1:?usage: json_writers.sh <source root>}
 cd "$root" || exit 2
 construction='json::object\(|json::array\(|\.dump\(|json[[:space:]]*\{\{|json\(\{|\["[^"]*"\][[:space:]]*=[^=]|\.update\(|push_back\(to_json|<<.*(to_json|_json\(\))|write_json_atomically\('
-# Readers: a recorded scalar printed as text in markdown (reports' json_scalar); an absent
-# array or object read as empty (.value(key, default)).
-readers='return v\.dump\(\);|\.value\("[^"]*", (nlohmann::)?(ordered_)?json::(array|object)\(\)\)'
+# Readers: an absent array or object read as empty (.value(key, default)).
+readers='\.value\("[^"]*", (nlohmann::)?(ordered_)?json::(array|object)\(\)\)'
 found=$(grep -rnE "$construction" --include='*.cpp' --include='*.hpp' --include='*.cu' --include='*.cuh' \
           kernels profiler experiments reports common |
         grep -vE '^[^:]*:[0-9]+:[[:space:]]*//' | grep -vE "$readers")
