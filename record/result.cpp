@@ -70,13 +70,27 @@ std::optional<StaticEvidence> read_static_evidence(const ordered_json& root, con
 
 namespace {
 
-void read_timing(const ordered_json& root, const std::string& b, ResultEntry& r) {
-  const ordered_json* t = find(root, b + "/timing");
-  if (!t || t->is_null()) return;
-  if (!t->is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
-  for (const auto& [name, block] : t->items())
+// The entry's timing where the run timed it: every regime, and the headline the entry names or,
+// in an entry written before entries named theirs, the options' headline.
+void read_timing(const ordered_json& root, const std::string& b, const SamplingOptions& options, ResultEntry& r) {
+  const ordered_json* timing = find(root, b + "/timing");
+  if (!timing) throw FieldError("missing " + b + "/timing");
+  if (options.check_only) {
+    if (!timing->is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
+    return;
+  }
+  if (timing->is_null()) return;
+  if (!timing->is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
+  for (const auto& [name, block] : timing->items())
     r.timing.emplace_back(name, read_regime_timing(root, b + "/timing/" + name));
-  r.headline_regime = string_at(root, b + "/headline_regime");
+  if (r.timing.empty()) return;
+  r.headline_regime = optional_string_at(root, b + "/headline_regime").value_or(options.headline());
+  if (!r.headline())
+    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', which is not in " + b + "/timing");
+  // The options name the run's headline once; every timed entry leads with it.
+  if (options.headline_regime && r.headline_regime != *options.headline_regime)
+    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', where /options/headline_regime names '" +
+                     *options.headline_regime + "'");
 }
 
 // An unavailable entry's check, as the baseline's records hold it: none ran.
@@ -85,7 +99,9 @@ ordered_json skipped_correctness() {
           {"rows_checked", 0},  {"skipped", "backend unavailable for this shape"}};
 }
 
-ResultEntry read_result(const ordered_json& root, const std::string& b) {
+}  // namespace
+
+ResultEntry read_result_entry(const ordered_json& root, const std::string& b, const SamplingOptions& options) {
   ResultEntry r;
   r.shape = read_shape(root, b + "/shape", &r.scale);
   if (find(root, b + "/available")) {
@@ -96,7 +112,7 @@ ResultEntry read_result(const ordered_json& root, const std::string& b) {
     }
   }
   r.correctness = read_correctness(root, b + "/correctness");
-  read_timing(root, b, r);
+  read_timing(root, b, options, r);
   r.metrics = read_metric_groups(root, b + "/metrics");
   r.static_evidence = read_static_evidence(root, b + "/static");
   if (find(root, b + "/derived")) r.derived = read_derived(root, b + "/derived");
@@ -106,7 +122,15 @@ ResultEntry read_result(const ordered_json& root, const std::string& b) {
   return r;
 }
 
-}  // namespace
+std::vector<ResultEntry> read_result_entries(const ordered_json& j, const SamplingOptions& options) {
+  const Direction direction = read_direction(j);
+  std::vector<ResultEntry> out;
+  for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i) {
+    out.push_back(read_result_entry(j, "/results/" + std::to_string(i), options));
+    out.back().direction = direction;
+  }
+  return out;
+}
 
 ordered_json to_json(const ResultEntry& r) {
   ordered_json j;
@@ -188,72 +212,10 @@ RunRecord read_run_record(const ordered_json& j) {
   r.provenance = read_provenance(j, "/provenance");
   r.options = read_recorded_options(j, "/options");
   if (find(j, "/metrics_config")) r.metrics_config = read_metrics_config(j, "/metrics_config");
-  for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
-    r.results.push_back(read_result(j, "/results/" + std::to_string(i)));
-  for (ResultEntry& e : r.results) e.direction = r.direction.value_or(Direction::kForward);
+  r.results = read_result_entries(j, r.options);
   r.error = optional_string_at(j, "/error");
   if (find(j, "/ncu_profile")) r.ncu_profile = read_ncu_profile(j, "/ncu_profile");
   return r;
-}
-
-namespace {
-
-// The entry's timing where the run timed it: every regime, and the headline the record names.
-void read_recorded_timing(const ordered_json& root, const std::string& b, const SamplingOptions& options,
-                          RecordedResult& r) {
-  const ordered_json* timing = find(root, b + "/timing");
-  if (!timing) throw FieldError("missing " + b + "/timing");
-  if (options.check_only) {
-    if (!timing->is_null()) throw FieldError(b + "/timing is set in a record whose /options/check_only is true");
-    return;
-  }
-  if (timing->is_null()) return;
-  if (!timing->is_object()) throw FieldError(type_problem(b + "/timing", "an object or null"));
-  for (const auto& [name, block] : timing->items())
-    r.timing.emplace_back(name, read_regime_timing(root, b + "/timing/" + name));
-  if (r.timing.empty()) return;
-  r.headline_regime = optional_string_at(root, b + "/headline_regime").value_or(options.headline());
-  const bool named = std::any_of(r.timing.begin(), r.timing.end(),
-                                 [&](const auto& t) { return t.first == r.headline_regime; });
-  if (!named)
-    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', which is not in " + b + "/timing");
-  // The options name the run's headline once; every timed entry leads with it.
-  if (options.headline_regime && r.headline_regime != *options.headline_regime)
-    throw FieldError(b + "/headline_regime names '" + r.headline_regime + "', where /options/headline_regime names '" +
-                     *options.headline_regime + "'");
-}
-
-}  // namespace
-
-RecordedResult read_recorded_result(const ordered_json& root, const std::string& b, const SamplingOptions& options) {
-  RecordedResult r;
-  r.shape = read_shape(root, b + "/shape", nullptr);
-  r.flops = optional_number_at(root, b + "/flops").value_or(r.shape.flops());
-  r.min_bytes = optional_number_at(root, b + "/min_bytes").value_or(r.shape.min_bytes());
-  if (value_or_null_at<bool>(root, b + "/available") == false)
-    r.unavailable = optional_string_at(root, b + "/unavailable_reason").value_or("unavailable");
-  if (!r.unavailable) r.correctness = read_correctness(root, b + "/correctness");
-  r.passed = r.correctness.passed;
-  if (const ordered_json* d = find(root, b + "/derived"); d && !d->is_null()) r.derived = read_derived(root, b + "/derived");
-  r.metrics = read_metric_groups(root, b + "/metrics");
-  // Both writers write these two blocks from the structs (PcSamplingResult, KernelShare), so
-  // their strict readers take every record that has them.
-  if (const ordered_json* pc = find(root, b + "/pc_sampling"); pc && !pc->is_null())
-    r.pc_sampling = read_pc_sampling(root, b + "/pc_sampling");
-  if (const ordered_json* k = find(root, b + "/kernels"); k && !k->is_null())
-    r.kernels = read_kernel_shares(root, b + "/kernels");
-  r.static_evidence = read_static_evidence(root, b + "/static");
-  // attnlab-ncu-import writes the Nsight Compute blocks from the structs.
-  if (const ordered_json* n = find(root, b + "/ncu"); n && !n->is_null()) r.ncu = read_ncu_entry(root, b + "/ncu");
-  read_recorded_timing(root, b, options, r);
-  return r;
-}
-
-std::vector<RecordedResult> read_recorded_results(const ordered_json& j, const SamplingOptions& options) {
-  std::vector<RecordedResult> out;
-  for (std::size_t i = 0, n = array_size(j, "/results"); i < n; ++i)
-    out.push_back(read_recorded_result(j, "/results/" + std::to_string(i), options));
-  return out;
 }
 
 RunHeader read_run_header(const ordered_json& j) {

@@ -95,33 +95,16 @@ nlohmann::ordered_json to_json(const RunRecord& r);
 nlohmann::ordered_json to_json(const ExperimentInfo& e);
 ExperimentInfo read_experiment(const nlohmann::ordered_json& root, const std::string& base);
 
-// A result entry as a report takes it from any run record: the harness's, the SDPA baseline's
-// (whose entries say "available", and why not) and older layouts, each block where recorded: the
-// correctness block, the metric groups and the static evidence through the writer's readers
-// (read_correctness, read_metric_groups, read_static_evidence); a missing field the writer
-// writes, or one of the wrong type, throws FieldError. `options`: the run's (read_recorded_options): where they ask for no
-// timing (check-only) a timing block is refused, where they name the headline regime a timed
-// entry naming another is, and an entry written before entries named theirs leads with the
-// options' headline (SamplingOptions::headline).
-struct RecordedResult {
-  Shape shape;
-  double flops = 0, min_bytes = 0;         // as recorded; the shape's own where a record lacks them
-  std::optional<std::string> unavailable;  // the implementation could not run the shape: why
-  bool passed = false;
-  Correctness correctness;  // as the harness wrote it; the default where unavailable (no check ran)
-  std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
-  std::string headline_regime;  // empty: not timed
-  std::optional<DerivedFigures> derived;
-  std::optional<std::vector<GroupResult>> metrics;
-  std::optional<PcSamplingResult> pc_sampling;
-  std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
-  std::optional<StaticEvidence> static_evidence;
-  std::optional<NcuEntry> ncu;
-};
-RecordedResult read_recorded_result(const nlohmann::ordered_json& root, const std::string& base,
-                                    const SamplingOptions& options);
-// Every entry of the record's "results", in order, each as read_recorded_result reads it.
-std::vector<RecordedResult> read_recorded_results(const nlohmann::ordered_json& record, const SamplingOptions& options);
+// A result entry of any run record: the harness's, the SDPA baseline's (whose entries say
+// "available", and why not) and older layouts, every block through its writer's reader; a
+// missing field the writer writes, or one of the wrong type, throws FieldError. `options`: the
+// run's (read_recorded_options): where they ask for no timing (check-only) a timing block is
+// refused, where they name the headline regime a timed entry naming another is, and an entry
+// written before entries named theirs leads with the options' headline (SamplingOptions::headline).
+ResultEntry read_result_entry(const nlohmann::ordered_json& root, const std::string& base,
+                              const SamplingOptions& options);
+// Every entry of the record's "results", in order, each with the record's direction.
+std::vector<ResultEntry> read_result_entries(const nlohmann::ordered_json& record, const SamplingOptions& options);
 
 // The header every writer's run record has.
 struct RunHeader {

@@ -17,17 +17,17 @@ namespace {
 
 // The entry keeps its JSON beside the typed blocks: a claim names its metric by a JSON pointer
 // into it (record/claims.hpp), which the judge resolves.
-Result view_of(RecordedResult e, const ordered_json& root, std::size_t i, const SamplingOptions& options) {
+Result view_of(ResultEntry e, const ordered_json& root, std::size_t i, const SamplingOptions& options) {
   Result r;
   r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
   r.json = *find(root, r.pointer);
   r.shape = e.shape;
   r.name = shape_name(r.shape);
-  r.flops = e.flops;
-  r.min_bytes = e.min_bytes;
-  r.unavailable = std::move(e.unavailable);
-  r.passed = e.passed;
+  r.flops = pass_flops(e.shape, e.direction);
+  r.min_bytes = pass_min_bytes(e.shape, e.direction);
+  if (e.available == false) r.unavailable = std::move(e.unavailable_reason);
+  r.passed = e.correctness.passed;
   r.failure = e.correctness.failure;
   r.correctness = std::move(e.correctness);
   r.derived = std::move(e.derived);
@@ -264,7 +264,7 @@ Run load_run(const fs::path& path) {
     run.seed = origin.seed;
     run.options = std::move(header.options);
     run.metrics_config = std::move(header.metrics_config);
-    std::vector<RecordedResult> results = read_recorded_results(j, run.options);
+    std::vector<ResultEntry> results = read_result_entries(j, run.options);
     for (std::size_t i = 0; i < results.size(); ++i)
       run.results.push_back(view_of(std::move(results[i]), j, i, run.options));
   } catch (const FieldError& e) {

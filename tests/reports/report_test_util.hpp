@@ -133,8 +133,7 @@ inline ordered_json synth_record(const std::string& phase, const std::string& st
     const Shape s = parse_shape(sh.spec);
     ordered_json e;
     e["name"] = shape_name(s);
-    e["shape"] = {{"B", s.B}, {"H", s.H}, {"H_kv", s.H_kv}, {"S", s.S}, {"D", s.D},
-                  {"causal", s.causal}, {"dtype", "fp16"}};
+    e["shape"] = shape_to_json(s, s.default_scale());
     e["flops"] = s.flops();
     e["min_bytes"] = s.min_bytes();
     // The block as the harness writes it (record/correctness.hpp), placeholder figures.

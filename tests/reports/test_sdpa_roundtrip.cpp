@@ -112,7 +112,7 @@ TEST(SdpaRecordRoundTrip, AnUnavailableShapeIsListedWithItsReasonAndNoTiming) {
   EXPECT_EQ(to_json(back).dump(), j.dump());
 }
 
-// Both writers' entries read through one reader of result entries (read_recorded_result): the
+// Both writers' entries read through one reader of result entries (read_result_entry): the
 // baseline's unavailable shape with its reason and no timing, and a timed entry whose headline is
 // the regime the record names; a check-only run's entry that holds timing is refused, and so is
 // an entry leading with another regime than the one the options name; an entry that names none
@@ -127,9 +127,10 @@ TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   SamplingOptions timed_run;
   SamplingOptions check_only_run;
   check_only_run.check_only = true;
-  const RecordedResult unavailable = read_recorded_result(j, "/results/0", timed_run);
-  EXPECT_EQ(unavailable.unavailable, "no kernel for this shape");
-  EXPECT_FALSE(unavailable.passed);
+  const ResultEntry unavailable = read_result_entry(j, "/results/0", timed_run);
+  EXPECT_EQ(unavailable.available, false);
+  EXPECT_EQ(unavailable.unavailable_reason, "no kernel for this shape");
+  EXPECT_FALSE(unavailable.correctness.passed);
   EXPECT_TRUE(unavailable.timing.empty());
   EXPECT_TRUE(unavailable.headline_regime.empty());
 
@@ -140,21 +141,21 @@ TEST(SdpaRecordRoundTrip, EntriesOfBothWritersReadThroughOneReader) {
   timed.timing = {{"warm", t}, {"cold", t}};
   timed.headline_regime = "cold";
   j["results"].push_back(to_json(timed));
-  const RecordedResult r = read_recorded_result(j, "/results/1", timed_run);
-  EXPECT_FALSE(r.unavailable);
+  const ResultEntry r = read_result_entry(j, "/results/1", timed_run);
+  EXPECT_FALSE(r.available);
   EXPECT_EQ(r.timing.size(), 2u);
   EXPECT_EQ(r.headline_regime, "cold");
-  EXPECT_DOUBLE_EQ(r.flops, timed.shape.flops());
-  EXPECT_THROW(read_recorded_result(j, "/results/1", check_only_run), FieldError);
+  EXPECT_EQ(to_json(r), j["results"][1]);
+  EXPECT_THROW(read_result_entry(j, "/results/1", check_only_run), FieldError);
   SamplingOptions warm_headline;
   warm_headline.headline_regime = "warm";
-  EXPECT_THROW(read_recorded_result(j, "/results/1", warm_headline), FieldError);
+  EXPECT_THROW(read_result_entry(j, "/results/1", warm_headline), FieldError);
   j["results"][1]["headline_regime"] = "graph";
-  EXPECT_THROW(read_recorded_result(j, "/results/1", timed_run), FieldError);
+  EXPECT_THROW(read_result_entry(j, "/results/1", timed_run), FieldError);
   // An entry written before entries named their headline leads with the one its options give
   // (cold where it ran), not with the regime it happened to time first.
   j["results"][1].erase("headline_regime");
   SamplingOptions older;
   older.regimes = {"warm", "cold"};
-  EXPECT_EQ(read_recorded_result(j, "/results/1", older).headline_regime, "cold");
+  EXPECT_EQ(read_result_entry(j, "/results/1", older).headline_regime, "cold");
 }
