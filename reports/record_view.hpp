@@ -67,7 +67,7 @@ struct Result {
   std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
   std::optional<StaticEvidence> static_evidence;      // launch facts, ptxas and SASS, where recorded
   std::optional<NcuEntry> ncu;                        // Nsight Compute's values, where imported
-  ordered_json json;            // the entry itself: metrics, static, derived
+  ordered_json json;            // the entry itself, where a claim's metric (a JSON pointer) is resolved
 
   bool timed() const { return !regimes.empty(); }
   // Why a shape has no timing: "not run: <reason>", "failed its correctness check", ...
@@ -86,7 +86,7 @@ struct Run {
   fs::path file;  // .../run.json
   fs::path dir;   // its run directory
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
-  ordered_json json;
+  ordered_json json;  // the record as read, for record/'s readers (claims, provenance rows, entries)
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
   Direction direction = Direction::kForward;  // the pass the phase computes
   ExperimentInfo experiment;  // title, technique and question
