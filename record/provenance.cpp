@@ -142,25 +142,6 @@ ordered_json shape_to_json(const Shape& s, double scale) {
           {"dtype", dtype_name(s.dtype)}, {"scale", scale}};
 }
 
-RunIdentity read_identity(const ordered_json& record) {
-  RunIdentity id;
-  id.git.commit = string_at(record, "/provenance/git/commit");
-  id.git.dirty = bool_at(record, "/provenance/git/dirty");
-  id.gpu_name = string_at(record, "/provenance/gpu/name");
-  id.gpu_uuid = string_at(record, "/provenance/gpu/uuid");
-  id.peak_dram_gbps = number_at(record, "/provenance/gpu/peak_dram_gbps");
-  id.sm_count = value_at<int>(record, "/provenance/gpu/sm_count");
-  id.sm_clock_mhz = value_at<int>(record, "/provenance/gpu/sm_clock_mhz");
-  return id;
-}
-
-RunOrigin read_origin(const ordered_json& record) {
-  RunOrigin o;
-  o.sweep_id = optional_string_at(record, "/provenance/sweep_id").value_or("");
-  o.seed = value_or_null_at<std::uint64_t>(record, "/provenance/seed");
-  return o;
-}
-
 GpuIdentity read_gpu_identity(const ordered_json& root, const std::string& b) {
   GpuIdentity g;
   g.name = string_at(root, b + "/name");

@@ -1,6 +1,6 @@
 // Where a run came from and how it was run: the record's "provenance", "options" and each
 // result's "shape", as typed structs with their one JSON mapping. The harness fills them from
-// CUDA, CUPTI and its build; the report tool reads the identity back (`read_identity`).
+// CUDA, CUPTI and its build; the report tool reads them back (`read_provenance`, `read_recorded_options`).
 // The PyTorch SDPA baseline's runs (experiments/baselines/sdpa_import.hpp) fill the same structs; their
 // build and versions name PyTorch's (Provenance::torch).
 #pragma once
@@ -146,26 +146,5 @@ GpuIdentity read_gpu_identity(const nlohmann::ordered_json& root, const std::str
 RecordedOptions read_recorded_options(const nlohmann::ordered_json& root, const std::string& base);
 // A result's "shape" and its "scale".
 Shape read_shape(const nlohmann::ordered_json& root, const std::string& base, double* scale);
-
-// The identity every reader needs from a record (any writer's): commit, dirty flag and the
-// GPU with what its peaks follow from. Throws FieldError (record/fields.hpp) naming the pointer of a missing or mistyped field.
-struct RunIdentity {
-  GitState git;
-  std::string gpu_name;
-  std::string gpu_uuid;
-  double peak_dram_gbps = 0;
-  int sm_count = 0;
-  int sm_clock_mhz = 0;  // the maximum (boost) clock the driver reports
-};
-RunIdentity read_identity(const nlohmann::ordered_json& record);
-
-// What a run record's provenance says beyond its identity, each where the record holds it:
-// the sweep it belongs to (absent before sweeps were recorded, and outside one) and its
-// input seed. Throws FieldError on a field of the wrong type.
-struct RunOrigin {
-  std::string sweep_id;               // empty: none
-  std::optional<std::uint64_t> seed;
-};
-RunOrigin read_origin(const nlohmann::ordered_json& record);
 
 }  // namespace attnlab

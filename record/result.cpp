@@ -221,7 +221,7 @@ RunRecord read_run_record(const ordered_json& j) {
 RunHeader read_run_header(const ordered_json& j) {
   RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), read_direction(j),
               optional_string_at(j, "/started_utc").value_or(""), read_experiment(j, "/experiment"),
-              read_recorded_options(j, "/options"), std::nullopt,
+              read_provenance(j, "/provenance"), read_recorded_options(j, "/options"), std::nullopt,
               optional_string_at(j, "/error"), std::nullopt};
   if (const ordered_json* c = find(j, "/metrics_config"); c && !c->is_null())
     h.metrics_config = read_metrics_config(j, "/metrics_config");

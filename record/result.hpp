@@ -112,6 +112,7 @@ struct RunHeader {
   Direction direction = Direction::kForward;  // absent in records before backward phases
   std::string started_utc;  // "" where not recorded
   ExperimentInfo experiment;
+  Provenance provenance;    // read_provenance: the identity (commit, GPU), the sweep and the seed
   RecordedOptions options;  // read_recorded_options: older layouts as RecordedOptions says
   std::optional<MetricsConfig> metrics_config;  // the harness's; nullopt where absent or null
   std::optional<std::string> error;  // a fault mid-run

@@ -93,7 +93,7 @@ struct Run {
   std::optional<std::string> error;  // a fault mid-run, where recorded
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
-  std::optional<std::uint64_t> seed;  // provenance.seed, where recorded
+  std::uint64_t seed = 0;  // provenance.seed
   RecordedOptions options;  // what it was asked to do: regimes, check-only, headline, metrics, ...
   std::optional<MetricsConfig> metrics_config;  // absent in the SDPA baseline's records
   bool dirty = false;

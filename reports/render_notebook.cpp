@@ -91,7 +91,7 @@ IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs:
 }  // namespace
 
 std::string json_seed(const Run& run) {
-  return run.seed ? std::to_string(*run.seed) : "";
+  return std::to_string(run.seed);
 }
 
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {

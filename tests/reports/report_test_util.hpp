@@ -115,15 +115,21 @@ inline ordered_json synth_record(const std::string& phase, const std::string& st
   r["experiment"] = {{"title", "synthetic " + phase}, {"technique", "test"}, {"question", "test"}};
   r["claims"] = ordered_json::array();
   r["started_utc"] = started;
-  ordered_json pv;
-  pv["git"] = {{"commit", "0123456789abcdef0123456789abcdef01234567"}, {"dirty", false}};
-  pv["argv"] = {"attnlab-phase-" + phase};
-  pv["build"] = {{"type", "Release"}, {"cuda_flags", "-O3"}};
-  pv["versions"] = {{"nvcc", "13.0"}, {"driver", 13000}, {"runtime", 13000}, {"cupti", 130001}};
-  pv["gpu"] = {{"name", gpu}, {"uuid", "GPU-test"}, {"sm_count", 132}, {"sm_clock_mhz", 1980},
-               {"mem_clock_mhz", 2619}, {"l2_bytes", 52428800}, {"peak_dram_gbps", 3352.32}};
-  pv["seed"] = 1;
-  r["provenance"] = pv;
+  Provenance pv;
+  pv.git.commit = "0123456789abcdef0123456789abcdef01234567";
+  pv.argv = {"attnlab-phase-" + phase};
+  pv.build.type = "Release";
+  pv.build.cuda_flags = "-O3";
+  pv.versions = {"13.0", 13000, 13000, 130001, std::nullopt, std::nullopt};
+  pv.gpu.name = gpu;
+  pv.gpu.uuid = "GPU-test";
+  pv.gpu.sm_count = 132;
+  pv.gpu.sm_clock_mhz = 1980;
+  pv.gpu.mem_clock_mhz = 2619;
+  pv.gpu.l2_bytes = 52428800;
+  pv.gpu.peak_dram_gbps = 3352.32;
+  pv.seed = 1;
+  r["provenance"] = to_json(pv);
   r["options"] = {{"regimes", {"cold"}},
                   {"check_only", false},
                   {"stopping_rule", {{"min_samples", 10}, {"max_samples", 1000}, {"noise_target_pct", 0.5},

@@ -77,52 +77,40 @@ TEST(Provenance, WritesWhatItIsGiven) {
   EXPECT_EQ(sj["scale"], 0.5);
 }
 
-TEST(Provenance, ReadsTheIdentityBack) {
+// The report reads a run's provenance through the writer's reader: the identity, the sweep and
+// the seed come back as written (the largest seed survives; outside a sweep, none), and a record
+// without a field the writer writes is refused, naming it.
+TEST(Provenance, ReadsTheIdentitySweepAndSeedBack) {
   Provenance p;
   p.git = {"0123abcd", false};
   p.gpu.name = "NVIDIA H100 80GB HBM3";
   p.gpu.uuid = "GPU-5e687859";
   p.gpu.peak_dram_gbps = 3352.32;
+  p.seed = 18446744073709551615ull;
   nlohmann::ordered_json rec;
   rec["provenance"] = to_json(p);
-  const RunIdentity id = read_identity(rec);
-  EXPECT_EQ(id.git.commit, "0123abcd");
-  EXPECT_FALSE(id.git.dirty);
-  EXPECT_EQ(id.gpu_name, p.gpu.name);
-  EXPECT_EQ(id.gpu_uuid, p.gpu.uuid);
-  EXPECT_DOUBLE_EQ(id.peak_dram_gbps, p.gpu.peak_dram_gbps);
-}
-
-TEST(Provenance, ReaderNamesTheMissingField) {
-  nlohmann::ordered_json rec;
-  rec["provenance"] = to_json(Provenance{});
+  const Provenance back = read_provenance(rec, "/provenance");
+  EXPECT_EQ(back.git.commit, "0123abcd");
+  EXPECT_FALSE(back.git.dirty);
+  EXPECT_EQ(back.gpu.name, p.gpu.name);
+  EXPECT_EQ(back.gpu.uuid, p.gpu.uuid);
+  EXPECT_DOUBLE_EQ(back.gpu.peak_dram_gbps, p.gpu.peak_dram_gbps);
+  EXPECT_EQ(back.seed, 18446744073709551615ull);
+  EXPECT_EQ(back.sweep_id, "");
+  EXPECT_EQ(to_json(back), rec["provenance"]);
+  p.sweep_id = "20261125T014004Z-43f53af";
+  rec["provenance"] = to_json(p);
+  EXPECT_EQ(read_provenance(rec, "/provenance").sweep_id, p.sweep_id);
+  rec["provenance"]["sweep_id"] = 7;
+  EXPECT_THROW(read_provenance(rec, "/provenance"), FieldError);
+  rec["provenance"] = to_json(p);
   rec["provenance"]["gpu"].erase("uuid");
   try {
-    read_identity(rec);
+    read_provenance(rec, "/provenance");
     FAIL() << "a record without a GPU uuid was read";
   } catch (const FieldError& e) {
     EXPECT_NE(std::string(e.what()).find("/provenance/gpu/uuid"), std::string::npos) << e.what();
   }
-}
-
-// The sweep and seed a record names, where it names them: the largest seed survives, and a
-// record outside a sweep (no key) reads as none.
-TEST(Provenance, ReadsTheOriginBack) {
-  Provenance p;
-  p.seed = 18446744073709551615ull;
-  nlohmann::ordered_json rec;
-  rec["provenance"] = to_json(p);
-  RunOrigin o = read_origin(rec);
-  EXPECT_EQ(o.sweep_id, "");
-  ASSERT_TRUE(o.seed);
-  EXPECT_EQ(*o.seed, 18446744073709551615ull);
-  p.sweep_id = "20261125T014004Z-43f53af";
-  rec["provenance"] = to_json(p);
-  EXPECT_EQ(read_origin(rec).sweep_id, p.sweep_id);
-  rec["provenance"].erase("seed");
-  EXPECT_FALSE(read_origin(rec).seed);
-  rec["provenance"]["sweep_id"] = 7;
-  EXPECT_THROW(read_origin(rec), FieldError);
 }
 
 // The calibration and timeline records hold the run record's typed provenance (and the
