@@ -218,15 +218,4 @@ RunRecord read_run_record(const ordered_json& j) {
   return r;
 }
 
-RunHeader read_run_header(const ordered_json& j) {
-  RunHeader h{string_at(j, "/phase"), string_at(j, "/status"), read_direction(j),
-              optional_string_at(j, "/started_utc").value_or(""), read_experiment(j, "/experiment"),
-              read_provenance(j, "/provenance"), read_recorded_options(j, "/options"), std::nullopt,
-              optional_string_at(j, "/error"), std::nullopt};
-  if (const ordered_json* c = find(j, "/metrics_config"); c && !c->is_null())
-    h.metrics_config = read_metrics_config(j, "/metrics_config");
-  if (const ordered_json* p = find(j, "/ncu_profile"); p && !p->is_null()) h.ncu_profile = read_ncu_profile(j, "/ncu_profile");
-  return h;
-}
-
 }  // namespace attnlab

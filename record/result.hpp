@@ -106,27 +106,15 @@ ResultEntry read_result_entry(const nlohmann::ordered_json& root, const std::str
 // Every entry of the record's "results", in order, each with the record's direction.
 std::vector<ResultEntry> read_result_entries(const nlohmann::ordered_json& record, const SamplingOptions& options);
 
-// The header every writer's run record has.
-struct RunHeader {
-  std::string phase, status;
-  Direction direction = Direction::kForward;  // absent in records before backward phases
-  std::string started_utc;  // "" where not recorded
-  ExperimentInfo experiment;
-  Provenance provenance;    // read_provenance: the identity (commit, GPU), the sweep and the seed
-  RecordedOptions options;  // read_recorded_options: older layouts as RecordedOptions says
-  std::optional<MetricsConfig> metrics_config;  // the harness's; nullopt where absent or null
-  std::optional<std::string> error;  // a fault mid-run
-  std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
-};
-RunHeader read_run_header(const nlohmann::ordered_json& record);
 // The record's /direction: forward where absent; FieldError for another value.
 Direction read_direction(const nlohmann::ordered_json& record);
 
 // Writes the record atomically (record/record.hpp's write_json_atomically).
 void write_run_record(const std::filesystem::path& file, const RunRecord& record);
 
-// Reads a record the harness or attnlab-sdpa-import wrote; throws FieldError (record/fields.hpp)
-// naming the field.
+// Reads a record the harness or attnlab-sdpa-import wrote, the report tool's reader too: older
+// layouts read with their readers' documented defaults (RecordedOptions, read_result_entry);
+// throws FieldError (record/fields.hpp) naming the field.
 RunRecord read_run_record(const nlohmann::ordered_json& record);
 
 }  // namespace attnlab

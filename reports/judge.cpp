@@ -216,7 +216,6 @@ Relation relate(double a_lo, double a_hi, double b_lo, double b_hi) {
   return Relation::kOverlap;
 }
 
-std::vector<Claim> record_claims(const Run& run) { return read_claims(run.json, "/claims"); }
 
 namespace {
 
@@ -382,7 +381,7 @@ Decision decide_with_spread(const Claim& c, const Measure& m, const Measure& rhs
 }  // namespace
 
 bool needs_root(const Run& run) {
-  for (const auto& c : record_claims(run))
+  for (const auto& c : run.claims)
     if (!c.other_phase.empty() || !c.paired_against.empty()) return true;
   return false;
 }
@@ -420,7 +419,7 @@ Judgement judge_claim(const Claim& c, const Run& run, const std::vector<Run>& ro
 
 std::vector<Judgement> judge_claims(const Run& run, const std::vector<Run>& root_runs) {
   std::vector<Judgement> out;
-  for (const auto& c : record_claims(run)) out.push_back(judge_claim(c, run, root_runs));
+  for (const auto& c : run.claims) out.push_back(judge_claim(c, run, root_runs));
   return out;
 }
 

@@ -76,9 +76,6 @@ struct Judgement {
   std::string compared_because;   // why that record: "same GPU and session", ...
 };
 
-// The claims a record states (key "claims"; none when absent). Throws FieldError naming the
-// claim's field when one is malformed.
-std::vector<Claim> record_claims(const Run& run);
 
 // The newest record with status ok of `phase` on the GPU named `gpu` that `accept` accepts
 // (every one when `accept` is empty); nullptr if none.

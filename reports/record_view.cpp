@@ -243,15 +243,16 @@ Run load_run(const fs::path& path) {
   }
   try {
     const ordered_json& j = run.json;
-    RunHeader header = read_run_header(j);
-    run.phase = std::move(header.phase);
-    run.status = std::move(header.status);
-    run.direction = header.direction;
-    run.started_utc = std::move(header.started_utc);
-    run.experiment = std::move(header.experiment);
-    run.error = std::move(header.error);
-    run.ncu_profile = std::move(header.ncu_profile);
-    const Provenance& p = header.provenance;
+    RunRecord rec = read_run_record(j);
+    run.phase = std::move(rec.phase);
+    run.status = std::move(rec.status);
+    run.direction = rec.direction.value_or(Direction::kForward);
+    run.started_utc = std::move(rec.started_utc);
+    run.experiment = std::move(rec.experiment);
+    run.claims = std::move(rec.claims);
+    run.error = std::move(rec.error);
+    run.ncu_profile = std::move(rec.ncu_profile);
+    const Provenance& p = rec.provenance;
     run.commit = p.git.commit;
     run.dirty = p.git.dirty;
     run.gpu_name = p.gpu.name;
@@ -261,11 +262,10 @@ Run load_run(const fs::path& path) {
     run.sm_clock_mhz = p.gpu.sm_clock_mhz;
     run.sweep_id = p.sweep_id;
     run.seed = p.seed;
-    run.options = std::move(header.options);
-    run.metrics_config = std::move(header.metrics_config);
-    std::vector<ResultEntry> results = read_result_entries(j, run.options);
-    for (std::size_t i = 0; i < results.size(); ++i)
-      run.results.push_back(view_of(std::move(results[i]), j, i, run.options));
+    run.options = std::move(rec.options);
+    run.metrics_config = std::move(rec.metrics_config);
+    for (std::size_t i = 0; i < rec.results.size(); ++i)
+      run.results.push_back(view_of(std::move(rec.results[i]), j, i, run.options));
   } catch (const FieldError& e) {
     throw InputError(file + ": " + e.what());
   }

@@ -90,6 +90,7 @@ struct Run {
   std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
   Direction direction = Direction::kForward;  // the pass the phase computes
   ExperimentInfo experiment;  // title, technique and question
+  std::vector<Claim> claims;  // as the record states them (read_claims)
   std::optional<std::string> error;  // a fault mid-run, where recorded
   std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
   std::string sweep_id;  // provenance.sweep_id; empty outside a sweep

@@ -117,12 +117,7 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
            "report"},
           "llllllll");
   for (const auto& run : runs) {
-    std::vector<Judgement> js;
-    try {
-      js = judge_claims(run, runs);
-    } catch (const FieldError& e) {
-      throw InputError(run.file.string() + ": " + e.what());
-    }
+    const std::vector<Judgement> js = judge_claims(run, runs);
     std::string claims;
     for (const auto& jd : js)
       claims += (claims.empty() ? "" : "<br>") + code(jd.claim.id) + " " + verdict_name(jd.verdict);

@@ -51,13 +51,8 @@ std::string verdict_counts(const std::vector<Judgement>& js) {
 
 Rendered render_run(const Run& run, const std::vector<Run>& root_runs, const std::optional<fs::path>& calibration) {
   Rendered out;
-  std::vector<Judgement> js;
+  const std::vector<Judgement> js = judge_claims(run, root_runs);
   const Ceilings c = ceilings_of(run);
-  try {
-    js = judge_claims(run, root_runs);
-  } catch (const FieldError& e) {
-    throw InputError(run.file.string() + ": " + e.what());
-  }
   const fs::path plots = run.dir / "plots";
   clear_plots(plots);
   const std::string origin = "run.json of run " + run.id();

@@ -392,19 +392,20 @@ TEST(Claims, ThroughputSpreadComesFromTheHeadlineSamples) {
 TEST(Claims, MalformedClaimsNameTheField) {
   Lab lab;
   auto rec = phase4(spread(100e3, 1e3), claim("no-rhs", "/tflops", "throughput", ">"));
-  const report::Run r = load_run(lab.add(rec));
+  // The record's reader refuses it on loading, naming the file and the field.
   try {
-    record_claims(r);
-    FAIL() << "expected FieldError";
-  } catch (const FieldError& e) {
-    EXPECT_STREQ(e.what(), "/claims/0 needs exactly one of /value, /other_phase and /paired_against");
+    load_run(lab.add(rec));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run.json: /claims/0 needs exactly one of /value, /other_phase and /paired_against"),
+              std::string::npos) << e.what();
   }
   auto rec2 = phase4(spread(100e3, 1e3), constant(claim("bad-op", "/tflops", "throughput", "!="), 1));
   rec2["started_utc"] = kT1;
   try {
-    record_claims(load_run(lab.add(rec2)));
-    FAIL() << "expected FieldError";
-  } catch (const FieldError& e) {
+    load_run(lab.add(rec2));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("/claims/0/op is \"!=\""), std::string::npos) << e.what();
   }
   // The report reads claims as the record writes them: every claim has its text and factor.
@@ -414,9 +415,9 @@ TEST(Claims, MalformedClaimsNameTheField) {
     auto rec3 = phase4(spread(100e3, 1e3), c);
     rec3["started_utc"] = field == std::string("text") ? "2026-11-22T13:00:00Z" : "2026-11-22T14:00:00Z";
     try {
-      record_claims(load_run(lab.add(rec3)));
-      FAIL() << "expected FieldError for a claim without " << field;
-    } catch (const FieldError& e) {
+      load_run(lab.add(rec3));
+      FAIL() << "expected InputError for a claim without " << field;
+    } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find(std::string("/claims/0/") + field), std::string::npos) << e.what();
     }
   }
