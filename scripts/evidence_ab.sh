@@ -25,8 +25,9 @@ log="$out/evidence.log"
 res=results
 step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
-# The seed shapes and the D = 128 shape, causal and not: where phase 5 meets cuDNN.
-p5_shapes=(throughput 16x16x2048x64:causal 4x16x4096x128 4x16x4096x128:causal latency 1x8x512x64:causal)
+# Where phase 5 meets cuDNN: its targets (@targets, named in common/shapes.cpp) and the latency
+# shape, causal and not.
+p5_shapes=(@targets latency 1x8x512x64:causal)
 # Phase 5's targets (@targets, kernels/TARGETS.md: the throughput shape and the D = 128 shape,
 # causal and not) and the FlashAttention-3 paper's sweep (@fa3-sweep: 16k tokens, hidden size
 # 2048), named once in common/shapes.cpp.
