@@ -93,9 +93,16 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kTileBytes);
     hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
   }
-  for (int i = 0; i < min(n_mine, kStages<KW>); ++i) {
-    hopper::tma_load_tile<D>(sm.k[i], tm_k, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
-    hopper::tma_load_tile<D>(sm.v[i], tm_v, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
+  // K before V within each round of KW tiles: a warpgroup's first product needs Q and its K
+  // tile only, so every warpgroup's first K is issued before the first V (kernels/NOTES.md,
+  // "Why phase 5 and d4 are as they are": d4's first loads and softmax order).
+  const int first = min(n_mine, kStages<KW>);
+  for (int r = 0; r < first; r += KW) {
+    const int end = min(first, r + KW);
+    for (int i = r; i < end; ++i)
+      hopper::tma_load_tile<D>(sm.k[i], tm_k, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+    for (int i = r; i < end; ++i)
+      hopper::tma_load_tile<D>(sm.v[i], tm_v, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
   }
 }
 
@@ -208,7 +215,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   auto softmax = [&](int i, float (&corr)[2]) {
     tl.begin(Span::kSoftmax, i);
     mask_tile<Mask, kTileK>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
-    online_softmax<kTileK>(s_acc, m_row, l_row, corr, scale_log2);
+    online_softmax<kTileK, 0, SoftmaxRows::kOneByOne>(s_acc, m_row, l_row, corr, scale_log2);
     tl.end(Span::kSoftmax, i);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile

@@ -121,18 +121,53 @@ __device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)
     for (int e = 0; e < 4; ++e) o[4 * i + e] *= corr[e >> 1];
 }
 
+// The order in which online_softmax runs a thread's two rows.
+// - kInterleaved: both rows at once, step by step (two independent chains to interleave: phase
+//   5's profile leads with `wait` on fixed-latency results), maxima and sums as pairwise trees
+//   (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the online softmax's two rows
+//   interleaved).
+// - kOneByOne: one row after the other, maxima and sums as linear chains: d4 at the latency
+//   shape, whose 64-key tiles are few per warpgroup, is faster so (kernels/NOTES.md, "Why phase
+//   5 and d4 are as they are": d4's first loads and softmax order).
+enum class SoftmaxRows { kInterleaved, kOneByOne };
+
 // Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
 // exp2(s * scale_log2 - m + PLog2Scale) with m the rows' running maxima (m_row, updated), l_row
 // (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
 // corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
-// e4m3's range); the sums carry it too, so it cancels in O / l. Both rows at once, step by step (two independent chains to
-// interleave: the profile's leading stall is `wait` on fixed-latency results); maxima and sums
-// as pairwise trees (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the online
-// softmax's two rows interleaved).
-template <int N, int PLog2Scale = 0>
+// e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
+// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0.
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
+  if constexpr (Order == SoftmaxRows::kOneByOne) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float mx = kNegInf;
+#pragma unroll
+      for (int j = 0; j < N / 8; ++j) mx = fmaxf(mx, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
+      // A row's four lanes share its maximum.
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
+      const float m_new = fmaxf(m_row[r], mx * scale_log2);
+      const float m_base = m_new == kNegInf ? 0.f : m_new;
+      const float m_use = m_base - float(PLog2Scale);
+      corr[r] = exp2_approx(m_row[r] - m_base);
+      m_row[r] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int j = 0; j < N / 8; ++j) {
+        float& x0 = s[4 * j + 2 * r];
+        float& x1 = s[4 * j + 2 * r + 1];
+        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
+        sum += x0 + x1;
+      }
+      l_row[r] = l_row[r] * corr[r] + sum;
+    }
+    return;
+  }
   float v[2][N / 8];
 #pragma unroll
   for (int i = 0; i < N / 8; ++i)
