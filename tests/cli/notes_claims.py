@@ -21,6 +21,13 @@ typed into NOTES. Measures:
         SDPA record's per-kernel median, in its headline regime, of the kernel whose name holds
         KERNEL; t_phase the phase record's headline device time (busy median where recorded).
 
+    ab_wall_lower A_B_RUN, ab_wall_upper A_B_RUN
+        The smallest lower bound, or the largest upper bound, of the A/B record's wall-ratio
+        intervals over its shapes.
+
+    ab_wall_lower_at A_B_RUN SHAPE, ab_wall_upper_at A_B_RUN SHAPE
+        The same bound of one shape, named as the record names it (1x8x512x64:causal).
+
     timeline_overhead TIMELINE_RUN
         The stamps' overhead in a timeline record: (stamped - normal) / normal kernel medians.
 
@@ -88,15 +95,17 @@ def max_kernel_gap(root, sdpa_run, kernel, phase_run):
     return gaps[worst], f"largest at {worst}, over {len(gaps)} shapes"
 
 
-def ab_wall_bound(root, run, side):
+def ab_wall_bound(root, run, side, shape=None):
     """The A/B record's wall-ratio interval bound over its shapes: the smallest lower bound
-    (side "lo") or the largest upper bound ("hi")."""
+    (side "lo") or the largest upper bound ("hi"); of one shape (its name in the record) where
+    `shape` is given."""
     rec = load_record(root, run)
     if not rec.get("schema", "").startswith("attnlab.ab/"):
         raise ValueError(f"{run}: not an A/B record")
-    bounds = {r["name"]: r["ratio"]["wall"]["ci_" + side] for r in rec["results"]}
+    bounds = {r["name"]: r["ratio"]["wall"]["ci_" + side] for r in rec["results"]
+              if shape is None or r["name"] == shape}
     if not bounds:
-        raise ValueError(f"{run}: no shape measured")
+        raise ValueError(f"{run}: no shape measured" + (f" named {shape}" if shape else ""))
     pick = min if side == "lo" else max
     where = pick(bounds, key=bounds.get)
     return bounds[where], f"at {where}, over {len(bounds)} shapes"
@@ -114,7 +123,9 @@ def timeline_overhead(root, run):
 MEASURES = {"max_kernel_gap": (max_kernel_gap, 3),
             "timeline_overhead": (timeline_overhead, 1),
             "ab_wall_lower": (lambda root, run: ab_wall_bound(root, run, "lo"), 1),
-            "ab_wall_upper": (lambda root, run: ab_wall_bound(root, run, "hi"), 1)}
+            "ab_wall_upper": (lambda root, run: ab_wall_bound(root, run, "hi"), 1),
+            "ab_wall_lower_at": (lambda root, run, shape: ab_wall_bound(root, run, "lo", shape), 2),
+            "ab_wall_upper_at": (lambda root, run, shape: ab_wall_bound(root, run, "hi", shape), 2)}
 
 
 def run_check(root, text):
