@@ -71,6 +71,12 @@ constexpr const char* stamp_policy_name(StampPolicy p) {
   return "unknown";
 }
 
+// Whether a policy stamps the issue spans (TMA, QK^T, PV), which the tensor pipe over time
+// reads: the -boundaries policies leave them out.
+constexpr bool stamps_issue_spans(StampPolicy p) {
+  return p == StampPolicy::kGlobal || p == StampPolicy::kShared;
+}
+
 // Whether work item `item` is one of those a build stamps when it stamps every `every`-th
 // (ATTNLAB_TIMELINE_SAMPLE): counted along the items' rounds over a grid of `grid` blocks
 // (item / grid), shifted by the block's place (item % grid), so that a persistent block walking

@@ -1,6 +1,6 @@
 // What the declarations of phase 5 (kernels/phase_5_wgmma.cu) and of its LSE variant 5lse
 // (kernels/phase_5lse_wgmma.cu) say of their kernels at a shape: the work items, the workspace's
-// bytes and the launch geometry of the traits that Pick chooses per shape and SM count, the one
+// bytes, the launch geometry and the tensor-core work of an issue span of the traits that Pick chooses per shape and SM count, the one
 // choice their launches read too. Pick::with<D>(s, sms, fn) calls fn with the TraitsTag of the
 // shape's traits on a GPU of `sms` SMs.
 // Included by those files only: its namespace is anonymous, like the rest of a phase's
@@ -43,6 +43,11 @@ std::size_t workspace_bytes_with(const Shape& s) {
 template <class Pick>
 LaunchGeometry launch_geometry_with(const Shape& s, int sms) {
   return with_picked<Pick>(s, sms, [&](auto tag) { return geometry_of<typename decltype(tag)::type>(s, sms); });
+}
+
+template <class Pick>
+TensorIssueWork tensor_issue_work_with(const Shape& s, int sms) {
+  return with_picked<Pick>(s, sms, [&](auto tag) { return issue_work_of<typename decltype(tag)::type>(); });
 }
 
 }  // namespace

@@ -162,6 +162,15 @@ LaunchGeometry geometry_of(const Shape& s, int sms) {
   return g;
 }
 
+// A consumer warp's issue spans: its 16 of the warpgroup's 64 rows against one K/V tile of
+// kTileK keys, for QK^T (D deep) and PV (kTileK deep) alike.
+template <class T>
+TensorIssueWork issue_work_of() {
+  constexpr double kWarpRows = double(kRowsPerConsumer) / (kWarpgroupThreads / kWarpSize);
+  const double flops = 2.0 * kWarpRows * T::kTileK * T::D;
+  return {flops, flops};
+}
+
 template <class T>
 struct TraitsTag {
   using type = T;

@@ -80,6 +80,11 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return launch_geometry_with<Pick>(s, sms);
 }
 
+std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int sms) {
+  if (can_implement(s)) return std::nullopt;
+  return tensor_issue_work_with<Pick>(s, sms);
+}
+
 }  // namespace attnlab::phase_5
 
 // Does the Hopper-native kernel beat cuDNN's fused SDPA (paired in one process: make ab A=5
@@ -101,6 +106,7 @@ ATTNLAB_PHASE(5) {
   p.launch = &launch;
   p.launch_timeline = &launch_timeline;
   p.warp_role = &warp_role;
+  p.tensor_issue_work = &tensor_issue_work;
   p.work_items = &work_items;
   p.launch_geometry = &launch_geometry;
   p.workspace_bytes = &workspace_bytes;

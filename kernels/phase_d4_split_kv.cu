@@ -440,6 +440,14 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return s.D == 64 ? geometry(IntTag<64>{}) : geometry(IntTag<128>{});
 }
 
+// A warp's issue spans: its 16 of the tile's 64 rows against one K/V tile, for QK^T and PV
+// alike, whatever split the launch takes.
+std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int /*sms*/) {
+  if (can_implement(s)) return std::nullopt;
+  const double flops = 2.0 * (double(kRows) / (kWgThreads / kWarpSize)) * kTileK * s.D;
+  return TensorIssueWork{flops, flops};
+}
+
 }  // namespace attnlab::phase_d4
 
 // Does filling every SM with warpgroup MMA work bring the latency shape under 5 us of kernel
@@ -455,6 +463,7 @@ ATTNLAB_PHASE(d4) {
   p.launch = &launch;
   p.launch_timeline = &launch_timeline;
   p.warp_role = &warp_role;
+  p.tensor_issue_work = &tensor_issue_work;
   p.launch_geometry = &launch_geometry;
   p.question =
       "Split-KV inside a thread-block cluster: wgmma for both GEMMs (TMA loads, P in registers), "

@@ -186,6 +186,11 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
       s, [&](auto tag) { return std::optional(phase_5::geometry_of<typename decltype(tag)::type>(s, sms)); });
 }
 
+std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int /*sms*/) {
+  if (can_implement(s)) return std::nullopt;
+  return with_shape_traits(s, [&](auto tag) { return phase_5::issue_work_of<typename decltype(tag)::type>(); });
+}
+
 std::optional<std::int64_t> work_items(const Shape& s, int /*sms*/) {
   if (can_implement(s)) return std::nullopt;
   return with_shape_traits(s, [&](auto tag) {
@@ -209,6 +214,7 @@ ATTNLAB_PHASE(f8) {
   p.launch = &launch;
   p.launch_timeline = &launch_timeline;
   p.warp_role = &phase_5::warp_role;  // phase 5's kernel, phase 5's warps
+  p.tensor_issue_work = &tensor_issue_work;
   p.work_items = &work_items;
   p.launch_geometry = &launch_geometry;
   p.workspace_bytes = &workspace_bytes;

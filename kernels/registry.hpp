@@ -46,6 +46,18 @@ struct LaunchGeometry {
 // uses; nullopt where the phase cannot run the shape.
 using LaunchGeometryFn = std::optional<LaunchGeometry> (*)(const Shape&, int sms);
 
+// The tensor-core work behind one warp's QK^T and PV issue spans of a stamped kernel
+// (kernels/timeline.cuh): the warp's share of its warpgroup's wgmma, 2 x its rows x the tile's
+// keys x D each, issued whole whatever the mask leaves of the tile. The timeline spreads it
+// between the issue and the wgmma wait that covers it, for the tensor pipe over time.
+struct TensorIssueWork {
+  double qk_flops = 0;  // [FLOP] one QK^T issue span of one warp
+  double pv_flops = 0;  // [FLOP] one PV issue span of one warp
+};
+// At a shape on a GPU of `sms` SMs, from the traits the launch picks; nullopt where the phase
+// cannot run the shape.
+using TensorIssueWorkFn = std::optional<TensorIssueWork> (*)(const Shape&, int sms);
+
 // Thrown by prepare() when the library behind a phase declines a shape that can_implement
 // could not judge without a GPU (cuDNN's engines, say); what() is the library's own reason.
 // The harness prepares every shape before it records anything and ends the run with exit 2.
@@ -68,6 +80,9 @@ struct Phase {
   // timeline's rows); nullptr for the others.
   LaunchFn launch_timeline = nullptr;
   std::string (*warp_role)(std::uint32_t warp) = nullptr;
+  // Instrumented phases: the FLOPs of a warp's QK^T and PV issue spans (the timeline's tensor
+  // pipe over time); nullptr where the phase declares none.
+  TensorIssueWorkFn tensor_issue_work = nullptr;
   // A library's kernel run for comparison (cuDNN's fused attention), not a kernel of ours.
   bool baseline = false;
   // The format of the Q, K and V it reads (kernels/problem.hpp); the harness quantises its

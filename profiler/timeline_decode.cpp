@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab::timeline {
@@ -210,7 +212,117 @@ void add_warp(RoleAccumulator& a, const TimelineWarp& w, const WarpWaits& waits,
     }
 }
 
+// Adds `amount` to `bins` (each bin_ns wide from 0), spread evenly over [b, e) (clamped to
+// the bins); all of it to b's bin where that leaves nothing.
+void spread(std::vector<double>& bins, double bin_ns, double b, double e, double amount) {
+  if (bins.empty() || !(bin_ns > 0)) return;
+  const double end = double(bins.size()) * bin_ns;
+  b = std::clamp(b, 0.0, end);
+  e = std::clamp(e, 0.0, end);
+  const auto bin_of = [&](double t) { return std::min(std::size_t(t / bin_ns), bins.size() - 1); };
+  if (!(e > b)) {
+    bins[bin_of(b)] += amount;
+    return;
+  }
+  for (std::size_t i = bin_of(b), last = bin_of(e); i <= last; ++i) {
+    const double overlap = std::min(e, double(i + 1) * bin_ns) - std::max(b, double(i) * bin_ns);
+    if (overlap > 0) bins[i] += amount * overlap / (e - b);
+  }
+}
+
+// Per SM, the union of `intervals` [begin, end), as sorted disjoint intervals.
+std::vector<std::pair<double, double>> union_of(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<std::pair<double, double>> out;
+  for (const auto& iv : intervals) {
+    if (!(iv.second > iv.first)) continue;
+    if (!out.empty() && iv.first <= out.back().second)
+      out.back().second = std::max(out.back().second, iv.second);
+    else
+      out.push_back(iv);
+  }
+  return out;
+}
+
+// The wgmma wait that covers issue span spans[i]: the first wait after it that names its key
+// tile (the kernels stamp each wait with the tile whose GEMM it completes), before the warp
+// issues the same kind of GEMM on that tile again; nullptr where there is none.
+const TimelineSpan* covering_wait(const std::vector<TimelineSpan>& spans, std::size_t i) {
+  const TimelineSpan& issue = spans[i];
+  for (std::size_t k = i + 1; k < spans.size(); ++k) {
+    const TimelineSpan& s = spans[k];
+    if (s.item != issue.item) continue;
+    if (s.kind == Span::kWgmmaWait && s.begin_ns >= issue.end_ns) return &s;
+    if (s.kind == issue.kind) return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+TimelineTensorPipe tensor_pipe(const std::vector<TimelineWarp>& warps, const TensorPipeInputs& in,
+                               double sm_clock_mhz, double span_ns, std::uint32_t sample_every) {
+  TimelineTensorPipe t;
+  t.qk_flops = in.qk_flops;
+  t.pv_flops = in.pv_flops;
+  t.rate_name = in.rate_name;
+  t.flop_per_sm_cycle = in.flop_per_sm_cycle;
+  t.rate_source = in.rate_source;
+  if (in.not_measured) {
+    t.not_measured = in.not_measured;
+    return t;
+  }
+  const std::size_t n = std::max<std::size_t>(in.bins, 1);
+  t.bin_ns = span_ns / double(n);
+  // The SMs' active time, in all and per bin.
+  std::map<std::uint32_t, std::vector<std::pair<double, double>>> by_sm;
+  for (const auto& w : warps) {
+    if (sample_every <= 1) {
+      by_sm[w.smid].push_back({w.start_ns, w.end_ns});
+      continue;
+    }
+    for (const auto& s : w.spans)
+      if (s.kind == Span::kItem) by_sm[w.smid].push_back({s.begin_ns, s.end_ns});
+  }
+  std::vector<double> active_bins(n, 0.0);
+  for (auto& [sm, intervals] : by_sm)
+    for (const auto& [b, e] : union_of(std::move(intervals))) {
+      t.active_sm_ns += e - b;
+      spread(active_bins, t.bin_ns, b, e, e - b);
+    }
+  // Each issue's FLOPs, spread from its begin to its covering wait's end, by role.
+  std::map<std::string, std::vector<double>> flop_bins;
+  std::map<std::string, double> role_flops;
+  for (const auto& w : warps)
+    for (std::size_t i = 0; i < w.spans.size(); ++i) {
+      const TimelineSpan& s = w.spans[i];
+      if (s.kind != Span::kQkIssue && s.kind != Span::kPvIssue) continue;
+      const TimelineSpan* wait = covering_wait(w.spans, i);
+      if (!wait) {
+        ++t.uncovered;
+        continue;
+      }
+      const double flops = s.kind == Span::kQkIssue ? in.qk_flops : in.pv_flops;
+      auto [it, fresh] = flop_bins.try_emplace(w.role, n, 0.0);
+      spread(it->second, t.bin_ns, s.begin_ns, wait->end_ns, flops);
+      role_flops[w.role] += flops;
+      t.issued_flops += flops;
+      ++t.issues;
+    }
+  // [FLOP per ns of one SM] the pipe's peak at the timeline's clock.
+  const double peak_per_ns = in.flop_per_sm_cycle * sm_clock_mhz / 1000.0;
+  const auto share = [&](double flops, double sm_ns) { return sm_ns > 0 ? flops / (peak_per_ns * sm_ns) : 0.0; };
+  t.average = share(t.issued_flops, t.active_sm_ns);
+  for (const auto& [role, bins] : flop_bins) {
+    RoleTensorPipe r;
+    r.role = role;
+    r.flops = role_flops[role];
+    r.average = share(r.flops, t.active_sm_ns);
+    for (std::size_t b = 0; b < n; ++b) r.bins.push_back(share(bins[b], active_bins[b]));
+    t.roles.push_back(std::move(r));
+  }
+  return t;
+}
 
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   if (opt.sm_clock_mhz && (!(*opt.sm_clock_mhz > 0) || !std::isfinite(*opt.sm_clock_mhz)))
@@ -242,6 +354,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     if (s.started) t0 = std::min(t0, axis.at(s.start_clock, s.smid));
 
   RoleTable roles, sm_roles;
+  std::vector<TimelineWarp> all;  // every SM's warps that stamped
   for (std::size_t i = 0; i < n_slots; ++i) {
     const RawSlot& s = raw.slots[i];
     if (!s.started) continue;
@@ -268,11 +381,13 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     const WarpWaits waits = pair_spans(w, ev, written, axis, t0);
     d.unmatched += w.unmatched;
     add_warp(roles.at(w.role), w, waits, opt.sample_every);
-    if (s.smid != d.pictured_sm) continue;
-    add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);
-    d.warps.push_back(std::move(w));
+    if (s.smid == d.pictured_sm) add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);
+    all.push_back(std::move(w));
   }
   d.span_ns = t1 - t0;
+  if (opt.tensor_pipe) d.tensor_pipe = tensor_pipe(all, *opt.tensor_pipe, d.sm_clock_mhz, d.span_ns, opt.sample_every);
+  for (auto& w : all)
+    if (w.smid == d.pictured_sm) d.warps.push_back(std::move(w));
   d.roles = roles.summaries();
   d.sm_roles = sm_roles.summaries();
   return d;

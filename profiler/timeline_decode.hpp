@@ -7,11 +7,24 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/timeline_events.hpp"
 #include "record/timeline.hpp"
 
 namespace attnlab::timeline {
+
+// What the tensor pipe over time (TimelineTensorPipe) is computed from: the phase's FLOPs of a
+// warp's issue spans (Phase::tensor_issue_work) and the dense wgmma rate, with where it came from.
+struct TensorPipeInputs {
+  double qk_flops = 0, pv_flops = 0;  // [FLOP] one warp's QK^T and PV issue span
+  std::string rate_name;
+  double flop_per_sm_cycle = 0;       // [FLOP per SM per cycle]
+  std::string rate_source;
+  // Set where the build's stamp policy has no issue spans: the record says so instead of a figure.
+  std::optional<std::string> not_measured;
+  std::size_t bins = 64;  // over the launch's span, for the picture
+};
 
 struct DecodeOptions {
   // [MHz] a clock64 rate to convert at instead of the warps' anchors: a test that reads its
@@ -23,6 +36,8 @@ struct DecodeOptions {
   // stamps then cover its sampled items alone, so its role's wait fractions are shares of the
   // time of those items (its kItem spans), not of its lifetime.
   std::uint32_t sample_every = 1;
+  // Where set, the decoded block's tensor_pipe, over every SM's warps.
+  std::optional<TensorPipeInputs> tensor_pipe;
 };
 
 // Cycles become nanoseconds at the rate the warps' own anchors give (anchor_clock_mhz: every
@@ -39,5 +54,12 @@ struct DecodeOptions {
 // geometry, or a requested SM that ran none of the launch's CTAs; std::runtime_error where no
 // clock is given and the anchors give no rate (no SM with two anchors a globaltimer tick apart).
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt);
+
+// The tensor pipe over time of `warps` (every SM's, spans sorted by begin as decode leaves
+// them) on a timeline of span_ns at sm_clock_mhz; sample_every as DecodeOptions' (an SM's
+// active time is then its stamped items' spans). An issue span whose covering wait is not found
+// (a slot that overflowed) is counted in `uncovered` and its FLOPs left out.
+TimelineTensorPipe tensor_pipe(const std::vector<TimelineWarp>& warps, const TensorPipeInputs& in,
+                               double sm_clock_mhz, double span_ns, std::uint32_t sample_every);
 
 }  // namespace attnlab::timeline

@@ -223,4 +223,20 @@ void write_calibration_file(const std::filesystem::path& file, const Calibration
   write_json_atomically(file, to_json(r));
 }
 
+std::optional<PerClockCeiling> per_clock_ceiling(const std::string& compute_capability, const std::string& rate) {
+  if (compute_capability != "9.0") return std::nullopt;
+  // CUDA C++ Programming Guide, throughput of native arithmetic instructions, compute capability
+  // 9.0: 16 results per clock per SM for exp2 (MUFU), 128 for fp32 FMA (two FLOPs each). NVIDIA
+  // H100 architecture whitepaper: an SM's tensor cores do 1024 dense fp16 FMA per clock (twice
+  // A100's), 4096 FLOP, and twice that for FP8 (the H100 datasheet's FP8 tensor figure is twice
+  // its FP16 one: 3,958 against 1,979 TFLOPS with sparsity, SXM): 2048 e4m3 FMA, 8192 FLOP.
+  if (rate == calibration::kExp2) return PerClockCeiling{16, "16 ex2 per SM per clock (MUFU, compute capability 9.0)"};
+  if (rate == calibration::kFfma) return PerClockCeiling{256, "128 fp32 FMA per SM per clock (compute capability 9.0)"};
+  if (rate == calibration::kTensor)
+    return PerClockCeiling{4096, "1024 dense fp16 FMA per SM per clock (Hopper tensor cores)"};
+  if (rate == calibration::kTensorFp8)
+    return PerClockCeiling{8192, "2048 dense e4m3 FMA per SM per clock (Hopper tensor cores, twice fp16's)"};
+  return std::nullopt;
+}
+
 }  // namespace attnlab

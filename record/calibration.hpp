@@ -32,6 +32,16 @@ inline constexpr const char* kDramRead = "dram_read";            // [B/s]
 inline constexpr const char* kSmemRead = "smem_read";            // [B/s]
 }  // namespace calibration
 
+// The most one SM can issue per clock of a calibration rate (calibration::k*) on GPUs of
+// `compute_capability` ("9.0"), with its source; nullopt where not known. A measured rate above
+// it divided the work by too low a clock: the calibration is impossible as recorded. Where no
+// calibration is at hand, the timeline's tensor pipe takes it as the rate, and says so.
+struct PerClockCeiling {
+  double per_sm_per_clock;
+  const char* source;
+};
+std::optional<PerClockCeiling> per_clock_ceiling(const std::string& compute_capability, const std::string& rate);
+
 // A kernel launch's shape as the driver sees it.
 struct LaunchShape {
   std::array<int, 3> grid{1, 1, 1};

@@ -111,6 +111,57 @@ TimelineWarp read_warp(const ordered_json& j, const std::string& base) {
   return w;
 }
 
+}  // namespace
+
+ordered_json to_json(const TimelineTensorPipe& t) {
+  ordered_json roles = ordered_json::array();
+  for (const auto& r : t.roles)
+    roles.push_back({{"role", r.role}, {"flops", r.flops}, {"average", r.average}, {"bins", r.bins}});
+  ordered_json j = {{"qk_flops", t.qk_flops},
+                    {"pv_flops", t.pv_flops},
+                    {"rate_name", t.rate_name},
+                    {"flop_per_sm_cycle", t.flop_per_sm_cycle},
+                    {"rate_source", t.rate_source}};
+  if (t.not_measured) {
+    j["not_measured"] = *t.not_measured;
+    return j;
+  }
+  j["issued_flops"] = t.issued_flops;
+  j["active_sm_ns"] = t.active_sm_ns;
+  j["average"] = t.average;
+  j["issues"] = t.issues;
+  j["uncovered"] = t.uncovered;
+  j["bin_ns"] = t.bin_ns;
+  j["roles"] = roles;
+  return j;
+}
+
+namespace {
+
+TimelineTensorPipe read_tensor_pipe(const ordered_json& j, const std::string& base) {
+  TimelineTensorPipe t;
+  t.qk_flops = number_at(j, base + "/qk_flops");
+  t.pv_flops = number_at(j, base + "/pv_flops");
+  t.rate_name = string_at(j, base + "/rate_name");
+  t.flop_per_sm_cycle = number_at(j, base + "/flop_per_sm_cycle");
+  t.rate_source = string_at(j, base + "/rate_source");
+  t.not_measured = optional_string_at(j, base + "/not_measured");
+  if (t.not_measured) return t;
+  t.issued_flops = number_at(j, base + "/issued_flops");
+  t.active_sm_ns = number_at(j, base + "/active_sm_ns");
+  t.average = number_at(j, base + "/average");
+  t.issues = u64_at(j, base + "/issues");
+  t.uncovered = u64_at(j, base + "/uncovered");
+  t.bin_ns = number_at(j, base + "/bin_ns");
+  const ordered_json& roles = node_at(j, base + "/roles", true);
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    const std::string r = base + "/roles/" + std::to_string(i);
+    t.roles.push_back({string_at(j, r + "/role"), number_at(j, r + "/flops"), number_at(j, r + "/average"),
+                       numbers_at(j, r + "/bins")});
+  }
+  return t;
+}
+
 ordered_json decoded_json(const TimelineDecoded& d) {
   ordered_json warps = ordered_json::array(), roles = ordered_json::array(),
                sm_roles = ordered_json::array();
@@ -132,6 +183,7 @@ ordered_json decoded_json(const TimelineDecoded& d) {
   j["pictured_sm"] = d.pictured_sm;
   j["roles"] = roles;
   j["sm_roles"] = sm_roles;
+  if (d.tensor_pipe) j["tensor_pipe"] = to_json(*d.tensor_pipe);
   j["warps"] = warps;
   return j;
 }
@@ -155,6 +207,7 @@ TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
   d.pictured_sm = u32_at(j, base + "/pictured_sm");
   d.roles = read_roles(j, base + "/roles");
   d.sm_roles = read_roles(j, base + "/sm_roles");
+  if (find(j, base + "/tensor_pipe")) d.tensor_pipe = read_tensor_pipe(j, base + "/tensor_pipe");
   const ordered_json& warps = node_at(j, base + "/warps", true);
   for (std::size_t i = 0; i < warps.size(); ++i)
     d.warps.push_back(read_warp(j, base + "/warps/" + std::to_string(i)));

@@ -55,6 +55,41 @@ struct RoleSummary {
   double wait_fraction = 0;      // all of them together
 };
 
+// One role's share of the tensor pipe (TimelineTensorPipe).
+struct RoleTensorPipe {
+  std::string role;
+  double flops = 0;    // [FLOP] its warps' issue spans, every SM
+  double average = 0;  // flops / (the rate x the SMs' active cycles): its share of the pipe
+  // Its share in each bin of TimelineTensorPipe::bin_ns from the timeline's origin: the FLOPs
+  // its warps' work spreads into the bin over the rate x the SMs' active cycles in the bin
+  // (0 where no SM was active).
+  std::vector<double> bins;
+};
+
+// The tensor pipe over time, from the consumers' wgmma issue and wait stamps: each QK^T or PV
+// issue span of a warp carries the phase's FLOPs of one (Phase::tensor_issue_work), spread
+// evenly from the issue's begin to the end of the first wgmma wait after it on the same key
+// tile (the wait whose completion covers that issue: groups complete in order, and each wait
+// names the tile whose GEMM it completes). Against the calibrated dense wgmma rate per SM per
+// cycle, over the SMs' active cycles (an SM's: the union of its warps' lifetimes; in a build
+// that stamps every k-th item, the union of its stamped items' spans): the share of the pipe's peak the stamped kernel kept busy, what Nsight Compute's
+// tensor-pipe activity (pct_of_peak_sustained_active) counts.
+struct TimelineTensorPipe {
+  double qk_flops = 0, pv_flops = 0;  // [FLOP] one warp's QK^T and PV issue span
+  std::string rate_name;              // the calibration's rate (record/calibration.hpp's names)
+  double flop_per_sm_cycle = 0;       // [FLOP per SM per cycle] that rate
+  std::string rate_source;            // the calibration record it came from, or the fallback's
+  // Why there is no figure (a stamp policy without the issue spans); absent where measured.
+  std::optional<std::string> not_measured;
+  double issued_flops = 0;     // [FLOP] every SM
+  double active_sm_ns = 0;     // [ns] the SMs' active time, summed over SMs
+  double average = 0;          // issued_flops / (the rate x active_sm_ns in cycles)
+  std::uint64_t issues = 0;    // issue spans counted
+  std::uint64_t uncovered = 0;  // issue spans with no covering wait (not counted)
+  double bin_ns = 0;           // [ns] width of the bins
+  std::vector<RoleTensorPipe> roles;  // the roles that issued, by name
+};
+
 // Where the cycles-to-ns rate of a decoded timeline came from (TimelineDecoded::clock_source).
 inline constexpr const char* kClockAnchors = "anchors";  // fitted to the warps' own anchors
 inline constexpr const char* kClockGiven = "given";      // set by the caller (tests read cycles)
@@ -77,6 +112,8 @@ struct TimelineDecoded {
   std::vector<TimelineWarp> warps;   // the pictured SM's warps that stamped, with their spans
   std::vector<RoleSummary> roles;    // every warp that stamped, by role
   std::vector<RoleSummary> sm_roles;  // the pictured SM's warps only, by role
+  // Absent in records made before it was measured, and where the phase declares no issue work.
+  std::optional<TimelineTensorPipe> tensor_pipe;
 };
 
 // The instrument's cost: CUPTI kernel times of the normal and the timeline build, launched
@@ -139,6 +176,8 @@ struct TimelineRecord {
 };
 
 nlohmann::ordered_json to_json(const TimelineRecord& r);
+// The record's timeline.tensor_pipe block (attnlab-timeline --under-profiler writes it alone).
+nlohmann::ordered_json to_json(const TimelineTensorPipe& t);
 // Reads a record written by to_json; throws FieldError naming a missing or mistyped field.
 TimelineRecord read_timeline_record(const nlohmann::ordered_json& j);
 // The record in `file`; throws std::runtime_error starting with the file's path.

@@ -6,7 +6,6 @@
 #include "record/provenance.hpp"
 #include "record/static_facts.hpp"
 #include "reports/format.hpp"
-#include "reports/peaks.hpp"
 #include "reports/plots.hpp"
 #include "reports/render.hpp"
 #include "reports/speed_of_light.hpp"

@@ -1,6 +1,6 @@
 // The report of a warp-role timeline record (attnlab.timeline/1): the stamps' overhead and the
-// span check, the picture of one SM (one lane per warp, spans coloured by kind, microseconds)
-// and the fraction of time each role spent waiting, by barrier.
+// span check, the picture of one SM (one lane per warp, spans coloured by kind, microseconds),
+// the fraction of time each role spent waiting, by barrier, and the tensor pipe over time.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -349,6 +349,77 @@ std::string paths_section(const TimelineDecoded& d) {
   return md.str();
 }
 
+// Each role's share of the tensor pipe over the launch, bin by bin, every SM: one line per role
+// and their sum.
+Plot tensor_pipe_plot(const TimelineRecord& rec, const TimelineTensorPipe& t) {
+  Plot p;
+  p.stem = "tensor_pipe";
+  p.origin = "the timeline record (run.json) of phase " + rec.phase + " at " + shape_name(rec.shape) +
+             ", timeline.tensor_pipe";
+  p.height = 400;
+  std::ostringstream data;
+  data << "# bin_mid_us";
+  for (const auto& r : t.roles) data << ' ' << dat_quote(r.role);
+  data << " all\n";
+  const std::size_t n = t.roles.empty() ? 0 : t.roles.front().bins.size();
+  for (std::size_t b = 0; b < n; ++b) {
+    data << gp_num((double(b) + 0.5) * t.bin_ns / 1000);
+    double all = 0;
+    for (const auto& r : t.roles) {
+      const double v = b < r.bins.size() ? r.bins[b] : 0;
+      all += v;
+      data << ' ' << gp_num(100 * v);
+    }
+    data << ' ' << gp_num(100 * all) << '\n';
+  }
+  std::ostringstream g;
+  g << "set title " << gp_quote("tensor pipe, phase " + rec.phase + " at " + shape_name(rec.shape) + ", every SM") << "\n"
+    << "set xlabel 'time [us] from the launch''s first warp start'\n"
+    << "set ylabel '% of the dense wgmma rate'\n"
+    << "set yrange [0:*]\n"
+    << "set grid\n"
+    << "set key outside right top font ',8'\n"
+    << "plot ";
+  for (std::size_t i = 0; i < t.roles.size(); ++i)
+    g << (i ? ", \\\n     " : "") << "'" << p.stem << ".dat' using 1:" << i + 2 << " with lines lw 2 lc rgb "
+      << gp_quote(palette_colour(i)) << " title " << gp_quote(t.roles[i].role);
+  g << (t.roles.empty() ? "" : ", \\\n     ") << "'" << p.stem << ".dat' using 1:" << t.roles.size() + 2
+    << " with lines lw 1 dt 2 lc rgb '#000000' title 'all'\n";
+  p.script = g.str();
+  p.data = data.str();
+  return p;
+}
+
+// The tensor pipe over time (TimelineTensorPipe): the whole kernel's average and each role's, and
+// the picture of their bins; "not measured" with the reason where the build has no issue spans.
+std::string tensor_pipe_section(const TimelineRecord& rec, const TimelineTensorPipe& t, Rendered& out,
+                                const fs::path& plots) {
+  std::ostringstream md;
+  md << "## Tensor pipe over time\n\n";
+  if (t.not_measured) {
+    md << "Not measured: " << *t.not_measured << ".\n\n";
+    return md.str();
+  }
+  md << "Whole kernel: " << pct(100 * t.average) << " of the dense wgmma rate, " << sig(t.flop_per_sm_cycle)
+     << " FLOP per SM per cycle (" << code(t.rate_name) << "; " << t.rate_source << "), over the SMs' active time ("
+     << duration(t.active_sm_ns) << " summed over SMs). From " << count(double(t.issues))
+     << " QK^T and PV issue spans of " << sig(t.qk_flops) << " and " << sig(t.pv_flops)
+     << " FLOP each (one warp's share of its warpgroup's wgmma), each spread from its issue to the end of the "
+        "wgmma wait that covers it; "
+     << count(double(t.uncovered)) << " issue spans had no covering wait and are left out. This is the stamped "
+        "kernel's, the one Nsight Compute's tensor-pipe activity of the timeline build counts.\n\n";
+  Table tab({"role", "FLOPs issued", "share of the pipe"}, "lrr");
+  for (const auto& r : t.roles) tab.row({r.role, sci(r.flops), pct(100 * r.average)});
+  md << tab.str() << "\n";
+  if (!t.roles.empty() && t.bin_ns > 0) {
+    out.scripts.push_back(write_plot(plots, tensor_pipe_plot(rec, t)));
+    md << "Each role's share of the pipe in bins of " << duration(t.bin_ns)
+       << ", every SM (its FLOPs spread into the bin over the rate times the SMs' active time in it):\n\n"
+       << "![tensor pipe over time](plots/tensor_pipe.png)\n\n";
+  }
+  return md.str();
+}
+
 }  // namespace
 
 Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
@@ -404,6 +475,7 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
        << paths_section(d);
   }
   md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles, sampled) << "\n";
+  if (d.tensor_pipe) md << tensor_pipe_section(rec, *d.tensor_pipe, out, plots);
   write_text(dir / "report.md", md.str());
   out.files.push_back(dir / "report.md");
   return out;

@@ -7,6 +7,10 @@
 // build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
 //   make timeline PHASE=5 SHAPES=throughput
 //   build/bin/attnlab-timeline --phase d4 --shape latency --sm 0 --out results/timeline
+// The tensor pipe over time (the consumers' wgmma issue spans against the dense wgmma rate of
+// --calibration, else the architecture's ceiling) is in the record; --under-profiler launches the
+// stamped build alone, without CUPTI, for Nsight Compute to count the same kernel
+// (scripts/timeline-cost --ncu).
 // Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad arguments or an
 // unsupported shape, 3 no GPU, CUPTI unavailable or the output not writable.
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
@@ -35,6 +40,7 @@
 #include "profiler/kernel_activity.hpp"
 #include "common/stats.hpp"
 #include "profiler/timeline_decode.hpp"
+#include "record/calibration.hpp"
 #include "record/record.hpp"
 #include "record/timeline.hpp"
 
@@ -52,7 +58,13 @@ struct Options {
   std::uint32_t launches = 21;
   std::optional<std::uint64_t> seed;
   int device = 0;
+  std::optional<std::string> calibration;  // a calibration.json: the tensor pipe's wgmma rate
+  bool under_profiler = false;
 };
+
+// Launches of the stamped build in --under-profiler: two to warm up, the last decoded (Nsight
+// Compute: --launch-skip 2 --launch-count 1 profiles the same one).
+constexpr int kProfilerLaunches = 3;
 
 constexpr const char* kMethod =
     "The phase's kernels with their stamp policy on (kernels/timeline.cuh; the build's policy is "
@@ -74,7 +86,11 @@ constexpr const char* kMethod =
     "launches of an empty kernel with the phase's launch configuration (grid, block, cluster, "
     "dynamic shared memory). span_matches: -tolerance <= CUPTI time of the traced launch - "
     "decoded span <= tolerance + launch floor, the tolerance the fraction kSpanAgreement of the "
-    "traced launch (record/timeline.hpp).";
+    "traced launch (record/timeline.hpp). timeline.tensor_pipe: each QK^T and PV issue span of a warp "
+    "carries the phase's FLOPs of one (Phase::tensor_issue_work), spread from its begin to the end of the "
+    "first wgmma wait after it on the same key tile, against the dense wgmma rate per SM per cycle (rate_source) "
+    "over every SM's active time (the union of its warps' lifetimes, of its stamped items' spans under "
+    "sampling), in cycles at the anchors' rate.";
 
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
@@ -126,6 +142,14 @@ void add_options(CLI::App& app, Options& opt) {
       ->capture_default_str();
   app.add_option("--seed", opt.seed, "input seed (default: fresh; recorded)")->check(kNonNegativeInteger);
   app.add_option("--device", opt.device, "CUDA device ordinal")->check(kNonNegativeInteger)->capture_default_str();
+  app.add_option("--calibration", opt.calibration,
+                 "calibration record (calibration.json, make calibrate) whose dense wgmma rate the tensor pipe "
+                 "is measured against (default: the architecture's per-clock ceiling, which the record names)")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--under-profiler", opt.under_profiler,
+               "no CUPTI and no record (a profiler such as Nsight Compute holds the counters): launch the "
+               "stamped build " + std::to_string(kProfilerLaunches) + " times, decode the last launch, print "
+               "its tensor-pipe line and write its tensor_pipe block to <out>/tensor_pipe.json");
   app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
              "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
 }
@@ -275,14 +299,60 @@ TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activi
   return out;
 }
 
-// The traced launch's stamps on one time axis; an --sm the launch did not use is a usage error,
-// recorded as a failed run.
-void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
-                   const Phase& phase) {
+// The dense wgmma rate of the phase's input format: the calibration's where one is given, else
+// the architecture's per-clock ceiling, named as such.
+void tensor_rate(timeline::TensorPipeInputs& in, const Phase& phase, const Options& opt, const cudaDeviceProp& prop) {
+  in.rate_name = phase.input_format == InputFormat::kE4m3 ? calibration::kTensorFp8 : calibration::kTensor;
+  if (opt.calibration) {
+    const CalibrationRecord cal = read_calibration_file(*opt.calibration);
+    const CalibrationRate* r = cal.rate(in.rate_name);
+    if (!r || !(r->per_sm_per_clock > 0))
+      throw UsageError("the calibration " + *opt.calibration + " has no rate " + in.rate_name);
+    in.flop_per_sm_cycle = r->per_sm_per_clock;
+    in.rate_source = "calibration " + *opt.calibration + " (" + in.rate_name + ", per SM per cycle)";
+    return;
+  }
+  const std::string cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  const auto ceiling = per_clock_ceiling(cc, in.rate_name);
+  if (!ceiling) throw UsageError("no calibration given, and no per-clock ceiling of " + in.rate_name + " known on compute capability " + cc);
+  in.flop_per_sm_cycle = ceiling->per_sm_per_clock;
+  in.rate_source = std::string("no calibration given: the architecture's ceiling, ") + ceiling->source;
+}
+
+// What the tensor pipe over time is computed from at this shape; none where the phase declares
+// no issue work.
+std::optional<timeline::TensorPipeInputs> tensor_pipe_inputs(const Phase& phase, const Shape& s, const Options& opt) {
+  if (!phase.tensor_issue_work) return std::nullopt;
+  int dev = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  const auto work = phase.tensor_issue_work(s, prop.multiProcessorCount);
+  if (!work) return std::nullopt;
+  timeline::TensorPipeInputs in;
+  in.qk_flops = work->qk_flops;
+  in.pv_flops = work->pv_flops;
+  tensor_rate(in, phase, opt, prop);
+  if (!timeline::stamps_issue_spans(timeline::kBuildStampPolicy))
+    in.not_measured = std::string("the stamp policy ") + timeline::stamp_policy_name(timeline::kBuildStampPolicy) +
+                      " stamps no issue spans";
+  return in;
+}
+
+timeline::DecodeOptions decode_options(const Options& opt, const Phase& phase, const Shape& s) {
   timeline::DecodeOptions dopt;  // no clock: the rate the warps' anchors give
   dopt.sm = opt.sm;
   dopt.role = phase.warp_role;
   dopt.sample_every = timeline::kBuildStampSample;
+  dopt.tensor_pipe = tensor_pipe_inputs(phase, s, opt);
+  return dopt;
+}
+
+// The traced launch's stamps on one time axis; an --sm the launch did not use is a usage error,
+// recorded as a failed run.
+void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
+                   const Phase& phase) {
+  const timeline::DecodeOptions dopt = decode_options(opt, phase, rec.shape);
   try {
     rec.timeline = timeline::decode(raw, dopt);
   } catch (const std::invalid_argument& e) {
@@ -334,6 +404,56 @@ void summarize_overhead(TimelineOverhead& ovh, double traced_ns, double span_ns)
   ovh.span_matches = span_agrees(ovh);
 }
 
+// The tensor pipe's line: the whole-kernel average and its roles', or why it is not measured.
+std::string tensor_pipe_line(const TimelineDecoded& d) {
+  if (!d.tensor_pipe) return "tensor pipe: not measured (the phase declares no issue work)";
+  const TimelineTensorPipe& t = *d.tensor_pipe;
+  if (t.not_measured) return "tensor pipe: not measured (" + *t.not_measured + ")";
+  std::ostringstream line;
+  line << "tensor pipe: " << 100 * t.average << "% of " << t.flop_per_sm_cycle << " FLOP per SM per cycle over the SMs' "
+       << "active time (" << t.issues << " issue spans, " << t.uncovered << " without a covering wait);";
+  for (const auto& r : t.roles) line << " " << r.role << " " << 100 * r.average << "%;";
+  line << " rate: " << t.rate_source;
+  return line.str();
+}
+
+// --under-profiler: the stamped build alone, no CUPTI, no record. Its buffer is sized from the
+// phase's launch geometry; the last launch's stamps are decoded and its tensor-pipe line printed.
+int run_under_profiler(const Options& opt, const Request& req) {
+  const Phase& phase = *req.phase;
+  const Shape& s = req.shape;
+  open_device(phase, opt, s);
+  if (!phase.launch_geometry) throw UsageError("phase " + std::string(phase.id) + " gives no launch geometry");
+  int dev = 0, sms = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const auto g = phase.launch_geometry(s, sms);
+  if (!g) throw UsageError("phase " + std::string(phase.id) + " gives no launch geometry at " + shape_name(s));
+  const Stream stream;
+  const std::uint64_t seed = opt.seed ? *opt.seed : fresh_seed();
+  const GateInputs in = make_gate_inputs(s, seed, Inputs::kNormal, {phase.input_format});
+  const ProblemBuffers buffers(s, in, phase.input_format, workspace_bytes(phase, s), phase.emits_lse);
+  const Problem p = buffers.problem(float(s.default_scale()));
+  const timeline::DeviceTimeline buffer(g->grid.x * g->grid.y * g->grid.z,
+                                        (g->block.x * g->block.y * g->block.z + 31) / 32, opt.events_per_warp);
+  buffer.attach();
+  for (int i = 0; i < kProfilerLaunches; ++i) {
+    buffer.clear(stream.get());
+    phase.launch_timeline(p, stream.get());
+    ATTNLAB_CHECK_LAUNCH();
+  }
+  const TimelineDecoded d = timeline::decode(buffer.pull(stream.get()), decode_options(opt, phase, s));
+  std::cout << "attnlab-timeline: phase " << phase.id << " at " << shape_name(s) << " under a profiler, launch "
+            << kProfilerLaunches << " of " << kProfilerLaunches << ": " << tensor_pipe_line(d) << std::endl;
+  if (d.tensor_pipe) {
+    const fs::path file = fs::path(opt.out) / "tensor_pipe.json";
+    require_writable_directory(file.parent_path());
+    write_json_atomically(file, to_json(*d.tensor_pipe));
+    std::cout << "attnlab-timeline: wrote " << file.string() << std::endl;
+  }
+  return kExitOk;
+}
+
 // The run's summary on stdout; the report is attnlab-report's to render.
 void print_summary(const TimelineRecord& rec, const fs::path& dir, const Options& opt) {
   const TimelineOverhead& ovh = *rec.overhead;
@@ -356,6 +476,7 @@ void print_summary(const TimelineRecord& rec, const fs::path& dir, const Options
   for (const RoleSummary& role : d.roles)
     std::cout << "attnlab-timeline:   " << role.role << " (" << role.warps << " warps): waiting "
               << role.wait_fraction * 100 << "% of its time" << std::endl;
+  std::cout << "attnlab-timeline: " << tensor_pipe_line(d) << std::endl;
   std::cout << "attnlab-timeline: wrote " << (dir / "run.json").string() << ", " << (dir / "trace.json").string()
             << "; its report: attnlab-report timeline " << dir.string() << std::endl;
 }
@@ -365,6 +486,7 @@ void print_summary(const TimelineRecord& rec, const fs::path& dir, const Options
 // failed after a fault.
 int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecordFile& record_file) {
   const Request req = check_request(opt);
+  if (opt.under_profiler) return run_under_profiler(opt, req);
   const Phase* phase = req.phase;
   const Shape& s = req.shape;
   const fs::path root = fs::path(opt.out);

@@ -257,3 +257,31 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
   const auto latency = d5->launch_geometry(parse_shape("latency"), 132);
   EXPECT_TRUE(same(*latency, *d4->launch_geometry(parse_shape("latency"), 132)));
 }
+
+// The FLOPs the timeline's tensor pipe gives a warp's QK^T and PV issue span: its 16 of the
+// warpgroup's 64 rows against one K/V tile, 2 x 16 x keys x D, at the tile the launch picks
+// (phase 5: 128 keys, 176 for D = 128 past S = 4096; d4: 64). Every instrumented phase declares it.
+TEST(Registry, TheTimelinesIssueSpansCarryTheirTilesFlops) {
+  for (const auto& p : phases()) {
+    if (p.launch_timeline) {
+      EXPECT_NE(p.tensor_issue_work, nullptr) << p.id;
+    }
+  }
+  const auto flops = [](const char* id, const char* shape) {
+    const Phase* p = find_phase(id);
+    EXPECT_NE(p, nullptr) << id;
+    const auto w = p && p->tensor_issue_work ? p->tensor_issue_work(parse_shape(shape), 132) : std::nullopt;
+    EXPECT_TRUE(w) << id << " at " << shape;
+    if (w) {
+      EXPECT_EQ(w->qk_flops, w->pv_flops) << id << " at " << shape;
+    }
+    return w ? w->qk_flops : 0.0;
+  };
+  EXPECT_EQ(flops("5", "throughput"), 2.0 * 16 * 128 * 64);
+  EXPECT_EQ(flops("5", "16x16x2048x64:causal"), 2.0 * 16 * 128 * 64);
+  EXPECT_EQ(flops("5", "4x16x4096x128"), 2.0 * 16 * 128 * 128);
+  EXPECT_EQ(flops("5", "2x16x8192x128"), 2.0 * 16 * 176 * 128);
+  EXPECT_EQ(flops("d4", "latency"), 2.0 * 16 * 64 * 64);
+  EXPECT_EQ(flops("d4", "1x8x512x128"), 2.0 * 16 * 64 * 128);
+  EXPECT_FALSE(find_phase("5")->tensor_issue_work(parse_shape("1x2x64x96"), 132)) << "a shape phase 5 refuses";
+}

@@ -312,6 +312,88 @@ TEST(TimelineDecode, WithoutAClockAnchorsThatGiveNoRateAreAnError) {
   EXPECT_NO_THROW(decode(b.raw, at_mhz(1000)));
 }
 
+// The tensor pipe over time, on a warp whose every span is known: at 1000 MHz (a cycle a ns), a
+// rate of 100 FLOP per SM per cycle and 4 bins of 200 ns over its 800 ns.
+//   QK^T issue of tile 1 [0, 100), PV issue of tile 0 [100, 200), wgmma wait of tile 1 [200, 300),
+//   softmax [300, 500), wgmma wait of tile 0 [500, 600), a QK^T issue of tile 2 [650, 700) that
+//   no wait covers. QK^T: 3000 FLOP over [0, 300); PV: 5000 FLOP over [100, 600).
+// Bins: [0, 200) 2000 + 1000, [200, 400) 1000 + 2000, [400, 600) 2000, [600, 800) 0; over 200 ns
+// x 100 FLOP per ns each: 15%, 15%, 10%, 0%; the whole 8000 over 800 ns x 100: 10%. A producer
+// warp of the same SM and lifetime adds no active time (the SM's is the union of its warps').
+TensorPipeInputs pipe_inputs() {
+  TensorPipeInputs in;
+  in.qk_flops = 3000;
+  in.pv_flops = 5000;
+  in.rate_name = "wgmma_fp16_m64n256k16";
+  in.flop_per_sm_cycle = 100;
+  in.rate_source = "test";
+  in.bins = 4;
+  return in;
+}
+
+RawTimeline pipe_launch() {
+  Builder b(1, 2, 32);
+  for (std::uint32_t w = 0; w < 2; ++w) b.start(0, w, 0, 0, kEpochNs);
+  b.stamp(0, 1, Span::kQkIssue, false, 0, 1);
+  b.stamp(0, 1, Span::kQkIssue, true, 100, 1);
+  b.stamp(0, 1, Span::kPvIssue, false, 100, 0);
+  b.stamp(0, 1, Span::kPvIssue, true, 200, 0);
+  b.stamp(0, 1, Span::kWgmmaWait, false, 200, 1);
+  b.stamp(0, 1, Span::kWgmmaWait, true, 300, 1);
+  b.stamp(0, 1, Span::kSoftmax, false, 300, 1);
+  b.stamp(0, 1, Span::kSoftmax, true, 500, 1);
+  b.stamp(0, 1, Span::kWgmmaWait, false, 500, 0);
+  b.stamp(0, 1, Span::kWgmmaWait, true, 600, 0);
+  b.stamp(0, 1, Span::kQkIssue, false, 650, 2);
+  b.stamp(0, 1, Span::kQkIssue, true, 700, 2);
+  b.stamp(0, 0, Span::kEmptyWait, false, 100, 0);
+  b.stamp(0, 0, Span::kEmptyWait, true, 700, 0);
+  for (std::uint32_t w = 0; w < 2; ++w) b.end(0, w, 800, kEpochNs + 800);
+  return b.raw;
+}
+
+TEST(TimelineTensorPipe, SpreadsEachIssueToItsCoveringWaitAndBinsIt) {
+  DecodeOptions o = at_mhz(1000);
+  o.role = [](std::uint32_t warp) { return warp == 0 ? std::string("producer") : std::string("consumer 0"); };
+  o.tensor_pipe = pipe_inputs();
+  const TimelineDecoded d = decode(pipe_launch(), o);
+  ASSERT_TRUE(d.tensor_pipe);
+  const TimelineTensorPipe& t = *d.tensor_pipe;
+  EXPECT_FALSE(t.not_measured);
+  EXPECT_EQ(t.issues, 2u);
+  EXPECT_EQ(t.uncovered, 1u);
+  EXPECT_DOUBLE_EQ(t.issued_flops, 8000);
+  EXPECT_DOUBLE_EQ(t.active_sm_ns, 800);
+  EXPECT_DOUBLE_EQ(t.bin_ns, 200);
+  EXPECT_NEAR(t.average, 0.10, 1e-12);
+  ASSERT_EQ(t.roles.size(), 1u);  // the producer issues no GEMM
+  EXPECT_EQ(t.roles[0].role, "consumer 0");
+  EXPECT_NEAR(t.roles[0].average, 0.10, 1e-12);
+  const std::vector<double> want = {0.15, 0.15, 0.10, 0.0};
+  ASSERT_EQ(t.roles[0].bins.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(t.roles[0].bins[i], want[i], 1e-12) << "bin " << i;
+}
+
+TEST(TimelineTensorPipe, APolicyWithoutIssueSpansSaysNotMeasured) {
+  DecodeOptions o = at_mhz(1000);
+  o.tensor_pipe = pipe_inputs();
+  o.tensor_pipe->not_measured = "the stamp policy global-boundaries stamps no issue spans";
+  const TimelineDecoded d = decode(pipe_launch(), o);
+  ASSERT_TRUE(d.tensor_pipe);
+  EXPECT_EQ(d.tensor_pipe->not_measured, o.tensor_pipe->not_measured);
+  EXPECT_EQ(d.tensor_pipe->issues, 0u);
+  EXPECT_TRUE(d.tensor_pipe->roles.empty());
+  const auto j = to_json([&] {
+    TimelineRecord r;
+    r.timeline = d;
+    return r;
+  }());
+  EXPECT_FALSE(j["timeline"]["tensor_pipe"].contains("average"));
+  EXPECT_FALSE(stamps_issue_spans(StampPolicy::kGlobalBoundaries));
+  EXPECT_FALSE(stamps_issue_spans(StampPolicy::kSharedBoundaries));
+  EXPECT_TRUE(stamps_issue_spans(StampPolicy::kGlobal));
+}
+
 TimelineRecord sample_record() {
   Builder b(1, 2, 8);
   for (std::uint32_t w = 0; w < 2; ++w) {
@@ -324,6 +406,7 @@ TimelineRecord sample_record() {
   }
   DecodeOptions o = at_mhz(1000);
   o.role = [](std::uint32_t warp) { return "consumer " + std::to_string(warp); };
+  o.tensor_pipe = pipe_inputs();
   TimelineRecord r;
   r.status = "ok";
   r.phase = "5";
@@ -374,6 +457,12 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   EXPECT_DOUBLE_EQ(back.timeline->roles[0].waits.at(0).fraction, 250.0 / 500);
   EXPECT_EQ(back.stamps, std::optional<std::string>("shared"));
   EXPECT_EQ(back.stamp_sample, std::optional<std::uint32_t>(4));
+  ASSERT_TRUE(back.timeline->tensor_pipe);
+  EXPECT_EQ(back.timeline->tensor_pipe->roles.size(), 2u);
+  // Records made before the tensor pipe was measured have none.
+  auto before = j;
+  before["timeline"].erase("tensor_pipe");
+  EXPECT_FALSE(read_timeline_record(before).timeline->tensor_pipe);
   // Records made before the policy and the sampling were choices have neither.
   auto old = j;
   old["options"].erase("stamps");

@@ -9,7 +9,6 @@
 #include <cmath>
 
 #include "record/calibration.hpp"
-#include "reports/peaks.hpp"
 #include "reports/render.hpp"
 #include "reports/speed_of_light.hpp"
 #include "report_test_util.hpp"

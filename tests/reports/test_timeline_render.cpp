@@ -109,6 +109,48 @@ TEST(TimelineReport, ASampledTimelineSaysWhichItemsItStampedAndWhatItsWaitsShare
   EXPECT_EQ(md.find("| role | warps | lifetime (sum) |"), std::string::npos) << md;
 }
 
+// The tensor pipe: the whole kernel's average with its rate and source, each role's share and
+// the picture of its bins; "not measured" with the reason where the build has no issue spans;
+// no section at all in a record made before it was measured.
+TEST(TimelineReport, TheTensorPipeOverTimeOrWhyItIsNotMeasured) {
+  TempDir t;
+  render_timeline(two_warps(), t.path);
+  EXPECT_EQ(read_file(t.path / "report.md").find("## Tensor pipe over time"), std::string::npos);
+  TimelineRecord r = two_warps();
+  TimelineTensorPipe pipe;
+  pipe.qk_flops = pipe.pv_flops = 262144;
+  pipe.rate_name = "wgmma_fp16_m64n256k16";
+  pipe.flop_per_sm_cycle = 4096;
+  pipe.rate_source = "no calibration given: the architecture's ceiling";
+  pipe.issued_flops = 1e9;
+  pipe.active_sm_ns = 5000;
+  pipe.average = 0.5;
+  pipe.issues = 100;
+  pipe.uncovered = 2;
+  pipe.bin_ns = 500;
+  pipe.roles = {{"consumer 0", 6e8, 0.3, {0.1, 0.5}}, {"consumer 1", 4e8, 0.2, {0.2, 0.25}}};
+  r.timeline->tensor_pipe = pipe;
+  const Rendered out = render_timeline(r, t.path);
+  std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Whole kernel: 50.00% of the dense wgmma rate, 4096 FLOP per SM per cycle "
+                    "(`wgmma_fp16_m64n256k16`; no calibration given: the architecture's ceiling)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| consumer 0 | 6.00e+08 | 30.00% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("2 issue spans had no covering wait"), std::string::npos) << md;
+  EXPECT_NE(md.find("(plots/tensor_pipe.png)"), std::string::npos) << md;
+  const std::string dat = read_file(t.path / "plots" / "tensor_pipe.dat");
+  // Bin midpoints in us; each role's share and the sum, in percent.
+  EXPECT_NE(dat.find("0.25 10 20 30\n0.75 50 25 75\n"), std::string::npos) << dat;
+  EXPECT_EQ(out.scripts.size(), 3u);
+  r.timeline->tensor_pipe = TimelineTensorPipe{};
+  r.timeline->tensor_pipe->not_measured = "the stamp policy global-boundaries stamps no issue spans";
+  render_timeline(r, t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Not measured: the stamp policy global-boundaries stamps no issue spans."), std::string::npos) << md;
+  EXPECT_EQ(md.find("Whole kernel:"), std::string::npos) << md;
+}
+
 // A timeline whose stamps cost more than kTimelineOverheadLimit of the kernel says so first; one
 // at the limit (the record above: 10%) does not.
 TEST(TimelineReport, FlagsAnOverheadAboveTheLimit) {
