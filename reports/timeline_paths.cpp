@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "common/stats.hpp"
@@ -172,6 +173,26 @@ std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths
     out.push_back(by[c]);
   }
   return out;
+}
+
+SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std::vector<ItemPath>& delayed,
+                                    double items_per_sm) {
+  SlowdownPrediction p;
+  p.items_per_sm = items_per_sm;
+  if (base.empty() || delayed.empty()) return p;
+  std::array<double, kPathClasses> base_ns{}, delayed_ns{};
+  for (const auto& [paths, item_ns, ns] : {std::tuple{&base, &p.base_item_ns, &base_ns},
+                                           std::tuple{&delayed, &p.delayed_item_ns, &delayed_ns}}) {
+    for (const auto& ip : *paths) {
+      *item_ns += ip.end_ns - ip.begin_ns;
+      for (std::size_t c = 0; c < kPathClasses; ++c) (*ns)[c] += ip.ns[c];
+    }
+    *item_ns /= double(paths->size());
+    for (double& v : *ns) v /= double(paths->size());
+  }
+  for (std::size_t c = 0; c < kPathClasses; ++c) p.class_growth_ns[c] = delayed_ns[c] - base_ns[c];
+  p.predicted_ns = (p.delayed_item_ns - p.base_item_ns) * items_per_sm;
+  return p;
 }
 
 std::string paths_line(const TimelineDecoded& d) {

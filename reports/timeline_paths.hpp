@@ -71,6 +71,27 @@ struct PathClassSummary {
 // Per class over `paths`, in PathClass order, classes with no time left out.
 std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths);
 
+// The what-if checked on a known change: one run against another that differs from it by a
+// delay in one role (the timeline's producer_delay). The model:
+//  - an SM runs its items one after another, so its time is the sum of its items' critical
+//    paths, and the kernel's the time of its SMs with the most items, ceil(items / SMs);
+//  - what the delay adds to the kernel is then what it adds to an item's path, once per item of
+//    such an SM;
+//  - what it adds to an item's path is the whole path's growth, not only its own wait class's: a
+//    late tile releases the consumers that waited on it together, and they then queue at the
+//    tensor pipe and the issue slots, so part of the delay shows as issue and between-stamps
+//    time on the path (the delayed run's paths show it), which a vanished wait takes with it.
+// Per item: each run's paths summed over its items, divided by them (a build that stamps every
+// k-th item pictures every k-th, whose mean is the same). Nothing here is fitted to a kernel time.
+struct SlowdownPrediction {
+  double base_item_ns = 0, delayed_item_ns = 0;  // [ns] mean path of an item in each run
+  std::array<double, kPathClasses> class_growth_ns{};  // [ns] per item, by class: where it went
+  double items_per_sm = 0;                       // of the SMs with the most
+  double predicted_ns = 0;                       // [ns] (delayed - base per item) x items_per_sm
+};
+SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std::vector<ItemPath>& delayed,
+                                    double items_per_sm);
+
 // One line for a console: the class that bounds the most of the pictured SM's items, how many
 // of them, and its share of their time ("no work item stamped on SM k" where none was).
 std::string paths_line(const TimelineDecoded& d);

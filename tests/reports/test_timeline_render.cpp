@@ -329,5 +329,31 @@ TEST(TimelinePaths, ThePictureDrawsEachItemsPathOnItsLastWarpsLane) {
   EXPECT_NE(gp.find("title 'critical path'"), std::string::npos) << gp;
 }
 
+// The what-if's slowdown model (predict_slowdown): an item's whole path growth between the runs,
+// once per item of the SMs with the most. Here the delay adds 30 ns of loads and 20 ns of issue
+// per item (the consumers queue behind the late tile), and the SMs with the most run 3 items:
+// 150 ns, where the loads' own growth alone (90 ns) would miss the issue's share.
+TEST(TimelinePaths, TheSlowdownIsAnItemsWholePathGrowthOncePerItemOfTheFullestSm) {
+  const auto path = [](double ns, double loads, double issue) {
+    ItemPath p;
+    p.end_ns = ns;
+    p.ns[std::size_t(PathClass::kLoads)] = loads;
+    p.ns[std::size_t(PathClass::kIssue)] = issue;
+    p.ns[std::size_t(PathClass::kSoftmax)] = ns - loads - issue;
+    return p;
+  };
+  // Two base items of 100 ns and 120 ns; three delayed ones averaging 160 ns.
+  const std::vector<ItemPath> base = {path(100, 10, 10), path(120, 10, 30)};
+  const std::vector<ItemPath> delayed = {path(150, 40, 30), path(160, 40, 40), path(170, 40, 50)};
+  const SlowdownPrediction m = predict_slowdown(base, delayed, 3);
+  EXPECT_DOUBLE_EQ(m.base_item_ns, 110);
+  EXPECT_DOUBLE_EQ(m.delayed_item_ns, 160);
+  EXPECT_DOUBLE_EQ(m.class_growth_ns[std::size_t(PathClass::kLoads)], 30);
+  EXPECT_DOUBLE_EQ(m.class_growth_ns[std::size_t(PathClass::kIssue)], 20);
+  EXPECT_DOUBLE_EQ(m.class_growth_ns[std::size_t(PathClass::kSoftmax)], 0);
+  EXPECT_DOUBLE_EQ(m.predicted_ns, 150);
+  EXPECT_DOUBLE_EQ(predict_slowdown({}, delayed, 3).predicted_ns, 0) << "no base item: no prediction";
+}
+
 }  // namespace
 }  // namespace attnlab::report
