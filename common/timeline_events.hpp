@@ -59,6 +59,7 @@ enum class StampPolicy : std::uint8_t {
   kGlobalBoundaries,  // kGlobal without the issue spans (TMA, QK^T, PV): waits, softmax, items
   kShared,            // stamps buffered in a shared-memory ring per warp, written out when it fills
   kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
+  kGlobalConsumers,   // kGlobalBoundaries without the empty-barrier waits (a producer's items only)
 };
 
 constexpr const char* stamp_policy_name(StampPolicy p) {
@@ -67,6 +68,7 @@ constexpr const char* stamp_policy_name(StampPolicy p) {
     case StampPolicy::kGlobalBoundaries: return "global-boundaries";
     case StampPolicy::kShared: return "shared";
     case StampPolicy::kSharedBoundaries: return "shared-boundaries";
+    case StampPolicy::kGlobalConsumers: return "global-consumers";
   }
   return "unknown";
 }

@@ -8,6 +8,8 @@
 // ATTNLAB_TIMELINE_STAMPS names:
 //   GlobalStamps<kEverySpan>       (global) each stamp stored to the warp's global slot;
 //   GlobalStamps<kBoundarySpans>   (global-boundaries) the same without the issue spans;
+//   GlobalStamps<kConsumerSpans>   (global-consumers) global-boundaries without the empty-barrier
+//                                  waits, so that phase 5's producer stamps only its items;
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
 //                                  written out, one 16-byte store per lane, when it fills;
 //   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans;
@@ -118,6 +120,12 @@ inline constexpr std::uint32_t kEverySpan = span_bit(Span::kCount) - 1;
 // as the warp's time between stamps.
 inline constexpr std::uint32_t kBoundarySpans =
     kEverySpan & ~(span_bit(Span::kTmaIssue) | span_bit(Span::kQkIssue) | span_bit(Span::kPvIssue));
+// The boundaries without the empty-barrier waits, which only a warp that issues copies stamps
+// (phase 5's producer, d4's refilling thread): phase 5's producer then stamps its work items
+// alone, and keeps the registers its stamps took from its 24 or 32 (the .ptxas reports beside
+// the objects give each policy's spills). The critical path loses the consumers'
+// (empty-barrier) class, which only a producer on the path shows.
+inline constexpr std::uint32_t kConsumerSpans = kBoundarySpans & ~span_bit(Span::kEmptyWait);
 
 // The timed build: every stamp is empty, no buffer is read, no delay is spun.
 struct NoStamps {

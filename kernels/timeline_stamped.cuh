@@ -21,6 +21,10 @@ struct PolicyStamps<StampPolicy::kGlobalBoundaries> {
   using type = GlobalStamps<kBoundarySpans, kBuildStampSample>;
 };
 template <>
+struct PolicyStamps<StampPolicy::kGlobalConsumers> {
+  using type = GlobalStamps<kConsumerSpans, kBuildStampSample>;
+};
+template <>
 struct PolicyStamps<StampPolicy::kShared> {
   using type = SharedStamps<kEverySpan, kBuildStampSample>;
 };

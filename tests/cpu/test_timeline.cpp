@@ -391,7 +391,9 @@ TEST(TimelineTensorPipe, APolicyWithoutIssueSpansSaysNotMeasured) {
   EXPECT_FALSE(j["timeline"]["tensor_pipe"].contains("average"));
   EXPECT_FALSE(stamps_issue_spans(StampPolicy::kGlobalBoundaries));
   EXPECT_FALSE(stamps_issue_spans(StampPolicy::kSharedBoundaries));
+  EXPECT_FALSE(stamps_issue_spans(StampPolicy::kGlobalConsumers));
   EXPECT_TRUE(stamps_issue_spans(StampPolicy::kGlobal));
+  EXPECT_TRUE(stamps_issue_spans(StampPolicy::kShared));
 }
 
 TimelineRecord sample_record() {

@@ -49,14 +49,15 @@ __global__ void many_stamps(int n) {
   }
 }
 
-// As a producer stamps: lane 0 of each warp alone, while the warp's other lanes have left.
+// As a producer stamps: lane 0 of each warp alone, while the warp's other lanes have left (a
+// span every policy stamps, the full-barrier wait).
 template <class Stamps>
 __global__ void lane0_stamps(int n) {
   Stamps tl;
   if (threadIdx.x % 32 != 0) return;
   for (int i = 0; i < n; ++i) {
-    tl.begin(Span::kEmptyWait, i);
-    tl.end(Span::kEmptyWait, i);
+    tl.begin(Span::kFullWait, i);
+    tl.end(Span::kFullWait, i);
   }
 }
 
@@ -92,7 +93,7 @@ class TimelineGpu : public ::testing::Test {};
 // The shared policies hand their stamps to the copy engine a half ring (kHalfStamps) at a time;
 // the tests' stamp counts cross several halves and end in a partial one.
 using Policies = ::testing::Types<GlobalStamps<kEverySpan>, GlobalStamps<kBoundarySpans>, SharedStamps<kEverySpan>,
-                                  SharedStamps<kBoundarySpans>>;
+                                  SharedStamps<kBoundarySpans>, GlobalStamps<kConsumerSpans>>;
 class PolicyName {
  public:
   template <class T>
@@ -100,6 +101,7 @@ class PolicyName {
     if (std::is_same_v<T, GlobalStamps<kEverySpan>>) return "global";
     if (std::is_same_v<T, GlobalStamps<kBoundarySpans>>) return "global_boundaries";
     if (std::is_same_v<T, SharedStamps<kEverySpan>>) return "shared";
+    if (std::is_same_v<T, GlobalStamps<kConsumerSpans>>) return "global_consumers";
     return "shared_boundaries";
   }
 };
