@@ -11,8 +11,9 @@
 // The what-if of a class is a stated model, not a measurement: were that class's time on the
 // path gone and nothing else moved, the item would take that much less, so the pictured SM's
 // items would take their summed time less the class's summed time. It is an upper bound on the
-// gain of removing the wait (another wait may fill the gap) and is not validated against a kernel
-// with a known delay.
+// gain of removing the wait (another wait may fill the gap). How a change of the paths carries
+// to the kernel's time is predict_slowdown's model below, which the GPU test TimelineWhatIf
+// (label gpu-whatif) checks against a kernel with a known delay.
 #pragma once
 
 #include <array>

@@ -157,8 +157,8 @@ TEST(TimelineWhatIf, ADelayedProducerMovesThePathToTheLoadsAsPredicted) {
   }
   std::cout << std::endl;
   EXPECT_EQ(most_grown, PathClass::kLoads) << "the wait that grew most: " << report::path_class_name(most_grown);
-  // (c) The model's slowdown against the measured one; beside it, the loads' own added time
-  // alone (the model before, which left out what the delay moved into issue and between stamps).
+  // (c) The model's slowdown against the measured one; beside it, what the loads' own added time
+  // alone predicts, which leaves out what the delay moves into issue and between-stamps time.
   const double measured = delayed.kernel_ns - base.kernel_ns;
   const double loads_alone = model.class_growth_ns[std::size_t(PathClass::kLoads)] * items_per_sm;
   std::cout << "[ what-if ] slowdown: predicted " << model.predicted_ns / 1e3 << " us (an item's path growth x "
