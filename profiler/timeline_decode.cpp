@@ -274,13 +274,20 @@ TimelineTensorPipe tensor_pipe(const std::vector<TimelineWarp>& warps, const Ten
   }
   const std::size_t n = std::max<std::size_t>(in.bins, 1);
   t.bin_ns = span_ns / double(n);
-  // The SMs' active time, in all and per bin.
+  // The SMs' active time, in all and per bin. Under sampling, the stamped items' spans of the
+  // warps that issue GEMMs: a producer begins an item while the consumers still compute the one
+  // before, which is not stamped and whose FLOPs are not counted.
+  const auto issues_gemms = [](const TimelineWarp& w) {
+    return std::any_of(w.spans.begin(), w.spans.end(),
+                       [](const TimelineSpan& s) { return s.kind == Span::kQkIssue || s.kind == Span::kPvIssue; });
+  };
   std::map<std::uint32_t, std::vector<std::pair<double, double>>> by_sm;
   for (const auto& w : warps) {
     if (sample_every <= 1) {
       by_sm[w.smid].push_back({w.start_ns, w.end_ns});
       continue;
     }
+    if (!issues_gemms(w)) continue;
     for (const auto& s : w.spans)
       if (s.kind == Span::kItem) by_sm[w.smid].push_back({s.begin_ns, s.end_ns});
   }

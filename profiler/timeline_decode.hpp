@@ -57,7 +57,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt);
 
 // The tensor pipe over time of `warps` (every SM's, spans sorted by begin as decode leaves
 // them) on a timeline of span_ns at sm_clock_mhz; sample_every as DecodeOptions' (an SM's
-// active time is then its stamped items' spans). An issue span whose covering wait is not found
+// active time is then the stamped items' spans of its warps that issue GEMMs). An issue span whose covering wait is not found
 // (a slot that overflowed) is counted in `uncovered` and its FLOPs left out.
 TimelineTensorPipe tensor_pipe(const std::vector<TimelineWarp>& warps, const TensorPipeInputs& in,
                                double sm_clock_mhz, double span_ns, std::uint32_t sample_every);

@@ -72,7 +72,8 @@ struct RoleTensorPipe {
 // tile (the wait whose completion covers that issue: groups complete in order, and each wait
 // names the tile whose GEMM it completes). Against the calibrated dense wgmma rate per SM per
 // cycle, over the SMs' active cycles (an SM's: the union of its warps' lifetimes; in a build
-// that stamps every k-th item, the union of its stamped items' spans): the share of the pipe's peak the stamped kernel kept busy, what Nsight Compute's
+// that stamps every k-th item, the union of the stamped items' spans of its warps that issue
+// GEMMs): the share of the pipe's peak the stamped kernel kept busy, what Nsight Compute's
 // tensor-pipe activity (pct_of_peak_sustained_active) counts.
 struct TimelineTensorPipe {
   double qk_flops = 0, pv_flops = 0;  // [FLOP] one warp's QK^T and PV issue span

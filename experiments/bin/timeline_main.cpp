@@ -90,8 +90,8 @@ constexpr const char* kMethod =
     "traced launch (record/timeline.hpp). timeline.tensor_pipe: each QK^T and PV issue span of a warp "
     "carries the phase's FLOPs of one (Phase::tensor_issue_work), spread from its begin to the end of the "
     "first wgmma wait after it on the same key tile, against the dense wgmma rate per SM per cycle (rate_source) "
-    "over every SM's active time (the union of its warps' lifetimes, of its stamped items' spans under "
-    "sampling), in cycles at the anchors' rate.";
+    "over every SM's active time (the union of its warps' lifetimes; under sampling, of the stamped items' "
+    "spans of its warps that issue GEMMs), in cycles at the anchors' rate.";
 
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,

@@ -374,6 +374,33 @@ TEST(TimelineTensorPipe, SpreadsEachIssueToItsCoveringWaitAndBinsIt) {
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(t.roles[0].bins[i], want[i], 1e-12) << "bin " << i;
 }
 
+// Under sampling an SM is active for the tensor pipe while its GEMM-issuing warps are in a
+// stamped item: the consumer's item [0, 800) here, not the producer's, which begins 400 ns
+// before it (the producer loads ahead while the consumers finish an item that is not stamped).
+TEST(TimelineTensorPipe, UnderSamplingTheActiveTimeIsTheConsumersStampedItems) {
+  Builder b(1, 2, 32);
+  b.start(0, 0, 0, 0, kEpochNs);
+  b.start(0, 1, 0, 0, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, 0, 5);
+  b.stamp(0, 0, Span::kItem, true, 300, 5);
+  b.stamp(0, 1, Span::kItem, false, 400, 5);
+  b.stamp(0, 1, Span::kQkIssue, false, 400, 0);
+  b.stamp(0, 1, Span::kQkIssue, true, 500, 0);
+  b.stamp(0, 1, Span::kWgmmaWait, false, 500, 0);
+  b.stamp(0, 1, Span::kWgmmaWait, true, 700, 0);
+  b.stamp(0, 1, Span::kItem, true, 1200, 5);
+  for (std::uint32_t w = 0; w < 2; ++w) b.end(0, w, 1200, kEpochNs + 1200);
+  DecodeOptions o = at_mhz(1000);
+  o.sample_every = 4;
+  o.tensor_pipe = pipe_inputs();
+  const TimelineDecoded d = decode(b.raw, o);
+  ASSERT_TRUE(d.tensor_pipe);
+  EXPECT_DOUBLE_EQ(d.tensor_pipe->active_sm_ns, 800);
+  EXPECT_NEAR(d.tensor_pipe->average, 3000.0 / (100 * 800), 1e-12);
+  o.sample_every = 1;  // every item stamped: the warps' lifetimes
+  EXPECT_DOUBLE_EQ(decode(b.raw, o).tensor_pipe->active_sm_ns, 1200);
+}
+
 TEST(TimelineTensorPipe, APolicyWithoutIssueSpansSaysNotMeasured) {
   DecodeOptions o = at_mhz(1000);
   o.tensor_pipe = pipe_inputs();
