@@ -149,6 +149,13 @@ TEST(TimelineReport, TheTensorPipeOverTimeOrWhyItIsNotMeasured) {
   md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("Not measured: the stamp policy global-boundaries stamps no issue spans."), std::string::npos) << md;
   EXPECT_EQ(md.find("Whole kernel:"), std::string::npos) << md;
+  // The picture's script draws where gnuplot is installed.
+  const auto gnuplot = find_gnuplot();
+  if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
+  r.timeline->tensor_pipe = pipe;
+  TempDir drawn;
+  ASSERT_NO_THROW(run_gnuplot(*gnuplot, render_timeline(r, drawn.path).scripts));
+  EXPECT_GT(fs::file_size(drawn.path / "plots" / "tensor_pipe.png"), 1000u);
 }
 
 // A timeline whose stamps cost more than kTimelineOverheadLimit of the kernel says so first; one
