@@ -12,15 +12,15 @@ namespace attnlab {
 
 using nlohmann::ordered_json;
 
-const RegimeTiming* ResultEntry::headline() const {
-  for (const auto& [name, t] : timing)
-    if (name == headline_regime) return &t;
+const TimedRegime* ResultEntry::regime(const std::string& name) const {
+  for (const TimedRegime& t : timing)
+    if (t.name == name) return &t;
   return nullptr;
 }
 
 std::vector<std::string> ResultEntry::timed_kernels() const {
   std::vector<std::string> names;
-  for (const auto& [regime, t] : timing)
+  for (const TimedRegime& t : timing)
     for (const auto& k : t.kernels)
       if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
   return names;
@@ -145,7 +145,7 @@ ordered_json to_json(const ResultEntry& r) {
   const RegimeTiming* h = unavailable ? nullptr : r.headline();
   if (h) {
     j["timing"] = ordered_json::object();
-    for (const auto& [name, t] : r.timing) j["timing"][name] = to_json(t);
+    for (const TimedRegime& t : r.timing) j["timing"][t.name] = to_json(t);
   } else {
     j["timing"] = nullptr;
   }

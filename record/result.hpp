@@ -48,8 +48,8 @@ struct ResultEntry {
   Direction direction = Direction::kForward;
   double scale = 0;  // the softmax scale the kernel used
   Correctness correctness;
-  std::vector<std::pair<std::string, RegimeTiming>> timing;  // regime -> timing, run order
-  std::string headline_regime;                               // empty: not timed
+  std::vector<TimedRegime> timing;  // run order; empty: not timed
+  std::string headline_regime;      // empty: not timed
   std::optional<std::vector<GroupResult>> metrics;           // counter groups, requested order
   std::optional<StaticEvidence> static_evidence;
   std::optional<DerivedFigures> derived;
@@ -57,8 +57,10 @@ struct ResultEntry {
   std::optional<std::vector<KernelShare>> kernels;  // launches of several kernels
   std::optional<NcuEntry> ncu;  // Nsight Compute's cross-check (attnlab-ncu-import)
 
+  // The regime named `name`; nullptr where the shape was not timed in it.
+  const TimedRegime* regime(const std::string& name) const;
   // The headline regime's timing; nullptr when not timed.
-  const RegimeTiming* headline() const;
+  const TimedRegime* headline() const { return regime(headline_regime); }
   // Distinct kernels of the CUPTI regimes, in first-seen order.
   std::vector<std::string> timed_kernels() const;
 };

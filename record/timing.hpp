@@ -76,6 +76,14 @@ struct RegimeTiming {
   std::optional<GpuState> gpu_state;
 };
 
+// One timing regime of one shape: its name, the record's key for it ("cold", "warm", "graph"),
+// and its timing block. A result entry holds its regimes in run order (record/result.hpp).
+struct TimedRegime : RegimeTiming {
+  std::string name;
+  TimedRegime() = default;
+  TimedRegime(std::string regime, RegimeTiming t) : RegimeTiming(std::move(t)), name(std::move(regime)) {}
+};
+
 // TimingRequest::headline of a shape timed in the regimes named `regimes` (run order), by name;
 // "" where none ran. Throws std::invalid_argument on a name that is not a regime.
 std::string headline_regime(const std::vector<std::string>& regimes);

@@ -178,7 +178,7 @@ std::optional<Lookup> device_time_metric(const Result& r, const std::vector<std:
   if (!r.timed())
     return Lookup{std::nullopt, "not measured: the shape was not timed (" + r.untimed_reason() + ")"};
   if (!headline && tok.size() < 2) return Lookup{std::nullopt, "metric " + ptr + " names no timing regime"};
-  const Regime* g = headline ? r.headline_regime() : r.regime(tok[1]);
+  const Regime* g = headline ? r.headline() : r.regime(tok[1]);
   if (!g) return Lookup{std::nullopt, "not measured: the " + tok[1] + " regime was not run"};
   if (!headline && tok.size() != 3) return std::nullopt;
   const std::string& leaf = tok.back();

@@ -19,38 +19,19 @@ namespace {
 // into it (record/claims.hpp), which the judge resolves.
 Result view_of(ResultEntry e, const ordered_json& root, std::size_t i, const SamplingOptions& options) {
   Result r;
+  static_cast<ResultEntry&>(r) = std::move(e);
   r.check_only = options.check_only;
   r.pointer = "/results/" + std::to_string(i);
   r.json = *find(root, r.pointer);
-  r.shape = e.shape;
   r.name = shape_name(r.shape);
-  r.flops = pass_flops(e.shape, e.direction);
-  r.min_bytes = pass_min_bytes(e.shape, e.direction);
-  if (e.available == false) r.unavailable = std::move(e.unavailable_reason);
-  r.passed = e.correctness.passed;
-  r.failure = e.correctness.failure;
-  r.correctness = std::move(e.correctness);
-  r.derived = std::move(e.derived);
-  r.metrics = std::move(e.metrics);
-  r.pc_sampling = std::move(e.pc_sampling);
-  r.kernels = std::move(e.kernels);
-  r.static_evidence = std::move(e.static_evidence);
-  r.ncu = std::move(e.ncu);
-  for (auto& [name, t] : e.timing) {
-    Regime g;
-    static_cast<RegimeTiming&>(g) = std::move(t);
-    g.name = name;
-    r.regimes.push_back(std::move(g));
-  }
-  r.headline = e.headline_regime;
   return r;
 }
 
 }  // namespace
 
 std::string Result::untimed_reason() const {
-  if (unavailable) return "not run: " + *unavailable;
-  if (!passed) return "failed its correctness check";
+  if (const std::string* why = unavailable()) return "not run: " + *why;
+  if (!passed()) return "failed its correctness check";
   if (check_only) return "not timed: a --check-only run";
   return "not timed";
 }
@@ -58,12 +39,6 @@ std::string Result::untimed_reason() const {
 const std::vector<KernelFacts>& Result::launched_kernels() const {
   static const std::vector<KernelFacts> kNone;
   return static_evidence && static_evidence->facts ? static_evidence->facts->kernels : kNone;
-}
-
-const Regime* Result::regime(const std::string& n) const {
-  for (const auto& r : regimes)
-    if (r.name == n) return &r;
-  return nullptr;
 }
 
 std::string Run::id() const { return phase + "/" + name; }
@@ -126,7 +101,7 @@ std::optional<int> kernels_per_launch(const Result& r, const Regime& g) {
   };
   if (const auto k = own(g)) return k;
   std::optional<int> most;
-  for (const auto& x : r.regimes)
+  for (const auto& x : r.timing)
     if (const auto k = own(x)) most = std::max(most.value_or(0), *k);
   return most;
 }

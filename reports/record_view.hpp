@@ -38,42 +38,28 @@ struct InputError : std::runtime_error {
 using attnlab::FieldError;
 using attnlab::find;
 
-// One timing regime of one shape: the record's typed timing block and its name.
-struct Regime : RegimeTiming {
-  std::string name;  // "cold", "warm", "graph"
-};
+// One timing regime of one shape: the record's timing block and its name (record/timing.hpp).
+using Regime = TimedRegime;
 
-// One result entry (one shape).
-struct Result {
+// One result entry (one shape): the writer's entry as record/'s reader restores it
+// (read_result_entry), with what the report adds to find it and to say why it has no timing.
+struct Result : ResultEntry {
   std::string pointer;  // "/results/0", for error messages and claims
-  std::string name;     // attnlab::shape_name: "16x16x2048x64"
-  Shape shape;
-  double flops = 0;
-  double min_bytes = 0;
-  bool passed = false;
-  std::optional<std::string> failure;
-  // Set when the implementation could not run the shape at all (a baseline backend that does
-  // not support it: "available": false); the shape then has no check and no timing.
-  std::optional<std::string> unavailable;
+  std::string name;     // attnlab::shape_name of the shape: "16x16x2048x64", the key reports look it up by
   // The run's options said to check the shapes and time none (--check-only): it has no timing
   // by request, not by a failure or an unavailable backend.
   bool check_only = false;
-  std::vector<Regime> regimes;  // record order; empty when the shape was not timed
-  std::string headline;         // headline regime; empty when not timed
-  Correctness correctness;  // the gate's figures; the default where unavailable (no check ran)
-  std::optional<DerivedFigures> derived;  // absent where the record has none (no metrics run)
-  std::optional<std::vector<GroupResult>> metrics;    // absent where the record has no "metrics"
-  std::optional<PcSamplingResult> pc_sampling;        // absent where not sampled
-  std::optional<std::vector<KernelShare>> kernels;    // per-kernel times, where recorded
-  std::optional<StaticEvidence> static_evidence;      // launch facts, ptxas and SASS, where recorded
-  std::optional<NcuEntry> ncu;                        // Nsight Compute's values, where imported
-  ordered_json json;            // the entry itself, where a claim's metric (a JSON pointer) is resolved
+  ordered_json json;  // the entry itself, where a claim's metric (a JSON pointer) is resolved
 
-  bool timed() const { return !regimes.empty(); }
+  double flops() const { return pass_flops(shape, direction); }
+  double min_bytes() const { return pass_min_bytes(shape, direction); }
+  bool passed() const { return correctness.passed; }
+  // Why the implementation could not run the shape at all (a baseline backend that does not
+  // support it: "available": false); nullptr where it ran. The shape then has no check and no timing.
+  const std::string* unavailable() const { return available == false ? &unavailable_reason : nullptr; }
+  bool timed() const { return !timing.empty(); }
   // Why a shape has no timing: "not run: <reason>", "failed its correctness check", ...
   std::string untimed_reason() const;
-  const Regime* regime(const std::string& name) const;
-  const Regime* headline_regime() const { return regime(headline); }
   // static.kernels: each launched kernel's facts; empty where not recorded.
   const std::vector<KernelFacts>& launched_kernels() const;
   // The metric group as recorded; nullptr where the shape has no such group.
@@ -114,7 +100,7 @@ struct Run {
 
 // Whether any shape of the run has the block (&Result::metrics, &Result::pc_sampling, ...) recorded.
 template <class T>
-bool any_result_has(const Run& run, std::optional<T> Result::*block) {
+bool any_result_has(const Run& run, std::optional<T> ResultEntry::*block) {
   return std::any_of(run.results.begin(), run.results.end(), [&](const Result& r) { return (r.*block).has_value(); });
 }
 

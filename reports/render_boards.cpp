@@ -75,8 +75,8 @@ std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbR
     if (r.status != "ok" || !selected(sel, r.sweep_id, r.phase))
       continue;
     for (const Result& res : r.results) {
-      if (!res.passed || !res.timed()) continue;
-      const Regime* g = res.headline_regime();
+      if (!res.passed() || !res.timed()) continue;
+      const Regime* g = res.headline();
       if (!g) continue;
       BoardTime bt{board(r), r.gpu_name, r.time_key(), device_time(res, *g), {}};
       // The recorded samples are the span's: they are the device time's only where it is the span.

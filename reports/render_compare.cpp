@@ -47,13 +47,13 @@ std::string compare_markdown(const Run& a, const Run& b) {
                         (!ra.timed() && !rb->timed() ? "A and B" : !ra.timed() ? "A" : "B") + ")");
       continue;
     }
-    for (const auto& ga : ra.regimes) {
+    for (const auto& ga : ra.timing) {
       const Regime* gb = rb->regime(ga.name);
       if (!gb) continue;
       const DeviceTime ta = device_time(ra, ga), tb = device_time(*rb, *gb);
       marked.insert({ta.basis, tb.basis});
       const Change ch = compare_times(ta, tb);
-      const bool headline = ga.name == ra.headline && ga.name == rb->headline;
+      const bool headline = ga.name == ra.headline_regime && ga.name == rb->headline_regime;
       if (headline) ++counts[int(ch)];
       t.row({shape_label(ra.name), headline ? ga.name + " (headline)" : ga.name, device_time_cell(ta),
              device_time_cell(tb), sig(tb.median_ns / ta.median_ns, 3),

@@ -25,10 +25,10 @@ std::string headline_cell(const Run& run) {
     out += out.empty() ? "" : "<br>";
     out += shape_label(r.name) + ": ";
     if (!r.timed()) {
-      out += r.unavailable || r.passed ? r.untimed_reason() : "FAILED correctness";
+      out += r.unavailable() || r.passed() ? r.untimed_reason() : "FAILED correctness";
       continue;
     }
-    const Regime& g = *r.headline_regime();
+    const Regime& g = *r.headline();
     const DeviceTime t = device_time(r, g);
     // Words only where the record gives less than busy time with its interval.
     const std::string less = basis_marker(t.basis).empty() ? "" : " (" + basis_words(t) + ")";
@@ -45,9 +45,9 @@ std::string headline_cell(const Run& run) {
 IndexShape index_shape(const Result& r) {
   IndexShape s;
   s.name = r.name;
-  s.passed = r.passed;
+  s.passed = r.passed();
   if (!r.timed()) return s;
-  const Regime& g = *r.headline_regime();
+  const Regime& g = *r.headline();
   const DeviceTime t = device_time(r, g);
   IndexHeadline& h = s.headline.emplace();
   h.regime = g.name;

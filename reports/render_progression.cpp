@@ -17,7 +17,7 @@ namespace attnlab::report {
 namespace detail {
 
 Rate rate(const Result& r) {
-  const Regime& g = *r.headline_regime();
+  const Regime& g = *r.headline();
   const DeviceTime t = device_time(r, g);
   return {t.rate_at(g, g.tflops, t.median_ns), t.rate_at(g, g.tflops, t.p90_ns),
           t.rate_at(g, g.tflops, t.p10_ns), t.basis};
@@ -150,7 +150,7 @@ std::string progression_table(const std::vector<PhaseRow>& chosen,
       const Result* res = pr.result(name);
       if (!res) {
         const Result* untimed = pr.newest->result(name);
-        row.push_back(untimed && !untimed->unavailable ? "not timed" : "not run");
+        row.push_back(untimed && !untimed->unavailable() ? "not timed" : "not run");
         ++marks.empty_cells;
         continue;
       }
@@ -159,7 +159,7 @@ std::string progression_table(const std::vector<PhaseRow>& chosen,
       const std::string tag = pr.tag(name);
       const std::string value =
           x.basis == TimeBasis::kBusyMedian ? sig(x.mid) : value_and_range(x.mid, x.lo, x.hi);
-      row.push_back(value + basis_marker(x.basis) + ", " + res->headline + (tag.empty() ? "" : ", " + tag));
+      row.push_back(value + basis_marker(x.basis) + ", " + res->headline_regime + (tag.empty() ? "" : ", " + tag));
     }
     if (!paired.empty()) {
       std::string cell;

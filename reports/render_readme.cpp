@@ -91,7 +91,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
         continue;
       }
       const Result& res = *found;
-      const Regime& g = *res.headline_regime();
+      const Regime& g = *res.headline();
       const DeviceTime dt = device_time(res, g);
       const std::string mark = basis_marker(dt.basis);
       bases.insert(dt.basis);

@@ -168,7 +168,7 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
     md << "Not measured: " << r.untimed_reason() << ".\n\n";
     return;
   }
-  const Regime& g = *r.headline_regime();
+  const Regime& g = *r.headline();
   const auto [clock, clock_src] = run_clock(g);
   const ShapeInputs si = shape_inputs(run, r, cal, sms);
   const sol::Inputs& in = si.in;

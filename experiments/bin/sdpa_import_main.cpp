@@ -43,9 +43,9 @@ namespace {
 // them itself.
 void print_timing(const RunRecord& rec) {
   for (const ResultEntry& r : rec.results)
-    for (const auto& [name, t] : r.timing)
+    for (const TimedRegime& t : r.timing)
       std::printf("%s %s %s: median %.2f us (p10 %.2f, p90 %.2f, noise %.2f%%, %lld samples, %s) %.2f TFLOPS\n",
-                  shape_name(r.shape).c_str(), rec.options.backend->c_str(), name.c_str(), t.median_ns / 1e3,
+                  shape_name(r.shape).c_str(), rec.options.backend->c_str(), t.name.c_str(), t.median_ns / 1e3,
                   t.p10_ns / 1e3, t.p90_ns / 1e3, t.noise_pct, t.count, t.stop_reason.c_str(), t.tflops);
 }
 

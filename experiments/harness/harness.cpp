@@ -152,7 +152,7 @@ void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options
     profiler::NvtxRange range(std::string(phase.id) + "/" + shape_name(s) + "/warmup");
     estimate = sampler->warm_up(launch);
   }
-  std::vector<std::pair<std::string, RegimeTiming>> timing;
+  std::vector<TimedRegime> timing;
   std::map<std::string, profiler::RegimeResult> per_kernel;  // CUPTI regimes' per-kernel times
   for (const Regime reg : opt.timing.regimes) {
     const std::string name = profiler::regime_name(reg);
@@ -160,7 +160,7 @@ void time_shape(ShapeRun& run, const Phase& phase, const Shape& s, const Options
     profiler::RegimeResult rr = sampler->run(reg, launch, estimate);
     timing.emplace_back(name, regime_timing(rr, s, phase.direction));
     if (!rr.kernel_ns.empty()) per_kernel[name] = std::move(rr);
-    console::regime(tag, name, timing.back().second);
+    console::regime(tag, name, timing.back());
   }
   // The timed launches rewrote the output many times; it must still pass.
   if (const std::string why = still_right(); !why.empty()) {

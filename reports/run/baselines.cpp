@@ -52,8 +52,8 @@ void baselines_section(std::ostringstream& md, const Run& run, const std::vector
         continue;
       }
       const Result& br = *b->result(r.name);
-      const Regime& bg = *br.headline_regime();
-      const Regime& g = *r.headline_regime();
+      const Regime& bg = *br.headline();
+      const Regime& g = *r.headline();
       const DeviceTime tb = device_time(br, bg), tr = device_time(r, g);
       marked.insert({tb.basis, tr.basis});
       const std::string when = session_key(*b, root_runs) == session ? "same session" : "another session";

@@ -114,19 +114,19 @@ void correctness_section(std::ostringstream& md, const Run& run) {
            "max rel err", "rows checked", "non-finite", "repeat identical"},
           "llrrrrrrrl");
   for (const auto& r : run.results) {
-    if (r.unavailable) {  // no check ran
+    if (r.unavailable()) {  // no check ran
       t.row({shape_label(r.name), r.untimed_reason(), "not recorded", "not recorded", "not recorded", "not recorded",
              "not recorded", "not recorded", "not recorded", "not recorded"});
       continue;
     }
     const Correctness& c = r.correctness;
-    std::string check = r.passed ? "PASS" : "FAIL";
+    std::string check = r.passed() ? "PASS" : "FAIL";
     // The input distributions the gate checked, where the record lists them (the figures beside
     // are the first's, the one timed).
     std::string names;
     for (const InputCheck& k : c.checks) names += (names.empty() ? "" : ", ") + k.inputs;
     if (!names.empty()) check += " on " + names + " inputs";
-    if (r.failure) check += ": " + *r.failure;
+    if (r.correctness.failure) check += ": " + *r.correctness.failure;
     const bool row_rule = c.rule.value_or("") == kRowRmsRule;
     const std::string gated = row_rule ? "row rms " + (c.row_rms_err ? error_text(*c.row_rms_err) : "not recorded")
                                        : "max abs " + error_text(c.max_abs_err);

@@ -90,12 +90,12 @@ std::string y_axis(double lo, double hi) {
 
 // One panel: the shape's regimes side by side.
 void latency_panel(Plot& p, int& block, const Result& r) {
-  const char* unit = time_unit(r.headline_regime()->median_ns);
+  const char* unit = time_unit(r.headline()->median_ns);
   std::string& s = p.script;
   s += "\nset title " + gp_quote(shape_label(r.name)) + " noenhanced\n";
   s += "set ylabel " + gp_quote(std::string("time per launch [") + unit + "]") + "\n";
   double lo = 1e300, hi = -1e300;
-  for (const auto& g : r.regimes)
+  for (const auto& g : r.timing)
     for (double v : g.samples_ns) {
       lo = std::min(lo, in_unit(v, unit));
       hi = std::max(hi, in_unit(v, unit));
@@ -103,7 +103,7 @@ void latency_panel(Plot& p, int& block, const Result& r) {
   s += y_axis(lo, hi);
   std::string xtics, plot;
   int x = 0;
-  for (const auto& g : r.regimes) {
+  for (const auto& g : r.timing) {
     if (g.samples_ns.empty()) continue;
     ++x;
     p.data += "# " + r.name + " " + g.name + " [" + unit + "], " +
@@ -123,7 +123,7 @@ void latency_panel(Plot& p, int& block, const Result& r) {
 std::optional<Plot> latency_plot(const Run& run, const std::string& origin) {
   std::vector<const Result*> sampled;
   for (const auto& r : run.results)
-    if (std::any_of(r.regimes.begin(), r.regimes.end(), [](const Regime& g) { return !g.samples_ns.empty(); }))
+    if (std::any_of(r.timing.begin(), r.timing.end(), [](const Regime& g) { return !g.samples_ns.empty(); }))
       sampled.push_back(&r);
   if (sampled.empty()) return std::nullopt;
   Plot p;

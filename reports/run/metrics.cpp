@@ -21,7 +21,7 @@ std::optional<Replay> replay_of(const Result& r) {
   const GroupResult* g = r.group("throughput");
   const auto replay = g ? g->value("gpu__time_duration.sum") : std::nullopt;
   if (!replay || !r.timed()) return std::nullopt;
-  return Replay{*replay, device_time(r, *r.headline_regime()).median_ns};
+  return Replay{*replay, device_time(r, *r.headline()).median_ns};
 }
 
 // The derived figures of one result, in the record's order: each with the reason it is null, or

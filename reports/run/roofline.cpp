@@ -10,9 +10,9 @@ std::vector<RoofPoint> roof_points(const Run& run) {
     if (!r.timed()) continue;
     const DerivedFigure none;
     const std::optional<double>& measured = (r.derived ? r.derived->arithmetic_intensity_flop_per_byte : none).value;
-    const Regime& g = *r.headline_regime();
+    const Regime& g = *r.headline();
     const DeviceTime t = device_time(r, g);
-    out.push_back({r.name, measured ? *measured : r.flops / r.min_bytes,
+    out.push_back({r.name, measured ? *measured : r.flops() / r.min_bytes(),
                    t.rate_at(g, g.tflops, t.median_ns),
                    measured ? "measured DRAM bytes (derived.arithmetic_intensity_flop_per_byte)" : "minimum bytes"});
   }

@@ -33,9 +33,9 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
   md << "- **Technique:** " << fixed_line(run.experiment.technique) << "\n";
   std::size_t passed = 0, timed = 0, not_run = 0;
   for (const auto& r : run.results) {
-    passed += r.passed;
+    passed += r.passed();
     timed += r.timed();
-    not_run += r.unavailable.has_value();
+    not_run += r.unavailable() != nullptr;
   }
   md << "- **Status:** " << run.status << ": " << passed << " of " << run.results.size()
      << " shapes passed the fp64 reference check, " << timed << " timed";
@@ -56,7 +56,7 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
       t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", "", ""});
       continue;
     }
-    const Regime& g = *r.headline_regime();
+    const Regime& g = *r.headline();
     const DeviceTime dt = device_time(r, g);
     const char* u = time_unit(dt.median_ns);
     const int d = resolving_digits({in_unit(dt.p10_ns, u), in_unit(dt.median_ns, u), in_unit(dt.p90_ns, u)});

@@ -21,7 +21,7 @@ void idle_gap_notes(std::ostringstream& md, const Run& run) {
   Table t({"shape", "regime", "kernels per launch", "median span", "median busy", "idle"},
           "llrrrr");
   for (const auto& r : run.results)
-    for (const auto& g : r.regimes) {
+    for (const auto& g : r.timing) {
       if (!g.busy_median_ns || g.kernels_per_launch.value_or(1) < 2) continue;
       t.row({shape_label(r.name), g.name, std::to_string(*g.kernels_per_launch),
              duration(g.median_ns), duration(*g.busy_median_ns),
@@ -39,7 +39,7 @@ void idle_gap_notes(std::ostringstream& md, const Run& run) {
 void gpu_state_notes(std::ostringstream& md, const Run& run) {
   bool any = false;
   for (const auto& r : run.results)
-    for (const auto& g : r.regimes) any = any || g.gpu_state.has_value();
+    for (const auto& g : r.timing) any = any || g.gpu_state.has_value();
   if (!any) return;
   Table t({"shape", "regime", "busy share", "readings", "NVML SM MHz min/median/max", "max power W",
            "max temp C", "clock-event reasons (readings)", "throttled readings",
@@ -47,7 +47,7 @@ void gpu_state_notes(std::ostringstream& md, const Run& run) {
           "llrrrrrlrr");
   std::string source;
   for (const auto& r : run.results)
-    for (const auto& g : r.regimes) {
+    for (const auto& g : r.timing) {
       if (!g.gpu_state) continue;
       const GpuState& s = *g.gpu_state;
       std::string share = "not measured";
@@ -95,7 +95,7 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
   md << "## Timing\n\n";
   std::vector<std::pair<std::string, std::string>> methods;
   for (const auto& r : run.results)
-    for (const auto& g : r.regimes)
+    for (const auto& g : r.timing)
       if (std::none_of(methods.begin(), methods.end(), [&](const auto& m) { return m.first == g.name; }))
         methods.emplace_back(g.name, g.method);
   if (methods.empty()) {
@@ -114,12 +114,12 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
       t.row({shape_label(r.name), r.untimed_reason(), "", "", "", "", "", "", "", "", "", ""});
       continue;
     }
-    for (const auto& g : r.regimes) {
+    for (const auto& g : r.timing) {
       std::string samples = std::to_string(g.count);
       if (!g.stop_reason.empty()) samples += " (" + g.stop_reason + ")";
       const char* u = time_unit(g.median_ns);
       const int d = resolving_digits({in_unit(g.p10_ns, u), in_unit(g.median_ns, u), in_unit(g.p90_ns, u)});
-      t.row({shape_label(r.name), g.name == r.headline ? g.name + " (headline)" : g.name,
+      t.row({shape_label(r.name), g.name == r.headline_regime ? g.name + " (headline)" : g.name,
              duration_in(g.median_ns, u, d), duration_in(g.p10_ns, u, d), duration_in(g.p90_ns, u, d), pct(g.noise_pct),
              samples, sig(g.tflops), pct_of(g.tflops, c.tensor_tflops), sig(g.dram_gbps_min_bytes),
              pct(100.0 * g.dram_gbps_min_bytes / c.dram_gbps), clock_text(g)});

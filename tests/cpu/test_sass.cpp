@@ -295,7 +295,7 @@ TEST(StaticEvidence, TotalsOverTheKernelsOneLaunchRan) {
 
 namespace {
 // A timed regime that names `kernels`.
-std::pair<std::string, RegimeTiming> regime(const std::string& name, std::vector<std::string> kernels) {
+TimedRegime regime(const std::string& name, std::vector<std::string> kernels) {
   RegimeTiming t;
   t.kernels = std::move(kernels);
   return {name, t};

@@ -150,7 +150,7 @@ TEST(SdpaImport, CupTiRegimeSpansBusyTimesAndKernelSharesFromTheCalls) {
   const ResultEntry& r = rec.results.at(0);
   EXPECT_EQ(r.headline_regime, "cold");
   ASSERT_EQ(r.timing.size(), 2u);
-  const RegimeTiming& cold = r.timing[0].second;
+  const RegimeTiming& cold = r.timing[0];
   // Spans 1000..1200 and 5000..5250; busy 10 + 180 (100 overlapping 100 from 1020) and
   // 10 + 100 + 100 (a gap of 40).
   EXPECT_EQ(cold.samples_ns, (std::vector<double>{200.0, 250.0}));
@@ -182,7 +182,7 @@ TEST(SdpaImport, CupTiRegimeSpansBusyTimesAndKernelSharesFromTheCalls) {
 
 TEST(SdpaImport, GraphRegimeSummarisesItsSamplesWithTheHarnessStatistics) {
   const RunRecord rec = import(raw_doc());
-  const RegimeTiming& graph = rec.results.at(0).timing.at(1).second;
+  const RegimeTiming& graph = rec.results.at(0).timing.at(1);
   const stats::Summary s = stats::summarize({300.0, 100.0, 200.0});
   EXPECT_EQ(graph.median_ns, s.median);
   EXPECT_EQ(graph.p10_ns, s.p10);
@@ -403,7 +403,7 @@ TEST(SdpaMonitor, AnswersTheClockAndANvmlBlockTheRawReaderTakes) {
   ordered_json doc = raw_doc();
   doc["results"][0]["regimes"][1]["nvml"] = ordered_json::parse(stop);
   const RunRecord rec = import(doc);
-  const RegimeTiming& graph = rec.results.at(0).timing.at(1).second;
+  const RegimeTiming& graph = rec.results.at(0).timing.at(1);
   if (monitor.unavailable()) EXPECT_EQ(graph.gpu_state->unavailable, *monitor.unavailable());
   std::istringstream bad("pause\n");
   EXPECT_THROW(serve_monitor(monitor, bad, out), std::runtime_error);

@@ -151,7 +151,7 @@ TEST(CommittedReports, ReplayDominatedCountersAreFlagged) {
     for (const Result& r : run.results) {
       const auto replay = optional_number_at(r.json, "/metrics/throughput/values/gpu__time_duration.sum/value");
       if (!replay || !r.timed()) continue;
-      const double device = device_time(r, *r.headline_regime()).median_ns;
+      const double device = device_time(r, *r.headline()).median_ns;
       if (*replay <= kReplayDominatedRatio * device) continue;
       ++flagged;
       EXPECT_NE(c.report(run).find("Replay overhead: "), std::string::npos) << run.id() << " " << r.name;
@@ -165,7 +165,7 @@ TEST(CommittedReports, ClocksAndBoundsSayWhatTheyAre) {
     const std::string md = c.report(run);
     bool clocks = false, probe = false, row_rule = false;
     for (const Result& r : run.results) {
-      for (const Regime& g : r.regimes) {
+      for (const Regime& g : r.timing) {
         clocks = clocks || (g.clock_before_mhz && g.clock_after_mhz);
         probe = probe || (g.clock_before_mhz && g.clock_source.rfind("NVML", 0) != 0);
       }

@@ -18,6 +18,7 @@
 #include "record/fields.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
+#include "reports/record_view.hpp"
 #include "tests/validate_records.hpp"
 
 using namespace attnlab;
@@ -92,6 +93,27 @@ TEST(RecordRoundTrip, EveryCommittedHarnessRecordIsWrittenBackByteForByte) {
   EXPECT_GT(with_static, 0);
   EXPECT_GT(multi_kernel, 0);
   EXPECT_GT(pc_sampled, 0);
+}
+
+// The report holds each entry as the writer's struct that record/'s reader restores, nothing
+// copied out of it into a model of its own: every entry of a committed harness record, as
+// load_run hands it to the renderers, writes back through the writer's mapping to the committed
+// entry.
+TEST(RecordRoundTrip, TheReportHoldsEachEntryAsTheWriterWroteIt) {
+  int entries = 0;
+  for (const auto& file : fs::recursive_directory_iterator(ATTNLAB_COMMITTED_REPORTS)) {
+    if (file.path().filename() != "run.json.gz") continue;
+    const ordered_json j = ordered_json::parse(read_record_text(file.path()));
+    if (!harness_record(j) || !current_layout(j)) continue;
+    const report::Run run = report::load_run(file.path());
+    ASSERT_EQ(run.results.size(), j["results"].size()) << file.path();
+    for (std::size_t i = 0; i < run.results.size(); ++i, ++entries) {
+      const ResultEntry& entry = run.results[i];
+      EXPECT_EQ(first_difference(to_json(entry).dump(2), j["results"][i].dump(2)), "")
+          << file.path() << " /results/" << i;
+    }
+  }
+  EXPECT_GE(entries, 10);
 }
 
 TEST(RecordRoundTrip, AnUntimedEntryHasNullTimingAndItsStaticEvidenceLast) {

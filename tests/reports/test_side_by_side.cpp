@@ -113,7 +113,7 @@ TEST(SideBySide, BaselinesAreTheNewestOfTheSameGpuAndJudgedAsCompareJudges) {
     ASSERT_TRUE(b) << phase;
     const Result& br = *b->result(shape);
     const Result& mr = *four->result(shape);
-    const DeviceTime tb = device_time(br, *br.headline_regime()), tm = device_time(mr, *mr.headline_regime());
+    const DeviceTime tb = device_time(br, *br.headline()), tm = device_time(mr, *mr.headline());
     EXPECT_TRUE(contains(md, device_time_cell(tb) + " | " + device_time_cell(tm) + " | " +
                                  sig(tm.median_ns / tb.median_ns, 3) + " | " +
                                  pct(100.0 * (tm.median_ns - tb.median_ns) / tb.median_ns) + " | **" +
