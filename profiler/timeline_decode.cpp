@@ -10,17 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/stats.hpp"
+
 namespace attnlab::timeline {
 
 namespace {
 
 constexpr std::size_t kKinds = std::size_t(Span::kCount);
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct RoleAccumulator {
   std::string role;
@@ -88,7 +84,7 @@ class TimeAxis {
       offsets[s.smid].push_back(double(s.start_ns - ns_ref_) - cycles_ns(s.start_clock, s.smid));
       if (ended(s)) offsets[s.smid].push_back(double(s.end_ns - ns_ref_) - cycles_ns(s.end_clock, s.smid));
     }
-    for (auto& [sm, v] : offsets) sm_offset_[sm] = median_of(std::move(v));
+    for (auto& [sm, v] : offsets) sm_offset_[sm] = stats::median(std::move(v));
   }
 
   // [ns] a cycle count of SM `sm` on the axis; `sm` must have run a started slot.

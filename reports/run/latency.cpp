@@ -2,17 +2,11 @@
 // boxes (or every sample where there are few).
 #include "reports/run/sections.hpp"
 
+#include "common/stats.hpp"
+
 namespace attnlab::report::detail {
 
 namespace {
-
-// Quantile q of sorted values, linear between the closest ranks.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * double(sorted.size() - 1);
-  const std::size_t i = std::size_t(pos);
-  if (i + 1 >= sorted.size()) return sorted.back();
-  return sorted[i] + (pos - double(i)) * (sorted[i + 1] - sorted[i]);
-}
 
 // Tukey's box: quartiles, whiskers to the furthest samples within 1.5 interquartile ranges
 // of the box, and the samples beyond them, each drawn where it is (no spreading of equal ones).
@@ -24,9 +18,9 @@ struct Box {
 Box box_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   Box b;
-  b.q1 = b.lo = quantile(v, 0.25);
-  b.median = quantile(v, 0.5);
-  b.q3 = b.hi = quantile(v, 0.75);
+  b.q1 = b.lo = stats::percentile(v, 0.25);
+  b.median = stats::percentile(v, 0.5);
+  b.q3 = b.hi = stats::percentile(v, 0.75);
   const double reach = 1.5 * (b.q3 - b.q1);
   for (double x : v) {
     if (x < b.q1 - reach || x > b.q3 + reach) {
