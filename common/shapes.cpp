@@ -55,6 +55,10 @@ const std::vector<ShapeSet>& shape_sets() {
   // 8192, causal and not. @targets: the throughput shape and the D = 128 shape, causal and not.
   // @latency-sweep: the family a latency question is about (short prompts, small batches, GQA
   // and MQA, odd S), the latency shape first; kernels/TARGETS.md holds what it is judged by.
+  // @throughput-pair and @latency-pair: a seed shape causal and not, where the scripts time,
+  // profile or trace a phase at its own seed shape with and without the mask. @pipe-check: the
+  // shapes of a head dimension each where scripts/timeline-cost --ncu compares the timeline's
+  // tensor pipe with Nsight Compute's.
   static const std::vector<ShapeSet> sets = [] {
     std::vector<ShapeSet> s = {
         {"seed", "the seed shapes", {"throughput", "latency"}},
@@ -90,6 +94,10 @@ const std::vector<ShapeSet>& shape_sets() {
          "short odd shapes for compute-sanitizer's racecheck and synccheck: tails, causal, one split item",
          {"1x2x1000x64:causal", "1x2x257x128", "1x2x385x64", "1x1x1600x64", "1x2x320x64", "1x1x1600x64:causal",
           "1x2x4160x128", "1x2x385x64:causal", "1x2x257x128:causal", "1x2x2049x64:causal", "1x9x2048x128"}},
+        {"throughput-pair", "the throughput shape, causal and not", {"throughput", "16x16x2048x64:causal"}},
+        {"latency-pair", "the latency shape, causal and not", {"latency", "1x8x512x64:causal"}},
+        {"pipe-check", "where the timeline's tensor pipe is held against Nsight Compute's: the throughput shape and 4x16x4096x128",
+         {"throughput", "4x16x4096x128"}},
     };
     for (int i : {0, 1, 2}) s[3].specs.insert(s[3].specs.end(), s[i].specs.begin(), s[i].specs.end());
     s[7].specs.insert(s[7].specs.begin(), s[5].specs.begin(), s[5].specs.end());  // @targets first

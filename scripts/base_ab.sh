@@ -46,5 +46,5 @@ fi
 ab() { build/bin/attnlab-ab-base --pairs "$pairs" -o results "$@" 2>&1 | grep -E "pairs in|status|FAIL|rror"; pack; }
 ab --a 5 --b 5-base --shape @no-regression
 stamp "phase 5 against its base"
-ab --a d4 --b d4-base --shape latency --shape 1x8x512x64:causal
+ab --a d4 --b d4-base --shape @latency-pair
 stamp "d4 against its base"

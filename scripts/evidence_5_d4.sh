@@ -34,9 +34,9 @@ for p in 5 d4; do
   tar czf "$out/records-$p.tar.gz" $res/$p  # packed per step: a cut-off run keeps what it made
 done
 step "cuDNN baseline at the same shapes"
+# The shapes the two phases ran: their default shapes, from the registry.
 PYTHONUNBUFFERED=1 python3 experiments/baselines/sdpa_baseline.py --backends cudnn --max-time 1 --results-dir $res \
-  $(for s in throughput 4x16x4096x128 16x16x2048x64:causal 4x16x4096x128:causal latency \
-      1x8x1024x64 1x8x512x128 1x32x512x64:hkv=8 1x8x512x64:causal; do echo --shape $s; done) 2>&1 \
+  $(for s in $(build/bin/attnlab-phases --default-shapes 5 d4); do echo --shape $s; done) 2>&1 \
   | tee -a "$log" | grep -E "cold:|status|FAIL"
 tar czf "$out/records-sdpa.tar.gz" $res/sdpa-cudnn
 step done

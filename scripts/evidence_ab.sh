@@ -26,8 +26,8 @@ res=results
 step() { echo "== $* ($(date +%T))" | tee -a "$log"; }
 pack() { [ -d "$res/$1" ] && tar czf "$out/records-${1//\//-}.tar.gz" "$res/$1"; }
 # Where phase 5 meets cuDNN: its targets (@targets, named in common/shapes.cpp) and the latency
-# shape, causal and not.
-p5_shapes=(@targets latency 1x8x512x64:causal)
+# shape, causal and not (@latency-pair).
+p5_shapes=(@targets @latency-pair)
 # Phase 5's targets (@targets, kernels/TARGETS.md: the throughput shape and the D = 128 shape,
 # causal and not) and the FlashAttention-3 paper's sweep (@fa3-sweep: 16k tokens, hidden size
 # 2048), named once in common/shapes.cpp.
@@ -65,8 +65,8 @@ for s in "$@"; do
       pack ab ;;
     profile)
       step "Nsight Compute beside the paired ratios"
-      BUILD=build scripts/profile-ab 5 cudnn --shape throughput --shape 4x16x4096x128 \
-        --shape 16x16x2048x64:causal --results-dir $res 2>&1 | tee -a "$log" | grep -vE "^==PROF=="
+      BUILD=build scripts/profile-ab 5 cudnn $(shape_args "${target_shapes[@]}") --results-dir $res 2>&1 \
+        | tee -a "$log" | grep -vE "^==PROF=="
       BUILD=build scripts/profile-ab d4 cudnn --shape latency --results-dir $res 2>&1 | tee -a "$log" \
         | grep -vE "^==PROF=="
       pack ab ;;
@@ -118,7 +118,7 @@ for s in "$@"; do
     timeline)
       for p in $(build/bin/attnlab-phases --instrumented); do
         step "warp-role timeline, phase $p"
-        shapes=(latency); [ $p = 5 ] && shapes=(throughput 16x16x2048x64:causal)
+        shapes=(latency); [ $p = 5 ] && shapes=($(build/bin/attnlab-phases --shapes @throughput-pair))
         for sh in "${shapes[@]}"; do
           build/bin/attnlab-timeline --phase $p --shape "$sh" --out $res/timeline 2>&1 | tee -a "$log"
         done

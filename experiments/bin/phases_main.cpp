@@ -3,7 +3,8 @@
 // when it is unknown (for `make experiment`); --shapes prints shape specs with each named set
 // expanded (for scripts/sweep.sh, so that the sets are written once, in common/shapes.cpp);
 // --instrumented prints the ids of the phases with timeline stamps (for scripts that trace
-// every one of them).
+// every one of them); --default-shapes prints the shapes the named phases run by default (for a
+// script that times a baseline where the phases ran, without writing their shapes again).
 #include <algorithm>
 #include <cstring>
 #include <iomanip>
@@ -34,7 +35,23 @@ int main(int argc, char** argv) {
   app.add_option("--shapes", shapes,
                  "print these shape specs one per line, each named set expanded (" + shape_sets_help() + ")")
       ->type_name("SPEC")->expected(1, -1);
+  std::vector<std::string> defaults_of;
+  app.add_option("--default-shapes", defaults_of,
+                 "print the default shapes of these phases one per line, each named set expanded, "
+                 "each shape once in first-seen order")
+      ->type_name("PHASE")->expected(1, -1);
   if (const auto code = parse_command_line(app, argc, argv, "attnlab-phases")) return *code;
+  if (!defaults_of.empty()) {
+    std::vector<std::string> specs;
+    for (const auto& id : defaults_of) {
+      const Phase* p = find_phase(id);
+      if (!p) return fail("attnlab", kExitUsage, "unknown phase '" + id + "'; valid phases: " + phase_ids_joined());
+      for (const auto& spec : expand_shape_specs(p->default_shapes))
+        if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+    }
+    for (const auto& spec : specs) std::cout << spec << "\n";
+    return kExitOk;
+  }
   if (!shapes.empty()) {
     try {
       for (const auto& spec : expand_shape_specs(shapes)) std::cout << spec << "\n";
