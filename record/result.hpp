@@ -74,7 +74,9 @@ struct ExperimentInfo {
   std::string title, technique, question;
 };
 
-struct RunRecord {
+// The run record's top-level blocks but its result entries, so that a reader that keeps more
+// beside each entry (the report tool's view of one, reports/record_view.hpp) holds the same header.
+struct RunHeader {
   std::string phase;
   // What the phase computes. The harness always says; records before backward phases have no
   // field (forward), and are written back without one.
@@ -86,9 +88,15 @@ struct RunRecord {
   Provenance provenance;
   RecordedOptions options;
   std::optional<MetricsConfig> metrics_config;  // the harness's; the SDPA baseline collects none
-  std::vector<ResultEntry> results;
   std::optional<std::string> error;  // a fault mid-run
   std::optional<NcuProfile> ncu_profile;  // how ncu ran (attnlab-ncu-import)
+
+  // The pass the phase computes: forward where the record does not say.
+  Direction pass() const { return direction.value_or(Direction::kForward); }
+};
+
+struct RunRecord : RunHeader {
+  std::vector<ResultEntry> results;  // one per shape, written after metrics_config
 };
 
 nlohmann::ordered_json to_json(const ResultEntry& r);

@@ -228,7 +228,7 @@ bool newer(const Run& r, const Run& best) {
 // An ok record of `phase` on `gpu` that `accept` (when given) accepts.
 bool candidate(const Run& r, const std::string& phase, const std::string& gpu,
                const std::function<bool(const Run&)>& accept) {
-  return r.phase == phase && r.status == "ok" && r.gpu_name == gpu && (!accept || accept(r));
+  return r.phase == phase && r.status == "ok" && r.gpu_name() == gpu && (!accept || accept(r));
 }
 
 }  // namespace
@@ -245,11 +245,11 @@ const Run* newest_ok(const std::vector<Run>& runs, const std::string& phase,
 const Run* nearest_ok(const std::vector<Run>& runs, const Run& to, const std::string& phase,
                       const std::function<bool(const Run&)>& accept) {
   const auto when = to.start_seconds();
-  if (!when) return newest_ok(runs, phase, to.gpu_name, accept);
+  if (!when) return newest_ok(runs, phase, to.gpu_name(), accept);
   const Run* best = nullptr;
   long long best_gap = 0;
   for (const auto& r : runs) {
-    if (!candidate(r, phase, to.gpu_name, accept)) continue;
+    if (!candidate(r, phase, to.gpu_name(), accept)) continue;
     const auto t = r.start_seconds();
     if (!t) continue;
     const long long gap = *t > *when ? *t - *when : *when - *t;
@@ -272,14 +272,14 @@ struct Partner {
 Partner partner(const std::vector<Run>& runs, const Run& to, const std::string& phase,
                 const std::function<bool(const Run&)>& accept) {
   const std::string session = session_key(to, runs);
-  auto same_gpu = [&](const Run& r) { return r.gpu_uuid == to.gpu_uuid && accept(r); };
+  auto same_gpu = [&](const Run& r) { return r.gpu_uuid() == to.gpu_uuid() && accept(r); };
   if (const Run* p = nearest_ok(runs, to, phase, [&](const Run& r) {
         return same_gpu(r) && session_key(r, runs) == session;
       }))
     return {p, "same GPU and session"};
-  if (const Run* p = newest_ok(runs, phase, to.gpu_name, same_gpu))
+  if (const Run* p = newest_ok(runs, phase, to.gpu_name(), same_gpu))
     return {p, "same GPU, another session: the newest"};
-  if (const Run* p = newest_ok(runs, phase, to.gpu_name, accept))
+  if (const Run* p = newest_ok(runs, phase, to.gpu_name(), accept))
     return {p, "another GPU of this model, the newest: none on this GPU"};
   return {};
 }
@@ -299,7 +299,7 @@ Judgement judge_paired(const Claim& c, const Run& run, const std::string& shape)
   const auto chosen = paired_for(run.dir.parent_path().parent_path(), c.paired_against, shape, run);
   if (!chosen)
     return not_tested(out, "no ok paired A/B record of " + run.phase + " against " + c.paired_against +
-                               " at shape " + shape + " on " + run.gpu_name + " in this results root's ab/ "
+                               " at shape " + shape + " on " + run.gpu_name() + " in this results root's ab/ "
                                "(make ab A=" + run.phase + " B=" + c.paired_against + ")");
   const PairedResult* const p = &chosen->result;
   const paired::RatioEstimate& w = p->shape.wall->estimate;
@@ -350,7 +350,7 @@ std::optional<Side> claimed_side(const Claim& c, const Run& run, const std::vect
   out.compared = p.run;
   out.compared_because = p.because;
   if (!out.compared) {
-    out = not_tested(out, "no ok record of phase " + c.other_phase + " on " + run.gpu_name +
+    out = not_tested(out, "no ok record of phase " + c.other_phase + " on " + run.gpu_name() +
                               " with a result at shape " + shape + " in this results root");
     return std::nullopt;
   }

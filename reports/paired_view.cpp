@@ -61,7 +61,7 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
   const std::vector<Entry> records = ok_records(root);
   std::vector<Candidate> all;
   for (const auto& e : records) {
-    if (e.rec.a.phase != run.phase || e.rec.b.phase != b || gpu_of(e.rec) != run.gpu_name) continue;
+    if (e.rec.a.phase != run.phase || e.rec.b.phase != b || gpu_of(e.rec) != run.gpu_name()) continue;
     if (auto m = measured(e.rec, shape)) all.push_back({&e, std::move(*m), utc_seconds(e.rec.started_utc)});
   }
   auto choice = [](const Candidate& c, const char* because) {
@@ -72,7 +72,7 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
   const Candidate* best = nullptr;
   long long best_gap = 0;
   for (const auto& c : all) {
-    if (c.e->rec.provenance.gpu.uuid != run.gpu_uuid || !when || !c.start) continue;
+    if (c.e->rec.provenance.gpu.uuid != run.gpu_uuid() || !when || !c.start) continue;
     const long long gap = *c.start > *when ? *c.start - *when : *when - *c.start;
     if (gap < kSessionGapSeconds && (!best || gap <= best_gap)) {
       best = &c;
@@ -81,7 +81,7 @@ std::optional<PairedChoice> paired_for(const fs::path& root, const std::string& 
   }
   if (best) return choice(*best, "same GPU and session");
   for (auto c = all.rbegin(); c != all.rend(); ++c)
-    if (c->e->rec.provenance.gpu.uuid == run.gpu_uuid)
+    if (c->e->rec.provenance.gpu.uuid == run.gpu_uuid())
       return choice(*c, "same GPU, another session: the newest");
   if (!all.empty()) return choice(all.back(), "another GPU of this model, the newest: none on this GPU");
   return std::nullopt;
@@ -106,10 +106,10 @@ std::string paired_name(const PairedResult& p) {
 
 std::string paired_elsewhere(const PairedResult& p, const Run& run, const std::string& whose) {
   std::string out;
-  if (p.commit != run.commit)
+  if (p.commit != run.commit())
     out = "it timed commit " + (p.commit.empty() ? std::string("(not recorded)") : p.commit.substr(0, 7)) + ", not " +
           whose + " " + run.short_commit();
-  if (p.gpu_uuid != run.gpu_uuid)
+  if (p.gpu_uuid != run.gpu_uuid())
     out += (out.empty() ? "it ran on " : "; on ") + board_of_uuid(p.gpu_uuid) + ", not " + whose + " " + board(run);
   return out;
 }

@@ -77,16 +77,16 @@ std::optional<long long> Run::start_seconds() const { return utc_seconds(time_ke
 
 std::string session_key(const Run& run, const std::vector<Run>& runs) {
   const auto start = run.start_seconds();
-  if (!start) return run.gpu_uuid + "@" + run.time_key();
+  if (!start) return run.gpu_uuid() + "@" + run.time_key();
   std::vector<long long> starts = {*start};
   for (const auto& r : runs)
-    if (r.gpu_uuid == run.gpu_uuid)
+    if (r.gpu_uuid() == run.gpu_uuid())
       if (const auto s = r.start_seconds()) starts.push_back(*s);
   std::sort(starts.begin(), starts.end());
   // Back from this record's start while the records before it follow on closely enough.
   auto i = std::lower_bound(starts.begin(), starts.end(), *start);
   while (i != starts.begin() && *i - *(i - 1) < kSessionGapSeconds) --i;
-  return run.gpu_uuid + "@" + std::to_string(*i);
+  return run.gpu_uuid() + "@" + std::to_string(*i);
 }
 
 namespace {
@@ -138,7 +138,7 @@ DeviceTime device_time(const Result& r, const Regime& g) {
   return t;
 }
 
-std::string board(const Run& r) { return board_of_uuid(r.gpu_uuid); }
+std::string board(const Run& r) { return board_of_uuid(r.gpu_uuid()); }
 
 std::string board_of_uuid(const std::string& uuid) {
   if (uuid.empty()) return "board not recorded";
@@ -219,26 +219,7 @@ Run load_run(const fs::path& path) {
   try {
     const ordered_json& j = run.json;
     RunRecord rec = read_run_record(j);
-    run.phase = std::move(rec.phase);
-    run.status = std::move(rec.status);
-    run.direction = rec.direction.value_or(Direction::kForward);
-    run.started_utc = std::move(rec.started_utc);
-    run.experiment = std::move(rec.experiment);
-    run.claims = std::move(rec.claims);
-    run.error = std::move(rec.error);
-    run.ncu_profile = std::move(rec.ncu_profile);
-    const Provenance& p = rec.provenance;
-    run.commit = p.git.commit;
-    run.dirty = p.git.dirty;
-    run.gpu_name = p.gpu.name;
-    run.gpu_uuid = p.gpu.uuid;
-    run.peak_dram_gbps = p.gpu.peak_dram_gbps;
-    run.sm_count = p.gpu.sm_count;
-    run.sm_clock_mhz = p.gpu.sm_clock_mhz;
-    run.sweep_id = p.sweep_id;
-    run.seed = p.seed;
-    run.options = std::move(rec.options);
-    run.metrics_config = std::move(rec.metrics_config);
+    static_cast<RunHeader&>(run) = std::move(rec);
     for (std::size_t i = 0; i < rec.results.size(); ++i)
       run.results.push_back(view_of(std::move(rec.results[i]), j, i, run.options));
   } catch (const FieldError& e) {

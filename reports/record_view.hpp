@@ -68,29 +68,21 @@ struct Result : ResultEntry {
   }
 };
 
-struct Run {
+// One run record: the writer's header as read_run_record restores it, where the report finds
+// the record, and its entries as the report holds them.
+struct Run : RunHeader {
   fs::path file;  // .../run.json
   fs::path dir;   // its run directory
   std::string name;  // the run directory's own name ("20261122T215639Z-dcabdff"), even for "."
-  ordered_json json;  // the record as read, for record/'s readers (claims, provenance rows, entries)
-  std::string phase, status, started_utc, commit, gpu_name, gpu_uuid;
-  Direction direction = Direction::kForward;  // the pass the phase computes
-  ExperimentInfo experiment;  // title, technique and question
-  std::vector<Claim> claims;  // as the record states them (read_claims)
-  std::optional<std::string> error;  // a fault mid-run, where recorded
-  std::optional<NcuProfile> ncu_profile;  // how ncu ran, where the run was profiled
-  std::string sweep_id;  // provenance.sweep_id; empty outside a sweep
-  std::uint64_t seed = 0;  // provenance.seed
-  RecordedOptions options;  // what it was asked to do: regimes, check-only, headline, metrics, ...
-  std::optional<MetricsConfig> metrics_config;  // absent in the SDPA baseline's records
-  bool dirty = false;
-  double peak_dram_gbps = 0;
-  int sm_count = 0, sm_clock_mhz = 0;
+  ordered_json json;  // the record as read, for record/'s field rows (the provenance table)
   std::vector<Result> results;
 
   // "<phase>/<run directory name>", how reports name a run.
   std::string id() const;
-  std::string short_commit() const { return commit.substr(0, 7); }
+  const std::string& commit() const { return provenance.git.commit; }
+  std::string short_commit() const { return commit().substr(0, 7); }
+  const std::string& gpu_name() const { return provenance.gpu.name; }
+  const std::string& gpu_uuid() const { return provenance.gpu.uuid; }
   // Sort key, oldest first: the start time (the directory name when a record lacks it).
   std::string time_key() const;
   // Seconds since the epoch of the start (from time_key()); nullopt when it does not parse.

@@ -72,16 +72,16 @@ std::vector<Group> groups_of(const std::vector<Run>& runs, const std::vector<AbR
     if (slot.when <= bt.when) slot = std::move(bt);
   };
   for (const Run& r : runs) {
-    if (r.status != "ok" || !selected(sel, r.sweep_id, r.phase))
+    if (r.status != "ok" || !selected(sel, r.provenance.sweep_id, r.phase))
       continue;
     for (const Result& res : r.results) {
       if (!res.passed() || !res.timed()) continue;
       const Regime* g = res.headline();
       if (!g) continue;
-      BoardTime bt{board(r), r.gpu_name, r.time_key(), device_time(res, *g), {}};
+      BoardTime bt{board(r), r.gpu_name(), r.time_key(), device_time(res, *g), {}};
       // The recorded samples are the span's: they are the device time's only where it is the span.
       if (bt.t.basis == TimeBasis::kOneKernel || bt.t.basis == TimeBasis::kSpan) bt.samples_ns = g->samples_ns;
-      put(r.phase, res.name, g->name, r.gpu_uuid, std::move(bt));
+      put(r.phase, res.name, g->name, r.gpu_uuid(), std::move(bt));
     }
   }
   for (const AbRecord& rec : abs) {

@@ -12,7 +12,7 @@ namespace {
 std::string describe(const char* letter, const Run& r) {
   return std::string("- **") + letter + ":** phase " + r.phase + ", run " + code(r.id()) +
          ", status " + r.status + ", commit " + code(r.short_commit()) +
-         (r.dirty ? " (dirty)" : "") + ", " + r.gpu_name + ", started " +
+         (r.provenance.git.dirty ? " (dirty)" : "") + ", " + r.gpu_name() + ", started " +
          (r.started_utc.empty() ? "(not recorded)" : r.started_utc) + "\n";
 }
 
@@ -22,7 +22,7 @@ std::string compare_markdown(const Run& a, const Run& b) {
   std::ostringstream md;
   md << "# Compare: B (phase " << b.phase << ") against A (phase " << a.phase << ")\n\n";
   md << describe("A", a) << describe("B", b) << "\n";
-  if (a.gpu_name != b.gpu_name)
+  if (a.gpu_name() != b.gpu_name())
     md << "The runs are on different GPUs; the verdicts compare the GPUs as much as the "
           "kernels.\n\n";
   md << "Times are device time: the time during which a launch's kernels ran (busy time, "

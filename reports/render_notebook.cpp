@@ -76,10 +76,10 @@ IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs:
   l.title = run.experiment.title;
   l.status = run.status;
   l.started_utc = run.started_utc;
-  l.commit = run.commit;
-  l.dirty = run.dirty;
-  l.gpu = run.gpu_name;
-  if (!run.gpu_uuid.empty()) l.gpu_uuid = run.gpu_uuid;
+  l.commit = run.commit();
+  l.dirty = run.provenance.git.dirty;
+  l.gpu = run.gpu_name();
+  if (!run.gpu_uuid().empty()) l.gpu_uuid = run.gpu_uuid();
   l.seed = json_seed(run);
   l.record = link(out_dir, run.file);
   l.report = report;
@@ -91,7 +91,7 @@ IndexLine index_line(const Run& run, const std::vector<Judgement>& js, const fs:
 }  // namespace
 
 std::string json_seed(const Run& run) {
-  return std::to_string(run.seed);
+  return std::to_string(run.provenance.seed);
 }
 
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir) {
@@ -126,7 +126,7 @@ Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, con
     if (fs::exists(run.dir / "report.md")) report = link(out_dir, run.dir / "report.md");
     const std::string& title = run.experiment.title;
     t.row({date_text(run), run.phase + (title.empty() ? "" : " " + title), code(board(run)),
-           code(run.short_commit()) + (run.dirty ? " (dirty)" : ""), run.status, headline_cell(run),
+           code(run.short_commit()) + (run.provenance.git.dirty ? " (dirty)" : ""), run.status, headline_cell(run),
            claims,
            report ? "[report](" + *report + ")"
                   : "[record](" + link(out_dir, run.file) + "), report not rendered"});

@@ -31,7 +31,7 @@ std::string point_type(const Rate& x, const std::string& mark) {
 }
 
 std::string provenance_marker(const Run& r, const Reference& ref, const std::vector<Run>& runs) {
-  if (r.gpu_uuid != ref.uuid) return "§";
+  if (r.gpu_uuid() != ref.uuid) return "§";
   return session_key(r, runs) != ref.session ? "¶" : "";
 }
 
@@ -56,7 +56,7 @@ std::vector<PhaseRow> newest_per_phase(const std::vector<Run>& runs, const fs::p
     for (const auto& r : runs) {  // newest first already
       if (r.phase != id || r.status != "ok") continue;
       if (!row.newest) row.newest = &r;
-      if (r.gpu_name != row.newest->gpu_name) continue;  // a row never mixes GPUs
+      if (r.gpu_name() != row.newest->gpu_name()) continue;  // a row never mixes GPUs
       bool used = false;
       for (const auto& res : r.results)
         if (res.timed() && !row.at.count(res.name)) {
@@ -86,11 +86,11 @@ Reference reference_of(const std::vector<PhaseRow>& rows, const std::vector<Run>
     return best == m.end() ? std::string() : best->first;
   };
   for (const PhaseRow& row : rows)
-    for (const auto& [shape, run] : row.from) count(uuids[run->gpu_uuid], *run);
+    for (const auto& [shape, run] : row.from) count(uuids[run->gpu_uuid()], *run);
   Reference ref{most(uuids), ""};
   for (const PhaseRow& row : rows)
     for (const auto& [shape, run] : row.from)
-      if (run->gpu_uuid == ref.uuid) count(sessions[session_key(*run, runs)], *run);
+      if (run->gpu_uuid() == ref.uuid) count(sessions[session_key(*run, runs)], *run);
   ref.session = most(sessions);
   return ref;
 }
@@ -112,8 +112,8 @@ std::string runs_cell(const PhaseRow& pr, const Reference& ref, const std::vecto
     const Run* r = pr.runs[i];
     const fs::path rep = r->dir / "report.md";
     const std::string mark = provenance_marker(*r, ref, runs);
-    if (mark == "§") marks.other_gpu[r->id()] = r->gpu_uuid;
-    if (mark == "¶") marks.other_session[r->id()] = r->gpu_uuid;
+    if (mark == "§") marks.other_gpu[r->id()] = r->gpu_uuid();
+    if (mark == "¶") marks.other_session[r->id()] = r->gpu_uuid();
     if (i) cell += "; ";
     if (pr.runs.size() > 1) cell += pr.letter(i) + ": ";
     cell += (fs::exists(rep) ? "[" + r->name + "](" + link(out_dir, rep) + ")" : code(r->name)) +
@@ -141,11 +141,11 @@ std::string progression_table(const std::vector<PhaseRow>& chosen,
   Table t(header, align);
   for (const PhaseRow& pr : chosen) {
     std::set<std::string> row_gpus;
-    for (const Run* r : pr.runs) row_gpus.insert(r->gpu_name);
+    for (const Run* r : pr.runs) row_gpus.insert(r->gpu_name());
     std::string gpu_cell;
     for (const auto& g : row_gpus) gpu_cell += (gpu_cell.empty() ? "" : "; ") + g;
     std::vector<std::string> row = {phase_label(*pr.newest), runs_cell(pr, ref, runs, out_dir, marks),
-                                    gpu_cell.empty() ? pr.newest->gpu_name : gpu_cell};
+                                    gpu_cell.empty() ? pr.newest->gpu_name() : gpu_cell};
     for (const auto& [k, name] : shapes) {
       const Result* res = pr.result(name);
       if (!res) {
@@ -363,7 +363,7 @@ Rendered render_progression(const std::vector<Run>& runs, const fs::path& root, 
   }
   std::set<std::string> gpus;
   for (const PhaseRow& row : chosen)
-    for (const Run* r : row.runs) gpus.insert(r->gpu_name);
+    for (const Run* r : row.runs) gpus.insert(r->gpu_name());
   if (gpus.size() > 1) md << "The records come from different GPUs; compare with care.\n\n";
 
   const Reference ref = reference_of(chosen, runs);

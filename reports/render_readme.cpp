@@ -99,7 +99,7 @@ std::string table(const std::vector<ProgressionRow>& rows, const std::vector<std
       cells.push_back(sig(dt.rate_at(g, g.tflops, dt.median_ns)) + mark);
       cells.push_back(sig(in_unit(dt.median_ns, "us")) + mark + span_beside(dt, "us"));
       const Run* from = row->from.at(name);
-      gpus.insert(from->gpu_name);
+      gpus.insert(from->gpu_name());
       boards.insert(board(*from));
       bool seen = false;
       for (auto& [run, shapes] : sources)

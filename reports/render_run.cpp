@@ -11,8 +11,8 @@ namespace attnlab::report {
 
 Ceilings ceilings_of(const Run& run) {
   Ceilings c;
-  c.dram_gbps = run.peak_dram_gbps;
-  c.sheet = datasheet_peaks(run.gpu_name);
+  c.dram_gbps = run.provenance.gpu.peak_dram_gbps;
+  c.sheet = datasheet_peaks(run.gpu_name());
   // The record's own peak (derived.tensor_peak_tflops, written by the metrics collection)
   // wins over this tool's table, so a report never contradicts its record.
   for (const auto& r : run.results) {
@@ -27,7 +27,7 @@ Ceilings ceilings_of(const Run& run) {
     c.tensor_source = c.sheet->source;
   }
   if (c.sheet) {
-    c.fp32_tflops = fp32_peak_tflops(*c.sheet, run.sm_count, run.sm_clock_mhz);
+    c.fp32_tflops = fp32_peak_tflops(*c.sheet, run.provenance.gpu.sm_count, run.provenance.gpu.sm_clock_mhz);
   }
   return c;
 }

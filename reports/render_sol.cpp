@@ -56,11 +56,11 @@ std::optional<Found> find_calibration(const Run& run, const std::optional<fs::pa
     if (rec.status != "ok") continue;
     const GpuIdentity& gpu = rec.provenance.gpu;
     // Files come sorted by their stamped directory: a later one is newer and replaces the earlier.
-    if (gpu.uuid == run.gpu_uuid)
+    if (gpu.uuid == run.gpu_uuid())
       by_uuid = Found{rec, f, "the same GPU (" + short_uuid(gpu.uuid) + ")"};
-    else if (gpu.name == run.gpu_name)
+    else if (gpu.name == run.gpu_name())
       by_name = Found{rec, f, "another board of the same model (" + short_uuid(gpu.uuid) + "; this run's is " +
-                                  short_uuid(run.gpu_uuid) + ")"};
+                                  short_uuid(run.gpu_uuid()) + ")"};
   }
   return by_uuid ? by_uuid : by_name;
 }
@@ -114,7 +114,7 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
   ShapeInputs out;
   sol::Inputs& in = out.in;
   in.shape = r.shape;
-  in.direction = run.direction;
+  in.direction = run.pass();
   const GroupResult* tensor = r.group("tensor");
   if (const auto ex = tensor ? tensor->value(kExecutedFlops) : std::nullopt; ex && *ex > 0)
     in.executed_flops = *ex;
@@ -227,13 +227,13 @@ void speed_of_light_section(std::ostream& md, const Run& run, const std::optiona
   std::string looked;
   const std::optional<Found> cal = find_calibration(run, calibration, looked);
   if (!cal) {
-    md << "Not measured: no calibration record (`attnlab.calibration/1`, status ok) of this GPU (" << run.gpu_name
-       << ", " << short_uuid(run.gpu_uuid) << ") in " << looked
+    md << "Not measured: no calibration record (`attnlab.calibration/1`, status ok) of this GPU (" << run.gpu_name()
+       << ", " << short_uuid(run.gpu_uuid()) << ") in " << looked
        << ". `make calibrate` on it writes one; copy it to `reports/<gpu>/calibration/` or pass "
           "`attnlab-report run --calibration <record>`.\n\n";
     return;
   }
-  const std::optional<double> sms = run.sm_count;
+  const std::optional<double> sms = run.provenance.gpu.sm_count;
   md << "The least time this GPU could take for each shape, floor by floor, from the calibration record ["
      << code(cal->file.parent_path().filename().string()) << "](" << link(run.dir, cal->file) << ") of " << cal->match
      << ", its rates as measured: each sustained at the clock the GPU chose under that load (clocks are never "

@@ -17,7 +17,7 @@ void baselines_section(std::ostringstream& md, const Run& run, const std::vector
         "compare` use it) against the newest ok record of each PyTorch SDPA baseline in this records "
         "tree (sibling phase directories ";
   for (std::size_t i = 0; i < std::size(kBaselines); ++i) md << (i ? ", " : "") << code(kBaselines[i].first);
-  md << ") that timed the shape on the same GPU (`provenance.gpu.uuid` " << code(run.gpu_uuid)
+  md << ") that timed the shape on the same GPU (`provenance.gpu.uuid` " << code(run.gpu_uuid())
      << "). Time ratio: this run's median device time over the baseline's (below 1: this run is "
         "quicker); difference: (this run - baseline) / "
         "baseline. Verdict, this run against the baseline, by the rule of `attnlab-report compare`: "
@@ -42,9 +42,9 @@ void baselines_section(std::ostringstream& md, const Run& run, const std::vector
         missing("not measured: this run did not time the shape (" + r.untimed_reason() + ")");
         continue;
       }
-      const Run* b = newest_ok(root_runs, phase, run.gpu_name, [&](const Run& x) {
+      const Run* b = newest_ok(root_runs, phase, run.gpu_name(), [&](const Run& x) {
         const Result* xr = x.result(r.name);
-        return x.gpu_uuid == run.gpu_uuid && xr && xr->timed();
+        return x.gpu_uuid() == run.gpu_uuid() && xr && xr->timed();
       });
       if (!b) {
         missing("not measured: no ok " + code(phase) + " record of this GPU that timed the shape in "

@@ -183,7 +183,7 @@ void shape_launch_stats(std::ostringstream& md, const Result& r, const std::vect
 
 void launch_stats_section(std::ostringstream& md, const Run& run) {
   md << "## Launch statistics and occupancy\n\n";
-  const std::optional<double> sms = run.sm_count;
+  const std::optional<double> sms = run.provenance.gpu.sm_count;
   md << "Per kernel of each shape's launch, as Nsight Compute's Launch Statistics and Occupancy "
         "sections show them. CTAs: the grid's blocks. CTAs per SM: what "
         "`cuOccupancyMaxActiveBlocksPerMultiprocessor` allowed for the launch's block and shared "

@@ -43,8 +43,8 @@ void summary(std::ostringstream& md, const Run& run, const std::vector<Judgement
   if (run.error) md << "; run error: " << fixed_line(*run.error);
   md << "\n";
   md << "- **Run:** started " << (run.started_utc.empty() ? "(not recorded)" : run.started_utc)
-     << ", commit " << code(run.short_commit()) << (run.dirty ? " with uncommitted changes" : " (clean)")
-     << ", " << run.gpu_name << ", board " << code(run.gpu_uuid.empty() ? board(run) : run.gpu_uuid) << "\n";
+     << ", commit " << code(run.short_commit()) << (run.provenance.git.dirty ? " with uncommitted changes" : " (clean)")
+     << ", " << run.gpu_name() << ", board " << code(run.gpu_uuid().empty() ? board(run) : run.gpu_uuid()) << "\n";
   md << "- **Claims:** " << verdict_counts(js) << "\n";
   md << "- **Hardware metrics:** " << metrics_summary(run) << "\n\n";
 

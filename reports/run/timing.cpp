@@ -141,9 +141,9 @@ void timing_section(std::ostringstream& md, const Run& run, const Ceilings& c, b
      << sig(c.dram_gbps) << " GB/s). ";
   if (c.tensor_tflops)
     md << "% of tensor peak is against " << sig(*c.tensor_tflops) << " TFLOPS, the fp16 dense "
-       << "tensor peak of the " << run.gpu_name << " (" << c.tensor_source << ").\n\n";
+       << "tensor peak of the " << run.gpu_name() << " (" << c.tensor_source << ").\n\n";
   else
-    md << "The tensor peak of the " << run.gpu_name << " is not known to this tool, so % of "
+    md << "The tensor peak of the " << run.gpu_name() << " is not known to this tool, so % of "
        << "tensor peak is not shown.\n\n";
   if (has_plot)
     md << "### Latency distribution\n\n![Latency distribution of every shape and regime](plots/latency.png)\n\n"

@@ -132,9 +132,9 @@ TEST(CommittedReports, EveryBoardIsNamed) {
   const std::string index = read_file(c.dir.path / "index.jsonl");
   std::set<std::string> uuids;
   for (const report::Run& run : c.runs) {
-    ASSERT_FALSE(run.gpu_uuid.empty()) << run.id();
-    uuids.insert(run.gpu_uuid);
-    EXPECT_NE(c.report(run).find("board `" + run.gpu_uuid + "`"), std::string::npos) << run.id();
+    ASSERT_FALSE(run.gpu_uuid().empty()) << run.id();
+    uuids.insert(run.gpu_uuid());
+    EXPECT_NE(c.report(run).find("board `" + run.gpu_uuid() + "`"), std::string::npos) << run.id();
     EXPECT_NE(index.find("\"run\":\"" + run.id() + "\""), std::string::npos) << run.id();
   }
   EXPECT_GT(uuids.size(), 1u);  // the records come from several boards

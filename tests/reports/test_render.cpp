@@ -29,8 +29,8 @@ void render_all(const fs::path& out) {
   for (const auto& r : runs) render_run(r, runs);
   render_notebook(runs, root, out);
   render_progression(runs, root, out / "progression");
-  const report::Run* one = newest_ok(runs, "1", runs.front().gpu_name);
-  const report::Run* four = newest_ok(runs, "4", runs.front().gpu_name);
+  const report::Run* one = newest_ok(runs, "1", runs.front().gpu_name());
+  const report::Run* four = newest_ok(runs, "4", runs.front().gpu_name());
   ASSERT_TRUE(one && four);
   write_text(out / "compare-1-4.md", compare_markdown(*one, *four));
   // A record with launch statistics, baselines beside it and Nsight Compute values.
@@ -682,8 +682,8 @@ TEST(Render, CompareOfTheFixturesFindsPhase4Faster) {
   TempDir t;
   make_fixture_root(t.path);
   const auto runs = load_root(t.path);
-  const report::Run* one = newest_ok(runs, "1", runs.front().gpu_name);
-  const report::Run* four = newest_ok(runs, "4", runs.front().gpu_name);
+  const report::Run* one = newest_ok(runs, "1", runs.front().gpu_name());
+  const report::Run* four = newest_ok(runs, "4", runs.front().gpu_name());
   ASSERT_TRUE(one && four);
   const std::string md = compare_markdown(*one, *four);
   EXPECT_TRUE(contains(md, "Headline regime: FASTER at 2, SLOWER at 0, SAME at 0")) << md;

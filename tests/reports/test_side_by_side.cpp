@@ -107,8 +107,8 @@ TEST(SideBySide, BaselinesAreTheNewestOfTheSameGpuAndJudgedAsCompareJudges) {
   EXPECT_FALSE(contains(md, "20261123T100000Z")) << md;
   for (const auto& [phase, shape] : {std::pair<std::string, std::string>{"sdpa-cudnn", "16x16x2048x64"},
                                      {"sdpa-flash", "1x8x512x64"}}) {
-    const report::Run* b = newest_ok(runs, phase, four->gpu_name, [&](const report::Run& r) {
-      return r.gpu_uuid == four->gpu_uuid && r.result(shape);
+    const report::Run* b = newest_ok(runs, phase, four->gpu_name(), [&](const report::Run& r) {
+      return r.gpu_uuid() == four->gpu_uuid() && r.result(shape);
     });
     ASSERT_TRUE(b) << phase;
     const Result& br = *b->result(shape);
@@ -133,7 +133,7 @@ TEST(SideBySide, ABaselinesOwnReportSaysItIsThatBaseline) {
   make_side_by_side_root(t.path);
   const auto runs = load_root(t.path);
   for (const auto& r : runs) {
-    if (r.phase != "sdpa-cudnn" || r.gpu_uuid == "GPU-another-h100") continue;
+    if (r.phase != "sdpa-cudnn" || r.gpu_uuid() == "GPU-another-h100") continue;
     render_run(r, runs);
     const std::string md = section(read_file(r.dir / "report.md"), "Side by side with the baselines");
     EXPECT_TRUE(contains(md, "| throughput 16x16x2048x64 | cuDNN | this record is that baseline |")) << md;
