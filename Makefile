@@ -115,7 +115,7 @@ calibrate:
 timeline:
 	$(gpu_then_build)
 	@test -n "$(PHASE)" || { echo "attnlab: set PHASE to a phase with timeline stamps, e.g. make timeline PHASE=5"; exit 2; }
-	BUILD=$(BUILD) scripts/timeline '$(PHASE)' $(or $(SHAPES),throughput latency) -- --out $(RESULTS)/timeline $(ARGS)
+	BUILD=$(BUILD) scripts/timeline '$(PHASE)' $(or $(SHAPES),@seed) -- --out $(RESULTS)/timeline $(ARGS)
 
 # make timeline-cost [ARGS="--policies 'global global:8'"]: each stamp policy of the timeline
 # (ATTNLAB_TIMELINE_STAMPS, with :k every k-th work item, ATTNLAB_TIMELINE_SAMPLE) built in turn
