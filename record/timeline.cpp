@@ -367,4 +367,8 @@ void write_chrome_trace(const std::filesystem::path& trace, const TimelineRecord
   write_json_atomically(trace, chrome_trace_json(r));
 }
 
+void write_tensor_pipe_file(const std::filesystem::path& file, const TimelineTensorPipe& t) {
+  write_json_atomically(file, to_json(t));
+}
+
 }  // namespace attnlab

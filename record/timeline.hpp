@@ -187,6 +187,8 @@ TimelineRecord read_timeline_file(const std::filesystem::path& file);
 // trace (chrome_trace_json) to `trace`.
 void write_timeline_file(const std::filesystem::path& file, const TimelineRecord& r);
 void write_chrome_trace(const std::filesystem::path& trace, const TimelineRecord& r);
+// The tensor_pipe block alone (attnlab-timeline --under-profiler), written atomically to `file`.
+void write_tensor_pipe_file(const std::filesystem::path& file, const TimelineTensorPipe& t);
 
 // The Chrome trace (chrome://tracing, Perfetto's JSON importer) of the pictured SM's warps:
 // one complete event ("ph": "X", microseconds) per span, one process per CTA, one thread per

@@ -449,7 +449,7 @@ int run_under_profiler(const Options& opt, const Request& req) {
   if (d.tensor_pipe) {
     const fs::path file = fs::path(opt.out) / "tensor_pipe.json";
     require_writable_directory(file.parent_path());
-    write_json_atomically(file, to_json(*d.tensor_pipe));
+    write_tensor_pipe_file(file, *d.tensor_pipe);
     std::cout << "attnlab-timeline: wrote " << file.string() << std::endl;
   }
   return kExitOk;
