@@ -1,7 +1,8 @@
 // Hopper (sm_90a) PTX wrappers, below the kernels that use them and the calibration's
 // microbenchmarks that time them: wgmma with shared-memory descriptors, register
-// reallocation, and host-made TMA tensor maps. mbarriers and bulk tensor copies come from
-// CCCL's cuda::ptx; wgmma and setmaxnreg have no wrapper there and are inline PTX.
+// reallocation, ldmatrix, the cluster barrier and DSMEM stores, bulk copies to global memory,
+// and host-made TMA tensor maps. mbarriers and bulk tensor copies come from CCCL's cuda::ptx;
+// what has no wrapper there is inline PTX here, and only here (tests/cli/hopper_ptx.py).
 #pragma once
 
 #include <cuda.h>
@@ -77,6 +78,36 @@ __device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, uns
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(addr),
                "f"(x), "f"(y), "r"(bar)
                : "memory");
+}
+
+// Four 8x8 matrices of 16-bit elements from shared memory into a warp's registers, the
+// mma/wgmma A-fragment layout (ldmatrix .x4): lane i gives the address of row i % 8 of
+// matrix i / 8, and r[m] receives the thread's two elements of matrix m.
+__device__ __forceinline__ void ldmatrix_x4(unsigned addr, std::uint32_t (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+// Bulk copies from shared to global memory (the async proxy; sm_90), in bulk groups: what the
+// thread wrote to the source through the generic proxy is made visible to the copy first
+// (fence_proxy_async_shared), each copy joins the thread's open group, commit closes it, and
+// the waits hold the thread until all but Pending groups have read their source (the source
+// may then be rewritten) or have completed (their bytes are in global memory).
+__device__ __forceinline__ void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void bulk_copy_to_global(void* dst, unsigned src, unsigned bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_group() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
 }
 
 // Brings a TMA descriptor (a __grid_constant__ kernel parameter) into the descriptor cache

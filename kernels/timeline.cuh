@@ -28,6 +28,7 @@
 #include <cstdint>
 
 #include "common/check.hpp"
+#include "common/hopper.cuh"
 #include "common/timeline_events.hpp"
 #include "kernels/timeline_host.hpp"
 
@@ -318,7 +319,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
     const std::uint32_t pending = (next_ % kHalfBytes) / sizeof(RawEvent);
     if (pending > 0) flush(pending);
     if (linear_tid() % 32 == 0) {
-      asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+      hopper::bulk_wait_group<0>();
       const RingHeader& h = Rings::header_of(next_);
       if (h.events != nullptr) write_end_anchors(g_view.slots[slot_of_warp(g_view)], h.flushed);
     }
@@ -349,13 +350,10 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
       const std::uint32_t bytes = (n < room ? n : room) * std::uint32_t(sizeof(RawEvent));
       // The entries were written through the generic proxy; the copy engine reads them through
       // the async proxy.
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      if (h.events != nullptr && bytes > 0)
-        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(h.events + first),
-                     "r"(half), "r"(bytes)
-                     : "memory");
-      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");  // the other half is free
+      hopper::fence_proxy_async_shared();
+      if (h.events != nullptr && bytes > 0) hopper::bulk_copy_to_global(h.events + first, half, bytes);
+      hopper::bulk_commit_group();
+      hopper::bulk_wait_group_read<1>();  // the other half is free
       h.flushed = first + n;
     }
     next_ = half % kRingBytes == 0 ? half + kHalfBytes : half - kHalfBytes;

@@ -51,10 +51,7 @@ __device__ __forceinline__ void load_q_fragment(std::uint32_t (&a)[D / 16][4], c
   for (int kk = 0; kk < D / 16; ++kk) {
     const int chunk = (2 * (kk % 4) + lane / 16) ^ (row % 8);
     const unsigned addr = line + unsigned((kk / 4) * QRows * kSwizzleBytes + chunk * 16);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
-                 : "r"(addr)
-                 : "memory");
+    ldmatrix_x4(addr, a[kk]);
   }
 }
 
@@ -131,43 +128,40 @@ __device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)
 //   5 and d4 are as they are": d4's first loads and softmax order).
 enum class SoftmaxRows { kInterleaved, kOneByOne };
 
-// Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
-// exp2(s * scale_log2 - m + PLog2Scale) with m the rows' running maxima (m_row, updated), l_row
-// (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
-// corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
-// e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
-// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0.
-template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved>
-__device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
-                                               float (&l_row)[2], float (&corr)[2],
-                                               float scale_log2) {
-  if constexpr (Order == SoftmaxRows::kOneByOne) {
+// SoftmaxRows::kOneByOne's order (online_softmax says what it computes).
+template <int N, int PLog2Scale>
+__device__ __forceinline__ void online_softmax_one_by_one(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
+                                                          float (&corr)[2], float scale_log2) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float mx = kNegInf;
+  for (int r = 0; r < 2; ++r) {
+    float mx = kNegInf;
 #pragma unroll
-      for (int j = 0; j < N / 8; ++j) mx = fmaxf(mx, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
-      // A row's four lanes share its maximum.
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
-      const float m_new = fmaxf(m_row[r], mx * scale_log2);
-      const float m_base = m_new == kNegInf ? 0.f : m_new;
-      const float m_use = m_base - float(PLog2Scale);
-      corr[r] = exp2_approx(m_row[r] - m_base);
-      m_row[r] = m_new;
-      float sum = 0.f;
+    for (int j = 0; j < N / 8; ++j) mx = fmaxf(mx, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
+    // A row's four lanes share its maximum.
+    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, 2));
+    const float m_new = fmaxf(m_row[r], mx * scale_log2);
+    const float m_base = m_new == kNegInf ? 0.f : m_new;
+    const float m_use = m_base - float(PLog2Scale);
+    corr[r] = exp2_approx(m_row[r] - m_base);
+    m_row[r] = m_new;
+    float sum = 0.f;
 #pragma unroll
-      for (int j = 0; j < N / 8; ++j) {
-        float& x0 = s[4 * j + 2 * r];
-        float& x1 = s[4 * j + 2 * r + 1];
-        x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
-        x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
-        sum += x0 + x1;
-      }
-      l_row[r] = l_row[r] * corr[r] + sum;
+    for (int j = 0; j < N / 8; ++j) {
+      float& x0 = s[4 * j + 2 * r];
+      float& x1 = s[4 * j + 2 * r + 1];
+      x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+      x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
+      sum += x0 + x1;
     }
-    return;
+    l_row[r] = l_row[r] * corr[r] + sum;
   }
+}
+
+// SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
+template <int N, int PLog2Scale>
+__device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
+                                                           float (&corr)[2], float scale_log2) {
   float v[2][N / 8];
 #pragma unroll
   for (int i = 0; i < N / 8; ++i)
@@ -203,6 +197,22 @@ __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)
   tree_reduce(v[1], [](float a, float b) { return a + b; });
 #pragma unroll
   for (int r = 0; r < 2; ++r) l_row[r] = l_row[r] * corr[r] + v[r][0];
+}
+
+// Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
+// exp2(s * scale_log2 - m + PLog2Scale) with m the rows' running maxima (m_row, updated), l_row
+// (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
+// corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
+// e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
+// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0.
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved>
+__device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
+                                               float (&l_row)[2], float (&corr)[2],
+                                               float scale_log2) {
+  if constexpr (Order == SoftmaxRows::kOneByOne)
+    online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
+  else
+    online_softmax_interleaved<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
 }
 
 // A consumer's 64 rows of O (o times each row's 1/l, as fp16) into its part of a staging tile

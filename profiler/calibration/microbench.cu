@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 1) wgmma_kernel(std::int64_t it
   for (std::size_t i = threadIdx.x; i < (kWgmmaABytes + kWgmmaBBytes) / 4; i += blockDim.x)
     reinterpret_cast<std::uint32_t*>(base)[i] = 0;
   // The tiles were written by the generic proxy and are read by wgmma's async proxy.
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  fence_proxy_async_shared();
   __syncthreads();
   std::uint64_t da[kWgmmaKSteps], db[kWgmmaKSteps];
 #pragma unroll
