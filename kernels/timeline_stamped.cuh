@@ -3,6 +3,9 @@
 // declare a stamped launch include it, so switching the option rebuilds those alone.
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include "kernels/timeline.cuh"
 
 // Generated from the CMake option (kernels/CMakeLists.txt).
@@ -10,28 +13,23 @@
 
 namespace attnlab::timeline {
 
-template <StampPolicy P>
-struct PolicyStamps;
-template <>
-struct PolicyStamps<StampPolicy::kGlobal> {
-  using type = GlobalStamps<kEverySpan, kBuildStampSample>;
-};
-template <>
-struct PolicyStamps<StampPolicy::kGlobalBoundaries> {
-  using type = GlobalStamps<kBoundarySpans, kBuildStampSample>;
-};
-template <>
-struct PolicyStamps<StampPolicy::kGlobalConsumers> {
-  using type = GlobalStamps<kConsumerSpans, kBuildStampSample>;
-};
-template <>
-struct PolicyStamps<StampPolicy::kShared> {
-  using type = SharedStamps<kEverySpan, kBuildStampSample>;
-};
-template <>
-struct PolicyStamps<StampPolicy::kSharedBoundaries> {
-  using type = SharedStamps<kBoundarySpans, kBuildStampSample>;
-};
-using Stamped = typename PolicyStamps<kBuildStampPolicy>::type;
+// A policy's stamped spans, and whether it buffers them in shared memory.
+constexpr std::uint32_t policy_spans(StampPolicy p) {
+  switch (p) {
+    case StampPolicy::kGlobalBoundaries:
+    case StampPolicy::kSharedBoundaries: return kBoundarySpans;
+    case StampPolicy::kGlobalConsumers: return kConsumerSpans;
+    case StampPolicy::kGlobal:
+    case StampPolicy::kShared: break;
+  }
+  return kEverySpan;
+}
+constexpr bool policy_buffers_in_shared(StampPolicy p) {
+  return p == StampPolicy::kShared || p == StampPolicy::kSharedBoundaries;
+}
+
+using Stamped = std::conditional_t<policy_buffers_in_shared(kBuildStampPolicy),
+                                   SharedStamps<policy_spans(kBuildStampPolicy), kBuildStampSample>,
+                                   GlobalStamps<policy_spans(kBuildStampPolicy), kBuildStampSample>>;
 
 }  // namespace attnlab::timeline
