@@ -259,15 +259,8 @@ const TimelineSpan* covering_wait(const std::vector<TimelineSpan>& spans, std::s
 TimelineTensorPipe tensor_pipe(const std::vector<TimelineWarp>& warps, const TensorPipeInputs& in,
                                double sm_clock_mhz, double span_ns, std::uint32_t sample_every) {
   TimelineTensorPipe t;
-  t.qk_flops = in.qk_flops;
-  t.pv_flops = in.pv_flops;
-  t.rate_name = in.rate_name;
-  t.flop_per_sm_cycle = in.flop_per_sm_cycle;
-  t.rate_source = in.rate_source;
-  if (in.not_measured) {
-    t.not_measured = in.not_measured;
-    return t;
-  }
+  static_cast<TensorPipeRate&>(t) = in;
+  if (t.not_measured) return t;
   const std::size_t n = std::max<std::size_t>(in.bins, 1);
   t.bin_ns = span_ns / double(n);
   // The SMs' active time, in all and per bin. Under sampling, the stamped items' spans of the

@@ -14,15 +14,9 @@
 
 namespace attnlab::timeline {
 
-// What the tensor pipe over time (TimelineTensorPipe) is computed from: the phase's FLOPs of a
-// warp's issue spans (Phase::tensor_issue_work) and the dense wgmma rate, with where it came from.
-struct TensorPipeInputs {
-  double qk_flops = 0, pv_flops = 0;  // [FLOP] one warp's QK^T and PV issue span
-  std::string rate_name;
-  double flop_per_sm_cycle = 0;       // [FLOP per SM per cycle]
-  std::string rate_source;
-  // Set where the build's stamp policy has no issue spans: the record says so instead of a figure.
-  std::optional<std::string> not_measured;
+// What the tensor pipe over time (TimelineTensorPipe) is computed from: the record's rate block
+// (record/timeline.hpp), and how many bins the picture has.
+struct TensorPipeInputs : TensorPipeRate {
   std::size_t bins = 64;  // over the launch's span, for the picture
 };
 

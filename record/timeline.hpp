@@ -75,13 +75,18 @@ struct RoleTensorPipe {
 // that stamps every k-th item, the union of the stamped items' spans of its warps that issue
 // GEMMs): the share of the pipe's peak the stamped kernel kept busy, what Nsight Compute's
 // tensor-pipe activity (pct_of_peak_sustained_active) counts.
-struct TimelineTensorPipe {
+// What that figure is computed against: the phase's FLOPs of a warp's issue spans
+// (Phase::tensor_issue_work) and the dense wgmma rate, with where it came from; the decoder
+// takes it (profiler/timeline_decode.hpp) and the record keeps it.
+struct TensorPipeRate {
   double qk_flops = 0, pv_flops = 0;  // [FLOP] one warp's QK^T and PV issue span
   std::string rate_name;              // the calibration's rate (record/calibration.hpp's names)
   double flop_per_sm_cycle = 0;       // [FLOP per SM per cycle] that rate
   std::string rate_source;            // the calibration record it came from, or the fallback's
   // Why there is no figure (a stamp policy without the issue spans); absent where measured.
   std::optional<std::string> not_measured;
+};
+struct TimelineTensorPipe : TensorPipeRate {
   double issued_flops = 0;     // [FLOP] every SM
   double active_sm_ns = 0;     // [ns] the SMs' active time, summed over SMs
   double average = 0;          // issued_flops / (the rate x active_sm_ns in cycles)
