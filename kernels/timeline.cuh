@@ -105,13 +105,38 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
 // are as they are": a load before each stamp's clock read). A volatile load is a memory
 // instruction: it issues only once the barrier is done, and the clock read issues after it. It
 // reads a shared-memory word (`word`, a shared-space address): a shared load's round trip is
-// short, where a global one cost a memory round trip per stamp.
+// short, where a global one cost a memory round trip per stamp. Still, ptxas gives the clock
+// read the load's destination register, so the read waits out that round trip: the stamps that
+// do not need the load go without it (needs_ordering).
 __device__ __forceinline__ std::uint64_t ordered_clock(std::uint32_t word) {
   [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
   asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
   return clock_now();
 }
 }  // namespace
+
+// Whether a stamp's clock read needs the ordering load (ordered_clock): only the end of a wait
+// on an instruction after which a warp may go on issuing before the wait is over. The named
+// barriers (the ping-pong turn) and barrier.cluster.wait are such; the wgmma wait, the merge
+// wait, the epilogue's end (its last instruction may be a named barrier) and the item's end keep
+// the load as well, being few per item. The others need none: an mbarrier wait (the full- and
+// empty-barrier waits) is a try_wait loop whose exit branches on the wait's predicate, so nothing
+// after it issues before the wait has completed; a begin stamp, and the end of a span of work,
+// time the point where the instructions before them have issued, which is what an in-order
+// warp's clock read gives without a load. Each load dropped is a shared-memory round trip off the
+// warp's path (TimelineGpu.DecodedMbarrierWaitCoversTheKnownSpin holds the mbarrier case).
+constexpr bool needs_ordering(Span span, bool end) {
+  if (!end) return false;
+  switch (span) {
+    case Span::kFullWait:
+    case Span::kEmptyWait:
+    case Span::kTmaIssue:
+    case Span::kQkIssue:
+    case Span::kPvIssue:
+    case Span::kSoftmax: return false;
+    default: return true;
+  }
+}
 
 // Which spans a policy stamps, a bit per Span: the calls for the others compile to nothing.
 constexpr std::uint32_t span_bit(Span s) { return 1u << unsigned(s); }
@@ -219,7 +244,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    const std::uint64_t c = ordered_clock(block_word_address());
+    const std::uint64_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_now();
     const std::uint32_t write = count_ < g_view.capacity;
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
     const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
@@ -244,9 +269,10 @@ using WarpStamps = GlobalStamps<kEverySpan>;
 // Stamps buffered in shared memory: each warp writes its stamps into a ring of two halves of
 // kHalfStamps in the block's static shared memory; as a half fills, one lane hands it to the
 // copy engine (a bulk copy, cp.async.bulk, to the warp's global slot) and the warp stamps on into
-// the other half. A stamp is then a shared load (the ordering, ordered_clock, on the entry it is
-// about to write), the clock read, a shared store and the ring's advance; no global store
-// instruction is issued per stamp, and a flush is one copy instruction and its bookkeeping.
+// the other half. A stamp is then a shared load where it needs one (the ordering, ordered_clock,
+// on the entry it is about to write), the clock read, a shared store and the ring's advance; no
+// global store instruction is issued per stamp, and a flush is one copy instruction and its
+// bookkeeping.
 //
 // Its state is one register, the address of the warp's next entry: the count and where the
 // stamps go live in the warp's ring header, read only by a flush, which is inlined at every stamp
@@ -328,7 +354,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
   SharedStamps& operator=(const SharedStamps&) = delete;
 
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    const std::uint64_t c = ordered_clock(next_);
+    const std::uint64_t c = needs_ordering(span, end) ? ordered_clock(next_) : clock_now();
     // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
     const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
     asm volatile("st.shared.v2.u64 [%0], {%1, %2};" ::"r"(next_), "l"(c), "l"(rest) : "memory");

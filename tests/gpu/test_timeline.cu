@@ -39,6 +39,29 @@ __global__ void known_wait(long long spin) {
   }
 }
 
+// The same known wait on an mbarrier, as a consumer waits for a copy to land: the full-barrier
+// wait, whose end stamp reads the clock without the ordering load (needs_ordering), since the
+// wait's try_wait loop branches on its result.
+template <class Stamps>
+__global__ void known_mbarrier_wait(long long spin) {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, 1);
+  __syncthreads();
+  Stamps tl;
+  if (threadIdx.x / 32 == 1) {
+    tl.begin(Span::kSoftmax, 0);
+    const long long t0 = clock64();
+    while (clock64() - t0 < spin) {
+    }
+    tl.end(Span::kSoftmax, 0);
+    if (threadIdx.x == 32) (void)cuda::ptx::mbarrier_arrive(&bar);
+  } else {
+    tl.begin(Span::kFullWait, 0);
+    hopper::wait_barrier(&bar, 0);
+    tl.end(Span::kFullWait, 0);
+  }
+}
+
 // Every warp stamps `n` begin/end pairs.
 template <class Stamps>
 __global__ void many_stamps(int n) {
@@ -117,13 +140,15 @@ const TimelineSpan* find_span(const TimelineWarp& w, Span k) {
 // depend on the clock the SM ran at.
 constexpr double kCyclesAsNs = 1000;
 
-TYPED_TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
+// Launches `kernel` (warp 1 spins kSpin cycles as a softmax span, warp 0 waits for it in a span
+// of kind `wait_kind`) and checks that the decoded wait covers the spin.
+void expect_wait_covers_spin(void (*kernel)(long long), Span wait_kind) {
   const DeviceTimeline buffer(1, 2, 64);
   buffer.attach();
   buffer.clear(nullptr);
   // Long against everything else a warp does before and after its stamps (a few hundred cycles).
   constexpr long long kSpin = 1 << 20;
-  known_wait<TypeParam><<<1, 64>>>(kSpin);
+  kernel<<<1, 64>>>(kSpin);
   ATTNLAB_CHECK_LAUNCH();
   DecodeOptions o;
   o.sm_clock_mhz = kCyclesAsNs;
@@ -131,7 +156,7 @@ TYPED_TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
   ASSERT_EQ(d.warps.size(), 2u);
   EXPECT_EQ(d.unmatched, 0u);
   EXPECT_EQ(d.overflow, 0u);
-  const TimelineSpan* wait = find_span(d.warps[0], Span::kPingPongWait);
+  const TimelineSpan* wait = find_span(d.warps[0], wait_kind);
   const TimelineSpan* spin = find_span(d.warps[1], Span::kSoftmax);
   ASSERT_NE(wait, nullptr);
   ASSERT_NE(spin, nullptr);
@@ -149,6 +174,14 @@ TYPED_TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
   EXPECT_LE(wait->begin_ns, spin->begin_ns + tol);
   ASSERT_EQ(d.sm_roles.size(), 2u);
   EXPECT_GT(d.roles[0].wait_fraction, 0.5);  // warp 0 did nothing but wait
+}
+
+TYPED_TEST(TimelineGpu, DecodedWaitCoversTheKnownSpin) {
+  expect_wait_covers_spin(known_wait<TypeParam>, Span::kPingPongWait);
+}
+
+TYPED_TEST(TimelineGpu, DecodedMbarrierWaitCoversTheKnownSpin) {
+  expect_wait_covers_spin(known_mbarrier_wait<TypeParam>, Span::kFullWait);
 }
 
 TYPED_TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
