@@ -52,6 +52,10 @@ __device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t p
   while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
 }
+// Whether that phase has completed, without waiting (test_wait; acquire, as the wait is).
+__device__ __forceinline__ bool barrier_ready(std::uint64_t* bar, std::uint32_t parity) {
+  return cuda::ptx::mbarrier_test_wait_parity(bar, parity);
+}
 
 // Thread-block clusters and distributed shared memory (sm_90). cuda::ptx has the cluster rank
 // (get_sreg_cluster_ctarank) and mbarriers, but neither the .aligned forms of the cluster

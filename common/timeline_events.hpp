@@ -90,14 +90,19 @@ constexpr bool sampled_item(std::uint32_t item, std::uint32_t grid, std::uint32_
   return every <= 1 || grid == 0 || (item / grid + item % grid) % every == 0;
 }
 
-// One stamp: SM cycles (clock64) of the warp's SM, and what it marks. code = 2 span + end.
+// One stamp as a warp writes it: 8 bytes, one 8-byte store. The low 32 bits of the SM's clock64
+// (the stamp reads only those, %clock: a 64-bit read costs the stamp more, and a warp's stamps
+// lie far less than 2^32 cycles apart, so the decoder restores the high half from the warp's
+// start anchor, widen()), and a tag: the event code in the low kCodeBits bits, the item above
+// them (its low kItemBits bits).
 struct RawEvent {
-  std::uint64_t clock;  // [cycles] clock64 of the SM
-  std::uint32_t item;   // the tile or work item the span belongs to
-  std::uint16_t code;   // 2 * Span + (1 at the end, 0 at the begin)
-  std::uint16_t reserved;
+  std::uint32_t clock_lo;  // [cycles] low half of clock64
+  std::uint32_t tag;       // item << kCodeBits | code
 };
-static_assert(sizeof(RawEvent) == 16, "a stamp is one 16-byte store");
+static_assert(sizeof(RawEvent) == 8, "a stamp is one 8-byte store");
+inline constexpr unsigned kCodeBits = 5;
+inline constexpr unsigned kItemBits = 32 - kCodeBits;
+static_assert(2 * unsigned(Span::kCount) <= (1u << kCodeBits), "every event code fits its bits");
 
 // One warp's slot header. The anchors pair clock64 with %globaltimer at the warp's start and
 // end, so that the SMs' cycle counters, which are not synchronised, align on one time axis.
@@ -115,6 +120,30 @@ static_assert(sizeof(RawSlot) == 48, "slot headers pack without padding");
 
 constexpr std::uint16_t event_code(Span s, bool end) {
   return std::uint16_t(2 * unsigned(s) + (end ? 1u : 0u));
+}
+// The stamp's tag; an item keeps its low kItemBits bits (items beyond 2^27 alias).
+constexpr std::uint32_t event_tag(Span s, bool end, std::uint32_t item) {
+  return item << kCodeBits | event_code(s, end);
+}
+
+// One stamp decoded: its whole clock64, the item (its low kItemBits bits) and the code.
+struct Stamp {
+  std::uint64_t clock;  // [cycles]
+  std::uint32_t item;
+  std::uint16_t code;  // 2 * Span + (1 at the end, 0 at the begin)
+};
+// A warp's n stamps widened: each clock's high half from the one before it (the first from the
+// warp's start anchor, which a warp takes before its first stamp), so stamps fewer than 2^32
+// cycles apart, in the order the warp took them, come out whole.
+inline std::vector<Stamp> widen(const RawEvent* ev, std::uint32_t n, std::uint64_t start_clock) {
+  std::vector<Stamp> out;
+  out.reserve(n);
+  std::uint64_t clock = start_clock;
+  for (std::uint32_t e = 0; e < n; ++e) {
+    clock += std::uint32_t(ev[e].clock_lo - std::uint32_t(clock));
+    out.push_back(Stamp{clock, ev[e].tag >> kCodeBits, std::uint16_t(ev[e].tag & ((1u << kCodeBits) - 1))});
+  }
+  return out;
 }
 
 // A launch's buffer as copied back to the host: slot i = cta * warps_per_cta + warp, its

@@ -128,9 +128,8 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   for (QRing<T> slot{};; slot = slot + 1) {
     const KeySplit::Unit u = sched.unit(block_now(), place);
     const std::int64_t w = u.w;
-    tl.begin(Span::kEmptyWait, w);
-    sm.q_pipe.producer_acquire(slot);
-    tl.end(Span::kEmptyWait, w);
+    tl.wait(Span::kEmptyWait, w, [&] { return sm.q_pipe.producer_ready(slot); },
+            [&] { sm.q_pipe.producer_acquire(slot); });
     sm.unit[slot.stage()] = u;
     if (w >= p.split.n_work) {  // none left: the consumers read n_work and stop
       ptx::mbarrier_arrive(&sm.q_pipe.full[0][slot.stage()]);
@@ -151,9 +150,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     using Elem = typename T::Elem;
     auto load = [&](Elem* buf, TmaPipeline<T::kStages>& pipe, const CUtensorMap* map, int j, bool is_v) {
       const KVRing<T> pos = ring + j;
-      tl.begin(Span::kEmptyWait, j);
-      pipe.producer_acquire(pos);
-      tl.end(Span::kEmptyWait, j);
+      tl.wait(Span::kEmptyWait, j, [&] { return pipe.producer_ready(pos); }, [&] { pipe.producer_acquire(pos); });
       tl.producer_delay();  // the what-if's validation only (kernels/timeline.cuh)
       tl.begin(Span::kTmaIssue, j);
       Elem* const dst = buf + pos.stage() * (T::kTileK * D);
@@ -208,9 +205,7 @@ struct Consumer {
   // S = Q K^T of tile j into s_acc, issued without waiting.
   __device__ __forceinline__ void issue_qk(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
-    tl.begin(Span::kFullWait, j);
-    sm.k_pipe.consumer_wait(pos);
-    tl.end(Span::kFullWait, j);
+    tl.wait(Span::kFullWait, j, [&] { return sm.k_pipe.consumer_ready(pos); }, [&] { sm.k_pipe.consumer_wait(pos); });
     tl.begin(Span::kQkIssue, j);
     if constexpr (T::kQInRegs)
       qk_gemm_rs<T::kTileK, D>(s_acc, q_frag, sm.k[pos.stage()]);
@@ -221,9 +216,7 @@ struct Consumer {
   // O += P V of tile j from p_frag, issued without waiting.
   __device__ __forceinline__ void issue_pv(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
-    tl.begin(Span::kFullWait, j);
-    sm.v_pipe.consumer_wait(pos);
-    tl.end(Span::kFullWait, j);
+    tl.wait(Span::kFullWait, j, [&] { return sm.v_pipe.consumer_ready(pos); }, [&] { sm.v_pipe.consumer_wait(pos); });
     tl.begin(Span::kPvIssue, j);
     T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
@@ -389,9 +382,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::epilogue(const CUtensorMap*
 // the producer's next write by the q_empty arrival of the thread that made it.
 template <class T, class Stamps>
 __device__ __forceinline__ KeySplit::Unit next_unit(SharedStorage<T>& sm, QRing<T> slot, int lane, Stamps& tl) {
-  tl.begin(Span::kFullWait, 0);
-  sm.q_pipe.consumer_wait(slot);
-  tl.end(Span::kFullWait, 0);
+  tl.wait(Span::kFullWait, 0, [&] { return sm.q_pipe.consumer_ready(slot); }, [&] { sm.q_pipe.consumer_wait(slot); });
   KeySplit::Unit u{0, 0, 0};
   if (lane == 0) u = sm.unit[slot.stage()];
   u.w = __shfl_sync(kFullMask, u.w, 0);

@@ -189,23 +189,19 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   for (int i = 0; i < D / 2; ++i) o_acc[i] = 0.f;
   const int row_lo = q0 + 16 * wq + g;
   if (n_mine > 0) {
-    tl.begin(Span::kFullWait, 0);
-    wait_barrier(&sm.q_full, 0);
-    tl.end(Span::kFullWait, 0);
+    tl.wait(Span::kFullWait, 0, [&] { return barrier_ready(&sm.q_full, 0); }, [&] { wait_barrier(&sm.q_full, 0); });
   }
 
   auto issue_qk = [&](int i) {
-    tl.begin(Span::kFullWait, i);
-    sm.kv.consumer_wait(KVRing<KW>{i}, 0);
-    tl.end(Span::kFullWait, i);
+    tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 0); },
+            [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 0); });
     tl.begin(Span::kQkIssue, i);
     qk_gemm<kTileK, D, kRows>(s_acc, sm.q, sm.k[i % kStages]);
     tl.end(Span::kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
-    tl.begin(Span::kFullWait, i);
-    sm.kv.consumer_wait(KVRing<KW>{i}, 1);
-    tl.end(Span::kFullWait, i);
+    tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 1); },
+            [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 1); });
     tl.begin(Span::kPvIssue, i);
     pv_gemm<kTileK, D>(o_acc, p_frag, sm.v[i % kStages]);
     tl.end(Span::kPvIssue, i);
@@ -231,9 +227,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       const KVRing<KW> next{i + kStages};
       sm.kv.consumer_release(KVRing<KW>{i}, lane);
       if (tid == unsigned(wg * kWgThreads)) {
-        tl.begin(Span::kEmptyWait, i + kStages);
-        sm.kv.producer_acquire(next);
-        tl.end(Span::kEmptyWait, i + kStages);
+        tl.wait(Span::kEmptyWait, i + kStages, [&] { return sm.kv.producer_ready(next); },
+                [&] { sm.kv.producer_acquire(next); });
         tl.begin(Span::kTmaIssue, i + kStages);
         tma_load_tile<D>(sm.k[next.stage()], &tm_k, kTileK, key0(next.count), kv_plane,
                          sm.kv.producer_expect(next, kTileBytes, 0));

@@ -48,6 +48,8 @@ struct TmaPipeline {
   }
   // Producer: waits until every consumer warp has released p's stage (a fresh ring passes).
   __device__ void producer_acquire(Position p) { wait_barrier(&empty[p.stage()], p.phase() ^ 1); }
+  // Producer: whether producer_acquire(p) would pass at once.
+  __device__ bool producer_ready(Position p) { return barrier_ready(&empty[p.stage()], p.phase() ^ 1); }
   // Producer: announces `bytes` for part `part` of p's stage; the copies complete on the
   // barrier it returns.
   __device__ std::uint64_t* producer_expect(Position p, std::uint32_t bytes, int part = 0) {
@@ -64,6 +66,8 @@ struct TmaPipeline {
   __device__ void consumer_wait(Position p, int part = 0) {
     wait_barrier(&full[part][p.stage()], p.phase());
   }
+  // Consumer: whether consumer_wait(p, part) would pass at once.
+  __device__ bool consumer_ready(Position p, int part = 0) { return barrier_ready(&full[part][p.stage()], p.phase()); }
   // Consumer: this warp is done with p's stage (its lane 0 arrives for it).
   __device__ void consumer_release(Position p, int lane) {
     __syncwarp();

@@ -1,6 +1,7 @@
 // Warp-role timelines, an instrument chosen at compile time: an instrumented kernel takes its
-// stamp policy as a template parameter. Under a stamping policy, every warp stamps clock64 at the
-// events the kernel marks into its own slot of a bounded device buffer
+// stamp policy as a template parameter. Under a stamping policy, every warp stamps the SM clock
+// (RawEvent: its low 32 bits) at the events the kernel marks into its own slot of a bounded
+// device buffer
 // (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back); under
 // NoStamps every call is empty, so the timed kernels compile to the same instructions as
 // without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline),
@@ -11,7 +12,7 @@
 //   GlobalStamps<kConsumerSpans>   (global-consumers) global-boundaries without the empty-barrier
 //                                  waits, so that phase 5's producer stamps only its items;
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
-//                                  written out, one 16-byte store per lane, when it fills;
+//                                  written out by a bulk copy when half of it fills;
 //   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans;
 // each of them stamping every work item, or with ATTNLAB_TIMELINE_SAMPLE = k > 1 only every
 // k-th (sampled_item): the others run their stamp sites as a skipped branch.
@@ -49,6 +50,12 @@ __device__ __forceinline__ std::uint64_t clock_now() {
   // volatile and "memory": the read stays between the barrier, wgmma and store instructions
   // around it (register-only arithmetic may still move across it).
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(c)::"memory");
+  return c;
+}
+// The low half of clock64 (%clock reads the same counter): what a stamp stores (RawEvent).
+__device__ __forceinline__ std::uint32_t clock_lo_now() {
+  std::uint32_t c;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(c)::"memory");
   return c;
 }
 __device__ __forceinline__ std::uint64_t globaltimer_now() {
@@ -97,7 +104,7 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
   s.count = count;
 }
 
-// clock64, read once the instruction before it has issued. A named barrier on sm_90 compiles to
+// The clock, read once the instruction before it has issued. A named barrier on sm_90 compiles to
 // BAR.SYNC.DEFER_BLOCKING, after which a warp goes on issuing instructions that touch no memory
 // until the barrier completes. A clock read is one, so a stamp right after `bar.sync` would read
 // the time the warp reached the barrier, not when it left
@@ -108,10 +115,10 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
 // short, where a global one cost a memory round trip per stamp. Still, ptxas gives the clock
 // read the load's destination register, so the read waits out that round trip: the stamps that
 // do not need the load go without it (needs_ordering).
-__device__ __forceinline__ std::uint64_t ordered_clock(std::uint32_t word) {
+__device__ __forceinline__ std::uint32_t ordered_clock(std::uint32_t word) {
   [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
   asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
-  return clock_now();
+  return clock_lo_now();
 }
 }  // namespace
 
@@ -153,12 +160,17 @@ inline constexpr std::uint32_t kBoundarySpans =
 // (empty-barrier) class, which only a producer on the path shows.
 inline constexpr std::uint32_t kConsumerSpans = kBoundarySpans & ~span_bit(Span::kEmptyWait);
 
-// The timed build: every stamp is empty, no buffer is read, no delay is spun.
+// The timed build: every stamp is empty, no buffer is read, no delay is spun; a stamped wait
+// is the wait alone.
 struct NoStamps {
   template <class Item>
   __device__ __forceinline__ void begin(Span, Item) {}
   template <class Item>
   __device__ __forceinline__ void end(Span, Item) {}
+  template <class Item, class Ready, class Wait>
+  __device__ __forceinline__ void wait(Span, Item, Ready&&, Wait&& wait) {
+    wait();
+  }
   __device__ __forceinline__ void producer_delay() {}
 };
 
@@ -186,6 +198,22 @@ class StampCalls {
     if ((kSpans & span_bit(span)) != 0 && on()) self().stamp(span, true, std::uint32_t(item));
     if constexpr (kSampleEvery > 1)
       if (span == Span::kItem) on_ = false;
+  }
+  // A wait on an mbarrier (the full- and empty-barrier waits), stamped only where it waits:
+  // `ready` tests the barrier once without blocking, and where its phase has completed the wait
+  // took no time and leaves no span (the decoder counts none). In steady state a consumer's
+  // tiles have landed before it asks for them, so its full-barrier stamps, which sit between its
+  // turn and the partner's in the ping-pong, are mostly not taken.
+  template <class Item, class Ready, class Wait>
+  __device__ __forceinline__ void wait(Span span, Item item, Ready&& ready, Wait&& wait) {
+    if ((kSpans & span_bit(span)) == 0 || !on()) {
+      wait();
+      return;
+    }
+    if (ready()) return;  // the test acquires as the wait would
+    begin(span, item);
+    wait();
+    end(span, item);
   }
   // A known delay in one role, the validation of the timeline's what-if (a producer calls it
   // before each K/V copy it issues): DeviceView::producer_delay_cycles of spinning on clock64,
@@ -244,13 +272,11 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    const std::uint64_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_now();
+    const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
     const std::uint32_t write = count_ < g_view.capacity;
-    // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
-    const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
     asm volatile(
-        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.v2.u64 [%1], {%2, %3};\n\t}" ::"r"(write),
-        "l"(events_ + count_), "l"(c), "l"(rest)
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
+        "l"(events_ + count_), "r"(c), "r"(event_tag(span, end, item))
         : "memory");
     ++count_;
   }
@@ -291,7 +317,7 @@ inline constexpr std::uint32_t kRingWarps = 16;
 
 namespace {
 inline constexpr std::uint32_t kHalfBytes = kHalfStamps * sizeof(RawEvent);
-inline constexpr std::uint32_t kRingBytes = 2 * kHalfBytes;  // 256: a power of two
+inline constexpr std::uint32_t kRingBytes = 2 * kHalfBytes;  // 128: a power of two
 static_assert((kRingBytes & (kRingBytes - 1)) == 0, "a ring wraps where its address's low bits do");
 
 // Where a warp's ring is written out: its slot's events (null where it has none), the slot's
@@ -302,7 +328,7 @@ struct RingHeader {
   std::uint32_t flushed;
 };
 
-// The rings and their headers, 4.5 KiB of the block's static shared memory, declared in a
+// The rings and their headers, 2.4 KiB of the block's static shared memory, declared in a
 // function so only the kernels that stamp this way have them.
 struct Rings {
   __device__ __forceinline__ static RawEvent (&entries())[kRingWarps + 1][2 * kHalfStamps] {
@@ -354,10 +380,8 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
   SharedStamps& operator=(const SharedStamps&) = delete;
 
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    const std::uint64_t c = needs_ordering(span, end) ? ordered_clock(next_) : clock_now();
-    // RawEvent's second 8 bytes: item, then code, then the reserved half (0), little-endian.
-    const std::uint64_t rest = std::uint64_t(item) | std::uint64_t(event_code(span, end)) << 32;
-    asm volatile("st.shared.v2.u64 [%0], {%1, %2};" ::"r"(next_), "l"(c), "l"(rest) : "memory");
+    const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(next_) : clock_lo_now();
+    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(next_), "r"(c), "r"(event_tag(span, end, item)) : "memory");
     next_ += sizeof(RawEvent);
     if (next_ % kHalfBytes == 0) flush(kHalfStamps);
   }
@@ -373,7 +397,10 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
       RingHeader& h = Rings::header_of(half);
       const std::uint32_t first = h.flushed;
       const std::uint32_t room = h.capacity > first ? h.capacity - first : 0;
-      const std::uint32_t bytes = (n < room ? n : room) * std::uint32_t(sizeof(RawEvent));
+      // A bulk copy moves whole 16-byte pieces: an odd count takes the stale entry after it along
+      // (past the count, never read), which fits, as capacities are even (DeviceTimeline).
+      const std::uint32_t even = (n + 1) & ~1u;
+      const std::uint32_t bytes = (even < room ? even : room) * std::uint32_t(sizeof(RawEvent));
       // The entries were written through the generic proxy; the copy engine reads them through
       // the async proxy.
       hopper::fence_proxy_async_shared();

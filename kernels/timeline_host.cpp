@@ -25,16 +25,18 @@ void detach_all() { set_all(DeviceView{}); }
 std::uint64_t DeviceTimeline::bytes(std::uint32_t ctas, std::uint32_t warps_per_cta,
                                     std::uint32_t capacity) {
   const std::uint64_t slots = std::uint64_t(ctas) * warps_per_cta;
-  return slots * sizeof(RawSlot) + slots * capacity * sizeof(RawEvent);
+  return slots * sizeof(RawSlot) + slots * ((capacity + 1) & ~std::uint64_t(1)) * sizeof(RawEvent);
 }
 
+// The capacity rounded up to even: the shared policies write a slot out in 16-byte pieces, two
+// stamps each (kernels/timeline.cuh).
 DeviceTimeline::DeviceTimeline(std::uint32_t ctas, std::uint32_t warps_per_cta,
                                std::uint32_t capacity)
-    : ctas_(ctas), warps_(warps_per_cta), capacity_(capacity) {
+    : ctas_(ctas), warps_(warps_per_cta), capacity_((capacity + 1) & ~1u) {
   const std::size_t slots = std::size_t(ctas) * warps_per_cta;
   ATTNLAB_CUDA_CHECK(cudaMalloc(&slots_, slots * sizeof(RawSlot)));
   try {
-    ATTNLAB_CUDA_CHECK(cudaMalloc(&events_, slots * capacity * sizeof(RawEvent)));
+    ATTNLAB_CUDA_CHECK(cudaMalloc(&events_, slots * capacity_ * sizeof(RawEvent)));
     ATTNLAB_CUDA_CHECK(cudaMemset(slots_, 0, slots * sizeof(RawSlot)));
   } catch (...) {
     cudaFree(events_);

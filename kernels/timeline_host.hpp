@@ -29,7 +29,8 @@ struct DeviceView {
 using ViewSetter = void (*)(const DeviceView&);
 void register_view_setter(ViewSetter set);
 
-// Owns the slots and events of `ctas` x `warps_per_cta` warps, `capacity` stamps each.
+// Owns the slots and events of `ctas` x `warps_per_cta` warps, `capacity` stamps each (rounded
+// up to even).
 // While attached, every instrumented kernel of the process records into it; the destructor
 // detaches (so no kernel writes into freed memory) and frees.
 class DeviceTimeline {

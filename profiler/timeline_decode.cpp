@@ -143,10 +143,10 @@ double anchor_clock_mhz(const RawTimeline& raw) {
 }
 
 // [ns] on the axis: a warp's end anchor, or for a warp that never reached it its last stamp.
-double warp_end(const RawSlot& s, const RawEvent* ev, std::uint32_t written, const TimeAxis& axis) {
+double warp_end(const RawSlot& s, const std::vector<Stamp>& ev, const TimeAxis& axis) {
   double end = ended(s) ? axis.at(s.end_clock, s.smid) : axis.at(s.start_clock, s.smid);
   if (!ended(s))
-    for (std::uint32_t e = 0; e < written; ++e) end = std::max(end, axis.at(ev[e].clock, s.smid));
+    for (const Stamp& e : ev) end = std::max(end, axis.at(e.clock, s.smid));
   return end;
 }
 
@@ -159,10 +159,10 @@ struct WarpWaits {
 // The warp's stamps paired into spans, sorted by begin: an even code opens a span of its kind,
 // the odd one after closes the latest open one. A code no stamp writes, an end with nothing
 // open and a begin never closed count as unmatched.
-WarpWaits pair_spans(TimelineWarp& w, const RawEvent* ev, std::uint32_t written, const TimeAxis& axis, double t0) {
+WarpWaits pair_spans(TimelineWarp& w, const std::vector<Stamp>& ev, const TimeAxis& axis, double t0) {
   WarpWaits waits;
-  std::array<std::vector<const RawEvent*>, kKinds> open;
-  for (std::uint32_t e = 0; e < written; ++e) {
+  std::array<std::vector<const Stamp*>, kKinds> open;
+  for (std::size_t e = 0; e < ev.size(); ++e) {
     const unsigned kind = ev[e].code / 2u;
     if (kind >= kKinds) {
       ++w.unmatched;
@@ -176,7 +176,7 @@ WarpWaits pair_spans(TimelineWarp& w, const RawEvent* ev, std::uint32_t written,
       ++w.unmatched;
       continue;
     }
-    const RawEvent* b = open[kind].back();
+    const Stamp* b = open[kind].back();
     open[kind].pop_back();
     const TimelineSpan span{Span(kind), axis.at(b->clock, w.smid) - t0, axis.at(ev[e].clock, w.smid) - t0, b->item};
     waits.seen[kind] = true;
@@ -355,8 +355,8 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     const RawSlot& s = raw.slots[i];
     if (!s.started) continue;
     const std::uint32_t written = std::min(s.count, raw.capacity);
-    const RawEvent* ev = raw.events.data() + i * raw.capacity;
-    const double end = warp_end(s, ev, written, axis);
+    const std::vector<Stamp> ev = widen(raw.events.data() + i * raw.capacity, written, s.start_clock);
+    const double end = warp_end(s, ev, axis);
     t1 = std::max(t1, end);
     d.stamps += s.count;
     if (s.count > raw.capacity) {
@@ -374,7 +374,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     w.end_ns = end - t0;
     w.stamps = s.count;
     w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
-    const WarpWaits waits = pair_spans(w, ev, written, axis, t0);
+    const WarpWaits waits = pair_spans(w, ev, axis, t0);
     d.unmatched += w.unmatched;
     add_warp(roles.at(w.role), w, waits, opt.sample_every);
     if (s.smid == d.pictured_sm) add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);

@@ -42,7 +42,7 @@ struct Builder {
     const std::size_t slot = std::size_t(cta) * raw.warps_per_cta + warp;
     RawSlot& s = raw.slots[slot];
     if (s.count < raw.capacity)
-      raw.events[slot * raw.capacity + s.count] = RawEvent{clock, item, event_code(span, end), 0};
+      raw.events[slot * raw.capacity + s.count] = RawEvent{std::uint32_t(clock), event_tag(span, end, item)};
     ++s.count;
   }
   void end(std::uint32_t cta, std::uint32_t warp, std::uint64_t clock, std::uint64_t ns) {
@@ -96,6 +96,35 @@ TEST(TimelineDecode, PairsSpansAndConvertsCyclesAtTheSmClock) {
   // The same cycles at half the clock last twice as long.
   const TimelineDecoded slow = decode(b.raw, at_mhz(1000));
   EXPECT_DOUBLE_EQ(slow.warps[0].spans[1].end_ns - slow.warps[0].spans[1].begin_ns, 600);
+}
+
+// A stamp keeps the clock's low 32 bits: the decoder restores the high half from the warp's
+// start anchor and the stamps before, across the low half's wraps (stamps less than 2^32 cycles
+// apart), and keeps the item's and the code's bits apart.
+TEST(TimelineDecode, WidensTheLowHalfOfTheClockAcrossItsWrap) {
+  Builder b(1, 1, 8);
+  constexpr std::uint64_t kStart = (std::uint64_t(5) << 32) - 300;  // 300 cycles before a wrap
+  constexpr std::uint64_t kLast = kStart + 500 + (std::uint64_t(7) << 29);  // 7/8 of a wrap later
+  b.start(0, 0, 0, kStart, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, kStart + 100, (1u << kItemBits) - 1);
+  b.stamp(0, 0, Span::kMergeWait, false, kStart + 200, 12345);
+  b.stamp(0, 0, Span::kMergeWait, true, kStart + 500, 12345);             // past the wrap
+  b.stamp(0, 0, Span::kItem, true, kLast, (1u << kItemBits) - 1);  // past the next wrap
+  b.end(0, 0, kLast + 100, kEpochNs + 1000);
+  const std::vector<Stamp> w = widen(b.raw.events.data(), 4, kStart);
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w[0].clock, kStart + 100);
+  EXPECT_EQ(w[2].clock, kStart + 500);
+  EXPECT_EQ(w[3].clock, kLast);
+  EXPECT_EQ(w[0].item, (1u << kItemBits) - 1);
+  EXPECT_EQ(w[0].code, event_code(Span::kItem, false));
+  EXPECT_EQ(w[2].item, 12345u);
+  EXPECT_EQ(w[2].code, event_code(Span::kMergeWait, true));
+  const TimelineDecoded d = decode(b.raw, at_mhz(1000));
+  ASSERT_EQ(d.warps.size(), 1u);
+  ASSERT_EQ(d.warps[0].spans.size(), 2u);
+  EXPECT_DOUBLE_EQ(d.warps[0].spans[1].end_ns - d.warps[0].spans[1].begin_ns, 300);  // the merge wait
+  EXPECT_EQ(d.unmatched, 0u);
 }
 
 TEST(TimelineDecode, CountsOverflowAndNeverReadsPastTheCapacity) {

@@ -39,9 +39,10 @@ __global__ void known_wait(long long spin) {
   }
 }
 
-// The same known wait on an mbarrier, as a consumer waits for a copy to land: the full-barrier
-// wait, whose end stamp reads the clock without the ordering load (needs_ordering), since the
-// wait's try_wait loop branches on its result.
+// The same known wait on an mbarrier, as a consumer waits for a copy to land, through the
+// stamped wait (StampCalls::wait): the full-barrier wait, whose end stamp reads the clock
+// without the ordering load (needs_ordering), since the wait's try_wait loop branches on its
+// result.
 template <class Stamps>
 __global__ void known_mbarrier_wait(long long spin) {
   __shared__ std::uint64_t bar;
@@ -56,10 +57,21 @@ __global__ void known_mbarrier_wait(long long spin) {
     tl.end(Span::kSoftmax, 0);
     if (threadIdx.x == 32) (void)cuda::ptx::mbarrier_arrive(&bar);
   } else {
-    tl.begin(Span::kFullWait, 0);
-    hopper::wait_barrier(&bar, 0);
-    tl.end(Span::kFullWait, 0);
+    tl.wait(Span::kFullWait, 0, [&] { return hopper::barrier_ready(&bar, 0); }, [&] { hopper::wait_barrier(&bar, 0); });
   }
+}
+
+// A stamped wait on an mbarrier whose phase has completed before it is asked for: no stamps.
+template <class Stamps>
+__global__ void ready_mbarrier_wait() {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    cuda::ptx::mbarrier_init(&bar, 1);
+    (void)cuda::ptx::mbarrier_arrive(&bar);
+  }
+  __syncthreads();
+  Stamps tl;
+  tl.wait(Span::kFullWait, 0, [&] { return hopper::barrier_ready(&bar, 0); }, [&] { hopper::wait_barrier(&bar, 0); });
 }
 
 // Every warp stamps `n` begin/end pairs.
@@ -136,6 +148,11 @@ const TimelineSpan* find_span(const TimelineWarp& w, Span k) {
   return nullptr;
 }
 
+// Slot `slot`'s first n stamps, widened (their clocks whole, their tags split).
+std::vector<Stamp> stamps_of(const RawTimeline& raw, std::size_t slot, std::uint32_t n) {
+  return widen(raw.events.data() + slot * raw.capacity, n, raw.slots[slot].start_clock);
+}
+
 // At 1000 MHz a decoded nanosecond is one cycle: the checks below are in cycles, so they do not
 // depend on the clock the SM ran at.
 constexpr double kCyclesAsNs = 1000;
@@ -195,8 +212,8 @@ TYPED_TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
     EXPECT_EQ(raw.slots[slot].count, 20u);
     EXPECT_EQ(raw.slots[slot].started, 1u);
     // Each slot holds its own first 8 stamps: 4 begin/end pairs of items 0..3.
-    for (std::uint32_t e = 0; e < raw.capacity; ++e)
-      EXPECT_EQ(raw.events[slot * raw.capacity + e].item, e / 2) << "slot " << slot << " event " << e;
+    const std::vector<Stamp> ev = stamps_of(raw, slot, raw.capacity);
+    for (std::uint32_t e = 0; e < raw.capacity; ++e) EXPECT_EQ(ev[e].item, e / 2) << "slot " << slot << " event " << e;
   }
   DecodeOptions o;
   o.sm_clock_mhz = kCyclesAsNs;
@@ -229,11 +246,11 @@ TYPED_TEST(TimelineGpu, EveryStampLandsInOrderAcrossRingFlushes) {
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
     ASSERT_EQ(raw.slots[slot].count, 2u * kPairs) << "slot " << slot;
+    const std::vector<Stamp> ev = stamps_of(raw, slot, 2u * kPairs);
     for (std::uint32_t e = 0; e < 2u * kPairs; ++e) {
-      const RawEvent& ev = raw.events[slot * raw.capacity + e];
-      EXPECT_EQ(ev.item, e / 2) << "slot " << slot << " event " << e;
-      EXPECT_EQ(ev.code, event_code(Span::kSoftmax, e % 2 == 1)) << "slot " << slot << " event " << e;
-      if (e > 0) EXPECT_GE(ev.clock, raw.events[slot * raw.capacity + e - 1].clock) << "slot " << slot;
+      EXPECT_EQ(ev[e].item, e / 2) << "slot " << slot << " event " << e;
+      EXPECT_EQ(ev[e].code, event_code(Span::kSoftmax, e % 2 == 1)) << "slot " << slot << " event " << e;
+      if (e > 0) EXPECT_GE(ev[e].clock, ev[e - 1].clock) << "slot " << slot;
     }
   }
   DecodeOptions o;
@@ -255,9 +272,21 @@ TYPED_TEST(TimelineGpu, OneLaneStampsAloneAfterItsWarpLeft) {
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
     ASSERT_EQ(raw.slots[slot].count, 2u * kPairs) << "slot " << slot;
-    for (std::uint32_t e = 0; e < 2u * kPairs; ++e)
-      EXPECT_EQ(raw.events[slot * raw.capacity + e].item, e / 2) << "slot " << slot << " event " << e;
+    const std::vector<Stamp> ev = stamps_of(raw, slot, 2u * kPairs);
+    for (std::uint32_t e = 0; e < 2u * kPairs; ++e) EXPECT_EQ(ev[e].item, e / 2) << "slot " << slot << " event " << e;
   }
+}
+
+// A wait that does not wait leaves no stamp; one that does is stamped (the known spins above).
+TYPED_TEST(TimelineGpu, AWaitThatPassesAtOnceIsNotStamped) {
+  const DeviceTimeline buffer(1, 1, 8);
+  buffer.attach();
+  buffer.clear(nullptr);
+  ready_mbarrier_wait<TypeParam><<<1, 32>>>();
+  ATTNLAB_CHECK_LAUNCH();
+  const RawTimeline raw = buffer.pull(nullptr);
+  EXPECT_EQ(raw.slots[0].started, 1u);
+  EXPECT_EQ(raw.slots[0].count, 0u);
 }
 
 // The policy stamps the spans it names and no others.
@@ -276,7 +305,8 @@ TYPED_TEST(TimelineGpu, StampsTheSpansOfItsPolicy) {
       expected.push_back(event_code(Span(k), true));
     }
   ASSERT_EQ(raw.slots[0].count, expected.size());
-  for (std::size_t e = 0; e < expected.size(); ++e) EXPECT_EQ(raw.events[e].code, expected[e]) << "event " << e;
+  const std::vector<Stamp> ev = stamps_of(raw, 0, raw.slots[0].count);
+  for (std::size_t e = 0; e < expected.size(); ++e) EXPECT_EQ(ev[e].code, expected[e]) << "event " << e;
 }
 
 // A build that stamps every k-th item (ATTNLAB_TIMELINE_SAMPLE) stamps, in every warp, the
@@ -315,9 +345,10 @@ TYPED_TEST(TimelineSampledGpu, StampsOnlyTheSampledItems) {
       const std::size_t slot = std::size_t(b) * kWarps + warp;
       ASSERT_EQ(raw.slots[slot].started, 1u);
       ASSERT_EQ(raw.slots[slot].count, expected.size()) << "slot " << slot;
+      const std::vector<Stamp> ev = stamps_of(raw, slot, raw.slots[slot].count);
       for (std::size_t e = 0; e < expected.size(); ++e) {
-        EXPECT_EQ(raw.events[slot * raw.capacity + e].code, expected[e].first) << "slot " << slot << " event " << e;
-        EXPECT_EQ(raw.events[slot * raw.capacity + e].item, expected[e].second) << "slot " << slot << " event " << e;
+        EXPECT_EQ(ev[e].code, expected[e].first) << "slot " << slot << " event " << e;
+        EXPECT_EQ(ev[e].item, expected[e].second) << "slot " << slot << " event " << e;
       }
     }
   }
