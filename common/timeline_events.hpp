@@ -60,6 +60,7 @@ enum class StampPolicy : std::uint8_t {
   kShared,            // stamps buffered in a shared-memory ring per warp, written out when it fills
   kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
   kGlobalConsumers,   // kGlobalBoundaries without the empty-barrier waits (a producer's items only)
+                      // and without the mbarrier waits that pass at once
 };
 
 constexpr const char* stamp_policy_name(StampPolicy p) {

@@ -10,7 +10,8 @@
 //   GlobalStamps<kEverySpan>       (global) each stamp stored to the warp's global slot;
 //   GlobalStamps<kBoundarySpans>   (global-boundaries) the same without the issue spans;
 //   GlobalStamps<kConsumerSpans>   (global-consumers) global-boundaries without the empty-barrier
-//                                  waits, so that phase 5's producer stamps only its items;
+//                                  waits, so that phase 5's producer stamps only its items, and
+//                                  without the mbarrier waits that pass at once;
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
 //                                  written out by a bulk copy when half of it fills;
 //   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans;
@@ -158,7 +159,11 @@ inline constexpr std::uint32_t kBoundarySpans =
 // alone, and keeps the registers its stamps took from its 24 or 32 (the .ptxas reports beside
 // the objects give each policy's spills). The critical path loses the consumers'
 // (empty-barrier) class, which only a producer on the path shows.
-inline constexpr std::uint32_t kConsumerSpans = kBoundarySpans & ~span_bit(Span::kEmptyWait);
+// It also leaves unstamped the mbarrier waits that pass at once (kPassingWaitsUnstamped).
+inline constexpr std::uint32_t kPassingWaitsUnstamped = 1u << 31;  // a flag above every span's bit
+static_assert(unsigned(Span::kCount) < 31, "the flag stays clear of the spans' bits");
+inline constexpr std::uint32_t kConsumerSpans =
+    (kBoundarySpans & ~span_bit(Span::kEmptyWait)) | kPassingWaitsUnstamped;
 
 // The timed build: every stamp is empty, no buffer is read, no delay is spun; a stamped wait
 // is the wait alone.
@@ -199,18 +204,21 @@ class StampCalls {
     if constexpr (kSampleEvery > 1)
       if (span == Span::kItem) on_ = false;
   }
-  // A wait on an mbarrier (the full- and empty-barrier waits), stamped only where it waits:
-  // `ready` tests the barrier once without blocking, and where its phase has completed the wait
-  // took no time and leaves no span (the decoder counts none). In steady state a consumer's
-  // tiles have landed before it asks for them, so its full-barrier stamps, which sit between its
-  // turn and the partner's in the ping-pong, are mostly not taken.
+  // A wait on an mbarrier (the full- and empty-barrier waits). Under kPassingWaitsUnstamped it is
+  // stamped only where it waits: `ready` tests the barrier once without blocking, and where its
+  // phase has completed the wait leaves no span (the decoder counts none). In steady state a
+  // consumer's tiles have landed before it asks for them, so its full-barrier stamps, which sit
+  // between its turn and the partner's in the ping-pong, are mostly not taken. Where they are not,
+  // what the stamps' cost left in those waits shows elsewhere on the critical path (kernels/NOTES.md,
+  // "Stamps of 8 bytes"), so the other policies stamp every wait.
   template <class Item, class Ready, class Wait>
   __device__ __forceinline__ void wait(Span span, Item item, Ready&& ready, Wait&& wait) {
     if ((kSpans & span_bit(span)) == 0 || !on()) {
       wait();
       return;
     }
-    if (ready()) return;  // the test acquires as the wait would
+    if constexpr ((kSpans & kPassingWaitsUnstamped) != 0)
+      if (ready()) return;  // the test acquires as the wait would
     begin(span, item);
     wait();
     end(span, item);
