@@ -198,7 +198,11 @@ reports-h100: report-tool
 # warp-role timelines (timeline/<phase>/<run>/).
 H200        := reports/h200
 H200_PAIRS  := $(sort $(dir $(wildcard $(H200)/records/ab/*/*/run.json.gz)))
+H200_CAL    := $(sort $(dir $(wildcard $(H200)/calibration/*/calibration.json $(H200)/calibration/*/calibration.json.gz)))
+H200_RUNS   := $(filter-out $(H200)/records/ab/%,$(wildcard $(H200)/records/*/*/))
 reports-h200: report-tool
+	$(if $(H200_CAL),$(REPORT) calibration $(H200_CAL))
+	$(if $(H200_RUNS),$(REPORT) run $(H200_RUNS))
 	$(if $(H200_PAIRS),$(REPORT) ab $(H200_PAIRS))
 	$(foreach p,$(sort $(dir $(patsubst %/,%,$(H200_PAIRS)))),$(REPORT) ab $(filter $(p)%,$(H200_PAIRS)) --across $(p) &&) true
 	$(foreach d,$(wildcard $(H200)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
