@@ -208,9 +208,10 @@ class StampCalls {
   // stamped only where it waits: `ready` tests the barrier once without blocking, and where its
   // phase has completed the wait leaves no span (the decoder counts none). In steady state a
   // consumer's tiles have landed before it asks for them, so its full-barrier stamps, which sit
-  // between its turn and the partner's in the ping-pong, are mostly not taken. Where they are not,
-  // what the stamps' cost left in those waits shows elsewhere on the critical path (kernels/NOTES.md,
-  // "Stamps of 8 bytes"), so the other policies stamp every wait.
+  // between its turn and the partner's in the ping-pong, are mostly not taken. The price, seen
+  // but not explained: with the passing waits unstamped, a delayed producer shows on the
+  // critical path as QK^T and PV issue time more than as loads, so the other policies, which the
+  // what-if reads, stamp every wait.
   template <class Item, class Ready, class Wait>
   __device__ __forceinline__ void wait(Span span, Item item, Ready&& ready, Wait&& wait) {
     if ((kSpans & span_bit(span)) == 0 || !on()) {
