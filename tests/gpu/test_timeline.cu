@@ -21,16 +21,22 @@
 namespace attnlab::timeline {
 namespace {
 
+// `spin` cycles of work, stamped as a softmax span.
+template <class Stamps>
+__device__ void stamped_spin(Stamps& tl, long long spin) {
+  tl.begin(Span::kSoftmax, 0);
+  const long long t0 = clock64();
+  while (clock64() - t0 < spin) {
+  }
+  tl.end(Span::kSoftmax, 0);
+}
+
 // Warp 1 works (spins) for `spin` cycles, then arrives at barrier 1; warp 0 waits there.
 template <class Stamps>
 __global__ void known_wait(long long spin) {
   Stamps tl;
   if (threadIdx.x / 32 == 1) {
-    tl.begin(Span::kSoftmax, 0);
-    const long long t0 = clock64();
-    while (clock64() - t0 < spin) {
-    }
-    tl.end(Span::kSoftmax, 0);
+    stamped_spin(tl, spin);
     asm volatile("bar.arrive 1, 64;" ::: "memory");
   } else {
     tl.begin(Span::kPingPongWait, 0);
@@ -50,11 +56,7 @@ __global__ void known_mbarrier_wait(long long spin) {
   __syncthreads();
   Stamps tl;
   if (threadIdx.x / 32 == 1) {
-    tl.begin(Span::kSoftmax, 0);
-    const long long t0 = clock64();
-    while (clock64() - t0 < spin) {
-    }
-    tl.end(Span::kSoftmax, 0);
+    stamped_spin(tl, spin);
     if (threadIdx.x == 32) (void)cuda::ptx::mbarrier_arrive(&bar);
   } else {
     tl.wait(Span::kFullWait, 0, [&] { return hopper::barrier_ready(&bar, 0); }, [&] { hopper::wait_barrier(&bar, 0); });
