@@ -44,6 +44,10 @@ case "$b" in
     render progression $b/records $b/progression --published reports/published/fa3_h100_sxm.json
     render boards $b/records any $b/boards/cudnn --phase cudnn ;;
   reports/h200)
+    cals=$(ls -d $b/calibration/*/ 2>/dev/null)
+    [ -z "$cals" ] || render calibration $cals
+    runs=$(run_dirs $b/records | grep -v "^$b/records/ab/")
+    [ -z "$runs" ] || render run $runs
     pairs=$(run_dirs $b/records/ab)
     render ab $pairs
     for p in $(for d in $pairs; do dirname "$d"; done | sort -u); do
