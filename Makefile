@@ -178,6 +178,9 @@ progression: report-tool
 .PHONY: reports reports-h200
 reports: reports-h100 reports-h200 reports-sweeps
 
+# Every published-figures file: an A/B report of an FP8 pair shows the FP8 ones beside its TFLOPS.
+PUBLISHED   := $(foreach f,$(sort $(wildcard reports/published/*.json)),--published $(f))
+
 # Everything under reports/h100/ from the committed records in reports/h100/records/.
 # Phase records are <records>/<phase>/<run>/; paired A/B records <records>/ab/<A>-vs-<B>/<run>/.
 H100_AB     := $(sort $(dir $(wildcard $(H100)/records/ab/*/*/run.json $(H100)/records/ab/*/*/run.json.gz)))
@@ -185,7 +188,7 @@ H100_CAL    := $(sort $(dir $(wildcard $(H100)/calibration/*/calibration.json $(
 reports-h100: report-tool
 	$(if $(H100_CAL),$(REPORT) calibration $(H100_CAL))
 	$(REPORT) run $(filter-out $(H100)/records/ab/%,$(wildcard $(H100)/records/*/*/))
-	$(if $(H100_AB),$(REPORT) ab $(H100_AB))
+	$(if $(H100_AB),$(REPORT) ab $(H100_AB) $(PUBLISHED))
 	$(REPORT) notebook $(H100)/records --out $(H100)
 	$(REPORT) progression $(H100)/records $(H100)/progression --published reports/published/fa3_h100_sxm.json
 	$(REPORT) readme-table $(H100)/records README.md --progression $(H100)/progression
@@ -203,8 +206,8 @@ H200_RUNS   := $(filter-out $(H200)/records/ab/%,$(wildcard $(H200)/records/*/*/
 reports-h200: report-tool
 	$(if $(H200_CAL),$(REPORT) calibration $(H200_CAL))
 	$(if $(H200_RUNS),$(REPORT) run $(H200_RUNS))
-	$(if $(H200_PAIRS),$(REPORT) ab $(H200_PAIRS))
-	$(foreach p,$(sort $(dir $(patsubst %/,%,$(H200_PAIRS)))),$(REPORT) ab $(filter $(p)%,$(H200_PAIRS)) --across $(p) &&) true
+	$(if $(H200_PAIRS),$(REPORT) ab $(H200_PAIRS) $(PUBLISHED))
+	$(foreach p,$(sort $(dir $(patsubst %/,%,$(H200_PAIRS)))),$(REPORT) ab $(filter $(p)%,$(H200_PAIRS)) --across $(p) $(PUBLISHED) &&) true
 	$(foreach d,$(wildcard $(H200)/timeline/*/*/),$(REPORT) timeline $(d) &&) true
 
 # make reports-sweeps: every committed multi-GPU sweep, reports/<gpu>-x<N>/ (records/, sweeps/<id>/

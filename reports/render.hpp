@@ -42,7 +42,9 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file);
 Rendered render_notebook(const std::vector<Run>& runs, const fs::path& root, const fs::path& out_dir);
 
 // <dir>/report.md and <dir>/plots/ of a paired A/B record (attnlab.ab/2 or /1) in <dir>/run.json.
-Rendered render_ab(const AbRecord& rec, const fs::path& dir);
+// Where both sides read e4m3 inputs, each side's TFLOPS per shape, beside the figures of the
+// `published` sources of FP8 inputs at the same shape.
+Rendered render_ab(const AbRecord& rec, const fs::path& dir, const std::vector<Published>& published = {});
 // <out>/report.md: every measurement of each shape in the A/B records of one pair (each given
 // with its run.json path), a row each with its record, commit and GPU, and per shape the
 // measurements of one commit on one GPU combined where there are several. Throws InputError

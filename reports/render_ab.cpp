@@ -188,6 +188,68 @@ void write_blocks(std::ostringstream& md, const AbRecord& rec, const Measurement
           "resamples.\n\n" << blocks.str();
 }
 
+// Whether both sides read e4m3 inputs, as every block's gates of the record say.
+bool fp8_pair(const AbRecord& rec) {
+  bool any = false;
+  for (const AbShape& s : rec.results)
+    for (const AbBlock& b : s.blocks) {
+      if (b.a_correctness.input_format != "e4m3" || b.b_correctness.input_format != "e4m3") return false;
+      any = true;
+    }
+  return any;
+}
+
+// [TFLOPS] the shape's FLOPs over a side's busy median.
+double side_tflops(const AbShape& s, bool is_a) {
+  return s.flops / (stats::median(s.pooled(is_a).busy_ns) * 1e3);
+}
+
+// Every published figure at exactly the shape, each marked published with its source's board
+// and clock; "no published figure" where no source has one.
+std::string published_cell(const Shape& shape, const std::vector<const Published*>& sources) {
+  std::string cell;
+  for (const Published* p : sources)
+    if (const auto t = p->at(shape))
+      cell += (cell.empty() ? "" : "; ") + plain(*t) + " published, " + code(p->label) + " (board " + p->board +
+              "; clock " + p->clock + ")";
+  return cell.empty() ? "no published figure" : cell;
+}
+
+// An FP8 pair's TFLOPS per side beside the published FP8 figures at the same shape: the ratio
+// says which side is faster, the sources' figures where both stand against what FA3 and cuDNN
+// publish, on the sources' boards and clocks.
+void write_tflops(std::ostringstream& md, const AbRecord& rec, const Measurements& m,
+                  const std::vector<Published>& published) {
+  if (!fp8_pair(rec)) return;
+  std::vector<const Published*> sources;
+  for (const Published& p : published)
+    if (p.precision == "fp8") sources.push_back(&p);
+  md << "\n## TFLOPS beside published FP8 figures\n\nBoth sides read e4m3 inputs (every block's gates say so). "
+        "A side's TFLOPS: the shape's FLOPs (4·B·H·S²·D, halved for causal) over its busy median above. ";
+  if (sources.empty())
+    md << "No published FP8 figures were given (`attnlab-report ab --published FILE`).\n\n";
+  else
+    md << "Beside them, each published figure at exactly the shape (batch, heads, key/value heads, S, D and "
+          "mask), as its source states it: not measured here, on the source's board and clock, not scaled "
+          "to this record's.\n\n";
+  std::vector<std::string> head = {"shape", "measurement", "A " + rec.a.phase + " TFLOPS", "B " + rec.b.phase + " TFLOPS"};
+  if (!sources.empty()) head.push_back("published at this shape");
+  Table t(head, sources.empty() ? "llrr" : "llrrl");
+  for (std::size_t i = 0; i < rec.results.size(); ++i) {
+    const AbShape& s = rec.results[i];
+    if (!s.wall) continue;
+    std::vector<std::string> row = {s.name, m.label(rec, i), sig(side_tflops(s, true), 4), sig(side_tflops(s, false), 4)};
+    if (!sources.empty()) row.push_back(published_cell(s.shape, sources));
+    t.row(row);
+  }
+  md << t.str();
+  if (sources.empty()) return;
+  md << "\nPublished sources:\n\n";
+  for (const Published* p : sources)
+    md << "- " << code(p->label) << ": " << p->citation() << "; board: " << p->board << "; clock: " << p->clock
+       << "; its shapes: " << p->shapes.str() << (p->note ? "; " + *p->note : "") << ".\n";
+}
+
 // One measurement of a shape across records: where it comes from.
 struct Across {
   std::string record, commit, gpu;  // run directory name, short commit (+ dirty), GPU uuid
@@ -250,7 +312,7 @@ Rendered render_ab_across(const std::vector<std::pair<fs::path, AbRecord>>& reco
   return r;
 }
 
-Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
+Rendered render_ab(const AbRecord& rec, const fs::path& dir, const std::vector<Published>& published) {
   Rendered out;
   const fs::path plots = dir / "plots";
   clear_plots(plots);
@@ -258,6 +320,7 @@ Rendered render_ab(const AbRecord& rec, const fs::path& dir) {
   const Measurements m(rec);
   write_header(md, rec);
   write_ratios(md, rec, m);
+  write_tflops(md, rec, m, published);
   write_blocks(md, rec, m);
   for (std::size_t i = 0; i < rec.results.size(); ++i) {
     if (!rec.results[i].wall) continue;

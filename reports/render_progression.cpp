@@ -308,8 +308,8 @@ void charts(std::ostringstream& md, Rendered& out, const std::vector<PhaseRow>& 
           "their `.dat` files.\n";
     if (published) {
       md << "\nThe dashed black lines with diamonds, " << code(published->label) << " (\", causal\" where masked), are "
-            "published, not measured here: " << published->source << ", " << published->figure << ", p. "
-         << published->page << "; clock: " << published->clock << ". Each is drawn beside the lab's lines of its "
+            "published, not measured here: " << published->citation() << "; clock: " << published->clock
+         << ". Each is drawn beside the lab's lines of its "
             "head dimension and mask with every figure of its source at the lab's S there, or not at all: a "
             "series missing a point of its source is never drawn. Its figures are as published, not scaled to a "
             "clock: the lab's points ran at each board's own clock under its power cap (the run reports give "

@@ -151,12 +151,18 @@ Subcommand add_ab(CLI::App& app) {
                   "also write DIR/report.md: every measurement of each shape across these records (of one "
                   "pair), combined per commit and GPU")
       ->type_name("DIR");
-  return {sub, [dirs, across](Output& out) {
+  auto published = std::make_shared<std::vector<std::string>>();
+  sub->add_option("--published", *published,
+                  "published figures (reports/published/*.json): an FP8 pair's report shows the FP8 ones beside its TFLOPS; repeatable")
+      ->type_name("FILE");
+  return {sub, [dirs, across, published](Output& out) {
+            std::vector<Published> sources;
+            for (const auto& f : *published) sources.push_back(read_published(f));
             std::vector<std::pair<fs::path, attnlab::AbRecord>> records;
             for (const auto& d : *dirs) {
               const fs::path dir = record_dir(d);
               records.emplace_back(dir / "run.json", read_input(attnlab::read_ab_file, dir / "run.json"));
-              out.wrote(render_ab(records.back().second, dir), dir / "report.md");
+              out.wrote(render_ab(records.back().second, dir, sources), dir / "report.md");
             }
             if (!across->empty()) {
               fs::create_directories(*across);

@@ -34,12 +34,14 @@ run_dirs() {  # the record folders directly under $1/*/ holding a record (run.js
 render() { "$report" "$@" >>"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "attnlab-report $*"; }; }
 cd "$tmp/work" || exit 1
 b=$board
+published=()  # every published-figures file, as the Makefile's PUBLISHED
+for f in reports/published/*.json; do published+=(--published "$f"); done
 # shellcheck disable=SC2046
 case "$b" in
   reports/h100)
     render calibration $(ls -d $b/calibration/*/)
     render run $(run_dirs $b/records | grep -v "^$b/records/ab/")
-    render ab $(run_dirs $b/records/ab)
+    render ab $(run_dirs $b/records/ab) "${published[@]}"
     render notebook $b/records --out $b
     render progression $b/records $b/progression --published reports/published/fa3_h100_sxm.json
     render boards $b/records any $b/boards/cudnn --phase cudnn ;;
@@ -49,9 +51,9 @@ case "$b" in
     runs=$(run_dirs $b/records | grep -v "^$b/records/ab/")
     [ -z "$runs" ] || render run $runs
     pairs=$(run_dirs $b/records/ab)
-    render ab $pairs
+    render ab $pairs "${published[@]}"
     for p in $(for d in $pairs; do dirname "$d"; done | sort -u); do
-      render ab $(grep "^$p/" <<<"$pairs") --across "$p/"
+      render ab $(grep "^$p/" <<<"$pairs") --across "$p/" "${published[@]}"
     done ;;
   *) fail "$b: this test renders reports/h100 and reports/h200" ;;
 esac

@@ -492,7 +492,8 @@ TEST(Render, ProgressionDrawsPublishedFiguresBesideTheLinesAndSaysSo) {
   write_record(t.path, beside_fixtures("9", {{"32x16x512x64", spread(100e3, 1e3)}, {"16x16x1024x64", spread(200e3, 1e3)}}));
   const fs::path file = t.path / "pub.json";
   write_file(file, R"json({"label": "X (paper)", "source": "paper X", "page": 7, "figure": "Figure 2",
-    "clock": "not stated", "S": [512, 1024, 16384], "series": [
+    "clock": "not stated", "board": "B", "precision": "fp16",
+    "shape": {"tokens": 16384, "hidden": 2048}, "S": [512, 1024, 16384], "series": [
     {"D": 64, "causal": false, "tflops": [333, 392, 497]}, {"D": 64, "causal": true, "tflops": [111, 222, 333]},
     {"D": 128, "causal": false, "tflops": [625, 626, 627]}]})json");
   const Published pub = read_published(file);
@@ -525,7 +526,8 @@ TEST(Render, APublishedSeriesMissingAPointIsNeverDrawn) {
                                              {"16x16x1024x64:causal", spread(110e3, 1e3)}}));
   const fs::path file = t.path / "pub.json";
   write_file(file, R"json({"label": "X (paper)", "source": "paper X", "page": 7, "figure": "Figure 2",
-    "clock": "not stated", "S": [512, 1024, 4096], "series": [
+    "clock": "not stated", "board": "B", "precision": "fp16",
+    "shape": {"tokens": 16384, "hidden": 2048}, "S": [512, 1024, 4096], "series": [
     {"D": 64, "causal": false, "tflops": [333, 392, null]}, {"D": 64, "causal": true, "tflops": [197, 265, 420]}]})json");
   const Published pub = read_published(file);
   render_progression(load_root(t.path), t.path, t.path / "progression", &pub);
@@ -556,7 +558,8 @@ TEST(Render, TheCommittedPublishedFileCarriesEveryPointOfItsFigure) {
 TEST(Render, APublishedFileWithAMissingFieldIsRefusedByName) {
   TempDir t;
   const fs::path file = t.path / "pub.json";
-  const std::string head = R"json({"label": "X", "source": "s", "page": 1, "figure": "Figure 1", "clock": "c", "S": [512, 1024], )json";
+  const std::string head = R"json({"label": "X", "source": "s", "page": 1, "figure": "Figure 1", "board": "b", "clock": "c",
+    "precision": "fp8", "shape": {"batch": 1, "heads": 64, "kv_heads": 8}, "S": [512, 1024], )json";
   const auto refused = [&](const std::string& body, const std::string& why) {
     write_file(file, head + body + "}");
     try {
@@ -570,10 +573,55 @@ TEST(Render, APublishedFileWithAMissingFieldIsRefusedByName) {
   refused(R"json("series": [{"D": 64, "causal": false, "tflops": [333]}])json", "/series/0/tflops: not one entry per S");
   refused(R"json("series": [{"D": 64, "causal": false, "tflops": [333, -1]}])json",
           "/series/0/tflops/1: not a positive number or null");
-  write_file(file, R"json({"label": "X", "source": "s", "figure": "Figure 1", "clock": "c", "S": [512],
-    "series": [{"D": 64, "causal": false, "tflops": [1]}]})json");
-  EXPECT_THROW(read_published(file), InputError);  // no page
+  // The board, the precision and the shapes a figure was taken at are as required as the figure:
+  // without them it cannot stand beside a lab figure of one shape.
+  const auto without = [&](const std::string& key, const std::string& why) {
+    auto j = nlohmann::json::parse(head + R"json("series": [{"D": 64, "causal": false, "tflops": [1, 2]}]})json");
+    j.erase(key);
+    write_file(file, j.dump());
+    try {
+      read_published(file);
+      ADD_FAILURE() << "read without " << key;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), file.string() + ": " + why);
+    }
+  };
+  without("board", "/board: missing or not a non-empty string");
+  without("precision", "/precision: missing or not a non-empty string");
+  without("shape", "/shape: missing or not an object");
   EXPECT_THROW(read_published(t.path / "none.json"), InputError);
+}
+
+// The shapes of a source's points are one rule per size, stated exactly once: a fixed batch or a
+// fixed token count, fixed heads or a fixed hidden size; the precision is one the reports know.
+TEST(Render, APublishedFileWhoseShapesAreNotOneRuleIsRefusedByName) {
+  TempDir t;
+  const fs::path file = t.path / "pub.json";
+  const auto refused = [&](const std::string& shape, const std::string& precision, const std::string& why) {
+    write_file(file, R"json({"label": "X", "source": "s", "figure": "f", "board": "b", "clock": "c", "precision": ")json" +
+                         precision + R"json(", "shape": )json" + shape +
+                         R"json(, "S": [512], "series": [{"D": 64, "causal": false, "tflops": [1]}]})json");
+    try {
+      read_published(file);
+      ADD_FAILURE() << "read: " << shape << " " << precision;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), file.string() + ": " + why);
+    }
+  };
+  refused(R"json({"batch": 1, "tokens": 16384, "heads": 16})json", "fp8", "/shape: not exactly one of batch and tokens");
+  refused(R"json({"heads": 16})json", "fp8", "/shape: not exactly one of batch and tokens");
+  refused(R"json({"batch": 1})json", "fp8", "/shape: not exactly one of heads and hidden");
+  refused(R"json({"batch": 1, "heads": 16, "hidden": 2048})json", "fp8", "/shape: not exactly one of heads and hidden");
+  refused(R"json({"batch": 1, "heads": 64, "kv_heads": 0})json", "fp8", "/shape/kv_heads: not a positive integer");
+  refused(R"json({"batch": 1.5, "heads": 64})json", "fp8", "/shape/batch: not a positive integer");
+  refused(R"json({"batch": 1, "heads": 64})json", "int8", "/precision: not fp16 or fp8");
+  // A source without pages (a repository's file) reads, with no page in its citation.
+  write_file(file, R"json({"label": "X", "source": "repo at commit c, file f", "figure": "column t", "board": "b",
+    "clock": "c", "precision": "fp8", "shape": {"batch": 1, "heads": 64, "kv_heads": 8}, "S": [512],
+    "series": [{"D": 128, "causal": false, "tflops": [1]}]})json");
+  const Published p = read_published(file);
+  EXPECT_FALSE(p.page.has_value());
+  EXPECT_EQ(p.citation(), "repo at commit c, file f, column t");
 }
 
 TEST(Render, EndLabelsThatWouldOverlapAreSpreadApart) {
