@@ -40,8 +40,15 @@ struct Fp8Inputs {
   HostTensors dequantised;
 };
 
-// Quantises each of Q, K and V with its own scale; throws std::runtime_error if a dequantised
-// value is not exactly representable in fp16 (a scale outside the range the gate's inputs use).
+// x quantised at `scale`: each element's code to_e4m3(x * scale), and into `dequantised` its
+// value e4m3_value(code) / scale as an fp16 value; throws std::runtime_error (naming the tensor
+// `name`) where that value is not exactly an fp16 value: a NaN in x, or a scale outside
+// [2^-7, 2^15], where an e4m3 value over the scale leaves fp16's range or precision.
+Fp8Operand quantize_at(const std::vector<__half>& x, double scale, std::vector<__half>& dequantised,
+                       const char* name);
+
+// Quantises each of Q, K and V with its own scale, e4m3_scale_for its largest magnitude (NaNs
+// left out), as quantize_at.
 Fp8Inputs quantize_e4m3(const HostTensors& in);
 
 // "fp16" or "e4m3", as records and the console name an InputFormat.

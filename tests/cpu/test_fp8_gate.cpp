@@ -65,6 +65,92 @@ TEST(Fp8Inputs, PowerOfTwoScalesFillTheRangeAndDequantiseExactly) {
   }
 }
 
+// Every fp16 value but the NaNs (0x7c01..0x7fff and 0xfc01..0xffff), in bit order.
+std::vector<__half> every_fp16_but_nan() {
+  std::vector<__half> x;
+  for (unsigned b = 0; b < 0x10000; ++b)
+    if ((b & 0x7fff) <= 0x7c00) x.push_back(__ushort_as_half(std::uint16_t(b)));
+  return x;
+}
+
+// quantize_at reads a tensor through a table of every fp16 value; each element must still get
+// what its own conversion gives: the code to_e4m3(x * scale) and the fp16 value of that code
+// over the scale. Scales from 2^-7 (65504 / 128 saturates to 448, whose value 57344 is fp16) to
+// 2^30 (448 / 2^30 = 7 * 2^-24, fp16's subnormal grid); every dequantised value is exact there.
+TEST(Fp8Inputs, QuantizeAtGivesEveryFp16ValueItsOwnConversion) {
+  const std::vector<__half> x = every_fp16_but_nan();
+  ASSERT_EQ(x.size(), 65536u - 2 * 1023);
+  for (const int k : {-7, -2, 0, 3, 6, 10, 15, 16, 24, 30}) {
+    const double scale = std::ldexp(1.0, k);
+    std::vector<__half> deq;
+    const Fp8Operand op = quantize_at(x, scale, deq, "X");
+    EXPECT_EQ(op.scale, scale);
+    ASSERT_EQ(op.codes.size(), x.size());
+    ASSERT_EQ(deq.size(), x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::uint8_t code = to_e4m3(double(__half2float(x[i])) * scale);
+      const double value = e4m3_value(code) / scale;
+      ASSERT_EQ(op.codes[i], code) << "x bits " << std::hex << __half_as_ushort(x[i]) << " scale 2^" << std::dec << k;
+      ASSERT_EQ(__half_as_ushort(deq[i]), __half_as_ushort(__double2half(value)))
+          << "x bits " << std::hex << __half_as_ushort(x[i]) << " scale 2^" << std::dec << k;
+      ASSERT_EQ(double(__half2float(deq[i])), value) << "scale 2^" << k;
+    }
+  }
+  // What the conversion does at the edges, at scale 1: saturation to +-448 (0x7e, 0xfe) of fp16's
+  // largest values and of inf, signed zeros, and fp16 subnormals rounding to e4m3's.
+  const std::vector<std::pair<std::uint16_t, std::uint8_t>> edges = {
+      {0x7bff, 0x7e}, {0xfbff, 0xfe}, {0x7c00, 0x7e}, {0xfc00, 0xfe}, {0x0000, 0x00}, {0x8000, 0x80},
+      {0x0001, 0x00}, {0x8001, 0x80}, {0x1800, 0x01} /* 2^-9 */, {0x9e00, 0x83} /* -3 * 2^-9 */};
+  std::vector<__half> e;
+  for (const auto& [bits, code] : edges) e.push_back(__ushort_as_half(bits));
+  std::vector<__half> deq;
+  const Fp8Operand op = quantize_at(e, 1, deq, "X");
+  for (std::size_t i = 0; i < edges.size(); ++i)
+    EXPECT_EQ(int(op.codes[i]), int(edges[i].second)) << "x bits " << std::hex << edges[i].first;
+  EXPECT_EQ(__half_as_ushort(deq[0]), __half_as_ushort(__float2half(448.f)));
+  EXPECT_EQ(__half_as_ushort(deq[3]), __half_as_ushort(__float2half(-448.f)));
+  EXPECT_EQ(__half_as_ushort(deq[5]), 0x8000);  // -0 stays -0
+  // The subnormal 2^-24 at scale 2^15 is e4m3's smallest subnormal, 2^-9.
+  std::vector<__half> tiny = {__ushort_as_half(0x0001)};
+  EXPECT_EQ(int(quantize_at(tiny, 0x1.0p15, deq, "X").codes[0]), 0x01);
+  EXPECT_EQ(__half_as_ushort(deq[0]), 0x0001);
+}
+
+// Where an element's dequantised value is not an fp16 value, quantize_at throws, as each
+// element's own check did: a NaN (its code is e4m3's NaN), 65504 at 2^-8 (rounded to 256, whose
+// value 65536 is past fp16's range), 448 / 2^31 (7 * 2^-25, off fp16's subnormal grid).
+TEST(Fp8Inputs, QuantizeAtRefusesAValueThatIsNotFp16) {
+  std::vector<__half> deq;
+  std::vector<__half> x = {__float2half(1.f), __ushort_as_half(0x7e00), __float2half(2.f)};
+  EXPECT_THROW(quantize_at(x, 1, deq, "Q"), std::runtime_error);
+  x = {__float2half(1.f), __ushort_as_half(0x7bff)};
+  EXPECT_THROW(quantize_at(x, 0x1.0p-8, deq, "Q"), std::runtime_error);
+  EXPECT_THROW(quantize_at(x, 0x1.0p31, deq, "Q"), std::runtime_error);
+  EXPECT_NO_THROW(quantize_at(x, 0x1.0p-7, deq, "Q"));
+  const std::vector<__half> every = every_fp16_but_nan();
+  EXPECT_THROW(quantize_at(every, 0x1.0p-8, deq, "Q"), std::runtime_error);
+  EXPECT_THROW(quantize_at(every, 0x1.0p31, deq, "Q"), std::runtime_error);
+}
+
+// quantize_e4m3's scale comes from each tensor's largest magnitude, negative values included
+// and NaNs left out; an inf makes it 1 (e4m3_scale_for) and saturates.
+TEST(Fp8Inputs, TheScaleIsTheLargestMagnitudesOfEachTensor) {
+  HostTensors in;
+  in.q = {__float2half(0.5f), __float2half(-3.f), __float2half(0.25f)};
+  in.k = {__float2half(1.f), __ushort_as_half(0xfc00)};  // -inf
+  in.v = {__float2half(-0.f), __float2half(0.f)};
+  const Fp8Inputs f = quantize_e4m3(in);
+  EXPECT_EQ(f.q.scale, 128.0);  // 3 * 128 = 384 <= 448 < 768
+  EXPECT_EQ(f.q.codes, (std::vector<std::uint8_t>{to_e4m3(64), to_e4m3(-384), to_e4m3(32)}));
+  EXPECT_EQ(f.k.scale, 1.0);
+  EXPECT_EQ(f.k.codes, (std::vector<std::uint8_t>{to_e4m3(1), 0xfe}));
+  EXPECT_EQ(f.v.scale, 1.0);
+  EXPECT_EQ(f.v.codes, (std::vector<std::uint8_t>{0x80, 0x00}));
+  // A NaN is refused, as quantize_at refuses it.
+  in.q.push_back(__ushort_as_half(0x7e00));
+  EXPECT_THROW(quantize_e4m3(in), std::runtime_error);
+}
+
 enum class Bug {
   kNone,
   kNoVDescale,      // V read as its codes' values: its descale forgotten
