@@ -309,11 +309,11 @@ std::int64_t count_nonfinite(const std::vector<__half>& out) {
 
 }  // namespace
 
-void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
-                              double* sigma) {
-  const RowSoftmax rs = softmax_row(s, in, scale, r);
-  std::vector<double> o(static_cast<std::size_t>(s.D));
-  weighted_values(s, in, r, rs, o.data());
+namespace {
+
+// expected_naive_error_row of a row whose fp64 softmax and output (reference_row's) are rs and o.
+void naive_fp16_sigma(const Shape& s, const HostTensors& in, RowRef r, const RowSoftmax& rs, const double* o,
+                      double* sigma) {
   // A rounding to a grid of spacing u is uniform on +-u/2: variance u^2 / 12.
   auto var = [](double x) { const double u = 2 * half_ulp_fp16(x); return u * u / 12; };
   std::fill(sigma, sigma + s.D, 0.0);
@@ -323,18 +323,16 @@ void expected_naive_error_row(const Shape& s, const HostTensors& in, double scal
     const double weight_var = var(pj);                     // d o = (d p_j) v_j
     const __half* v = &in.v[std::size_t(kv_offset(s, r, int(j)))];
     for (int d = 0; d < s.D; ++d) {
-      const double vd = __half2float(v[d]), dv = vd - o[std::size_t(d)];
+      const double vd = __half2float(v[d]), dv = vd - o[d];
       sigma[d] += score_var * dv * dv + weight_var * vd * vd;
     }
   }
-  for (int d = 0; d < s.D; ++d) sigma[d] = std::sqrt(sigma[d] + var(o[std::size_t(d)]));
+  for (int d = 0; d < s.D; ++d) sigma[d] = std::sqrt(sigma[d] + var(o[d]));
 }
 
-void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
-                                  double* sigma) {
-  const RowSoftmax rs = softmax_row(s, in, scale, r);
-  std::vector<double> o(static_cast<std::size_t>(s.D));
-  weighted_values(s, in, r, rs, o.data());
+// expected_naive_fp8_error_row of a row whose fp64 softmax and output are rs and o.
+void naive_fp8_sigma(const Shape& s, const HostTensors& in, RowRef r, const RowSoftmax& rs, const double* o,
+                     double* sigma) {
   // The weights are quantised unnormalised: p_j = w_j / w_max (the row's largest is 1), and O
   // divides by l = 1 / w_max, so a rounding of p_j by e moves O by e * w_max * v_j.
   const double w_max = *std::max_element(rs.weights.begin(), rs.weights.end());
@@ -349,9 +347,27 @@ void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double 
     }
   }
   for (int d = 0; d < s.D; ++d) {
-    const double u = 2 * half_ulp_fp16(o[std::size_t(d)]);
+    const double u = 2 * half_ulp_fp16(o[d]);
     sigma[d] = std::sqrt(sigma[d] + u * u / 12);
   }
+}
+
+}  // namespace
+
+void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
+                              double* sigma) {
+  const RowSoftmax rs = softmax_row(s, in, scale, r);
+  std::vector<double> o(static_cast<std::size_t>(s.D));
+  weighted_values(s, in, r, rs, o.data());
+  naive_fp16_sigma(s, in, r, rs, o.data(), sigma);
+}
+
+void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
+                                  double* sigma) {
+  const RowSoftmax rs = softmax_row(s, in, scale, r);
+  std::vector<double> o(static_cast<std::size_t>(s.D));
+  weighted_values(s, in, r, rs, o.data());
+  naive_fp8_sigma(s, in, r, rs, o.data(), sigma);
 }
 
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
@@ -370,13 +386,16 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
     std::vector<double> sigma(std::size_t(s.D));
     for (std::int64_t i = b; i < e; ++i) {
       const RowRef r = rows[std::size_t(i)];
-      reference_row(s, in, scale, r, ref.data());
+      // The row's fp64 softmax once, for its reference (reference_row) and its expected naive
+      // error (expected_naive_*_error_row), which each compute it on their own.
+      const RowSoftmax rs = softmax_row(s, in, scale, r);
+      weighted_values(s, in, r, rs, ref.data());
       if (grade == Grade::kFp8) {
         naive_fp8_row(s, in, float(scale), r, naive.data());
-        expected_naive_fp8_error_row(s, in, scale, r, sigma.data());
+        naive_fp8_sigma(s, in, r, rs, ref.data(), sigma.data());
       } else {
         naive_fp16_row(s, in, float(scale), r, naive.data());
-        expected_naive_error_row(s, in, scale, r, sigma.data());
+        naive_fp16_sigma(s, in, r, rs, ref.data(), sigma.data());
       }
       const RowErrors re =
           row_errors(s, ref.data(), naive.data(), sigma.data(), &out[std::size_t(q_offset(s, r))]);
