@@ -42,8 +42,9 @@ struct Fp8Inputs {
 
 // x quantised at `scale`: each element's code to_e4m3(x * scale), and into `dequantised` its
 // value e4m3_value(code) / scale as an fp16 value; throws std::runtime_error (naming the tensor
-// `name`) where that value is not exactly an fp16 value: a NaN in x, or a scale outside
-// [2^-7, 2^15], where an e4m3 value over the scale leaves fp16's range or precision.
+// `name`) where that value is not exactly an fp16 value: a NaN in x, or at a scale below 2^-7
+// or above 2^30 an element whose value leaves fp16's range or grid (from 2^-7 to 2^30 every
+// other fp16 value dequantises exactly).
 Fp8Operand quantize_at(const std::vector<__half>& x, double scale, std::vector<__half>& dequantised,
                        const char* name);
 

@@ -352,22 +352,30 @@ void naive_fp8_sigma(const Shape& s, const HostTensors& in, RowRef r, const RowS
   }
 }
 
+// The expected error of grade's naive implementation, from the row's fp64 softmax and output.
+void naive_sigma(Grade grade, const Shape& s, const HostTensors& in, RowRef r, const RowSoftmax& rs,
+                 const double* o, double* sigma) {
+  (grade == Grade::kFp8 ? naive_fp8_sigma : naive_fp16_sigma)(s, in, r, rs, o, sigma);
+}
+
+void expected_error_row(Grade grade, const Shape& s, const HostTensors& in, double scale, RowRef r,
+                        double* sigma) {
+  const RowSoftmax rs = softmax_row(s, in, scale, r);
+  std::vector<double> o(static_cast<std::size_t>(s.D));
+  weighted_values(s, in, r, rs, o.data());
+  naive_sigma(grade, s, in, r, rs, o.data(), sigma);
+}
+
 }  // namespace
 
 void expected_naive_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
                               double* sigma) {
-  const RowSoftmax rs = softmax_row(s, in, scale, r);
-  std::vector<double> o(static_cast<std::size_t>(s.D));
-  weighted_values(s, in, r, rs, o.data());
-  naive_fp16_sigma(s, in, r, rs, o.data(), sigma);
+  expected_error_row(Grade::kFp16, s, in, scale, r, sigma);
 }
 
 void expected_naive_fp8_error_row(const Shape& s, const HostTensors& in, double scale, RowRef r,
                                   double* sigma) {
-  const RowSoftmax rs = softmax_row(s, in, scale, r);
-  std::vector<double> o(static_cast<std::size_t>(s.D));
-  weighted_values(s, in, r, rs, o.data());
-  naive_fp8_sigma(s, in, r, rs, o.data(), sigma);
+  expected_error_row(Grade::kFp8, s, in, scale, r, sigma);
 }
 
 CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
@@ -390,13 +398,8 @@ CheckResult check_output(const Shape& s, const HostTensors& in, double scale,
       // error (expected_naive_*_error_row), which each compute it on their own.
       const RowSoftmax rs = softmax_row(s, in, scale, r);
       weighted_values(s, in, r, rs, ref.data());
-      if (grade == Grade::kFp8) {
-        naive_fp8_row(s, in, float(scale), r, naive.data());
-        naive_fp8_sigma(s, in, r, rs, ref.data(), sigma.data());
-      } else {
-        naive_fp16_row(s, in, float(scale), r, naive.data());
-        naive_fp16_sigma(s, in, r, rs, ref.data(), sigma.data());
-      }
+      (grade == Grade::kFp8 ? naive_fp8_row : naive_fp16_row)(s, in, float(scale), r, naive.data());
+      naive_sigma(grade, s, in, r, rs, ref.data(), sigma.data());
       const RowErrors re =
           row_errors(s, ref.data(), naive.data(), sigma.data(), &out[std::size_t(q_offset(s, r))]);
       const double ratio = std::isfinite(re.rms) ? re.rms / re.tolerance_rms
