@@ -67,11 +67,10 @@ struct Quantized {
   std::uint8_t code = 0;
   bool exact = true;
 };
+static_assert(sizeof(Quantized) == 4);
 
 // The code's value over the scale, before its conversion to fp16.
 double dequantised_value(std::uint8_t code, double scale) { return e4m3_value(code) / scale; }
-
-static_assert(sizeof(Quantized) == 4);
 
 Quantized quantize_one(__half x, double scale) {
   Quantized q;
