@@ -249,11 +249,12 @@ class StampCalls {
   bool on_ = false;  // within a sampled item (kSampleEvery > 1 only)
 };
 
-// Per thread; records only in lane 0 of a warp whose slot exists. Its state is three registers:
-// where lane 0's stamps go and how many it has taken (every other lane counts from
-// kNotRecording, which never passes the capacity test); the capacity is read from the constant
-// bank at each stamp, and the ordering word's address is a constant. The count is written with
-// the end anchor when the recorder goes out of scope, early returns included.
+// Per thread; records only in lane 0 of a warp whose slot exists. Its state is five registers:
+// where lane 0's stamps go, how many it has taken (every other lane counts from kNotRecording,
+// which never passes the capacity test) and the last stamp's clock and tag, which the next stamp
+// stores; the capacity is read from the constant bank at each stamp, and the ordering word's
+// address is a constant. The last stamp and the count are written with the end anchor when the
+// recorder goes out of scope, early returns included.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
@@ -272,6 +273,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   }
   __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
+    store_pending();
     write_end_anchors(g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32], count_);
   }
   GlobalStamps(const GlobalStamps&) = delete;
@@ -280,13 +282,14 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
+  // A stamp reads the clock and keeps it, with its tag, until the next stamp (or the recorder's
+  // end) stores it: the store then takes a clock read long completed, where storing a stamp's own
+  // clock made the store wait on the read.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
-    const std::uint32_t write = count_ < g_view.capacity;
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
-        "l"(events_ + count_), "r"(c), "r"(event_tag(span, end, item))
-        : "memory");
+    store_pending();
+    pending_clock_ = c;
+    pending_tag_ = event_tag(span, end, item);
     ++count_;
   }
 
@@ -294,8 +297,22 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
   // kernel's stamps never wrap it back under.
   static constexpr std::uint32_t kNotRecording = 1u << 31;
+  // The stamp held since the last one, number count_ - 1: stored where it is within the
+  // capacity (never for the first stamp's predecessor, count_ - 1 wrapping to the largest
+  // number; never in the lanes that do not record, kNotRecording - 1 being past any capacity).
+  __device__ __forceinline__ void store_pending() {
+    const std::uint32_t held = count_ - 1;
+    const std::uint32_t write = held < g_view.capacity;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
+        "l"(reinterpret_cast<std::uintptr_t>(events_) + std::uint64_t(held) * sizeof(RawEvent)), "r"(pending_clock_),
+        "r"(pending_tag_)
+        : "memory");
+  }
+
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
+  std::uint32_t pending_clock_ = 0, pending_tag_ = 0;  // the stamp held (store_pending)
 };
 
 // The global policy as it was the only one: every span of every item.
