@@ -75,9 +75,9 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-// A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
-// never written, its value is never used, and its address is a constant of the kernel, so a
-// stamp keeps no register for it. Declared in the function, so only the kernels that stamp
+// A shared-memory word of the block, which a stamp writes for its timing only (ordered_clock):
+// every warp writes zero to it, nothing reads it, and its address is a constant of the kernel, so
+// a stamp keeps no register for it. Declared in the function, so only the kernels that stamp
 // have it.
 __device__ __forceinline__ std::uint32_t block_word_address() {
   __shared__ std::uint32_t word;
@@ -110,29 +110,28 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
 // until the barrier completes. A clock read is one, so a stamp right after `bar.sync` would read
 // the time the warp reached the barrier, not when it left
 // (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; kernels/NOTES.md, "Why phase 5 and d4
-// are as they are": a load before each stamp's clock read). A volatile load is a memory
+// are as they are": a load before each stamp's clock read). A volatile store is a memory
 // instruction: it issues only once the barrier is done, and the clock read issues after it. It
-// reads a shared-memory word (`word`, a shared-space address): a shared load's round trip is
-// short, where a global one cost a memory round trip per stamp. Still, ptxas gives the clock
-// read the load's destination register, so the read waits out that round trip: the stamps that
-// do not need the load go without it (needs_ordering).
+// writes a shared-memory word (`word`, a shared-space address). A store rather than a load: ptxas
+// may give the clock read a load's destination register, and the read then waits out the load's
+// round trip; a store has no destination. The stamps that need no ordering go without it
+// (needs_ordering).
 __device__ __forceinline__ std::uint32_t ordered_clock(std::uint32_t word) {
-  [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
-  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
+  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(word), "r"(0u) : "memory");
   return clock_lo_now();
 }
 }  // namespace
 
-// Whether a stamp's clock read needs the ordering load (ordered_clock): only the end of a wait
+// Whether a stamp's clock read needs the ordering store (ordered_clock): only the end of a wait
 // on an instruction after which a warp may go on issuing before the wait is over. The named
 // barriers (the ping-pong turn) and barrier.cluster.wait are such; the wgmma wait, the merge
 // wait, the epilogue's end (its last instruction may be a named barrier) and the item's end keep
-// the load as well, being few per item. The others need none: an mbarrier wait (the full- and
+// the store as well, being few per item. The others need none: an mbarrier wait (the full- and
 // empty-barrier waits) is a try_wait loop whose exit branches on the wait's predicate, so nothing
 // after it issues before the wait has completed; a begin stamp, and the end of a span of work,
 // time the point where the instructions before them have issued, which is what an in-order
-// warp's clock read gives without a load. Each load dropped is a shared-memory round trip off the
-// warp's path (TimelineGpu.DecodedMbarrierWaitCoversTheKnownSpin holds the mbarrier case).
+// warp's clock read gives without the store. Each store dropped is an instruction off the warp's
+// path (TimelineGpu.DecodedMbarrierWaitCoversTheKnownSpin holds the mbarrier case).
 constexpr bool needs_ordering(Span span, bool end) {
   if (!end) return false;
   switch (span) {
@@ -183,7 +182,7 @@ struct NoStamps {
 // (Policy::stamp(span, end, item)) where the span is one of kSpans. With kSampleEvery > 1, a
 // warp stamps only from the begin of a sampled item (sampled_item) to that item's end: the stamp
 // sites of the other items are a branch the warp skips whole (its lanes agree, as the item
-// index does), so they cost it no ordering load, clock read or store. Stamps outside any item
+// index does), so they cost it no ordering store, clock read or store of the stamp. Stamps outside any item
 // (a wait for the next item's Q) are then not taken.
 template <class Policy, std::uint32_t kSpans, std::uint32_t kSampleEvery>
 class StampCalls {
@@ -321,8 +320,8 @@ using WarpStamps = GlobalStamps<kEverySpan>;
 // Stamps buffered in shared memory: each warp writes its stamps into a ring of two halves of
 // kHalfStamps in the block's static shared memory; as a half fills, one lane hands it to the
 // copy engine (a bulk copy, cp.async.bulk, to the warp's global slot) and the warp stamps on into
-// the other half. A stamp is then a shared load where it needs one (the ordering, ordered_clock,
-// on the entry it is about to write), the clock read, a shared store and the ring's advance; no
+// the other half. A stamp is then a shared store where it needs one (the ordering, ordered_clock,
+// to the entry it is about to write), the clock read, a shared store and the ring's advance; no
 // global store instruction is issued per stamp, and a flush is one copy instruction and its
 // bookkeeping.
 //
