@@ -39,9 +39,9 @@ using F8Traits = phase_5::Traits<D, TileK, Stages, Causal, Consumers, Split, E4m
 template <class T>
 using Tag = phase_5::TraitsTag<T>;
 
-// Phase 5's tile choices on e4m3 operands, with these key tiles: 128 keys at D = 64 and causal
-// D = 128 (192 there is correct but not yet timed), 192 at non-causal D = 128 (three column
-// blocks of 64 keys in V^T's tile). At D = 128 the GEMMs of a key take
+// Phase 5's tile choices on e4m3 operands, with these key tiles: 128 keys at D = 64, 192 at
+// D = 128 (three column blocks of 64 keys in V^T's tile), causal or not: under the mask too the
+// longer tile timed faster at S >= 2048 (kernels/NOTES.md, "FP8: phase f8"). At D = 128 the GEMMs of a key take
 // half the cycles fp16's do while the softmax's per key stay the same, so a
 // longer tile spreads a tile's fixed work (barriers, the row maxima's reductions, O's rescale)
 // over more keys; 192 is the longest whose S, O and P fit a consumer's 240 registers without
@@ -56,7 +56,7 @@ auto with_traits(const Shape& s, Fn&& fn) {
     if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false>>{});
     return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
   } else {
-    if (s.causal) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
+    if (s.causal) return fn(Tag<F8Traits<128, 192, 2, true, 2, false>>{});
     if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true>>{});
     return fn(Tag<F8Traits<128, 192, 2, false, 2, false>>{});
   }
