@@ -56,6 +56,7 @@ auto with_traits(const Shape& s, Fn&& fn) {
     if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false>>{});
     return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
   } else {
+    if (s.causal && s.S < 1024) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
     if (s.causal) return fn(Tag<F8Traits<128, 192, 2, true, 2, false>>{});
     if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true>>{});
     return fn(Tag<F8Traits<128, 192, 2, false, 2, false>>{});
