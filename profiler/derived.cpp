@@ -15,18 +15,21 @@ struct PeakEntry {
   TensorPeak peak;
 };
 
-// Datasheets quote fp16 tensor throughput with 2:4 sparsity; dense is half of it.
+// Datasheets quote tensor throughput with 2:4 sparsity; dense is half of it.
 constexpr std::array<PeakEntry, 3> kPeaks = {{
-    // SXM5 board; 132 SMs x 4096 dense fp16 FLOP/clk x 1.83 GHz boost.
+    // SXM5 board; 132 SMs x 4096 dense fp16 FLOP/clk x 1.83 GHz boost, twice that for FP8.
     {"NVIDIA H100 80GB HBM3",
-     {989.4, "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: FP16 Tensor Core 1,979 TFLOPS "
-             "with sparsity, 989.4 dense"}},
+     {989.4, 1979.0,
+      "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: FP16 Tensor Core 1,979 TFLOPS with "
+      "sparsity, 989.4 dense; FP8 Tensor Core 3,958 with sparsity, 1,979 dense"}},
     {"NVIDIA H100 PCIe",
-     {756.5, "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: FP16 Tensor Core 1,513 TFLOPS "
-             "with sparsity, 756.5 dense"}},
+     {756.5, 1513.0,
+      "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: FP16 Tensor Core 1,513 TFLOPS with "
+      "sparsity, 756.5 dense; FP8 Tensor Core 3,026 with sparsity, 1,513 dense"}},
     {"NVIDIA H200",
-     {989.4, "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: FP16 Tensor Core 1,979 TFLOPS "
-             "with sparsity, 989.4 dense"}},
+     {989.4, 1979.0,
+      "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: FP16 Tensor Core 1,979 TFLOPS with "
+      "sparsity, 989.4 dense; FP8 Tensor Core 3,958 with sparsity, 1,979 dense"}},
 }};
 
 bool usable(const std::optional<double>& v) { return v && std::isfinite(*v); }
@@ -48,8 +51,11 @@ DerivedFigures derived_figures(const DerivedInputs& in) {
     d.pct_of_tensor_peak.reason = "no dense fp16 tensor peak is known for GPU '" + in.gpu_name +
                                   "' (profiler/derived.cpp lists the models with their datasheet values)";
   } else {
-    d.pct_of_tensor_peak.value = 100.0 * *in.tflops / peak->dense_fp16_tflops;
-    d.tensor_peak_tflops = peak->dense_fp16_tflops;
+    const double tflops = in.e4m3_operands ? peak->dense_fp8_tflops : peak->dense_fp16_tflops;
+    d.pct_of_tensor_peak.value = 100.0 * *in.tflops / tflops;
+    d.tensor_peak_tflops = tflops;
+    d.tensor_peak_source = std::string(in.e4m3_operands ? "dense FP8 (e4m3 operands) peak; " : "dense fp16 peak; ") +
+                           peak->source;
   }
 
   const bool bytes = usable(in.dram_read_bytes) && usable(in.dram_write_bytes);
@@ -84,8 +90,8 @@ DerivedFigures derived_figures(const DerivedInputs& in) {
 
 std::vector<std::pair<std::string, std::string>> derived_method() {
   return {{"pct_of_tensor_peak",
-           "100 * the headline timing regime's TFLOPS / the GPU model's dense fp16 tensor peak "
-           "(datasheet table in profiler/derived.cpp)"},
+           "100 * the headline timing regime's TFLOPS / the GPU model's dense tensor peak for the "
+           "phase's operands, fp16 or FP8 (e4m3) (datasheet table in profiler/derived.cpp)"},
           {"arithmetic_intensity_flop_per_byte",
            "FLOPs (4*B*H*S^2*D, halved for causal; a backward run's 2.5 times that) / "
            "(dram__bytes_read.sum + dram__bytes_write.sum)"},

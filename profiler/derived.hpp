@@ -13,10 +13,11 @@
 
 namespace attnlab::profiler {
 
-// The dense fp16 tensor-core peak of a GPU model. Not readable from the device, so a small
-// table keyed by the CUDA device name, each entry with its datasheet source.
+// The dense tensor-core peaks of a GPU model, fp16 and FP8 operands. Not readable from the
+// device, so a small table keyed by the CUDA device name, each entry with its datasheet source.
 struct TensorPeak {
   double dense_fp16_tflops;  // [TFLOPS] dense (no sparsity), at the boost clock
+  double dense_fp8_tflops;   // [TFLOPS] the same for FP8 (e4m3) operands
   const char* source;
 };
 std::optional<TensorPeak> tensor_peak(std::string_view gpu_name);  // nullopt: unknown model
@@ -28,9 +29,11 @@ struct DerivedInputs {
   std::optional<double> dram_write_bytes; // [bytes] dram__bytes_write.sum of one launch
   std::optional<double> duration_ns;      // [ns] gpu__time_duration.sum of the same kind of launch
   std::string gpu_name;                   // cudaDeviceProp::name
+  bool e4m3_operands = false;             // the phase's GEMMs read FP8: their peak is twice fp16's
 };
 
-// Each figure, or the reason it has none when an input is missing (record/derived.hpp).
+// Each figure, or the reason it has none when an input is missing (record/derived.hpp). The
+// tensor peak is the operands' (fp16, or FP8 where e4m3_operands), named in tensor_peak_source.
 // dram_gbps_measured has none where the replay took more than kReplayDominatedRatio times the
 // launch's device time (flops / tflops): the rate would be the replay's overhead, not the
 // kernel's bandwidth.

@@ -492,7 +492,7 @@ HardwareEvidence::~HardwareEvidence() = default;
 
 ShapeEvidence HardwareEvidence::collect(const LaunchFn& launch, cudaStream_t stream,
                                        const std::string& range_name, double flops,
-                                       std::optional<double> tflops) {
+                                       std::optional<double> tflops, bool e4m3_operands) {
   ShapeEvidence ev;
   ev.facts = capture_static_facts(launch, stream);
   // Counters per kernel need the kernels' names in launch order: CUPTI numbers its auto ranges.
@@ -510,6 +510,7 @@ ShapeEvidence HardwareEvidence::collect(const LaunchFn& launch, cudaStream_t str
   in.flops = flops;
   in.gpu_name = gpu_name_;
   in.tflops = tflops;
+  in.e4m3_operands = e4m3_operands;
   for (const GroupResult& g : ev.groups) {
     if (auto v = g.value("dram__bytes_read.sum")) in.dram_read_bytes = v;
     if (auto v = g.value("dram__bytes_write.sum")) in.dram_write_bytes = v;

@@ -80,9 +80,10 @@ class HardwareEvidence {
   HardwareEvidence& operator=(const HardwareEvidence&) = delete;
 
   // Static facts and every requested group for `launch`. `flops` is one launch's FLOP count,
-  // `tflops` the timed rate (nullopt when untimed), both for the derived figures.
+  // `tflops` the timed rate (nullopt when untimed), and `e4m3_operands` whether its GEMMs read
+  // FP8, all for the derived figures.
   ShapeEvidence collect(const LaunchFn& launch, cudaStream_t stream, const std::string& range_name,
-                        double flops, std::optional<double> tflops);
+                        double flops, std::optional<double> tflops, bool e4m3_operands);
 
   // The record's top-level "metrics_config": what was requested and how it is collected.
   MetricsConfig config() const;

@@ -17,7 +17,7 @@ struct DerivedFigure {
 };
 
 struct DerivedFigures {
-  DerivedFigure pct_of_tensor_peak;          // [%] of the GPU model's dense fp16 tensor peak
+  DerivedFigure pct_of_tensor_peak;          // [%] of the GPU model's dense tensor peak (fp16 or FP8 operands)
   std::optional<double> tensor_peak_tflops;  // [TFLOPS] that peak, where known and used
   std::optional<std::string> tensor_peak_source;  // where that peak comes from, where recorded
   DerivedFigure arithmetic_intensity_flop_per_byte;

@@ -110,7 +110,7 @@ void add_evidence(ShapeRun& run, const Phase& phase, const Shape& s, profiler::H
   ResultEntry& r = run.result;
   const profiler::ShapeEvidence ev = evidence.collect(
       launch, stream, profiler::profile_range_name(phase.id, shape_name(s)), pass_flops(s, phase.direction),
-      r.headline()->tflops);
+      r.headline()->tflops, phase.input_format == InputFormat::kE4m3);
   console::evidence(tag, ev);
   r.metrics = ev.groups;
   StaticFacts facts = ev.facts;

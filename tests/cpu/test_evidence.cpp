@@ -84,6 +84,25 @@ TEST(Derived, ComputedOnlyFromMeasuredInputs) {
   EXPECT_FALSE(tensor_peak("unknown GPU").has_value());
 }
 
+TEST(Derived, AnFp8PhaseIsMeasuredAgainstTheFp8Peak) {
+  // The same rate is half as much of the peak for e4m3 operands, whose dense peak is twice
+  // fp16's; the record says which peak it used.
+  DerivedInputs in;
+  in.flops = 275e9;
+  in.tflops = 830.0;
+  in.gpu_name = "NVIDIA H200";
+  const auto fp16 = derived_figures(in);
+  in.e4m3_operands = true;
+  const auto fp8 = derived_figures(in);
+  ASSERT_TRUE(fp16.pct_of_tensor_peak.value && fp8.pct_of_tensor_peak.value);
+  EXPECT_NEAR(*fp8.pct_of_tensor_peak.value, 100.0 * 830.0 / 1979.0, 1e-9);
+  EXPECT_NEAR(*fp16.pct_of_tensor_peak.value, 100.0 * 830.0 / 989.4, 1e-9);
+  EXPECT_EQ(to_json(fp8)["tensor_peak_tflops"].get<double>(), 1979.0);
+  ASSERT_TRUE(fp8.tensor_peak_source && fp16.tensor_peak_source);
+  EXPECT_NE(fp8.tensor_peak_source->find("FP8"), std::string::npos) << *fp8.tensor_peak_source;
+  EXPECT_EQ(fp16.tensor_peak_source->rfind("dense fp16 peak", 0), 0u) << *fp16.tensor_peak_source;
+}
+
 TEST(Derived, ARateOverAReplayMuchLongerThanTheKernelIsNotTheKernels) {
   // d4 at the latency shape: a 5.95 us launch whose replay pass took 97.4 us.
   DerivedInputs in;
