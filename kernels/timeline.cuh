@@ -75,9 +75,9 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-// A shared-memory word of the block, which a stamp writes for its timing only (ordered_clock):
-// every warp writes zero to it, nothing reads it, and its address is a constant of the kernel, so
-// a stamp keeps no register for it. Declared in the function, so only the kernels that stamp
+// A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
+// never written, its value is never used, and its address is a constant of the kernel, so a
+// stamp keeps no register for it. Declared in the function, so only the kernels that stamp
 // have it.
 __device__ __forceinline__ std::uint32_t block_word_address() {
   __shared__ std::uint32_t word;
@@ -110,28 +110,29 @@ __device__ __forceinline__ void write_end_anchors(RawSlot& s, std::uint32_t coun
 // until the barrier completes. A clock read is one, so a stamp right after `bar.sync` would read
 // the time the warp reached the barrier, not when it left
 // (TimelineGpu.DecodedWaitCoversTheKnownSpin catches it; kernels/NOTES.md, "Why phase 5 and d4
-// are as they are": a load before each stamp's clock read). A volatile store is a memory
+// are as they are": a load before each stamp's clock read). A volatile load is a memory
 // instruction: it issues only once the barrier is done, and the clock read issues after it. It
-// writes a shared-memory word (`word`, a shared-space address). A store rather than a load: ptxas
-// may give the clock read a load's destination register, and the read then waits out the load's
-// round trip; a store has no destination. The stamps that need no ordering go without it
-// (needs_ordering).
+// reads a shared-memory word (`word`, a shared-space address): a shared load's round trip is
+// short, where a global one cost a memory round trip per stamp. Still, ptxas gives the clock
+// read the load's destination register, so the read waits out that round trip: the stamps that
+// do not need the load go without it (needs_ordering).
 __device__ __forceinline__ std::uint32_t ordered_clock(std::uint32_t word) {
-  asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(word), "r"(0u) : "memory");
+  [[maybe_unused]] std::uint32_t after_barrier;  // loaded for its timing only
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(after_barrier) : "r"(word) : "memory");
   return clock_lo_now();
 }
 }  // namespace
 
-// Whether a stamp's clock read needs the ordering store (ordered_clock): only the end of a wait
+// Whether a stamp's clock read needs the ordering load (ordered_clock): only the end of a wait
 // on an instruction after which a warp may go on issuing before the wait is over. The named
 // barriers (the ping-pong turn) and barrier.cluster.wait are such; the wgmma wait, the merge
 // wait, the epilogue's end (its last instruction may be a named barrier) and the item's end keep
-// the store as well, being few per item. The others need none: an mbarrier wait (the full- and
+// the load as well, being few per item. The others need none: an mbarrier wait (the full- and
 // empty-barrier waits) is a try_wait loop whose exit branches on the wait's predicate, so nothing
 // after it issues before the wait has completed; a begin stamp, and the end of a span of work,
 // time the point where the instructions before them have issued, which is what an in-order
-// warp's clock read gives without the store. Each store dropped is an instruction off the warp's
-// path (TimelineGpu.DecodedMbarrierWaitCoversTheKnownSpin holds the mbarrier case).
+// warp's clock read gives without a load. Each load dropped is a shared-memory round trip off the
+// warp's path (TimelineGpu.DecodedMbarrierWaitCoversTheKnownSpin holds the mbarrier case).
 constexpr bool needs_ordering(Span span, bool end) {
   if (!end) return false;
   switch (span) {
@@ -182,7 +183,7 @@ struct NoStamps {
 // (Policy::stamp(span, end, item)) where the span is one of kSpans. With kSampleEvery > 1, a
 // warp stamps only from the begin of a sampled item (sampled_item) to that item's end: the stamp
 // sites of the other items are a branch the warp skips whole (its lanes agree, as the item
-// index does), so they cost it no ordering store, clock read or store of the stamp. Stamps outside any item
+// index does), so they cost it no ordering load, clock read or store. Stamps outside any item
 // (a wait for the next item's Q) are then not taken.
 template <class Policy, std::uint32_t kSpans, std::uint32_t kSampleEvery>
 class StampCalls {
@@ -248,12 +249,11 @@ class StampCalls {
   bool on_ = false;  // within a sampled item (kSampleEvery > 1 only)
 };
 
-// Per thread; records only in lane 0 of a warp whose slot exists. Its state is five registers:
-// where lane 0's stamps go, how many it has taken (every other lane counts from kNotRecording,
-// which never passes the capacity test) and the last stamp's clock and tag, which the next stamp
-// stores; the capacity is read from the constant bank at each stamp, and the ordering word's
-// address is a constant. The last stamp and the count are written with the end anchor when the
-// recorder goes out of scope, early returns included.
+// Per thread; records only in lane 0 of a warp whose slot exists. Its state is three registers:
+// where lane 0's stamps go and how many it has taken (every other lane counts from
+// kNotRecording, which never passes the capacity test); the capacity is read from the constant
+// bank at each stamp, and the ordering word's address is a constant. The count is written with
+// the end anchor when the recorder goes out of scope, early returns included.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
@@ -272,7 +272,6 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   }
   __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
-    store_pending();
     write_end_anchors(g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32], count_);
   }
   GlobalStamps(const GlobalStamps&) = delete;
@@ -281,14 +280,13 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Every lane runs the same instructions: lane 0's store is one predicated instruction, never a
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
-  // A stamp reads the clock and keeps it, with its tag, until the next stamp (or the recorder's
-  // end) stores it: the store then takes a clock read long completed, where storing a stamp's own
-  // clock made the store wait on the read.
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
-    store_pending();
-    pending_clock_ = c;
-    pending_tag_ = event_tag(span, end, item);
+    const std::uint32_t write = count_ < g_view.capacity;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
+        "l"(events_ + count_), "r"(c), "r"(event_tag(span, end, item))
+        : "memory");
     ++count_;
   }
 
@@ -296,22 +294,8 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
   // kernel's stamps never wrap it back under.
   static constexpr std::uint32_t kNotRecording = 1u << 31;
-  // The stamp held since the last one, number count_ - 1: stored where it is within the
-  // capacity (never for the first stamp's predecessor, count_ - 1 wrapping to the largest
-  // number; never in the lanes that do not record, kNotRecording - 1 being past any capacity).
-  __device__ __forceinline__ void store_pending() {
-    const std::uint32_t held = count_ - 1;
-    const std::uint32_t write = held < g_view.capacity;
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
-        "l"(reinterpret_cast<std::uintptr_t>(events_) + std::uint64_t(held) * sizeof(RawEvent)), "r"(pending_clock_),
-        "r"(pending_tag_)
-        : "memory");
-  }
-
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
-  std::uint32_t pending_clock_ = 0, pending_tag_ = 0;  // the stamp held (store_pending)
 };
 
 // The global policy as it was the only one: every span of every item.
@@ -320,8 +304,8 @@ using WarpStamps = GlobalStamps<kEverySpan>;
 // Stamps buffered in shared memory: each warp writes its stamps into a ring of two halves of
 // kHalfStamps in the block's static shared memory; as a half fills, one lane hands it to the
 // copy engine (a bulk copy, cp.async.bulk, to the warp's global slot) and the warp stamps on into
-// the other half. A stamp is then a shared store where it needs one (the ordering, ordered_clock,
-// to the entry it is about to write), the clock read, a shared store and the ring's advance; no
+// the other half. A stamp is then a shared load where it needs one (the ordering, ordered_clock,
+// on the entry it is about to write), the clock read, a shared store and the ring's advance; no
 // global store instruction is issued per stamp, and a flush is one copy instruction and its
 // bookkeeping.
 //

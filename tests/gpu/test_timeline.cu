@@ -47,7 +47,7 @@ __global__ void known_wait(long long spin) {
 
 // The same known wait on an mbarrier, as a consumer waits for a copy to land, through the
 // stamped wait (StampCalls::wait): the full-barrier wait, whose end stamp reads the clock
-// without the ordering store (needs_ordering), since the wait's try_wait loop branches on its
+// without the ordering load (needs_ordering), since the wait's try_wait loop branches on its
 // result.
 template <class Stamps>
 __global__ void known_mbarrier_wait(long long spin) {
