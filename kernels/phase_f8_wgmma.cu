@@ -40,8 +40,9 @@ template <class T>
 using Tag = phase_5::TraitsTag<T>;
 
 // Phase 5's tile choices on e4m3 operands, with these key tiles: 128 keys at D = 64, 192 at
-// D = 128 (three column blocks of 64 keys in V^T's tile), causal or not: under the mask too the
-// longer tile timed faster at S >= 2048 (kernels/NOTES.md, "FP8: phase f8"). At D = 128 the GEMMs of a key take
+// D = 128 (three column blocks of 64 keys in V^T's tile), under the causal mask too from S 1024
+// (timed faster from S 2048; below 1024 a 192-key tile is mostly masked and timed slower:
+// kernels/NOTES.md, "FP8: phase f8"). At D = 128 the GEMMs of a key take
 // half the cycles fp16's do while the softmax's per key stay the same, so a
 // longer tile spreads a tile's fixed work (barriers, the row maxima's reductions, O's rescale)
 // over more keys; 192 is the longest whose S, O and P fit a consumer's 240 registers without

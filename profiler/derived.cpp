@@ -48,7 +48,7 @@ DerivedFigures derived_figures(const DerivedInputs& in) {
   if (!usable(in.tflops)) {
     d.pct_of_tensor_peak.reason = "no timed TFLOPS for this shape";
   } else if (!peak) {
-    d.pct_of_tensor_peak.reason = "no dense fp16 tensor peak is known for GPU '" + in.gpu_name +
+    d.pct_of_tensor_peak.reason = "no dense tensor peak is known for GPU '" + in.gpu_name +
                                   "' (profiler/derived.cpp lists the models with their datasheet values)";
   } else {
     const double tflops = in.e4m3_operands ? peak->dense_fp8_tflops : peak->dense_fp16_tflops;
