@@ -183,6 +183,10 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
   } else {
     md << "Speed of light: not measured (the calibration has none of these rates).\n\n";
   }
+  if (s.serial_ns)
+    md << "The tensor and exponential floors in series (the GEMMs and the softmax's exponentials never "
+          "overlapping) take "
+       << duration(*s.serial_ns) << ": " << pct(100.0 * *s.serial_ns / t.median_ns) << " of the headline time.\n\n";
   if (s.schedule_ns && s.schedule_binding)
     md << "This launch's schedule (wave factor " << sig(*s.wave_factor) << ") costs at least "
        << duration(*s.schedule_ns) << ", bound by " << sol::floor_name(*s.schedule_binding) << ": "

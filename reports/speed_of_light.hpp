@@ -82,6 +82,10 @@ struct SpeedOfLight {
   std::optional<double> wave_factor;          // the launch's; nullopt where the record lacks items or slots
   std::optional<FloorKind> schedule_binding;  // the largest candidate floor stretched by the wave factor
   std::optional<double> schedule_ns;          // [ns] that floor: the least time this launch's schedule takes
+  // [ns] the tensor (useful FLOPs) and exponential floors added: the least time if the GEMMs and
+  // the softmax's exp2s never overlapped, the bound of a kernel that keeps them in series (each
+  // warp's softmax waits for its GEMM and the other way round). Nullopt unless both are measured.
+  std::optional<double> serial_ns;
   const Floor* floor(FloorKind k) const;
 };
 

@@ -90,6 +90,8 @@ TEST(SpeedOfLight, FloorsOfTheThroughputShape) {
   EXPECT_EQ(*s.binding, sol::FloorKind::kExp);
   EXPECT_DOUBLE_EQ(*s.sol_ns, *s.floor(sol::FloorKind::kExp)->ns);
   EXPECT_FALSE(s.wave_factor.has_value());
+  // In series, the two SM pipes' floors add.
+  EXPECT_DOUBLE_EQ(*s.serial_ns, *s.floor(sol::FloorKind::kTensorUseful)->ns + *s.floor(sol::FloorKind::kExp)->ns);
 }
 
 TEST(SpeedOfLight, CausalHalvesTensorAndExponentialFloorsNotDram) {
@@ -196,6 +198,11 @@ TEST(SpeedOfLight, NoRatesNoBinding) {
   const auto s = sol::speed_of_light(in, sol::Rates{});
   EXPECT_FALSE(s.binding.has_value());
   EXPECT_FALSE(s.sol_ns.has_value());
+  EXPECT_FALSE(s.serial_ns.has_value());
+  // One of the two measured is no series.
+  sol::Rates tensor_only;
+  tensor_only.tensor_flops_per_s = 1e15;
+  EXPECT_FALSE(sol::speed_of_light(in, tensor_only).serial_ns.has_value());
 }
 
 CalibrationRecord sample_record() {
@@ -309,6 +316,7 @@ TEST(SpeedOfLightSection, RunReportStatesTheBindingFloorFromTheGpusCalibration) 
   EXPECT_NE(md.find("## Speed of light"), std::string::npos);
   EXPECT_NE(md.find("of the same GPU (GPU-43697a0f)"), std::string::npos) << md;
   EXPECT_NE(md.find("of the speed of light; bound by "), std::string::npos);
+  EXPECT_NE(md.find("The tensor and exponential floors in series"), std::string::npos) << md;
   // The synthetic launch floor of phase 4 at the latency shape, 4 us (p10 3.9, p90 4.1).
   EXPECT_NE(md.find("the calibration's launch of 4 1x8x512x64"), std::string::npos);
 }
