@@ -75,9 +75,9 @@ SpeedOfLight speed_of_light(const Inputs& in, const Rates& rates) {
   // DRAM bandwidth is the memory system's, not the SMs': idle SMs in a last wave do not lower it.
   add(FloorKind::kDram, bytes, per(bytes, rates.dram_bytes_per_s), false);
   add(FloorKind::kLaunch, 0, in.launch_floor_ns, false);
-  const Floor* tensor = out.floor(FloorKind::kTensorUseful);
-  const Floor* exp = out.floor(FloorKind::kExp);
-  if (tensor->ns && exp->ns) out.serial_ns = *tensor->ns + *exp->ns;
+  const Floor* tensor_floor = out.floor(FloorKind::kTensorUseful);
+  const Floor* exp_floor = out.floor(FloorKind::kExp);
+  if (tensor_floor->ns && exp_floor->ns) out.serial_ns = *tensor_floor->ns + *exp_floor->ns;
   for (const auto& f : out.floors) {
     if (!f.binding_candidate || !f.ns) continue;
     if (!out.sol_ns || *f.ns > *out.sol_ns) {
