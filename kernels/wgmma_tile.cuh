@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
+#include "kernels/exp2_fma.hpp"
 #include "common/hopper.cuh"
 
 namespace attnlab::hopper {
@@ -158,8 +159,18 @@ __device__ __forceinline__ void online_softmax_one_by_one(float (&s)[N / 2], flo
   }
 }
 
+// Whether element e of a thread's score fragment takes its exp2 on the FMA pipe (exp2_fma) rather
+// than the MUFU: every FmaExp2Every-th, none where it is 0.
+template <int FmaExp2Every>
+__device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
+  if constexpr (FmaExp2Every > 0)
+    return e % FmaExp2Every == 0;
+  else
+    return false;
+}
+
 // SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
-template <int N, int PLog2Scale>
+template <int N, int PLog2Scale, int FmaExp2Every>
 __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
                                                            float (&corr)[2], float scale_log2) {
   float v[2][N / 8];
@@ -189,7 +200,10 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) s[4 * i + e] = exp2_approx(fmaf(s[4 * i + e], scale_log2, -m_use[e >> 1]));
+    for (int e = 0; e < 4; ++e) {
+      const float x = fmaf(s[4 * i + e], scale_log2, -m_use[e >> 1]);
+      s[4 * i + e] = exp2_on_fma<FmaExp2Every>(4 * i + e) ? exp2_fma(x) : exp2_approx(x);
+    }
 #pragma unroll
     for (int r = 0; r < 2; ++r) v[r][i] = s[4 * i + 2 * r] + s[4 * i + 2 * r + 1];
   }
@@ -204,15 +218,20 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 // (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
 // corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
 // e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
-// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0.
-template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved>
+// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0 (2^-126 where
+// they come from exp2_fma: zero in P's rounding, nothing beside a row's other weights). Every
+// FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU, in the
+// interleaved order only; the running maxima's corrections stay on the MUFU.
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
+  static_assert(Order == SoftmaxRows::kInterleaved || FmaExp2Every == 0,
+                "exp2s on the FMA pipe are wired into the interleaved order only");
   if constexpr (Order == SoftmaxRows::kOneByOne)
     online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
   else
-    online_softmax_interleaved<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
+    online_softmax_interleaved<N, PLog2Scale, FmaExp2Every>(s, m_row, l_row, corr, scale_log2);
 }
 
 // A consumer's 64 rows of O (o times each row's 1/l, as fp16) into its part of a staging tile
