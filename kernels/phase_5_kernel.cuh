@@ -241,8 +241,9 @@ struct Consumer {
     tl.begin(Span::kSoftmax, j);
     mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
                                            t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
-    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, T::Ops::kFmaExp2Every>(
-        s_acc, m_row, l_row, corr, p.scale_log2);
+    constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_acc, m_row, l_row,
+                                                                                             corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while

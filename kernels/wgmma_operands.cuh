@@ -32,7 +32,8 @@ struct Fp16Operands {
   // Every exp2 on the MUFU: phase 5's fp16 GEMMs take twice the e4m3 ones' cycles, so the MUFU
   // is not what its softmax waits on (kernels/NOTES.md, "FP8: phase f8": A share of f8's exp2s
   // on the FMA pipe).
-  static constexpr int kFmaExp2Every = 0;
+  template <int D>
+  static constexpr int fma_exp2_every() { return 0; }
   // Elements per swizzled row of a tile: column blocks of 64 halves (128 bytes).
   template <int D>
   static constexpr int row_elems() { return kSwizzleHalves; }
@@ -85,10 +86,12 @@ struct E4m3Operands {
   using Elem = std::uint8_t;
   static constexpr int kStepK = e4m3::kStepKeys;
   static constexpr int kPLog2Scale = 8;
-  // Every fourth exp2 of the softmax on the FMA pipe (exp2_fma): the MUFU's exponentials take as
-  // many cycles as the e4m3 GEMMs of a key tile (kernels/NOTES.md, "FP8: phase f8": A share of
-  // f8's exp2s on the FMA pipe).
-  static constexpr int kFmaExp2Every = 4;
+  // At D 128 every eighth exp2 of the softmax on the FMA pipe (exp2_fma): the MUFU's exponentials
+  // take as many cycles as the e4m3 GEMMs of a key tile, and an eighth there was faster than a
+  // quarter, a half or none. At D 64 none: every share there was slower (kernels/NOTES.md, "FP8:
+  // phase f8": A share of f8's exp2s on the FMA pipe).
+  template <int D>
+  static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
   template <int D>
   static constexpr int row_elems() { return D; }  // a row of Q or K, D bytes
   struct KernelArgs {
