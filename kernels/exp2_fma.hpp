@@ -65,8 +65,9 @@ constexpr float kMagic = 12582912.f;
 // masked key's score, among them. A lower clamp would take the exponent field below zero.
 constexpr float kExp2FmaMinArg = -126.f;
 
-// 2^x for x <= 64, within the polynomial's relative error; 2^-126 (or its subnormal neighbour)
-// for x <= -126 and for NaN.
+// 2^x within the polynomial's relative error for -125 <= x < 64. Below, down to the clamp, a
+// significand under 1 makes the result subnormal, off by up to twice that error; -126 and
+// anything below it, NaN too, give 2^-126 times the polynomial at 0 (just under 2^-126).
 template <int Degree = 3>
 ATTNLAB_HOST_DEVICE inline float exp2_fma(float x) {
   using namespace exp2_fma_detail;
