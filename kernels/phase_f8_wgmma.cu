@@ -208,8 +208,9 @@ ATTNLAB_PHASE(f8) {
   p.title = "FP8 e4m3 wgmma + TMA";
   p.technique =
       "phase 5's warp-specialised persistent kernel on e4m3 Q, K, V with per-tensor descales: "
-      "e4m3 wgmma (k32) for QK^T and PV, P scaled by 2^8 and rounded to e4m3 in registers, V "
-      "transposed into the workspace by a pre-pass kernel of the same launch";
+      "e4m3 wgmma (k32) for QK^T and PV, P scaled by 2^8 and rounded to e4m3 in registers, at D=128 "
+      "every eighth exp2 of the softmax on the FMA pipe, V transposed into the workspace by a pre-pass "
+      "kernel of the same launch";
   p.required_cc = 90;
   p.input_format = InputFormat::kE4m3;
   p.can_implement = &can_implement;
