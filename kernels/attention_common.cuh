@@ -14,14 +14,12 @@
 #include <type_traits>
 
 #include "common/check.hpp"
-#include "kernels/host_device.hpp"  // ceil_div
+#include "kernels/host_device.hpp"  // ceil_div, kLog2e
 #include "kernels/problem.hpp"
 
 namespace attnlab {
 
 constexpr float kNegInf = -INFINITY;
-// exp(x) == exp2(x * log2(e)); folding log2(e) into the softmax scale leaves one native ex2.
-constexpr float kLog2e = 1.4426950408889634f;
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kWarpSize = 32;
 // Halves per 16-byte vector, the unit of every tile load and store.

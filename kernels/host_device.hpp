@@ -10,6 +10,10 @@
 
 namespace attnlab {
 
+// exp(x) == exp2(x * log2(e)); folding log2(e) into the softmax scale leaves one native ex2. The
+// CPU tests' emulations of the kernels' softmax take the same constant.
+constexpr float kLog2e = 1.4426950408889634f;
+
 // Written as a quotient plus a remainder test so that S near INT_MAX cannot overflow.
 ATTNLAB_HOST_DEVICE constexpr int ceil_div(int a, int b) { return a / b + (a % b != 0); }
 

@@ -18,6 +18,7 @@
 #include "experiments/harness/fp8_inputs.hpp"
 #include "experiments/harness/reference.hpp"
 #include "kernels/exp2_fma.hpp"
+#include "kernels/host_device.hpp"
 #include "record/correctness.hpp"
 
 using namespace attnlab;
@@ -165,7 +166,6 @@ enum class Bug {
   kFmaExp2TwiceTooLarge,  // the FMA pipe's weights one off in the exponent field (with fma_every)
 };
 constexpr int kTile = 64;
-constexpr double kLog2e = 1.4426950408889634;
 
 // The value of every e4m3 code, as the emulated tensor cores read them.
 float code_value(std::uint8_t code) {
@@ -225,7 +225,7 @@ void emulated_row(const Shape& s, const Fp8Inputs& f, float scale, RowRef r, Bug
     for (int j = t0; j < t1; ++j) {
       float p = std::exp(sc[std::size_t(j - t0)] - mt);
       if (exp2_on_fma(fma_every, r.row, j)) {
-        p = exp2_fma(float((sc[std::size_t(j - t0)] - mt) * kLog2e));
+        p = exp2_fma((sc[std::size_t(j - t0)] - mt) * kLog2e);
         if (bug == Bug::kFmaExp2TwiceTooLarge) p *= 2;
       }
       l += p;

@@ -14,6 +14,7 @@
 
 #include "common/shapes.hpp"
 #include "experiments/harness/reference.hpp"
+#include "kernels/host_device.hpp"
 
 using namespace attnlab;
 
@@ -27,7 +28,6 @@ enum class Bug {
   kMaskDropped,    // every key of a causal row, past the diagonal too
 };
 constexpr int kTile = 128;
-constexpr float kLog2e = 1.4426950408889634f;
 
 // One row's LSE as the emulated kernel computes it.
 float emulated_lse(const Shape& s, const HostTensors& in, float scale, RowRef r, Bug bug) {
