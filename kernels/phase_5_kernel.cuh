@@ -135,8 +135,13 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       ptx::mbarrier_arrive(&sm.q_pipe.full[0][slot.stage()]);
       break;
     }
-    // Asked now, used after this item's copies: a claim's latency hides behind them.
-    const std::int64_t next = sched.advance(block_now(), u);
+    // A static scheduler's next place is arithmetic, taken now. A dynamic claim waits for the
+    // item's last K tile (below): claimed with the item's first copies, every block of a grid of
+    // under two rounds claimed its second item at the launch's start, in no order of cost, and
+    // a block with a longest item took a short one beside blocks with none (kernels/NOTES.md,
+    // "Latency sweep": Phase 5's claims at 4x16x333x128:causal). Before the last K tile the
+    // claim's latency still hides behind that tile's copies and the consumers' last tile.
+    std::int64_t next = Sched::kClaimsLate ? 0 : sched.advance(block_now(), u);
     const Work t = work_of<T>(p, u);
     tl.begin(Span::kItem, w);
     tl.begin(Span::kTmaIssue, w);
@@ -166,7 +171,11 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     };
     // (One loop for all of the item's copies: a last V load after it kept n_tiles - 1 live
     // across it, which ptxas spilled at the producer's register budget.)
+    const int claim_at = t.n_tiles > 0 ? t.n_tiles - 1 : 0;
     for (int j = 0; j <= t.n_tiles; ++j) {
+      if constexpr (Sched::kClaimsLate) {
+        if (j == claim_at) next = sched.advance(block_now(), u);
+      }
       if (j < t.n_tiles) load(sm.k[0], sm.k_pipe, tm_k, j, false);
       if (j > 0) load(sm.v[0], sm.v_pipe, tm_v, j - 1, true);
     }

@@ -85,6 +85,7 @@ __device__ __forceinline__ KeySplit::Unit whole_item(std::int64_t w) { return {w
 // Items in a fixed stride: block b runs items b, b + grid, ...
 struct StaticScheduler {
   static constexpr bool kSplitsKeys = false;
+  static constexpr bool kClaimsLate = false;
   __device__ StaticScheduler(const KeySplit&, unsigned long long*) {}
   __device__ std::int64_t start(int block) const { return block; }
   __device__ KeySplit::Unit unit(int, std::int64_t place) const { return whole_item(place); }
@@ -97,8 +98,12 @@ struct StaticScheduler {
 // included: n_work claims in all, so the block whose claim is n_work - 1 made the launch's last
 // one and sets the counter back to zero for the next launch. Needs gridDim.x <= n_work, and
 // launches that share the counter must not overlap (the caller's workspace, one per stream).
+// kClaimsLate: the caller claims as late as the claim's latency allows (phase 5's producer:
+// before an item's last K tile), so the order of claims follows the blocks' progress; advance
+// reads neither argument, so nothing of the item stays live until then.
 struct DynamicScheduler {
   static constexpr bool kSplitsKeys = false;
+  static constexpr bool kClaimsLate = true;
   unsigned long long* counter;  // zero when the launch begins
   std::int64_t n_work;
   __device__ DynamicScheduler(const KeySplit& split, unsigned long long* claims)
@@ -116,6 +121,7 @@ struct DynamicScheduler {
 // nothing to split it is the static stride.
 struct SplitScheduler {
   static constexpr bool kSplitsKeys = true;
+  static constexpr bool kClaimsLate = false;
   KeySplit split;
   __device__ SplitScheduler(const KeySplit& s, unsigned long long*) : split(s) {}
   __device__ std::int64_t start(int block) const { return split.start(block); }
