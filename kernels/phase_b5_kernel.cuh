@@ -36,7 +36,6 @@ namespace ptx = cuda::ptx;
 using namespace hopper;
 
 constexpr int kWarpgroupThreads = 128;
-constexpr int kWarpsPerGroup = kWarpgroupThreads / kWarpSize;
 constexpr int kKeys = 64;     // keys per consumer: wgmma's M for S^T, dP^T, dV and dK
 constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M of dQ
 
@@ -279,7 +278,9 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
     fence_operands(p_frag);
     fence_operands(ds_frag);
   }
-  sm.pipe.consumer_release(pos, lane);
+  // Each thread's own arrival: its reads of the stage's LSE and delta (generic loads) are then
+  // ordered before the producer's next bulk copy into it by the barrier itself.
+  sm.pipe.consumer_release_thread(pos);
 }
 
 // dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
@@ -371,7 +372,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // Warp-uniform for ptxas (kernels/phase_5_kernel.cuh does the same).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   if (threadIdx.x == 0) {
-    sm.pipe.init(T::kConsumers * kWarpsPerGroup);
+    sm.pipe.init(T::kConsumers * kWarpgroupThreads);  // every consumer thread releases (step)
     ptx::mbarrier_init(&sm.kv_full, 1);
     // The copy engine (async proxy) completes transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);

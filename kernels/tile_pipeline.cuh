@@ -37,13 +37,14 @@ struct TmaPipeline {
   std::uint64_t empty[Stages];
 
   // By one thread, before any use; the caller fences the initialisation (fence_mbarrier_init)
-  // and meets the block before the first wait.
-  __device__ void init(std::uint32_t consumer_warps) {
+  // and meets the block before the first wait. releases: the arrivals that free a stage, one
+  // per consumer warp (consumer_release) or per consumer thread (consumer_release_thread).
+  __device__ void init(std::uint32_t releases) {
 #pragma unroll
     for (int s = 0; s < Stages; ++s) {
 #pragma unroll
       for (int p = 0; p < Parts; ++p) cuda::ptx::mbarrier_init(&full[p][s], 1);
-      cuda::ptx::mbarrier_init(&empty[s], consumer_warps);
+      cuda::ptx::mbarrier_init(&empty[s], releases);
     }
   }
   // Producer: waits until every consumer warp has released p's stage (a fresh ring passes).
@@ -68,11 +69,17 @@ struct TmaPipeline {
   }
   // Consumer: whether consumer_wait(p, part) would pass at once.
   __device__ bool consumer_ready(Position p, int part = 0) { return barrier_ready(&full[part][p.stage()], p.phase()); }
-  // Consumer: this warp is done with p's stage (its lane 0 arrives for it).
+  // Consumer: this warp is done with p's stage (its lane 0 arrives for it). For stages that
+  // consumers read only through wgmma (the async proxy, whose reads complete at the wgmma wait).
   __device__ void consumer_release(Position p, int lane) {
     __syncwarp();
     if (lane == 0) cuda::ptx::mbarrier_arrive(&empty[p.stage()]);
   }
+  // Consumer: this thread is done with p's stage. For stages that consumers also read with
+  // generic loads: an arrival releases only its own thread's reads, so the next copy into the
+  // stage is ordered after every thread's (racecheck reported lane 0's arrival for the warp as
+  // hazards with the copy: kernels/NOTES.md, "Backward: phase b5": The sanitizer's hazards).
+  __device__ void consumer_release_thread(Position p) { cuda::ptx::mbarrier_arrive(&empty[p.stage()]); }
 };
 
 // The schedulers of a persistent grid (one block per SM walking work items), one interface,
