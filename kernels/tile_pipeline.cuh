@@ -78,7 +78,8 @@ struct TmaPipeline {
   // Consumer: this thread is done with p's stage. For stages that consumers also read with
   // generic loads: an arrival releases only its own thread's reads, so the next copy into the
   // stage is ordered after every thread's (racecheck reported lane 0's arrival for the warp as
-  // hazards with the copy: kernels/NOTES.md, "Backward: phase b5": The sanitizer's hazards).
+  // hazards with the copy: kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)":
+  // The sanitizer's hazards).
   __device__ void consumer_release_thread(Position p) { cuda::ptx::mbarrier_arrive(&empty[p.stage()]); }
 };
 
