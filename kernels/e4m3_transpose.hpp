@@ -1,0 +1,81 @@
+// V's transpose inside shared memory for the e4m3 PV wgmma, the index math only: host and device
+// code (tests/cpu/test_e4m3_transpose.cpp emulates ldmatrix's transposing load on it and checks
+// the result against V^T's layout without a GPU). A tile of V as TMA writes it ([keys][D] bytes,
+// rows D-byte swizzled, as K's) becomes V^T's tile ([D][keys], column blocks of `block` keys,
+// block-byte swizzled, the keys of each 32 in e4m3::key_of_column's order): what the pre-pass of
+// kernels/phase_f8_wgmma.cu writes to global memory and TMA then loads. Not yet used by a
+// kernel (kernels/NOTES.md, "FP8: phase f8": Design for V transposed inside the kernel).
+//
+// One op of a warp turns 32 keys by 16 head-dim bytes: ldmatrix.x4.trans of four 8 x 8 matrices
+// of 16-bit elements (8 keys by 8 byte pairs each, keys 8m .. 8m + 7 of the 32 for matrix m,
+// lane l giving the address of matrix l / 8's row l % 8). Lane l then holds, per matrix, the
+// byte pair c = l / 4 (head-dim bytes 2c, 2c + 1 of the 16) of keys 2t and 2t + 1 (t = l % 4)
+// of that matrix's 8. Two byte permutes of matrices 2i and 2i + 1 give V^T's words of rows
+// 2c and 2c + 1 at keys 16i + 2t + {0, 1, 8, 9}: exactly the four keys key_of_column puts in
+// columns 16i + 4t .. 16i + 4t + 3. Each lane stores its four words; lanes with c >= 4 store
+// the odd row first, so that each store's 32 words fall in 32 banks under either swizzle.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/e4m3_fragment.hpp"
+#include "kernels/host_device.hpp"
+
+namespace attnlab::e4m3 {
+
+constexpr int kTransposeKeys = 32;   // keys of one op: one k-step of the PV wgmma
+constexpr int kTransposeBytes = 16;  // head-dim bytes of one op: one swizzle chunk
+
+// The swizzled chunk (16 bytes) that chunk `chunk` of row `row` lands in, for rows of `row_bytes`
+// bytes (64 or 128) under the same-sized swizzle (CU_TENSOR_MAP_SWIZZLE_64B / _128B, wgmma's
+// 64- and 128-byte K-major layouts): the chunk index XOR the row's bits above one atom row.
+ATTNLAB_HOST_DEVICE constexpr int swizzled_chunk(int row, int chunk, int row_bytes) {
+  return row_bytes == 128 ? chunk ^ (row % 8) : chunk ^ ((row / 2) % 4);
+}
+
+// Byte offset of V's (key, d) in a raw tile: rows of D bytes, D-byte swizzle.
+ATTNLAB_HOST_DEVICE constexpr int raw_v_offset(int key, int d, int D) {
+  return key * D + swizzled_chunk(key, d / 16, D) * 16 + d % 16;
+}
+
+// Byte offset of V^T's (d, column) in a tile of column blocks of `block` keys (64 or 128), each
+// block D rows of `block` bytes under the block-byte swizzle (E4m3Operands::vt_block_keys).
+ATTNLAB_HOST_DEVICE constexpr int vt_offset(int d, int col, int block, int D) {
+  const int b = col / block, c = col % block;
+  return b * D * block + d * block + swizzled_chunk(d, c / 16, block) * 16 + c % 16;
+}
+
+// Ops of a tile: its 32-key steps by its 16-byte head-dim chunks; op o is step o / (D / 16),
+// chunk o % (D / 16).
+ATTNLAB_HOST_DEVICE constexpr int transpose_ops(int tile_k, int D) {
+  return (tile_k / kTransposeKeys) * (D / kTransposeBytes);
+}
+
+// The raw tile's byte offset whose 16 bytes lane `lane` gives ldmatrix.x4 in op `op`.
+ATTNLAB_HOST_DEVICE constexpr int transpose_load_offset(int op, int lane, int D) {
+  const int step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
+  return raw_v_offset(kTransposeKeys * step + lane, kTransposeBytes * chunk, D);
+}
+
+// V^T's words of rows 2c and 2c + 1 from two matrices' registers: keys 2t, 2t + 1 of the first
+// (lo) and of the second (hi, 8 keys on), byte pair c of each. Byte selectors of __byte_perm /
+// prmt: the even bytes (row 2c) or the odd ones (row 2c + 1) of lo, then of hi.
+constexpr std::uint32_t kEvenRowBytes = 0x6420;
+constexpr std::uint32_t kOddRowBytes = 0x7531;
+
+// Where lane `lane`'s k-th store (k = 0..3) of op `op` goes: V^T's byte offset, and which of its
+// four words (0: matrices 0 and 1, even row; 1: the same, odd row; 2 and 3: matrices 2 and 3).
+struct TransposeStore {
+  int offset, word;
+};
+ATTNLAB_HOST_DEVICE constexpr TransposeStore transpose_store(int op, int lane, int k, int block, int D) {
+  const int step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
+  const int c = lane / 4, t = lane % 4;
+  const int pair = k / 2;                        // matrices 2 pair, 2 pair + 1
+  const int odd = (k % 2) ^ (c >= 4 ? 1 : 0);    // c >= 4: the odd row first
+  const int d = kTransposeBytes * chunk + 2 * c + odd;
+  const int col = kTransposeKeys * step + 16 * pair + 4 * t;
+  return {vt_offset(d, col, block, D), 2 * pair + odd};
+}
+
+}  // namespace attnlab::e4m3

@@ -1,0 +1,121 @@
+// V's in-shared-memory transpose for the e4m3 PV wgmma (kernels/e4m3_transpose.hpp), without a
+// GPU: ldmatrix.x4.trans and prmt emulated here from the PTX ISA's definitions, not from the
+// header, over a raw tile laid out as TMA's swizzle writes it; the V^T tile the ops store must be
+// the one the pre-pass and TMA give (every key in e4m3::key_of_column's order, every byte written
+// once), and each op's loads and stores must be free of shared-memory bank conflicts.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "kernels/e4m3_fragment.hpp"
+#include "kernels/e4m3_transpose.hpp"
+
+namespace {
+
+using namespace attnlab;
+
+// prmt.b32 (default mode): byte n of the result is byte sel[n] (0..7) of the pair {b, a}, a's
+// bytes 0..3 first.
+std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
+  const std::uint64_t both = std::uint64_t(a) | std::uint64_t(b) << 32;
+  std::uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) r |= std::uint32_t((both >> (8 * ((sel >> (4 * n)) & 7))) & 0xff) << (8 * n);
+  return r;
+}
+
+// ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16: lane l addresses row l % 8 of matrix l / 8
+// (eight 16-bit elements, 16 bytes); with .trans, lane i's register m holds matrix m's elements
+// (row 2 (i % 4), column i / 4) in its low half and (row 2 (i % 4) + 1, column i / 4) in its high.
+std::uint32_t ldmatrix_trans(const std::vector<std::uint8_t>& smem, const int (&addr)[32], int lane, int m) {
+  auto element = [&](int row, int col) {
+    const int at = addr[8 * m + row] + 2 * col;
+    return std::uint32_t(smem[at]) | std::uint32_t(smem[at + 1]) << 8;
+  };
+  return element(2 * (lane % 4), lane / 4) | element(2 * (lane % 4) + 1, lane / 4) << 16;
+}
+
+struct Config {
+  int D, tile_k, block;
+};
+
+class E4m3Transpose : public ::testing::TestWithParam<Config> {};
+
+TEST_P(E4m3Transpose, OpsStoreTheTileThePrePassAndTmaGive) {
+  const auto [D, tile_k, block] = GetParam();
+  std::mt19937 rng(20261129);
+  std::vector<std::uint8_t> v(std::size_t(tile_k) * D);  // V [key][d] as stored
+  for (auto& x : v) x = std::uint8_t(rng());
+  std::vector<std::uint8_t> raw(v.size());  // as TMA writes it, swizzled
+  std::set<int> raw_seen;
+  for (int key = 0; key < tile_k; ++key)
+    for (int d = 0; d < D; ++d) {
+      const int at = e4m3::raw_v_offset(key, d, D);
+      ASSERT_TRUE(raw_seen.insert(at).second) << "raw (" << key << ", " << d << ")";
+      raw[at] = v[std::size_t(key) * D + d];
+    }
+  std::vector<std::uint8_t> vt(v.size(), 0);
+  std::vector<int> writes(v.size(), 0);
+  for (int op = 0; op < e4m3::transpose_ops(tile_k, D); ++op) {
+    int addr[32];
+    for (int l = 0; l < 32; ++l) addr[l] = e4m3::transpose_load_offset(op, l, D);
+    for (int lane = 0; lane < 32; ++lane) {
+      std::uint32_t r[4];
+      for (int m = 0; m < 4; ++m) r[m] = ldmatrix_trans(raw, addr, lane, m);
+      const std::uint32_t words[4] = {prmt(r[0], r[1], e4m3::kEvenRowBytes), prmt(r[0], r[1], e4m3::kOddRowBytes),
+                                      prmt(r[2], r[3], e4m3::kEvenRowBytes), prmt(r[2], r[3], e4m3::kOddRowBytes)};
+      for (int k = 0; k < 4; ++k) {
+        const e4m3::TransposeStore st = e4m3::transpose_store(op, lane, k, block, D);
+        ASSERT_EQ(st.offset % 4, 0);
+        for (int b = 0; b < 4; ++b) {
+          vt[std::size_t(st.offset + b)] = std::uint8_t(words[st.word] >> (8 * b));
+          ++writes[std::size_t(st.offset + b)];
+        }
+      }
+    }
+  }
+  for (int d = 0; d < D; ++d)
+    for (int col = 0; col < tile_k; ++col) {
+      const int key = e4m3::kStepKeys * (col / e4m3::kStepKeys) + e4m3::key_of_column(col % e4m3::kStepKeys);
+      const int at = e4m3::vt_offset(d, col, block, D);
+      ASSERT_EQ(writes[std::size_t(at)], 1) << "V^T (" << d << ", " << col << ")";
+      ASSERT_EQ(vt[std::size_t(at)], v[std::size_t(key) * D + d]) << "V^T (" << d << ", " << col << ") key " << key;
+    }
+}
+
+// A shared-memory access of a warp is conflict-free when its 32 words lie in 32 banks (stores of
+// a word per lane), or when each 8-lane phase of ldmatrix reads 16 bytes from 8 distinct 16-byte
+// bank groups.
+TEST_P(E4m3Transpose, LoadsAndStoresAreFreeOfBankConflicts) {
+  const auto [D, tile_k, block] = GetParam();
+  for (int op = 0; op < e4m3::transpose_ops(tile_k, D); ++op) {
+    for (int m = 0; m < 4; ++m) {
+      std::set<int> groups;
+      for (int r = 0; r < 8; ++r) {
+        const int at = e4m3::transpose_load_offset(op, 8 * m + r, D);
+        ASSERT_EQ(at % 16, 0);
+        groups.insert(at / 16 % 8);
+      }
+      EXPECT_EQ(groups.size(), 8u) << "op " << op << " matrix " << m;
+    }
+    for (int k = 0; k < 4; ++k) {
+      std::set<int> banks;
+      for (int lane = 0; lane < 32; ++lane) banks.insert(e4m3::transpose_store(op, lane, k, block, D).offset / 4 % 32);
+      EXPECT_EQ(banks.size(), 32u) << "op " << op << " store " << k;
+    }
+  }
+}
+
+// The tiles f8 runs with: D 128 on 192-key tiles (64-key blocks) and 128-key ones (128-key
+// blocks), D 64 on 128-key tiles, and a 64-key tile.
+INSTANTIATE_TEST_SUITE_P(Tiles, E4m3Transpose,
+                         ::testing::Values(Config{128, 192, 64}, Config{128, 128, 128}, Config{64, 128, 128},
+                                           Config{128, 64, 64}),
+                         [](const auto& info) {
+                           return "D" + std::to_string(info.param.D) + "_keys" + std::to_string(info.param.tile_k) +
+                                  "_block" + std::to_string(info.param.block);
+                         });
+
+}  // namespace
