@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/build"
 touch "$work/build/CTestTestfile.cmake"
 printf '#!/bin/sh\necho "GPU 0: stand-in"\n' >"$work/bin/nvidia-smi"
-# Three gpu tests: #4 passes, #7 is skipped, #9 fails.
+# Three gpu tests: number 4 passes, 7 is skipped, 9 fails.
 cat >"$work/bin/ctest" <<'FAKE'
 #!/usr/bin/env bash
 list=""
