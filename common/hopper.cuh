@@ -94,6 +94,15 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned addr, std::uint32_t (&r)[4]
                : "memory");
 }
 
+// The same four matrices transposed (ldmatrix .x4 .trans): r[m] receives the thread's two
+// elements of matrix m's column lane / 4, rows 2 (lane % 4) and 2 (lane % 4) + 1 (low half first).
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned addr, std::uint32_t (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
 // Bulk copies from shared to global memory (the async proxy; sm_90), in bulk groups: what the
 // thread wrote to the source through the generic proxy is made visible to the copy first
 // (fence_proxy_async_shared), each copy joins the thread's open group, commit closes it, and

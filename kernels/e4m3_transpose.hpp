@@ -3,8 +3,9 @@
 // the result against V^T's layout without a GPU). A tile of V as TMA writes it ([keys][D] bytes,
 // rows D-byte swizzled, as K's) becomes V^T's tile ([D][keys], column blocks of `block` keys,
 // block-byte swizzled, the keys of each 32 in e4m3::key_of_column's order): what the pre-pass of
-// kernels/phase_f8_wgmma.cu writes to global memory and TMA then loads. Not yet used by a
-// kernel (kernels/NOTES.md, "FP8: phase f8": Design for V transposed inside the kernel).
+// kernels/phase_f8_wgmma.cu writes to global memory and TMA then loads. Phase f8v's transposer
+// warps run it (kernels/phase_5_kernel.cuh, run_transposer; kernels/NOTES.md, "FP8: phase f8":
+// Design for V transposed inside the kernel).
 //
 // One op of a warp turns 32 keys by 16 head-dim bytes: ldmatrix.x4.trans of four 8 x 8 matrices
 // of 16-bit elements (8 keys by 8 byte pairs each, keys 8m .. 8m + 7 of the 32 for matrix m,

@@ -20,6 +20,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "kernels/consumer_turns.hpp"
+#include "kernels/e4m3_transpose.hpp"
 #include "common/hopper.cuh"
 #include "kernels/key_split.cuh"
 #include "kernels/phase_5_traits.cuh"
@@ -112,6 +113,73 @@ __device__ __forceinline__ int block_now() {
   return int(b);
 }
 
+// Operands that turn V inside the kernel (T::Ops::kTransposesV; SharedStorage's RawVRing): the
+// transposers are the producer warpgroup's warps 1 .. 3, each thread arriving on its own at the
+// barriers it passes (its generic loads and stores are then ordered by the barrier itself).
+constexpr int kTransposerWarps = 3;
+constexpr int kTransposerThreads = kTransposerWarps * kWarpSize;
+
+// The producer thread's copy of V's tile j of the item (ring position pos) as stored into the raw
+// ring, with the count of consumer warps that will not read it for the transposers to pass on.
+template <class T, class Stamps>
+__device__ __forceinline__ void load_raw_v(SharedStorage<T>& sm, const CUtensorMap* tm_v, const Work& t,
+                                           KVRing<T> pos, int j, Stamps& tl) {
+  tl.wait(Span::kEmptyWait, j, [&] { return sm.raw_pipe.producer_ready(pos); },
+          [&] { sm.raw_pipe.producer_acquire(pos); });
+  tl.begin(Span::kTmaIssue, j);
+  sm.raw_idle[pos.stage()] = TurnsOf<T>::idle(t.q0, t.active, t.k0 + j);
+  std::uint64_t* const bar = sm.raw_pipe.producer_expect(pos, T::kKVTileBytes);
+  T::Ops::template load_rows<T::kTileK, T::D>(sm.raw_v[pos.stage()], tm_v, (t.k0 + j) * T::kTileK, t.kv_plane, bar);
+  tl.end(Span::kTmaIssue, j);
+}
+// No tile at pos: the transposers stop there.
+template <class T>
+__device__ __forceinline__ void end_raw_v(SharedStorage<T>& sm, KVRing<T> pos) {
+  sm.raw_pipe.producer_acquire(pos);
+  sm.raw_idle[pos.stage()] = -1;
+  ptx::mbarrier_arrive(&sm.raw_pipe.full[0][pos.stage()]);
+}
+
+// A transposer warp (0 .. kTransposerWarps - 1): for each raw tile in ring order, once V^T's stage
+// of the same position is free, its share of the tile's ops (kernels/e4m3_transpose.hpp: an
+// ldmatrix.x4.trans of 32 keys by 16 head-dim bytes, two byte permutes per row pair, four stores),
+// then the thread's arrivals: V^T's stage written (after the fence that shows generic stores to
+// wgmma's async proxy) and the raw stage read.
+template <class T>
+__device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, int warp, int lane) {
+  constexpr int D = T::D;
+  constexpr int kBlock = T::Ops::template vt_block_keys<T::kTileK>();
+  constexpr int kOps = e4m3::transpose_ops(T::kTileK, D);
+  const bool odd_first = lane / 4 >= 4;  // e4m3::transpose_store's order
+  for (KVRing<T> pos{};; pos = pos + 1) {
+    const int stage = pos.stage();
+    sm.raw_pipe.consumer_wait(pos);
+    const int idle = sm.raw_idle[stage];
+    if (idle < 0) return;
+    sm.v_pipe.producer_acquire(pos);
+    if (warp == 0 && lane == 0 && idle > 0)
+      sm.v_pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
+    const unsigned raw = smem_addr(sm.raw_v[stage]);
+    std::uint8_t* const vt = sm.v[stage];
+    for (int op = warp; op < kOps; op += kTransposerWarps) {
+      std::uint32_t r[4];
+      ldmatrix_x4_trans(raw + unsigned(e4m3::transpose_load_offset(op, lane, D)), r);
+      const std::uint32_t even01 = __byte_perm(r[0], r[1], e4m3::kEvenRowBytes);
+      const std::uint32_t odd01 = __byte_perm(r[0], r[1], e4m3::kOddRowBytes);
+      const std::uint32_t even23 = __byte_perm(r[2], r[3], e4m3::kEvenRowBytes);
+      const std::uint32_t odd23 = __byte_perm(r[2], r[3], e4m3::kOddRowBytes);
+      const std::uint32_t words[4] = {odd_first ? odd01 : even01, odd_first ? even01 : odd01,
+                                      odd_first ? odd23 : even23, odd_first ? even23 : odd23};
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        *reinterpret_cast<std::uint32_t*>(vt + e4m3::transpose_store(op, lane, k, kBlock, D).offset) = words[k];
+    }
+    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::mbarrier_arrive(&sm.v_pipe.full[0][stage]);
+    ptx::mbarrier_arrive(&sm.raw_pipe.empty[stage]);
+  }
+}
+
 // The producer: one thread issues every copy, in the order the consumers use them (K of tile
 // j, then V of tile j-1); a buffer is refilled once every consumer warp has released it. Ring
 // positions count Q slots and K/V tiles over all of the block's work items. It alone asks the
@@ -133,6 +201,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     sm.unit[slot.stage()] = u;
     if (w >= p.split.n_work) {  // none left: the consumers read n_work and stop
       ptx::mbarrier_arrive(&sm.q_pipe.full[0][slot.stage()]);
+      if constexpr (T::Ops::kTransposesV) end_raw_v(sm, ring);
       break;
     }
     // A static scheduler's next place is arithmetic, taken now. A dynamic claim waits for the
@@ -177,7 +246,12 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
         if (j == claim_at) next = sched.advance(block_now(), u);
       }
       if (j < t.n_tiles) load(sm.k[0], sm.k_pipe, tm_k, j, false);
-      if (j > 0) load(sm.v[0], sm.v_pipe, tm_v, j - 1, true);
+      if (j > 0) {
+        if constexpr (T::Ops::kTransposesV)
+          load_raw_v(sm, tm_v, t, ring + (j - 1), j - 1, tl);
+        else
+          load(sm.v[0], sm.v_pipe, tm_v, j - 1, true);
+      }
     }
     ring = ring + t.n_tiles;
     tl.end(Span::kItem, w);
@@ -480,7 +554,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (threadIdx.x == 0) {
     sm.q_pipe.init(kConsumerWarps);
     sm.k_pipe.init(kConsumerWarps);
-    sm.v_pipe.init(kConsumerWarps);
+    // V^T's stages: written by TMA (one announcement of the bytes) or by the transposers.
+    sm.v_pipe.init(kConsumerWarps, T::Ops::kTransposesV ? kTransposerThreads : 1);
+    if constexpr (T::Ops::kTransposesV) sm.raw_pipe.init(kTransposerThreads);
     // The copy engine (async proxy) will complete transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -489,6 +565,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) run_producer<T, Sched, Stamps>(sm, &tm_q, &tm_k, &tm_v, p, tl);
+    if constexpr (T::Ops::kTransposesV) {
+      const int warp = int(threadIdx.x) / kWarpSize;
+      if (warp > 0) run_transposer<T>(sm, warp - 1, int(threadIdx.x) % kWarpSize);
+    }
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();

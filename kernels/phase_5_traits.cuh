@@ -87,12 +87,15 @@ struct Traits {
   // place afresh, which keeps the three-consumer kernels free of spills with the staging tile
   // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": O staged in shared memory).
   static constexpr std::uint32_t kOBytes = kTileQ * D * sizeof(__half);
-  static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kOBytes <= kSmemBudget;
+  // Operands that turn V inside the kernel (Ops::kTransposesV) hold V's tiles as TMA loads them
+  // in a ring of their own, as many stages as K's (RawVRing below).
+  static constexpr std::uint32_t kRawVBytes = Ops::kTransposesV ? kStages * kKVTileBytes : 0;
+  static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kRawVBytes + kOBytes <= kSmemBudget;
   // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
   // producer loads the next item's Q and first K while the consumers still run the current
   // item's last tiles.
   static constexpr int kQStages =
-      2 * kQBytes + 2 * kStages * kKVTileBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
+      2 * kQBytes + 2 * kStages * kKVTileBytes + kRawVBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
   // (kTileK/4) each. setmaxnreg moves registers within the block's launch allocation (65536
   // over kThreads, in multiples of 8, per thread): 128 * 24 + 256 * 240 = 64512 of 384 * 168,
@@ -129,11 +132,26 @@ struct QInRegisters : Base {
   static constexpr bool kQInRegs = true;
 };
 
+// The ring of V's tiles as TMA loads them, for operands that turn V inside the kernel: the
+// producer thread fills a stage (V's tile of the K/V ring position with the same count), the
+// transposer warps write V^T's stage from it (run_transposer). idle: the consumer warps that will
+// not read the tile (the producer's count, which a transposer passes on to V^T's empty barrier
+// once it holds the stage), or -1 where the producer has no tile left.
+// A base of SharedStorage: empty, it takes no bytes and moves no member.
+template <class T, bool = T::Ops::kTransposesV>
+struct RawVRing {
+  alignas(1024) typename T::Elem raw_v[T::kStages][T::kTileK * T::D];
+  int raw_idle[T::kStages];
+  hopper::TmaPipeline<T::kStages> raw_pipe;
+};
+template <class T>
+struct RawVRing<T, false> {};
+
 // One tile of R rows and D elements, stored as swizzled rows (kernels/wgmma_operands.cuh): fp16
 // as D/64 column blocks of R swizzled 128-byte rows (the layout two TMA boxes of 64 columns
 // write); e4m3 as R rows of D bytes, and V transposed.
 template <class T, int D = T::D>
-struct alignas(1024) SharedStorage {
+struct alignas(1024) SharedStorage : RawVRing<T> {
   typename T::Elem q[T::kQStages][T::kTileQ * D];
   typename T::Elem k[T::kStages][T::kTileK * D];
   typename T::Elem v[T::kStages][T::kTileK * D];

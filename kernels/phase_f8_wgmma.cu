@@ -9,8 +9,10 @@
 // same launch writes V^T [D][keys] into the launch's workspace, the keys of each 32 in the order
 // P's fragment gives them, zero past S. One extra read and write of V, timed with the launch
 // (what it costs and what would remove it: kernels/NOTES.md, "FP8: phase f8").
+// Phase f8v is the same kernel without the pre-pass (hopper::E4m3RawVOperands): TMA loads V's
+// tiles as stored and the producer warpgroup's idle warps write V^T's tiles in shared memory.
 // Run it: build/bin/attnlab-phase-f8 --check-only --shape 1x8x512x64 (the harness quantises
-// its inputs for a kE4m3 phase); its own GPU test: attnlab_f8_gpu_tests.
+// its inputs for a kE4m3 phase); their own GPU test: attnlab_f8_gpu_tests (f8v must give f8's bits).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -34,8 +36,10 @@ namespace attnlab::phase_f8 {
 namespace {
 
 using hopper::E4m3Operands;
-template <int D, int TileK, int Stages, bool Causal, int Consumers, bool Split>
-using F8Traits = phase_5::Traits<D, TileK, Stages, Causal, Consumers, Split, E4m3Operands>;
+using hopper::E4m3RawVOperands;
+// Ops: E4m3Operands (f8: V^T from the pre-pass) or E4m3RawVOperands (f8v: V turned in the kernel).
+template <int D, int TileK, int Stages, bool Causal, int Consumers, bool Split, class Ops = E4m3Operands>
+using F8Traits = phase_5::Traits<D, TileK, Stages, Causal, Consumers, Split, Ops>;
 template <class T>
 using Tag = phase_5::TraitsTag<T>;
 
@@ -50,31 +54,33 @@ using Tag = phase_5::TraitsTag<T>;
 // at D = 64 (two for the causal shapes phase 5 gives two), two at D = 128, the key split of the
 // last round for non-causal D = 128 items of at least 16 key tiles. An e4m3 tile is half an
 // fp16 one, so the same stages leave room for a second Q buffer and O's staging tile.
-template <int D, class Fn>
+template <int D, class Ops, class Fn>
 auto with_traits(const Shape& s, Fn&& fn) {
   if constexpr (D == 64) {
-    if (phase_5::two_consumers_at_d64(s.S, s.causal)) return fn(Tag<F8Traits<64, 128, 4, true, 2, false>>{});
-    if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false>>{});
-    return fn(Tag<F8Traits<64, 128, 4, false, 3, false>>{});
+    if (phase_5::two_consumers_at_d64(s.S, s.causal)) return fn(Tag<F8Traits<64, 128, 4, true, 2, false, Ops>>{});
+    if (s.causal) return fn(Tag<F8Traits<64, 128, 4, true, 3, false, Ops>>{});
+    return fn(Tag<F8Traits<64, 128, 4, false, 3, false, Ops>>{});
   } else {
-    if (s.causal && s.S < 1024) return fn(Tag<F8Traits<128, 128, 2, true, 2, false>>{});
-    if (s.causal) return fn(Tag<F8Traits<128, 192, 2, true, 2, false>>{});
-    if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true>>{});
-    return fn(Tag<F8Traits<128, 192, 2, false, 2, false>>{});
+    if (s.causal && s.S < 1024) return fn(Tag<F8Traits<128, 128, 2, true, 2, false, Ops>>{});
+    if (s.causal) return fn(Tag<F8Traits<128, 192, 2, true, 2, false, Ops>>{});
+    if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true, Ops>>{});
+    return fn(Tag<F8Traits<128, 192, 2, false, 2, false, Ops>>{});
   }
 }
-template <class Fn>
+template <class Ops = E4m3Operands, class Fn>
 auto with_shape_traits(const Shape& s, Fn&& fn) {
-  return s.D == 64 ? with_traits<64>(s, fn) : with_traits<128>(s, fn);
+  return s.D == 64 ? with_traits<64, Ops>(s, fn) : with_traits<128, Ops>(s, fn);
 }
 
-// The workspace: phase 5's scratch (scheduler counter, key-split partials), then V^T.
+// The workspace: phase 5's scratch (scheduler counter, key-split partials), then V^T where the
+// pre-pass writes it.
 struct Workspace {
   std::size_t vt_offset, bytes;  // [bytes]
 };
 template <class T>
 Workspace workspace_of(const Shape& s) {
   const std::size_t scratch = (phase_5::scratch_layout_of<T>(s).bytes + 255) / 256 * 256;
+  if constexpr (T::Ops::kTransposesV) return {scratch, scratch};
   const std::size_t vt = std::size_t(s.B) * s.H_kv * s.D * std::size_t(E4m3Operands::vt_pitch(s.S));
   return {scratch, scratch + vt};
 }
@@ -151,53 +157,87 @@ Refusal can_implement(const Shape& s) {
   if (std::int64_t(s.B) * s.H_kv > 65535) return "B*H_kv exceeds the pre-pass's 65535 y-blocks";
   return std::nullopt;
 }
+Refusal can_implement_v(const Shape& s) { return query_tiled_refusal(s, "phase f8v"); }
 
-std::size_t workspace_bytes(const Shape& s) {
-  if (can_implement(s)) return 0;
-  return with_shape_traits(s, [&](auto tag) { return workspace_of<typename decltype(tag)::type>(s).bytes; });
+// Per operand policy (E4m3Operands: f8, E4m3RawVOperands: f8v), the registry's functions.
+template <class Ops>
+Refusal refusal(const Shape& s) {
+  return Ops::kTransposesV ? can_implement_v(s) : can_implement(s);
 }
 
-// The pre-pass, then phase 5's launch on E4m3Operands with V^T from the workspace; the timed
-// kernels (no stamps) and the timeline's (kernels/timeline.cuh) from one source.
-template <class Stamps>
+template <class Ops>
+std::size_t workspace_bytes(const Shape& s) {
+  if (refusal<Ops>(s)) return 0;
+  return with_shape_traits<Ops>(s, [&](auto tag) { return workspace_of<typename decltype(tag)::type>(s).bytes; });
+}
+
+// f8: the pre-pass, then phase 5's launch on E4m3Operands with V^T from the workspace; f8v:
+// phase 5's launch on E4m3RawVOperands alone. The timed kernels (no stamps) and the timeline's
+// (kernels/timeline.cuh) from one source.
+template <class Ops, class Stamps>
 void launch_stamped(const Problem& p, cudaStream_t stream) {
-  if (auto why = can_implement(p.shape)) throw std::invalid_argument(*why);
+  if (auto why = refusal<Ops>(p.shape)) throw std::invalid_argument(*why);
+  const char* const id = Ops::kTransposesV ? "phase f8v" : "phase f8";
   if (p.format != InputFormat::kE4m3)
-    throw std::invalid_argument("phase f8 reads e4m3 Q, K and V (Problem::format kE4m3)");
+    throw std::invalid_argument(std::string(id) + " reads e4m3 Q, K and V (Problem::format kE4m3)");
   require_vector_alignment(p);
-  with_shape_traits(p.shape, [&](auto tag) {
+  with_shape_traits<Ops>(p.shape, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const Workspace w = workspace_of<T>(p.shape);
     if (p.workspace == nullptr || p.workspace_bytes < w.bytes)
-      throw std::invalid_argument("phase f8 at " + shape_name(p.shape) + " needs a zeroed workspace of " +
+      throw std::invalid_argument(std::string(id) + " at " + shape_name(p.shape) + " needs a zeroed workspace of " +
                                   std::to_string(w.bytes) + " bytes (Phase::workspace_bytes), got " +
                                   std::to_string(p.workspace ? p.workspace_bytes : 0));
-    auto* const vt = static_cast<std::uint8_t*>(p.workspace) + w.vt_offset;
-    launch_transpose_v(p, vt, stream);
-    phase_5::launch_with<T, Stamps>(p, vt, stream);
+    if constexpr (Ops::kTransposesV) {
+      phase_5::launch_with<T, Stamps>(p, nullptr, stream);
+    } else {
+      auto* const vt = static_cast<std::uint8_t*>(p.workspace) + w.vt_offset;
+      launch_transpose_v(p, vt, stream);
+      phase_5::launch_with<T, Stamps>(p, vt, stream);
+    }
   });
 }
 
-void launch(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::NoStamps>(p, stream); }
-void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<timeline::Stamped>(p, stream); }
+template <class Ops>
+void launch(const Problem& p, cudaStream_t stream) { launch_stamped<Ops, timeline::NoStamps>(p, stream); }
+template <class Ops>
+void launch_timeline(const Problem& p, cudaStream_t stream) { launch_stamped<Ops, timeline::Stamped>(p, stream); }
 
-// The attention kernel's geometry (the pre-pass's small grid runs before it).
+// The attention kernel's geometry (f8's pre-pass, a small grid, runs before it).
+template <class Ops>
 std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
-  if (can_implement(s)) return std::nullopt;
-  return with_shape_traits(
+  if (refusal<Ops>(s)) return std::nullopt;
+  return with_shape_traits<Ops>(
       s, [&](auto tag) { return std::optional(phase_5::geometry_of<typename decltype(tag)::type>(s, sms)); });
 }
 
+template <class Ops>
 std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int /*sms*/) {
-  if (can_implement(s)) return std::nullopt;
-  return with_shape_traits(s, [&](auto tag) { return phase_5::issue_work_of<typename decltype(tag)::type>(); });
+  if (refusal<Ops>(s)) return std::nullopt;
+  return with_shape_traits<Ops>(s, [&](auto tag) { return phase_5::issue_work_of<typename decltype(tag)::type>(); });
 }
 
+template <class Ops>
 std::optional<std::int64_t> work_items(const Shape& s, int /*sms*/) {
-  if (can_implement(s)) return std::nullopt;
-  return with_shape_traits(s, [&](auto tag) {
+  if (refusal<Ops>(s)) return std::nullopt;
+  return with_shape_traits<Ops>(s, [&](auto tag) {
     return std::int64_t(ceil_div(s.S, decltype(tag)::type::kTileQ)) * s.B * s.H;
   });
+}
+
+// The registry entries of both phases, from the operand policy.
+template <class Ops>
+void declare_launch(Phase& p) {
+  p.required_cc = 90;
+  p.input_format = InputFormat::kE4m3;
+  p.can_implement = &refusal<Ops>;
+  p.launch = &launch<Ops>;
+  p.launch_timeline = &launch_timeline<Ops>;
+  p.warp_role = &phase_5::warp_role;  // phase 5's kernel, phase 5's warps
+  p.tensor_issue_work = &tensor_issue_work<Ops>;
+  p.work_items = &work_items<Ops>;
+  p.launch_geometry = &launch_geometry<Ops>;
+  p.workspace_bytes = &workspace_bytes<Ops>;
 }
 
 }  // namespace attnlab::phase_f8
@@ -211,16 +251,20 @@ ATTNLAB_PHASE(f8) {
       "e4m3 wgmma (k32) for QK^T and PV, P scaled by 2^8 and rounded to e4m3 in registers, at D=128 "
       "every eighth exp2 of the softmax on the FMA pipe, V transposed into the workspace by a pre-pass "
       "kernel of the same launch";
-  p.required_cc = 90;
-  p.input_format = InputFormat::kE4m3;
-  p.can_implement = &can_implement;
-  p.launch = &launch;
-  p.launch_timeline = &launch_timeline;
-  p.warp_role = &phase_5::warp_role;  // phase 5's kernel, phase 5's warps
-  p.tensor_issue_work = &tensor_issue_work;
-  p.work_items = &work_items;
-  p.launch_geometry = &launch_geometry;
-  p.workspace_bytes = &workspace_bytes;
+  phase_f8::declare_launch<hopper::E4m3Operands>(p);
   p.question = "e4m3 operands in phase 5's kernel, V^T by a pre-pass: how far past fp16 phase 5?";
   p.default_shapes = {"throughput", "4x16x4096x128", "16x16x2048x64:causal", "4x16x4096x128:causal"};
+}
+
+// What does V's pre-pass cost f8, against V turned inside the kernel by the producer warpgroup's
+// idle warps?
+ATTNLAB_PHASE(f8v) {
+  p.title = "FP8, V transposed in the kernel";
+  p.technique =
+      "phase f8 without the pre-pass: TMA loads V's tiles as stored into a ring of their own, and "
+      "the producer warpgroup's three other warps write each V^T tile from it in shared memory "
+      "(ldmatrix.trans of 32 keys by 16 bytes, byte permutes, no bank conflicts) for the PV wgmma";
+  phase_f8::declare_launch<hopper::E4m3RawVOperands>(p);
+  p.question = "f8 with V^T written in shared memory by the producer warpgroup: what does the pre-pass cost?";
+  p.default_shapes = {"4x16x4096x128", "16x16x1024x128", "4x16x4096x128:causal", "16x16x2048x64:causal"};
 }

@@ -39,11 +39,13 @@ struct TmaPipeline {
   // By one thread, before any use; the caller fences the initialisation (fence_mbarrier_init)
   // and meets the block before the first wait. releases: the arrivals that free a stage, one
   // per consumer warp (consumer_release) or per consumer thread (consumer_release_thread).
-  __device__ void init(std::uint32_t releases) {
+  // fills: the arrivals that complete a full barrier's phase, the producer's announcement of
+  // the copy's bytes (producer_expect) or, for a stage that threads write, each of theirs.
+  __device__ void init(std::uint32_t releases, std::uint32_t fills = 1) {
 #pragma unroll
     for (int s = 0; s < Stages; ++s) {
 #pragma unroll
-      for (int p = 0; p < Parts; ++p) cuda::ptx::mbarrier_init(&full[p][s], 1);
+      for (int p = 0; p < Parts; ++p) cuda::ptx::mbarrier_init(&full[p][s], fills);
       cuda::ptx::mbarrier_init(&empty[s], releases);
     }
   }

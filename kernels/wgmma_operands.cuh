@@ -27,6 +27,7 @@ struct OperandMaps {
 
 struct Fp16Operands {
   using Elem = __half;
+  static constexpr bool kTransposesV = false;  // V as TMA loads it is what PV reads
   static constexpr int kStepK = 16;      // k of one wgmma
   static constexpr int kPLog2Scale = 0;  // P as it is: fp16 holds [0, 1] finely
   // Every exp2 on the MUFU: phase 5's fp16 GEMMs take twice the e4m3 ones' cycles, so the MUFU
@@ -84,6 +85,8 @@ struct Fp16Operands {
 // 6% steps at worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
 struct E4m3Operands {
   using Elem = std::uint8_t;
+  // V^T comes transposed from the workspace; E4m3RawVOperands turns V inside the kernel.
+  static constexpr bool kTransposesV = false;
   static constexpr int kStepK = e4m3::kStepKeys;
   static constexpr int kPLog2Scale = 8;
   // At D 128 every eighth exp2 of the softmax on the FMA pipe (exp2_fma): the MUFU's exponentials
@@ -170,16 +173,35 @@ struct E4m3Operands {
   // Keys per row of V^T in the workspace: a whole number of the transpose's 64-key blocks (so
   // every k-step's 32 columns exist, zero past S), rows 16-byte aligned for TMA.
   static int vt_pitch(int S) { return (S + 63) / 64 * 64; }
+  // A tensor of e4m3 rows ([planes][S][D], Q's, K's or V's as stored) in boxes of Rows rows, each
+  // row one swizzled row of D bytes.
+  template <int D, int Rows>
+  static CUtensorMap rows_map(const void* base, int planes, int S) {
+    const CUtensorMapSwizzle rows = D == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+    return make_tensor_map(base, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, planes, S, D, D, Rows, D, rows);
+  }
   template <int D, int TileQ, int TileK>
   static OperandMaps maps(const Problem& p, const void* vt) {
     const Shape& s = p.shape;
-    const CUtensorMapSwizzle rows = D == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-    constexpr CUtensorMapDataType kBytes = CU_TENSOR_MAP_DATA_TYPE_UINT8;
     const int pitch = vt_pitch(s.S);
-    return {make_tensor_map(p.q, kBytes, 1, s.B * s.H, s.S, D, D, TileQ, D, rows),
-            make_tensor_map(p.k, kBytes, 1, s.B * s.H_kv, s.S, D, D, TileK, D, rows),
-            make_tensor_map(vt, kBytes, 1, s.B * s.H_kv, D, pitch, pitch, D, vt_block_keys<TileK>(),
+    return {rows_map<D, TileQ>(p.q, s.B * s.H, s.S), rows_map<D, TileK>(p.k, s.B * s.H_kv, s.S),
+            make_tensor_map(vt, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, s.B * s.H_kv, D, pitch, pitch, D,
+                            vt_block_keys<TileK>(),
                             vt_block_keys<TileK>() == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B)};
+  }
+};
+
+// E4m3Operands with V turned inside the kernel: TMA loads V's tile as stored ([keys][D], rows
+// swizzled as K's) into a ring of its own, and the producer warpgroup's other warps write V^T's
+// tile from it (kernels/phase_5_kernel.cuh, run_transposer; the index math:
+// kernels/e4m3_transpose.hpp), so no pre-pass and no V^T in the workspace.
+struct E4m3RawVOperands : E4m3Operands {
+  static constexpr bool kTransposesV = true;
+  template <int D, int TileQ, int TileK>
+  static OperandMaps maps(const Problem& p, const void*) {
+    const Shape& s = p.shape;
+    return {rows_map<D, TileQ>(p.q, s.B * s.H, s.S), rows_map<D, TileK>(p.k, s.B * s.H_kv, s.S),
+            rows_map<D, TileK>(p.v, s.B * s.H_kv, s.S)};
   }
 };
 
