@@ -103,6 +103,16 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned addr, std::uint32_t (
                : "memory");
 }
 
+// Four 8x8 matrices of 16-bit elements from a warp's registers into shared memory (stmatrix .x4,
+// sm_90): lane i gives the address of row i % 8 of matrix i / 8, and r[m] holds the thread's two
+// elements of matrix m, row lane / 4, columns 2 (lane % 4) and 2 (lane % 4) + 1.
+__device__ __forceinline__ void stmatrix_x4(unsigned addr, const std::uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               :
+               : "r"(addr), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
 // Bulk copies from shared to global memory (the async proxy; sm_90), in bulk groups: what the
 // thread wrote to the source through the generic proxy is made visible to the copy first
 // (fence_proxy_async_shared), each copy joins the thread's open group, commit closes it, and

@@ -14,7 +14,9 @@
 // of that matrix's 8. Two byte permutes of matrices 2i and 2i + 1 give V^T's words of rows
 // 2c and 2c + 1 at keys 16i + 2t + {0, 1, 8, 9}: exactly the four keys key_of_column puts in
 // columns 16i + 4t .. 16i + 4t + 3. Each lane stores its four words; lanes with c >= 4 store
-// the odd row first, so that each store's 32 words fall in 32 banks under either swizzle.
+// the odd row first, so that each store's 32 words fall in 32 banks under either swizzle; one
+// stmatrix.x4 stores the four words (transpose_stmatrix_offset), each of its matrices' 8 rows in
+// 8 bank groups for the same reason.
 #pragma once
 
 #include <cstdint>
@@ -24,37 +26,40 @@
 
 namespace attnlab::e4m3 {
 
-constexpr int kTransposeKeys = 32;   // keys of one op: one k-step of the PV wgmma
-constexpr int kTransposeBytes = 16;  // head-dim bytes of one op: one swizzle chunk
+// Unsigned throughout: every index is non-negative, and unsigned division and remainder by the
+// powers of two here are shifts and masks, where signed ones cost a correction each (the
+// transposer warps' issue slots are the consumers' too).
+constexpr unsigned kTransposeKeys = 32;   // keys of one op: one k-step of the PV wgmma
+constexpr unsigned kTransposeBytes = 16;  // head-dim bytes of one op: one swizzle chunk
 
 // The swizzled chunk (16 bytes) that chunk `chunk` of row `row` lands in, for rows of `row_bytes`
 // bytes (64 or 128) under the same-sized swizzle (CU_TENSOR_MAP_SWIZZLE_64B / _128B, wgmma's
 // 64- and 128-byte K-major layouts): the chunk index XOR the row's bits above one atom row.
-ATTNLAB_HOST_DEVICE constexpr int swizzled_chunk(int row, int chunk, int row_bytes) {
+ATTNLAB_HOST_DEVICE constexpr unsigned swizzled_chunk(unsigned row, unsigned chunk, unsigned row_bytes) {
   return row_bytes == 128 ? chunk ^ (row % 8) : chunk ^ ((row / 2) % 4);
 }
 
 // Byte offset of V's (key, d) in a raw tile: rows of D bytes, D-byte swizzle.
-ATTNLAB_HOST_DEVICE constexpr int raw_v_offset(int key, int d, int D) {
+ATTNLAB_HOST_DEVICE constexpr unsigned raw_v_offset(unsigned key, unsigned d, unsigned D) {
   return key * D + swizzled_chunk(key, d / 16, D) * 16 + d % 16;
 }
 
 // Byte offset of V^T's (d, column) in a tile of column blocks of `block` keys (64 or 128), each
 // block D rows of `block` bytes under the block-byte swizzle (E4m3Operands::vt_block_keys).
-ATTNLAB_HOST_DEVICE constexpr int vt_offset(int d, int col, int block, int D) {
-  const int b = col / block, c = col % block;
+ATTNLAB_HOST_DEVICE constexpr unsigned vt_offset(unsigned d, unsigned col, unsigned block, unsigned D) {
+  const unsigned b = col / block, c = col % block;
   return b * D * block + d * block + swizzled_chunk(d, c / 16, block) * 16 + c % 16;
 }
 
 // Ops of a tile: its 32-key steps by its 16-byte head-dim chunks; op o is step o / (D / 16),
 // chunk o % (D / 16).
-ATTNLAB_HOST_DEVICE constexpr int transpose_ops(int tile_k, int D) {
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_ops(unsigned tile_k, unsigned D) {
   return (tile_k / kTransposeKeys) * (D / kTransposeBytes);
 }
 
 // The raw tile's byte offset whose 16 bytes lane `lane` gives ldmatrix.x4 in op `op`.
-ATTNLAB_HOST_DEVICE constexpr int transpose_load_offset(int op, int lane, int D) {
-  const int step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_load_offset(unsigned op, unsigned lane, unsigned D) {
+  const unsigned step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
   return raw_v_offset(kTransposeKeys * step + lane, kTransposeBytes * chunk, D);
 }
 
@@ -67,16 +72,25 @@ constexpr std::uint32_t kOddRowBytes = 0x7531;
 // Where lane `lane`'s k-th store (k = 0..3) of op `op` goes: V^T's byte offset, and which of its
 // four words (0: matrices 0 and 1, even row; 1: the same, odd row; 2 and 3: matrices 2 and 3).
 struct TransposeStore {
-  int offset, word;
+  unsigned offset, word;
 };
-ATTNLAB_HOST_DEVICE constexpr TransposeStore transpose_store(int op, int lane, int k, int block, int D) {
-  const int step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
-  const int c = lane / 4, t = lane % 4;
-  const int pair = k / 2;                        // matrices 2 pair, 2 pair + 1
-  const int odd = (k % 2) ^ (c >= 4 ? 1 : 0);    // c >= 4: the odd row first
-  const int d = kTransposeBytes * chunk + 2 * c + odd;
-  const int col = kTransposeKeys * step + 16 * pair + 4 * t;
+ATTNLAB_HOST_DEVICE constexpr TransposeStore transpose_store(unsigned op, unsigned lane, unsigned k, unsigned block,
+                                                             unsigned D) {
+  const unsigned step = op / (D / kTransposeBytes), chunk = op % (D / kTransposeBytes);
+  const unsigned c = lane / 4, t = lane % 4;
+  const unsigned pair = k / 2;                    // matrices 2 pair, 2 pair + 1
+  const unsigned odd = (k % 2) ^ (c >= 4 ? 1u : 0u);  // c >= 4: the odd row first
+  const unsigned d = kTransposeBytes * chunk + 2 * c + odd;
+  const unsigned col = kTransposeKeys * step + 16 * pair + 4 * t;
   return {vt_offset(d, col, block, D), 2 * pair + odd};
+}
+
+// The same four words stored by one stmatrix.x4: register m is the k = m word, and the lane
+// gives the address of row lane % 8 of matrix lane / 8, the 16 bytes that lanes 4 (lane % 8) ..
+// 4 (lane % 8) + 3 write with their k = lane / 8 words (transpose_store's, t = 0).
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_stmatrix_offset(unsigned op, unsigned lane, unsigned block,
+                                                                 unsigned D) {
+  return transpose_store(op, 4 * (lane % 8), lane / 8, block, D).offset;
 }
 
 }  // namespace attnlab::e4m3

@@ -142,14 +142,14 @@ __device__ __forceinline__ void end_raw_v(SharedStorage<T>& sm, KVRing<T> pos) {
 
 // A transposer warp (0 .. kTransposerWarps - 1): for each raw tile in ring order, once V^T's stage
 // of the same position is free, its share of the tile's ops (kernels/e4m3_transpose.hpp: an
-// ldmatrix.x4.trans of 32 keys by 16 head-dim bytes, two byte permutes per row pair, four stores),
-// then the thread's arrivals: V^T's stage written (after the fence that shows generic stores to
-// wgmma's async proxy) and the raw stage read.
+// ldmatrix.x4.trans of 32 keys by 16 head-dim bytes, two byte permutes per row pair, one
+// stmatrix.x4), then the thread's arrivals: V^T's stage written (after the fence that shows
+// generic stores to wgmma's async proxy) and the raw stage read.
 template <class T>
-__device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, int warp, int lane) {
-  constexpr int D = T::D;
-  constexpr int kBlock = T::Ops::template vt_block_keys<T::kTileK>();
-  constexpr int kOps = e4m3::transpose_ops(T::kTileK, D);
+__device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, unsigned warp, unsigned lane) {
+  constexpr unsigned D = T::D;
+  constexpr unsigned kBlock = T::Ops::template vt_block_keys<T::kTileK>();
+  constexpr unsigned kOps = e4m3::transpose_ops(T::kTileK, D);
   const bool odd_first = lane / 4 >= 4;  // e4m3::transpose_store's order
   for (KVRing<T> pos{};; pos = pos + 1) {
     const int stage = pos.stage();
@@ -159,20 +159,20 @@ __device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, int warp, i
     sm.v_pipe.producer_acquire(pos);
     if (warp == 0 && lane == 0 && idle > 0)
       sm.v_pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
-    const unsigned raw = smem_addr(sm.raw_v[stage]);
-    std::uint8_t* const vt = sm.v[stage];
-    for (int op = warp; op < kOps; op += kTransposerWarps) {
+    const unsigned raw = smem_addr(sm.raw_v[stage]), vt = smem_addr(sm.v[stage]);
+    // Not unrolled: the warps hold the producer's 24 or 32 registers, which unrolled copies of
+    // the op's addresses outgrow (ptxas spilled them).
+#pragma unroll 1
+    for (unsigned op = warp; op < kOps; op += kTransposerWarps) {
       std::uint32_t r[4];
-      ldmatrix_x4_trans(raw + unsigned(e4m3::transpose_load_offset(op, lane, D)), r);
+      ldmatrix_x4_trans(raw + e4m3::transpose_load_offset(op, lane, D), r);
       const std::uint32_t even01 = __byte_perm(r[0], r[1], e4m3::kEvenRowBytes);
       const std::uint32_t odd01 = __byte_perm(r[0], r[1], e4m3::kOddRowBytes);
       const std::uint32_t even23 = __byte_perm(r[2], r[3], e4m3::kEvenRowBytes);
       const std::uint32_t odd23 = __byte_perm(r[2], r[3], e4m3::kOddRowBytes);
       const std::uint32_t words[4] = {odd_first ? odd01 : even01, odd_first ? even01 : odd01,
                                       odd_first ? odd23 : even23, odd_first ? even23 : odd23};
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        *reinterpret_cast<std::uint32_t*>(vt + e4m3::transpose_store(op, lane, k, kBlock, D).offset) = words[k];
+      stmatrix_x4(vt + e4m3::transpose_stmatrix_offset(op, lane, kBlock, D), words);
     }
     ptx::fence_proxy_async(ptx::space_shared);
     ptx::mbarrier_arrive(&sm.v_pipe.full[0][stage]);
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     if (threadIdx.x == 0) run_producer<T, Sched, Stamps>(sm, &tm_q, &tm_k, &tm_v, p, tl);
     if constexpr (T::Ops::kTransposesV) {
       const int warp = int(threadIdx.x) / kWarpSize;
-      if (warp > 0) run_transposer<T>(sm, warp - 1, int(threadIdx.x) % kWarpSize);
+      if (warp > 0) run_transposer<T>(sm, unsigned(warp - 1), threadIdx.x % kWarpSize);
     }
     return;
   }

@@ -1,5 +1,5 @@
 // V's in-shared-memory transpose for the e4m3 PV wgmma (kernels/e4m3_transpose.hpp), without a
-// GPU: ldmatrix.x4.trans and prmt emulated here from the PTX ISA's definitions, not from the
+// GPU: ldmatrix.x4.trans, prmt and stmatrix.x4 emulated here from the PTX ISA's definitions, not from the
 // header, over a raw tile laid out as TMA's swizzle writes it; the V^T tile the ops store must be
 // the one the pre-pass and TMA give (every key in e4m3::key_of_column's order, every byte written
 // once), and each op's loads and stores must be free of shared-memory bank conflicts.
@@ -49,37 +49,53 @@ TEST_P(E4m3Transpose, OpsStoreTheTileThePrePassAndTmaGive) {
   std::vector<std::uint8_t> v(std::size_t(tile_k) * D);  // V [key][d] as stored
   for (auto& x : v) x = std::uint8_t(rng());
   std::vector<std::uint8_t> raw(v.size());  // as TMA writes it, swizzled
-  std::set<int> raw_seen;
+  std::set<unsigned> raw_seen;
   for (int key = 0; key < tile_k; ++key)
     for (int d = 0; d < D; ++d) {
-      const int at = e4m3::raw_v_offset(key, d, D);
+      const unsigned at = e4m3::raw_v_offset(unsigned(key), unsigned(d), unsigned(D));
       ASSERT_TRUE(raw_seen.insert(at).second) << "raw (" << key << ", " << d << ")";
       raw[at] = v[std::size_t(key) * D + d];
     }
   std::vector<std::uint8_t> vt(v.size(), 0);
   std::vector<int> writes(v.size(), 0);
-  for (int op = 0; op < e4m3::transpose_ops(tile_k, D); ++op) {
+  for (int op = 0; op < int(e4m3::transpose_ops(unsigned(tile_k), unsigned(D))); ++op) {
     int addr[32];
-    for (int l = 0; l < 32; ++l) addr[l] = e4m3::transpose_load_offset(op, l, D);
+    for (int l = 0; l < 32; ++l) addr[l] = int(e4m3::transpose_load_offset(unsigned(op), unsigned(l), unsigned(D)));
+    std::uint32_t regs[32][4];
+    unsigned word_at[32][4];
     for (int lane = 0; lane < 32; ++lane) {
       std::uint32_t r[4];
       for (int m = 0; m < 4; ++m) r[m] = ldmatrix_trans(raw, addr, lane, m);
       const std::uint32_t words[4] = {prmt(r[0], r[1], e4m3::kEvenRowBytes), prmt(r[0], r[1], e4m3::kOddRowBytes),
                                       prmt(r[2], r[3], e4m3::kEvenRowBytes), prmt(r[2], r[3], e4m3::kOddRowBytes)};
       for (int k = 0; k < 4; ++k) {
-        const e4m3::TransposeStore st = e4m3::transpose_store(op, lane, k, block, D);
-        ASSERT_EQ(st.offset % 4, 0);
-        for (int b = 0; b < 4; ++b) {
-          vt[std::size_t(st.offset + b)] = std::uint8_t(words[st.word] >> (8 * b));
-          ++writes[std::size_t(st.offset + b)];
-        }
+        const e4m3::TransposeStore st =
+            e4m3::transpose_store(unsigned(op), unsigned(lane), unsigned(k), unsigned(block), unsigned(D));
+        ASSERT_EQ(st.offset % 4, 0u);
+        // The kernel's stmatrix.x4 gets register k = the k-th store's word.
+        regs[lane][k] = words[st.word];
+        word_at[lane][k] = st.offset;
       }
     }
+    // stmatrix.sync.aligned.m8n8.x4.shared.b16: lane l addresses row l % 8 of matrix l / 8; lane
+    // i's register m holds matrix m's row i / 4, 16-bit columns 2 (i % 4) and 2 (i % 4) + 1.
+    unsigned row_at[32];
+    for (int l = 0; l < 32; ++l)
+      row_at[l] = e4m3::transpose_stmatrix_offset(unsigned(op), unsigned(l), unsigned(block), unsigned(D));
+    for (int lane = 0; lane < 32; ++lane)
+      for (int m = 0; m < 4; ++m) {
+        const unsigned at = row_at[8 * m + lane / 4] + 4 * unsigned(lane % 4);
+        ASSERT_EQ(at, word_at[lane][m]) << "op " << op << " lane " << lane << " matrix " << m;
+        for (int b = 0; b < 4; ++b) {
+          vt[std::size_t(at + b)] = std::uint8_t(regs[lane][m] >> (8 * b));
+          ++writes[std::size_t(at + b)];
+        }
+      }
   }
   for (int d = 0; d < D; ++d)
     for (int col = 0; col < tile_k; ++col) {
       const int key = e4m3::kStepKeys * (col / e4m3::kStepKeys) + e4m3::key_of_column(col % e4m3::kStepKeys);
-      const int at = e4m3::vt_offset(d, col, block, D);
+      const unsigned at = e4m3::vt_offset(unsigned(d), unsigned(col), unsigned(block), unsigned(D));
       ASSERT_EQ(writes[std::size_t(at)], 1) << "V^T (" << d << ", " << col << ")";
       ASSERT_EQ(vt[std::size_t(at)], v[std::size_t(key) * D + d]) << "V^T (" << d << ", " << col << ") key " << key;
     }
@@ -90,19 +106,30 @@ TEST_P(E4m3Transpose, OpsStoreTheTileThePrePassAndTmaGive) {
 // bank groups.
 TEST_P(E4m3Transpose, LoadsAndStoresAreFreeOfBankConflicts) {
   const auto [D, tile_k, block] = GetParam();
-  for (int op = 0; op < e4m3::transpose_ops(tile_k, D); ++op) {
+  for (int op = 0; op < int(e4m3::transpose_ops(unsigned(tile_k), unsigned(D))); ++op) {
     for (int m = 0; m < 4; ++m) {
-      std::set<int> groups;
+      std::set<unsigned> groups;
       for (int r = 0; r < 8; ++r) {
-        const int at = e4m3::transpose_load_offset(op, 8 * m + r, D);
-        ASSERT_EQ(at % 16, 0);
+        const unsigned at = e4m3::transpose_load_offset(unsigned(op), unsigned(8 * m + r), unsigned(D));
+        ASSERT_EQ(at % 16, 0u);
         groups.insert(at / 16 % 8);
       }
       EXPECT_EQ(groups.size(), 8u) << "op " << op << " matrix " << m;
     }
+    for (int m = 0; m < 4; ++m) {
+      std::set<unsigned> groups;
+      for (int r = 0; r < 8; ++r) {
+        const unsigned at =
+            e4m3::transpose_stmatrix_offset(unsigned(op), unsigned(8 * m + r), unsigned(block), unsigned(D));
+        ASSERT_EQ(at % 16, 0u);
+        groups.insert(at / 16 % 8);
+      }
+      EXPECT_EQ(groups.size(), 8u) << "op " << op << " stmatrix " << m;
+    }
     for (int k = 0; k < 4; ++k) {
-      std::set<int> banks;
-      for (int lane = 0; lane < 32; ++lane) banks.insert(e4m3::transpose_store(op, lane, k, block, D).offset / 4 % 32);
+      std::set<unsigned> banks;
+      for (int lane = 0; lane < 32; ++lane)
+        banks.insert(e4m3::transpose_store(unsigned(op), unsigned(lane), unsigned(k), unsigned(block), unsigned(D)).offset / 4 % 32);
       EXPECT_EQ(banks.size(), 32u) << "op " << op << " store " << k;
     }
   }
