@@ -29,7 +29,7 @@ namespace attnlab::e4m3 {
 // Unsigned throughout: every index is non-negative, and unsigned division and remainder by the
 // powers of two here are shifts and masks, where signed ones cost a correction each (the
 // transposer warps' issue slots are the consumers' too).
-constexpr unsigned kTransposeKeys = 32;   // keys of one op: one k-step of the PV wgmma
+constexpr unsigned kTransposeKeys = kStepKeys;  // keys of one op: one k-step of the PV wgmma
 constexpr unsigned kTransposeBytes = 16;  // head-dim bytes of one op: one swizzle chunk
 
 // The swizzled chunk (16 bytes) that chunk `chunk` of row `row` lands in, for rows of `row_bytes`
