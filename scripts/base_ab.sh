@@ -24,7 +24,7 @@ done
 # Per phase: its kernel file, the GPU tests that cover it (a ctest -R pattern) and its A/B shapes.
 declare -A kernel_of=([5]=phase_5_wgmma [d4]=phase_d4_split_kv [f8]=phase_f8_wgmma [b5]=phase_b5_wgmma)
 declare -A tests_of=([5]="phase_5|Concurrent|phantom|imeline|Gate" [d4]="phase_d4|phantom|imeline|Gate"
-                     [f8]="F8Phase|Fp8|phase_f8" [b5]="BwdPhase|Backward|phase_b5")
+                     [f8]="F8Phase|F8vPhase|Fp8|phase_f8" [b5]="BwdPhase|Backward|phase_b5")
 declare -A shapes_of=([5]=@no-regression [d4]=@latency-pair [f8]=@targets [b5]=@targets)
 for p in $phases; do
   [ -n "${kernel_of[$p]:-}" ] || { echo "base_ab: no base A/B for phase '$p' (5, d4, f8, b5)" >&2; exit 2; }
