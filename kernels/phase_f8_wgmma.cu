@@ -263,7 +263,7 @@ ATTNLAB_PHASE(f8v) {
   p.technique =
       "phase f8 without the pre-pass: TMA loads V's tiles as stored into a ring of their own, and "
       "the producer warpgroup's three other warps write each V^T tile from it in shared memory "
-      "(ldmatrix.trans of 32 keys by 16 bytes, byte permutes, stmatrix; no bank conflicts) for the PV wgmma";
+      "(ldmatrix.trans of 32 keys by 16 bytes, byte permutes, stmatrix) for the PV wgmma";
   phase_f8::declare_launch<hopper::E4m3RawVOperands>(p);
   p.question = "f8 with V^T written in shared memory by the producer warpgroup: what does the pre-pass cost?";
   p.default_shapes = {"4x16x4096x128", "16x16x1024x128", "4x16x4096x128:causal", "16x16x2048x64:causal"};

@@ -258,6 +258,42 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
   EXPECT_TRUE(same(*latency, *d4->launch_geometry(parse_shape("latency"), 132)));
 }
 
+// Phase f8d launches f8v's kernel (V turned in shared memory) while the keys a row sees times D
+// times the GQA group are at most 65536, f8's pre-pass and kernel from there on: its launch
+// geometry and workspace are the picked phase's (f8's workspace holds V^T, f8v's does not).
+TEST(Registry, F8dTakesF8vOrF8ByLength) {
+  const Phase* f8d = find_phase("f8d");
+  const Phase* f8 = find_phase("f8");
+  const Phase* f8v = find_phase("f8v");
+  ASSERT_TRUE(f8d && f8 && f8v);
+  const auto same = [](const LaunchGeometry& a, const LaunchGeometry& b) {
+    return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
+           a.block.x == b.block.x && a.dynamic_smem_bytes == b.dynamic_smem_bytes;
+  };
+  int to_v = 0, to_pre = 0;
+  std::vector<std::string> specs = expand_shape_specs({"@fa3-sweep"});
+  for (const char* gqa : {"1x32x512x64:hkv=8", "1x32x1000x128:causal:hkv=8", "2x16x333x128:hkv=16"})
+    specs.push_back(gqa);
+  for (const auto& spec : specs) {
+    const Shape s = parse_shape(spec);
+    const std::int64_t keys = s.causal ? (s.S + 1) / 2 : s.S;
+    const bool in_kernel = keys * s.D * (s.H / s.H_kv) <= 65536;
+    const Phase& want = in_kernel ? *f8v : *f8;
+    const auto g = f8d->launch_geometry(s, 132);
+    ASSERT_TRUE(g) << spec;
+    EXPECT_TRUE(same(*g, *want.launch_geometry(s, 132))) << spec << ": expected " << want.id << "'s launch";
+    EXPECT_EQ(workspace_bytes(*f8d, s), workspace_bytes(want, s)) << spec;
+    ++(in_kernel ? to_v : to_pre);
+  }
+  EXPECT_GT(to_v, 0);
+  EXPECT_GT(to_pre, 0);
+  // The two paths differ in what a launch needs, so the checks above can tell them apart.
+  const Shape long_s = parse_shape("4x16x4096x128"), short_s = parse_shape("32x16x512x128");
+  EXPECT_GT(workspace_bytes(*f8d, long_s), workspace_bytes(*f8v, long_s));
+  EXPECT_EQ(workspace_bytes(*f8d, short_s), workspace_bytes(*f8v, short_s));
+  EXPECT_NE(f8->launch_geometry(short_s, 132)->dynamic_smem_bytes, f8v->launch_geometry(short_s, 132)->dynamic_smem_bytes);
+}
+
 // The FLOPs the timeline's tensor pipe gives a warp's QK^T and PV issue span: its 16 of the
 // warpgroup's 64 rows against one K/V tile, 2 x 16 x keys x D, at the tile the launch picks
 // (phase 5: 128 keys, 176 for D = 128 past S = 4096; d4: 64). Every instrumented phase declares it.
