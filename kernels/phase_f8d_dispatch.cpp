@@ -6,13 +6,14 @@
 // on every tile, a cost that grows with the attention). So the pre-pass weighs most where the
 // attention is short. Paired against each other over FlashAttention-3's grid, f8v was ahead up
 // to S = 1024 at D = 64 (2048 under the causal mask) and S = 512 at D = 128 (1024 causal), f8
-// from the next S up (kernels/NOTES.md, "FP8: phase f8": f8v against f8). As keys a row sees:
-// the pre-pass's share falls as 1 / (S D) per row's keys, and a causal row sees half of S, so
-// f8v runs while S_eff D <= 65536, S_eff = S (S / 2 under the causal mask). With grouped KV heads
-// the pre-pass turns each KV head once while f8v turns it in every query head's blocks, so the
-// group multiplies the left side (that part of the rule follows from the costs; no grouped
-// shape was in the A/B). It adds no kernel of its own: its launches are exactly those of the
-// phase it picks, so its records name the kernels that ran.
+// from the next S up (kernels/NOTES.md, "FP8: phase f8": Phase f8v measured, and f8d). The rule
+// reads that off: f8v while S_eff D <= 65536, S_eff = S (S / 2 under the causal mask, whose rows
+// see half the keys on average): the pre-pass's share of a launch falls as 1 / S_eff, and at
+// D = 64 f8v stayed ahead to twice the S it did at D = 128. With grouped KV heads the pre-pass
+// turns each KV head once while f8v turns it in every query head's blocks, so the group
+// multiplies the left side (that part follows from the costs; no grouped shape was in the A/B).
+// It adds no kernel of its own: its launches are exactly those of the phase it picks, so its
+// records name the kernels that ran.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
