@@ -93,4 +93,65 @@ ATTNLAB_HOST_DEVICE constexpr unsigned transpose_stmatrix_offset(unsigned op, un
   return transpose_store(op, 4 * (lane % 8), lane / 8, block, D).offset;
 }
 
+// A transposer warp's ops, as the kernel walks them: warp w of W takes the head-dim chunks w,
+// w + W, ... and each chunk's 32-key steps in order. A lane's addresses then cost a few integer
+// instructions per op: its load moves by 32 rows of D bytes per step (the raw tile's swizzle
+// depends on the lane alone, a step being whole swizzle atoms) and the chunk flips its bits; its
+// stmatrix row moves by 16 head-dim rows per chunk, and a step adds its column block and an XOR
+// of the step with a lane constant. The per-op functions above, evaluated whole per op, took
+// twice the instructions, on warps whose issue slots the consumers share.
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_step_bytes(unsigned D) { return kTransposeKeys * D; }
+
+// Lane `lane`'s ldmatrix address in a raw tile at chunk 0 and step 0; step s adds
+// s * transpose_step_bytes(D) (transpose_load_offset of op s * (D / 16) + chunk).
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_load_base(unsigned lane, unsigned D) {
+  return lane * D + swizzled_chunk(lane, 0, D) * kTransposeBytes;
+}
+// The same lane's address at chunk `chunk`, step 0, from its chunk-0 address in a tile that starts
+// at a multiple of 1024 bytes: the swizzle XORs the chunk into bits 4 and up of a row's offset,
+// which neither the row (a multiple of D) nor the tile's start carries into.
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_load_chunk(unsigned load0, unsigned chunk) {
+  return load0 ^ (chunk * kTransposeBytes);
+}
+
+// Lane `lane`'s stmatrix row (transpose_stmatrix_offset's row for k = lane / 8, t = 0) at chunk
+// 0: head-dim row d = 2 c + odd (c = lane % 8) of a column block of `block` bytes; chunk `chunk`
+// adds chunk * transpose_chunk_rows_bytes(block), 16 rows.
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_d(unsigned lane) {
+  const unsigned c = lane % 8, odd = ((lane / 8) % 2) ^ (c >= 4 ? 1u : 0u);
+  return 2 * c + odd;
+}
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_row(unsigned lane, unsigned block) {
+  return transpose_store_d(lane) * block;
+}
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_chunk_rows_bytes(unsigned block) { return kTransposeBytes * block; }
+// The lane's constant of the swizzled chunk, times 16: the store's 16-byte chunk in its row is
+// (2 (step % (block / 32)) + pair) XOR the row's swizzle bits (pair = lane / 16; d % 8 under the
+// 128-byte swizzle, (d / 2) % 4 under the 64-byte one, the same at every chunk, which adds 16 to
+// d), and as 2 j + pair has no carry, that is (32 j) XOR 16 (pair XOR swizzle).
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_xor(unsigned lane, unsigned block) {
+  const unsigned d = transpose_store_d(lane);
+  const unsigned swizzle = block == 128 ? d % 8 : (d / 2) % 4;
+  return ((lane / 16) ^ swizzle) * kTransposeBytes;
+}
+// The step's part of the store: its column block (a V^T block of D rows of `block` bytes each)
+// and the swizzled chunk within the row.
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_block_bytes(unsigned block, unsigned D) { return D * block; }
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_step(unsigned step, unsigned lane_xor, unsigned block,
+                                                            unsigned D) {
+  const unsigned steps_per_block = block / kTransposeKeys;
+  return step / steps_per_block * transpose_block_bytes(block, D) +
+         (((step % steps_per_block) * 2 * kTransposeBytes) ^ lane_xor);
+}
+
+// prmt selectors of a lane's four stored words in register order: words 0 and 2 from the first
+// selector (matrices 0, 1 and 2, 3), 1 and 3 from the second; lanes with c >= 4 store the odd row
+// first (transpose_store), so their selectors are swapped rather than their words selected.
+struct TransposeSelectors {
+  std::uint32_t first, second;
+};
+ATTNLAB_HOST_DEVICE constexpr TransposeSelectors transpose_selectors(unsigned lane) {
+  return lane / 4 >= 4 ? TransposeSelectors{kOddRowBytes, kEvenRowBytes} : TransposeSelectors{kEvenRowBytes, kOddRowBytes};
+}
+
 }  // namespace attnlab::e4m3

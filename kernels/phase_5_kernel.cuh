@@ -149,8 +149,14 @@ template <class T>
 __device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, unsigned warp, unsigned lane) {
   constexpr unsigned D = T::D;
   constexpr unsigned kBlock = T::Ops::template vt_block_keys<T::kTileK>();
-  constexpr unsigned kOps = e4m3::transpose_ops(T::kTileK, D);
-  const bool odd_first = lane / 4 >= 4;  // e4m3::transpose_store's order
+  constexpr unsigned kSteps = unsigned(T::kTileK) / e4m3::kTransposeKeys;
+  constexpr unsigned kChunks = D / e4m3::kTransposeBytes;
+  // The lane's constants of the walk (kernels/e4m3_transpose.hpp): an op's addresses are these
+  // plus the stage's, the chunk's and the step's parts.
+  const e4m3::TransposeSelectors sel = e4m3::transpose_selectors(lane);
+  const unsigned load_lane = e4m3::transpose_load_base(lane, D);
+  const unsigned row_lane = e4m3::transpose_store_row(lane, kBlock);
+  const unsigned lane_xor = e4m3::transpose_store_xor(lane, kBlock);
   for (KVRing<T> pos{};; pos = pos + 1) {
     const int stage = pos.stage();
     sm.raw_pipe.consumer_wait(pos);
@@ -159,20 +165,24 @@ __device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, unsigned wa
     sm.v_pipe.producer_acquire(pos);
     if (warp == 0 && lane == 0 && idle > 0)
       sm.v_pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
-    const unsigned raw = smem_addr(sm.raw_v[stage]), vt = smem_addr(sm.v[stage]);
-    // Not unrolled: the warps hold the producer's 24 or 32 registers, which unrolled copies of
-    // the op's addresses outgrow (ptxas spilled them).
+    // Raw and V^T stages start at multiples of 1024 bytes (their swizzle atoms), as
+    // transpose_load_chunk asks.
+    const unsigned load0 = smem_addr(sm.raw_v[stage]) + load_lane;
+    const unsigned row0 = smem_addr(sm.v[stage]) + row_lane;
+    // Not unrolled: the warps hold the producer's 24 or 32 registers, and ptxas spilled more of
+    // them with the steps unrolled (kernels/NOTES.md, "FP8: phase f8": The transposer's walk).
 #pragma unroll 1
-    for (unsigned op = warp; op < kOps; op += kTransposerWarps) {
-      std::uint32_t r[4];
-      ldmatrix_x4_trans(raw + e4m3::transpose_load_offset(op, lane, D), r);
-      const std::uint32_t even01 = __byte_perm(r[0], r[1], e4m3::kEvenRowBytes);
-      const std::uint32_t odd01 = __byte_perm(r[0], r[1], e4m3::kOddRowBytes);
-      const std::uint32_t even23 = __byte_perm(r[2], r[3], e4m3::kEvenRowBytes);
-      const std::uint32_t odd23 = __byte_perm(r[2], r[3], e4m3::kOddRowBytes);
-      const std::uint32_t words[4] = {odd_first ? odd01 : even01, odd_first ? even01 : odd01,
-                                      odd_first ? odd23 : even23, odd_first ? even23 : odd23};
-      stmatrix_x4(vt + e4m3::transpose_stmatrix_offset(op, lane, kBlock, D), words);
+    for (unsigned chunk = warp; chunk < kChunks; chunk += kTransposerWarps) {
+      unsigned load = e4m3::transpose_load_chunk(load0, chunk);
+      const unsigned row = row0 + chunk * e4m3::transpose_chunk_rows_bytes(kBlock);
+#pragma unroll 1
+      for (unsigned step = 0; step < kSteps; ++step, load += e4m3::transpose_step_bytes(D)) {
+        std::uint32_t r[4];
+        ldmatrix_x4_trans(load, r);
+        const std::uint32_t words[4] = {__byte_perm(r[0], r[1], sel.first), __byte_perm(r[0], r[1], sel.second),
+                                        __byte_perm(r[2], r[3], sel.first), __byte_perm(r[2], r[3], sel.second)};
+        stmatrix_x4(row + e4m3::transpose_store_step(step, lane_xor, kBlock, D), words);
+      }
     }
     ptx::fence_proxy_async(ptx::space_shared);
     ptx::mbarrier_arrive(&sm.v_pipe.full[0][stage]);

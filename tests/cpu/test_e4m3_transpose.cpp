@@ -135,6 +135,56 @@ TEST_P(E4m3Transpose, LoadsAndStoresAreFreeOfBankConflicts) {
   }
 }
 
+// The kernel's walk (kernels/phase_5_kernel.cuh, run_transposer): transposer warp w of 3 takes the
+// head-dim chunks w, w + 3, ... and every 32-key step of each, its load address the chunk's plus
+// a step's bytes and its store the chunk's row plus the step's part; together the warps give
+// every op exactly once with the addresses of the per-op functions the tests above hold to V^T's
+// layout, in a tile that starts at any multiple of 1024 bytes. And the lane's prmt selectors put
+// in register k the word transpose_store names for store k.
+TEST_P(E4m3Transpose, TheWarpsWalkGivesEachOpsAddresses) {
+  const auto [D, tile_k, block] = GetParam();
+  const unsigned d = unsigned(D), b = unsigned(block);
+  const unsigned steps = unsigned(tile_k) / e4m3::kTransposeKeys, chunks = d / e4m3::kTransposeBytes;
+  const unsigned ops = e4m3::transpose_ops(unsigned(tile_k), d);
+  ASSERT_EQ(ops, steps * chunks);
+  constexpr unsigned kWarps = 3;  // the producer warpgroup's warps 1 .. 3
+  std::vector<int> taken(ops, 0);
+  for (const unsigned start : {0u, 24u * 1024u})
+    for (unsigned warp = 0; warp < kWarps; ++warp)
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        const unsigned lane_xor = e4m3::transpose_store_xor(lane, b);
+        const unsigned load0 = start + e4m3::transpose_load_base(lane, d);
+        const unsigned row0 = start + e4m3::transpose_store_row(lane, b);
+        for (unsigned chunk = warp; chunk < chunks; chunk += kWarps) {
+          const unsigned load = e4m3::transpose_load_chunk(load0, chunk);
+          const unsigned row = row0 + chunk * e4m3::transpose_chunk_rows_bytes(b);
+          for (unsigned step = 0; step < steps; ++step) {
+            const unsigned op = step * chunks + chunk;  // the per-op functions' index
+            if (lane == 0 && start == 0) ++taken[op];
+            ASSERT_EQ(load + step * e4m3::transpose_step_bytes(d), start + e4m3::transpose_load_offset(op, lane, d))
+                << "warp " << warp << " lane " << lane << " op " << op;
+            ASSERT_EQ(row + e4m3::transpose_store_step(step, lane_xor, b, d),
+                      start + e4m3::transpose_stmatrix_offset(op, lane, b, d))
+                << "warp " << warp << " lane " << lane << " op " << op;
+          }
+        }
+      }
+  for (unsigned op = 0; op < ops; ++op) EXPECT_EQ(taken[op], 1) << "op " << op;
+
+  std::mt19937 rng(7);
+  for (unsigned op = 0; op < ops; ++op)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      const std::uint32_t r[4] = {std::uint32_t(rng()), std::uint32_t(rng()), std::uint32_t(rng()), std::uint32_t(rng())};
+      const std::uint32_t words[4] = {prmt(r[0], r[1], e4m3::kEvenRowBytes), prmt(r[0], r[1], e4m3::kOddRowBytes),
+                                      prmt(r[2], r[3], e4m3::kEvenRowBytes), prmt(r[2], r[3], e4m3::kOddRowBytes)};
+      const e4m3::TransposeSelectors sel = e4m3::transpose_selectors(lane);
+      for (unsigned k = 0; k < 4; ++k) {
+        const std::uint32_t got = prmt(r[2 * (k / 2)], r[2 * (k / 2) + 1], k % 2 ? sel.second : sel.first);
+        EXPECT_EQ(got, words[e4m3::transpose_store(op, lane, k, b, d).word]) << "op " << op << " lane " << lane << " k " << k;
+      }
+    }
+}
+
 // The tiles f8 runs with: D 128 on 192-key tiles (64-key blocks) and 128-key ones (128-key
 // blocks), D 64 on 128-key tiles, and a 64-key tile.
 INSTANTIATE_TEST_SUITE_P(Tiles, E4m3Transpose,
