@@ -102,14 +102,14 @@ ATTNLAB_HOST_DEVICE constexpr unsigned transpose_stmatrix_offset(unsigned op, un
 // twice the instructions, on warps whose issue slots the consumers share.
 ATTNLAB_HOST_DEVICE constexpr unsigned transpose_step_bytes(unsigned D) { return kTransposeKeys * D; }
 
-// Lane `lane`'s ldmatrix address in a raw tile at chunk 0 and step 0; step s adds
-// s * transpose_step_bytes(D) (transpose_load_offset of op s * (D / 16) + chunk).
+// Lane `lane`'s ldmatrix address in a raw tile for the first chunk and the first 32 keys; the
+// s-th 32 keys add s * transpose_step_bytes(D) (transpose_load_offset of op s * (D / 16) + chunk).
 ATTNLAB_HOST_DEVICE constexpr unsigned transpose_load_base(unsigned lane, unsigned D) {
   return lane * D + swizzled_chunk(lane, 0, D) * kTransposeBytes;
 }
-// The same lane's address at chunk `chunk`, step 0, from its chunk-0 address in a tile that starts
-// at a multiple of 1024 bytes: the swizzle XORs the chunk into bits 4 and up of a row's offset,
-// which neither the row (a multiple of D) nor the tile's start carries into.
+// The same lane's address at chunk `chunk`, first 32 keys, from its first-chunk address in a
+// tile that starts at a multiple of 1024 bytes: the swizzle XORs the chunk into bits 4 and up of
+// a row's offset, which neither the row (a multiple of D) nor the tile's start carries into.
 ATTNLAB_HOST_DEVICE constexpr unsigned transpose_load_chunk(unsigned load0, unsigned chunk) {
   return load0 ^ (chunk * kTransposeBytes);
 }
