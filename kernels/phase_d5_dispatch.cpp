@@ -10,7 +10,6 @@
 // the kernels that ran (the static facts' kernel names).
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "common/shapes.hpp"
@@ -19,19 +18,13 @@
 namespace attnlab::phase_d5 {
 namespace {
 
-const Phase& registered(const char* id) {
-  const Phase* p = find_phase(id);
-  if (p == nullptr) throw std::logic_error(std::string("phase d5 needs phase ") + id + " in the build");
-  return *p;
-}
-
 // The two phases d5 chooses between, looked up once (the registry's table never changes).
 const Phase& d4() {
-  static const Phase& p = registered("d4");
+  static const Phase& p = required_phase("d4", "d5");
   return p;
 }
 const Phase& five() {
-  static const Phase& p = registered("5");
+  static const Phase& p = required_phase("5", "d5");
   return p;
 }
 

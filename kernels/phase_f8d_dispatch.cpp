@@ -16,7 +16,6 @@
 // records name the kernels that ran.
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "common/shapes.hpp"
@@ -25,18 +24,13 @@
 namespace attnlab::phase_f8d {
 namespace {
 
-const Phase& registered(const char* id) {
-  const Phase* p = find_phase(id);
-  if (p == nullptr) throw std::logic_error(std::string("phase f8d needs phase ") + id + " in the build");
-  return *p;
-}
-
+// The two phases f8d chooses between, looked up once (the registry's table never changes).
 const Phase& f8() {
-  static const Phase& p = registered("f8");
+  static const Phase& p = required_phase("f8", "f8d");
   return p;
 }
 const Phase& f8v() {
-  static const Phase& p = registered("f8v");
+  static const Phase& p = required_phase("f8v", "f8d");
   return p;
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "common/check.hpp"
@@ -48,6 +50,13 @@ const Phase* find_phase(std::string_view id) {
   const auto& t = phases();
   auto it = std::find_if(t.begin(), t.end(), [&](const Phase& p) { return id == p.id; });
   return it == t.end() ? nullptr : &*it;
+}
+
+const Phase& required_phase(std::string_view id, std::string_view by) {
+  const Phase* p = find_phase(id);
+  if (p == nullptr)
+    throw std::logic_error("phase " + std::string(by) + " needs phase " + std::string(id) + " in the build");
+  return *p;
 }
 
 namespace {

@@ -158,6 +158,9 @@ std::string instrumented_phase_ids(const char* sep = ", ");
 // The ids of the forward phases that emit the LSE (Phase::emits_lse), in phases()'s order.
 std::string lse_phase_ids(const char* sep = ", ");
 const Phase* find_phase(std::string_view id);
+// The phase `id` that phase `by` launches (a phase that picks another's kernel per shape, as d5
+// and f8d do); throws std::logic_error naming both where the build lacks it.
+const Phase& required_phase(std::string_view id, std::string_view by);
 std::string phase_ids_joined(const char* sep = ", ");
 
 // Shape checks every phase shares (positive sizes, H % H_kv); nullopt if fine.

@@ -59,7 +59,9 @@ TEST(Registry, EveryPhaseAcceptsTheSeedShapesAndRefusesBadOnes) {
   for (const auto& p : phases()) {
     if (unbuilt(p)) continue;
     for (const char* ok : {"throughput", "latency", "1x1x1x64", "2x3x17x128:causal", "1x4x333x64:hkv=2"})
-      if (!by_design.count({p.id, ok})) EXPECT_FALSE(p.can_implement(parse_shape(ok))) << p.id << " refused " << ok;
+      if (!by_design.count({p.id, ok})) {
+        EXPECT_FALSE(p.can_implement(parse_shape(ok))) << p.id << " refused " << ok;
+      }
     Shape bad = parse_shape("1x2x64x96");
     auto why = p.can_implement(bad);
     ASSERT_TRUE(why) << p.id << " accepted D=96";
@@ -224,6 +226,15 @@ TEST(Registry, Phase5TakesItsScratchFromTheCaller) {
   EXPECT_THROW(p5->launch(p, nullptr), std::invalid_argument);
 }
 
+namespace {
+// Whether two launch geometries are the same launch (a phase that picks another's kernel
+// launches exactly that kernel's grid, block, cluster and shared memory).
+bool same_launch(const LaunchGeometry& a, const LaunchGeometry& b) {
+  return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z && a.block.x == b.block.x &&
+         a.cluster.x == b.cluster.x && a.dynamic_smem_bytes == b.dynamic_smem_bytes;
+}
+}  // namespace
+
 // Phase d5 launches d4's kernel or phase 5's by the size of phase 5's grid: its launch geometry
 // (what it launches on a GPU of that many SMs) is one of theirs, d4's where phase 5's work items
 // number fewer than half the SMs, phase 5's from there on.
@@ -232,11 +243,6 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
   const Phase* d4 = find_phase("d4");
   const Phase* p5 = find_phase("5");
   ASSERT_TRUE(d5 && d4 && p5);
-  const auto same = [](const LaunchGeometry& a, const LaunchGeometry& b) {
-    return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
-           a.block.x == b.block.x && a.cluster.x == b.cluster.x &&
-           a.dynamic_smem_bytes == b.dynamic_smem_bytes;
-  };
   int to_d4 = 0, to_5 = 0;
   for (int sms : {78, 132})
     for (const auto& spec : expand_shape_specs({"@latency-sweep"})) {
@@ -246,7 +252,7 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
       const std::int64_t items = *p5->work_items(s, sms);
       const bool five = 2 * items >= sms;
       const auto want = (five ? p5 : d4)->launch_geometry(s, sms);
-      EXPECT_TRUE(same(*g, *want)) << spec << " at " << sms << " SMs: expected "
+      EXPECT_TRUE(same_launch(*g, *want)) << spec << " at " << sms << " SMs: expected "
                                    << (five ? "phase 5's" : "d4's") << " launch";
       ++(five ? to_5 : to_d4);
       EXPECT_EQ(workspace_bytes(*d5, s), workspace_bytes(*p5, s)) << spec;
@@ -255,7 +261,7 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
   EXPECT_GT(to_d4, 0);
   EXPECT_GT(to_5, 0);
   const auto latency = d5->launch_geometry(parse_shape("latency"), 132);
-  EXPECT_TRUE(same(*latency, *d4->launch_geometry(parse_shape("latency"), 132)));
+  EXPECT_TRUE(same_launch(*latency, *d4->launch_geometry(parse_shape("latency"), 132)));
 }
 
 // Phase f8d launches f8v's kernel (V turned in shared memory) while the keys a row sees times D
@@ -266,10 +272,6 @@ TEST(Registry, F8dTakesF8vOrF8ByLength) {
   const Phase* f8 = find_phase("f8");
   const Phase* f8v = find_phase("f8v");
   ASSERT_TRUE(f8d && f8 && f8v);
-  const auto same = [](const LaunchGeometry& a, const LaunchGeometry& b) {
-    return a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
-           a.block.x == b.block.x && a.dynamic_smem_bytes == b.dynamic_smem_bytes;
-  };
   int to_v = 0, to_pre = 0;
   std::vector<std::string> specs = expand_shape_specs({"@fa3-sweep"});
   for (const char* gqa : {"1x32x512x64:hkv=8", "1x32x1000x128:causal:hkv=8", "2x16x333x128:hkv=16"})
@@ -281,7 +283,7 @@ TEST(Registry, F8dTakesF8vOrF8ByLength) {
     const Phase& want = in_kernel ? *f8v : *f8;
     const auto g = f8d->launch_geometry(s, 132);
     ASSERT_TRUE(g) << spec;
-    EXPECT_TRUE(same(*g, *want.launch_geometry(s, 132))) << spec << ": expected " << want.id << "'s launch";
+    EXPECT_TRUE(same_launch(*g, *want.launch_geometry(s, 132))) << spec << ": expected " << want.id << "'s launch";
     EXPECT_EQ(workspace_bytes(*f8d, s), workspace_bytes(want, s)) << spec;
     ++(in_kernel ? to_v : to_pre);
   }
