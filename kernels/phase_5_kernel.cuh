@@ -165,8 +165,9 @@ __device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, unsigned wa
     sm.v_pipe.producer_acquire(pos);
     if (warp == 0 && lane == 0 && idle > 0)
       sm.v_pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
-    // Raw and V^T stages start at multiples of 1024 bytes (their swizzle atoms), as
+    // Raw stages start at multiples of 1024 bytes (the ring's alignment, whole stages), as
     // transpose_load_chunk asks.
+    static_assert(sizeof(sm.raw_v[0]) % 1024 == 0, "a raw stage is whole 1024-byte atoms");
     const unsigned load0 = smem_addr(sm.raw_v[stage]) + load_lane;
     const unsigned row0 = smem_addr(sm.v[stage]) + row_lane;
     // Not unrolled: the warps hold the producer's 24 or 32 registers, and ptxas spilled more of
