@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $1"; exit 1; }
 repo=$work/repo
 mkdir -p "$repo/scripts" "$repo/build/generated" "$repo/build/bin" "$work/fakebin"
-cp "$root/scripts/device-bundle" "$repo/scripts/"
+cp "$root/scripts/device-bundle" "$root/scripts/source-commit.sh" "$repo/scripts/"
 (cd "$repo" && git init -q && git config user.email t@t && git config user.name t &&
   printf 'build/\n.device-bundle/\n.attnlab-source\n' >.gitignore && git add -A && git commit -qm one) || fail "scratch repository"
 head=$(git -C "$repo" rev-parse HEAD)
@@ -32,7 +32,7 @@ grep -q "2 binaries of $head" <<<"$out" || fail "pack names the binaries and the
 # Unpacked in a copy without .git that carries the stamp (as a device call's copy does).
 copy=$work/copy
 mkdir -p "$copy/scripts"
-cp "$repo/scripts/device-bundle" "$copy/scripts/"
+cp "$repo/scripts/device-bundle" "$repo/scripts/source-commit.sh" "$copy/scripts/"
 cp -r "$repo/.device-bundle" "$copy/"
 printf 'commit=%s\ndirty=false\n' "$head" >"$copy/.attnlab-source"
 out=$("$copy/scripts/device-bundle" unpack --build "$copy/build" 2>&1) || fail "unpack: $out"

@@ -253,7 +253,7 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
       const bool five = 2 * items >= sms;
       const auto want = (five ? p5 : d4)->launch_geometry(s, sms);
       EXPECT_TRUE(same_launch(*g, *want)) << spec << " at " << sms << " SMs: expected "
-                                   << (five ? "phase 5's" : "d4's") << " launch";
+                                          << (five ? "phase 5's" : "d4's") << " launch";
       ++(five ? to_5 : to_d4);
       EXPECT_EQ(workspace_bytes(*d5, s), workspace_bytes(*p5, s)) << spec;
     }
