@@ -4,14 +4,15 @@
 // a fixed cost per KV head), f8v's producer warpgroup turns each V tile in shared memory (no
 // pre-pass, but its transposers take issue slots and shared-memory cycles from the consumers
 // on every tile, a cost that grows with the attention). So the pre-pass weighs most where the
-// attention is short. Paired against each other over FlashAttention-3's grid, f8v was ahead up
-// to S = 1024 at D = 64 (2048 under the causal mask) and S = 512 at D = 128 (1024 causal), f8
-// from the next S up (kernels/NOTES.md, "FP8: phase f8": Phase f8v measured, and f8d). The rule
-// reads that off: f8v while S_eff D <= 65536, S_eff = S (S / 2 under the causal mask, whose rows
-// see half the keys on average): the pre-pass's share of a launch falls as 1 / S_eff, and at
-// D = 64 f8v stayed ahead to twice the S it did at D = 128. With grouped KV heads the pre-pass
-// turns each KV head once while f8v turns it in every query head's blocks, so the group
-// multiplies the left side (that part follows from the costs; no grouped shape was in the A/B).
+// attention is short. Paired against each other over FlashAttention-3's grid, f8v was ahead or
+// level up to S = 2048 at D = 64 (4096 under the causal mask) and S = 1024 at D = 128 (2048
+// causal), f8 from the next S up (kernels/NOTES.md, "FP8: phase f8": The transposer's walk).
+// The rule reads that off: f8v while S_eff D <= 131072, S_eff = S (S / 2 under the causal mask,
+// whose rows see half the keys on average): the pre-pass's share of a launch falls as 1 / S_eff,
+// and at D = 64 f8v stayed ahead to twice the S it did at D = 128. With grouped KV heads the
+// pre-pass turns each KV head once while f8v turns it in every query head's blocks, so the
+// group multiplies the left side (that part follows from the costs; no grouped shape was in
+// the A/B).
 // It adds no kernel of its own: its launches are exactly those of the phase it picks, so its
 // records name the kernels that ran.
 #include <cstddef>
@@ -35,7 +36,7 @@ const Phase& f8v() {
 }
 
 // The rule's bound on S_eff D group (above).
-constexpr std::int64_t kInKernelMaxKeyElements = 65536;
+constexpr std::int64_t kInKernelMaxKeyElements = 131072;
 
 // Whether f8d turns V in the kernel (f8v) at `s`, else by f8's pre-pass.
 bool transposes_in_kernel(const Shape& s) {
@@ -68,7 +69,7 @@ ATTNLAB_PHASE(f8d) {
   p.title = "f8 or f8v by length";
   p.technique =
       "no kernel of its own: f8v's in-kernel V transpose while the keys a row sees times D (times "
-      "the GQA group) are at most 65536, f8's pre-pass from there on";
+      "the GQA group) are at most 131072, f8's pre-pass from there on";
   p.required_cc = 90;
   p.input_format = attnlab::InputFormat::kE4m3;
   p.can_implement = &self::can_implement;

@@ -265,7 +265,7 @@ TEST(Registry, D5LaunchesD4OrPhase5ByTheGrid) {
 }
 
 // Phase f8d launches f8v's kernel (V turned in shared memory) while the keys a row sees times D
-// times the GQA group are at most 65536, f8's pre-pass and kernel from there on: its launch
+// times the GQA group are at most 131072, f8's pre-pass and kernel from there on: its launch
 // geometry and workspace are the picked phase's (f8's workspace holds V^T, f8v's does not).
 TEST(Registry, F8dTakesF8vOrF8ByLength) {
   const Phase* f8d = find_phase("f8d");
@@ -279,7 +279,7 @@ TEST(Registry, F8dTakesF8vOrF8ByLength) {
   for (const auto& spec : specs) {
     const Shape s = parse_shape(spec);
     const std::int64_t keys = s.causal ? (s.S + 1) / 2 : s.S;
-    const bool in_kernel = keys * s.D * (s.H / s.H_kv) <= 65536;
+    const bool in_kernel = keys * s.D * (s.H / s.H_kv) <= 131072;
     const Phase& want = in_kernel ? *f8v : *f8;
     const auto g = f8d->launch_geometry(s, 132);
     ASSERT_TRUE(g) << spec;
