@@ -79,12 +79,22 @@ std::string shape_text(const Shape& s) {
          (s.H_kv != s.H ? ":hkv=" + std::to_string(s.H_kv) : "");
 }
 
+std::string loaded_version_problem(std::size_t loaded, std::size_t header) {
+  // cuDNN runs programs built against its own or an earlier release of the same major version,
+  // not a later one: on an older library a graph planned from newer headers can run and write
+  // garbage (kernels/NOTES.md, "FP8: phase f8": f8d against cuDNN's FP8 SDPA, judged).
+  if (loaded / 10000 != header / 10000)
+    return "was built against cuDNN " + version_text(header) + " but loaded " + version_text(loaded);
+  if (loaded < header)
+    return "was built against cuDNN " + version_text(header) + " but loaded " + version_text(loaded) +
+           ", an older release than its headers: put " + version_text(header) +
+           " or a later 9.x first on the library path";
+  return "";
+}
+
 void check_loaded_version(const char* phase) {
-  // cuDNN 9's libraries check this themselves for their sub-libraries; here it guards against
-  // an RPATH or LD_LIBRARY_PATH that loads another major version than the headers describe.
-  if (cudnnGetVersion() / 10000 != CUDNN_MAJOR)
-    throw std::runtime_error(std::string("phase ") + phase + " was built against cuDNN " +
-                             version_text(CUDNN_VERSION) + " but loaded " + version_text(cudnnGetVersion()));
+  const std::string problem = loaded_version_problem(cudnnGetVersion(), CUDNN_VERSION);
+  if (!problem.empty()) throw std::runtime_error(std::string("phase ") + phase + " " + problem);
 }
 
 namespace {

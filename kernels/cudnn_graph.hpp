@@ -214,8 +214,12 @@ std::string version_text(std::size_t v);
 // The shape as a plan's log line and a refusal name it: "4x16x4096x128:causal:hkv=2".
 std::string shape_text(const Shape& s);
 
-// Throws std::runtime_error where the loaded cuDNN's major version is not the headers' (an RPATH
-// or LD_LIBRARY_PATH that loads another); `phase` names the caller.
+// What is wrong with running on cuDNN `loaded` (cudnnGetVersion()'s number) a program built
+// against the headers of `header` (CUDNN_VERSION): another major version, or an older release
+// than the headers'; empty when nothing is.
+std::string loaded_version_problem(std::size_t loaded, std::size_t header);
+// Throws std::runtime_error with loaded_version_problem's text where there is one (an RPATH or
+// LD_LIBRARY_PATH that loads another cuDNN than the headers describe); `phase` names the caller.
 void check_loaded_version(const char* phase);
 
 // One shape's graph and execution plan, with everything they point at. The graph's operations,

@@ -3,7 +3,7 @@
 # packed from a clean tree whose build is of HEAD unpacks into another build directory of the same
 # commit; packing refuses a build of another commit, a binary older than the build's stamp, a
 # dirty tree and an unknown target; unpacking refuses a tree of another commit and a binary whose
-# library is missing there.
+# library is missing there, or whose cuDNN is older than the release it loaded where packed.
 #   tests/cli/device_bundle.sh <repository root>
 set -u
 root=${1:?usage: device_bundle.sh <repository root>}
@@ -50,6 +50,35 @@ printf '#!/bin/sh\nprintf "\\tlibgone.so.1 => not found\\n"\n' >"$work/fakebin/l
 chmod +x "$work/fakebin/ldd"
 PATH="$work/fakebin:$PATH" "$expect" 1 "libraries missing here: tool-a: libgone.so.1" \
   "$copy/scripts/device-bundle" unpack --build "$copy/build3" || fail "a missing library is refused"
+
+# cuDNN: the bundle names the release its binaries load where packed; a machine whose library is
+# older refuses them, one with the same or a later release takes them. Stand-in libraries that
+# answer cudnnGetVersion (a compiler is needed to make them; CI has one).
+if command -v g++ >/dev/null 2>&1; then
+  for v in 91400 91900 92000; do
+    mkdir -p "$work/cudnn-$v"
+    printf 'extern "C" unsigned long cudnnGetVersion() { return %s; }\n' "$v" |
+      g++ -shared -fPIC -x c++ - -o "$work/cudnn-$v/libcudnn.so.9" || fail "stand-in cuDNN $v"
+  done
+  with_cudnn() {  # an ldd that has every binary load the stand-in cuDNN of release $1
+    mkdir -p "$work/ldd-$1"
+    printf '#!/bin/sh\nprintf "\\tlibcudnn.so.9 => %s (0x0)\\n"\n' "$work/cudnn-$1/libcudnn.so.9" >"$work/ldd-$1/ldd"
+    chmod +x "$work/ldd-$1/ldd"
+    echo "$work/ldd-$1"
+  }
+  info "$head" false
+  touch "$repo/build/bin/tool-a" "$repo/build/bin/tool-b"
+  PATH="$(with_cudnn 91900):$PATH" "$repo/scripts/device-bundle" pack --build "$repo/build" tool-a tool-b >/dev/null ||
+    fail "pack with cuDNN"
+  grep -q '^cudnn=91900$' < <(xz -dc "$bundle" | tar -xOf - manifest) || fail "the manifest names the packed cuDNN"
+  cp "$bundle" "$copy/.device-bundle/bin.tar.xz"
+  PATH="$(with_cudnn 91400):$PATH" "$expect" 1 "tool-a loads cuDNN 91400 here, older than the 91900" \
+    "$copy/scripts/device-bundle" unpack --build "$copy/build4" || fail "an older cuDNN is refused"
+  [ ! -e "$copy/build4/bin/tool-a" ] || fail "a refused bundle writes nothing"
+  PATH="$(with_cudnn 92000):$PATH" "$copy/scripts/device-bundle" unpack --build "$copy/build5" >/dev/null ||
+    fail "a later cuDNN is taken"
+  [ -x "$copy/build5/bin/tool-a" ] || fail "the bundle unpacked where cuDNN is later"
+fi
 
 "$expect" 2 "no target 'tool-c'" "$repo/scripts/device-bundle" pack --build "$repo/build" tool-c ||
   fail "an unknown target is refused"

@@ -15,6 +15,7 @@
 #include <cudnn_version.h>
 
 #include "kernels/cudnn_check.hpp"
+#include "kernels/cudnn_graph.hpp"
 #endif
 
 using namespace attnlab;
@@ -153,6 +154,19 @@ TEST(Cudnn, VersionsAreTheLoadedLibraryAndTheHeaders) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->header, CUDNN_VERSION);
   EXPECT_EQ(v->loaded / 10000, std::size_t(CUDNN_MAJOR));  // the RPATH found the same major
+  EXPECT_GE(v->loaded, std::size_t(CUDNN_VERSION));          // and no older release of it
+}
+
+// cuDNN runs what was built against its own or an earlier release: a later library is fine, an
+// older one of the same major version or another major version is refused with both versions.
+TEST(Cudnn, AnOlderLoadedReleaseThanTheHeadersIsAProblem) {
+  EXPECT_EQ(cudnn_graph::loaded_version_problem(91900, 91900), "");
+  EXPECT_EQ(cudnn_graph::loaded_version_problem(92000, 91900), "");
+  EXPECT_EQ(cudnn_graph::loaded_version_problem(91400, 91900),
+            "was built against cuDNN 9.19.0 but loaded 9.14.0, an older release than its headers: "
+            "put 9.19.0 or a later 9.x first on the library path");
+  EXPECT_EQ(cudnn_graph::loaded_version_problem(81000, 91900), "was built against cuDNN 9.19.0 but loaded 8.10.0");
+  EXPECT_EQ(cudnn_graph::loaded_version_problem(100000, 91900), "was built against cuDNN 9.19.0 but loaded 10.0.0");
 }
 
 TEST(Cudnn, AStatusBecomesOneLineWithItsNameAndCudnnsReason) {
