@@ -331,17 +331,14 @@ struct Consumer {
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
   // factor for O.
-  // Returns whether O must be rescaled by corr (online_softmax's lazy maxima).
-  __device__ __forceinline__ bool softmax(int j, float (&corr)[2], Stamps& tl) {
+  __device__ __forceinline__ void softmax(int j, float (&corr)[2], Stamps& tl) {
     tl.begin(Span::kSoftmax, j);
     mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
                                            t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
     constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
-    const bool rescale =
-        online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every,
-                       T::Ops::kRescaleSlackSixteenths>(s_acc, m_row, l_row, corr, p.scale_log2);
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_acc, m_row, l_row,
+                                                                                             corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
-    return rescale;
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
   // another's GEMMs issue. Consumer c issues its GEMMs after its turn barrier, which the
@@ -401,9 +398,9 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     fence_q();
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
-    const bool rescale = softmax(j, corr, tl);
+    softmax(j, corr, tl);
     finish_pv(j - 1, tl);
-    if (rescale) rescale_o<D>(o_acc, corr);
+    rescale_o<D>(o_acc, corr);
     T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   }
   // The staging tile's previous store has read it once thread 0 passes this: the whole

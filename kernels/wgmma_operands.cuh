@@ -35,7 +35,6 @@ struct Fp16Operands {
   // on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return 0; }
-  static constexpr int kRescaleSlackSixteenths = 0;  // the maxima move at every tile (online_softmax)
   // Elements per swizzled row of a tile: column blocks of 64 halves (128 bytes).
   template <int D>
   static constexpr int row_elems() { return kSwizzleHalves; }
@@ -96,11 +95,6 @@ struct E4m3Operands {
   // phase f8": A share of f8's exp2s on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
-  // The running maxima move only when a row of the warp rises by more than 3/4 (log2 units):
-  // weights then reach 2^8.75 = 431 at most, under e4m3's 448, and most tiles past the first
-  // few skip O's correction (online_softmax; kernels/NOTES.md, "FP8: phase f8": Lazy maxima).
-  static constexpr int kRescaleSlackSixteenths = 12;
-  static_assert(kPLog2Scale + kRescaleSlackSixteenths / 16.0 < 8.807, "a weight past the slack fits e4m3 (448)");
   template <int D>
   static constexpr int row_elems() { return D; }  // a row of Q or K, D bytes
   struct KernelArgs {

@@ -170,8 +170,8 @@ __device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
 }
 
 // SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
-template <int N, int PLog2Scale, int FmaExp2Every, int SlackSixteenths>
-__device__ __forceinline__ bool online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
+template <int N, int PLog2Scale, int FmaExp2Every>
+__device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
                                                            float (&corr)[2], float scale_log2) {
   float v[2][N / 8];
 #pragma unroll
@@ -183,28 +183,15 @@ __device__ __forceinline__ bool online_softmax_interleaved(float (&s)[N / 2], fl
   float m_use[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) v[r][0] = fmaxf(v[r][0], __shfl_xor_sync(kFullMask, v[r][0], 1));
-  float m_new[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     // A row's four lanes share its maximum.
     const float mx = fmaxf(v[r][0], __shfl_xor_sync(kFullMask, v[r][0], 2));
-    m_new[r] = fmaxf(m_row[r], mx * scale_log2);
-  }
-  bool rescale = true;
-  if constexpr (SlackSixteenths > 0) {
-    // No row of the warp rose past the slack: the weights are taken against the maxima as they
-    // were (at most 2^(slack) times the usual largest), and O and the sums need no correction.
-    constexpr float kSlack = float(SlackSixteenths) / 16.f;
-    const bool rose = m_new[0] > m_row[0] + kSlack || m_new[1] > m_row[1] + kSlack;
-    rescale = __any_sync(kFullMask, rose);
-  }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float m = rescale ? m_new[r] : m_row[r];
+    const float m_new = fmaxf(m_row[r], mx * scale_log2);
     // A row with every key so far masked keeps m = -inf; exp2 of -inf - 0 then gives 0.
-    m_use[r] = m == kNegInf ? 0.f : m;
-    corr[r] = rescale ? exp2_approx(m_row[r] - m_use[r]) : 1.f;
-    m_row[r] = m;
+    m_use[r] = m_new == kNegInf ? 0.f : m_new;
+    corr[r] = exp2_approx(m_row[r] - m_use[r]);
+    m_row[r] = m_new;
   }
   if constexpr (PLog2Scale != 0) {
 #pragma unroll
@@ -223,8 +210,7 @@ __device__ __forceinline__ bool online_softmax_interleaved(float (&s)[N / 2], fl
   tree_reduce(v[0], [](float a, float b) { return a + b; });
   tree_reduce(v[1], [](float a, float b) { return a + b; });
 #pragma unroll
-  for (int r = 0; r < 2; ++r) l_row[r] = (rescale ? l_row[r] * corr[r] : l_row[r]) + v[r][0];
-  return rescale;
+  for (int r = 0; r < 2; ++r) l_row[r] = l_row[r] * corr[r] + v[r][0];
 }
 
 // Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
@@ -236,26 +222,16 @@ __device__ __forceinline__ bool online_softmax_interleaved(float (&s)[N / 2], fl
 // they come from exp2_fma: zero in P's rounding, nothing beside a row's other weights). Every
 // FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU, in the
 // interleaved order only; the running maxima's corrections stay on the MUFU.
-// With SlackSixteenths > 0 (interleaved order only) the maxima move lazily: only when some row of
-// the warp rose by more than SlackSixteenths / 16 (log2 units) are they updated and O corrected;
-// otherwise the weights are taken against the maxima as they were, at most 2^slack times the
-// usual largest, corr is 1 and the sums are not rescaled. The state stays exact (m, l and O all
-// relative to the one m). Returns whether the caller must rescale O by corr (warp-uniform;
-// always true without slack).
-template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0,
-          int SlackSixteenths = 0>
-__device__ __forceinline__ bool online_softmax(float (&s)[N / 2], float (&m_row)[2],
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0>
+__device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
-  static_assert(Order == SoftmaxRows::kInterleaved || (FmaExp2Every == 0 && SlackSixteenths == 0),
-                "exp2s on the FMA pipe and the lazy maxima are wired into the interleaved order only");
-  if constexpr (Order == SoftmaxRows::kOneByOne) {
+  static_assert(Order == SoftmaxRows::kInterleaved || FmaExp2Every == 0,
+                "exp2s on the FMA pipe are wired into the interleaved order only");
+  if constexpr (Order == SoftmaxRows::kOneByOne)
     online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
-    return true;
-  } else {
-    return online_softmax_interleaved<N, PLog2Scale, FmaExp2Every, SlackSixteenths>(s, m_row, l_row, corr,
-                                                                                    scale_log2);
-  }
+  else
+    online_softmax_interleaved<N, PLog2Scale, FmaExp2Every>(s, m_row, l_row, corr, scale_log2);
 }
 
 // A consumer's 64 rows of O (o times each row's 1/l, as fp16) into its part of a staging tile
