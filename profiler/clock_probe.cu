@@ -11,8 +11,10 @@ namespace attnlab::profiler {
 
 namespace {
 
-// %globaltimer advances in steps of about 1 us on recent GPUs, so 2 ms of spin keeps the
-// quantisation error of the nanosecond count under 0.1%.
+// %globaltimer advances in steps of 32 ns on the H200 measured here and of up to about 1 us on
+// other GPUs, so 2 ms of spin keeps the quantisation error of the nanosecond count under 0.1%.
+// The spin runs on the CUDA cores: it reads the clock of an SM without tensor-core load
+// (kernels/NOTES.md, "Floors: measured per GPU").
 constexpr unsigned long long kSpinNs = 2'000'000;  // [ns]
 constexpr double kMhzPerGhz = 1000.0;
 constexpr int kKhzPerMhz = 1000;

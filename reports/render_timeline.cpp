@@ -295,7 +295,9 @@ std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
        << duration(allowed) << ")" << floor << ", so the time axis or the stamps' placement is wrong.\n\n";
   md << "SM clock " << sig(rec.sm_clock_mhz_before) << " MHz before and " << sig(rec.sm_clock_mhz_after)
      << " MHz after the traced launch, as a clock probe counted it (clock64 cycles per globaltimer nanosecond in a "
-        "probe kernel around the launch, not in the traced kernel).\n\n";
+        "probe kernel around the launch, not in the traced kernel). The probe spins on the CUDA cores; an SM whose "
+        "tensor cores are busy runs at a lower clock, which NVML does not show (kernels/NOTES.md, \"Floors: measured per GPU\"), "
+        "so the stamps' cycles are converted at the rate the warps' own anchors give (next section).\n\n";
   return md.str();
 }
 
