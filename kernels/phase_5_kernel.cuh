@@ -296,55 +296,23 @@ struct Consumer {
         warp(tid / kWarpSize), lane(tid % kWarpSize),
         row_in_tile(consumer * kRowsPerConsumer + warp * 16 + lane / 4), col_in_chunk(2 * (lane % 4)) {}
 
-  // The item's last key tile computed on its first Keys keys only, where it holds no more
-  // (kernels/NOTES.md, "FP8: phase f8": The last tile's keys): without the causal mask, whose
-  // last tiles differ per consumer, and with whole 64-key column blocks of V^T's tile.
-  static constexpr bool kShortLast =
-      T::Ops::kShortLastTile && !T::Mask::kCausal && T::kTileK % 64 == 0 && T::kTileK > 64;
-  // The first Keys keys' scores and P (the accumulator and the A fragment keep them first).
-  template <int Keys>
-  __device__ __forceinline__ float (&s_keys())[Keys / 2] {
-    return *reinterpret_cast<float(*)[Keys / 2]>(&s_acc[0]);
-  }
-  template <int Keys>
-  __device__ __forceinline__ std::uint32_t (&p_keys())[Keys / T::Ops::kStepK][4] {
-    return *reinterpret_cast<std::uint32_t(*)[Keys / T::Ops::kStepK][4]>(&p_frag[0][0]);
-  }
-  // f(std::integral_constant<int, Keys>) with the keys the item's last tile is computed on:
-  // 64 or 128 where it holds that few (kShortLast), else the whole tile.
-  template <class F>
-  __device__ __forceinline__ void with_last_keys(int n_mine, F&& f) {
-    if constexpr (kShortLast) {
-      const int left = p.S - (t.k0 + n_mine - 1) * T::kTileK;
-      if (left <= 64) return f(std::integral_constant<int, 64>{});
-      if constexpr (T::kTileK > 128)
-        if (left <= 128) return f(std::integral_constant<int, 128>{});
-    }
-    f(std::integral_constant<int, T::kTileK>{});
-  }
-
-  // S = Q K^T of tile j (its first Keys keys) into s_acc, issued without waiting.
-  template <int Keys = T::kTileK>
+  // S = Q K^T of tile j into s_acc, issued without waiting.
   __device__ __forceinline__ void issue_qk(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.k_pipe.consumer_ready(pos); }, [&] { sm.k_pipe.consumer_wait(pos); });
     tl.begin(Span::kQkIssue, j);
     if constexpr (T::kQInRegs)
-      qk_gemm_rs<Keys, D>(s_keys<Keys>(), q_frag, sm.k[pos.stage()]);
+      qk_gemm_rs<T::kTileK, D>(s_acc, q_frag, sm.k[pos.stage()]);
     else
-      T::Ops::template qk<Keys, D, T::kTileQ>(s_keys<Keys>(), q_tile, sm.k[pos.stage()]);
+      T::Ops::template qk<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
     tl.end(Span::kQkIssue, j);
   }
-  // O += P V of tile j (its first Keys keys) from p_frag, issued without waiting.
-  template <int Keys = T::kTileK>
+  // O += P V of tile j from p_frag, issued without waiting.
   __device__ __forceinline__ void issue_pv(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.v_pipe.consumer_ready(pos); }, [&] { sm.v_pipe.consumer_wait(pos); });
     tl.begin(Span::kPvIssue, j);
-    if constexpr (Keys == T::kTileK)
-      T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
-    else
-      T::Ops::template pv_keys<T::kTileK, Keys, D>(o_acc, p_keys<Keys>(), sm.v[pos.stage()]);
+    T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
   // Q's fragment is read by every QK^T of the item: once one has completed, its registers are
@@ -363,20 +331,14 @@ struct Consumer {
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
   // factor for O.
-  template <int Keys = T::kTileK>
   __device__ __forceinline__ void softmax(int j, float (&corr)[2], Stamps& tl) {
     tl.begin(Span::kSoftmax, j);
-    mask_tile<typename T::Mask, Keys>(s_keys<Keys>(), (t.k0 + j) * T::kTileK,
-                                      t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
+    mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
+                                           t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
     constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
-    online_softmax<Keys, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_keys<Keys>(), m_row,
-                                                                                        l_row, corr, p.scale_log2);
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_acc, m_row, l_row,
+                                                                                             corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
-  }
-  // P of the tile's first Keys keys from its scores, in T::Ops' fragment.
-  template <int Keys = T::kTileK>
-  __device__ __forceinline__ void pack() {
-    T::Ops::template pack<Keys>(s_keys<Keys>(), p_keys<Keys>());
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
   // another's GEMMs issue. Consumer c issues its GEMMs after its turn barrier, which the
@@ -399,8 +361,7 @@ struct Consumer {
 };
 
 // The tiles of the consumer's rows: n_mine turns, each issuing QK^T of tile j and PV of tile
-// j - 1, then the last PV; the item's last tile on its first 64 or 128 keys where it holds no
-// more (kShortLast). The softmax of tile j comes before the wait for PV in the source, yet
+// j - 1, then the last PV. The softmax of tile j comes before the wait for PV in the source, yet
 // ptxas puts the wait ahead of it (FA3's intra-warpgroup overlap does not happen; the ping-pong
 // overlaps one consumer's softmax with another's GEMMs). Forcing it into the SASS reads slower
 // (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the softmax before the PV wait, left
@@ -413,28 +374,21 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     if constexpr (!T::kQInRegs) sm.q_pipe.consumer_release(slot, lane);
   };
   float corr[2];
-  using Full = std::integral_constant<int, T::kTileK>;
-  // The item's first tile: O is still zero, so no correction.
-  const auto first = [&](auto keys) {
-    constexpr int K = decltype(keys)::value;
+  turn_wait(tl);
+  issue_qk(0, tl);
+  turn_signal(0);
+  tl.begin(Span::kWgmmaWait, 0);
+  wgmma_wait<0>();
+  tl.end(Span::kWgmmaWait, 0);
+  fence_operands(s_acc);
+  fence_q();
+  release(sm.k_pipe, 0);
+  if (n_mine == 1) release_q();
+  softmax(0, corr, tl);  // O is still zero: no correction
+  T::Ops::template pack<T::kTileK>(s_acc, p_frag);
+  for (int j = 1; j < n_mine; ++j) {
     turn_wait(tl);
-    this->template issue_qk<K>(0, tl);
-    turn_signal(0);
-    tl.begin(Span::kWgmmaWait, 0);
-    wgmma_wait<0>();
-    tl.end(Span::kWgmmaWait, 0);
-    fence_operands(s_acc);
-    fence_q();
-    release(sm.k_pipe, 0);
-    if (n_mine == 1) release_q();
-    this->template softmax<K>(0, corr, tl);
-    this->template pack<K>();
-  };
-  // Turn j: QK^T of tile j and PV of tile j - 1 (always whole: only the last tile is short).
-  const auto turn = [&](auto keys, int j) {
-    constexpr int K = decltype(keys)::value;
-    turn_wait(tl);
-    this->template issue_qk<K>(j, tl);
+    issue_qk(j, tl);
     issue_pv(j - 1, tl);
     turn_signal(j);
     tl.begin(Span::kWgmmaWait, j);
@@ -444,35 +398,18 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     fence_q();
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
-    this->template softmax<K>(j, corr, tl);
+    softmax(j, corr, tl);
     finish_pv(j - 1, tl);
     rescale_o<D>(o_acc, corr);
-    this->template pack<K>();
-  };
-  const auto last_pv = [&](auto keys) {
-    constexpr int K = decltype(keys)::value;
-    // The staging tile's previous store has read it once thread 0 passes this: the whole
-    // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
-    if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-    turn_wait(tl);
-    this->template issue_pv<K>(n_mine - 1, tl);
-    turn_signal(n_mine);
-    finish_pv(n_mine - 1, tl);
-  };
-  if constexpr (!kShortLast) {
-    first(Full{});
-    for (int j = 1; j < n_mine; ++j) turn(Full{}, j);
-    last_pv(Full{});
-  } else {
-    if (n_mine == 1) {
-      with_last_keys(n_mine, first);
-    } else {
-      first(Full{});
-      for (int j = 1; j < n_mine - 1; ++j) turn(Full{}, j);
-      with_last_keys(n_mine, [&](auto keys) { turn(keys, n_mine - 1); });
-    }
-    with_last_keys(n_mine, last_pv);
+    T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   }
+  // The staging tile's previous store has read it once thread 0 passes this: the whole
+  // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
+  if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  turn_wait(tl);
+  issue_pv(n_mine - 1, tl);
+  turn_signal(n_mine);
+  finish_pv(n_mine - 1, tl);
 }
 
 // An item split over keys (KeySplit): the block of its later tiles saves their partial in its

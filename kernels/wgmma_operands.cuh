@@ -35,8 +35,6 @@ struct Fp16Operands {
   // on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return 0; }
-  // Every key tile whole: phase 5's tiles are not all whole column blocks of V (176 keys).
-  static constexpr bool kShortLastTile = false;
   // Elements per swizzled row of a tile: column blocks of 64 halves (128 bytes).
   template <int D>
   static constexpr int row_elems() { return kSwizzleHalves; }
@@ -97,9 +95,6 @@ struct E4m3Operands {
   // phase f8": A share of f8's exp2s on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
-  // An item's last key tile holding 64 or 128 keys of a 192-key tile is computed on those only
-  // (pv_keys; kernels/NOTES.md, "FP8: phase f8": The last tile's keys).
-  static constexpr bool kShortLastTile = true;
   template <int D>
   static constexpr int row_elems() { return D; }  // a row of Q or K, D bytes
   struct KernelArgs {
@@ -149,16 +144,10 @@ struct E4m3Operands {
   // without waiting.
   template <int TileK, int D>
   __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* vt) {
-    pv_keys<TileK, TileK, D>(o, p, vt);
-  }
-  // The same on the first Keys keys of the tile (V^T's tile laid out for TileK keys).
-  template <int TileK, int Keys, int D>
-  __device__ static void pv_keys(float (&o)[D / 2], const std::uint32_t (&p)[Keys / kStepK][4], const Elem* vt) {
-    static_assert(Keys <= TileK && Keys % kStepK == 0, "whole k-steps of the tile");
     constexpr int kBlock = vt_block_keys<TileK>();
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < Keys / kStepK; ++kk) {
+    for (int kk = 0; kk < TileK / kStepK; ++kk) {
       const Elem* step = vt + (kk * kStepK / kBlock) * D * kBlock + kk * kStepK % kBlock;
       wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kBlock>(step, 16, 8 * kBlock), 1);
     }
