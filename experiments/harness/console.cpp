@@ -125,10 +125,12 @@ void ab_result(const std::string& tag, const std::string& a, const std::string& 
            fmt("%.4f", e.hi) + "] " + paired::verdict_name(e.verdict) +
            (e.as_fast_as ? ", as fast as" : ", not as fast as");
   };
-  // Every block's samples of one side, pooled for the medians.
+  // Every block's samples of one side, pooled for the medians. The clock is NVML's, sampled
+  // beside each launch: the board's setting, which a kernel on the tensor cores runs below
+  // without NVML showing it (kernels/NOTES.md, "Floors: measured per GPU").
   auto side = [&s](const std::string& id, bool is_a) {
     const AbSamples x = s.pooled(is_a);
-    return id + " busy median " + human_ns(stats::median(x.busy_ns)) + " at " +
+    return id + " busy median " + human_ns(stats::median(x.busy_ns)) + " at NVML's " +
            fmt("%.0f MHz", stats::median(x.sm_clock_mhz));
   };
   std::cout << tag << " " << s.pairs() << " pairs in " << s.blocks.size() << " blocks (" << s.stop_reasons() << "), B/A: "
