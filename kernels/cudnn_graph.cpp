@@ -83,11 +83,10 @@ std::string loaded_version_problem(std::size_t loaded, std::size_t header) {
   // cuDNN runs programs built against its own or an earlier release of the same major version,
   // not a later one: on an older library a graph planned from newer headers can run and write
   // garbage (kernels/NOTES.md, "FP8: phase f8": f8d against cuDNN's FP8 SDPA, judged).
-  if (loaded / 10000 != header / 10000)
-    return "was built against cuDNN " + version_text(header) + " but loaded " + version_text(loaded);
+  const std::string both = "was built against cuDNN " + version_text(header) + " but loaded " + version_text(loaded);
+  if (loaded / 10000 != header / 10000) return both;
   if (loaded < header)
-    return "was built against cuDNN " + version_text(header) + " but loaded " + version_text(loaded) +
-           ", an older release than its headers: put " + version_text(header) +
+    return both + ", an older release than its headers: put " + version_text(header) +
            " or a later 9.x first on the library path";
   return "";
 }
