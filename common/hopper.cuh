@@ -60,7 +60,8 @@ __device__ __forceinline__ bool barrier_ready(std::uint64_t* bar, std::uint32_t 
 // Thread-block clusters and distributed shared memory (sm_90). cuda::ptx has the cluster rank
 // (get_sreg_cluster_ctarank) and mbarriers, but neither the .aligned forms of the cluster
 // barrier (one instruction per warp, where every thread of the warp reaches it) nor mapa, and
-// its st.async takes generic addresses; these take shared::cluster addresses from mapa.
+// its copies into the cluster take generic addresses; these take shared::cluster addresses
+// from mapa.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -76,14 +77,6 @@ __device__ __forceinline__ void cluster_arrive_relaxed() {
 __device__ __forceinline__ void cluster_wait() {
   asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
 }
-// An 8-byte store into another block's shared memory (addr from map_rank) that completes 8
-// bytes of the transaction count of that block's mbarrier (bar, from map_rank too).
-__device__ __forceinline__ void st_async_f2(unsigned addr, float x, float y, unsigned bar) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(addr),
-               "f"(x), "f"(y), "r"(bar)
-               : "memory");
-}
-
 // Four 8x8 matrices of 16-bit elements from shared memory into a warp's registers, the
 // mma/wgmma A-fragment layout (ldmatrix .x4): lane i gives the address of row i % 8 of
 // matrix i / 8, and r[m] receives the thread's two elements of matrix m.
@@ -124,6 +117,14 @@ __device__ __forceinline__ void bulk_copy_to_global(void* dst, unsigned src, uns
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// A bulk copy from this block's shared memory into another block's of the cluster (dst and bar
+// from map_rank) that completes its bytes on that block's mbarrier (sm_90); the source written
+// through the generic proxy needs fence_proxy_async_shared first.
+__device__ __forceinline__ void bulk_copy_to_cluster(unsigned dst, unsigned src, unsigned bytes, unsigned bar) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+               "r"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
 template <int Pending>
 __device__ __forceinline__ void bulk_wait_group_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");

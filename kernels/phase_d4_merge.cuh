@@ -37,7 +37,7 @@ template <int D, int C, int KW>
 using MergeTransport = hopper::ClusterRows<D, kRows, C, KW>;
 
 // This rank's R rows from the C KW partial states in its receive area, 8 output columns per
-// thread and step: the states merged (merge_states; a rank without keys for a row weighs 0),
+// thread and step: the states merged (merge_states; a state without keys for a row weighs 0),
 // O / l stored with 16-byte stores, rows at or past S not written.
 template <int D, int C, int KW>
 __device__ __forceinline__ void merge_rows(const MergeTransport<D, C, KW>& tr, unsigned tid, int q0, int S,
@@ -68,31 +68,31 @@ __device__ __forceinline__ void merge_rows(const MergeTransport<D, C, KW>& tr, u
   }
 }
 
-// The cluster's merge: each thread sends its partial state to the rank that owns its rows
+// The cluster's merge: each warp sends its partial states to the ranks that own its rows
 // (MergeTransport::send); each rank waits on its mbarrier for exactly its bytes, then merges its
 // rows (merge_rows). The mbarrier was initialised and the first cluster barrier arrived at
 // before the loads.
 template <int D, int C, int KW, class Stamps>
 __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], const float (&ms)[2],
-                                             const float (&l)[2], int x0, int t, int wg,
+                                             const float (&l)[2], int wq, int lane, int wg,
                                              unsigned tid, unsigned rank, int q0, int S,
-                                             __half* o, float* recvO, float2* recvML,
+                                             __half* o, __half* recv, __half* stage,
                                              std::uint64_t* bar, Stamps& tl) {
-  const MergeTransport<D, C, KW> tr{recvO, recvML, bar, rank};
+  const MergeTransport<D, C, KW> tr{recv, stage, bar, rank};
   if constexpr (C > 1) {
     tl.begin(Span::kClusterWait, 0);
     cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
     tl.end(Span::kClusterWait, 0);
     if (tid == 0) tr.expect();
   }
-  tr.send(acc, ms, l, x0, t, wg);
+  tr.send(acc, ms, l, wq, lane, wg);
   hopper::named_barrier_sync(kBlockBarrier);  // the own rows are visible to every thread of the merge below
   if constexpr (C > 1) {
     tl.begin(Span::kMergeWait, rank);
     tr.wait();
     tl.end(Span::kMergeWait, rank);
     // Every block past this arrival has received all its bytes, so once all have arrived no
-    // st.async of this block is still in flight; the wait at the end keeps the block until
+    // copy from this block's staging rows is still in flight; the wait at the end keeps the block until
     // then, and the merge below hides the barrier's latency.
     cluster_arrive_relaxed();
   }

@@ -11,19 +11,20 @@
 // each stage owned by one warpgroup; QK^T (wgmma m64n64k16, both operands from shared memory)
 // and PV (P kept in registers as wgmma's A, V MN-major) overlap as in FA3: QK^T of a tile and
 // PV of the warpgroup's previous tile are issued together and the softmax runs while PV is in
-// flight. The accumulators have mma.sync's m16n8 layout per warp. At the end each thread sends
-// its unnormalised O rows, row max and row sum to the rank that owns those rows (rank r owns
-// rows [r R, (r + 1) R), R = 64 / C): with st.async to other ranks, completing bytes on the
-// owner's mbarrier, and with plain stores to its own, so the owner waits for exactly its data,
-// rescales the C KW partial states to the common max and writes its rows with 16-byte stores.
+// flight. The accumulators have mma.sync's m16n8 layout per warp. At the end each warp sends
+// its O rows, normalised and in fp16, with each row's weight to the rank that owns those rows
+// (rank r owns rows [r R, (r + 1) R), R = 64 / C): by a bulk copy from staging rows to other
+// ranks, completing bytes on the owner's mbarrier, and with stmatrix to its own, so the owner
+// waits for exactly its data, weighs the C KW partial states and writes its rows with 16-byte
+// stores.
 // No GPU-scope fence anywhere (a first version's cooperative_groups cluster.sync() compiled to
 // MEMBAR.ALL.GPU): the barrier that makes the merge's mbarrier visible is arrived at before
 // the loads and waited on after them; a second, relaxed one, arrived at once a block has all
-// its bytes and waited on at exit, keeps every block alive until no st.async is in flight.
+// its bytes and waited on at exit, keeps every block alive until no copy is in flight.
 // C (1, 2, 4 or 8) and KW (1, 2 or 4; 1 or 2 at D = 128) per shape (see choose_split());
 // C = 1 skips the cluster, C = KW = 1 the merge. Against d3 it fixes: tensor cores instead of
 // FFMA, every SM busy at the latency shape, one launch. Any S, causal, GQA, D 64 and 128.
-// Hopper only (sm_90a: wgmma, TMA, clusters, st.async). The merge (cluster_merge, called once
+// Hopper only (sm_90a: wgmma, TMA, clusters, bulk copies into the cluster). The merge (cluster_merge, called once
 // at the end of the kernel) is in kernels/phase_d4_merge.cuh, on the merge of softmax states and
 // its DSMEM transport that kernels/softmax_merge.cuh shares with phase 5's key split. The versions it replaces, and the measured effect of each, are
 // in kernels/NOTES.md and the run records.
@@ -71,9 +72,8 @@ struct alignas(1024) Storage {
 
 template <int D, int C, int KW>
 constexpr std::size_t smem_bytes() {
-  constexpr std::size_t rows = std::size_t(kRows) * KW;  // receive rows: C KW partials of 64 / C
-  constexpr std::size_t recv =
-      C * KW > 1 ? rows * MergeTransport<D, C, KW>::kOStride * sizeof(float) + rows * sizeof(float2) + 16 : 0;
+  using Tr = MergeTransport<D, C, KW>;  // receive rows (C KW partials of 64 / C), staging rows, mbarrier
+  constexpr std::size_t recv = C * KW > 1 ? (Tr::kRecvHalves + Tr::kStageHalves) * sizeof(__half) + 16 : 0;
   return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
 }
 
@@ -136,8 +136,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const unsigned raw = smem_addr(smem_raw);
   unsigned char* const base = smem_raw + ((1024 - raw % 1024) % 1024);
   auto& sm = *reinterpret_cast<Storage<D, KW>*>(base);
-  float* const recvO = reinterpret_cast<float*>(base + sizeof(Storage<D, KW>));
-  float2* const recvML = reinterpret_cast<float2*>(recvO + KW * kRows * MergeTransport<D, C, KW>::kOStride);
+  using Transport = MergeTransport<D, C, KW>;
+  __half* const recv = reinterpret_cast<__half*>(base + sizeof(Storage<D, KW>));
+  __half* const stage = recv + Transport::kRecvHalves;
 
   const unsigned tid = threadIdx.x;
   const int warp = int(tid / kWarpSize);
@@ -157,11 +158,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   tl.begin(Span::kItem, blockIdx.x);
 
   // The merge's mbarrier (C > 1): initialised, then the first cluster arrive.
-  std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(recvML + KW * kRows);
+  std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(stage + Transport::kStageHalves);
   if constexpr (C > 1) {
     if (tid == 0) {
       ptx::mbarrier_init(merge_bar, 1);
-      // Visible to the cluster (the remote st.async that complete its transactions) before
+      // Visible to the cluster (the other blocks' copies that complete its transactions) before
       // the cluster barrier.
       ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
@@ -285,8 +286,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     float l[2];
     row_sums(l_row, l);
     const auto& acc = *reinterpret_cast<const float(*)[kDTiles][4]>(&o_acc[0]);
-    cluster_merge<D, C, KW, Stamps>(acc, m_row, l, 16 * wq + g, t, wg, tid, rank, q0, S, o, recvO, recvML,
-                            merge_bar, tl);
+    cluster_merge<D, C, KW, Stamps>(acc, m_row, l, wq, lane, wg, tid, rank, q0, S, o, recv, stage, merge_bar,
+                                    tl);
   }
   tl.end(Span::kEpilogue, blockIdx.x);
   tl.end(Span::kItem, blockIdx.x);

@@ -4,7 +4,7 @@
 // travel as a policy type, the merge's transport:
 // - GlobalSlots: a slot of global memory and per-warp ready flags from the caller's workspace,
 //   for states that meet between blocks on any SMs (phase 5's key split, kernels/key_split.cuh);
-// - ClusterRows: distributed shared memory, st.async completing bytes on the receiving block's
+// - ClusterRows: distributed shared memory, bulk copies completing bytes on the receiving block's
 //   mbarrier, for states that meet inside a cluster (d4, kernels/phase_d4_merge.cuh).
 // A transport sends a thread's state (send), waits until its receiver's states have landed
 // (wait), and reads them back as a list of states (a view with state(j, m, l) and o(j, i, x))
@@ -18,6 +18,7 @@
 
 #include "kernels/attention_common.cuh"
 #include "common/hopper.cuh"
+#include "kernels/wgmma_tile.cuh"
 
 namespace attnlab::hopper {
 
@@ -163,20 +164,33 @@ struct GlobalSlots {
 
 // The transport through distributed shared memory: the C blocks of a cluster (ranks) each hold,
 // in KW warpgroups, partial states of the same TileRows rows, and rank r owns rows [r R, (r + 1) R),
-// R = TileRows / C, for the merge. Each rank's receive area holds C KW states of its R rows: O
-// rows of D floats at a stride of D + 8, and one (m, l) float2 per row; `bar` counts the bytes
-// that arrive from the other ranks.
+// R = TileRows / C, for the merge. A partial travels normalised, as O / l in fp16 (a weighted mean
+// of V's rows, so within fp16's range whatever the scores), with its weight folded into one
+// float, m + log2 l (-inf without keys): half the bytes of an fp32 O with its max and sum, and
+// the merge's weights 2^(m_j + log2 l_j - M) then give O = sum_j w_j (O_j / l_j) / sum_j w_j.
+// A row is D halves of O and, in its 16-byte pad, that float: one row every kOStride halves. A
+// rank's receive area holds C KW such rows for each of its R rows; a warp writes its 16 rows
+// with stmatrix, its own rank's straight into the receive area, the other ranks' into its
+// staging rows (the same layout), which one bulk copy per 8 rows then moves into the owner's
+// receive area, completing their bytes on the owner's mbarrier (`bar`): a few large transfers
+// instead of a store per thread and column pair.
 template <int D, int TileRows, int C, int KW>
 struct ClusterRows {
-  static constexpr int kOStride = D + 8;
+  static constexpr int kOStride = D + 8;  // halves: O, then the weight's float and padding
   static constexpr int kRowsPerRank = TileRows / C;
   static constexpr int kParts = C * KW;  // partial states per row
-  // The bytes a rank receives: the other ranks' rows arrive through st.async; a rank stores its
-  // own rows directly.
-  static constexpr unsigned kRecvTx = unsigned((C - 1) * KW * kRowsPerRank) * (D * sizeof(float) + sizeof(float2));
+  static constexpr unsigned kRowBytes = unsigned(kOStride * sizeof(__half));
+  static_assert(kRowBytes % 16 == 0, "bulk copies move 16-byte multiples from 16-byte-aligned rows");
+  static_assert(kRowsPerRank % 8 == 0, "a warp's 8-row half has one owner");
+  // The bytes a rank receives: the other ranks' rows arrive through bulk copies; a rank stores
+  // its own rows directly.
+  static constexpr unsigned kRecvTx = unsigned((C - 1) * KW * kRowsPerRank) * kRowBytes;
+  // Halves of the receive area and of the staging rows (every warp's 16 rows; none when C = 1).
+  static constexpr int kRecvHalves = KW * TileRows * kOStride;
+  static constexpr int kStageHalves = C > 1 ? KW * TileRows * kOStride : 0;
 
-  float* recv_o;
-  float2* recv_ml;
+  __half* recv;
+  __half* stage;
   std::uint64_t* bar;
   unsigned rank;
 
@@ -188,36 +202,62 @@ struct ClusterRows {
                                          bar, kTx);
   }
 
-  // This thread's partial state of tile rows x0 and x0 + 8 (O in the m16n8 layout, max in log2
-  // units, sum; t the lane's column pair) to the rank that owns those rows: row x of warpgroup
-  // wg's state goes to rank x / R, slot (rank KW + wg) R + x % R of its receive area; with
-  // st.async to another rank (completing bytes on its mbarrier), with plain stores to its own.
+  // This warp's partial state of tile rows 16 wq + g and 16 wq + 8 + g (O in the m16n8 layout:
+  // acc[j][2 r], acc[j][2 r + 1] are row half r's columns 8 j + 2 t and 8 j + 2 t + 1; max in
+  // log2 units; sum) to the rank that owns those rows: row x of warpgroup wg's state goes to
+  // rank x / R, slot (rank KW + wg) R + x % R of its receive area.
   __device__ __forceinline__ void send(const float (&acc)[D / 8][4], const float (&ms)[2], const float (&l)[2],
-                                       int x0, int t, int wg) const {
+                                       int wq, int lane, int wg) const {
     constexpr int R = kRowsPerRank;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    __half* half_rows[2];  // each 8-row half's first row: in the receive area or the staging rows
+    bool remote[2];
+    float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const int x = x0 + 8 * r;
-      const unsigned dst = unsigned(x / R);  // warp-uniform: a warp's 16 rows have one owner
-      const int slot = (int(rank) * KW + wg) * R + x % R;
-      if (dst == rank) {
-        float* const lo = recv_o + slot * kOStride + 2 * t;
+      const int x = 16 * wq + 8 * r;
+      const unsigned dst = unsigned(x / R);  // warp-uniform
+      remote[r] = dst != rank;
+      half_rows[r] = remote[r] ? stage + ((wg * 4 + wq) * 16 + 8 * r) * kOStride
+                               : recv + ((int(rank) * KW + wg) * R + x % R) * kOStride;
+      inv[r] = inverse_sum</*Fast=*/true>(l[r]);
+      if (t == 0)
+        *reinterpret_cast<float*>(half_rows[r] + g * kOStride + D) = l[r] > 0.f ? ms[r] + __log2f(l[r]) : kNegInf;
+    }
+    // stmatrix .x4: matrices (half 0, block j), (half 1, j), (half 0, j + 1), (half 1, j + 1);
+    // lane i gives row i % 8 of matrix i / 8.
+    const int mat = lane >> 3;
+    const unsigned row_addr = smem_addr((mat & 1 ? half_rows[1] : half_rows[0]) + (lane & 7) * kOStride);
 #pragma unroll
-        for (int j = 0; j < D / 8; ++j)
-          *reinterpret_cast<float2*>(lo + 8 * j) = make_float2(acc[j][2 * r], acc[j][2 * r + 1]);
-        if (t == 0) recv_ml[slot] = make_float2(ms[r], l[r]);
-      } else {
-        const unsigned rbar = map_rank(smem_addr(bar), dst);
-        const unsigned ro = map_rank(smem_addr(recv_o + slot * kOStride + 2 * t), dst);
+    for (int j = 0; j < D / 8; j += 2) {
+      const std::uint32_t frag[4] = {pack_half2(acc[j][0] * inv[0], acc[j][1] * inv[0]),
+                                     pack_half2(acc[j][2] * inv[1], acc[j][3] * inv[1]),
+                                     pack_half2(acc[j + 1][0] * inv[0], acc[j + 1][1] * inv[0]),
+                                     pack_half2(acc[j + 1][2] * inv[1], acc[j + 1][3] * inv[1])};
+      stmatrix_x4(row_addr + unsigned(8 * (j + (mat >> 1))) * sizeof(__half), frag);
+    }
+    if constexpr (C > 1) {
+      if (remote[0] || remote[1]) {  // warp-uniform
+        // The staging rows, written through the generic proxy, visible to the bulk copies.
+        fence_proxy_async_shared();
+        __syncwarp();
+        if (lane == 0) {
 #pragma unroll
-        for (int j = 0; j < D / 8; ++j) st_async_f2(ro + 32u * j, acc[j][2 * r], acc[j][2 * r + 1], rbar);
-        if (t == 0) st_async_f2(map_rank(smem_addr(recv_ml + slot), dst), ms[r], l[r], rbar);
+          for (int r = 0; r < 2; ++r) {
+            if (!remote[r]) continue;
+            const int x = 16 * wq + 8 * r;
+            const unsigned dst = unsigned(x / R);
+            const unsigned to = map_rank(smem_addr(recv + ((int(rank) * KW + wg) * R + x % R) * kOStride), dst);
+            bulk_copy_to_cluster(to, smem_addr(half_rows[r]), 8 * kRowBytes, map_rank(smem_addr(bar), dst));
+          }
+        }
       }
     }
   }
 
   // Phase 0 of the mbarrier: every expected byte landed (acquire at cluster scope: the bytes
-  // came from the other blocks' st.async).
+  // came from the other blocks' copies).
   __device__ __forceinline__ void wait() const {
 #ifdef ATTNLAB_D4_SPIN_GUARD  // scratch builds: a lost transaction traps instead of hanging
     for (long long n = 0; !cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster, bar, 0u); ++n)
@@ -228,26 +268,22 @@ struct ClusterRows {
 #endif
   }
 
-  // The C KW states of this rank's row lr, columns c0 .. c0 + 7 (one step of two float4), for
-  // merge_states<kParts, 1, 1>.
+  // The C KW states of this rank's row lr, columns c0 .. c0 + 7 (one 16-byte load each), for
+  // merge_states<kParts, 1, 1>: each state's weight is its folded m + log2 l and its sum 1.
   struct Piece {
-    const float* recv_o;
-    const float2* recv_ml;
+    const __half* recv;
     int lr, c0;
+    __device__ __forceinline__ const __half* row(int j) const { return recv + (j * kRowsPerRank + lr) * kOStride; }
     __device__ __forceinline__ void state(int j, float (&m)[1], float (&l)[1]) const {
-      const float2 v = recv_ml[j * kRowsPerRank + lr];  // one 8-byte load, where .x and .y apart made two
-      m[0] = v.x;
-      l[0] = v.y;
+      m[0] = *reinterpret_cast<const float*>(row(j) + D);
+      l[0] = 1.f;
     }
-    static constexpr int kWidth = 8;  // two float4 of one row
+    static constexpr int kWidth = 8;  // one row's eight halves
     __device__ __forceinline__ void o(int j, int i, float (&x)[8]) const {
-      const float* const src = recv_o + (j * kRowsPerRank + lr) * kOStride + c0 + 8 * i;
-      const float4 a = *reinterpret_cast<const float4*>(src);
-      const float4 b = *reinterpret_cast<const float4*>(src + 4);
-      x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = a.w, x[4] = b.x, x[5] = b.y, x[6] = b.z, x[7] = b.w;
+      unpack8(*reinterpret_cast<const uint4*>(row(j) + c0 + 8 * i), x);
     }
   };
-  __device__ __forceinline__ Piece piece(int lr, int c0) const { return {recv_o, recv_ml, lr, c0}; }
+  __device__ __forceinline__ Piece piece(int lr, int c0) const { return {recv, lr, c0}; }
 };
 
 }  // namespace attnlab::hopper
