@@ -35,8 +35,6 @@
 #include <cuda/ptx>
 
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -418,11 +416,7 @@ void launch_with(const Problem& p, int cluster, int key_warpgroups, cudaStream_t
   });
 }
 
-void launch(const Problem& p, cudaStream_t stream) {
-  int c = 0, kw = 0;  // scratch: ATTNLAB_D4_SPLIT=C,KW forces the split
-  if (const char* e = std::getenv("ATTNLAB_D4_SPLIT")) std::sscanf(e, "%d,%d", &c, &kw);
-  launch_with(p, c, kw, stream);
-}
+void launch(const Problem& p, cudaStream_t stream) { launch_with(p, 0, 0, stream); }
 void launch_timeline(const Problem& p, cudaStream_t stream) {
   launch_with<timeline::Stamped>(p, 0, 0, stream);
 }
