@@ -52,7 +52,7 @@ using Tag = phase_5::TraitsTag<T>;
 // over more keys; 192 is the longest whose S, O and P fit a consumer's 240 registers without
 // spilling (256, cuDNN's tile there, spills; kernels/NOTES.md, "FP8: phase f8"). Three consumers
 // at D = 64 (two for the causal shapes phase 5 gives two), two at D = 128, the key split of the
-// last round for non-causal D = 128 items of at least 2048 keys (phase 5's 16 tiles of 128). An e4m3 tile is half an
+// last round for non-causal D = 128 items of at least 16 key tiles. An e4m3 tile is half an
 // fp16 one, so the same stages leave room for a second Q buffer and O's staging tile. Without
 // the mask, 128-key tiles where 192 would leave over 7% of the computed keys past S and 128
 // under 2% (S 512 and 1024 of FlashAttention-3's grid, 11.1% with 192: 128 measured faster
@@ -74,7 +74,7 @@ auto with_traits(const Shape& s, Fn&& fn) {
     // tiles under 2%, 128 (kernels/NOTES.md, "FP8: phase f8": 128-key tiles where 192 leave).
     if (masked_share(s.S, 192) > 0.07 && masked_share(s.S, 128) < 0.02)
       return fn(Tag<F8Traits<128, 128, 2, false, 2, false, Ops>>{});
-    if (ceil_div(s.S, 128) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true, Ops>>{});
+    if (ceil_div(s.S, 192) >= phase_5::kMinSplitTiles) return fn(Tag<F8Traits<128, 192, 2, false, 2, true, Ops>>{});
     return fn(Tag<F8Traits<128, 192, 2, false, 2, false, Ops>>{});
   }
 }
