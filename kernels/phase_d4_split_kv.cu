@@ -35,7 +35,6 @@
 #include <cuda/ptx>
 
 #include <cstddef>
-#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -111,7 +110,7 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
 // Sched: which query tile and key tiles a block takes (ClusterScheduler, kernels/work_order.hpp).
-template <int D, int C, int KW, class Mask, class Sched, class Stamps, int FmaExp2Every = 0>
+template <int D, int C, int KW, class Mask, class Sched, class Stamps>
 __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q,
                      const __grid_constant__ CUtensorMap tm_k,
@@ -213,7 +212,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   auto softmax = [&](int i, float (&corr)[2]) {
     tl.begin(Span::kSoftmax, i);
     mask_tile<Mask, kTileK>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
-    online_softmax<kTileK, 0, SoftmaxRows::kOneByOne, FmaExp2Every>(s_acc, m_row, l_row, corr, scale_log2);
+    online_softmax<kTileK, 0, SoftmaxRows::kOneByOne>(s_acc, m_row, l_row, corr, scale_log2);
     tl.end(Span::kSoftmax, i);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
@@ -350,18 +349,8 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   // The mask and the scheduler are compile-time policies: a kernel without the causal mask
   // carries no causal test.
   using Sched = ClusterScheduler<C>;
-  auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>
-                         : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
-  if constexpr (D == 64 && C == 2 && KW == 2) {  // scratch: ATTNLAB_D4_FMA_EXP2=2 or 4
-    const char* e = std::getenv("ATTNLAB_D4_FMA_EXP2");
-    const int every = e != nullptr ? std::atoi(e) : 0;
-    if (every == 2)
-      kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps, 2>
-                        : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps, 2>;
-    if (every == 4)
-      kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps, 4>
-                        : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps, 4>;
-  }
+  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>
+                               : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
   set_dynamic_smem(kernel, g.dynamic_smem_bytes);
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = g.grid;

@@ -129,18 +129,8 @@ __device__ __forceinline__ void rescale_o(float (&o)[D / 2], const float (&corr)
 //   5 and d4 are as they are": d4's first loads and softmax order).
 enum class SoftmaxRows { kInterleaved, kOneByOne };
 
-// Whether element e of a thread's score fragment takes its exp2 on the FMA pipe (exp2_fma) rather
-// than the MUFU: every FmaExp2Every-th, none where it is 0.
-template <int FmaExp2Every>
-__device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
-  if constexpr (FmaExp2Every > 0)
-    return e % FmaExp2Every == 0;
-  else
-    return false;
-}
-
 // SoftmaxRows::kOneByOne's order (online_softmax says what it computes).
-template <int N, int PLog2Scale, int FmaExp2Every>
+template <int N, int PLog2Scale>
 __device__ __forceinline__ void online_softmax_one_by_one(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
                                                           float (&corr)[2], float scale_log2) {
 #pragma unroll
@@ -161,13 +151,22 @@ __device__ __forceinline__ void online_softmax_one_by_one(float (&s)[N / 2], flo
     for (int j = 0; j < N / 8; ++j) {
       float& x0 = s[4 * j + 2 * r];
       float& x1 = s[4 * j + 2 * r + 1];
-      const float y0 = fmaf(x0, scale_log2, -m_use), y1 = fmaf(x1, scale_log2, -m_use);
-      x0 = exp2_on_fma<FmaExp2Every>(4 * j + 2 * r) ? exp2_fma(y0) : exp2_approx(y0);
-      x1 = exp2_on_fma<FmaExp2Every>(4 * j + 2 * r + 1) ? exp2_fma(y1) : exp2_approx(y1);
+      x0 = exp2_approx(fmaf(x0, scale_log2, -m_use));
+      x1 = exp2_approx(fmaf(x1, scale_log2, -m_use));
       sum += x0 + x1;
     }
     l_row[r] = l_row[r] * corr[r] + sum;
   }
+}
+
+// Whether element e of a thread's score fragment takes its exp2 on the FMA pipe (exp2_fma) rather
+// than the MUFU: every FmaExp2Every-th, none where it is 0.
+template <int FmaExp2Every>
+__device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
+  if constexpr (FmaExp2Every > 0)
+    return e % FmaExp2Every == 0;
+  else
+    return false;
 }
 
 // SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
@@ -221,14 +220,16 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 // e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
 // masked keeps m = -inf; its exponents are taken against 0, so its weights are 0 (2^-126 where
 // they come from exp2_fma: zero in P's rounding, nothing beside a row's other weights). Every
-// FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU; the running
-// maxima's corrections stay on the MUFU.
+// FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU, in the
+// interleaved order only; the running maxima's corrections stay on the MUFU.
 template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
+  static_assert(Order == SoftmaxRows::kInterleaved || FmaExp2Every == 0,
+                "exp2s on the FMA pipe are wired into the interleaved order only");
   if constexpr (Order == SoftmaxRows::kOneByOne)
-    online_softmax_one_by_one<N, PLog2Scale, FmaExp2Every>(s, m_row, l_row, corr, scale_log2);
+    online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
   else
     online_softmax_interleaved<N, PLog2Scale, FmaExp2Every>(s, m_row, l_row, corr, scale_log2);
 }
