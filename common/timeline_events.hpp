@@ -106,7 +106,9 @@ inline constexpr unsigned kItemBits = 32 - kCodeBits;
 static_assert(2 * unsigned(Span::kCount) <= (1u << kCodeBits), "every event code fits its bits");
 
 // One warp's slot header. The anchors pair clock64 with %globaltimer at the warp's start and
-// end, so that the SMs' cycle counters, which are not synchronised, align on one time axis.
+// end, so that the SMs' cycle counters, which are not synchronised, align on one time axis. Under
+// GlobalStamps one warp per block writes them (started 1) and the block's other warps only their
+// count (started 0): the decoder gives those the anchoring warp's SM and clock reference.
 struct RawSlot {
   std::uint64_t start_clock;  // [cycles]
   std::uint64_t start_ns;     // [ns] %globaltimer
@@ -133,15 +135,17 @@ struct Stamp {
   std::uint32_t item;
   std::uint16_t code;  // 2 * Span + (1 at the end, 0 at the begin)
 };
-// A warp's n stamps widened: each clock's high half from the one before it (the first from the
-// warp's start anchor, which a warp takes before its first stamp), so stamps fewer than 2^32
-// cycles apart, in the order the warp took them, come out whole.
+// A warp's n stamps widened: each clock's high half from the one before it, the first's from
+// the nearest clock to a start anchor of its block (the warp's own, or another warp's taken
+// about when this one started, before or after its first stamp: within 2^31 cycles either
+// way), so stamps fewer than 2^32 cycles apart, in the order the warp took them, come out whole.
 inline std::vector<Stamp> widen(const RawEvent* ev, std::uint32_t n, std::uint64_t start_clock) {
   std::vector<Stamp> out;
   out.reserve(n);
   std::uint64_t clock = start_clock;
   for (std::uint32_t e = 0; e < n; ++e) {
-    clock += std::uint32_t(ev[e].clock_lo - std::uint32_t(clock));
+    const std::uint32_t step = ev[e].clock_lo - std::uint32_t(clock);
+    clock += e == 0 ? std::uint64_t(std::int64_t(std::int32_t(step))) : std::uint64_t(step);
     out.push_back(Stamp{clock, ev[e].tag >> kCodeBits, std::uint16_t(ev[e].tag & ((1u << kCodeBits) - 1))});
   }
   return out;

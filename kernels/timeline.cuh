@@ -19,7 +19,7 @@
 // k-th (sampled_item): the others run their stamp sites as a skipped branch.
 //
 // In a kernel templated on `class Stamps`:
-//   Stamps tl;                                 once, early, by every thread (anchors the warp)
+//   Stamps tl;                                 once, early, by every thread (anchors the block)
 //   tl.begin(Span::kSoftmax, j); ... tl.end(Span::kSoftmax, j);   (Span, common/timeline_events.hpp)
 //   and a __device__ function that stamps too takes `Stamps& tl`.
 // A warp's slot takes `capacity` stamps; later ones are counted, never written.
@@ -74,6 +74,10 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 }
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+// Whether the calling warp anchors its block's timeline (GlobalStamps): the block's last warp.
+__device__ __forceinline__ bool anchors_block() {
+  return linear_tid() / 32 == (blockDim.x * blockDim.y * blockDim.z) / 32 - 1;
 }
 // A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
 // never written, its value is never used, and its address is a constant of the kernel, so a
@@ -252,8 +256,12 @@ class StampCalls {
 // Per thread; records only in lane 0 of a warp whose slot exists. Its state is three registers:
 // where lane 0's stamps go and how many it has taken (every other lane counts from
 // kNotRecording, which never passes the capacity test); the capacity is read from the constant
-// bank at each stamp, and the ordering word's address is a constant. The count is written with
-// the end anchor when the recorder goes out of scope, early returns included.
+// bank at each stamp, and the ordering word's address is a constant. One warp per block, its
+// last (a consumer's in every kernel that stamps, never the thread that issues the first
+// copies), writes the anchors for the block (the decoder takes the other warps' SM and clock
+// reference from them, their lifetimes from their first and last stamps): the anchors' global
+// stores, not their clock reads, were what they cost. Every warp writes its count when the
+// recorder goes out of scope, early returns included.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
@@ -264,7 +272,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   __device__ __forceinline__ GlobalStamps() {
     const std::uint32_t slot = linear_tid() % 32 == 0 ? slot_of_warp(g_view) : kNoSlot;
     if (slot != kNoSlot) {
-      write_start_anchors(g_view.slots[slot]);
+      if (anchors_block()) write_start_anchors(g_view.slots[slot]);
       events_ = g_view.events + std::size_t(slot) * g_view.capacity;
       count_ = 0;
     }
@@ -272,7 +280,11 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   }
   __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
-    write_end_anchors(g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32], count_);
+    RawSlot& slot = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
+    if (anchors_block())
+      write_end_anchors(slot, count_);
+    else
+      slot.count = count_;
   }
   GlobalStamps(const GlobalStamps&) = delete;
   GlobalStamps& operator=(const GlobalStamps&) = delete;

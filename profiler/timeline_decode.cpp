@@ -142,12 +142,29 @@ double anchor_clock_mhz(const RawTimeline& raw) {
   return scc > 0 && sct > 0 ? 1000.0 * scc / sct : 0;
 }
 
-// [ns] on the axis: a warp's end anchor, or for a warp that never reached it its last stamp.
-double warp_end(const RawSlot& s, const std::vector<Stamp>& ev, const TimeAxis& axis) {
-  double end = ended(s) ? axis.at(s.end_clock, s.smid) : axis.at(s.start_clock, s.smid);
-  if (!ended(s))
-    for (const Stamp& e : ev) end = std::max(end, axis.at(e.clock, s.smid));
+// [ns] on the axis: a warp's end anchor, or for a warp that never reached it (or whose block's
+// anchors another warp took) its last stamp; `a` is the slot whose anchors place the warp.
+double warp_end(const RawSlot& s, const RawSlot& a, const std::vector<Stamp>& ev, const TimeAxis& axis) {
+  if (&s == &a && ended(s)) return axis.at(s.end_clock, s.smid);
+  double end = &s == &a ? axis.at(s.start_clock, s.smid) : -INFINITY;
+  for (const Stamp& e : ev) end = std::max(end, axis.at(e.clock, a.smid));
   return end;
+}
+
+// Per slot, the slot whose anchors place it on the time axis: its own where it took them
+// (started), else, for a warp that stamped in a block whose anchors one warp took for all
+// (GlobalStamps), that warp's; nullptr where neither is there.
+std::vector<const RawSlot*> anchoring_slots(const RawTimeline& raw) {
+  std::vector<const RawSlot*> out(raw.slots.size(), nullptr);
+  for (std::size_t cta = 0; cta < raw.ctas; ++cta) {
+    const std::size_t first = cta * raw.warps_per_cta, last = first + raw.warps_per_cta;
+    const RawSlot* block = nullptr;
+    for (std::size_t i = first; i < last && !block; ++i)
+      if (raw.slots[i].started) block = &raw.slots[i];
+    for (std::size_t i = first; i < last; ++i)
+      out[i] = raw.slots[i].started ? &raw.slots[i] : raw.slots[i].count > 0 ? block : nullptr;
+  }
+  return out;
 }
 
 // One warp's time in each kind of wait span.
@@ -345,18 +362,28 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
                                 " ran none of the launch's CTAs");
 
+  // Every placed warp's stamps, widened from its anchoring slot's start clock, and the axis's
+  // zero: the earliest start anchor or first stamp (a warp may stamp before its block's anchors
+  // were taken).
+  const std::vector<const RawSlot*> anchor = anchoring_slots(raw);
+  std::vector<std::vector<Stamp>> stamps(n_slots);
   double t0 = INFINITY, t1 = -INFINITY;
-  for (const RawSlot& s : raw.slots)
-    if (s.started) t0 = std::min(t0, axis.at(s.start_clock, s.smid));
+  for (std::size_t i = 0; i < n_slots; ++i) {
+    const RawSlot* a = anchor[i];
+    if (!a) continue;
+    stamps[i] = widen(raw.events.data() + i * raw.capacity, std::min(raw.slots[i].count, raw.capacity), a->start_clock);
+    if (raw.slots[i].started) t0 = std::min(t0, axis.at(a->start_clock, a->smid));
+    for (const Stamp& e : stamps[i]) t0 = std::min(t0, axis.at(e.clock, a->smid));
+  }
 
   RoleTable roles, sm_roles;
   std::vector<TimelineWarp> all;  // every SM's warps that stamped
   for (std::size_t i = 0; i < n_slots; ++i) {
     const RawSlot& s = raw.slots[i];
-    if (!s.started) continue;
-    const std::uint32_t written = std::min(s.count, raw.capacity);
-    const std::vector<Stamp> ev = widen(raw.events.data() + i * raw.capacity, written, s.start_clock);
-    const double end = warp_end(s, ev, axis);
+    const RawSlot* a = anchor[i];
+    if (!a) continue;
+    const std::vector<Stamp>& ev = stamps[i];
+    const double end = warp_end(s, *a, ev, axis);
     t1 = std::max(t1, end);
     d.stamps += s.count;
     if (s.count > raw.capacity) {
@@ -366,18 +393,21 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     if (s.count == 0) continue;
 
     TimelineWarp w;
-    w.cta = s.cta;
+    w.cta = a->cta;
     w.warp = std::uint32_t(i % raw.warps_per_cta);
-    w.smid = s.smid;
+    w.smid = a->smid;
     w.role = opt.role ? opt.role(w.warp) : "warp " + std::to_string(w.warp);
-    w.start_ns = axis.at(s.start_clock, s.smid) - t0;
+    double start = s.started ? axis.at(s.start_clock, s.smid) : INFINITY;
+    if (!s.started)
+      for (const Stamp& e : ev) start = std::min(start, axis.at(e.clock, a->smid));
+    w.start_ns = start - t0;
     w.end_ns = end - t0;
     w.stamps = s.count;
     w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
     const WarpWaits waits = pair_spans(w, ev, axis, t0);
     d.unmatched += w.unmatched;
     add_warp(roles.at(w.role), w, waits, opt.sample_every);
-    if (s.smid == d.pictured_sm) add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);
+    if (w.smid == d.pictured_sm) add_warp(sm_roles.at(w.role), w, waits, opt.sample_every);
     all.push_back(std::move(w));
   }
   d.span_ns = t1 - t0;

@@ -125,6 +125,51 @@ TEST(TimelineDecode, WidensTheLowHalfOfTheClockAcrossItsWrap) {
   ASSERT_EQ(d.warps[0].spans.size(), 2u);
   EXPECT_DOUBLE_EQ(d.warps[0].spans[1].end_ns - d.warps[0].spans[1].begin_ns, 300);  // the merge wait
   EXPECT_EQ(d.unmatched, 0u);
+  // A first stamp before the reference (another warp's start anchor) widens backwards, across
+  // the wrap too.
+  const std::vector<Stamp> early = widen(b.raw.events.data() + 2, 2, kStart + 700);
+  EXPECT_EQ(early[0].clock, kStart + 500);
+  EXPECT_EQ(early[1].clock, kLast);
+  const RawEvent before_wrap{std::uint32_t(kStart + 100), 0};
+  EXPECT_EQ(widen(&before_wrap, 1, kStart + 400)[0].clock, kStart + 100);
+}
+
+// Under GlobalStamps one warp per block takes the anchors (started) and the others write only
+// their count: such a warp is placed with its block's anchoring warp (its SM, CTA and clock
+// reference), its lifetime from its first to its last stamp, and a first stamp taken before the
+// anchoring warp's start (warps start in any order) still widens to the right clock and sets the
+// axis's zero.
+TEST(TimelineDecode, WarpsWithoutAnchorsTakeTheirBlocksAnchoringWarp) {
+  Builder b(1, 2, 8);
+  constexpr std::uint64_t kStart = (std::uint64_t(9) << 32) + 40;  // 40 cycles past a wrap
+  b.start(0, 1, 5, kStart, kEpochNs);
+  b.stamp(0, 1, Span::kItem, false, kStart + 100);
+  b.stamp(0, 1, Span::kItem, true, kStart + 900);
+  b.end(0, 1, kStart + 1000, kEpochNs + 1000);
+  // Warp 0: no anchors; its first stamp 60 cycles before warp 1's start, across the wrap.
+  b.stamp(0, 0, Span::kSoftmax, false, kStart - 60, 3);
+  b.stamp(0, 0, Span::kSoftmax, true, kStart + 440, 3);
+  const TimelineDecoded d = decode(b.raw, at_mhz(1000));
+  ASSERT_EQ(d.warps.size(), 2u);
+  const TimelineWarp& w0 = d.warps[0].warp == 0 ? d.warps[0] : d.warps[1];
+  const TimelineWarp& w1 = d.warps[0].warp == 1 ? d.warps[0] : d.warps[1];
+  EXPECT_EQ(w0.smid, 5u);
+  EXPECT_EQ(w0.cta, 0u);
+  EXPECT_DOUBLE_EQ(w0.start_ns, 0);  // the earliest clock of the launch
+  EXPECT_DOUBLE_EQ(w0.end_ns, 500);
+  ASSERT_EQ(w0.spans.size(), 1u);
+  EXPECT_DOUBLE_EQ(w0.spans[0].end_ns - w0.spans[0].begin_ns, 500);
+  EXPECT_DOUBLE_EQ(w1.start_ns, 60);
+  EXPECT_DOUBLE_EQ(w1.end_ns, 1060);
+  EXPECT_DOUBLE_EQ(d.span_ns, 1060);
+  EXPECT_EQ(d.stamps, 4u);
+  EXPECT_EQ(d.unmatched, 0u);
+  // A slot that neither anchored nor stamped (a warp of a block that ran, or no block) is not a
+  // warp of the timeline; a stamping warp of a block without any anchor cannot be placed.
+  Builder lone(1, 2, 8);
+  lone.stamp(0, 0, Span::kSoftmax, false, 100);
+  lone.stamp(0, 0, Span::kSoftmax, true, 200);
+  EXPECT_TRUE(decode(lone.raw, at_mhz(1000)).warps.empty());
 }
 
 TEST(TimelineDecode, CountsOverflowAndNeverReadsPastTheCapacity) {
