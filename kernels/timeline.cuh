@@ -265,6 +265,9 @@ class StampCalls {
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
+  // One warp per block takes the anchors (anchors_block), the others write their count alone.
+  static constexpr bool kAnchorsPerBlock = true;
+
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
@@ -371,6 +374,9 @@ struct Rings {
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
+  // Every warp takes its own anchors.
+  static constexpr bool kAnchorsPerBlock = false;
+
   // As GlobalStamps: every thread of a block, at the same point, with whole warps.
   __device__ __forceinline__ SharedStamps() {
     const DeviceView v = g_view;
