@@ -31,7 +31,7 @@ struct TimelineSpan {
 struct TimelineWarp {
   std::uint32_t cta = 0, warp = 0, smid = 0;
   std::string role;                 // "producer", "consumer 0", ... (the tool's naming per phase)
-  double start_ns = 0, end_ns = 0;  // [ns] the warp's lifetime (its anchors)
+  double start_ns = 0, end_ns = 0;  // [ns] the warp's lifetime (its anchors, or its first and last stamps)
   std::uint32_t stamps = 0;         // stamps attempted
   std::uint32_t overflow = 0;       // of them, past the slot's capacity: counted, not written
   std::uint32_t unmatched = 0;      // begins without an end plus ends without a begin
