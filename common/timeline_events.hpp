@@ -94,8 +94,8 @@ constexpr bool sampled_item(std::uint32_t item, std::uint32_t grid, std::uint32_
 // One stamp as a warp writes it: 8 bytes, one 8-byte store. The low 32 bits of the SM's clock64
 // (the stamp reads only those, %clock: a 64-bit read costs the stamp more, and a warp's stamps
 // lie far less than 2^32 cycles apart, so the decoder restores the high half from a start
-// anchor of the warp's block, widen()), and a tag: the event code in the low kCodeBits bits, the item above
-// them (its low kItemBits bits).
+// anchor of the warp's block, widen()), and a tag: the event code in the low kCodeBits bits,
+// the item above them (its low kItemBits bits).
 struct RawEvent {
   std::uint32_t clock_lo;  // [cycles] low half of clock64
   std::uint32_t tag;       // item << kCodeBits | code

@@ -92,8 +92,8 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
     tr.wait();
     tl.end(Span::kMergeWait, rank);
     // Every block past this arrival has received all its bytes, so once all have arrived no
-    // copy from this block's staging rows is still in flight; the wait at the end keeps the block until
-    // then, and the merge below hides the barrier's latency.
+    // copy from this block's staging rows is still in flight; the wait at the end keeps the
+    // block until then, and the merge below hides the barrier's latency.
     cluster_arrive_relaxed();
   }
   merge_rows<D, C, KW>(tr, tid, q0, S, o);

@@ -24,10 +24,11 @@
 // C (1, 2, 4 or 8) and KW (1, 2 or 4; 1 or 2 at D = 128) per shape (see choose_split());
 // C = 1 skips the cluster, C = KW = 1 the merge. Against d3 it fixes: tensor cores instead of
 // FFMA, every SM busy at the latency shape, one launch. Any S, causal, GQA, D 64 and 128.
-// Hopper only (sm_90a: wgmma, TMA, clusters, bulk copies into the cluster). The merge (cluster_merge, called once
-// at the end of the kernel) is in kernels/phase_d4_merge.cuh, on the merge of softmax states and
-// its DSMEM transport that kernels/softmax_merge.cuh shares with phase 5's key split. The versions it replaces, and the measured effect of each, are
-// in kernels/NOTES.md and the run records.
+// Hopper only (sm_90a: wgmma, TMA, clusters, bulk copies into the cluster). The merge
+// (cluster_merge, called once at the end of the kernel) is in kernels/phase_d4_merge.cuh, on
+// the merge of softmax states and its DSMEM transport in kernels/softmax_merge.cuh, whose
+// merge phase 5's key split shares. The versions it replaces, and the measured effect of each,
+// are in kernels/NOTES.md and the run records.
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -362,18 +362,19 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
                                 " ran none of the launch's CTAs");
 
-  // Every placed warp's stamps, widened from its anchoring slot's start clock, and the axis's
-  // zero: the earliest start anchor or first stamp (a warp may stamp before its block's anchors
-  // were taken).
+  // The axis's zero: the earliest start anchor, or first stamp of a warp without anchors (a warp
+  // may stamp before its block's anchoring warp reads its clock; a warp's first stamp is its
+  // earliest).
   const std::vector<const RawSlot*> anchor = anchoring_slots(raw);
-  std::vector<std::vector<Stamp>> stamps(n_slots);
   double t0 = INFINITY, t1 = -INFINITY;
   for (std::size_t i = 0; i < n_slots; ++i) {
     const RawSlot* a = anchor[i];
     if (!a) continue;
-    stamps[i] = widen(raw.events.data() + i * raw.capacity, std::min(raw.slots[i].count, raw.capacity), a->start_clock);
-    if (raw.slots[i].started) t0 = std::min(t0, axis.at(a->start_clock, a->smid));
-    for (const Stamp& e : stamps[i]) t0 = std::min(t0, axis.at(e.clock, a->smid));
+    const bool own = raw.slots[i].started != 0;
+    if (!own && raw.capacity == 0) continue;
+    const std::uint64_t first =
+        own ? a->start_clock : widen(raw.events.data() + i * raw.capacity, 1, a->start_clock)[0].clock;
+    t0 = std::min(t0, axis.at(first, a->smid));
   }
 
   RoleTable roles, sm_roles;
@@ -382,7 +383,8 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     const RawSlot& s = raw.slots[i];
     const RawSlot* a = anchor[i];
     if (!a) continue;
-    const std::vector<Stamp>& ev = stamps[i];
+    const std::uint32_t written = std::min(s.count, raw.capacity);
+    const std::vector<Stamp> ev = widen(raw.events.data() + i * raw.capacity, written, a->start_clock);
     const double end = warp_end(s, *a, ev, axis);
     t1 = std::max(t1, end);
     d.stamps += s.count;
@@ -397,10 +399,9 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     w.warp = std::uint32_t(i % raw.warps_per_cta);
     w.smid = a->smid;
     w.role = opt.role ? opt.role(w.warp) : "warp " + std::to_string(w.warp);
-    double start = s.started ? axis.at(s.start_clock, s.smid) : INFINITY;
-    if (!s.started)
-      for (const Stamp& e : ev) start = std::min(start, axis.at(e.clock, a->smid));
-    w.start_ns = start - t0;
+    // Its start anchor, or without one its first stamp.
+    const std::uint64_t start = s.started || ev.empty() ? a->start_clock : ev.front().clock;
+    w.start_ns = axis.at(start, a->smid) - t0;
     w.end_ns = end - t0;
     w.stamps = s.count;
     w.overflow = s.count > raw.capacity ? s.count - raw.capacity : 0;
