@@ -22,7 +22,7 @@ enum class Span : std::uint16_t {
   kPingPongWait,  // a consumer waits for its turn on the tensor cores (named barrier)
   kEpilogue,      // output written (phase 5) or partial states merged and written (d4)
   kClusterWait,   // barrier.cluster wait (d4)
-  kMergeWait,     // waiting for the other ranks' partial states (d4's st.async bytes)
+  kMergeWait,     // waiting for the other ranks' partial states (d4's bulk-copied bytes)
   kCount
 };
 

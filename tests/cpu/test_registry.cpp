@@ -84,7 +84,7 @@ TEST(Registry, HopperOnlyPhasesRefuseOtherGpus) {
   EXPECT_TRUE(device_refusal(hopper, 10, 0));
   const Phase any{"y", "t", "t", 0, nullptr, nullptr, nullptr};
   EXPECT_FALSE(device_refusal(any, 8, 0));
-  // wgmma/setmaxnreg (5) and clusters with st.async (d4) exist only in sm_90a code: their
+  // wgmma/setmaxnreg (5) and clusters with their bulk copies (d4) exist only in sm_90a code: their
   // kernels trap elsewhere, so the registry must make other GPUs refuse them first. Which
   // phases those are follows from their kernel files (tests/phase_lists.hpp), not from a list.
   const auto hopper_only = test::sm90a_phases_by_source(std::string(ATTNLAB_SOURCE_DIR) + "/kernels");
