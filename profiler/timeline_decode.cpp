@@ -167,6 +167,22 @@ std::vector<const RawSlot*> anchoring_slots(const RawTimeline& raw) {
   return out;
 }
 
+// [ns] on the axis: the launch's zero, its earliest start anchor or first stamp of a warp
+// without anchors (a warp may stamp before its block's anchoring warp reads its clock; a warp's
+// first stamp is its earliest).
+double axis_zero(const RawTimeline& raw, const std::vector<const RawSlot*>& anchor, const TimeAxis& axis) {
+  double t0 = INFINITY;
+  for (std::size_t i = 0; i < raw.slots.size(); ++i) {
+    const RawSlot* a = anchor[i];
+    const bool own = raw.slots[i].started != 0;
+    if (!a || (!own && raw.capacity == 0)) continue;
+    const std::uint64_t first =
+        own ? a->start_clock : widen(raw.events.data() + i * raw.capacity, 1, a->start_clock)[0].clock;
+    t0 = std::min(t0, axis.at(first, a->smid));
+  }
+  return t0;
+}
+
 // One warp's time in each kind of wait span.
 struct WarpWaits {
   std::array<double, kKinds> wait_ns{};
@@ -362,20 +378,9 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     throw std::invalid_argument("timeline decode: SM " + std::to_string(d.pictured_sm) +
                                 " ran none of the launch's CTAs");
 
-  // The axis's zero: the earliest start anchor, or first stamp of a warp without anchors (a warp
-  // may stamp before its block's anchoring warp reads its clock; a warp's first stamp is its
-  // earliest).
   const std::vector<const RawSlot*> anchor = anchoring_slots(raw);
-  double t0 = INFINITY, t1 = -INFINITY;
-  for (std::size_t i = 0; i < n_slots; ++i) {
-    const RawSlot* a = anchor[i];
-    if (!a) continue;
-    const bool own = raw.slots[i].started != 0;
-    if (!own && raw.capacity == 0) continue;
-    const std::uint64_t first =
-        own ? a->start_clock : widen(raw.events.data() + i * raw.capacity, 1, a->start_clock)[0].clock;
-    t0 = std::min(t0, axis.at(first, a->smid));
-  }
+  const double t0 = axis_zero(raw, anchor, axis);
+  double t1 = -INFINITY;
 
   RoleTable roles, sm_roles;
   std::vector<TimelineWarp> all;  // every SM's warps that stamped
