@@ -259,9 +259,10 @@ class StampCalls {
 // bank at each stamp, and the ordering word's address is a constant. One warp per block, its
 // last (a consumer's in every kernel that stamps, never the thread that issues the first
 // copies), writes the anchors for the block (the decoder takes the other warps' SM and clock
-// reference from them, their lifetimes from their first and last stamps): the anchors' global
-// stores, not their clock reads, were what they cost. Every warp writes its count when the
-// recorder goes out of scope, early returns included.
+// reference from them, their lifetimes from their first and last stamps): fewer global stores
+// at each warp's start and end, measured about a point of overhead less at the latency shape
+// than an anchor pair per warp. Every warp writes its count when the recorder goes out of
+// scope, early returns included.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
