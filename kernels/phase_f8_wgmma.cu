@@ -96,51 +96,80 @@ Workspace workspace_of(const Shape& s) {
   return {scratch, scratch + vt};
 }
 
-// V [plane][S][D] e4m3 into V^T [plane][D][pitch]: a block turns 64 keys of one plane through
-// shared memory, 16-byte loads in; column c of each 32 takes key e4m3::key_of_column(c % 32) of
-// them, and keys past S are written as zeros (their weights are zero, and a NaN code there would
-// still poison the product). Out, a thread turns a 4 x 4 block of bytes with byte permutes: four
-// of V's words (four head-dim values of the four keys that V^T's four consecutive columns hold)
-// become four of V^T's (those columns of four head-dim rows). Per byte, as the first version did,
-// the kernel was bound by its integer pipe (kernels/NOTES.md, "FP8: phase f8").
-constexpr int kTransposeKeys = 64;
-constexpr int kTransposeThreads = 256;
+// V [plane][S][D] e4m3 into V^T [plane][D][pitch]: a block turns 128 keys of one plane through
+// shared memory, keys past S written as zeros (their weights are zero, and a NaN code there would
+// still poison the product). Column c of each 32 takes key e4m3::key_of_column(c % 32) of them,
+// which keeps each 16 columns within 16 consecutive keys: a thread turns 16 keys at 4 head-dim
+// bytes into 4 rows of 16 bytes of V^T, 4 x 4 blocks of bytes at a time by byte permutes, and
+// stores each row's 16 bytes as one vector. A thread's four 16-byte loads of V are all issued
+// before its first shared store, so each block keeps 16 KB in flight at D = 128. Shared rows of
+// D + 4 bytes (an odd count of words) put the 16 keys x 2 rows of 16 lanes' words in 32
+// different banks. Byte by byte, the first version was bound by its integer pipe; with 64 keys a
+// block, 4-byte stores and rows of D + 16 bytes it read V and wrote V^T at about two thirds of
+// the HBM's read rate (kernels/NOTES.md, "FP8: phase f8").
+constexpr int kTransposeKeys = 128;
+template <int D>
+constexpr int transpose_threads() { return 2 * D; }  // a thread per 16 keys x 4 bytes: (128 / 16) (D / 4)
 // The keys of V^T's columns 4q' .. 4q' + 3 of a 32-key step (q' = 0..7): k0, k0 + 1, k0 + 8 and
 // k0 + 9, with k0 = 16 (q' / 4) + 2 (q' % 4) (e4m3::key_of_column; tests/cpu/test_e4m3_fragment.cpp).
 __host__ __device__ constexpr int first_key_of_word(int q) { return 16 * (q / 4) + 2 * (q % 4); }
 __host__ __device__ constexpr int word_key_offset(int b) { return b % 2 + 8 * (b / 2); }  // 0, 1, 8, 9
+// Bytes j of w[0..3] into out[j]: pairs first (w0, w1 and w2, w3 interleaved), then halves.
+__device__ __forceinline__ void transpose_4x4(const std::uint32_t (&w)[4], std::uint32_t (&out)[4]) {
+  const std::uint32_t lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+  const std::uint32_t lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+  out[0] = __byte_perm(lo01, lo23, 0x5410);
+  out[1] = __byte_perm(lo01, lo23, 0x7632);
+  out[2] = __byte_perm(hi01, hi23, 0x5410);
+  out[3] = __byte_perm(hi01, hi23, 0x7632);
+}
 template <int D>
-__global__ void __launch_bounds__(kTransposeThreads)
+__global__ void __launch_bounds__(transpose_threads<D>())
     transpose_v_kernel(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt, int S, int pitch) {
-  constexpr int kRowBytes = D + 16;  // padded: rows 16-byte aligned, fewer bank conflicts
-  __shared__ alignas(16) std::uint8_t tile[kTransposeKeys * kRowBytes];
+  constexpr int kThreads = transpose_threads<D>();
+  constexpr int kRowWords = D / 4 + 1;
+  constexpr int kLoads = kTransposeKeys * D / 16 / kThreads;  // 16-byte loads a thread
+  __shared__ std::uint32_t tile[kTransposeKeys * kRowWords];
   const int key0 = int(blockIdx.x) * kTransposeKeys;
   const std::size_t plane = blockIdx.y;
   const std::uint8_t* src = v + plane * std::size_t(S) * D;
-  for (int i = int(threadIdx.x); i < kTransposeKeys * D / 16; i += kTransposeThreads) {
-    const int r = i / (D / 16), c = i % (D / 16);
-    uint4 x = make_uint4(0, 0, 0, 0);
-    if (key0 + r < S) x = reinterpret_cast<const uint4*>(src + std::size_t(key0 + r) * D)[c];
-    *reinterpret_cast<uint4*>(tile + r * kRowBytes + 16 * c) = x;
+  uint4 x[kLoads];
+#pragma unroll
+  for (int n = 0; n < kLoads; ++n) {
+    const int i = int(threadIdx.x) + n * kThreads, r = i / (D / 16), c = i % (D / 16);
+    x[n] = make_uint4(0, 0, 0, 0);
+    if (key0 + r < S) x[n] = reinterpret_cast<const uint4*>(src + std::size_t(key0 + r) * D)[c];
+  }
+#pragma unroll
+  for (int n = 0; n < kLoads; ++n) {
+    const int i = int(threadIdx.x) + n * kThreads, r = i / (D / 16), c = i % (D / 16);
+    std::uint32_t* const dst = tile + r * kRowWords + 4 * c;
+    dst[0] = x[n].x;
+    dst[1] = x[n].y;
+    dst[2] = x[n].z;
+    dst[3] = x[n].w;
   }
   __syncthreads();
-  std::uint8_t* dst = vt + plane * std::size_t(D) * pitch + key0;
-  constexpr int kWords = kTransposeKeys / 4;  // output words per head-dim row of the block
-  for (int i = int(threadIdx.x); i < D / 4 * kWords; i += kTransposeThreads) {
-    const int q = i % kWords, d0 = 4 * (i / kWords);
-    const int k0 = q / 8 * e4m3::kStepKeys + first_key_of_word(q % 8);
-    std::uint32_t w[4];
+  // A warp takes two groups of 16 keys (lanes 0-15 and 16-31) at 16 head-dim words.
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int group = 2 * (warp % 4) + lane / 16;  // of 16 keys: keys 16 group .. 16 group + 15
+  const int d0 = 4 * (16 * (warp / 4) + lane % 16);
+  if (key0 + 16 * group >= pitch) return;  // pitch is whole 64-key blocks: a group is in or out
+  std::uint32_t rows[4][4];                // [V^T row d0 + j][word q']
 #pragma unroll
-    for (int b = 0; b < 4; ++b)
-      w[b] = *reinterpret_cast<const std::uint32_t*>(tile + (k0 + word_key_offset(b)) * kRowBytes + d0);
-    // Bytes j of w[0..3] into word j: pairs first (w0, w1 and w2, w3 interleaved), then halves.
-    const std::uint32_t lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
-    const std::uint32_t lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
-    const std::uint32_t out[4] = {__byte_perm(lo01, lo23, 0x5410), __byte_perm(lo01, lo23, 0x7632),
-                                  __byte_perm(hi01, hi23, 0x5410), __byte_perm(hi01, hi23, 0x7632)};
+  for (int q = 0; q < 4; ++q) {
+    const int k0 = 32 * (group / 2) + first_key_of_word(4 * (group % 2) + q);  // its 32-key step's word
+    std::uint32_t w[4], out[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) reinterpret_cast<std::uint32_t*>(dst + std::size_t(d0 + j) * pitch)[q] = out[j];
+    for (int b = 0; b < 4; ++b) w[b] = tile[(k0 + word_key_offset(b)) * kRowWords + d0 / 4];
+    transpose_4x4(w, out);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) rows[j][q] = out[j];
   }
+  std::uint8_t* dst = vt + plane * std::size_t(D) * pitch + key0 + 16 * group;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    *reinterpret_cast<uint4*>(dst + std::size_t(d0 + j) * pitch) = make_uint4(rows[j][0], rows[j][1], rows[j][2], rows[j][3]);
 }
 static_assert([] {
   for (int c = 0; c < e4m3::kStepKeys; ++c)
@@ -151,12 +180,12 @@ static_assert([] {
 void launch_transpose_v(const Problem& p, std::uint8_t* vt, cudaStream_t stream) {
   const Shape& s = p.shape;
   const int pitch = E4m3Operands::vt_pitch(s.S);
-  const dim3 grid(unsigned(pitch / kTransposeKeys), unsigned(s.B * s.H_kv));
+  const dim3 grid(unsigned(ceil_div(pitch, kTransposeKeys)), unsigned(s.B * s.H_kv));
   const auto* v = static_cast<const std::uint8_t*>(p.v);
   if (s.D == 64)
-    transpose_v_kernel<64><<<grid, kTransposeThreads, 0, stream>>>(v, vt, s.S, pitch);
+    transpose_v_kernel<64><<<grid, transpose_threads<64>(), 0, stream>>>(v, vt, s.S, pitch);
   else
-    transpose_v_kernel<128><<<grid, kTransposeThreads, 0, stream>>>(v, vt, s.S, pitch);
+    transpose_v_kernel<128><<<grid, transpose_threads<128>(), 0, stream>>>(v, vt, s.S, pitch);
   ATTNLAB_CHECK_LAUNCH();
 }
 
