@@ -101,12 +101,10 @@ Workspace workspace_of(const Shape& s) {
 // still poison the product). Column c of each 32 takes key e4m3::key_of_column(c % 32) of them,
 // which keeps each 16 columns within 16 consecutive keys: a thread turns 16 keys at 4 head-dim
 // bytes into 4 rows of 16 bytes of V^T, 4 x 4 blocks of bytes at a time by byte permutes, and
-// stores each row's 16 bytes as one vector. A thread's four 16-byte loads of V are all issued
-// before its first shared store, so each block keeps 16 KB in flight at D = 128. Shared rows of
-// D + 4 bytes (an odd count of words) put the 16 keys x 2 rows of 16 lanes' words in 32
-// different banks. Byte by byte, the first version was bound by its integer pipe; with 64 keys a
-// block, 4-byte stores and rows of D + 16 bytes it read V and wrote V^T at about two thirds of
-// the HBM's read rate (kernels/NOTES.md, "FP8: phase f8").
+// stores each row's 16 bytes as one vector, 8 lanes a whole 128-byte line. A thread's four
+// 16-byte loads of V all go out before its first shared store. Why whole lines: with stores of
+// 32 bytes a line it read V at about 1.8 TB/s, the L2 about four-fifths busy, no faster than
+// with 64 (kernels/NOTES.md, "FP8: phase f8": V's pre-pass at the HBM's rate).
 constexpr int kTransposeKeys = 128;
 template <int D>
 constexpr int transpose_threads() { return 2 * D; }  // a thread per 16 keys x 4 bytes: (128 / 16) (D / 4)
@@ -127,9 +125,13 @@ template <int D>
 __global__ void __launch_bounds__(transpose_threads<D>())
     transpose_v_kernel(const std::uint8_t* __restrict__ v, std::uint8_t* __restrict__ vt, int S, int pitch) {
   constexpr int kThreads = transpose_threads<D>();
-  constexpr int kRowWords = D / 4 + 1;
+  constexpr int kRowWords = D / 4;
   constexpr int kLoads = kTransposeKeys * D / 16 / kThreads;  // 16-byte loads a thread
-  __shared__ std::uint32_t tile[kTransposeKeys * kRowWords];
+  // Key k's word w sits at word (w + 4 (k / 16)) mod (D / 4) of its row: the 8 groups of 16 keys
+  // rotated by 4 words each, so that 8 lanes reading 8 groups at one head-dim word, 4 such words
+  // a warp, hit 32 different banks, while a 16-byte chunk of a row stays whole.
+  __shared__ alignas(16) std::uint32_t tile[kTransposeKeys * kRowWords];
+  const auto at = [](int k, int w) { return k * kRowWords + (w + 4 * (k / 16)) % kRowWords; };
   const int key0 = int(blockIdx.x) * kTransposeKeys;
   const std::size_t plane = blockIdx.y;
   const std::uint8_t* src = v + plane * std::size_t(S) * D;
@@ -143,25 +145,21 @@ __global__ void __launch_bounds__(transpose_threads<D>())
 #pragma unroll
   for (int n = 0; n < kLoads; ++n) {
     const int i = int(threadIdx.x) + n * kThreads, r = i / (D / 16), c = i % (D / 16);
-    std::uint32_t* const dst = tile + r * kRowWords + 4 * c;
-    dst[0] = x[n].x;
-    dst[1] = x[n].y;
-    dst[2] = x[n].z;
-    dst[3] = x[n].w;
+    *reinterpret_cast<uint4*>(tile + at(r, 4 * c)) = x[n];
   }
   __syncthreads();
-  // A warp takes two groups of 16 keys (lanes 0-15 and 16-31) at 16 head-dim words.
-  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
-  const int group = 2 * (warp % 4) + lane / 16;  // of 16 keys: keys 16 group .. 16 group + 15
-  const int d0 = 4 * (16 * (warp / 4) + lane % 16);
+  // A warp takes the block's 128 keys (8 lanes of 16) at 16 head-dim rows (4 words of 4), so that
+  // each of its stores writes four whole 128-byte lines of V^T.
+  const int group = int(threadIdx.x) % 8;  // of 16 keys: keys 16 group .. 16 group + 15
+  const int w0 = int(threadIdx.x) / 8;     // head-dim word: bytes 4 w0 .. 4 w0 + 3
   if (key0 + 16 * group >= pitch) return;  // pitch is whole 64-key blocks: a group is in or out
-  std::uint32_t rows[4][4];                // [V^T row d0 + j][word q']
+  std::uint32_t rows[4][4];                // [V^T row 4 w0 + j][word q]
 #pragma unroll
   for (int q = 0; q < 4; ++q) {
     const int k0 = 32 * (group / 2) + first_key_of_word(4 * (group % 2) + q);  // its 32-key step's word
     std::uint32_t w[4], out[4];
 #pragma unroll
-    for (int b = 0; b < 4; ++b) w[b] = tile[(k0 + word_key_offset(b)) * kRowWords + d0 / 4];
+    for (int b = 0; b < 4; ++b) w[b] = tile[at(k0 + word_key_offset(b), w0)];
     transpose_4x4(w, out);
 #pragma unroll
     for (int j = 0; j < 4; ++j) rows[j][q] = out[j];
@@ -169,7 +167,7 @@ __global__ void __launch_bounds__(transpose_threads<D>())
   std::uint8_t* dst = vt + plane * std::size_t(D) * pitch + key0 + 16 * group;
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    *reinterpret_cast<uint4*>(dst + std::size_t(d0 + j) * pitch) = make_uint4(rows[j][0], rows[j][1], rows[j][2], rows[j][3]);
+    *reinterpret_cast<uint4*>(dst + std::size_t(4 * w0 + j) * pitch) = make_uint4(rows[j][0], rows[j][1], rows[j][2], rows[j][3]);
 }
 static_assert([] {
   for (int c = 0; c < e4m3::kStepKeys; ++c)
