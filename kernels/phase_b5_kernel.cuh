@@ -9,7 +9,9 @@
 //   P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - delta)     (registers)
 //   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
 //   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; the fp32
-//                                        tile staged and added by a TMA reduction)
+//                                        tile staged and added by a TMA reduction; at D = 128
+//                                        with two consumers over the block's keys, split between
+//                                        them by columns, DqSplit)
 // Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
 #pragma once
 
@@ -39,6 +41,18 @@ constexpr int kWarpgroupThreads = 128;
 constexpr int kKeys = 64;     // keys per consumer: wgmma's M for S^T, dP^T, dV and dK
 constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M of dQ
 
+// How a block's consumers share dQ = dS K of a step (64 query rows by D columns).
+enum class DqSplit {
+  // Each consumer: every column over its own 64 keys, and a reduction of its own. One consumer,
+  // and two at D = 64, where the halves of kColumns would be 32 columns inside a swizzled row.
+  kOwnKeys,
+  // Two consumers, D = 128 (FA3's split): consumer c computes column block c over the block's 128
+  // keys (both consumers' staged dS) every step, so each dQ element gets one reduction per key
+  // tile rather than one per consumer. Each waits for one dQ GEMM a step, not two; the consumers
+  // meet twice a step (dS staged, dS read) and, in the deterministic mode, pass one turn together.
+  kColumns,
+};
+
 // Consumers: warpgroups of 64 keys each (the block's key tile is 64 * Consumers keys; they
 // share each stage's Q and dO). Stages: query blocks in flight.
 template <int HeadDim, bool Causal, int Consumers, int Stages = 2>
@@ -67,14 +81,11 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // dQ split over D between two consumers (FA3's split): each computes 64 of the 128 columns
-  // over all 128 keys from both consumers' staged dS, so each dQ element gets one reduction per key
-  // tile rather than one per consumer, and a consumer waits for one dQ GEMM, not two. The
-  // consumers then meet twice a step. At D = 64 the halves would be 32 columns inside a
-  // swizzled row; there each consumer keeps its own keys' dQ.
-  static constexpr bool kSplitDq = kConsumers == 2 && D == 128;
-  static constexpr int kDqKeys = kSplitDq ? kTileKeys : kKeys;     // K of the dQ GEMM
-  static constexpr int kDqBlocks = kSplitDq ? 1 : D / hopper::kSwizzleHalves;  // its 64-column blocks
+  // How the consumers share dQ (DqSplit).
+  static constexpr DqSplit kDqSplit = kConsumers == 2 && D == 128 ? DqSplit::kColumns : DqSplit::kOwnKeys;
+  static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
+  static constexpr int kDqBlocks =  // the 64-column blocks of a consumer's dQ GEMMs in a step
+      kDqSplit == DqSplit::kColumns ? 1 : D / hopper::kSwizzleHalves;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
@@ -182,14 +193,22 @@ struct Consumer {
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
         tm_dq(dq_map) {}
 
-  // Named barriers (kernels/named_barrier.hpp): consumer c's are kBackwardBarrier + 5c + which;
-  // with T::kSplitDq the consumers share consumer 0's for all but the turn wait and the dQ
-  // staging (each reads the other's dS, and their additions pass one turn together; each
-  // reduces its own dQ tile).
+  // Named barriers (kernels/named_barrier.hpp): consumer c's are kBackwardBarrier + 5c + which.
+  // Where a dQ GEMM reads both consumers' dS (DqSplit kColumns), they share consumer 0's dS
+  // staged and dS free, and their additions pass one turn together. The turn wait and the dQ
+  // staging stay each consumer's own (each reduces its own dQ tile).
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
   static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
   __device__ static constexpr bool shared_barrier(Which which) {
-    return T::kSplitDq && which != kTurnWait && which != kDqStaged;
+    switch (which) {
+      case kStaged:
+      case kFree:
+        return T::kDqSplit != DqSplit::kOwnKeys;
+      case kTurnPass:
+        return T::kDqSplit == DqSplit::kColumns;
+      default:
+        return false;
+    }
   }
   __device__ int barrier(Which which) const {
     return kBackwardBarrier + int(kWhichCount) * (shared_barrier(which) ? 0 : consumer) + int(which);
@@ -203,10 +222,22 @@ struct Consumer {
   __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
   // The 64-column block of dQ that the consumer's b-th dQ GEMM computes: its own with the split
   // over D, else the b-th.
-  __device__ int dq_column_block(int b) const { return T::kSplitDq ? consumer : b; }
+  __device__ int dq_column_block(int b) const { return T::kDqSplit == DqSplit::kColumns ? consumer : b; }
+  // The dQ GEMM's keys, as its A (dS^T) and B (K's rows): the consumer's own, or the block's
+  // (the consumers' dS tiles follow one another, as do their rows of K in each column block).
+  __device__ const __half* dq_ds() const { return T::kDqSplit == DqSplit::kOwnKeys ? sm.ds[consumer] : sm.ds[0]; }
+  __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
+  // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
+  // block where a step's dQ over the block's keys is added once (by columns: by both consumers at
+  // once, into disjoint columns). Blocks of a KV head are numbered with the key tile fastest, so a
+  // turn waits only on blocks launched before.
+  __device__ unsigned dq_turn() const {
+    return T::kDqSplit == DqSplit::kOwnKeys ? blockIdx.x * T::kConsumers + consumer : blockIdx.x;
+  }
 
   __device__ __forceinline__ void run();
   __device__ __forceinline__ void issue_scores(int i, bool s_too = true, bool dp_too = true);
+  __device__ __forceinline__ void wait_scores_ahead(int i);
   __device__ __forceinline__ void step(int i);
   __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
@@ -222,10 +253,25 @@ __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, boo
   if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
+// Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
+// next step, first issues that step's score groups (T::kDpAhead: S^T's and dP^T's; else S^T's)
+// and leaves them outstanding: groups complete in order, so a wait that leaves the newest N
+// groups pending completes all older ones (dV's, dK's and dQ's). s and dp are free by then
+// (P^T and dS^T are packed and staged).
+template <class T>
+__device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
+  if (T::kScoresAhead && i + 1 < w.steps) {
+    issue_scores(i + 1, true, T::kDpAhead);
+    wgmma_wait<T::kDpAhead ? 2 : 1>();
+  } else {
+    wgmma_wait<0>();
+  }
+}
+
 // One query block: the five GEMMs and the elementwise work between them, then the stage goes
 // back to the producer. Every GEMM group is waited for within the step but, with
-// T::kScoresAhead, the next step's S^T and dP^T (issued by add_dq; the ring's other stage
-// loads meanwhile either way).
+// T::kScoresAhead, the next step's S^T and dP^T (issued by wait_scores_ahead behind the dQ GEMM;
+// the ring's other stage loads meanwhile either way).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::step(int i) {
   const RingPosition<T::kStages> pos{i};
@@ -248,7 +294,9 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
-  // The previous step's dQ GEMM has read the staging tile once every warp has passed its wait.
+  // The previous step's dQ GEMM has read the consumer's dS^T tile once every warp that issued
+  // it has passed its wait (with dQ over the block's keys, that GEMM may be the other
+  // consumer's).
   named_barrier_sync(barrier(kFree), barrier_threads(kFree));
   const float ones[2] = {1.f, 1.f};
   stage_o_rows<kQueries, kKeys>(sm.ds[consumer], dp, ones);
@@ -257,9 +305,10 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   ptx::fence_proxy_async(ptx::space_shared);
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
-  // The previous step's dQ reductions have read this consumer's staging tiles once its thread 0
-  // passes this wait; the warpgroup learns it at the barrier below, before add_dq writes them.
+  // The consumer's last dQ reductions have read its staging tiles once its thread 0 passes this
+  // wait; the warpgroup learns it at the barrier below, before add_dq writes them.
   if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  // Both consumers' dS are staged before a dQ GEMM over the block's keys is issued.
   named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
   if constexpr (T::kDqAfterDkDv) {
     // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
@@ -284,37 +333,26 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 }
 
 // dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
-// beside dK and dV): every block over the consumer's keys, or with T::kSplitDq the consumer's
-// block over the block's keys; each staged in the consumer's fp32 tiles once its GEMM (and with
-// it the step's dV and dK GEMMs) has completed, and all of them added into the workspace's
-// accumulator by one thread's TMA reductions. Deterministic: the reductions into these rows go
-// in the order of the key tiles (wait_turn / pass_turn), each completed before the turn passes,
-// so every launch sums them alike.
+// beside dK and dV), over the keys and columns that T::kDqSplit gives the consumer; each block
+// staged in the consumer's fp32 tiles once its GEMM (and with it the step's dV and dK GEMMs) has
+// completed, and all of them added into the workspace's accumulator by one thread's TMA
+// reductions. Deterministic: the reductions into these rows go in the order of the key tiles
+// (wait_turn / pass_turn, dq_turn), each completed before the turn passes, so every launch sums
+// them alike.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = w.bh(i), m = w.m(i);
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
-  // A turn per consumer, or with the split one per block (its consumers add disjoint columns).
-  const unsigned mine = T::kSplitDq ? blockIdx.x : blockIdx.x * T::kConsumers + consumer;
-  if (p.deterministic) wait_turn(turn, mine, tid, barrier(kTurnWait));
+  if (p.deterministic) wait_turn(turn, dq_turn(), tid, barrier(kTurnWait));
 #pragma unroll
   for (int b = 0; b < T::kDqBlocks; ++b) {
-    // The column block, and the keys: this consumer's, or with the split every consumer's (their
-    // dS tiles and K's rows follow one another).
-    const int cb = dq_column_block(b);
-    const __half* const ds = T::kSplitDq ? sm.ds[0] : sm.ds[consumer];
-    const __half* const k_block = (T::kSplitDq ? sm.k : k_rows()) + cb * T::kTileKeys * kSwizzleHalves;
     float acc[32];
-    dq_gemm<T::kDqKeys>(acc, ds, k_block);
-    if (T::kScoresAhead && b == 0 && i + 1 < w.steps) {
-      // s and dp are free (P^T and dS^T are packed and staged): the next step's score groups
-      // (T::kDpAhead: both; else S^T's) go in behind this dQ group, which the wait leaves
-      // outstanding.
-      issue_scores(i + 1, true, T::kDpAhead);
-      wgmma_wait<T::kDpAhead ? 2 : 1>();
-    } else {
+    dq_gemm<T::kDqKeys>(acc, dq_ds(), dq_k_rows() + dq_column_block(b) * T::kTileKeys * kSwizzleHalves);
+    // The next step's scores go in behind the first dQ group.
+    if (b == 0)
+      wait_scores_ahead(i);
+    else
       wgmma_wait<0>();
-    }
     fence_operands(acc);
     stage_dq_tile(sm.dq[consumer][b], acc, row_in_tile, col);
   }
@@ -333,7 +371,8 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     }
   }
   if (p.deterministic)
-    pass_turn(turn, tid == 0 && (!T::kSplitDq || consumer == 0), barrier(kTurnPass), barrier_threads(kTurnPass));
+    pass_turn(turn, tid == 0 && (T::kDqSplit != DqSplit::kColumns || consumer == 0), barrier(kTurnPass),
+              barrier_threads(kTurnPass));
 }
 
 // dK (times the softmax scale) and dV of the consumer's keys below S, straight from registers.
