@@ -9,9 +9,9 @@
 //   P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - delta)     (registers)
 //   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
 //   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; the fp32
-//                                        tile staged and added by a TMA reduction; at D = 128
-//                                        with two consumers over the block's keys, split between
-//                                        them by columns, DqSplit)
+//                                        tile staged and added by a TMA reduction; with two
+//                                        consumers over the block's keys, split between them by
+//                                        columns or by step, DqSplit)
 // Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
 #pragma once
 
@@ -43,14 +43,20 @@ constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M
 
 // How a block's consumers share dQ = dS K of a step (64 query rows by D columns).
 enum class DqSplit {
-  // Each consumer: every column over its own 64 keys, and a reduction of its own. One consumer,
-  // and two at D = 64, where the halves of kColumns would be 32 columns inside a swizzled row.
+  // Each consumer: every column over its own 64 keys, and a reduction of its own (the
+  // one-consumer kernel).
   kOwnKeys,
   // Two consumers, D = 128 (FA3's split): consumer c computes column block c over the block's 128
-  // keys (both consumers' staged dS) every step, so each dQ element gets one reduction per key
-  // tile rather than one per consumer. Each waits for one dQ GEMM a step, not two; the consumers
-  // meet twice a step (dS staged, dS read) and, in the deterministic mode, pass one turn together.
+  // keys (both consumers' staged dS) every step. Each waits for one dQ GEMM a step, not two; the
+  // consumers meet twice a step (dS staged, dS read) and, in the deterministic mode, pass one turn
+  // together.
   kColumns,
+  // Two consumers, D = 64: consumer (i % 2) computes all of step i's dQ over the block's 128 keys
+  // and reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
+  // adding one issues them behind its dQ GEMM. Half the reductions and half the fp32 staging of
+  // each consumer's own dQ; the consumers meet twice a step as with kColumns, and the adding one
+  // alone takes the turn.
+  kSteps,
 };
 
 // Consumers: warpgroups of 64 keys each (the block's key tile is 64 * Consumers keys; they
@@ -81,8 +87,12 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // How the consumers share dQ (DqSplit).
-  static constexpr DqSplit kDqSplit = kConsumers == 2 && D == 128 ? DqSplit::kColumns : DqSplit::kOwnKeys;
+  // How the consumers share dQ (DqSplit). With two, dQ is computed over the block's 128 keys, so
+  // each dQ element gets one reduction per key tile rather than one per consumer: split over D
+  // at D = 128, each consumer a half of the columns every step; by step at D = 64, where the
+  // halves would be 32 columns inside a swizzled row.
+  static constexpr DqSplit kDqSplit =
+      kConsumers != 2 ? DqSplit::kOwnKeys : (D == 128 ? DqSplit::kColumns : DqSplit::kSteps);
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
   static constexpr int kDqBlocks =  // the 64-column blocks of a consumer's dQ GEMMs in a step
       kDqSplit == DqSplit::kColumns ? 1 : D / hopper::kSwizzleHalves;
@@ -194,9 +204,9 @@ struct Consumer {
         tm_dq(dq_map) {}
 
   // Named barriers (kernels/named_barrier.hpp): consumer c's are kBackwardBarrier + 5c + which.
-  // Where a dQ GEMM reads both consumers' dS (DqSplit kColumns), they share consumer 0's dS
-  // staged and dS free, and their additions pass one turn together. The turn wait and the dQ
-  // staging stay each consumer's own (each reduces its own dQ tile).
+  // Where a dQ GEMM reads both consumers' dS (DqSplit kColumns and kSteps), they share consumer
+  // 0's dS staged and dS free; with kColumns their additions also pass one turn together. The
+  // turn wait and the dQ staging stay each consumer's own (each reduces its own dQ tile).
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
   static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
   __device__ static constexpr bool shared_barrier(Which which) {
@@ -220,6 +230,9 @@ struct Consumer {
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
   __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
   __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
+  // Whether the consumer computes and adds dQ at step i: at every step, but by step (kSteps) at
+  // the steps of its parity only.
+  __device__ bool adds_dq(int i) const { return T::kDqSplit != DqSplit::kSteps || i % 2 == consumer; }
   // The 64-column block of dQ that the consumer's b-th dQ GEMM computes: its own with the split
   // over D, else the b-th.
   __device__ int dq_column_block(int b) const { return T::kDqSplit == DqSplit::kColumns ? consumer : b; }
@@ -229,8 +242,8 @@ struct Consumer {
   __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
   // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
   // block where a step's dQ over the block's keys is added once (by columns: by both consumers at
-  // once, into disjoint columns). Blocks of a KV head are numbered with the key tile fastest, so a
-  // turn waits only on blocks launched before.
+  // once, into disjoint columns; by step: by one of them). Blocks of a KV head are numbered with
+  // the key tile fastest, so a turn waits only on blocks launched before.
   __device__ unsigned dq_turn() const {
     return T::kDqSplit == DqSplit::kOwnKeys ? blockIdx.x * T::kConsumers + consumer : blockIdx.x;
   }
@@ -256,8 +269,8 @@ __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, boo
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
 // next step, first issues that step's score groups (T::kDpAhead: S^T's and dP^T's; else S^T's)
 // and leaves them outstanding: groups complete in order, so a wait that leaves the newest N
-// groups pending completes all older ones (dV's, dK's and dQ's). s and dp are free by then
-// (P^T and dS^T are packed and staged).
+// groups pending completes all older ones (dV's, dK's, and dQ's where this consumer issued it).
+// s and dp are free by then (P^T and dS^T are packed and staged).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
   if (T::kScoresAhead && i + 1 < w.steps) {
@@ -268,10 +281,11 @@ __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
   }
 }
 
-// One query block: the five GEMMs and the elementwise work between them, then the stage goes
-// back to the producer. Every GEMM group is waited for within the step but, with
-// T::kScoresAhead, the next step's S^T and dP^T (issued by wait_scores_ahead behind the dQ GEMM;
-// the ring's other stage loads meanwhile either way).
+// One query block: the five GEMMs and the elementwise work between them (dQ's at the steps
+// where the consumer adds it, adds_dq), then the stage goes back to the producer. Every GEMM
+// group is waited for within the step but, with T::kScoresAhead, the next step's S^T and dP^T
+// (issued by wait_scores_ahead, behind the dQ GEMM where there is one; the ring's other stage
+// loads meanwhile either way).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::step(int i) {
   const RingPosition<T::kStages> pos{i};
@@ -306,8 +320,10 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
   // The consumer's last dQ reductions have read its staging tiles once its thread 0 passes this
-  // wait; the warpgroup learns it at the barrier below, before add_dq writes them.
-  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  // wait; the warpgroup learns it at the barrier below, before add_dq writes them. A consumer
+  // that adds no dQ at this step does not wait: its reductions of the step before may still be
+  // reading, and the barrier is shared with the adding consumer, whose dQ GEMM would wait too.
+  if (tid == 0 && adds_dq(i)) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   // Both consumers' dS are staged before a dQ GEMM over the block's keys is issued.
   named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
   if constexpr (T::kDqAfterDkDv) {
@@ -320,7 +336,10 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
     fence_operands(p_frag);
     fence_operands(ds_frag);
   }
-  add_dq(i);
+  if (adds_dq(i))
+    add_dq(i);
+  else
+    wait_scores_ahead(i);
   if constexpr (!T::kDqAfterDkDv) {
     fence_operands(dv);
     fence_operands(dk);
