@@ -5,8 +5,8 @@
 //     head's group summed in registers, dQ added into the accumulator;
 //   a post-pass: dQ = accumulator * scale, rounded to fp16.
 // Deterministic (BackwardProblem::deterministic): the main kernel's dQ additions into a query
-// block go in key-tile order, one warpgroup at a time (kernels/backward_tile.cuh, wait_turn), so
-// the fp32 sums are the same on every launch; dK and dV never use atomics.
+// block go in key-tile order, one key tile's at a time (kernels/backward_tile.cuh, wait_turn),
+// so the fp32 sums are the same on every launch; dK and dV never use atomics.
 // Its own GPU test: attnlab_bwd_gpu_tests (tests/gpu/test_bwd.cpp).
 #include <cuda.h>
 #include <cuda_fp16.h>
