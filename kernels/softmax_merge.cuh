@@ -212,15 +212,17 @@ struct ClusterRows {
     const int g = lane >> 2;
     const int t = lane & 3;
     __half* half_rows[2];  // each 8-row half's first row: in the receive area or the staging rows
+    __half* owner_rows[2];  // and where it lands in its owner's receive area (the same offset in every rank)
+    unsigned owner[2];     // warp-uniform
     bool remote[2];
     float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int x = 16 * wq + 8 * r;
-      const unsigned dst = unsigned(x / R);  // warp-uniform
-      remote[r] = dst != rank;
-      half_rows[r] = remote[r] ? stage + ((wg * 4 + wq) * 16 + 8 * r) * kOStride
-                               : recv + ((int(rank) * KW + wg) * R + x % R) * kOStride;
+      owner[r] = unsigned(x / R);
+      remote[r] = owner[r] != rank;
+      owner_rows[r] = recv + ((int(rank) * KW + wg) * R + x % R) * kOStride;
+      half_rows[r] = remote[r] ? stage + ((wg * 4 + wq) * 16 + 8 * r) * kOStride : owner_rows[r];
       inv[r] = inverse_sum</*Fast=*/true>(l[r]);
       if (t == 0)
         *reinterpret_cast<float*>(half_rows[r] + g * kOStride + D) = l[r] > 0.f ? ms[r] + __log2f(l[r]) : kNegInf;
@@ -246,10 +248,8 @@ struct ClusterRows {
 #pragma unroll
           for (int r = 0; r < 2; ++r) {
             if (!remote[r]) continue;
-            const int x = 16 * wq + 8 * r;
-            const unsigned dst = unsigned(x / R);
-            const unsigned to = map_rank(smem_addr(recv + ((int(rank) * KW + wg) * R + x % R) * kOStride), dst);
-            bulk_copy_to_cluster(to, smem_addr(half_rows[r]), 8 * kRowBytes, map_rank(smem_addr(bar), dst));
+            bulk_copy_to_cluster(map_rank(smem_addr(owner_rows[r]), owner[r]), smem_addr(half_rows[r]), 8 * kRowBytes,
+                                 map_rank(smem_addr(bar), owner[r]));
           }
         }
       }
