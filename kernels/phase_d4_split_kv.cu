@@ -83,35 +83,27 @@ constexpr std::size_t smem_bytes() {
 template <int KW>
 using KVRing = hopper::RingPosition<kStages<KW>>;
 
-// The block's first K/V tiles (a stage each) and Q, before any math: copy j of the list (Q, then
-// each round of KW tiles' K before its V: a warpgroup's first product needs Q and its K tile
-// only; kernels/NOTES.md, "Why phase 5 and d4 are as they are": d4's first loads and softmax
-// order) issued by lane 0 of warp j % kWarps. A copy's issue is a few dozen dependent
-// instructions (its coordinates, the expected bytes, the descriptor's uniform registers), and
-// one thread issuing all 1 + 2 kStages of them held every warp at the block barrier for most
-// of the launch's first microsecond (kernels/NOTES.md, "Latency sweep": d4's start-up).
+// The block's first K/V tiles (a stage each) and Q, issued by thread 0 before any math.
 template <int D, int KW, class KeyOf>
 __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                                            const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
-                                           int n_mine, int warp, KeyOf key0) {
+                                           int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
   constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);
-  constexpr int kWarps = 4 * KW;
+  if (n_mine > 0) {
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kTileBytes);
+    hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
+  }
+  // K before V within each round of KW tiles: a warpgroup's first product needs Q and its K
+  // tile only, so every warpgroup's first K is issued before the first V (kernels/NOTES.md,
+  // "Why phase 5 and d4 are as they are": d4's first loads and softmax order).
   const int first = min(n_mine, kStages<KW>);
-  const int copies = n_mine > 0 ? 1 + 2 * first : 0;
-  for (int j = warp; j < copies; j += kWarps) {
-    if (j == 0) {
-      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kTileBytes);
-      hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
-      continue;
-    }
-    // Copy c of the K/V list: round c / (2 KW) holds tiles r .. r + n - 1 (n = KW but in a short
-    // last round), their K first.
-    const int c = j - 1, r = c / (2 * KW) * KW, n = min(first - r, KW), w = c - 2 * r;
-    const bool v = w >= n;
-    const int i = r + (v ? w - n : w);
-    hopper::tma_load_tile<D>(v ? sm.v[i] : sm.k[i], v ? tm_v : tm_k, kTileK, key0(i), kv_plane,
-                             sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, v ? 1 : 0));
+  for (int r = 0; r < first; r += KW) {
+    const int end = min(first, r + KW);
+    for (int i = r; i < end; ++i)
+      hopper::tma_load_tile<D>(sm.k[i], tm_k, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+    for (int i = r; i < end; ++i)
+      hopper::tma_load_tile<D>(sm.v[i], tm_v, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
   }
 }
 
@@ -184,13 +176,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     ptx::mbarrier_init(&sm.q_full, 1);
     sm.kv.init(kWgThreads / kWarpSize);
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-  }
-  named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before any copy or wait uses them
-  if (lane == 0) {
     tl.begin(Span::kTmaIssue, 0);
-    load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, warp, key0);
+    load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
     tl.end(Span::kTmaIssue, 0);
   }
+  named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
 
   float o_acc[D / 2];
   float s_acc[kTileK / 2];
