@@ -54,8 +54,8 @@ enum class DqSplit {
   // Two consumers, D = 64: consumer (i % 2) computes all of step i's dQ over the block's 128 keys
   // and reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
   // adding one issues them behind its dQ GEMM. Half the reductions and half the fp32 staging of
-  // each consumer's own dQ; the consumers meet twice a step as with kColumns, and the adding one
-  // alone takes the turn.
+  // each consumer's own dQ; the adding one alone takes the turn, and the consumers' meetings are
+  // one-way (Consumer::meet_ds_staged).
   kSteps,
 };
 
@@ -203,10 +203,14 @@ struct Consumer {
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
         tm_dq(dq_map) {}
 
-  // Named barriers (kernels/named_barrier.hpp): consumer c's are kBackwardBarrier + 5c + which.
-  // Where a dQ GEMM reads both consumers' dS (DqSplit kColumns and kSteps), they share consumer
-  // 0's dS staged and dS free; with kColumns their additions also pass one turn together. The
-  // turn wait and the dQ staging stay each consumer's own (each reduces its own dQ tile).
+  // Named barriers (kernels/named_barrier.hpp): slot s's are kBackwardBarrier + 5s + which, and
+  // the ids of a consumer's own are in its slot, c. Where a dQ GEMM reads both consumers' dS
+  // (DqSplit kColumns and kSteps), dS staged and dS free are meetings of both: in slot 0 with
+  // kColumns, whose additions also pass one turn together there; with kSteps, those about step
+  // j's dQ GEMM in slot j % 2, its adding consumer's (why by parity: meet_ds_staged). The turn
+  // wait and the dQ staging stay each consumer's own (each reduces its own dQ tile). Ids 1 to 10
+  // of the 16, none shared with another role: the producer meets no one by a named barrier, and
+  // 0 is __syncthreads'.
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
   static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
   __device__ static constexpr bool shared_barrier(Which which) {
@@ -220,8 +224,10 @@ struct Consumer {
         return false;
     }
   }
-  __device__ int barrier(Which which) const {
-    return kBackwardBarrier + int(kWhichCount) * (shared_barrier(which) ? 0 : consumer) + int(which);
+  // The id of `which`; for a meeting about a dQ GEMM, the one about step j's.
+  __device__ int barrier(Which which, int j = 0) const {
+    const int slot = !shared_barrier(which) ? consumer : T::kDqSplit == DqSplit::kSteps ? j % 2 : 0;
+    return kBackwardBarrier + int(kWhichCount) * slot + int(which);
   }
   __device__ int barrier_threads(Which which) const {
     return (shared_barrier(which) ? T::kConsumers : 1) * kWarpgroupThreads;
@@ -251,6 +257,9 @@ struct Consumer {
   __device__ __forceinline__ void run();
   __device__ __forceinline__ void issue_scores(int i, bool s_too = true, bool dp_too = true);
   __device__ __forceinline__ void wait_scores_ahead(int i);
+  __device__ __forceinline__ void wait_ds_free(int i);
+  __device__ __forceinline__ void meet_ds_staged(int i);
+  __device__ __forceinline__ void release_ds(int i);
   __device__ __forceinline__ void step(int i);
   __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
@@ -281,6 +290,54 @@ __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
   }
 }
 
+// The meetings over the dS^T tiles that a dQ GEMM reads, both consumers' (in the one-consumer
+// kernel, its own warpgroup's over its own tile). With kColumns (and kOwnKeys) both are two-way:
+// every consumer waits at dS free before it stages its dS^T and at dS staged before the GEMM.
+// With kSteps both are one-way, and only step j's adding consumer a = j % 2 waits (b: the other):
+//   dS staged (j): b arrives once its dS^T of step j is staged; a waits there before the GEMM.
+//   dS free (j): a arrives once the GEMM has completed (release_ds); b, which adds at step j + 1,
+//     waits there before it stages its dS^T of step j + 1 (a's own tile is free at step j + 1
+//     by a's own wait). The first step waits at no dS free, the last step's has no arrival:
+//     every phase has its 256 threads and none is left partial at the kernel's end.
+// bar.arrive makes the arriving thread's prior memory accesses performed for the barrier's
+// threads once it completes (PTX ISA, barrier): at dS staged the dS^T stores, fenced for the
+// async proxy before the arrival; at dS free the GEMM's reads, complete at its wait.
+// Ordering: a consumer is at most one step ahead (b waits in step j + 1 for a's GEMM of step j,
+// a in step j + 2 for b's of step j + 1). Each id (slot j % 2) has one consumer arriving and the
+// other waiting, and serves every other step; a warp arrives for step j + 2 only once every warp
+// has reached step j's meeting there, so each phase completes with one step's threads: b arrives
+// at dS staged (j + 2) after its wait at dS free (j), which took a's arrivals, each after a's
+// warp left dS staged (j); a arrives at dS free (j + 2) after leaving dS staged (j + 2), which
+// took b's arrivals, each after b's warp left dS free (j). One id for every step would not do:
+// b's arrival at step j and its own wait there as the adder at step j + 1 could complete a phase
+// with b's threads alone.
+template <class T>
+__device__ __forceinline__ void Consumer<T>::meet_ds_staged(int i) {
+  if (T::kDqSplit == DqSplit::kSteps && !adds_dq(i))
+    named_barrier_arrive(barrier(kStaged, i), barrier_threads(kStaged));
+  else
+    named_barrier_sync(barrier(kStaged, i), barrier_threads(kStaged));
+}
+
+// Before the consumer rewrites its dS^T tile at step i: the previous step's dQ GEMM has read it
+// once every warp that issued it has passed its wait (meet_ds_staged).
+template <class T>
+__device__ __forceinline__ void Consumer<T>::wait_ds_free(int i) {
+  if constexpr (T::kDqSplit == DqSplit::kSteps) {
+    if (adds_dq(i) && i > 0) named_barrier_sync(barrier(kFree, i - 1), barrier_threads(kFree));
+  } else {
+    named_barrier_sync(barrier(kFree), barrier_threads(kFree));
+  }
+}
+
+// After the wait that completes the consumer's dQ GEMMs of step i: with kSteps, the other
+// consumer may rewrite its dS^T tile at the next step (meet_ds_staged).
+template <class T>
+__device__ __forceinline__ void Consumer<T>::release_ds(int i) {
+  if (T::kDqSplit == DqSplit::kSteps && i + 1 < w.steps)
+    named_barrier_arrive(barrier(kFree, i), barrier_threads(kFree));
+}
+
 // One query block: the five GEMMs and the elementwise work between them (dQ's at the steps
 // where the consumer adds it, adds_dq), then the stage goes back to the producer. Every GEMM
 // group is waited for within the step but, with T::kScoresAhead, the next step's S^T and dP^T
@@ -308,10 +365,9 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
-  // The previous step's dQ GEMM has read the consumer's dS^T tile once every warp that issued
-  // it has passed its wait (with dQ over the block's keys, that GEMM may be the other
-  // consumer's).
-  named_barrier_sync(barrier(kFree), barrier_threads(kFree));
+  // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the block's
+  // keys, that GEMM may be the other consumer's).
+  wait_ds_free(i);
   const float ones[2] = {1.f, 1.f};
   stage_o_rows<kQueries, kKeys>(sm.ds[consumer], dp, ones);
   // wgmma reads shared memory through the async proxy: the generic writes are made visible to
@@ -320,12 +376,12 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
   // The consumer's last dQ reductions have read its staging tiles once its thread 0 passes this
-  // wait; the warpgroup learns it at the barrier below, before add_dq writes them. A consumer
-  // that adds no dQ at this step does not wait: its reductions of the step before may still be
-  // reading, and the barrier is shared with the adding consumer, whose dQ GEMM would wait too.
+  // wait; the warpgroup learns it at the barrier below, where it waits, before add_dq writes
+  // them. A consumer that adds no dQ at this step does not wait: its reductions of the step
+  // before may still be reading, and it only arrives at that barrier.
   if (tid == 0 && adds_dq(i)) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   // Both consumers' dS are staged before a dQ GEMM over the block's keys is issued.
-  named_barrier_sync(barrier(kStaged), barrier_threads(kStaged));
+  meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
     // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
     // for the next step's scores that add_dq issues behind it (the tensor cores run them in
@@ -372,6 +428,8 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
       wait_scores_ahead(i);
     else
       wgmma_wait<0>();
+    // The step's dQ GEMMs have read the dS^T tiles once the last one's wait has passed.
+    if (b == T::kDqBlocks - 1) release_ds(i);
     fence_operands(acc);
     stage_dq_tile(sm.dq[consumer][b], acc, row_in_tile, col);
   }
