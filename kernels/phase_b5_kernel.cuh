@@ -92,7 +92,7 @@ struct Traits {
   // at D = 128, each consumer a half of the columns every step; by step at D = 64, where the
   // halves would be 32 columns inside a swizzled row.
   static constexpr DqSplit kDqSplit =
-      kConsumers != 2 ? DqSplit::kOwnKeys : (D == 128 ? DqSplit::kColumns : DqSplit::kSteps);
+      kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
   static constexpr int kDqBlocks =  // the 64-column blocks of a consumer's dQ GEMMs in a step
       kDqSplit == DqSplit::kColumns ? 1 : D / hopper::kSwizzleHalves;
