@@ -10,8 +10,8 @@
 //   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
 //   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; the fp32
 //                                        tile staged and added by a TMA reduction; with two
-//                                        consumers over the block's keys, split between them by
-//                                        columns or by step, DqSplit)
+//                                        consumers over the block's keys by one of them a step,
+//                                        in turn: DqSplit)
 // Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
 #pragma once
 
@@ -46,16 +46,14 @@ enum class DqSplit {
   // Each consumer: every column over its own 64 keys, and a reduction of its own (the
   // one-consumer kernel).
   kOwnKeys,
-  // Two consumers, D = 128 (FA3's split): consumer c computes column block c over the block's 128
-  // keys (both consumers' staged dS) every step. Each waits for one dQ GEMM a step, not two; the
-  // consumers meet twice a step (dS staged, dS read) and, in the deterministic mode, pass one turn
-  // together.
-  kColumns,
-  // Two consumers, D = 64: consumer (i % 2) computes all of step i's dQ over the block's 128 keys
-  // and reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
+  // Two consumers: consumer (i % 2) computes all of step i's dQ over the block's 128 keys and
+  // reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
   // adding one issues them behind its dQ GEMM. Half the reductions and half the fp32 staging of
   // each consumer's own dQ; the adding one alone takes the turn, and the consumers' meetings are
-  // one-way (Consumer::meet_ds_staged).
+  // one-way (Consumer::meet_ds_staged). At D = 128 it measured a little faster than FA3's split
+  // over D (each consumer half the columns over the 128 keys every step), whose two-way meeting
+  // at dS staged was the kernel's most sampled wait (kernels/NOTES.md, "Backward: phase b5
+  // (kernels/phase_b5_wgmma.cu)": D 64: dQ by step parity).
   kSteps,
 };
 
@@ -87,15 +85,12 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // How the consumers share dQ (DqSplit). With two, dQ is computed over the block's 128 keys, so
-  // each dQ element gets one reduction per key tile rather than one per consumer: split over D
-  // at D = 128, each consumer a half of the columns every step; by step at D = 64, where the
-  // halves would be 32 columns inside a swizzled row.
-  static constexpr DqSplit kDqSplit =
-      kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
+  // How the consumers share dQ (DqSplit). With two, dQ is computed over the block's 128 keys by
+  // one of them a step, so each dQ element gets one reduction per key tile rather than one per
+  // consumer.
+  static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
-  static constexpr int kDqBlocks =  // the 64-column blocks of a consumer's dQ GEMMs in a step
-      kDqSplit == DqSplit::kColumns ? 1 : D / hopper::kSwizzleHalves;
+  static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // the 64-column blocks of a dQ GEMM
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
@@ -205,28 +200,19 @@ struct Consumer {
 
   // Named barriers (kernels/named_barrier.hpp): slot s's are kBackwardBarrier + 5s + which, and
   // the ids of a consumer's own are in its slot, c. Where a dQ GEMM reads both consumers' dS
-  // (DqSplit kColumns and kSteps), dS staged and dS free are meetings of both: in slot 0 with
-  // kColumns, whose additions also pass one turn together there; with kSteps, those about step
-  // j's dQ GEMM in slot j % 2, its adding consumer's (why by parity: meet_ds_staged). The turn
-  // wait and the dQ staging stay each consumer's own (each reduces its own dQ tile). Ids 1 to 10
+  // (DqSplit::kSteps), dS staged and dS free are meetings of both, those about step j's dQ GEMM
+  // in slot j % 2, its adding consumer's (why by parity: meet_ds_staged). The turn wait and pass
+  // and the dQ staging stay each consumer's own (each reduces its own dQ tile). Ids 1 to 10
   // of the 16, none shared with another role: the producer meets no one by a named barrier, and
   // 0 is __syncthreads'.
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
   static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
   __device__ static constexpr bool shared_barrier(Which which) {
-    switch (which) {
-      case kStaged:
-      case kFree:
-        return T::kDqSplit != DqSplit::kOwnKeys;
-      case kTurnPass:
-        return T::kDqSplit == DqSplit::kColumns;
-      default:
-        return false;
-    }
+    return (which == kStaged || which == kFree) && T::kDqSplit != DqSplit::kOwnKeys;
   }
   // The id of `which`; for a meeting about a dQ GEMM, the one about step j's.
   __device__ int barrier(Which which, int j = 0) const {
-    const int slot = !shared_barrier(which) ? consumer : T::kDqSplit == DqSplit::kSteps ? j % 2 : 0;
+    const int slot = shared_barrier(which) ? j % 2 : consumer;
     return kBackwardBarrier + int(kWhichCount) * slot + int(which);
   }
   __device__ int barrier_threads(Which which) const {
@@ -239,17 +225,13 @@ struct Consumer {
   // Whether the consumer computes and adds dQ at step i: at every step, but by step (kSteps) at
   // the steps of its parity only.
   __device__ bool adds_dq(int i) const { return T::kDqSplit != DqSplit::kSteps || i % 2 == consumer; }
-  // The 64-column block of dQ that the consumer's b-th dQ GEMM computes: its own with the split
-  // over D, else the b-th.
-  __device__ int dq_column_block(int b) const { return T::kDqSplit == DqSplit::kColumns ? consumer : b; }
   // The dQ GEMM's keys, as its A (dS^T) and B (K's rows): the consumer's own, or the block's
   // (the consumers' dS tiles follow one another, as do their rows of K in each column block).
   __device__ const __half* dq_ds() const { return T::kDqSplit == DqSplit::kOwnKeys ? sm.ds[consumer] : sm.ds[0]; }
   __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
   // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
-  // block where a step's dQ over the block's keys is added once (by columns: by both consumers at
-  // once, into disjoint columns; by step: by one of them). Blocks of a KV head are numbered with
-  // the key tile fastest, so a turn waits only on blocks launched before.
+  // block where a step's dQ over the block's keys is added once, by one of them. Blocks of a KV
+  // head are numbered with the key tile fastest, so a turn waits only on blocks launched before.
   __device__ unsigned dq_turn() const {
     return T::kDqSplit == DqSplit::kOwnKeys ? blockIdx.x * T::kConsumers + consumer : blockIdx.x;
   }
@@ -291,8 +273,8 @@ __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
 }
 
 // The meetings over the dS^T tiles that a dQ GEMM reads, both consumers' (in the one-consumer
-// kernel, its own warpgroup's over its own tile). With kColumns (and kOwnKeys) both are two-way:
-// every consumer waits at dS free before it stages its dS^T and at dS staged before the GEMM.
+// kernel, its own warpgroup's over its own tile). With kOwnKeys both are the warpgroup's own:
+// it waits at dS free before it stages its dS^T and at dS staged before the GEMM.
 // With kSteps both are one-way, and only step j's adding consumer a = j % 2 waits (b: the other):
 //   dS staged (j): b arrives once its dS^T of step j is staged; a waits there before the GEMM.
 //   dS free (j): a arrives once the GEMM has completed (release_ds); b, which adds at step j + 1,
@@ -422,7 +404,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
 #pragma unroll
   for (int b = 0; b < T::kDqBlocks; ++b) {
     float acc[32];
-    dq_gemm<T::kDqKeys>(acc, dq_ds(), dq_k_rows() + dq_column_block(b) * T::kTileKeys * kSwizzleHalves);
+    dq_gemm<T::kDqKeys>(acc, dq_ds(), dq_k_rows() + b * T::kTileKeys * kSwizzleHalves);
     // The next step's scores go in behind the first dQ group.
     if (b == 0)
       wait_scores_ahead(i);
@@ -439,7 +421,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   if (tid == 0) {
 #pragma unroll
     for (int b = 0; b < T::kDqBlocks; ++b)
-      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], dq_column_block(b) * kSwizzleHalves, m * kQueries, bh);
+      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], b * kSwizzleHalves, m * kQueries, bh);
     if (p.deterministic) {
       // The turn passes once the additions are done, and made visible to the generic proxy
       // whose release passes it.
@@ -448,8 +430,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     }
   }
   if (p.deterministic)
-    pass_turn(turn, tid == 0 && (T::kDqSplit != DqSplit::kColumns || consumer == 0), barrier(kTurnPass),
-              barrier_threads(kTurnPass));
+    pass_turn(turn, tid == 0, barrier(kTurnPass), barrier_threads(kTurnPass));
 }
 
 // dK (times the softmax scale) and dV of the consumer's keys below S, straight from registers.
