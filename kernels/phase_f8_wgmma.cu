@@ -129,7 +129,8 @@ __global__ void __launch_bounds__(transpose_threads<D>())
   constexpr int kLoads = kTransposeKeys * D / 16 / kThreads;  // 16-byte loads a thread
   // Key k's word w sits at word (w + 4 (k / 16)) mod (D / 4) of its row: the 8 groups of 16 keys
   // rotated by 4 words each, so that 8 lanes reading 8 groups at one head-dim word, 4 such words
-  // a warp, hit 32 different banks, while a 16-byte chunk of a row stays whole.
+  // a warp, hit 32 different banks at D = 128 (2-way at D = 64, whose rows are 16 words), while a
+  // 16-byte chunk of a row stays whole.
   __shared__ alignas(16) std::uint32_t tile[kTransposeKeys * kRowWords];
   const auto at = [](int k, int w) { return k * kRowWords + (w + 4 * (k / 16)) % kRowWords; };
   const int key0 = int(blockIdx.x) * kTransposeKeys;
