@@ -22,8 +22,8 @@ std::size_t backward_workspace_bytes(const Shape& s);
 // Enqueues the three kernels on the stream; throws std::invalid_argument for a refused shape,
 // misaligned operands or a missing workspace. Never synchronises.
 void launch_backward(const BackwardProblem& p, cudaStream_t stream);
-// The same with the main kernel's consumer warpgroups chosen (1: 64 keys a block, the simplest
-// kernel; 2: 128 keys a block sharing each query block's loads), so the GPU test checks both.
+// The same with the main kernel's consumer warpgroups chosen (1: tiles of 64 keys, the simplest
+// kernel; 2: 128 keys sharing each query block's loads), so the GPU test checks both.
 constexpr int kDefaultConsumers = 2;
 void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream);
 

@@ -1,16 +1,19 @@
 // Phase b5's main kernel: the attention backward, key-block-major (FlashAttention-2 and -3's
-// structure). A block owns one tile of keys of one KV head of one batch and walks the query
-// blocks of every query head of its GQA group (under the causal mask only those at or below the
-// diagonal): dK and dV of its keys, summed over the group, stay in wgmma accumulators and are
-// stored once; dQ is added into an fp32 accumulator in the workspace. A producer thread streams
-// each query block's Q, dO, LSE and delta through a TMA ring (kernels/tile_pipeline.cuh); each
-// consumer warpgroup owns 64 of the tile's keys. Per query block, a consumer computes
+// structure), on a persistent grid of one block per SM. A tile is a block of keys of one KV head
+// of one batch; a block takes tiles in a fixed stride (Schedule) and, per tile, walks the query
+// blocks of every query head of the tile's GQA group (under the causal mask only those at or
+// below the diagonal): dK and dV of the tile's keys, summed over the group, stay in wgmma
+// accumulators and are stored once at the tile's end; dQ is added into an fp32 accumulator in
+// the workspace. A producer thread loads each tile's K and V and streams each query block's Q,
+// dO, LSE and delta through a TMA ring (kernels/tile_pipeline.cuh) whose position runs on across
+// the block's tiles; each consumer warpgroup owns 64 of the tile's keys. Per query block, a
+// consumer computes
 //   S^T = K Q^T, dP^T = V dO^T          (ss wgmma, keys as M)
 //   P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - delta)     (registers)
 //   dV += P^T dO, dK += dS^T Q          (rs wgmma: P^T and dS^T from registers)
 //   dQ += dS K                          (ss wgmma from dS^T staged in shared memory; the fp32
 //                                        tile staged and added by a TMA reduction; with two
-//                                        consumers over the block's keys by one of them a step,
+//                                        consumers over the tile's keys by one of them a step,
 //                                        in turn: DqSplit)
 // Included by kernels/phase_b5_wgmma.cu only: its namespace is anonymous.
 #pragma once
@@ -46,7 +49,7 @@ enum class DqSplit {
   // Each consumer: every column over its own 64 keys, and a reduction of its own (the
   // one-consumer kernel).
   kOwnKeys,
-  // Two consumers: consumer (i % 2) computes all of step i's dQ over the block's 128 keys and
+  // Two consumers: consumer (i % 2) computes all of step i's dQ over the tile's 128 keys and
   // reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
   // adding one issues them behind its dQ GEMM. Half the reductions and half the fp32 staging of
   // each consumer's own dQ; the adding one alone takes the turn, and the consumers' meetings are
@@ -57,8 +60,8 @@ enum class DqSplit {
   kSteps,
 };
 
-// Consumers: warpgroups of 64 keys each (the block's key tile is 64 * Consumers keys; they
-// share each stage's Q and dO). Stages: query blocks in flight.
+// Consumers: warpgroups of 64 keys each (a tile is 64 * Consumers keys; they share each
+// stage's Q and dO). Stages: query blocks in flight.
 template <int HeadDim, bool Causal, int Consumers, int Stages = 2>
 struct Traits {
   static constexpr int D = HeadDim;
@@ -85,7 +88,7 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // How the consumers share dQ (DqSplit). With two, dQ is computed over the block's 128 keys by
+  // How the consumers share dQ (DqSplit). With two, dQ is computed over the tile's 128 keys by
   // one of them a step, so each dQ element gets one reduction per key tile rather than one per
   // consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
@@ -112,9 +115,18 @@ struct alignas(1024) SharedStorage {
   float dq[T::kConsumers][T::kDqBlocks][kDqTileFloats];  // each consumer's dQ blocks of a step
   float lse2[T::kStages][kQueries];
   float delta[T::kStages][kQueries];
+  // K and V as a ring of one stage (KvPosition): full once the tile's K and V have landed, empty
+  // once every consumer thread has arrived after its own waits for the GEMMs that read them (as
+  // it releases a stage of the ring; once a tile, so the 256 arrivals cost next to nothing).
   std::uint64_t kv_full;
+  std::uint64_t kv_empty;
   TmaPipeline<T::kStages> pipe;
 };
+
+// The position of a block's n-th tile in the one-stage ring of K and V: the consumers wait
+// kv_full with phase(), the producer waits kv_empty with phase() ^ 1 (which a fresh barrier
+// passes at once, so the first tile does not wait), as for the steps' ring.
+using KvPosition = RingPosition<1>;
 
 // What every role reads besides the tensor maps (the accumulator of dQ, fp32 [S][D] per
 // (batch, head) plane, is one of them). Workspace arrays are per (batch, head) row plane: lse2
@@ -130,19 +142,35 @@ struct Params {
   float scale_log2;  // the softmax scale times log2(e)
   float scale;       // dK's factor
   int deterministic;
+  int key_tiles;  // tiles of T::kTileKeys keys per KV plane
+  int tiles;      // the launch's: key_tiles * H_kv * B
 };
 
-// A block's walk: its key tile (blockIdx.x) of KV plane (blockIdx.z, blockIdx.y), and its
-// steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn; causal
-// blocks start at the first query block that sees the tile's first key.
+// The work of tile t (0 <= t < p.tiles): key tile t % key_tiles of KV plane t / key_tiles
+// (batch * H_kv + KV head: the key tile varies fastest, then the KV head, then the batch), and
+// its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
+// causal tiles start at the first query block that sees the tile's first key.
+// Block b of the grid takes tiles b, b + gridDim.x, b + 2 gridDim.x, ... in that order (a static
+// stride), the tiles in the order of a grid of a block per tile. The grid runs consecutive tiles
+// at once, one KV plane's or two's, which stream the same Q, dO, LSE and delta and reduce into
+// the same dQ rows, so the L2 serves them (the grid order with the key tile slowest measured
+// slower: kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": The grid order,
+// measured). Without the mask the tiles are equal and the stride's tail is a block per tile's
+// last wave. Under it a tile's steps fall with its key tile, and the stride balances them worse
+// than a block per tile, whose next tile goes to the first SM free: where gridDim.x and
+// key_tiles share a factor a block draws some key tiles only (132 blocks over 16 key tiles: those
+// of one residue mod 4), so the most loaded blocks carry more than the mean (computed in
+// kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
 template <class T>
 struct Schedule {
-  int key0, kv_plane, first_bh, m_begin, per_head, steps;
-  __device__ explicit Schedule(const Params& p) {
-    key0 = int(blockIdx.x) * T::kTileKeys;
-    kv_plane = int(blockIdx.z) * p.H_kv + int(blockIdx.y);
+  int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps;
+  __device__ Schedule(const Params& p, int t) {
+    key_tile = t % p.key_tiles;
+    key0 = key_tile * T::kTileKeys;
+    kv_plane = t / p.key_tiles;
+    // batch * H + KV head * group, the group's first query head: kv_plane * group, as H = H_kv * group.
     const int group = p.H / p.H_kv;
-    first_bh = int(blockIdx.z) * p.H + int(blockIdx.y) * group;
+    first_bh = kv_plane * group;
     m_begin = T::kCausal ? key0 / kQueries : 0;
     per_head = ceil_div(p.S, kQueries) - m_begin;
     steps = group * per_head;
@@ -151,39 +179,48 @@ struct Schedule {
   __device__ int m(int i) const { return m_begin + i % per_head; }
 };
 
-// The producer: one thread loads the block's K and V once, then each step's Q, dO (TMA, rows
-// past S read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage
-// refilled once every consumer warp has released it.
+// The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
+// thread has released the previous tile's (kv_empty), then each step's Q, dO (TMA, rows past S
+// read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage refilled
+// once every consumer thread has released it. The ring's position counts the block's steps over
+// all its tiles (ring), so each stage's barriers keep their order of phases.
 template <class T>
 __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_do,
                                              const CUtensorMap* tm_k, const CUtensorMap* tm_v, const Params& p) {
   constexpr int D = T::D;
-  const Schedule<T> w(p);
   // (Copies: cuda::ptx takes sizes by reference, which a static member's would odr-use.)
   const std::uint32_t kv_bytes = T::kKVBytes, vec_bytes = T::kVecBytes;
-  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
-  tma_load_tile<D>(sm.k, tm_k, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
-  tma_load_tile<D>(sm.v, tm_v, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
-  for (int i = 0; i < w.steps; ++i) {
-    const RingPosition<T::kStages> pos{i};
-    sm.pipe.producer_acquire(pos);
-    std::uint64_t* const bar = sm.pipe.producer_expect(pos, T::kStageBytes);
-    const int bh = w.bh(i), q0 = w.m(i) * kQueries, stage = pos.stage();
-    tma_load_tile<D>(sm.q[stage], tm_q, kQueries, q0, bh, bar);
-    tma_load_tile<D>(sm.d_o[stage], tm_do, kQueries, q0, bh, bar);
-    const std::size_t row = std::size_t(bh) * p.s_pad + q0;
-    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.lse2[stage], p.lse2 + row, vec_bytes, bar);
-    ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.delta[stage], p.delta + row, vec_bytes, bar);
+  int ring = 0;
+  for (int t = int(blockIdx.x), n = 0; t < p.tiles; t += int(gridDim.x), ++n) {
+    const Schedule<T> w(p, t);
+    wait_barrier(&sm.kv_empty, KvPosition{n}.phase() ^ 1u);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
+    tma_load_tile<D>(sm.k, tm_k, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
+    tma_load_tile<D>(sm.v, tm_v, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
+    for (int i = 0; i < w.steps; ++i) {
+      const RingPosition<T::kStages> pos{ring + i};
+      sm.pipe.producer_acquire(pos);
+      std::uint64_t* const bar = sm.pipe.producer_expect(pos, T::kStageBytes);
+      const int bh = w.bh(i), q0 = w.m(i) * kQueries, stage = pos.stage();
+      tma_load_tile<D>(sm.q[stage], tm_q, kQueries, q0, bh, bar);
+      tma_load_tile<D>(sm.d_o[stage], tm_do, kQueries, q0, bh, bar);
+      const std::size_t row = std::size_t(bh) * p.s_pad + q0;
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.lse2[stage], p.lse2 + row, vec_bytes, bar);
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, sm.delta[stage], p.delta + row, vec_bytes, bar);
+    }
+    ring += w.steps;
   }
 }
 
-// A consumer warpgroup: 64 keys of the block's tile, dK and dV in accumulators over every step.
+// A consumer warpgroup: 64 keys of each of the block's tiles, dK and dV in accumulators over
+// every step of the tile.
 template <class T>
 struct Consumer {
   static constexpr int D = T::D;
   SharedStorage<T>& sm;
   const Params& p;
-  const Schedule<T> w;
+  Schedule<T> w;  // the tile's
+  int ring0;      // the ring position of the tile's first step: the block's steps before it
   int consumer, tid, lane;
   int row_in_tile, col;  // the thread's first key row and query column pair in a tile
   float dk[D / 2];
@@ -194,7 +231,7 @@ struct Consumer {
   const CUtensorMap* tm_dq;
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, const CUtensorMap* dq_map, int c)
-      : sm(s), p(params), w(params), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
+      : sm(s), p(params), w(params, int(blockIdx.x)), ring0(0), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
         tm_dq(dq_map) {}
 
@@ -218,6 +255,8 @@ struct Consumer {
   __device__ int barrier_threads(Which which) const {
     return (shared_barrier(which) ? T::kConsumers : 1) * kWarpgroupThreads;
   }
+  // Step i's place in the ring.
+  __device__ RingPosition<T::kStages> position(int i) const { return {ring0 + i}; }
   // The consumer's first key, and its rows of K and V (row offset within each column block).
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
   __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
@@ -225,18 +264,26 @@ struct Consumer {
   // Whether the consumer computes and adds dQ at step i: at every step, but by step (kSteps) at
   // the steps of its parity only.
   __device__ bool adds_dq(int i) const { return T::kDqSplit != DqSplit::kSteps || i % 2 == consumer; }
-  // The dQ GEMM's keys, as its A (dS^T) and B (K's rows): the consumer's own, or the block's
+  // The dQ GEMM's keys, as its A (dS^T) and B (K's rows): the consumer's own, or the tile's
   // (the consumers' dS tiles follow one another, as do their rows of K in each column block).
   __device__ const __half* dq_ds() const { return T::kDqSplit == DqSplit::kOwnKeys ? sm.ds[consumer] : sm.ds[0]; }
   __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
   // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
-  // block where a step's dQ over the block's keys is added once, by one of them. Blocks of a KV
-  // head are numbered with the key tile fastest, so a turn waits only on blocks launched before.
+  // tile where a step's dQ over the tile's keys is added once, by one of them; the turns of a
+  // query block go in the order of the key tiles that reach it.
+  // No deadlock: a tile waits for turns only of tiles of its own KV plane with smaller key
+  // tiles, so of smaller index t, and a block takes its tiles in increasing order (Schedule).
+  // Take the smallest t not finished: its block (t % gridDim.x) has finished its earlier tiles,
+  // all smaller, so it runs t, and every turn t waits for is one a finished tile has passed, so
+  // t finishes too. This needs the grid's blocks resident together, which a grid of at most a
+  // block per SM (one fits an SM) is on a device it does not share with a kernel that holds SMs.
   __device__ unsigned dq_turn() const {
-    return T::kDqSplit == DqSplit::kOwnKeys ? blockIdx.x * T::kConsumers + consumer : blockIdx.x;
+    const unsigned kt = unsigned(w.key_tile);
+    return T::kDqSplit == DqSplit::kOwnKeys ? kt * T::kConsumers + unsigned(consumer) : kt;
   }
 
   __device__ __forceinline__ void run();
+  __device__ __forceinline__ void run_tile(int n);
   __device__ __forceinline__ void issue_scores(int i, bool s_too = true, bool dp_too = true);
   __device__ __forceinline__ void wait_scores_ahead(int i);
   __device__ __forceinline__ void wait_ds_free(int i);
@@ -251,7 +298,7 @@ struct Consumer {
 // landed: a group each, issued without waiting.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
-  const RingPosition<T::kStages> pos{i};
+  const RingPosition<T::kStages> pos = position(i);
   sm.pipe.consumer_wait(pos);
   if (s_too) qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
   if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
@@ -279,14 +326,16 @@ __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
 //   dS staged (j): b arrives once its dS^T of step j is staged; a waits there before the GEMM.
 //   dS free (j): a arrives once the GEMM has completed (release_ds); b, which adds at step j + 1,
 //     waits there before it stages its dS^T of step j + 1 (a's own tile is free at step j + 1
-//     by a's own wait). The first step waits at no dS free, the last step's has no arrival:
-//     every phase has its 256 threads and none is left partial at the kernel's end.
+//     by a's own wait). A tile's first step waits at no dS free (run_tile: why the tiles are
+//     free then), its last step's has no arrival: every phase has its 256 threads and none is
+//     left partial at the tile's end.
 // bar.arrive makes the arriving thread's prior memory accesses performed for the barrier's
 // threads once it completes (PTX ISA, barrier): at dS staged the dS^T stores, fenced for the
 // async proxy before the arrival; at dS free the GEMM's reads, complete at its wait.
-// Ordering: a consumer is at most one step ahead (b waits in step j + 1 for a's GEMM of step j,
-// a in step j + 2 for b's of step j + 1). Each id (slot j % 2) has one consumer arriving and the
-// other waiting, and serves every other step; a warp arrives for step j + 2 only once every warp
+// Ordering: within a tile a consumer is at most one step ahead (b waits in step j + 1 for a's
+// GEMM of step j, a in step j + 2 for b's of step j + 1), and at a tile's end the two are level
+// (run_tile). Each id (slot j % 2) has one consumer arriving and the other waiting, and serves
+// every other step; a warp arrives for step j + 2 only once every warp
 // has reached step j's meeting there, so each phase completes with one step's threads: b arrives
 // at dS staged (j + 2) after its wait at dS free (j), which took a's arrivals, each after a's
 // warp left dS staged (j); a arrives at dS free (j + 2) after leaving dS staged (j + 2), which
@@ -327,7 +376,7 @@ __device__ __forceinline__ void Consumer<T>::release_ds(int i) {
 // loads meanwhile either way).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::step(int i) {
-  const RingPosition<T::kStages> pos{i};
+  const RingPosition<T::kStages> pos = position(i);
   const int stage = pos.stage();
   const int q0 = w.m(i) * kQueries;
   const __half* const q = sm.q[stage];
@@ -347,7 +396,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
-  // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the block's
+  // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
   // keys, that GEMM may be the other consumer's).
   wait_ds_free(i);
   const float ones[2] = {1.f, 1.f};
@@ -362,7 +411,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   // them. A consumer that adds no dQ at this step does not wait: its reductions of the step
   // before may still be reading, and it only arrives at that barrier.
   if (tid == 0 && adds_dq(i)) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-  // Both consumers' dS are staged before a dQ GEMM over the block's keys is issued.
+  // Both consumers' dS are staged before a dQ GEMM over the tile's keys is issued.
   meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
     // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
@@ -443,19 +492,50 @@ __device__ __forceinline__ void Consumer<T>::store() {
   store_o_rows<D>(p.dv + plane, dv, ones, key0() + row_in_tile, col, p.S);
 }
 
+// The block's n-th tile (w): its steps, then K and V go back to the producer and dK and dV are
+// stored.
+// K and V are released (kv_empty) by each thread after its last step, when every GEMM group it
+// issued in the tile has completed: the last step's waits leave none pending (wait_scores_ahead
+// issues the next step's scores only within the tile), so the score GEMMs' and the dQ GEMMs'
+// reads of K and V are done. The stores read registers only and overlap the next K and V's load.
+// The meetings across a tile boundary: the next tile's kv_full completes only after the
+// producer has passed kv_empty, so after both consumers' 256 arrivals, each made after that
+// thread's last named barrier of this tile. So neither consumer starts the next tile's first
+// step before the other has left this tile's last meeting: at the boundary the consumers are
+// level, no phase of dS staged or dS free is left partial (the last step's dS free has no
+// arrival), and the next tile's step numbering, by which meet_ds_staged picks its ids and
+// adds_dq its consumer, starts afresh; within the tile a consumer stays at most a step ahead
+// (meet_ds_staged). The same chain orders a dS^T tile's rewrite at the next tile's first step,
+// where no consumer waits at dS free, after the last dQ GEMM that read it: its issuer waited
+// for it before its arrival.
 template <class T>
-__device__ __forceinline__ void Consumer<T>::run() {
+__device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
-  wait_barrier(&sm.kv_full, 0);
+  wait_barrier(&sm.kv_full, KvPosition{n}.phase());
   for (int i = 0; i < w.steps; ++i) step(i);
+  ptx::mbarrier_arrive(&sm.kv_empty);
   store();
+}
+
+// The block's tiles in the grid's stride (Schedule), the ring's position running on across them.
+// A staging tile of dQ is rewritten only after its last reductions have read it at every adding
+// step, the first of a tile included (step), so the one wait for the reductions' completion is
+// at the block's end.
+template <class T>
+__device__ __forceinline__ void Consumer<T>::run() {
+  for (int t = int(blockIdx.x), n = 0; t < p.tiles; t += int(gridDim.x), ++n) {
+    w = Schedule<T>(p, t);
+    run_tile(n);
+    ring0 += w.steps;
+  }
   // The block's shared memory outlives its last reductions' reads.
   if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
-// One block per (key tile, KV head, batch): key tiles vary fastest, so the blocks of one KV
-// head's earlier key tiles start first (the deterministic mode's turns wait only on those).
+// A persistent grid: block b runs tiles b, b + gridDim.x, ... (Schedule), so a KV plane's earlier
+// key tiles run no later than its later ones (the deterministic mode's turns wait only on those:
+// Consumer::dq_turn).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,
@@ -471,6 +551,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (threadIdx.x == 0) {
     sm.pipe.init(T::kConsumers * kWarpgroupThreads);  // every consumer thread releases (step)
     ptx::mbarrier_init(&sm.kv_full, 1);
+    ptx::mbarrier_init(&sm.kv_empty, T::kConsumers * kWarpgroupThreads);  // and K and V (run_tile)
     // The copy engine (async proxy) completes transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }

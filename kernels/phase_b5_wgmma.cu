@@ -1,8 +1,8 @@
 // Phase b5: the attention backward on Hopper, three kernels on one stream:
 //   a pre-pass: per query row, delta = rowsum(dO * O) in fp32 and the forward's LSE in log2
 //     units, both padded to whole query blocks, and dQ's fp32 accumulator zeroed;
-//   the main kernel (kernels/phase_b5_kernel.cuh): key-block-major wgmma, dK and dV of a KV
-//     head's group summed in registers, dQ added into the accumulator;
+//   the main kernel (kernels/phase_b5_kernel.cuh): key-block-major wgmma on a persistent grid,
+//     dK and dV of a KV head's group summed in registers, dQ added into the accumulator;
 //   a post-pass: dQ = accumulator * scale, rounded to fp16.
 // Deterministic (BackwardProblem::deterministic): the main kernel's dQ additions into a query
 // block go in key-tile order, one key tile's at a time (kernels/backward_tile.cuh, wait_turn),
@@ -106,8 +106,11 @@ __global__ void __launch_bounds__(kPassThreads)
   }
 }
 
+// A persistent grid, as phase 5's (kernels/phase_5_launch.cuh): one block per SM (no second
+// fits), or one per tile where there are fewer, each taking tiles in the kernel's stride
+// (Schedule).
 template <class T>
-void launch_main(const BackwardProblem& p, float* dq_accum, const Params& params, cudaStream_t stream) {
+void launch_main(const BackwardProblem& p, float* dq_accum, Params params, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kQueries);
@@ -119,10 +122,15 @@ void launch_main(const BackwardProblem& p, float* dq_accum, const Params& params
                                             s.S, D, D, kQueries, kDqHalfCols, CU_TENSOR_MAP_SWIZZLE_128B);
   const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
+  params.key_tiles = ceil_div(s.S, T::kTileKeys);
+  params.tiles = params.key_tiles * s.H_kv * s.B;  // below 2^30 (can_implement)
+  int device = 0, sms = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int blocks = std::min(sms, params.tiles);
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
-  const dim3 grid(unsigned(ceil_div(s.S, T::kTileKeys)), unsigned(s.H_kv), unsigned(s.B));
-  kernel<<<grid, T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
+  kernel<<<unsigned(blocks), T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
   ATTNLAB_CHECK_LAUNCH();
 }
 
@@ -145,8 +153,10 @@ void require_alignment(const BackwardProblem& p) {
 
 Refusal can_implement(const Shape& s) {
   if (auto r = fp16_head_dim_refusal(s, "phase b5")) return r;
-  // The main kernel's grid: KV heads along y, batches along z.
-  if (s.H_kv > 65535 || s.B > 65535) return "phase b5 takes H_kv and B up to 65535 (the grid's y and z)";
+  // The main kernel numbers its tiles (64 or 128 keys, KV head, batch) with an int, stepping by
+  // the grid past the last.
+  if (std::int64_t(ceil_div(s.S, kKeys)) * s.H_kv * s.B >= (std::int64_t(1) << 30))
+    return "phase b5 takes fewer than 2^30 key tiles of 64 (S/64 * H_kv * B)";
   return std::nullopt;
 }
 
@@ -181,8 +191,9 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
                                                                   w.s_pad, padded_rows);
   ATTNLAB_CHECK_LAUNCH();
 
+  // The tiles' count is the kernel's own (launch_main).
   const Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
-                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
+                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0, 0, 0};
   if (s.D == 64)
     consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, stream)
                    : launch_main_for<64, 2>(p, dq_accum, params, stream);
@@ -204,8 +215,8 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
 ATTNLAB_PHASE(b5) {
   p.title = "backward, wgmma + TMA";
   p.technique =
-      "delta pre-pass; key-block-major wgmma kernel (two consumer warpgroups of 64 keys, a producer "
-      "streaming Q, dO, LSE and delta by TMA), dK and dV summed over the GQA group in registers, dQ "
+      "delta pre-pass; key-block-major wgmma kernel on a persistent grid (two consumer warpgroups of 64 "
+      "keys, a producer streaming Q, dO, LSE and delta by TMA), dK and dV summed over the GQA group in registers, dQ "
       "added into an fp32 accumulator (in key-block order in the deterministic mode); post-pass "
       "scaling dQ to fp16";
   p.required_cc = 90;
