@@ -23,8 +23,10 @@ std::size_t backward_workspace_bytes(const Shape& s);
 // misaligned operands or a missing workspace. Never synchronises.
 void launch_backward(const BackwardProblem& p, cudaStream_t stream);
 // The same with the main kernel's consumer warpgroups chosen (1: tiles of 64 keys, the simplest
-// kernel; 2: 128 keys sharing each query block's loads), so the GPU test checks both.
+// kernel; 2: 128 keys sharing each query block's loads), so the GPU test checks both. max_blocks
+// > 0 caps the main kernel's persistent grid below its block per SM: the GPU test's knob, so that
+// at its small shapes a block runs several tiles, as at large ones.
 constexpr int kDefaultConsumers = 2;
-void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream);
+void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream, int max_blocks = 0);
 
 }  // namespace attnlab::phase_b5

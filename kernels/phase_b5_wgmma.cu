@@ -108,9 +108,9 @@ __global__ void __launch_bounds__(kPassThreads)
 
 // A persistent grid, as phase 5's (kernels/phase_5_launch.cuh): one block per SM (no second
 // fits), or one per tile where there are fewer, each taking tiles in the kernel's stride
-// (Schedule).
+// (Schedule); max_blocks > 0 caps it (launch_backward_with).
 template <class T>
-void launch_main(const BackwardProblem& p, float* dq_accum, Params params, cudaStream_t stream) {
+void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int max_blocks, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kQueries);
@@ -127,7 +127,8 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, cudaS
   int device = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
   ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int blocks = std::min(sms, params.tiles);
+  int blocks = std::min(sms, params.tiles);
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
   kernel<<<unsigned(blocks), T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
@@ -135,11 +136,12 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, cudaS
 }
 
 template <int D, int Consumers>
-void launch_main_for(const BackwardProblem& p, float* dq_accum, const Params& params, cudaStream_t stream) {
+void launch_main_for(const BackwardProblem& p, float* dq_accum, const Params& params, int max_blocks,
+                     cudaStream_t stream) {
   if (p.shape.causal)
-    launch_main<Traits<D, true, Consumers>>(p, dq_accum, params, stream);
+    launch_main<Traits<D, true, Consumers>>(p, dq_accum, params, max_blocks, stream);
   else
-    launch_main<Traits<D, false, Consumers>>(p, dq_accum, params, stream);
+    launch_main<Traits<D, false, Consumers>>(p, dq_accum, params, max_blocks, stream);
 }
 
 void require_alignment(const BackwardProblem& p) {
@@ -164,7 +166,7 @@ std::size_t backward_workspace_bytes(const Shape& s) { return can_implement(s) ?
 
 void launch_backward(const BackwardProblem& p, cudaStream_t stream) { launch_backward_with(p, kDefaultConsumers, stream); }
 
-void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream) {
+void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t stream, int max_blocks) {
   if (consumers != 1 && consumers != 2) throw std::invalid_argument("phase b5 runs one or two consumer warpgroups");
   const Shape& s = p.shape;
   if (auto why = can_implement(s)) throw std::invalid_argument(*why);
@@ -195,11 +197,11 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   const Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
                       s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0, 0, 0};
   if (s.D == 64)
-    consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, stream)
-                   : launch_main_for<64, 2>(p, dq_accum, params, stream);
+    consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, max_blocks, stream)
+                   : launch_main_for<64, 2>(p, dq_accum, params, max_blocks, stream);
   else
-    consumers == 1 ? launch_main_for<128, 1>(p, dq_accum, params, stream)
-                   : launch_main_for<128, 2>(p, dq_accum, params, stream);
+    consumers == 1 ? launch_main_for<128, 1>(p, dq_accum, params, max_blocks, stream)
+                   : launch_main_for<128, 2>(p, dq_accum, params, max_blocks, stream);
 
   const std::int64_t n4 = s.q_elems() / 4;
   const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));

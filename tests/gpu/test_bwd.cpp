@@ -4,7 +4,9 @@
 // the softmax is far from uniform: scores of spread 2.25), dQ, dK and dV are held to the fp64
 // gradients (full at small shapes, sampled query rows and key columns at the long one), after
 // every output was poisoned with NaN; the deterministic mode is checked the same way and twice,
-// bit for bit; all of it for both builds of the main kernel (one and two consumer warpgroups).
+// bit for bit; all of it for both builds of the main kernel (one and two consumer warpgroups),
+// each on its own persistent grid (a block per SM, or per tile where there are fewer: at these
+// shapes, per tile) and on a grid of kFewBlocks, where a block runs several tiles.
 // One binary, the kernels checked in one call:
 //   build/bin/attnlab_bwd_gpu_tests   (or ctest -R Bwd)
 // Tolerance, per tensor T over the checked elements: |out - ref| <= 2^-10 |ref| + 1e-2 rms(ref).
@@ -201,10 +203,11 @@ struct DeviceProblem {
     ATTNLAB_CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
     return h;
   }
-  Outputs launch(int consumers, bool deterministic) {
+  // max_blocks: 0 for the launch's own grid, else the cap of launch_backward_with.
+  Outputs launch(int consumers, bool deterministic, int max_blocks) {
     for (const DeviceBuffer* b : {&dq, &dk, &dv}) ATTNLAB_CUDA_CHECK(cudaMemset(b->get(), 0xFF, b->bytes()));  // NaN
     p.deterministic = deterministic;
-    phase_b5::launch_backward_with(p, consumers, nullptr);
+    phase_b5::launch_backward_with(p, consumers, nullptr, max_blocks);
     ATTNLAB_CUDA_CHECK(cudaGetLastError());
     ATTNLAB_CUDA_CHECK(cudaDeviceSynchronize());
     return {download(dq), download(dk), download(dv)};
@@ -314,6 +317,12 @@ void PrintTo(const BwdCase& c, std::ostream* os) { *os << c.spec << (c.sampled ?
 
 class BwdPhase : public ::testing::TestWithParam<BwdCase> {};
 
+// The small grid: fewer blocks than tiles at every shape below but the one-tile 1x1x64x64, so its
+// blocks run several tiles each (the ring's position, K and V's barriers and the meetings across
+// tiles); odd, so a KV plane's consecutive tiles fall to different blocks, whose deterministic
+// turns then wait on each other.
+constexpr int kFewBlocks = 3;
+
 TEST_P(BwdPhase, MatchesFp64ReferenceAndIsDeterministic) {
   cudaDeviceProp prop{};
   ATTNLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -336,17 +345,30 @@ TEST_P(BwdPhase, MatchesFp64ReferenceAndIsDeterministic) {
   const Reference ref = reference(hp, rows, cols);
 
   DeviceProblem dev(hp);
-  // Both builds of the main kernel: one consumer warpgroup (the simplest) and two (the default).
+  // Both builds of the main kernel: one consumer warpgroup (the simplest) and two (the default),
+  // each on both grids. The deterministic sums go in the key tiles' order on any grid, so the
+  // small grid's bits are the full grid's.
   for (int consumers : {1, 2}) {
-    const std::string at =
-        GetParam().spec + " seed " + std::to_string(seed) + ", " + std::to_string(consumers) + " consumer(s)";
-    compare(hp, ref, dev.launch(consumers, false), rows, cols, at + ", atomic dQ");
-    const Outputs first = dev.launch(consumers, true);
-    compare(hp, ref, first, rows, cols, at + ", deterministic");
-    const Outputs second = dev.launch(consumers, true);
-    EXPECT_TRUE(same_bits(first.dq, second.dq)) << at << ": deterministic dQ differed between two launches";
-    EXPECT_TRUE(same_bits(first.dk, second.dk)) << at << ": deterministic dK differed between two launches";
-    EXPECT_TRUE(same_bits(first.dv, second.dv)) << at << ": deterministic dV differed between two launches";
+    Outputs full_grid;
+    for (int max_blocks : {0, kFewBlocks}) {
+      const std::string at = GetParam().spec + " seed " + std::to_string(seed) + ", " + std::to_string(consumers) +
+                             " consumer(s), " +
+                             (max_blocks ? "at most " + std::to_string(max_blocks) + " blocks" : "its own grid");
+      compare(hp, ref, dev.launch(consumers, false, max_blocks), rows, cols, at + ", atomic dQ");
+      const Outputs first = dev.launch(consumers, true, max_blocks);
+      compare(hp, ref, first, rows, cols, at + ", deterministic");
+      const Outputs second = dev.launch(consumers, true, max_blocks);
+      EXPECT_TRUE(same_bits(first.dq, second.dq)) << at << ": deterministic dQ differed between two launches";
+      EXPECT_TRUE(same_bits(first.dk, second.dk)) << at << ": deterministic dK differed between two launches";
+      EXPECT_TRUE(same_bits(first.dv, second.dv)) << at << ": deterministic dV differed between two launches";
+      if (max_blocks == 0) {
+        full_grid = first;
+        continue;
+      }
+      EXPECT_TRUE(same_bits(first.dq, full_grid.dq) && same_bits(first.dk, full_grid.dk) &&
+                  same_bits(first.dv, full_grid.dv))
+          << at << ": deterministic gradients differed from its own grid's";
+    }
   }
 }
 
