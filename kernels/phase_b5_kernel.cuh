@@ -533,9 +533,8 @@ __device__ __forceinline__ void Consumer<T>::run() {
   if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
-// A persistent grid: block b runs tiles b, b + gridDim.x, ... (Schedule), so a KV plane's earlier
-// key tiles run no later than its later ones (the deterministic mode's turns wait only on those:
-// Consumer::dq_turn).
+// A persistent grid: block b runs tiles b, b + gridDim.x, ... (Schedule), its tiles in increasing
+// order, as the deterministic mode's turns need (Consumer::dq_turn).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,
