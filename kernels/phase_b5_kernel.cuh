@@ -150,16 +150,18 @@ struct Params {
 // (batch * H_kv + KV head: the key tile varies fastest, then the KV head, then the batch), and
 // its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
 // causal tiles start at the first query block that sees the tile's first key.
-// Block b of the grid takes tiles b, b + gridDim.x, b + 2 gridDim.x, ... in that order (a static
-// stride), the tiles in the order of a grid of a block per tile. The grid runs consecutive tiles
-// at once, one KV plane's or two's, which stream the same Q, dO, LSE and delta and reduce into
-// the same dQ rows, so the L2 serves them (the grid order with the key tile slowest measured
-// slower: kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": The grid order,
-// measured). Without the mask the tiles are equal and the stride's tail is a block per tile's
-// last wave. Under it a tile's steps fall with its key tile, and the stride balances them worse
-// than a block per tile, whose next tile goes to the first SM free: where gridDim.x and
-// key_tiles share a factor a block draws some key tiles only (132 blocks over 16 key tiles: those
-// of one residue mod 4), so the most loaded blocks carry more than the mean (computed in
+// The grid takes the tiles in rounds of gridDim.x, in the order of a grid of a block per tile,
+// block b taking a round's tile b, but every other round's in reverse (tile_of_block), so its
+// tiles increase. The grid runs consecutive tiles at once, one KV plane's or two's, which stream
+// the same Q, dO, LSE and delta and reduce into the same dQ rows, so the L2 serves them (the
+// grid order with the key tile slowest measured slower: kernels/NOTES.md, "Backward: phase b5
+// (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles are equal
+// and the tail is a block per tile's last wave. Under it a tile's steps fall with its key tile,
+// and a plain stride (b, b + gridDim.x, ...) draws, where gridDim.x and key_tiles share a
+// factor, some key tiles only for a block (132 blocks over 16 key tiles: those of one residue
+// mod 4), the most loaded blocks carrying more than the mean; the reversed rounds give block b
+// the residues of b and of gridDim.x - 1 - b in turn, which evens them at the causal targets on
+// 132 SMs, though not in general: a few heavy tiles a block still skew it (computed in
 // kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
 template <class T>
 struct Schedule {
@@ -179,6 +181,13 @@ struct Schedule {
   __device__ int m(int i) const { return m_begin + i % per_head; }
 };
 
+// The block's n-th tile (Schedule): round n's tile b, or in odd rounds gridDim.x - 1 - b, so a
+// block's tiles increase with n (the deterministic turns rely on it: Consumer::dq_turn).
+__device__ __forceinline__ int tile_of_block(int n) {
+  const int b = int(blockIdx.x), g = int(gridDim.x);
+  return n * g + (n % 2 == 0 ? b : g - 1 - b);
+}
+
 // The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
 // thread has released the previous tile's (kv_empty), then each step's Q, dO (TMA, rows past S
 // read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage refilled
@@ -191,7 +200,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   // (Copies: cuda::ptx takes sizes by reference, which a static member's would odr-use.)
   const std::uint32_t kv_bytes = T::kKVBytes, vec_bytes = T::kVecBytes;
   int ring = 0;
-  for (int t = int(blockIdx.x), n = 0; t < p.tiles; t += int(gridDim.x), ++n) {
+  for (int n = 0, t = tile_of_block(0); t < p.tiles; t = tile_of_block(++n)) {
     const Schedule<T> w(p, t);
     wait_barrier(&sm.kv_empty, KvPosition{n}.phase() ^ 1u);
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
@@ -273,10 +282,10 @@ struct Consumer {
   // query block go in the order of the key tiles that reach it.
   // No deadlock: a tile waits for turns only of tiles of its own KV plane with smaller key
   // tiles, so of smaller index t, and a block takes its tiles in increasing order (Schedule).
-  // Take the smallest t not finished: its block (t % gridDim.x) has finished its earlier tiles,
-  // all smaller, so it runs t, and every turn t waits for is one a finished tile has passed, so
-  // t finishes too. This needs the grid's blocks resident together, which a grid of at most a
-  // block per SM (one fits an SM) is on a device it does not share with a kernel that holds SMs.
+  // Take the smallest t not finished: its block has finished its earlier tiles, all smaller, so
+  // it runs t, and every turn t waits for is one a finished tile has passed, so t finishes too.
+  // This needs the grid's blocks resident together, which a grid of at most a block per SM (one
+  // fits an SM) is on a device it does not share with a kernel that holds SMs.
   __device__ unsigned dq_turn() const {
     const unsigned kt = unsigned(w.key_tile);
     return T::kDqSplit == DqSplit::kOwnKeys ? kt * T::kConsumers + unsigned(consumer) : kt;
@@ -524,7 +533,7 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 // at the block's end.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::run() {
-  for (int t = int(blockIdx.x), n = 0; t < p.tiles; t += int(gridDim.x), ++n) {
+  for (int n = 0, t = tile_of_block(0); t < p.tiles; t = tile_of_block(++n)) {
     w = Schedule<T>(p, t);
     run_tile(n);
     ring0 += w.steps;
@@ -533,8 +542,8 @@ __device__ __forceinline__ void Consumer<T>::run() {
   if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
-// A persistent grid: block b runs tiles b, b + gridDim.x, ... (Schedule), its tiles in increasing
-// order, as the deterministic mode's turns need (Consumer::dq_turn).
+// A persistent grid: each block runs its tiles in increasing order (Schedule, tile_of_block), as
+// the deterministic mode's turns need (Consumer::dq_turn).
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, 1)
     backward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_do,
