@@ -151,8 +151,8 @@ struct Params {
 // its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
 // causal tiles start at the first query block that sees the tile's first key.
 // The grid takes the tiles in rounds of gridDim.x, in the order of a grid of a block per tile,
-// block b taking a round's tile b, but every other round's in reverse (tile_of_block), so its
-// tiles increase. The grid runs consecutive tiles at once, one KV plane's or two's, which stream
+// block b taking a round's tile b, but under the causal mask every other round's in reverse
+// (tile_of_block); either way a block's tiles increase. The grid runs consecutive tiles at once, one KV plane's or two's, which stream
 // the same Q, dO, LSE and delta and reduce into the same dQ rows, so the L2 serves them (the
 // grid order with the key tile slowest measured slower: kernels/NOTES.md, "Backward: phase b5
 // (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles are equal
@@ -161,8 +161,9 @@ struct Params {
 // factor, some key tiles only for a block (132 blocks over 16 key tiles: those of one residue
 // mod 4), the most loaded blocks carrying more than the mean; the reversed rounds give block b
 // the residues of b and of gridDim.x - 1 - b in turn, which evens them at the causal targets on
-// 132 SMs, though not in general: a few heavy tiles a block still skew it (computed in
-// kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
+// 132 SMs, though not in general: a few heavy tiles a block still skew it. Without the mask the
+// plain stride measured a little faster than the reversed rounds, under it a good deal slower
+// (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
 template <class T>
 struct Schedule {
   int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps;
@@ -181,11 +182,15 @@ struct Schedule {
   __device__ int m(int i) const { return m_begin + i % per_head; }
 };
 
-// The block's n-th tile (Schedule): round n's tile b, or in odd rounds gridDim.x - 1 - b, so a
-// block's tiles increase with n (the deterministic turns rely on it: Consumer::dq_turn).
-__device__ __forceinline__ int tile_of_block(int n) {
+// The block's n-th tile (Schedule): round n's tile b, or under the causal mask in odd rounds
+// gridDim.x - 1 - b, so a block's tiles increase with n (the deterministic turns rely on it:
+// Consumer::dq_turn).
+// Given its tile t of round n - 1.
+template <bool ReverseOddRounds>
+__device__ __forceinline__ int tile_of_block(int t, int n) {
   const int b = int(blockIdx.x), g = int(gridDim.x);
-  return n * g + (n % 2 == 0 ? b : g - 1 - b);
+  if constexpr (ReverseOddRounds) return n * g + (n % 2 == 0 ? b : g - 1 - b);
+  return t + g;
 }
 
 // The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
@@ -200,7 +205,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   // (Copies: cuda::ptx takes sizes by reference, which a static member's would odr-use.)
   const std::uint32_t kv_bytes = T::kKVBytes, vec_bytes = T::kVecBytes;
   int ring = 0;
-  for (int n = 0, t = tile_of_block(0); t < p.tiles; t = tile_of_block(++n)) {
+  for (int t = int(blockIdx.x), n = 0; t < p.tiles; ++n, t = tile_of_block<T::kCausal>(t, n)) {
     const Schedule<T> w(p, t);
     wait_barrier(&sm.kv_empty, KvPosition{n}.phase() ^ 1u);
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
@@ -533,7 +538,7 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 // at the block's end.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::run() {
-  for (int n = 0, t = tile_of_block(0); t < p.tiles; t = tile_of_block(++n)) {
+  for (int t = int(blockIdx.x), n = 0; t < p.tiles; ++n, t = tile_of_block<T::kCausal>(t, n)) {
     w = Schedule<T>(p, t);
     run_tile(n);
     ring0 += w.steps;
