@@ -152,10 +152,10 @@ struct Params {
 // causal tiles start at the first query block that sees the tile's first key.
 // The grid takes the tiles in rounds of gridDim.x, in the order of a grid of a block per tile,
 // block b taking a round's tile b, but under the causal mask every other round's in reverse
-// (tile_of_block); either way a block's tiles increase. The grid runs consecutive tiles at once, one KV plane's or two's, which stream
-// the same Q, dO, LSE and delta and reduce into the same dQ rows, so the L2 serves them (the
-// grid order with the key tile slowest measured slower: kernels/NOTES.md, "Backward: phase b5
-// (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles are equal
+// (tile_of_block); either way a block's tiles increase. The grid runs consecutive tiles at once,
+// one KV plane's or two's, which stream the same Q, dO, LSE and delta and reduce into the same
+// dQ rows, so the L2 serves them (the grid order with the key tile slowest measured slower:
+// kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles are equal
 // and the tail is a block per tile's last wave. Under it a tile's steps fall with its key tile,
 // and a plain stride (b, b + gridDim.x, ...) draws, where gridDim.x and key_tiles share a
 // factor, some key tiles only for a block (132 blocks over 16 key tiles: those of one residue
@@ -182,10 +182,9 @@ struct Schedule {
   __device__ int m(int i) const { return m_begin + i % per_head; }
 };
 
-// The block's n-th tile (Schedule): round n's tile b, or under the causal mask in odd rounds
-// gridDim.x - 1 - b, so a block's tiles increase with n (the deterministic turns rely on it:
-// Consumer::dq_turn).
-// Given its tile t of round n - 1.
+// The block's tile of round n (Schedule), given its tile t of round n - 1: round n's tile b, or
+// under the causal mask in odd rounds gridDim.x - 1 - b, so a block's tiles increase with n (the
+// deterministic turns rely on it: Consumer::dq_turn).
 template <bool ReverseOddRounds>
 __device__ __forceinline__ int tile_of_block(int t, int n) {
   const int b = int(blockIdx.x), g = int(gridDim.x);
