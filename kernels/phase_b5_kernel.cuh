@@ -428,8 +428,8 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
     // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
-    // for the next step's scores that add_dq issues behind it (the tensor cores run them in
-    // order anyway).
+    // for the next step's scores that wait_scores_ahead issues, behind the dQ GEMM where this
+    // consumer adds (the tensor cores run them in order anyway).
     wgmma_wait<0>();
     fence_operands(dv);
     fence_operands(dk);
@@ -452,7 +452,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 }
 
 // dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
-// beside dK and dV), over the keys and columns that T::kDqSplit gives the consumer; each block
+// beside dK and dV), over the keys that T::kDqSplit gives the consumer; each block
 // staged in the consumer's fp32 tiles once its GEMM (and with it the step's dV and dK GEMMs) has
 // completed, and all of them added into the workspace's accumulator by one thread's TMA
 // reductions. Deterministic: the reductions into these rows go in the order of the key tiles
