@@ -62,7 +62,7 @@ enum class DqSplit {
 
 // Consumers: warpgroups of 64 keys each (a tile is 64 * Consumers keys; they share each
 // stage's Q and dO). Stages: query blocks in flight.
-template <int HeadDim, bool Causal, int Consumers, int Stages = 2>
+template <int HeadDim, bool Causal, int Consumers, int Stages = 3>
 struct Traits {
   static constexpr int D = HeadDim;
   using Mask = KeyMask<Causal>;
@@ -93,6 +93,10 @@ struct Traits {
   // consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
+  // dQ's fp32 staging tiles: each consumer's own, or with kSteps one set that the adding consumer
+  // of each step writes (the other's reductions of the step before have read it by then:
+  // Consumer::step), which leaves room for a third stage at D = 128.
+  static constexpr int kDqStagings = kDqSplit == DqSplit::kSteps ? 1 : kConsumers;
   static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // the 64-column blocks of a dQ GEMM
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
@@ -112,7 +116,7 @@ struct alignas(1024) SharedStorage {
   __half q[T::kStages][kQueries * D];
   __half d_o[T::kStages][kQueries * D];
   __half ds[T::kConsumers][kKeys * kQueries];
-  float dq[T::kConsumers][T::kDqBlocks][kDqTileFloats];  // each consumer's dQ blocks of a step
+  float dq[T::kDqStagings][T::kDqBlocks][kDqTileFloats];  // dQ's blocks of a step (T::kDqStagings)
   float lse2[T::kStages][kQueries];
   float delta[T::kStages][kQueries];
   // K and V as a ring of one stage (KvPosition): full once the tile's K and V have landed, empty
@@ -281,6 +285,8 @@ struct Consumer {
   // (the consumers' dS tiles follow one another, as do their rows of K in each column block).
   __device__ const __half* dq_ds() const { return T::kDqSplit == DqSplit::kOwnKeys ? sm.ds[consumer] : sm.ds[0]; }
   __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
+  // The fp32 staging tiles the consumer's dQ goes through (T::kDqStagings).
+  __device__ float (*dq_staging())[kDqTileFloats] { return sm.dq[T::kDqStagings == 1 ? 0 : consumer]; }
   // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
   // tile where a step's dQ over the tile's keys is added once, by one of them; the turns of a
   // query block go in the order of the key tiles that reach it.
@@ -419,11 +425,12 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   ptx::fence_proxy_async(ptx::space_shared);
   pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
   pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
-  // The consumer's last dQ reductions have read its staging tiles once its thread 0 passes this
-  // wait; the warpgroup learns it at the barrier below, where it waits, before add_dq writes
-  // them. A consumer that adds no dQ at this step does not wait: its reductions of the step
-  // before may still be reading, and it only arrives at that barrier.
-  if (tid == 0 && adds_dq(i)) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  // The consumer's dQ reductions have read the staging tiles once its thread 0 passes this wait;
+  // the step's adding consumer learns it at the barrier below, where it waits, before add_dq
+  // writes them: of its own reductions (one step back where a tile's step count is odd) and, with
+  // one set of tiles (kSteps), of the other consumer's, whose thread 0 waits here before it
+  // arrives.
+  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   // Both consumers' dS are staged before a dQ GEMM over the tile's keys is issued.
   meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
@@ -475,7 +482,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     // The step's dQ GEMMs have read the dS^T tiles once the last one's wait has passed.
     if (b == T::kDqBlocks - 1) release_ds(i);
     fence_operands(acc);
-    stage_dq_tile(sm.dq[consumer][b], acc, row_in_tile, col);
+    stage_dq_tile(dq_staging()[b], acc, row_in_tile, col);
   }
   // The TMA reads the tiles through the async proxy.
   ptx::fence_proxy_async(ptx::space_shared);
@@ -483,7 +490,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   if (tid == 0) {
 #pragma unroll
     for (int b = 0; b < T::kDqBlocks; ++b)
-      tma_reduce_dq_tile(tm_dq, sm.dq[consumer][b], b * kSwizzleHalves, m * kQueries, bh);
+      tma_reduce_dq_tile(tm_dq, dq_staging()[b], b * kSwizzleHalves, m * kQueries, bh);
     if (p.deterministic) {
       // The turn passes once the additions are done, and made visible to the generic proxy
       // whose release passes it.
