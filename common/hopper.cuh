@@ -46,6 +46,15 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(const void* smem, std::
                                                          std::uint32_t stride) {
   return smem_desc<kSwizzleBytes>(smem, leading, stride);
 }
+// The same descriptor `bytes` further into its operand (a multiple of 16): only the start
+// address field changes, and the sum cannot carry out of it (shared memory ends below the 256 KB
+// that its 14 bits of 16-byte units address), so a 32-bit add of a constant where smem_desc
+// takes four uniform instructions (mask, shift, or, and the upper word) per k-step. The GEMMs
+// build one descriptor per operand and advance it per k-step.
+__device__ __forceinline__ std::uint64_t desc_advance(std::uint64_t desc, std::uint32_t bytes) {
+  const std::uint32_t lo = static_cast<std::uint32_t>(desc) + (bytes >> 4);
+  return (desc & 0xFFFFFFFF00000000ull) | lo;
+}
 
 // Spins until the mbarrier's phase with the given parity has completed.
 __device__ __forceinline__ void wait_barrier(std::uint64_t* bar, std::uint32_t parity) {

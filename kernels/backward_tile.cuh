@@ -19,13 +19,14 @@ namespace attnlab::hopper {
 
 // In place: s (S^T) becomes P^T = exp2(S^T * scale_log2 - lse2[query]) and dp (dP^T) becomes
 // dS^T = P^T * (dP^T - delta[query]). lse2 and delta are the tile's N queries in shared memory,
-// lse2 in log2 units and +inf for queries past S, so their P is exactly 0 without a test. Where
-// `mask` is set (tiles that cross the diagonal or hold keys past S), keys a query does not see
-// (Mask::key_end) get P = 0 and so dS = 0; key_lo is the thread's first key, col its first column.
-template <class Mask, int N>
+// lse2 in log2 units and +inf for queries past S, so their P is exactly 0 without a test. The
+// Masked form (for tiles that cross the diagonal or hold keys past S) sets P = 0, and so dS = 0,
+// for keys a query does not see (Mask::key_end); key_lo is the thread's first key, col its first
+// column. A form each, so that the tiles without a hidden key run no select per score.
+template <class Mask, int N, bool Masked>
 __device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)[N / 2], const float* lse2,
-                                                  const float* delta, float scale_log2, bool mask, int key_lo,
-                                                  int q0, int col, int S) {
+                                                  const float* delta, float scale_log2, int key_lo, int q0, int col,
+                                                  int S) {
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {
     const float2 l = *reinterpret_cast<const float2*>(lse2 + 8 * i + col);
@@ -34,11 +35,25 @@ __device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)
     for (int e = 0; e < 4; ++e) {
       const bool hi = (e & 1) != 0;
       float x = exp2_approx(fmaf(s[4 * i + e], scale_log2, -(hi ? l.y : l.x)));
-      if (mask && key_lo + 8 * (e >> 1) >= Mask::key_end(q0 + 8 * i + col + int(hi), S)) x = 0.f;
+      if (Masked && key_lo + 8 * (e >> 1) >= Mask::key_end(q0 + 8 * i + col + int(hi), S)) x = 0.f;
       s[4 * i + e] = x;
       dp[4 * i + e] = x * (dp[4 * i + e] - (hi ? dl.y : dl.x));
     }
   }
+}
+
+// A warpgroup's dS^T (64 keys by 64 queries), packed as pack_p leaves it for the rs wgmma, into
+// its staging tile ([keys][64 queries], one swizzled 128-byte row per key, as dq_gemm reads it)
+// by one stmatrix.x4 per 16 queries: fragment register m of k-step kk is the 8x8 matrix of the
+// warp's keys 8 (m % 2) .. and queries 16 kk + 8 (m / 2) .., and lane l gives the address of its
+// row l % 8 (key warp * 16 + 8 (l / 8 % 2) + l % 8, 16-byte chunk 2 kk + l / 16 moved by the
+// swizzle: XOR the row's low three bits, l % 8). The eight rows of a matrix fall on eight chunk
+// positions, so no store conflicts.
+__device__ __forceinline__ void stage_ds_fragment(__half* tile, const std::uint32_t (&frag)[4][4], int warp,
+                                                  int lane) {
+  const unsigned line = smem_addr(tile) + unsigned(warp * 16 + 8 * (lane / 8 % 2) + lane % 8) * kSwizzleBytes;
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) stmatrix_x4(line + unsigned(((2 * kk + lane / 16) ^ (lane % 8)) * 16), frag[kk]);
 }
 
 // One 64-column block of dQ = dS K over Keys keys, issued and committed without waiting. A is
@@ -48,13 +63,12 @@ __device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)
 // such blocks) is never used.
 template <int Keys>
 __device__ __forceinline__ void dq_gemm(float (&acc)[32], const __half* ds, const __half* k_block) {
+  const std::uint64_t da = smem_desc_sw128(ds, Keys * kSwizzleBytes, kSwizzleAtomBytes);
+  const std::uint64_t db = smem_desc_sw128(k_block, Keys * kSwizzleBytes, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < Keys / 16; ++kk) {
-    const std::uint64_t da = smem_desc_sw128(ds + kk * 16 * kSwizzleHalves, Keys * kSwizzleBytes, kSwizzleAtomBytes);
-    const std::uint64_t db = smem_desc_sw128(k_block + kk * 16 * kSwizzleHalves, Keys * kSwizzleBytes, kSwizzleAtomBytes);
-    wgmma_ss_mn<64>(acc, da, db, kk > 0);
-  }
+  for (int kk = 0; kk < Keys / 16; ++kk)
+    wgmma_ss_mn<64>(acc, desc_advance(da, kk * 16 * kSwizzleBytes), desc_advance(db, kk * 16 * kSwizzleBytes), kk > 0);
   wgmma_commit();
 }
 

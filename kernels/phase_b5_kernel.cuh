@@ -410,16 +410,19 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   fence_operands(dp);
   // Only tiles that cross the diagonal or hold keys past S test each score.
   const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
-  softmax_grad_tile<typename T::Mask, kQueries>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2, mask,
-                                                key0() + row_in_tile, q0, col, p.S);
+  if (mask)
+    softmax_grad_tile<typename T::Mask, kQueries, true>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2,
+                                                        key0() + row_in_tile, q0, col, p.S);
+  else
+    softmax_grad_tile<typename T::Mask, kQueries, false>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2,
+                                                         key0() + row_in_tile, q0, col, p.S);
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
   // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
   // keys, that GEMM may be the other consumer's).
   wait_ds_free(i);
-  const float ones[2] = {1.f, 1.f};
-  stage_o_rows<kQueries, kKeys>(sm.ds[consumer], dp, ones);
+  stage_ds_fragment(sm.ds[consumer], ds_frag, tid / kWarpSize, lane);
   // wgmma reads shared memory through the async proxy: the generic writes are made visible to
   // it before the warpgroup meets and the dQ GEMM is issued.
   ptx::fence_proxy_async(ptx::space_shared);

@@ -25,14 +25,15 @@ namespace attnlab::hopper {
 // each): a k-step is 16 halves = 32 bytes inside a swizzle row, the next column block after four.
 template <int TileK, int D, int QRows>
 __device__ __forceinline__ void qk_gemm(float (&s)[TileK / 2], const __half* q, const __half* k) {
+  const std::uint64_t da = smem_desc_sw128(q, 16, kSwizzleAtomBytes);
+  const std::uint64_t db = smem_desc_sw128(k, 16, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int cb = kk / 4;
     const int within = (kk % 4) * 16;
-    const std::uint64_t da = smem_desc_sw128(q + cb * QRows * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
-    const std::uint64_t db = smem_desc_sw128(k + cb * TileK * kSwizzleHalves + within, 16, kSwizzleAtomBytes);
-    wgmma_ss<TileK>(s, da, db, kk > 0);
+    wgmma_ss<TileK>(s, desc_advance(da, (cb * QRows * kSwizzleHalves + within) * 2),
+                    desc_advance(db, (cb * TileK * kSwizzleHalves + within) * 2), kk > 0);
   }
   wgmma_commit();
 }
@@ -61,13 +62,11 @@ __device__ __forceinline__ void load_q_fragment(std::uint32_t (&a)[D / 16][4], c
 template <int TileK, int D>
 __device__ __forceinline__ void qk_gemm_rs(float (&s)[TileK / 2], const std::uint32_t (&q)[D / 16][4],
                                            const __half* k) {
+  const std::uint64_t db = smem_desc_sw128(k, 16, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    const std::uint64_t db =
-        smem_desc_sw128(k + (kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16, 16, kSwizzleAtomBytes);
-    wgmma_rs<TileK>(s, q[kk], db, kk > 0);
-  }
+  for (int kk = 0; kk < D / 16; ++kk)
+    wgmma_rs<TileK>(s, q[kk], desc_advance(db, ((kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16) * 2), kk > 0);
   wgmma_commit();
 }
 
@@ -76,10 +75,10 @@ __device__ __forceinline__ void qk_gemm_rs(float (&s)[TileK / 2], const std::uin
 template <int TileK, int D>
 __device__ __forceinline__ void pv_gemm(float (&o)[D / 2], const std::uint32_t (&p)[TileK / 16][4],
                                         const __half* v) {
+  const std::uint64_t dv = smem_desc_sw128(v, TileK * kSwizzleBytes, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < TileK / 16; ++kk)
-    wgmma_rs_mn<D>(o, p[kk], smem_desc_sw128(v + kk * 16 * kSwizzleHalves, TileK * kSwizzleBytes, kSwizzleAtomBytes), 1);
+  for (int kk = 0; kk < TileK / 16; ++kk) wgmma_rs_mn<D>(o, p[kk], desc_advance(dv, kk * 16 * kSwizzleBytes), 1);
   wgmma_commit();
 }
 
