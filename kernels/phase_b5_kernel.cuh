@@ -88,6 +88,12 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
+  // At D = 64 with two consumers, each consumer's rows of K and V (the A operands of S^T and dP^T,
+  // the same over a tile's steps) sit in registers from the tile's start (32 of the 240), so the
+  // score GEMMs read only Q and dO from shared memory: shared memory is the busiest unit of the
+  // SM here (wgmma's operands, the TMA writes and the staging), and at N = 64 an ss wgmma reads
+  // both 2 KB operands per 32 cycles of the tensor pipe. No room at D = 128.
+  static constexpr bool kKvInRegisters = kScoresAhead && D == 64;
   // How the consumers share dQ (DqSplit). With two, dQ is computed over the tile's 128 keys by
   // one of them a step, so each dQ element gets one reduction per key tile rather than one per
   // consumer.
@@ -244,6 +250,8 @@ struct Consumer {
   float dv[D / 2];
   float s[kQueries / 2];   // S^T, then P^T in place
   float dp[kQueries / 2];  // dP^T, then dS^T in place
+  std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K and V as A fragments (T::kKvInRegisters)
+  std::uint32_t v_frag[D / 16][4];
 
   const CUtensorMap* tm_dq;
 
@@ -319,8 +327,13 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
   const RingPosition<T::kStages> pos = position(i);
   sm.pipe.consumer_wait(pos);
-  if (s_too) qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
-  if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
+  if constexpr (T::kKvInRegisters) {
+    if (s_too) qk_gemm_rs<kQueries, D>(s, k_frag, sm.q[pos.stage()]);
+    if (dp_too) qk_gemm_rs<kQueries, D>(dp, v_frag, sm.d_o[pos.stage()]);
+  } else {
+    if (s_too) qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
+    if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
+  }
 }
 
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
@@ -536,6 +549,12 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
   wait_barrier(&sm.kv_full, KvPosition{n}.phase());
+  // The previous tile's GEMMs have all completed (its last step waits for every group), so the
+  // fragments are free to take this tile's rows.
+  if constexpr (T::kKvInRegisters) {
+    load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
+    load_q_fragment<D, T::kTileKeys>(v_frag, v_rows(), tid / kWarpSize, lane);
+  }
   for (int i = 0; i < w.steps; ++i) step(i);
   ptx::mbarrier_arrive(&sm.kv_empty);
   store();
