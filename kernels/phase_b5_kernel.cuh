@@ -88,12 +88,14 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // At D = 64 with two consumers, each consumer's rows of K and V (the A operands of S^T and dP^T,
-  // the same over a tile's steps) sit in registers from the tile's start (32 of the 240), so the
-  // score GEMMs read only Q and dO from shared memory: shared memory is the busiest unit of the
-  // SM here (wgmma's operands, the TMA writes and the staging), and at N = 64 an ss wgmma reads
-  // both 2 KB operands per 32 cycles of the tensor pipe. No room at D = 128.
-  static constexpr bool kKvInRegisters = kScoresAhead && D == 64;
+  // At D = 64 with two consumers, each consumer's rows of K (S^T's A operand, the same over a
+  // tile's steps) sit in registers from the tile's start (16 of the 240), so S^T's GEMM reads only
+  // Q from shared memory: shared memory is the busiest unit of the SM here (wgmma's operands, the
+  // TMA writes and the staging), and at N = 64 an ss wgmma reads both 2 KB operands per 32 cycles
+  // of the tensor pipe. V's rows too measured far slower: ptxas serialised the wgmmas for want of
+  // registers (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer
+  // instructions a step). No room at D = 128.
+  static constexpr bool kKInRegisters = kScoresAhead && D == 64;
   // How the consumers share dQ (DqSplit). With two, dQ is computed over the tile's 128 keys by
   // one of them a step, so each dQ element gets one reduction per key tile rather than one per
   // consumer.
@@ -250,8 +252,7 @@ struct Consumer {
   float dv[D / 2];
   float s[kQueries / 2];   // S^T, then P^T in place
   float dp[kQueries / 2];  // dP^T, then dS^T in place
-  std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K and V as A fragments (T::kKvInRegisters)
-  std::uint32_t v_frag[D / 16][4];
+  std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K as S^T's A fragment (T::kKInRegisters)
 
   const CUtensorMap* tm_dq;
 
@@ -327,13 +328,13 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
   const RingPosition<T::kStages> pos = position(i);
   sm.pipe.consumer_wait(pos);
-  if constexpr (T::kKvInRegisters) {
-    if (s_too) qk_gemm_rs<kQueries, D>(s, k_frag, sm.q[pos.stage()]);
-    if (dp_too) qk_gemm_rs<kQueries, D>(dp, v_frag, sm.d_o[pos.stage()]);
-  } else {
-    if (s_too) qk_gemm<kQueries, D, T::kTileKeys>(s, k_rows(), sm.q[pos.stage()]);
-    if (dp_too) qk_gemm<kQueries, D, T::kTileKeys>(dp, v_rows(), sm.d_o[pos.stage()]);
+  if (s_too) {
+    if constexpr (T::kKInRegisters)
+      qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
+    else
+      qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
   }
+  if (dp_too) qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
@@ -439,8 +440,8 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   // wgmma reads shared memory through the async proxy: the generic writes are made visible to
   // it before the warpgroup meets and the dQ GEMM is issued.
   ptx::fence_proxy_async(ptx::space_shared);
-  pv_gemm<kQueries, D>(dv, p_frag, d_o);  // dV += P^T dO
-  pv_gemm<kQueries, D>(dk, ds_frag, q);   // dK += dS^T Q
+  pv_gemm<kQueries, D, true>(dv, p_frag, d_o);  // dV += P^T dO
+  pv_gemm<kQueries, D, true>(dk, ds_frag, q);   // dK += dS^T Q
   // The consumer's dQ reductions have read the staging tiles once its thread 0 passes this wait;
   // the step's adding consumer learns it at the barrier below, where it waits, before add_dq
   // writes them: of its own reductions (one step back where a tile's step count is odd) and, with
@@ -550,11 +551,8 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
   wait_barrier(&sm.kv_full, KvPosition{n}.phase());
   // The previous tile's GEMMs have all completed (its last step waits for every group), so the
-  // fragments are free to take this tile's rows.
-  if constexpr (T::kKvInRegisters) {
-    load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
-    load_q_fragment<D, T::kTileKeys>(v_frag, v_rows(), tid / kWarpSize, lane);
-  }
+  // fragment is free to take this tile's rows.
+  if constexpr (T::kKInRegisters) load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
   for (int i = 0; i < w.steps; ++i) step(i);
   ptx::mbarrier_arrive(&sm.kv_empty);
   store();

@@ -198,14 +198,14 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 0); },
             [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 0); });
     tl.begin(Span::kQkIssue, i);
-    qk_gemm<kTileK, D, kRows>(s_acc, sm.q, sm.k[i % kStages]);
+    qk_gemm<kTileK, D, kRows, true>(s_acc, sm.q, sm.k[i % kStages]);
     tl.end(Span::kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
     tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 1); },
             [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 1); });
     tl.begin(Span::kPvIssue, i);
-    pv_gemm<kTileK, D>(o_acc, p_frag, sm.v[i % kStages]);
+    pv_gemm<kTileK, D, true>(o_acc, p_frag, sm.v[i % kStages]);
     tl.end(Span::kPvIssue, i);
   };
   // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's

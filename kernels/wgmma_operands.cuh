@@ -131,13 +131,13 @@ struct E4m3Operands {
   template <int TileK, int D, int QRows>
   __device__ static void qk(float (&s)[TileK / 2], const Elem* q, const Elem* k) {
     constexpr std::uint32_t kGroup = 8 * D;  // [bytes] between 8-row groups
-    const std::uint64_t da = smem_desc<swizzle_bytes<D>()>(q, 16, kGroup);
-    const std::uint64_t db = smem_desc<swizzle_bytes<D>()>(k, 16, kGroup);
     wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < D / kStepK; ++kk)
-      wgmma_ss_e4m3<TileK>(s, desc_advance(da, kk * kStepK * sizeof(Elem)), desc_advance(db, kk * kStepK * sizeof(Elem)),
-                           kk > 0);
+    for (int kk = 0; kk < D / kStepK; ++kk) {
+      const std::uint64_t da = smem_desc<swizzle_bytes<D>()>(q + kk * kStepK, 16, kGroup);
+      const std::uint64_t db = smem_desc<swizzle_bytes<D>()>(k + kk * kStepK, 16, kGroup);
+      wgmma_ss_e4m3<TileK>(s, da, db, kk > 0);
+    }
     wgmma_commit();
   }
   // O += P V of one key tile, P from registers (pack), V^T's tile [D][TileK], issued and committed
@@ -145,12 +145,11 @@ struct E4m3Operands {
   template <int TileK, int D>
   __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* vt) {
     constexpr int kBlock = vt_block_keys<TileK>();
-    const std::uint64_t dv = smem_desc<kBlock>(vt, 16, 8 * kBlock);
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < TileK / kStepK; ++kk) {
-      const int step = (kk * kStepK / kBlock) * D * kBlock + kk * kStepK % kBlock;  // elements
-      wgmma_rs_e4m3<D>(o, p[kk], desc_advance(dv, std::uint32_t(step) * sizeof(Elem)), 1);
+      const Elem* step = vt + (kk * kStepK / kBlock) * D * kBlock + kk * kStepK % kBlock;
+      wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kBlock>(step, 16, 8 * kBlock), 1);
     }
     wgmma_commit();
   }

@@ -20,20 +20,33 @@
 
 namespace attnlab::hopper {
 
+// The descriptor of a k-step's operand `bytes` into the tile at `base`: advanced from the
+// tile's own (Advance: one add a k-step, desc_advance) or built afresh (four uniform instructions
+// more a k-step). Phase 5's kernels measured a little slower with the advanced form at D = 128
+// (under 1%), b5's and d4's faster (kernels/NOTES.md, "Backward: phase b5
+// (kernels/phase_b5_wgmma.cu)": Fewer instructions a step), so the form is the caller's.
+template <bool Advance>
+__device__ __forceinline__ std::uint64_t step_desc(const __half* base, std::uint32_t bytes, std::uint32_t leading,
+                                                   std::uint32_t stride) {
+  if constexpr (Advance)
+    return desc_advance(smem_desc_sw128(base, leading, stride), bytes);
+  else
+    return smem_desc_sw128(base + bytes / sizeof(__half), leading, stride);
+}
+
 // S = Q K^T of one key tile into s, issued and committed without waiting. Q and K are both
 // K-major (D contiguous) in column blocks of 64 halves (QRows and TileK swizzled 128-byte rows
 // each): a k-step is 16 halves = 32 bytes inside a swizzle row, the next column block after four.
-template <int TileK, int D, int QRows>
+template <int TileK, int D, int QRows, bool Advance = false>
 __device__ __forceinline__ void qk_gemm(float (&s)[TileK / 2], const __half* q, const __half* k) {
-  const std::uint64_t da = smem_desc_sw128(q, 16, kSwizzleAtomBytes);
-  const std::uint64_t db = smem_desc_sw128(k, 16, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int cb = kk / 4;
     const int within = (kk % 4) * 16;
-    wgmma_ss<TileK>(s, desc_advance(da, (cb * QRows * kSwizzleHalves + within) * 2),
-                    desc_advance(db, (cb * TileK * kSwizzleHalves + within) * 2), kk > 0);
+    const std::uint64_t da = step_desc<Advance>(q, (cb * QRows * kSwizzleHalves + within) * 2, 16, kSwizzleAtomBytes);
+    const std::uint64_t db = step_desc<Advance>(k, (cb * TileK * kSwizzleHalves + within) * 2, 16, kSwizzleAtomBytes);
+    wgmma_ss<TileK>(s, da, db, kk > 0);
   }
   wgmma_commit();
 }
@@ -59,26 +72,28 @@ __device__ __forceinline__ void load_q_fragment(std::uint32_t (&a)[D / 16][4], c
 
 // S = Q K^T of one key tile into s with Q in registers (load_q_fragment), K as qk_gemm reads it;
 // issued and committed without waiting.
-template <int TileK, int D>
+template <int TileK, int D, bool Advance = false>
 __device__ __forceinline__ void qk_gemm_rs(float (&s)[TileK / 2], const std::uint32_t (&q)[D / 16][4],
                                            const __half* k) {
-  const std::uint64_t db = smem_desc_sw128(k, 16, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk)
-    wgmma_rs<TileK>(s, q[kk], desc_advance(db, ((kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16) * 2), kk > 0);
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const std::uint64_t db =
+        step_desc<Advance>(k, ((kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16) * 2, 16, kSwizzleAtomBytes);
+    wgmma_rs<TileK>(s, q[kk], db, kk > 0);
+  }
   wgmma_commit();
 }
 
 // O += P V of one key tile, P from registers (pack_p), issued and committed without waiting. V
 // is [keys][D], MN-major for this product; a k-step is 16 keys = two swizzle atoms.
-template <int TileK, int D>
+template <int TileK, int D, bool Advance = false>
 __device__ __forceinline__ void pv_gemm(float (&o)[D / 2], const std::uint32_t (&p)[TileK / 16][4],
                                         const __half* v) {
-  const std::uint64_t dv = smem_desc_sw128(v, TileK * kSwizzleBytes, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < TileK / 16; ++kk) wgmma_rs_mn<D>(o, p[kk], desc_advance(dv, kk * 16 * kSwizzleBytes), 1);
+  for (int kk = 0; kk < TileK / 16; ++kk)
+    wgmma_rs_mn<D>(o, p[kk], step_desc<Advance>(v, kk * 16 * kSwizzleBytes, TileK * kSwizzleBytes, kSwizzleAtomBytes), 1);
   wgmma_commit();
 }
 
