@@ -46,16 +46,13 @@ constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M
 
 // How a block's consumers share dQ = dS K of a step (64 query rows by D columns).
 enum class DqSplit {
-  // Each consumer: every column over its own 64 keys, and a reduction of its own (the
-  // one-consumer kernel).
+  // Each consumer: every column over its own 64 keys, its own reduction (one consumer).
   kOwnKeys,
-  // Two consumers: consumer (i % 2) computes all of step i's dQ over the tile's 128 keys and
-  // reduces it; the other skips dQ that step and issues the next step's score GEMMs where the
-  // adding one issues them behind its dQ GEMM. Half the reductions and half the fp32 staging of
-  // each consumer's own dQ; the adding one alone takes the turn, and the consumers' meetings are
-  // one-way (Consumer::meet_ds_staged). At D = 128 it measured a little faster than FA3's split
-  // over D (each consumer half the columns over the 128 keys every step), whose two-way meeting
-  // at dS staged was the kernel's most sampled wait (kernels/NOTES.md, "Backward: phase b5
+  // Two consumers: consumer (i % 2) computes and reduces all of step i's dQ over the tile's 128
+  // keys; the other skips dQ that step and issues the next step's score GEMMs at that point. Half
+  // the reductions and fp32 staging; the adding one alone takes the turn; the meetings are one-way
+  // (Consumer::meet_ds_staged). At D = 128 a little faster than FA3's split over D, whose two-way
+  // meeting at dS staged was the most sampled wait (kernels/NOTES.md, "Backward: phase b5
   // (kernels/phase_b5_wgmma.cu)": D 64: dQ by step parity).
   kSteps,
 };
@@ -75,10 +72,10 @@ struct Traits {
   static constexpr std::uint32_t kRowsBytes = kQueries * D * sizeof(__half);       // Q or dO
   static constexpr std::uint32_t kVecBytes = kQueries * sizeof(float);             // LSE or delta
   static constexpr std::uint32_t kStageBytes = 2 * kRowsBytes + 2 * kVecBytes;
-  // One consumer runs on the launch's allocation (at most 255 registers a thread at 256
-  // threads). With two, the 384 threads get 168 each at launch, and setmaxnreg moves the
-  // producer's to the consumers (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer
-  // holds dK and dV (D), S^T and dP^T (64), and P^T and dS^T as fp16 (32).
+  // One consumer runs on the launch's allocation (at most 255 registers a thread). With two, the
+  // 384 threads get 168 each at launch, and setmaxnreg moves the producer's to the consumers
+  // (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer holds dK and dV (D), S^T and
+  // dP^T (64), and P^T and dS^T as fp16 (32).
   static constexpr bool kMovesRegisters = kConsumers > 1;
   // The next step's score GEMMs issued behind this step's dQ GEMM, so the tensor cores work
   // while dQ is staged. At D = 64 both, S^T and dP^T (64 more live accumulators beside dK, dV and
@@ -88,22 +85,16 @@ struct Traits {
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
-  // At D = 64 with two consumers, each consumer's rows of K (S^T's A operand, the same over a
-  // tile's steps) sit in registers from the tile's start (16 of the 240), so S^T's GEMM reads only
-  // Q from shared memory: shared memory is the busiest unit of the SM here (wgmma's operands, the
-  // TMA writes and the staging), and at N = 64 an ss wgmma reads both 2 KB operands per 32 cycles
-  // of the tensor pipe. V's rows too measured far slower: ptxas serialised the wgmmas for want of
-  // registers (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer
-  // instructions a step). No room at D = 128.
+  // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
+  // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
+  // too serialised the wgmmas for want of registers, and D = 128 has no room (kernels/NOTES.md,
+  // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
   static constexpr bool kKInRegisters = kScoresAhead && D == 64;
-  // How the consumers share dQ (DqSplit). With two, dQ is computed over the tile's 128 keys by
-  // one of them a step, so each dQ element gets one reduction per key tile rather than one per
-  // consumer.
+  // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
-  // dQ's fp32 staging tiles: each consumer's own, or with kSteps one set that the adding consumer
-  // of each step writes (the other's reductions of the step before have read it by then:
-  // Consumer::step), which leaves room for a third stage at D = 128.
+  // dQ's fp32 staging tiles: each consumer's, or with kSteps one set, the step's adding
+  // consumer's (Consumer::step), which leaves room for a third stage at D = 128.
   static constexpr int kDqStagings = kDqSplit == DqSplit::kSteps ? 1 : kConsumers;
   static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // the 64-column blocks of a dQ GEMM
   static constexpr int kProducerRegs = 24;
@@ -162,13 +153,12 @@ struct Params {
 // (batch * H_kv + KV head: the key tile varies fastest, then the KV head, then the batch), and
 // its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
 // causal tiles start at the first query block that sees the tile's first key.
-// The grid takes the tiles in rounds of gridDim.x, in the order of a grid of a block per tile,
-// block b taking a round's tile b, but under the causal mask every other round's in reverse
-// (tile_of_block); either way a block's tiles increase. The grid runs consecutive tiles at once,
-// one KV plane's or two's, which stream the same Q, dO, LSE and delta and reduce into the same
-// dQ rows, so the L2 serves them (the grid order with the key tile slowest measured slower:
-// kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles are equal
-// and the tail is a block per tile's last wave. Under it a tile's steps fall with its key tile,
+// The grid takes the tiles in rounds of gridDim.x, block b a round's tile b, but under the causal
+// mask every other round's in reverse (tile_of_block); either way a block's tiles increase. It
+// runs consecutive tiles at once, of one or two KV planes, which read the same Q, dO, LSE and
+// delta and reduce into the same dQ rows, so the L2 serves them (kernels/NOTES.md, "Backward:
+// phase b5 (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles
+// are equal and the tail is a block per tile's last wave. Under it a tile's steps fall with its key tile,
 // and a plain stride (b, b + gridDim.x, ...) draws, where gridDim.x and key_tiles share a
 // factor, some key tiles only for a block (132 blocks over 16 key tiles: those of one residue
 // mod 4), the most loaded blocks carrying more than the mean; the reversed rounds give block b
@@ -328,12 +318,8 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
   const RingPosition<T::kStages> pos = position(i);
   sm.pipe.consumer_wait(pos);
-  if (s_too) {
-    if constexpr (T::kKInRegisters)
-      qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
-    else
-      qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
-  }
+  if (s_too && T::kKInRegisters) qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
+  if (s_too && !T::kKInRegisters) qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
   if (dp_too) qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
@@ -509,8 +495,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
     for (int b = 0; b < T::kDqBlocks; ++b)
       tma_reduce_dq_tile(tm_dq, dq_staging()[b], b * kSwizzleHalves, m * kQueries, bh);
     if (p.deterministic) {
-      // The turn passes once the additions are done, and made visible to the generic proxy
-      // whose release passes it.
+      // The turn passes once the additions are done and visible to the generic proxy's release.
       ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
       ptx::fence_proxy_async();
     }
