@@ -31,6 +31,7 @@
 #include "kernels/backward_tile.cuh"
 #include "common/hopper.cuh"
 #include "kernels/named_barrier.hpp"
+#include "kernels/phase_b5_schedule.cuh"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/wgmma_tile.cuh"
 
@@ -41,8 +42,6 @@ namespace ptx = cuda::ptx;
 using namespace hopper;
 
 constexpr int kWarpgroupThreads = 128;
-constexpr int kKeys = 64;     // keys per consumer: wgmma's M for S^T, dP^T, dV and dK
-constexpr int kQueries = 64;  // query rows per ring stage: N of S^T and dP^T, M of dQ
 
 // How a block's consumers share dQ = dS K of a step (64 query rows by D columns).
 enum class DqSplit {
@@ -130,69 +129,6 @@ struct alignas(1024) SharedStorage {
 // kv_full with phase(), the producer waits kv_empty with phase() ^ 1 (which a fresh barrier
 // passes at once, so the first tile does not wait), as for the steps' ring.
 using KvPosition = RingPosition<1>;
-
-// What every role reads besides the tensor maps (the accumulator of dQ, fp32 [S][D] per
-// (batch, head) plane, is one of them). Workspace arrays are per (batch, head) row plane: lse2
-// and delta [s_pad] (S rounded up to kQueries, padded with +inf and 0); dq_turns
-// [s_pad / kQueries].
-struct Params {
-  const float* lse2;
-  const float* delta;
-  unsigned* dq_turns;
-  __half* dk;
-  __half* dv;
-  int H, H_kv, S, s_pad;
-  float scale_log2;  // the softmax scale times log2(e)
-  float scale;       // dK's factor
-  int deterministic;
-  int key_tiles;  // tiles of T::kTileKeys keys per KV plane
-  int tiles;      // the launch's: key_tiles * H_kv * B
-};
-
-// The work of tile t (0 <= t < p.tiles): key tile t % key_tiles of KV plane t / key_tiles
-// (batch * H_kv + KV head: the key tile varies fastest, then the KV head, then the batch), and
-// its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
-// causal tiles start at the first query block that sees the tile's first key.
-// The grid takes the tiles in rounds of gridDim.x, block b a round's tile b, but under the causal
-// mask every other round's in reverse (tile_of_block); either way a block's tiles increase. It
-// runs consecutive tiles at once, of one or two KV planes, which read the same Q, dO, LSE and
-// delta and reduce into the same dQ rows, so the L2 serves them (kernels/NOTES.md, "Backward:
-// phase b5 (kernels/phase_b5_wgmma.cu)": The grid order, measured). Without the mask the tiles
-// are equal and the tail is a block per tile's last wave. Under it a tile's steps fall with its key tile,
-// and a plain stride (b, b + gridDim.x, ...) draws, where gridDim.x and key_tiles share a
-// factor, some key tiles only for a block (132 blocks over 16 key tiles: those of one residue
-// mod 4), the most loaded blocks carrying more than the mean; the reversed rounds give block b
-// the residues of b and of gridDim.x - 1 - b in turn, which evens them at the causal targets on
-// 132 SMs, though not in general: a few heavy tiles a block still skew it. Without the mask the
-// plain stride measured a little faster than the reversed rounds, under it a good deal slower
-// (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
-template <class T>
-struct Schedule {
-  int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps;
-  __device__ Schedule(const Params& p, int t) {
-    key_tile = t % p.key_tiles;
-    key0 = key_tile * T::kTileKeys;
-    kv_plane = t / p.key_tiles;
-    // batch * H + KV head * group, the group's first query head: kv_plane * group, as H = H_kv * group.
-    const int group = p.H / p.H_kv;
-    first_bh = kv_plane * group;
-    m_begin = T::kCausal ? key0 / kQueries : 0;
-    per_head = ceil_div(p.S, kQueries) - m_begin;
-    steps = group * per_head;
-  }
-  __device__ int bh(int i) const { return first_bh + i / per_head; }
-  __device__ int m(int i) const { return m_begin + i % per_head; }
-};
-
-// The block's tile of round n (Schedule), given its tile t of round n - 1: round n's tile b, or
-// under the causal mask in odd rounds gridDim.x - 1 - b, so a block's tiles increase with n (the
-// deterministic turns rely on it: Consumer::dq_turn).
-template <bool ReverseOddRounds>
-__device__ __forceinline__ int tile_of_block(int t, int n) {
-  const int b = int(blockIdx.x), g = int(gridDim.x);
-  if constexpr (ReverseOddRounds) return n * g + (n % 2 == 0 ? b : g - 1 - b);
-  return t + g;
-}
 
 // The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
 // thread has released the previous tile's (kv_empty), then each step's Q, dO (TMA, rows past S
