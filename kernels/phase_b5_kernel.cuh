@@ -89,6 +89,10 @@ struct Traits {
   // too serialised the wgmmas for want of registers, and D = 128 has no room (kernels/NOTES.md,
   // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
   static constexpr bool kKInRegisters = kScoresAhead && D == 64;
+  // K's and V's buffers: at D = 64 with two consumers two, so that the producer loads the next
+  // tile's K and V, and its first steps' Q and dO, while the consumers finish this tile; at
+  // D = 128 no room (208 KB with one).
+  static constexpr int kKvStages = kScoresAhead && D == 64 ? 2 : 1;
   // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
@@ -109,29 +113,30 @@ struct Traits {
 // ([keys][queries], one swizzled row per key) for the dQ GEMM.
 template <class T, int D = T::D>
 struct alignas(1024) SharedStorage {
-  __half k[T::kTileKeys * D];
-  __half v[T::kTileKeys * D];
+  __half k[T::kKvStages][T::kTileKeys * D];
+  __half v[T::kKvStages][T::kTileKeys * D];
   __half q[T::kStages][kQueries * D];
   __half d_o[T::kStages][kQueries * D];
   __half ds[T::kConsumers][kKeys * kQueries];
   float dq[T::kDqStagings][T::kDqBlocks][kDqTileFloats];  // dQ's blocks of a step (T::kDqStagings)
   float lse2[T::kStages][kQueries];
   float delta[T::kStages][kQueries];
-  // K and V as a ring of one stage (KvPosition): full once the tile's K and V have landed, empty
+  // K and V as a ring of T::kKvStages (KvPosition): full once a tile's K and V have landed, empty
   // once every consumer thread has arrived after its own waits for the GEMMs that read them (as
   // it releases a stage of the ring; once a tile, so the 256 arrivals cost next to nothing).
-  std::uint64_t kv_full;
-  std::uint64_t kv_empty;
+  std::uint64_t kv_full[T::kKvStages];
+  std::uint64_t kv_empty[T::kKvStages];
   TmaPipeline<T::kStages> pipe;
 };
 
-// The position of a block's n-th tile in the one-stage ring of K and V: the consumers wait
-// kv_full with phase(), the producer waits kv_empty with phase() ^ 1 (which a fresh barrier
-// passes at once, so the first tile does not wait), as for the steps' ring.
-using KvPosition = RingPosition<1>;
+// The position of a block's n-th tile in the ring of K and V: the consumers wait kv_full with
+// phase(), the producer waits kv_empty with phase() ^ 1 (which a fresh barrier passes at once, so
+// the first tiles do not wait), as for the steps' ring.
+template <class T>
+using KvPosition = RingPosition<T::kKvStages>;
 
 // The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
-// thread has released the previous tile's (kv_empty), then each step's Q, dO (TMA, rows past S
+// thread has released its buffer's previous tile (kv_empty), then each step's Q, dO (TMA, rows past S
 // read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage refilled
 // once every consumer thread has released it. The ring's position counts the block's steps over
 // all its tiles (ring), so each stage's barriers keep their order of phases.
@@ -144,10 +149,12 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   int ring = 0;
   for (int t = int(blockIdx.x), n = 0; t < p.tiles; ++n, t = tile_of_block<T::kCausal>(t, n)) {
     const Schedule<T> w(p, t);
-    wait_barrier(&sm.kv_empty, KvPosition{n}.phase() ^ 1u);
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.kv_full, kv_bytes);
-    tma_load_tile<D>(sm.k, tm_k, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
-    tma_load_tile<D>(sm.v, tm_v, T::kTileKeys, w.key0, w.kv_plane, &sm.kv_full);
+    const KvPosition<T> kv{n};
+    std::uint64_t* const kv_full = &sm.kv_full[kv.stage()];
+    wait_barrier(&sm.kv_empty[kv.stage()], kv.phase() ^ 1u);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, kv_full, kv_bytes);
+    tma_load_tile<D>(sm.k[kv.stage()], tm_k, T::kTileKeys, w.key0, w.kv_plane, kv_full);
+    tma_load_tile<D>(sm.v[kv.stage()], tm_v, T::kTileKeys, w.key0, w.kv_plane, kv_full);
     for (int i = 0; i < w.steps; ++i) {
       const RingPosition<T::kStages> pos{ring + i};
       sm.pipe.producer_acquire(pos);
@@ -172,6 +179,7 @@ struct Consumer {
   const Params& p;
   Schedule<T> w;  // the tile's
   int ring0;      // the ring position of the tile's first step: the block's steps before it
+  int kv_stage;   // the tile's buffer of K and V (KvPosition)
   int consumer, tid, lane;
   int row_in_tile, col;  // the thread's first key row and query column pair in a tile
   float dk[D / 2];
@@ -183,7 +191,7 @@ struct Consumer {
   const CUtensorMap* tm_dq;
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, const CUtensorMap* dq_map, int c)
-      : sm(s), p(params), w(params, int(blockIdx.x)), ring0(0), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
+      : sm(s), p(params), w(params, int(blockIdx.x)), ring0(0), kv_stage(0), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
         lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
         tm_dq(dq_map) {}
 
@@ -195,7 +203,9 @@ struct Consumer {
   // of the 16, none shared with another role: the producer meets no one by a named barrier, and
   // 0 is __syncthreads'.
   enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
-  static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers <= kNamedBarriers, "ids of the hardware's");
+  static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers + 1 <= kNamedBarriers, "ids of the hardware's");
+  // Both consumers' meeting at a tile's end where K and V have two buffers (run_tile).
+  __device__ static constexpr int tile_end_barrier() { return kBackwardBarrier + int(kWhichCount) * T::kConsumers; }
   __device__ static constexpr bool shared_barrier(Which which) {
     return (which == kStaged || which == kFree) && T::kDqSplit != DqSplit::kOwnKeys;
   }
@@ -211,15 +221,15 @@ struct Consumer {
   __device__ RingPosition<T::kStages> position(int i) const { return {ring0 + i}; }
   // The consumer's first key, and its rows of K and V (row offset within each column block).
   __device__ int key0() const { return w.key0 + consumer * kKeys; }
-  __device__ const __half* k_rows() const { return sm.k + consumer * kKeys * kSwizzleHalves; }
-  __device__ const __half* v_rows() const { return sm.v + consumer * kKeys * kSwizzleHalves; }
+  __device__ const __half* k_rows() const { return sm.k[kv_stage] + consumer * kKeys * kSwizzleHalves; }
+  __device__ const __half* v_rows() const { return sm.v[kv_stage] + consumer * kKeys * kSwizzleHalves; }
   // Whether the consumer computes and adds dQ at step i: at every step, but by step (kSteps) at
   // the steps of its parity only.
   __device__ bool adds_dq(int i) const { return T::kDqSplit != DqSplit::kSteps || i % 2 == consumer; }
   // The dQ GEMM's keys, as its A (dS^T) and B (K's rows): the consumer's own, or the tile's
   // (the consumers' dS tiles follow one another, as do their rows of K in each column block).
   __device__ const __half* dq_ds() const { return T::kDqSplit == DqSplit::kOwnKeys ? sm.ds[consumer] : sm.ds[0]; }
-  __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k; }
+  __device__ const __half* dq_k_rows() const { return T::kDqSplit == DqSplit::kOwnKeys ? k_rows() : sm.k[kv_stage]; }
   // The fp32 staging tiles the consumer's dQ goes through (T::kDqStagings).
   __device__ float (*dq_staging())[kDqTileFloats] { return sm.dq[T::kDqStagings == 1 ? 0 : consumer]; }
   // The deterministic mode's turn at adding into a query block: a turn per consumer, or one per
@@ -456,27 +466,31 @@ __device__ __forceinline__ void Consumer<T>::store() {
 // issued in the tile has completed: the last step's waits leave none pending (wait_scores_ahead
 // issues the next step's scores only within the tile), so the score GEMMs' and the dQ GEMMs'
 // reads of K and V are done. The stores read registers only and overlap the next K and V's load.
-// The meetings across a tile boundary: the next tile's kv_full completes only after the
-// producer has passed kv_empty, so after both consumers' 256 arrivals, each made after that
-// thread's last named barrier of this tile. So neither consumer starts the next tile's first
-// step before the other has left this tile's last meeting: at the boundary the consumers are
-// level, no phase of dS staged or dS free is left partial (the last step's dS free has no
+// The meetings across a tile boundary: with one K/V buffer the next tile's kv_full completes
+// only after the producer has passed kv_empty, so after both consumers' 256 arrivals, each made
+// after that thread's last named barrier of this tile; with two (the next tile's K and V loaded
+// meanwhile) both consumers meet at the tile's end instead (tile_end_barrier). Either way neither
+// consumer starts the next tile's first step before the other has left this tile's last meeting:
+// at the boundary the consumers are level, no phase of dS staged or dS free is left partial (the last step's dS free has no
 // arrival), and the next tile's step numbering, by which meet_ds_staged picks its ids and
 // adds_dq its consumer, starts afresh; within the tile a consumer stays at most a step ahead
 // (meet_ds_staged). The same chain orders a dS^T tile's rewrite at the next tile's first step,
 // where no consumer waits at dS free, after the last dQ GEMM that read it: its issuer waited
-// for it before its arrival.
+// for it before its arrival or the meeting.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) dk[i] = dv[i] = 0.f;
-  wait_barrier(&sm.kv_full, KvPosition{n}.phase());
+  const KvPosition<T> kv{n};
+  kv_stage = kv.stage();
+  wait_barrier(&sm.kv_full[kv_stage], kv.phase());
   // The previous tile's GEMMs have all completed (its last step waits for every group), so the
   // fragment is free to take this tile's rows.
   if constexpr (T::kKInRegisters) load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
   for (int i = 0; i < w.steps; ++i) step(i);
-  ptx::mbarrier_arrive(&sm.kv_empty);
+  ptx::mbarrier_arrive(&sm.kv_empty[kv_stage]);
   store();
+  if constexpr (T::kKvStages > 1) named_barrier_sync(tile_end_barrier(), T::kConsumers * kWarpgroupThreads);
 }
 
 // The block's tiles in the grid's stride (Schedule), the ring's position running on across them.
@@ -510,8 +524,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   if (threadIdx.x == 0) {
     sm.pipe.init(T::kConsumers * kWarpgroupThreads);  // every consumer thread releases (step)
-    ptx::mbarrier_init(&sm.kv_full, 1);
-    ptx::mbarrier_init(&sm.kv_empty, T::kConsumers * kWarpgroupThreads);  // and K and V (run_tile)
+    for (int s = 0; s < T::kKvStages; ++s) {
+      ptx::mbarrier_init(&sm.kv_full[s], 1);
+      ptx::mbarrier_init(&sm.kv_empty[s], T::kConsumers * kWarpgroupThreads);  // and K and V (run_tile)
+    }
     // The copy engine (async proxy) completes transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
