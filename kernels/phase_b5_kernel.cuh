@@ -89,10 +89,12 @@ struct Traits {
   // too serialised the wgmmas for want of registers, and D = 128 has no room (kernels/NOTES.md,
   // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
   static constexpr bool kKInRegisters = kScoresAhead && D == 64;
-  // K's and V's buffers: at D = 64 with two consumers two, so that the producer loads the next
-  // tile's K and V, and its first steps' Q and dO, while the consumers finish this tile; at
-  // D = 128 no room (208 KB with one).
-  static constexpr int kKvStages = kScoresAhead && D == 64 ? 2 : 1;
+  // K's and V's buffers: two under the causal mask at D = 64 with two consumers, so that the
+  // producer loads the next tile's K and V, and its first steps' Q and dO, while the consumers
+  // finish this tile (a tile of 17 steps on average at 16x16x2048x64:causal); without the mask,
+  // 32 steps a tile there, two measured slower; D = 128 has no room (kernels/NOTES.md,
+  // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Two K/V buffers).
+  static constexpr int kKvStages = kScoresAhead && D == 64 && Causal ? 2 : 1;
   // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
