@@ -83,7 +83,7 @@ struct Traits {
   // start. The one-consumer kernel stays the plain, fully waited one.
   static constexpr bool kScoresAhead = kConsumers > 1;
   static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
-  static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv && !(D == 64);
+  static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
   // too serialised the wgmmas for want of registers, and D = 128 has no room (kernels/NOTES.md,
@@ -189,7 +189,6 @@ struct Consumer {
   float s[kQueries / 2];   // S^T, then P^T in place
   float dp[kQueries / 2];  // dP^T, then dS^T in place
   std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K as S^T's A fragment (T::kKInRegisters)
-  std::uint32_t v_frag[D / 16][4];
 
   const CUtensorMap* tm_dq;
 
@@ -269,8 +268,7 @@ __device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, boo
   sm.pipe.consumer_wait(pos);
   if (s_too && T::kKInRegisters) qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
   if (s_too && !T::kKInRegisters) qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
-  if (dp_too && T::kKInRegisters) qk_gemm_rs<kQueries, D, true>(dp, v_frag, sm.d_o[pos.stage()]);
-  if (dp_too && !T::kKInRegisters) qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
+  if (dp_too) qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
@@ -491,7 +489,6 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
   // The previous tile's GEMMs have all completed (its last step waits for every group), so the
   // fragment is free to take this tile's rows.
   if constexpr (T::kKInRegisters) load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
-  if constexpr (T::kKInRegisters) load_q_fragment<D, T::kTileKeys>(v_frag, v_rows(), tid / kWarpSize, lane);
   for (int i = 0; i < w.steps; ++i) step(i);
   ptx::mbarrier_arrive(&sm.kv_empty[kv_stage]);
   store();
