@@ -86,8 +86,9 @@ struct Traits {
   static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
-  // too serialised the wgmmas for want of registers, and D = 128 has no room (kernels/NOTES.md,
-  // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
+  // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
+  // worth more; D = 128 has no room (kernels/NOTES.md, "Backward: phase b5
+  // (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
   static constexpr bool kKInRegisters = kScoresAhead && D == 64;
   // K's and V's buffers: two under the causal mask at D = 64 with two consumers, so that the
   // producer loads the next tile's K and V, and its first steps' Q and dO, while the consumers
