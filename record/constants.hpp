@@ -14,6 +14,9 @@ namespace attnlab {
 // error against its bound), as a record names it in correctness.rule; constants.json's
 // correctness.rule is this (tests/cpu/test_constants.cpp).
 inline constexpr const char* kRowRmsRule = "row_rms";
+// The backward's (experiments/harness/backward_gate.hpp): the same rule per row of dQ, dK and dV,
+// the record's figures those of the row closest to failing.
+inline constexpr const char* kBackwardRowRmsRule = "backward_row_rms";
 
 // The whole file, parsed once.
 const ordered_json& shared_constants();

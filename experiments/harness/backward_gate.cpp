@@ -8,6 +8,7 @@
 #include "common/check.hpp"
 #include "common/shapes.hpp"
 #include "experiments/harness/backward_forward.hpp"
+#include "record/constants.hpp"
 
 namespace attnlab {
 namespace {
@@ -171,7 +172,7 @@ Correctness backward_correctness_block(const BackwardGateResult& g, const Shape&
   out.rows_checked = c.dq.rows_checked + c.dk.rows_checked;
   out.rows_total = static_cast<long long>(std::size_t(s.B) * s.H * s.S + std::size_t(s.B) * s.H_kv * s.S);
   out.nonfinite = c.nonfinite;
-  out.rule = "backward_row_rms";
+  out.rule = kBackwardRowRmsRule;
   out.inputs = inputs_name(inputs);
   out.row_rms_err = worst->worst_rms_err;
   out.row_err_ratio = c.worst_ratio;

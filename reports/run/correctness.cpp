@@ -10,6 +10,14 @@ namespace attnlab::report::detail {
 
 namespace {
 
+// Whether the record's gate bounds each checked row's rms error (the forward's rule, or the
+// backward's per row of dQ, dK and dV): the bound is then on the row closest to failing's rms
+// error, not on the max abs error.
+bool row_rms_rule(const Correctness& c) {
+  const std::string rule = c.rule.value_or("");
+  return rule == kRowRmsRule || rule == kBackwardRowRmsRule;
+}
+
 bool e4m3(const Correctness& c) { return c.input_format.value_or("") == "e4m3"; }
 
 // An error the gate measured; inf where the output held NaN or Inf (written null).
@@ -47,7 +55,7 @@ void e4m3_inputs(std::ostringstream& md, const Run& run) {
     const auto scale = [&](double InputScales::*m) {
       return c.input_scales ? sig((*c.input_scales).*m) : std::string("not recorded");
     };
-    const bool row_rule = c.rule.value_or("") == kRowRmsRule;
+    const bool row_rule = row_rms_rule(c);
     const auto gated = row_rule ? c.row_rms_err : std::optional<double>(c.max_abs_err);
     t.row({shape_label(r.name), *c.input_format, scale(&InputScales::q), scale(&InputScales::k),
            scale(&InputScales::v), rmse_text(c.rmse_unquantised), per_check(c),
@@ -127,7 +135,7 @@ void correctness_section(std::ostringstream& md, const Run& run) {
     for (const InputCheck& k : c.checks) names += (names.empty() ? "" : ", ") + k.inputs;
     if (!names.empty()) check += " on " + names + " inputs";
     if (r.correctness.failure) check += ": " + *r.correctness.failure;
-    const bool row_rule = c.rule.value_or("") == kRowRmsRule;
+    const bool row_rule = row_rms_rule(c);
     const std::string gated = row_rule ? "row rms " + (c.row_rms_err ? error_text(*c.row_rms_err) : "not recorded")
                                        : "max abs " + error_text(c.max_abs_err);
     const std::string bound = sci(c.tolerance_abs) + (row_rule ? " (row-RMS bound)" : " (max-abs bound)");

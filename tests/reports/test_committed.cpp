@@ -169,7 +169,8 @@ TEST(CommittedReports, ClocksAndBoundsSayWhatTheyAre) {
         clocks = clocks || (g.clock_before_mhz && g.clock_after_mhz);
         probe = probe || (g.clock_before_mhz && g.clock_source.rfind("NVML", 0) != 0);
       }
-      row_rule = row_rule || optional_string_at(r.json, "/correctness/rule").value_or("") == "row_rms";
+      const std::string rule = optional_string_at(r.json, "/correctness/rule").value_or("");
+      row_rule = row_rule || rule == "row_rms" || rule == "backward_row_rms";
     }
     if (probe) {
       EXPECT_NE(md.find(" (probe) |"), std::string::npos) << run.id();
