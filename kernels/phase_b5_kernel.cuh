@@ -139,9 +139,9 @@ template <class T>
 using KvPosition = RingPosition<T::kKvStages>;
 
 // The producer: one thread, per tile of the block, loads the tile's K and V once every consumer
-// thread has released its buffer's previous tile (kv_empty), then each step's Q, dO (TMA, rows past S
-// read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage refilled
-// once every consumer thread has released it. The ring's position counts the block's steps over
+// thread has released its buffer's previous tile (kv_empty), then each step's Q, dO (TMA, rows
+// past S read as zeros), LSE and delta (bulk copies of the padded rows) into the ring, a stage
+// refilled once every consumer thread has released it. The ring's position counts the block's steps over
 // all its tiles (ring), so each stage's barriers keep their order of phases.
 template <class T>
 __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_do,
@@ -194,9 +194,9 @@ struct Consumer {
   const CUtensorMap* tm_dq;
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params& params, const CUtensorMap* dq_map, int c)
-      : sm(s), p(params), w(params, int(blockIdx.x)), ring0(0), kv_stage(0), consumer(c), tid(int(threadIdx.x) % kWarpgroupThreads),
-        lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4), col(2 * (lane % 4)),
-        tm_dq(dq_map) {}
+      : sm(s), p(params), w(params, int(blockIdx.x)), ring0(0), kv_stage(0), consumer(c),
+        tid(int(threadIdx.x) % kWarpgroupThreads), lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4),
+        col(2 * (lane % 4)), tm_dq(dq_map) {}
 
   // Named barriers (kernels/named_barrier.hpp): slot s's are kBackwardBarrier + 5s + which, and
   // the ids of a consumer's own are in its slot, c. Where a dQ GEMM reads both consumers' dS
@@ -474,12 +474,12 @@ __device__ __forceinline__ void Consumer<T>::store() {
 // after that thread's last named barrier of this tile; with two (the next tile's K and V loaded
 // meanwhile) both consumers meet at the tile's end instead (tile_end_barrier). Either way neither
 // consumer starts the next tile's first step before the other has left this tile's last meeting:
-// at the boundary the consumers are level, no phase of dS staged or dS free is left partial (the last step's dS free has no
-// arrival), and the next tile's step numbering, by which meet_ds_staged picks its ids and
-// adds_dq its consumer, starts afresh; within the tile a consumer stays at most a step ahead
-// (meet_ds_staged). The same chain orders a dS^T tile's rewrite at the next tile's first step,
-// where no consumer waits at dS free, after the last dQ GEMM that read it: its issuer waited
-// for it before its arrival or the meeting.
+// at the boundary the consumers are level, no phase of dS staged or dS free is left partial (the
+// last step's dS free has no arrival), and the next tile's step numbering, by which
+// meet_ds_staged picks its ids and adds_dq its consumer, starts afresh; within the tile a
+// consumer stays at most a step ahead (meet_ds_staged). The same chain orders a dS^T tile's
+// rewrite at the next tile's first step, where no consumer waits at dS free, after the last dQ
+// GEMM that read it: its issuer waited for it before its arrival or the meeting.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 #pragma unroll

@@ -93,7 +93,8 @@ __device__ __forceinline__ void pv_gemm(float (&o)[D / 2], const std::uint32_t (
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < TileK / 16; ++kk)
-    wgmma_rs_mn<D>(o, p[kk], step_desc<Advance>(v, kk * 16 * kSwizzleBytes, TileK * kSwizzleBytes, kSwizzleAtomBytes), 1);
+    wgmma_rs_mn<D>(o, p[kk], step_desc<Advance>(v, kk * 16 * kSwizzleBytes, TileK * kSwizzleBytes, kSwizzleAtomBytes),
+                   1);
   wgmma_commit();
 }
 
