@@ -44,8 +44,10 @@ __device__ __forceinline__ void qk_gemm(float (&s)[TileK / 2], const __half* q, 
   for (int kk = 0; kk < D / 16; ++kk) {
     const int cb = kk / 4;
     const int within = (kk % 4) * 16;
-    const std::uint64_t da = step_desc<Advance>(q, (cb * QRows * kSwizzleHalves + within) * 2, 16, kSwizzleAtomBytes);
-    const std::uint64_t db = step_desc<Advance>(k, (cb * TileK * kSwizzleHalves + within) * 2, 16, kSwizzleAtomBytes);
+    const std::uint32_t q_bytes = (cb * QRows * kSwizzleHalves + within) * sizeof(__half);
+    const std::uint32_t k_bytes = (cb * TileK * kSwizzleHalves + within) * sizeof(__half);
+    const std::uint64_t da = step_desc<Advance>(q, q_bytes, 16, kSwizzleAtomBytes);
+    const std::uint64_t db = step_desc<Advance>(k, k_bytes, 16, kSwizzleAtomBytes);
     wgmma_ss<TileK>(s, da, db, kk > 0);
   }
   wgmma_commit();
@@ -78,8 +80,8 @@ __device__ __forceinline__ void qk_gemm_rs(float (&s)[TileK / 2], const std::uin
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
-    const std::uint64_t db =
-        step_desc<Advance>(k, ((kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16) * 2, 16, kSwizzleAtomBytes);
+    const std::uint32_t k_bytes = ((kk / 4) * TileK * kSwizzleHalves + (kk % 4) * 16) * sizeof(__half);
+    const std::uint64_t db = step_desc<Advance>(k, k_bytes, 16, kSwizzleAtomBytes);
     wgmma_rs<TileK>(s, q[kk], db, kk > 0);
   }
   wgmma_commit();
