@@ -16,6 +16,7 @@
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/attention_common.cuh"
 #include "kernels/consumer_turns.hpp"
 #include "common/hopper.cuh"
@@ -86,10 +87,7 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   const CUtensorMap tm_o = T::kStageO
                                ? make_tensor_map_sw128(p.o, s.B * s.H, s.S, D, kRowsPerConsumer)
                                : CUtensorMap{};
-  int device = 0, sms = 0;
-  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const LaunchGeometry g = geometry_of<T>(s, sms);
+  const LaunchGeometry g = geometry_of<T>(s, device_sm_count());
   const int m_blocks = ceil_div(s.S, T::kTileQ);
   const int heads = s.B * s.H;
   const std::int64_t n_work = std::int64_t(m_blocks) * heads;

@@ -411,8 +411,8 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 }
 
 // dQ of step i's query block += dS K, a 64-column block at a time (32 accumulators, not D/2,
-// beside dK and dV), over the keys that T::kDqSplit gives the consumer; each block
-// staged in the consumer's fp32 tiles once its GEMM (and with it the step's dV and dK GEMMs) has
+// beside dK and dV), over the keys that T::kDqSplit gives the consumer; each block staged in the
+// step's fp32 tiles (dq_staging) once its GEMM (and with it the step's dV and dK GEMMs) has
 // completed, and all of them added into the workspace's accumulator by one thread's TMA
 // reductions. Deterministic: the reductions into these rows go in the order of the key tiles
 // (wait_turn / pass_turn, dq_turn), each completed before the turn passes, so every launch sums

@@ -124,10 +124,7 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int m
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   params.key_tiles = ceil_div(s.S, T::kTileKeys);
   params.tiles = params.key_tiles * s.H_kv * s.B;  // below 2^30 (can_implement)
-  int device = 0, sms = 0;
-  ATTNLAB_CUDA_CHECK(cudaGetDevice(&device));
-  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  int blocks = std::min(sms, params.tiles);
+  int blocks = std::min(device_sm_count(), params.tiles);
   if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
