@@ -158,11 +158,12 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, kv_full, kv_bytes);
     tma_load_tile<D>(sm.k[kv.stage()], tm_k, T::kTileKeys, w.key0, w.kv_plane, kv_full);
     tma_load_tile<D>(sm.v[kv.stage()], tm_v, T::kTileKeys, w.key0, w.kv_plane, kv_full);
-    for (int i = 0; i < w.steps; ++i) {
+    StepCursor at = w.first_step();
+    for (int i = 0; i < w.steps; ++i, at.advance()) {
       const RingPosition<T::kStages> pos{ring + i};
       sm.pipe.producer_acquire(pos);
       std::uint64_t* const bar = sm.pipe.producer_expect(pos, T::kStageBytes);
-      const int bh = w.bh(i), q0 = w.m(i) * kQueries, stage = pos.stage();
+      const int bh = at.bh, q0 = at.m * kQueries, stage = pos.stage();
       tma_load_tile<D>(sm.q[stage], tm_q, kQueries, q0, bh, bar);
       tma_load_tile<D>(sm.d_o[stage], tm_do, kQueries, q0, bh, bar);
       const std::size_t row = std::size_t(bh) * p.s_pad + q0;
@@ -181,6 +182,7 @@ struct Consumer {
   SharedStorage<T>& sm;
   const Params& p;
   Schedule<T> w;  // the tile's
+  StepCursor at;  // the running step's query head and block (run_tile)
   int ring0;      // the ring position of the tile's first step: the block's steps before it
   int kv_stage;   // the tile's buffer of K and V (KvPosition)
   int consumer, tid, lane;
@@ -346,7 +348,7 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::step(int i) {
   const RingPosition<T::kStages> pos = position(i);
   const int stage = pos.stage();
-  const int q0 = w.m(i) * kQueries;
+  const int q0 = at.m * kQueries;
   const __half* const q = sm.q[stage];
   const __half* const d_o = sm.d_o[stage];
   // The first query block issues both score GEMMs; a later one, those the one before has not.
@@ -419,7 +421,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
 // them alike.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
-  const int bh = w.bh(i), m = w.m(i);
+  const int bh = at.bh, m = at.m;
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
   if (p.deterministic) wait_turn(turn, dq_turn(), tid, barrier(kTurnWait));
 #pragma unroll
@@ -490,7 +492,8 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
   // The previous tile's GEMMs have all completed (its last step waits for every group), so the
   // fragment is free to take this tile's rows.
   if constexpr (T::kKInRegisters) load_q_fragment<D, T::kTileKeys>(k_frag, k_rows(), tid / kWarpSize, lane);
-  for (int i = 0; i < w.steps; ++i) step(i);
+  at = w.first_step();
+  for (int i = 0; i < w.steps; ++i, at.advance()) step(i);
   ptx::mbarrier_arrive(&sm.kv_empty[kv_stage]);
   store();
   if constexpr (T::kKvStages > 1) named_barrier_sync(tile_end_barrier(), T::kConsumers * kWarpgroupThreads);

@@ -33,6 +33,21 @@ struct Params {
   int tiles;      // the launch's: key_tiles * H_kv * B
 };
 
+// Where a tile's steps stand: the running step's query head (batch * H + head) and query block.
+// The producer and the consumers take a tile's steps in order, so advance() carries the pair to
+// the next step (the head's next block, past its last the next head's first) with a compare,
+// where deriving it from the step's index took a division by the blocks per head a step.
+struct StepCursor {
+  int bh, m;
+  int m_begin, m_end;  // the tile's query blocks of each head (Schedule)
+  __device__ void advance() {
+    if (++m == m_end) {
+      m = m_begin;
+      ++bh;
+    }
+  }
+};
+
 // The work of tile t (0 <= t < p.tiles): key tile t % key_tiles of KV plane t / key_tiles
 // (batch * H_kv + KV head: the key tile varies fastest, then the KV head, then the batch), and
 // its steps, the query blocks [m_begin, m_blocks) of each query head of the group in turn;
@@ -64,8 +79,8 @@ struct Schedule {
     per_head = ceil_div(p.S, kQueries) - m_begin;
     steps = group * per_head;
   }
-  __device__ int bh(int i) const { return first_bh + i / per_head; }
-  __device__ int m(int i) const { return m_begin + i % per_head; }
+  // The first step's place (StepCursor): the group's first query head, at m_begin.
+  __device__ StepCursor first_step() const { return {first_bh, m_begin, m_begin, m_begin + per_head}; }
 };
 
 // The block's tile of round n (Schedule), given its tile t of round n - 1: round n's tile b, or
