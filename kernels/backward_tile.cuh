@@ -17,20 +17,42 @@
 
 namespace attnlab::hopper {
 
+// The thread's pairs of a tile's per-query vector (LSE or delta, the N queries in shared
+// memory) as softmax_grad_tile reads them: pair i holds queries 8i + col and 8i + col + 1, the
+// columns of the thread's chunk i. InRegisters: all N / 8 pairs loaded where they are made, which
+// the caller places ahead of its wait for the score GEMMs, so that the softmax's first FFMAs do
+// not wait on loads issued just before them; else each pair loaded where it is read.
+template <int N, bool InRegisters>
+struct QueryPairs {
+  const float* vec;
+  int col;
+  __device__ QueryPairs(const float* v, int c) : vec(v), col(c) {}
+  __device__ float2 operator()(int i) const { return *reinterpret_cast<const float2*>(vec + 8 * i + col); }
+};
+template <int N>
+struct QueryPairs<N, true> {
+  float2 pairs[N / 8];
+  __device__ QueryPairs(const float* v, int c) {
+#pragma unroll
+    for (int i = 0; i < N / 8; ++i) pairs[i] = *reinterpret_cast<const float2*>(v + 8 * i + c);
+  }
+  __device__ float2 operator()(int i) const { return pairs[i]; }
+};
+
 // In place: s (S^T) becomes P^T = exp2(S^T * scale_log2 - lse2[query]) and dp (dP^T) becomes
-// dS^T = P^T * (dP^T - delta[query]). lse2 and delta are the tile's N queries in shared memory,
+// dS^T = P^T * (dP^T - delta[query]). lse2 and delta are the tile's N queries (QueryPairs),
 // lse2 in log2 units and +inf for queries past S, so their P is exactly 0 without a test. The
 // Masked form (for tiles that cross the diagonal or hold keys past S) sets P = 0, and so dS = 0,
 // for keys a query does not see (Mask::key_end); key_lo is the thread's first key, col its first
 // column. A form each, so that the tiles without a hidden key run no select per score.
-template <class Mask, int N, bool Masked>
-__device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)[N / 2], const float* lse2,
-                                                  const float* delta, float scale_log2, int key_lo, int q0, int col,
+template <class Mask, int N, bool Masked, class Lse, class Delta>
+__device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)[N / 2], const Lse& lse2,
+                                                  const Delta& delta, float scale_log2, int key_lo, int q0, int col,
                                                   int S) {
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {
-    const float2 l = *reinterpret_cast<const float2*>(lse2 + 8 * i + col);
-    const float2 dl = *reinterpret_cast<const float2*>(delta + 8 * i + col);
+    const float2 l = lse2(i);
+    const float2 dl = delta(i);
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const bool hi = (e & 1) != 0;

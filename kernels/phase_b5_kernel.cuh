@@ -96,6 +96,11 @@ struct Traits {
   // 32 steps a tile there, two measured slower; D = 128 has no room (kernels/NOTES.md,
   // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Two K/V buffers).
   static constexpr int kKvStages = kScoresAhead && D == 64 && Causal ? 2 : 1;
+  // The step's LSE and delta loaded into registers ahead of the wait for its score GEMMs
+  // (QueryPairs), so that the softmax's first FFMAs do not wait on shared-memory loads issued
+  // just before them. D = 128 has no room with two consumers: ptxas spills for both vectors' 32
+  // registers, and under the mask for LSE's 16 alone; the one-consumer kernels follow their D.
+  static constexpr bool kVecsEarly = D == 64;
   // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
@@ -356,17 +361,21 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
     issue_scores(i);
   else if constexpr (!T::kDpAhead)
     issue_scores(i, false, true);
+  // The thread's LSE and delta of the step, with T::kVecsEarly loaded here, before the wait: the
+  // stage has landed (issue_scores waited for it, at this step or the one before).
+  const QueryPairs<kQueries, T::kVecsEarly> lse2(sm.lse2[stage], col);
+  const QueryPairs<kQueries, T::kVecsEarly> delta(sm.delta[stage], col);
   wgmma_wait<0>();
   fence_operands(s);
   fence_operands(dp);
   // Only tiles that cross the diagonal or hold keys past S test each score.
   const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
   if (mask)
-    softmax_grad_tile<typename T::Mask, kQueries, true>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2,
-                                                        key0() + row_in_tile, q0, col, p.S);
+    softmax_grad_tile<typename T::Mask, kQueries, true>(s, dp, lse2, delta, p.scale_log2, key0() + row_in_tile, q0,
+                                                        col, p.S);
   else
-    softmax_grad_tile<typename T::Mask, kQueries, false>(s, dp, sm.lse2[stage], sm.delta[stage], p.scale_log2,
-                                                         key0() + row_in_tile, q0, col, p.S);
+    softmax_grad_tile<typename T::Mask, kQueries, false>(s, dp, lse2, delta, p.scale_log2, key0() + row_in_tile, q0,
+                                                         col, p.S);
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(s, p_frag);
   pack_p<kQueries>(dp, ds_frag);
