@@ -77,13 +77,14 @@ struct Traits {
   // dP^T (64), and P^T and dS^T as fp16 (32).
   static constexpr bool kMovesRegisters = kConsumers > 1;
   // The next step's score GEMMs issued behind this step's dQ GEMM, so the tensor cores work
-  // while dQ is staged. At D = 64 both, S^T and dP^T (64 more live accumulators beside dK, dV and
-  // the fragments of P^T and dS^T: 192 of 240). At D = 128 only S^T (32), once dV's and dK's
-  // GEMMs have completed and freed those fragments (kDqAfterDkDv); dP^T's goes in at the step's
-  // start. The one-consumer kernel stays the plain, fully waited one.
-  static constexpr bool kScoresAhead = kConsumers > 1;
-  static constexpr bool kDqAfterDkDv = kScoresAhead && D == 128;
-  static constexpr bool kDpAhead = kScoresAhead && !kDqAfterDkDv;
+  // while dQ is staged: S^T and dP^T at D = 64 with two consumers (64 more live accumulators
+  // beside dK, dV and the fragments of P^T and dS^T: 192 of 240). At D = 128 a step issues its
+  // own at its start and computes P^T while dP^T's GEMM runs (step), as cuDNN's kernel does: P^T
+  // beside S^T, which an S^T issued ahead would keep live to the next step, leaves no room there.
+  // The one-consumer kernel stays the plain one.
+  static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
+  static constexpr bool kDqAfterDkDv = false;
+  static constexpr bool kDpAhead = kScoresAhead;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
   // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
@@ -194,7 +195,7 @@ struct Consumer {
   int row_in_tile, col;  // the thread's first key row and query column pair in a tile
   float dk[D / 2];
   float dv[D / 2];
-  float s[kQueries / 2];   // S^T, then P^T in place
+  float s[kQueries / 2];   // S^T (P^T goes to its own registers: step)
   float dp[kQueries / 2];  // dP^T, then dS^T in place
   std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K as S^T's A fragment (T::kKInRegisters)
 
@@ -365,19 +366,22 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   // stage has landed (issue_scores waited for it, at this step or the one before).
   const QueryPairs<kQueries, T::kVecsEarly> lse2(sm.lse2[stage], col);
   const QueryPairs<kQueries, T::kVecsEarly> delta(sm.delta[stage], col);
-  wgmma_wait<0>();
+  // S^T's group is the older of the two (issue_scores issues it first, a step ahead where
+  // T::kScoresAhead): P^T is computed while dP^T's GEMM runs, then dS^T once it has completed.
+  wgmma_wait<1>();
   fence_operands(s);
-  fence_operands(dp);
   // Only tiles that cross the diagonal or hold keys past S test each score.
   const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
+  float pt[kQueries / 2];
   if (mask)
-    softmax_grad_tile<typename T::Mask, kQueries, true>(s, dp, lse2, delta, p.scale_log2, key0() + row_in_tile, q0,
-                                                        col, p.S);
+    softmax_p_tile<typename T::Mask, kQueries, true>(s, pt, lse2, p.scale_log2, key0() + row_in_tile, q0, col, p.S);
   else
-    softmax_grad_tile<typename T::Mask, kQueries, false>(s, dp, lse2, delta, p.scale_log2, key0() + row_in_tile, q0,
-                                                         col, p.S);
+    softmax_p_tile<typename T::Mask, kQueries, false>(s, pt, lse2, p.scale_log2, key0() + row_in_tile, q0, col, p.S);
+  wgmma_wait<0>();
+  fence_operands(dp);
+  grad_tile<kQueries>(pt, dp, delta);
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
-  pack_p<kQueries>(s, p_frag);
+  pack_p<kQueries>(pt, p_frag);
   pack_p<kQueries>(dp, ds_frag);
   // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
   // keys, that GEMM may be the other consumer's).
