@@ -89,19 +89,20 @@ __device__ __forceinline__ void stage_ds_fragment(__half* tile, const std::uint3
   for (int kk = 0; kk < 4; ++kk) stmatrix_x4(line + unsigned(((2 * kk + lane / 16) ^ (lane % 8)) * 16), frag[kk]);
 }
 
-// One 64-column block of dQ = dS K over Keys keys, issued and committed without waiting. A is
-// dS^T as staged ([keys][64 queries], one swizzled 128-byte row per key: M-major), B the K
-// tile's column block ([keys][64 of D], N-major), both read transposed; a k-step is 16 keys,
-// two swizzle atoms of each. With M and N one 64-element block each, the leading offset (between
-// such blocks) is never used.
-template <int Keys>
-__device__ __forceinline__ void dq_gemm(float (&acc)[32], const __half* ds, const __half* k_block) {
+// N columns of dQ = dS K (N / 64 of K's column blocks) over Keys keys, issued and committed
+// without waiting. A is dS^T as staged ([keys][64 queries], one swizzled 128-byte row per key:
+// M-major), B the K tile from its first column block on ([keys][64 of D] a block, N-major), both
+// read transposed; a k-step is 16 keys, two swizzle atoms of each. The leading offset is the
+// distance between 64-element blocks along M or N: A has one, B's are K's column blocks of Keys
+// rows each.
+template <int Keys, int N = 64>
+__device__ __forceinline__ void dq_gemm(float (&acc)[N / 2], const __half* ds, const __half* k_block) {
   const std::uint64_t da = smem_desc_sw128(ds, Keys * kSwizzleBytes, kSwizzleAtomBytes);
   const std::uint64_t db = smem_desc_sw128(k_block, Keys * kSwizzleBytes, kSwizzleAtomBytes);
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < Keys / 16; ++kk)
-    wgmma_ss_mn<64>(acc, desc_advance(da, kk * 16 * kSwizzleBytes), desc_advance(db, kk * 16 * kSwizzleBytes), kk > 0);
+    wgmma_ss_mn<N>(acc, desc_advance(da, kk * 16 * kSwizzleBytes), desc_advance(db, kk * 16 * kSwizzleBytes), kk > 0);
   wgmma_commit();
 }
 

@@ -83,7 +83,6 @@ struct Traits {
   // beside S^T, which an S^T issued ahead would keep live to the next step, leaves no room there.
   // The one-consumer kernel stays the plain one.
   static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
-  static constexpr bool kDqAfterDkDv = false;
   static constexpr bool kDpAhead = kScoresAhead;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
@@ -108,7 +107,15 @@ struct Traits {
   // dQ's fp32 staging tiles: each consumer's, or with kSteps one set, the step's adding
   // consumer's (Consumer::step), which leaves room for a third stage at D = 128.
   static constexpr int kDqStagings = kDqSplit == DqSplit::kSteps ? 1 : kConsumers;
-  static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // the 64-column blocks of a dQ GEMM
+  static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // dQ's 64-column blocks of a step
+  // The columns of one dQ GEMM: at D = 128 with dQ by steps all of them, the adding consumer's 64
+  // accumulators taking the registers of the step's scores (free by then: no scores ahead), so
+  // the GEMM reads dS^T once where two of 64 columns read it twice (cuDNN's kernel does the same);
+  // else 64 (32 accumulators beside the next step's scores at D = 64).
+  static constexpr int kDqColumns = kDqSplit == DqSplit::kSteps && D == 128 ? 128 : 64;
+  // dV's and dK's GEMMs completed before dQ's is issued, freeing P^T's and dS^T's fragments for
+  // dQ's 128 columns of accumulators.
+  static constexpr bool kDqAfterDkDv = kDqColumns > 64;
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
   static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
@@ -402,8 +409,8 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
     // dV's and dK's GEMMs complete before dQ's is issued, so P^T's and dS^T's fragments are free
-    // for the next step's scores that wait_scores_ahead issues, behind the dQ GEMM where this
-    // consumer adds (the tensor cores run them in order anyway).
+    // for dQ's accumulators (T::kDqColumns; with them still live ptxas serialises the wgmmas,
+    // C7512).
     wgmma_wait<0>();
     fence_operands(dv);
     fence_operands(dk);
@@ -437,19 +444,23 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = at.bh, m = at.m;
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
   if (p.deterministic) wait_turn(turn, dq_turn(), tid, barrier(kTurnWait));
+  constexpr int kGemms = D / T::kDqColumns, kBlocksPerGemm = T::kDqColumns / kSwizzleHalves;
 #pragma unroll
-  for (int b = 0; b < T::kDqBlocks; ++b) {
-    float acc[32];
-    dq_gemm<T::kDqKeys>(acc, dq_ds(), dq_k_rows() + b * T::kTileKeys * kSwizzleHalves);
+  for (int g = 0; g < kGemms; ++g) {
+    float acc[T::kDqColumns / 2];
+    dq_gemm<T::kDqKeys, T::kDqColumns>(acc, dq_ds(), dq_k_rows() + g * kBlocksPerGemm * T::kTileKeys * kSwizzleHalves);
     // The next step's scores go in behind the first dQ group.
-    if (b == 0)
+    if (g == 0)
       wait_scores_ahead(i);
     else
       wgmma_wait<0>();
     // The step's dQ GEMMs have read the dS^T tiles once the last one's wait has passed.
-    if (b == T::kDqBlocks - 1) release_ds(i);
+    if (g == kGemms - 1) release_ds(i);
     fence_operands(acc);
-    stage_dq_tile(dq_staging()[b], acc, row_in_tile, col);
+#pragma unroll
+    for (int h = 0; h < kBlocksPerGemm; ++h)
+      stage_dq_tile(dq_staging()[g * kBlocksPerGemm + h], *reinterpret_cast<const float(*)[32]>(acc + 32 * h),
+                    row_in_tile, col);
   }
   // The TMA reads the tiles through the async proxy.
   ptx::fence_proxy_async(ptx::space_shared);

@@ -8,7 +8,7 @@ SHAPES = (64, 128, 176, 256)  # wgmma N: the key tiles of QK^T, the head dims of
 # calibration's throughput kernel (profiler/calibration/microbench.cu)
 E4M3_SHAPES = (64, 128, 192, 256)  # the FP8 phase's key tiles (QK^T) and head dims (PV), and
 # the calibration's e4m3 throughput kernel, at the fp16 one's N
-MN_SHAPES = (64,)  # the backward's dQ = dS K, per 64 columns of the head dim
+MN_SHAPES = (64, 128)  # the backward's dQ = dS K: 64 columns of the head dim, or all 128
 
 
 def regs(n, start=0):
