@@ -18,7 +18,7 @@
 namespace attnlab::hopper {
 
 // The thread's pairs of a tile's per-query vector (LSE or delta, the N queries in shared
-// memory) as softmax_p_tile and grad_tile read them: pair i holds queries 8i + col and 8i + col + 1, the
+// memory) as softmax_grad_tile, softmax_p_tile and grad_tile read them: pair i holds queries 8i + col and 8i + col + 1, the
 // columns of the thread's chunk i. InRegisters: all N / 8 pairs loaded where they are made, which
 // the caller places ahead of its wait for the score GEMMs, so that the softmax's first FFMAs do
 // not wait on loads issued just before them; else each pair loaded where it is read.
@@ -39,14 +39,48 @@ struct QueryPairs<N, true> {
   __device__ float2 operator()(int i) const { return pairs[i]; }
 };
 
-// P^T = exp2(S^T * scale_log2 - lse2[query]) from s (S^T) into p. lse2 is the tile's N
-// queries in log2 units (QueryPairs), +inf for queries past S, so their P is exactly 0 without a
-// test. The Masked form (for tiles that cross the diagonal or hold keys past S) sets P = 0, and so
-// dS = 0, for keys a query does not see (Mask::key_end); key_lo is the thread's first key, col its
-// first column. A form each, so that the tiles without a hidden key run no select per score.
-// Apart from dS^T's (grad_tile) so that the caller can run it while dP^T's GEMM is in flight; not
-// in place, since ptxas serialises the wgmmas of a kernel whose non-wgmma instructions write an
-// accumulator while a later wgmma group is pending (C7515).
+// One element of P^T: exp2(score * scale_log2 - lse2) of a key and query of the tile. lse2 is in
+// log2 units and +inf for queries past S, so their P is exactly 0 without a test. The Masked form
+// (for tiles that cross the diagonal or hold keys past S) gives 0, and so dS = 0, for keys a query
+// does not see (Mask::key_end). A form each, so that the tiles without a hidden key run no select
+// per score.
+template <class Mask, bool Masked>
+__device__ __forceinline__ float p_element(float score, float scale_log2, float lse2, int key, int query, int S) {
+  float x = exp2_approx(fmaf(score, scale_log2, -lse2));
+  if (Masked && key >= Mask::key_end(query, S)) x = 0.f;
+  return x;
+}
+
+// Thread (warp, lane)'s element e of its 8-query chunk i: key key_lo + 8 (e / 2), query
+// q0 + 8i + col + e % 2 (wgmma's m64nN layout, kernels/wgmma_tile.cuh).
+__device__ __forceinline__ int tile_key(int key_lo, int e) { return key_lo + 8 * (e >> 1); }
+__device__ __forceinline__ int tile_query(int q0, int col, int i, int e) { return q0 + 8 * i + col + (e & 1); }
+
+// In place: s (S^T) becomes P^T and dp (dP^T) becomes dS^T = P^T * (dP^T - delta[query]). lse2
+// and delta are the tile's N queries (QueryPairs); key_lo is the thread's first key, col its first
+// column.
+template <class Mask, int N, bool Masked, class Lse, class Delta>
+__device__ __forceinline__ void softmax_grad_tile(float (&s)[N / 2], float (&dp)[N / 2], const Lse& lse2,
+                                                  const Delta& delta, float scale_log2, int key_lo, int q0, int col,
+                                                  int S) {
+#pragma unroll
+  for (int i = 0; i < N / 8; ++i) {
+    const float2 l = lse2(i);
+    const float2 dl = delta(i);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const bool hi = (e & 1) != 0;
+      const float x = p_element<Mask, Masked>(s[4 * i + e], scale_log2, hi ? l.y : l.x, tile_key(key_lo, e),
+                                              tile_query(q0, col, i, e), S);
+      s[4 * i + e] = x;
+      dp[4 * i + e] = x * (dp[4 * i + e] - (hi ? dl.y : dl.x));
+    }
+  }
+}
+
+// P^T from s (S^T) into p, apart from dS^T (grad_tile) so that the caller can run it while dP^T's
+// GEMM is in flight; not in place, since ptxas serialises the wgmmas of such a kernel when
+// non-wgmma instructions write an accumulator while a later wgmma group is pending (C7515).
 template <class Mask, int N, bool Masked, class Lse>
 __device__ __forceinline__ void softmax_p_tile(const float (&s)[N / 2], float (&p)[N / 2], const Lse& lse2,
                                                float scale_log2, int key_lo, int q0, int col, int S) {
@@ -54,12 +88,9 @@ __device__ __forceinline__ void softmax_p_tile(const float (&s)[N / 2], float (&
   for (int i = 0; i < N / 8; ++i) {
     const float2 l = lse2(i);
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const bool hi = (e & 1) != 0;
-      float x = exp2_approx(fmaf(s[4 * i + e], scale_log2, -(hi ? l.y : l.x)));
-      if (Masked && key_lo + 8 * (e >> 1) >= Mask::key_end(q0 + 8 * i + col + int(hi), S)) x = 0.f;
-      p[4 * i + e] = x;
-    }
+    for (int e = 0; e < 4; ++e)
+      p[4 * i + e] = p_element<Mask, Masked>(s[4 * i + e], scale_log2, (e & 1) != 0 ? l.y : l.x,
+                                             tile_key(key_lo, e), tile_query(q0, col, i, e), S);
   }
 }
 

@@ -84,6 +84,11 @@ struct Traits {
   // The one-consumer kernel stays the plain one.
   static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
   static constexpr bool kDpAhead = kScoresAhead;
+  // P^T computed while dP^T's GEMM runs, where the step issues its scores at its start (two
+  // consumers at D = 128). With the scores issued a step ahead both have landed by then, and the
+  // same split cost D = 64 about 6% (kernels/NOTES.md, "Backward: phase b5
+  // (kernels/phase_b5_wgmma.cu)": cuDNN's order at D 128).
+  static constexpr bool kPDuringDp = kConsumers > 1 && !kScoresAhead;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
   // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
@@ -202,7 +207,7 @@ struct Consumer {
   int row_in_tile, col;  // the thread's first key row and query column pair in a tile
   float dk[D / 2];
   float dv[D / 2];
-  float s[kQueries / 2];   // S^T (P^T goes to its own registers: step)
+  float s[kQueries / 2];   // S^T, then P^T in place (but T::kPDuringDp: step)
   float dp[kQueries / 2];  // dP^T, then dS^T in place
   std::uint32_t k_frag[D / 16][4];  // the consumer's rows of K as S^T's A fragment (T::kKInRegisters)
 
@@ -373,22 +378,34 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   // stage has landed (issue_scores waited for it, at this step or the one before).
   const QueryPairs<kQueries, T::kVecsEarly> lse2(sm.lse2[stage], col);
   const QueryPairs<kQueries, T::kVecsEarly> delta(sm.delta[stage], col);
-  // S^T's group is the older of the two (issue_scores issues it first, a step ahead where
-  // T::kScoresAhead): P^T is computed while dP^T's GEMM runs, then dS^T once it has completed.
-  wgmma_wait<1>();
-  fence_operands(s);
   // Only tiles that cross the diagonal or hold keys past S test each score.
   const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
-  float pt[kQueries / 2];
-  if (mask)
-    softmax_p_tile<typename T::Mask, kQueries, true>(s, pt, lse2, p.scale_log2, key0() + row_in_tile, q0, col, p.S);
-  else
-    softmax_p_tile<typename T::Mask, kQueries, false>(s, pt, lse2, p.scale_log2, key0() + row_in_tile, q0, col, p.S);
-  wgmma_wait<0>();
-  fence_operands(dp);
-  grad_tile<kQueries>(pt, dp, delta);
+  const int key_lo = key0() + row_in_tile;
+  float pt[kQueries / 2];  // P^T (T::kPDuringDp; else P^T goes into s in place)
+  if constexpr (T::kPDuringDp) {
+    // S^T's group is the older of the two (issue_scores issues it first): P^T is computed while
+    // dP^T's GEMM runs, then dS^T once it has completed.
+    wgmma_wait<1>();
+    fence_operands(s);
+    if (mask)
+      softmax_p_tile<typename T::Mask, kQueries, true>(s, pt, lse2, p.scale_log2, key_lo, q0, col, p.S);
+    else
+      softmax_p_tile<typename T::Mask, kQueries, false>(s, pt, lse2, p.scale_log2, key_lo, q0, col, p.S);
+    wgmma_wait<0>();
+    fence_operands(dp);
+    grad_tile<kQueries>(pt, dp, delta);
+  } else {
+    wgmma_wait<0>();
+    fence_operands(s);
+    fence_operands(dp);
+    if (mask)
+      softmax_grad_tile<typename T::Mask, kQueries, true>(s, dp, lse2, delta, p.scale_log2, key_lo, q0, col, p.S);
+    else
+      softmax_grad_tile<typename T::Mask, kQueries, false>(s, dp, lse2, delta, p.scale_log2, key_lo, q0, col, p.S);
+  }
+  const float(&p_tile)[kQueries / 2] = T::kPDuringDp ? pt : s;
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
-  pack_p<kQueries>(pt, p_frag);
+  pack_p<kQueries>(p_tile, p_frag);
   pack_p<kQueries>(dp, ds_frag);
   // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
   // keys, that GEMM may be the other consumer's).
