@@ -89,6 +89,9 @@ struct Traits {
   // same split cost D = 64 about 6% (kernels/NOTES.md, "Backward: phase b5
   // (kernels/phase_b5_wgmma.cu)": cuDNN's order at D 128).
   static constexpr bool kPDuringDp = kConsumers > 1 && !kScoresAhead;
+  // dV's GEMM issued as soon as P^T is packed, ahead of dS^T's packing and staging (and the wait
+  // for its tile to be free), which then overlap it, as in cuDNN's kernel.
+  static constexpr bool kDvFirst = kPDuringDp;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
   // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
@@ -106,6 +109,7 @@ struct Traits {
   // just before them. D = 128 has no room with two consumers: ptxas spills for both vectors' 32
   // registers, and under the mask for LSE's 16 alone; the one-consumer kernels follow their D.
   static constexpr bool kVecsEarly = D == 64;
+  static constexpr bool kLseEarly = D == 64 || kPDuringDp;
   // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
   static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
   static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
@@ -376,7 +380,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
     issue_scores(i, false, true);
   // The thread's LSE and delta of the step, with T::kVecsEarly loaded here, before the wait: the
   // stage has landed (issue_scores waited for it, at this step or the one before).
-  const QueryPairs<kQueries, T::kVecsEarly> lse2(sm.lse2[stage], col);
+  const QueryPairs<kQueries, T::kLseEarly> lse2(sm.lse2[stage], col);
   const QueryPairs<kQueries, T::kVecsEarly> delta(sm.delta[stage], col);
   // Only tiles that cross the diagonal or hold keys past S test each score.
   const bool mask = key0() + kKeys > p.S || (T::kCausal && key0() + kKeys - 1 > q0);
@@ -406,16 +410,22 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   const float(&p_tile)[kQueries / 2] = T::kPDuringDp ? pt : s;
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   pack_p<kQueries>(p_tile, p_frag);
+  if constexpr (T::kDvFirst) pv_gemm<kQueries, D, true>(dv, p_frag, d_o);  // dV += P^T dO
   pack_p<kQueries>(dp, ds_frag);
   // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
   // keys, that GEMM may be the other consumer's).
   wait_ds_free(i);
   stage_ds_fragment(sm.ds[consumer], ds_frag, tid / kWarpSize, lane);
-  // wgmma reads shared memory through the async proxy: the generic writes are made visible to
-  // it before the warpgroup meets and the dQ GEMM is issued.
-  ptx::fence_proxy_async(ptx::space_shared);
-  pv_gemm<kQueries, D, true>(dv, p_frag, d_o);  // dV += P^T dO
-  pv_gemm<kQueries, D, true>(dk, ds_frag, q);   // dK += dS^T Q
+  if constexpr (T::kDvFirst) {
+    pv_gemm<kQueries, D, true>(dk, ds_frag, q);  // dK += dS^T Q
+    // wgmma reads shared memory through the async proxy: the generic writes are made visible to
+    // it before the warpgroup meets and the dQ GEMM is issued.
+    ptx::fence_proxy_async(ptx::space_shared);
+  } else {
+    ptx::fence_proxy_async(ptx::space_shared);
+    pv_gemm<kQueries, D, true>(dv, p_frag, d_o);
+    pv_gemm<kQueries, D, true>(dk, ds_frag, q);
+  }
   // The consumer's dQ reductions have read the staging tiles once its thread 0 passes this wait;
   // the step's adding consumer learns it at the barrier below, where it waits, before add_dq
   // writes them: of its own reductions (one step back where a tile's step count is odd) and, with
