@@ -91,7 +91,7 @@ struct Traits {
   static constexpr bool kPDuringDp = kConsumers > 1 && !kScoresAhead;
   // dV's GEMM issued as soon as P^T is packed, ahead of dS^T's packing and staging (and the wait
   // for its tile to be free), which then overlap it, as in cuDNN's kernel.
-  static constexpr bool kDvFirst = kConsumers > 1;
+  static constexpr bool kDvFirst = kPDuringDp;
   // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
   // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
   // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
