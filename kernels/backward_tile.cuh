@@ -18,10 +18,11 @@
 namespace attnlab::hopper {
 
 // The thread's pairs of a tile's per-query vector (LSE or delta, the N queries in shared
-// memory) as softmax_grad_tile, softmax_p_tile and grad_tile read them: pair i holds queries 8i + col and 8i + col + 1, the
-// columns of the thread's chunk i. InRegisters: all N / 8 pairs loaded where they are made, which
-// the caller places ahead of its wait for the score GEMMs, so that the softmax's first FFMAs do
-// not wait on loads issued just before them; else each pair loaded where it is read.
+// memory) as softmax_grad_tile, softmax_p_tile and grad_tile read them: pair i holds queries
+// 8i + col and 8i + col + 1, the columns of the thread's chunk i. InRegisters: all N / 8 pairs
+// loaded where they are made, which the caller places ahead of its wait for the score GEMMs, so
+// that the softmax's first FFMAs do not wait on loads issued just before them; else each pair
+// loaded where it is read.
 template <int N, bool InRegisters>
 struct QueryPairs {
   const float* vec;

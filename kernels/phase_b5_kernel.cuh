@@ -32,6 +32,7 @@
 #include "common/hopper.cuh"
 #include "kernels/named_barrier.hpp"
 #include "kernels/phase_b5_schedule.cuh"
+#include "kernels/phase_b5_traits.cuh"
 #include "kernels/tile_pipeline.cuh"
 #include "kernels/wgmma_tile.cuh"
 
@@ -40,98 +41,6 @@ namespace {
 
 namespace ptx = cuda::ptx;
 using namespace hopper;
-
-constexpr int kWarpgroupThreads = 128;
-
-// How a block's consumers share dQ = dS K of a step (64 query rows by D columns).
-enum class DqSplit {
-  // Each consumer: every column over its own 64 keys, its own reduction (one consumer).
-  kOwnKeys,
-  // Two consumers: consumer (i % 2) computes and reduces all of step i's dQ over the tile's 128
-  // keys; the other skips dQ that step and issues the next step's score GEMMs at that point. Half
-  // the reductions and fp32 staging; the adding one alone takes the turn; the meetings are one-way
-  // (Consumer::meet_ds_staged). At D = 128 a little faster than FA3's split over D, whose two-way
-  // meeting at dS staged was the most sampled wait (kernels/NOTES.md, "Backward: phase b5
-  // (kernels/phase_b5_wgmma.cu)": D 64: dQ by step parity).
-  kSteps,
-};
-
-// Consumers: warpgroups of 64 keys each (a tile is 64 * Consumers keys; they share each
-// stage's Q and dO). Stages: query blocks in flight.
-template <int HeadDim, bool Causal, int Consumers, int Stages = 3>
-struct Traits {
-  static constexpr int D = HeadDim;
-  using Mask = KeyMask<Causal>;
-  static constexpr bool kCausal = Causal;
-  static constexpr int kConsumers = Consumers;
-  static constexpr int kStages = Stages;
-  static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
-  static constexpr int kTileKeys = kConsumers * kKeys;
-  static constexpr std::uint32_t kKVBytes = 2u * kTileKeys * D * sizeof(__half);  // K and V
-  static constexpr std::uint32_t kRowsBytes = kQueries * D * sizeof(__half);       // Q or dO
-  static constexpr std::uint32_t kVecBytes = kQueries * sizeof(float);             // LSE or delta
-  static constexpr std::uint32_t kStageBytes = 2 * kRowsBytes + 2 * kVecBytes;
-  // One consumer runs on the launch's allocation (at most 255 registers a thread). With two, the
-  // 384 threads get 168 each at launch, and setmaxnreg moves the producer's to the consumers
-  // (FA3's split): 128 * 24 + 256 * 240 = 64512 of 65536. A consumer holds dK and dV (D), S^T and
-  // dP^T (64), and P^T and dS^T as fp16 (32).
-  static constexpr bool kMovesRegisters = kConsumers > 1;
-  // The next step's score GEMMs issued behind this step's dQ GEMM, so the tensor cores work
-  // while dQ is staged: S^T and dP^T at D = 64 with two consumers (64 more live accumulators
-  // beside dK, dV and the fragments of P^T and dS^T: 192 of 240). At D = 128 a step issues its
-  // own at its start and computes P^T while dP^T's GEMM runs (step), as cuDNN's kernel does: P^T
-  // beside S^T, which an S^T issued ahead would keep live to the next step, leaves no room there.
-  // The one-consumer kernel stays the plain one.
-  static constexpr bool kScoresAhead = kConsumers > 1 && D == 64;
-  static constexpr bool kDpAhead = kScoresAhead;
-  // P^T computed while dP^T's GEMM runs, where the step issues its scores at its start (two
-  // consumers at D = 128). With the scores issued a step ahead both have landed by then, and the
-  // same split cost D = 64 about 6% (kernels/NOTES.md, "Backward: phase b5
-  // (kernels/phase_b5_wgmma.cu)": cuDNN's order at D 128).
-  static constexpr bool kPDuringDp = kConsumers > 1 && !kScoresAhead;
-  // dV's GEMM issued as soon as P^T is packed, ahead of dS^T's packing and staging (and the wait
-  // for its tile to be free), which then overlap it, as in cuDNN's kernel.
-  static constexpr bool kDvFirst = kPDuringDp;
-  // At D = 64 with two consumers, the consumer's rows of K (S^T's A operand all tile long) in 16
-  // registers, so that GEMM reads only Q from shared memory, the SM's busiest unit here; V's rows
-  // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
-  // worth more; D = 128 has no room (kernels/NOTES.md, "Backward: phase b5
-  // (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
-  static constexpr bool kKInRegisters = kScoresAhead && D == 64;
-  // K's and V's buffers: two under the causal mask at D = 64 with two consumers, so that the
-  // producer loads the next tile's K and V, and its first steps' Q and dO, while the consumers
-  // finish this tile (a tile of 17 steps on average at 16x16x2048x64:causal); without the mask,
-  // 32 steps a tile there, two measured slower; D = 128 has no room (kernels/NOTES.md,
-  // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Two K/V buffers).
-  static constexpr int kKvStages = kScoresAhead && D == 64 && Causal ? 2 : 1;
-  // The step's LSE and delta loaded into registers ahead of the wait for its score GEMMs
-  // (QueryPairs), so that the softmax's first FFMAs do not wait on shared-memory loads issued
-  // just before them. D = 128 has no room with two consumers: ptxas spills for both vectors' 32
-  // registers, and under the mask for LSE's 16 alone; the one-consumer kernels follow their D.
-  static constexpr bool kVecsEarly = D == 64;
-  static constexpr bool kLseEarly = D == 64 || kPDuringDp;
-  // How the consumers share dQ (DqSplit): with two, one reduction per key tile, not per consumer.
-  static constexpr DqSplit kDqSplit = kConsumers != 2 ? DqSplit::kOwnKeys : DqSplit::kSteps;
-  static constexpr int kDqKeys = kDqSplit == DqSplit::kOwnKeys ? kKeys : kTileKeys;  // K of the dQ GEMM
-  // dQ's fp32 staging tiles: each consumer's, or with kSteps one set, the step's adding
-  // consumer's (Consumer::step), which leaves room for a third stage at D = 128.
-  static constexpr int kDqStagings = kDqSplit == DqSplit::kSteps ? 1 : kConsumers;
-  static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // dQ's 64-column blocks of a step
-  // The columns of one dQ GEMM: at D = 128 with dQ by steps all of them, the adding consumer's 64
-  // accumulators taking the registers of the step's scores (free by then: no scores ahead), so
-  // the GEMM reads dS^T once where two of 64 columns read it twice (cuDNN's kernel does the same);
-  // else 64 (32 accumulators beside the next step's scores at D = 64).
-  static constexpr int kDqColumns = kDqSplit == DqSplit::kSteps && D == 128 ? 128 : 64;
-  // dV's and dK's GEMMs completed before dQ's is issued, freeing P^T's and dS^T's fragments for
-  // dQ's 128 columns of accumulators.
-  static constexpr bool kDqAfterDkDv = kDqColumns > 64;
-  static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = 240;
-  static_assert(!kMovesRegisters || kWarpgroupThreads * (kProducerRegs + kConsumers * kConsumerRegs) <=
-                                        kThreads * (65536 / kThreads / 8 * 8),
-                "the block's register allocation holds every warpgroup's");
-  static_assert(D == 64 || D == 128, "phase b5 is instantiated for head dim 64 and 128");
-};
 
 // Tiles as TMA writes them (kernels/wgmma_tile.cuh): D/64 column blocks of swizzled 128-byte
 // rows; K and V with kTileKeys rows per block, Q and dO with kQueries. ds: each consumer's dS^T
@@ -275,37 +184,43 @@ struct Consumer {
 
   __device__ __forceinline__ void run();
   __device__ __forceinline__ void run_tile(int n);
-  __device__ __forceinline__ void issue_scores(int i, bool s_too = true, bool dp_too = true);
+  __device__ __forceinline__ void issue_scores(int i);
   __device__ __forceinline__ void wait_scores_ahead(int i);
   __device__ __forceinline__ void wait_ds_free(int i);
   __device__ __forceinline__ void meet_ds_staged(int i);
   __device__ __forceinline__ void release_ds(int i);
+  __device__ __forceinline__ void issue_dv_dk(int i, const float (&p_tile)[kQueries / 2],
+                                              std::uint32_t (&p_frag)[kQueries / 16][4],
+                                              std::uint32_t (&ds_frag)[kQueries / 16][4], const __half* q,
+                                              const __half* d_o);
   __device__ __forceinline__ void step(int i);
   __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
 };
 
-// S^T = K Q^T and dP^T = V dO^T of step i into s and dp (either or both), once its stage has
+// S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has
 // landed: a group each, issued without waiting.
 template <class T>
-__device__ __forceinline__ void Consumer<T>::issue_scores(int i, bool s_too, bool dp_too) {
+__device__ __forceinline__ void Consumer<T>::issue_scores(int i) {
   const RingPosition<T::kStages> pos = position(i);
   sm.pipe.consumer_wait(pos);
-  if (s_too && T::kKInRegisters) qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
-  if (s_too && !T::kKInRegisters) qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
-  if (dp_too) qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
+  if constexpr (T::kKInRegisters)
+    qk_gemm_rs<kQueries, D, true>(s, k_frag, sm.q[pos.stage()]);
+  else
+    qk_gemm<kQueries, D, T::kTileKeys, true>(s, k_rows(), sm.q[pos.stage()]);
+  qk_gemm<kQueries, D, T::kTileKeys, true>(dp, v_rows(), sm.d_o[pos.stage()]);
 }
 
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
-// next step, first issues that step's score groups (T::kDpAhead: S^T's and dP^T's; else S^T's)
-// and leaves them outstanding: groups complete in order, so a wait that leaves the newest N
+// next step, first issues that step's score groups (S^T's and dP^T's) and leaves them
+// outstanding: groups complete in order, so a wait that leaves the newest N
 // groups pending completes all older ones (dV's, dK's, and dQ's where this consumer issued it).
 // s and dp are free by then (P^T and dS^T are packed and staged).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
   if (T::kScoresAhead && i + 1 < w.steps) {
-    issue_scores(i + 1, true, T::kDpAhead);
-    wgmma_wait<T::kDpAhead ? 2 : 1>();
+    issue_scores(i + 1);
+    wgmma_wait<2>();
   } else {
     wgmma_wait<0>();
   }
@@ -361,6 +276,33 @@ __device__ __forceinline__ void Consumer<T>::release_ds(int i) {
     named_barrier_arrive(barrier(kFree, i), barrier_threads(kFree));
 }
 
+// dV += P^T dO and dK += dS^T Q from P^T (p_tile) and dS^T (dp) packed into p_frag and ds_frag,
+// issued without waiting, and dS^T staged for the dQ GEMM once the previous step's has read its
+// tile (wait_ds_free).
+template <class T>
+__device__ __forceinline__ void Consumer<T>::issue_dv_dk(int i, const float (&p_tile)[kQueries / 2],
+                                                         std::uint32_t (&p_frag)[kQueries / 16][4],
+                                                         std::uint32_t (&ds_frag)[kQueries / 16][4], const __half* q,
+                                                         const __half* d_o) {
+  pack_p<kQueries>(p_tile, p_frag);
+  if constexpr (T::kDvFirst) pv_gemm<kQueries, D, true>(dv, p_frag, d_o);
+  pack_p<kQueries>(dp, ds_frag);
+  // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
+  // keys, that GEMM may be the other consumer's).
+  wait_ds_free(i);
+  stage_ds_fragment(sm.ds[consumer], ds_frag, tid / kWarpSize, lane);
+  if constexpr (T::kDvFirst) {
+    pv_gemm<kQueries, D, true>(dk, ds_frag, q);
+    // wgmma reads shared memory through the async proxy: the generic writes are made visible to
+    // it before the warpgroup meets and the dQ GEMM is issued.
+    ptx::fence_proxy_async(ptx::space_shared);
+  } else {
+    ptx::fence_proxy_async(ptx::space_shared);
+    pv_gemm<kQueries, D, true>(dv, p_frag, d_o);
+    pv_gemm<kQueries, D, true>(dk, ds_frag, q);
+  }
+}
+
 // One query block: the five GEMMs and the elementwise work between them (dQ's at the steps
 // where the consumer adds it, adds_dq), then the stage goes back to the producer. Every GEMM
 // group is waited for within the step but, with T::kScoresAhead, the next step's S^T and dP^T
@@ -373,13 +315,11 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   const int q0 = at.m * kQueries;
   const __half* const q = sm.q[stage];
   const __half* const d_o = sm.d_o[stage];
-  // The first query block issues both score GEMMs; a later one, those the one before has not.
-  if (!T::kScoresAhead || i == 0)
-    issue_scores(i);
-  else if constexpr (!T::kDpAhead)
-    issue_scores(i, false, true);
-  // The thread's LSE and delta of the step, with T::kVecsEarly loaded here, before the wait: the
-  // stage has landed (issue_scores waited for it, at this step or the one before).
+  // The step's score GEMMs, unless the step before issued them (T::kScoresAhead).
+  if (!T::kScoresAhead || i == 0) issue_scores(i);
+  // The thread's LSE and delta of the step, those held in registers (T::kLseEarly,
+  // T::kVecsEarly) loaded here, before the wait: the stage has landed (issue_scores waited for
+  // it, at this step or the one before).
   const QueryPairs<kQueries, T::kLseEarly> lse2(sm.lse2[stage], col);
   const QueryPairs<kQueries, T::kVecsEarly> delta(sm.delta[stage], col);
   // Only tiles that cross the diagonal or hold keys past S test each score.
@@ -409,23 +349,7 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   }
   const float(&p_tile)[kQueries / 2] = T::kPDuringDp ? pt : s;
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
-  pack_p<kQueries>(p_tile, p_frag);
-  if constexpr (T::kDvFirst) pv_gemm<kQueries, D, true>(dv, p_frag, d_o);  // dV += P^T dO
-  pack_p<kQueries>(dp, ds_frag);
-  // The previous step's dQ GEMM has read the consumer's dS^T tile (with dQ over the tile's
-  // keys, that GEMM may be the other consumer's).
-  wait_ds_free(i);
-  stage_ds_fragment(sm.ds[consumer], ds_frag, tid / kWarpSize, lane);
-  if constexpr (T::kDvFirst) {
-    pv_gemm<kQueries, D, true>(dk, ds_frag, q);  // dK += dS^T Q
-    // wgmma reads shared memory through the async proxy: the generic writes are made visible to
-    // it before the warpgroup meets and the dQ GEMM is issued.
-    ptx::fence_proxy_async(ptx::space_shared);
-  } else {
-    ptx::fence_proxy_async(ptx::space_shared);
-    pv_gemm<kQueries, D, true>(dv, p_frag, d_o);
-    pv_gemm<kQueries, D, true>(dk, ds_frag, q);
-  }
+  issue_dv_dk(i, p_tile, p_frag, ds_frag, q, d_o);
   // The consumer's dQ reductions have read the staging tiles once its thread 0 passes this wait;
   // the step's adding consumer learns it at the barrier below, where it waits, before add_dq
   // writes them: of its own reductions (one step back where a tile's step count is odd) and, with
