@@ -178,23 +178,28 @@ __device__ __forceinline__ void tma_reduce_dq_tile(const CUtensorMap* tm_dq, con
 }
 
 // The deterministic mode's ordered dQ additions: a counter per (head, query block) counts the
-// turns taken at adding into those rows. A warpgroup waits until it reads `mine` (its thread 0
-// spins with acquire loads, then the warpgroup meets at `barrier`), adds, and passes the turn on:
-// every thread of the `threads` that share the turn fences its additions, they meet, and the
-// leader increments with release.
+// turns taken at adding into those rows. One thread waits until it reads `mine` (spin_turn:
+// acquire loads) and, once its additions are done and visible, passes the turn on (advance_turn:
+// a release increment). A warpgroup that adds waits as one (wait_turn: its thread 0 spins, then
+// the warpgroup meets at `barrier`) and passes as one (pass_turn: every thread of the `threads`
+// that share the turn fences its additions, they meet, and the leader increments).
+__device__ __forceinline__ void spin_turn(const unsigned* turn, unsigned mine) {
+  unsigned now;
+  do {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(now) : "l"(turn) : "memory");
+  } while (now != mine);
+}
+__device__ __forceinline__ void advance_turn(unsigned* turn) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(turn) : "memory");
+}
 __device__ __forceinline__ void wait_turn(const unsigned* turn, unsigned mine, int tid, int barrier) {
-  if (tid == 0) {
-    unsigned now;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(now) : "l"(turn) : "memory");
-    } while (now != mine);
-  }
+  if (tid == 0) spin_turn(turn, mine);
   named_barrier_sync(barrier, 128);
 }
 __device__ __forceinline__ void pass_turn(unsigned* turn, bool leader, int barrier, int threads) {
   __threadfence();
   named_barrier_sync(barrier, threads);
-  if (leader) asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(turn) : "memory");
+  if (leader) advance_turn(turn);
 }
 
 }  // namespace attnlab::hopper

@@ -60,6 +60,11 @@ struct alignas(1024) SharedStorage {
   // it releases a stage of the ring; once a tile, so the 256 arrivals cost next to nothing).
   std::uint64_t kv_full[T::kKvStages];
   std::uint64_t kv_empty[T::kKvStages];
+  // The dQ staging tiles between the adding consumer and the reducer (T::kReducer): full once
+  // the consumer's 128 threads have staged and fenced them, empty once the reductions have read
+  // them. Their phases count the block's steps (a step's dQ is reduced once).
+  std::uint64_t dq_full;
+  std::uint64_t dq_empty;
   TmaPipeline<T::kStages> pipe;
 };
 
@@ -103,6 +108,39 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     }
     ring += w.steps;
   }
+}
+
+// The reducer (T::kReducer): one thread of the producer warpgroup's second warp walks the block's
+// steps as the producer does and adds each step's staged dQ into the accumulator: it waits until
+// the adding consumer has staged the tiles (dq_full), issues their TMA reductions, waits for
+// their reads and hands the tiles back (dq_empty). Deterministic: the reductions into a query
+// block go in the order of the key tiles (Consumer::dq_turn), each completed and made visible
+// before the turn passes. Its last wait keeps the block, and so its shared memory, alive until
+// every reduction has completed.
+template <class T>
+__device__ __forceinline__ void run_reducer(SharedStorage<T>& sm, const CUtensorMap* tm_dq, const Params& p) {
+  int step = 0;  // the block's steps so far: the barriers' phases
+  for (int t = int(blockIdx.x), n = 0; t < p.tiles; ++n, t = tile_of_block<T::kCausal>(t, n)) {
+    const Schedule<T> w(p, t);
+    StepCursor at = w.first_step();
+    for (int i = 0; i < w.steps; ++i, ++step, at.advance()) {
+      unsigned* const turn = p.dq_turns + std::size_t(at.bh) * (p.s_pad / kQueries) + at.m;
+      if (p.deterministic) spin_turn(turn, unsigned(w.key_tile));
+      wait_barrier(&sm.dq_full, unsigned(step) & 1u);
+#pragma unroll
+      for (int b = 0; b < T::kDqBlocks; ++b)
+        tma_reduce_dq_tile(tm_dq, sm.dq[0][b], b * kSwizzleHalves, at.m * kQueries, at.bh);
+      ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      ptx::mbarrier_arrive(&sm.dq_empty);
+      if (p.deterministic) {
+        // The turn passes once the additions are done and visible to the generic proxy's release.
+        ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+        ptx::fence_proxy_async();
+        advance_turn(turn);
+      }
+    }
+  }
+  ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
 // A consumer warpgroup: 64 keys of each of the block's tiles, dK and dV in accumulators over
@@ -350,12 +388,10 @@ __device__ __forceinline__ void Consumer<T>::step(int i) {
   const float(&p_tile)[kQueries / 2] = T::kPDuringDp ? pt : s;
   std::uint32_t p_frag[kQueries / 16][4], ds_frag[kQueries / 16][4];
   issue_dv_dk(i, p_tile, p_frag, ds_frag, q, d_o);
-  // The consumer's dQ reductions have read the staging tiles once its thread 0 passes this wait;
-  // the step's adding consumer learns it at the barrier below, where it waits, before add_dq
-  // writes them: of its own reductions (one step back where a tile's step count is odd) and, with
-  // one set of tiles (kSteps), of the other consumer's, whose thread 0 waits here before it
-  // arrives.
-  if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  // Without a reducer the consumer's own dQ reductions have read the staging tiles once its
+  // thread 0 passes this wait, before add_dq writes them again (the reducer's are waited for on
+  // dq_empty instead).
+  if (!T::kReducer && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   // Both consumers' dS are staged before a dQ GEMM over the tile's keys is issued.
   meet_ds_staged(i);
   if constexpr (T::kDqAfterDkDv) {
@@ -394,12 +430,15 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   const int bh = at.bh, m = at.m;
   unsigned* const turn = p.dq_turns + std::size_t(bh) * (p.s_pad / kQueries) + m;
-  if (p.deterministic) wait_turn(turn, dq_turn(), tid, barrier(kTurnWait));
+  if (!T::kReducer && p.deterministic) wait_turn(turn, dq_turn(), tid, barrier(kTurnWait));
   constexpr int kGemms = D / T::kDqColumns, kBlocksPerGemm = T::kDqColumns / kSwizzleHalves;
 #pragma unroll
   for (int g = 0; g < kGemms; ++g) {
     float acc[T::kDqColumns / 2];
     dq_gemm<T::kDqKeys, T::kDqColumns>(acc, dq_ds(), dq_k_rows() + g * kBlocksPerGemm * T::kTileKeys * kSwizzleHalves);
+    // The reducer has read the tiles of the block's step before this one (a fresh barrier lets
+    // the block's first step through); waited for while the GEMM runs.
+    if (T::kReducer && g == 0) wait_barrier(&sm.dq_empty, unsigned(ring0 + i + 1) & 1u);
     // The next step's scores go in behind the first dQ group.
     if (g == 0)
       wait_scores_ahead(i);
@@ -415,6 +454,10 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
   }
   // The TMA reads the tiles through the async proxy.
   ptx::fence_proxy_async(ptx::space_shared);
+  if constexpr (T::kReducer) {
+    ptx::mbarrier_arrive(&sm.dq_full);
+    return;
+  }
   named_barrier_sync(barrier(kDqStaged), barrier_threads(kDqStaged));
   if (tid == 0) {
 #pragma unroll
@@ -485,8 +528,8 @@ __device__ __forceinline__ void Consumer<T>::run() {
     run_tile(n);
     ring0 += w.steps;
   }
-  // The block's shared memory outlives its last reductions' reads.
-  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+  // The block's shared memory outlives its last reductions' reads (the reducer waits for its own).
+  if (!T::kReducer && tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 }
 
 // A persistent grid: each block runs its tiles in increasing order (Schedule, tile_of_block), as
@@ -509,6 +552,10 @@ __global__ void __launch_bounds__(T::kThreads, 1)
       ptx::mbarrier_init(&sm.kv_full[s], 1);
       ptx::mbarrier_init(&sm.kv_empty[s], T::kConsumers * kWarpgroupThreads);  // and K and V (run_tile)
     }
+    if constexpr (T::kReducer) {
+      ptx::mbarrier_init(&sm.dq_full, kWarpgroupThreads);
+      ptx::mbarrier_init(&sm.dq_empty, 1);
+    }
     // The copy engine (async proxy) completes transactions on these barriers.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -516,6 +563,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   if (warpgroup == 0) {
     if constexpr (T::kMovesRegisters) setmaxnreg_dec<T::kProducerRegs>();
     if (threadIdx.x == 0) run_producer<T>(sm, &tm_q, &tm_do, &tm_k, &tm_v, p);
+    if (T::kReducer && threadIdx.x == kWarpSize) run_reducer<T>(sm, &tm_dq, p);
     return;
   }
   if constexpr (T::kMovesRegisters) setmaxnreg_inc<T::kConsumerRegs>();

@@ -85,6 +85,12 @@ struct Traits {
   // dQ's fp32 staging tiles: each consumer's, or with kSteps one set, the step's adding
   // consumer's (Consumer::step), which leaves room for a third stage at D = 128.
   static constexpr int kDqStagings = kDqSplit == DqSplit::kSteps ? 1 : kConsumers;
+  // dQ's reductions issued by a thread of the producer warpgroup (run_reducer), as cuDNN's kernel
+  // does, where one set of staging tiles serves every step (kSteps): the adding consumer stages
+  // its tile, fences and arrives on an mbarrier, and goes on; no warpgroup barrier, no issue of
+  // the copies or wait for their reads on a consumer's path. The one-consumer kernel keeps its
+  // own reductions.
+  static constexpr bool kReducer = kDqSplit == DqSplit::kSteps;
   static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // dQ's 64-column blocks of a step
   // The columns of one dQ GEMM: at D = 128 with dQ by steps all of them, the adding consumer's 64
   // accumulators taking the registers of the step's scores (free by then: no scores ahead), so
