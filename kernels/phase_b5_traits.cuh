@@ -88,9 +88,10 @@ struct Traits {
   // dQ's reductions issued by a thread of the producer warpgroup (run_reducer), as cuDNN's kernel
   // does, where one set of staging tiles serves every step (kSteps): the adding consumer stages
   // its tile, fences and arrives on an mbarrier, and goes on; no warpgroup barrier, no issue of
-  // the copies or wait for their reads on a consumer's path. The one-consumer kernel keeps its
-  // own reductions.
-  static constexpr bool kReducer = kDqSplit == DqSplit::kSteps;
+  // the copies or wait for their reads on a consumer's path. Not at D = 64 without the mask,
+  // where it measured about 2% slower, nor in the one-consumer kernel (kernels/NOTES.md,
+  // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A reducer thread).
+  static constexpr bool kReducer = kDqSplit == DqSplit::kSteps && (D == 128 || Causal);
   static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // dQ's 64-column blocks of a step
   // The columns of one dQ GEMM: at D = 128 with dQ by steps all of them, the adding consumer's 64
   // accumulators taking the registers of the step's scores (free by then: no scores ahead), so
