@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The evidence store (scripts/evidence): every board holds current, compressed evidence only;
 # every path cited in the notes and READMEs resolves, in the tree or through an archive; a
-# made-up citation is caught; an archived record comes back from git (show, restore) and a
+# made-up citation is caught; prune refuses to drop a record no commit holds; an archived record comes back from git (show, restore) and a
 # restore never overwrites. The git-history part is skipped (77) in a shallow clone.
 set -uo pipefail
 root=$1
@@ -37,6 +37,15 @@ ab_run 20260102T010000Z-bbbbbbb bbbbbbb 2026-01-02T01:00:00Z
 cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | sed 's|.*/||' | tr '\n' ' ')
 [ "$cur" = "20260102T000000Z-bbbbbbb 20260102T010000Z-bbbbbbb " ] ||
   fail "the current A/B runs of one shape are '$cur', not the newer commit's two runs"
+
+# prune never drops what no commit holds: a superseded record not yet committed stops it.
+(cd "$tmp/root" && git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm records) ||
+  fail "could not make the scratch repository"
+ab_run 20251231T000000Z-9999999 9999999 2025-12-31T00:00:00Z
+out=$(cd "$tmp/root" && python3 scripts/evidence prune reports/b 2>&1) && fail "prune ran over an uncommitted record: $out"
+grep -q 'commit them first' <<<"$out" || fail "prune's refusal did not say why: $out"
+[ -e "$tmp/root/reports/b/records/ab/x-vs-y/20251231T000000Z-9999999/run.json" ] ||
+  fail "prune deleted a record that no commit holds"
 
 archived=$(python3 -c 'import json,sys
 for line in open(sys.argv[1]):
