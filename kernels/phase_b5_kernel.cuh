@@ -236,8 +236,8 @@ struct Consumer {
   __device__ __forceinline__ void store();
 };
 
-// S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has
-// landed: a group each, issued without waiting.
+// S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has landed: a group
+// each, issued without waiting.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::issue_scores(int i) {
   const RingPosition<T::kStages> pos = position(i);
@@ -251,9 +251,9 @@ __device__ __forceinline__ void Consumer<T>::issue_scores(int i) {
 
 // Waits for every GEMM group the consumer has issued in step i but, with T::kScoresAhead and a
 // next step, first issues that step's score groups (S^T's and dP^T's) and leaves them
-// outstanding: groups complete in order, so a wait that leaves the newest N
-// groups pending completes all older ones (dV's, dK's, and dQ's where this consumer issued it).
-// s and dp are free by then (P^T and dS^T are packed and staged).
+// outstanding: groups complete in order, so a wait that leaves the newest N groups pending
+// completes all older ones (dV's, dK's, and dQ's where this consumer issued it). s and dp are
+// free by then (P^T and dS^T are packed and staged).
 template <class T>
 __device__ __forceinline__ void Consumer<T>::wait_scores_ahead(int i) {
   if (T::kScoresAhead && i + 1 < w.steps) {
