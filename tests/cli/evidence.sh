@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The evidence store (scripts/evidence): every board holds current, compressed evidence only;
 # every path cited in the notes and READMEs resolves, in the tree or through an archive; a
-# made-up citation is caught; prune refuses to drop a record no commit holds; an archived record comes back from git (show, restore) and a
-# restore never overwrites. The git-history part is skipped (77) in a shallow clone.
+# made-up citation is caught; prune refuses to drop a record no commit holds; an archived
+# record comes back from git (show, restore) and a restore never overwrites. The git-history
+# part is skipped (77) in a shallow clone.
 set -uo pipefail
 root=$1
 ev="$root/scripts/evidence"
@@ -42,7 +43,8 @@ cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | sed 's|.*/|
 (cd "$tmp/root" && git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm records) ||
   fail "could not make the scratch repository"
 ab_run 20251231T000000Z-9999999 9999999 2025-12-31T00:00:00Z
-out=$(cd "$tmp/root" && python3 scripts/evidence prune reports/b 2>&1) && fail "prune ran over an uncommitted record: $out"
+out=$(cd "$tmp/root" && python3 scripts/evidence prune reports/b 2>&1) &&
+  fail "prune ran over an uncommitted record: $out"
 grep -q 'commit them first' <<<"$out" || fail "prune's refusal did not say why: $out"
 [ -e "$tmp/root/reports/b/records/ab/x-vs-y/20251231T000000Z-9999999/run.json" ] ||
   fail "prune deleted a record that no commit holds"
