@@ -66,13 +66,13 @@ struct Traits {
   // too serialise the wgmmas for want of registers, or cost dP^T's GEMM a step ahead, which is
   // worth more; D = 128 has no room (kernels/NOTES.md, "Backward: phase b5
   // (kernels/phase_b5_wgmma.cu)": Fewer instructions a step).
-  static constexpr bool kKInRegisters = kScoresAhead && D == 64;
+  static constexpr bool kKInRegisters = kScoresAhead;
   // K's and V's buffers: two under the causal mask at D = 64 with two consumers, so that the
   // producer loads the next tile's K and V, and its first steps' Q and dO, while the consumers
   // finish this tile (a tile of 17 steps on average at 16x16x2048x64:causal); without the mask,
   // 32 steps a tile there, two measured slower; D = 128 has no room (kernels/NOTES.md,
   // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": Two K/V buffers).
-  static constexpr int kKvStages = kScoresAhead && D == 64 && Causal ? 2 : 1;
+  static constexpr int kKvStages = kScoresAhead && Causal ? 2 : 1;
   // The step's LSE (kLseEarly) and delta (kVecsEarly) loaded into registers ahead of the wait
   // for its score GEMMs (QueryPairs), so that the softmax's first FFMAs do not wait on
   // shared-memory loads issued just before them. At D = 128 with two consumers LSE alone: ptxas
