@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/attention_common.cuh"
 
@@ -31,6 +32,15 @@ struct Params {
   int deterministic;
   int key_tiles;  // tiles of T::kTileKeys keys per KV plane
   int tiles;      // the launch's: key_tiles * H_kv * B
+  // The split last round (BlockWork): tiles [whole_tiles, tiles) go as parts, their steps
+  // (tile_steps each) laid end to end and cut into tail_blocks ranges, block b's from
+  // b * tail_steps / tail_blocks; whole_tiles == tiles where the last round is not split. A part
+  // adds its dK and dV into tail_acc (fp32, [tail tile][dK, dV][keys][D], zeroed before the
+  // launch) and its steps into tail_count ([tail tile][consumer]); the part that completes a
+  // tile's steps stores it.
+  int whole_tiles, tile_steps, tail_blocks, tail_steps;
+  float* tail_acc;
+  unsigned* tail_count;
 };
 
 // Where a tile's steps stand: the running step's query head (batch * H + head) and query block.
@@ -65,9 +75,12 @@ struct StepCursor {
 // 132 SMs, though not in general: a few heavy tiles a block still skew it. Without the mask the
 // plain stride measured a little faster than the reversed rounds, under it a good deal slower
 // (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
+// A part (BlockWork) runs steps [first, first + steps) of its tile and is whole where those are
+// all of them; tail is its tile's index among the split tiles.
 template <class T>
 struct Schedule {
-  int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps;
+  int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps, first, tail;
+  bool whole;
   __device__ Schedule(const Params& p, int t) {
     key_tile = t % p.key_tiles;
     key0 = key_tile * T::kTileKeys;
@@ -78,9 +91,20 @@ struct Schedule {
     m_begin = T::kCausal ? key0 / kQueries : 0;
     per_head = ceil_div(p.S, kQueries) - m_begin;
     steps = group * per_head;
+    first = 0;
+    tail = t - p.whole_tiles;
+    whole = true;
   }
-  // The first step's place (StepCursor): the group's first query head, at m_begin.
-  __device__ StepCursor first_step() const { return {first_bh, m_begin, m_begin, m_begin + per_head}; }
+  __device__ Schedule(const Params& p, int t, int first_step, int count) : Schedule(p, t) {
+    first = first_step;
+    whole = count == steps;
+    steps = count;
+  }
+  // The first step's place (StepCursor): the group's first query head, at m_begin, moved on to
+  // the part's first step (one division a part).
+  __device__ StepCursor first_step() const {
+    return {first_bh + first / per_head, m_begin + first % per_head, m_begin, m_begin + per_head};
+  }
 };
 
 // The block's tile of round n (Schedule), given its tile t of round n - 1: round n's tile b, or
@@ -92,6 +116,35 @@ __device__ __forceinline__ int tile_of_block(int t, int n) {
   if constexpr (ReverseOddRounds) return n * g + (n % 2 == 0 ? b : g - 1 - b);
   return t + g;
 }
+
+// A block's work in order, the same walk for the producer, the reducer and the consumers: its
+// whole tiles of the rounds below whole_tiles (tile_of_block), then its range of the split last
+// round's steps, as the parts of the tiles it crosses. A whole round's tiles all come before any
+// part, so a block's tiles still increase. The walk keeps only the next whole tile and their
+// count (n): where a part starts follows from the block's steps so far, which every role counts
+// anyway (its ring position), so the consumers hold no more registers for it than before.
+template <class T>
+struct BlockWork {
+  const Params& p;
+  int t, n;
+  __device__ explicit BlockWork(const Params& params) : p(params), t(int(blockIdx.x)), n(0) {}
+  // The next part into w, given the block's steps so far; false once the block's work is done.
+  __device__ bool next(Schedule<T>& w, int done) {
+    if (t < p.whole_tiles) {
+      w = Schedule<T>(p, t);
+      t = tile_of_block<T::kCausal>(t, ++n);
+      return true;
+    }
+    const int b = int(blockIdx.x);
+    if (!T::kSplitsTail || b >= p.tail_blocks) return false;
+    const int at = int(std::int64_t(b) * p.tail_steps / p.tail_blocks) + done - n * p.tile_steps;
+    const int end = int(std::int64_t(b + 1) * p.tail_steps / p.tail_blocks);
+    if (at >= end) return false;
+    const int u = at / p.tile_steps, first = at - u * p.tile_steps;
+    w = Schedule<T>(p, p.whole_tiles + u, first, min(end - at, p.tile_steps - first));
+    return true;
+  }
+};
 
 }  // namespace
 }  // namespace attnlab::phase_b5

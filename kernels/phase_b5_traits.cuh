@@ -92,6 +92,9 @@ struct Traits {
   // where it measured about 2% slower, nor in the one-consumer kernel (kernels/NOTES.md,
   // "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A reducer thread).
   static constexpr bool kReducer = kDqSplit == DqSplit::kSteps && (D == 128 || Causal);
+  // The last round split into parts where it is part-empty (Params::whole_tiles, BlockWork;
+  // tile_plan decides per launch): two consumers without the mask.
+  static constexpr bool kSplitsTail = kConsumers == 2 && !Causal;
   static constexpr int kDqBlocks = D / hopper::kSwizzleHalves;  // dQ's 64-column blocks of a step
   // The columns of one dQ GEMM: at D = 128 with dQ by steps all of them, the adding consumer's 64
   // accumulators taking the registers of the step's scores (free by then: no scores ahead), so

@@ -35,12 +35,21 @@ namespace {
 constexpr int kPassThreads = 256;
 constexpr int kRowsPerPrepassBlock = kPassThreads / kWarpSize;
 
-// The workspace: dQ's accumulator first, then the padded per-row vectors and the turns, each
-// 256-byte aligned (the bulk copies need 16).
+// The split last round (Params::whole_tiles): a grid of at most kMaxTailTiles blocks splits it
+// (the workspace holds the sums of that many tiles), into parts of at least kMinPartSteps steps.
+constexpr int kMaxTailTiles = 256;
+constexpr int kMinPartSteps = 8;
+constexpr int kSplitTileKeys = 2 * kKeys;  // the two-consumer kernels' tiles, the only ones split
+
+// The workspace: dQ's accumulator first, then the padded per-row vectors, the turns and the
+// split tiles' sums and counts ([tile][dK, dV][keys][D] floats, then [tile][consumer] counts),
+// each 256-byte aligned (the bulk copies need 16).
 struct WorkspaceLayout {
-  std::size_t lse2, delta, turns, bytes;  // [bytes]
+  std::size_t lse2, delta, turns, tail, bytes;  // [bytes]
   int s_pad;
 };
+// The 32-bit words of the split tiles' sums and counts, for `tiles` tiles.
+std::size_t tail_words(int tiles, int D) { return std::size_t(tiles) * (2 * kSplitTileKeys * D + 2); }
 WorkspaceLayout workspace_layout(const Shape& s) {
   auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
   const std::size_t planes = std::size_t(s.B) * s.H;
@@ -50,19 +59,52 @@ WorkspaceLayout workspace_layout(const Shape& s) {
   w.lse2 = aligned(planes * s.S * s.D * sizeof(float));
   w.delta = w.lse2 + aligned(planes * s_pad * sizeof(float));
   w.turns = w.delta + aligned(planes * s_pad * sizeof(float));
-  w.bytes = w.turns + aligned(planes * (s_pad / kQueries) * sizeof(unsigned));
+  w.tail = w.turns + aligned(planes * (s_pad / kQueries) * sizeof(unsigned));
+  const int tiles = ceil_div(s.S, kSplitTileKeys) * s.H_kv * s.B;
+  w.bytes = w.tail + aligned(tail_words(std::min(tiles, kMaxTailTiles), s.D) * sizeof(float));
   return w;
+}
+
+// How a launch of the two-consumer kernel takes its tiles (Params): blocks, and where the last
+// round is split, the whole tiles before it and its parts. Split where the round is part-empty,
+// the launch is not deterministic (a part's sums would go in any order) and not under the mask
+// (whose tiles are unequal and already balanced by tile_of_block's order).
+struct TilePlan {
+  int tiles, blocks, whole_tiles, tile_steps, tail_blocks, tail_steps;
+};
+TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministic, int max_blocks) {
+  TilePlan t{};
+  t.tiles = ceil_div(s.S, tile_keys) * s.H_kv * s.B;  // below 2^30 (can_implement)
+  t.blocks = std::min(device_sm_count(), t.tiles);
+  if (max_blocks > 0) t.blocks = std::min(t.blocks, max_blocks);
+  t.whole_tiles = t.tiles;
+  const int tail = t.tiles % t.blocks;
+  const std::int64_t tile_steps = std::int64_t(s.H / s.H_kv) * ceil_div(s.S, kQueries);
+  // (the parts' steps are counted in an int)
+  if (!splits || deterministic || s.causal || tail == 0 || t.blocks > kMaxTailTiles ||
+      tail * tile_steps >= (std::int64_t(1) << 30))
+    return t;
+  t.whole_tiles = t.tiles - tail;
+  t.tile_steps = int(tile_steps);
+  t.tail_steps = tail * t.tile_steps;
+  t.tail_blocks = std::clamp(t.tail_steps / kMinPartSteps, 1, t.blocks);
+  return t;
 }
 
 // A warp per padded row (bh, i): delta and LSE * log2(e) for rows below S, 0 and +inf past it
 // (P of a padded row is then exactly 0); dQ's row zeroed; the row's query block's turn counter
-// reset by the block's first row.
+// reset by the block's first row. The split tiles' sums and counts (tail_words words) zeroed by
+// the grid's threads in a stride.
 template <int D>
 __global__ void __launch_bounds__(kPassThreads)
     prepass_kernel(const __half* __restrict__ o, const __half* __restrict__ d_o, const float* __restrict__ lse,
                    float* __restrict__ lse2, float* __restrict__ delta, float* __restrict__ dq_accum,
-                   unsigned* __restrict__ turns, int S, int s_pad, std::int64_t padded_rows) {
+                   unsigned* __restrict__ turns, unsigned* __restrict__ tail, std::int64_t tail_words, int S,
+                   int s_pad, std::int64_t padded_rows) {
   constexpr int kPerLane = D / kWarpSize;  // 2 or 4 halves
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < tail_words;
+       i += std::int64_t(gridDim.x) * kPassThreads)
+    tail[i] = 0u;
   const std::int64_t r = std::int64_t(blockIdx.x) * kRowsPerPrepassBlock + threadIdx.x / kWarpSize;
   const int lane = int(threadIdx.x % kWarpSize);
   if (r >= padded_rows) return;
@@ -123,12 +165,15 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int m
   const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   params.key_tiles = ceil_div(s.S, T::kTileKeys);
-  params.tiles = params.key_tiles * s.H_kv * s.B;  // below 2^30 (can_implement)
-  int blocks = std::min(device_sm_count(), params.tiles);
-  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  const TilePlan plan = tile_plan(s, T::kTileKeys, T::kSplitsTail, p.deterministic, max_blocks);
+  params.tiles = plan.tiles;
+  params.whole_tiles = plan.whole_tiles;
+  params.tile_steps = plan.tile_steps;
+  params.tail_blocks = plan.tail_blocks;
+  params.tail_steps = plan.tail_steps;
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
-  kernel<<<unsigned(blocks), T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
+  kernel<<<unsigned(plan.blocks), T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
   ATTNLAB_CHECK_LAUNCH();
 }
 
@@ -177,22 +222,29 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   auto* const lse2 = reinterpret_cast<float*>(base + w.lse2);
   auto* const delta = reinterpret_cast<float*>(base + w.delta);
   auto* const turns = reinterpret_cast<unsigned*>(base + w.turns);
+  auto* const tail = reinterpret_cast<unsigned*>(base + w.tail);
+  // The split tiles' sums and counts, zeroed by the pre-pass: as many tiles as the plan splits.
+  const TilePlan plan = tile_plan(s, kSplitTileKeys, consumers == 2, p.deterministic, max_blocks);
+  const int split_tiles = plan.tiles - plan.whole_tiles;
+  const auto words = std::int64_t(tail_words(split_tiles, s.D));
   const auto* const o = static_cast<const __half*>(p.o);
   const auto* const d_o = static_cast<const __half*>(p.d_o);
 
   const std::int64_t padded_rows = std::int64_t(s.B) * s.H * w.s_pad;
   const auto pre_blocks = unsigned(ceil_div(int(std::min<std::int64_t>(padded_rows, INT32_MAX - 64)), kRowsPerPrepassBlock));
   if (s.D == 64)
-    prepass_kernel<64><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, s.S,
-                                                                 w.s_pad, padded_rows);
+    prepass_kernel<64><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, tail,
+                                                                 words, s.S, w.s_pad, padded_rows);
   else
-    prepass_kernel<128><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, s.S,
-                                                                  w.s_pad, padded_rows);
+    prepass_kernel<128><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, tail,
+                                                                  words, s.S, w.s_pad, padded_rows);
   ATTNLAB_CHECK_LAUNCH();
 
   // The tiles' count is the kernel's own (launch_main).
-  const Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
-                      s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0, 0, 0};
+  Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
+                s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
+  params.tail_acc = reinterpret_cast<float*>(tail);
+  params.tail_count = tail + std::size_t(split_tiles) * 2 * kSplitTileKeys * s.D;
   if (s.D == 64)
     consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, max_blocks, stream)
                    : launch_main_for<64, 2>(p, dq_accum, params, max_blocks, stream);
