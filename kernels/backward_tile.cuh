@@ -177,16 +177,10 @@ __device__ __forceinline__ void tma_reduce_dq_tile(const CUtensorMap* tm_dq, con
   cuda::ptx::cp_async_bulk_commit_group();
 }
 
-// The split last round's sums (kernels/phase_b5_kernel.cuh, Consumer::finish_part): an fp32
-// add of two adjacent elements (a vector red, sm_90), and a count's add that releases the
-// adder's writes and acquires those of the adds before it.
+// The split last round's sums (kernels/phase_b5_kernel.cuh, Consumer::add_part): an fp32 add of
+// two adjacent elements, a vector red (sm_90).
 __device__ __forceinline__ void red_add_pair(float* at, float a, float b) {
   asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(at), "f"(a), "f"(b) : "memory");
-}
-__device__ __forceinline__ unsigned atomic_add_acq_rel(unsigned* at, unsigned v) {
-  unsigned old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(at), "r"(v) : "memory");
-  return old;
 }
 
 // The deterministic mode's ordered dQ additions: a counter per (head, query block) counts the

@@ -65,8 +65,6 @@ struct alignas(1024) SharedStorage {
   // them. Their phases count the block's steps (a step's dQ is reduced once).
   std::uint64_t dq_full;
   std::uint64_t dq_empty;
-  // Whether a consumer's part completed its split tile (Consumer::finish_part).
-  unsigned part_done[T::kConsumers];
   TmaPipeline<T::kStages> pipe;
 };
 
@@ -173,14 +171,14 @@ struct Consumer {
         tid(int(threadIdx.x) % kWarpgroupThreads), lane(tid % kWarpSize), row_in_tile(tid / kWarpSize * 16 + lane / 4),
         col(2 * (lane % 4)), tm_dq(dq_map) {}
 
-  // Named barriers (kernels/named_barrier.hpp): slot s's are kBackwardBarrier + 6s + which, and
+  // Named barriers (kernels/named_barrier.hpp): slot s's are kBackwardBarrier + 5s + which, and
   // the ids of a consumer's own are in its slot, c. Where a dQ GEMM reads both consumers' dS
   // (DqSplit::kSteps), dS staged and dS free are meetings of both, those about step j's dQ GEMM
-  // in slot j % 2, its adding consumer's (why by parity: meet_ds_staged). The turn wait and pass,
-  // the dQ staging and a split tile's part (finish_part) stay each consumer's own. Ids 1 to 12
+  // in slot j % 2, its adding consumer's (why by parity: meet_ds_staged). The turn wait and pass
+  // and the dQ staging stay each consumer's own (each reduces its own dQ tile). Ids 1 to 10
   // of the 16, none shared with another role: the producer meets no one by a named barrier, and
   // 0 is __syncthreads'.
-  enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kPartDone, kWhichCount };
+  enum Which { kStaged, kFree, kTurnWait, kTurnPass, kDqStaged, kWhichCount };
   static_assert(kBackwardBarrier + int(kWhichCount) * T::kConsumers + 1 <= kNamedBarriers, "ids of the hardware's");
   // Both consumers' meeting at a tile's end where K and V have two buffers (run_tile).
   __device__ static constexpr int tile_end_barrier() { return kBackwardBarrier + int(kWhichCount) * T::kConsumers; }
@@ -238,7 +236,7 @@ struct Consumer {
   __device__ __forceinline__ void step(int i);
   __device__ __forceinline__ void add_dq(int i);
   __device__ __forceinline__ void store();
-  __device__ __forceinline__ bool finish_part();
+  __device__ __forceinline__ void add_part();
 };
 
 // S^T = K Q^T and dP^T = V dO^T of step i into s and dp, once its stage has landed: a group
@@ -481,7 +479,7 @@ __device__ __forceinline__ void Consumer<T>::add_dq(int i) {
 // dK (times the softmax scale) and dV of the consumer's keys below S, straight from registers.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::store() {
-  if (!w.whole && !finish_part()) return;
+  if (!w.whole) return add_part();
   const float scales[2] = {p.scale, p.scale};
   const float ones[2] = {1.f, 1.f};
   const std::size_t plane = std::size_t(w.kv_plane) * p.S * D;
@@ -490,23 +488,12 @@ __device__ __forceinline__ void Consumer<T>::store() {
 }
 
 // A part of a split tile (Schedule::whole false): its dK and dV added into the tile's fp32 sums
-// (Params::tail_acc; each thread its own elements, a red of two columns at a time), then its
-// steps counted into the tile's count for this consumer's keys by thread 0, after every
-// thread's fence and the warpgroup's meeting. The part whose count completes the tile's steps
-// reads the sums back into dk and dv and returns true (store then stores them): the other parts'
-// additions, each made before its count's release, are visible to it through its count's
-// acquire and the meeting after it. Without the mask (the split's only case), no key is past S
-// within the sums' rows that store writes.
+// (Params::tail_acc, zeroed by the pre-pass; each thread its own elements, a red of two columns
+// at a time), which the post-pass scales and stores once every part has added.
 template <class T>
-__device__ __forceinline__ bool Consumer<T>::finish_part() {
-  // The tile's index through an opaque move, so that ptxas computes these addresses here, after
-  // the steps, and does not hold them in registers across the step loop.
-  int tail;
-  asm volatile("mov.b32 %0, %1;" : "=r"(tail) : "r"(w.tail));
-  float* const sum_k = p.tail_acc + (std::size_t(tail) * 2 * T::kTileKeys + consumer * kKeys) * D;
-  float* const sum_v = sum_k + std::size_t(T::kTileKeys) * D;
-  float* const k_row = sum_k + row_in_tile * D + col;
-  float* const v_row = sum_v + row_in_tile * D + col;
+__device__ __forceinline__ void Consumer<T>::add_part() {
+  float* const k_row = p.tail_acc + (std::size_t(w.tail) * 2 * T::kTileKeys + consumer * kKeys + row_in_tile) * D + col;
+  float* const v_row = k_row + std::size_t(T::kTileKeys) * D;
 #pragma unroll
   for (int i = 0; i < D / 8; ++i)
 #pragma unroll
@@ -514,28 +501,6 @@ __device__ __forceinline__ bool Consumer<T>::finish_part() {
       red_add_pair(k_row + 8 * r * D + 8 * i, dk[4 * i + 2 * r], dk[4 * i + 2 * r + 1]);
       red_add_pair(v_row + 8 * r * D + 8 * i, dv[4 * i + 2 * r], dv[4 * i + 2 * r + 1]);
     }
-  __threadfence();
-  named_barrier_sync(barrier(kPartDone), kWarpgroupThreads);
-  if (tid == 0) {
-    unsigned* const count = p.tail_count + std::size_t(tail) * T::kConsumers + consumer;
-    sm.part_done[consumer] = unsigned(atomic_add_acq_rel(count, unsigned(w.steps)) + unsigned(w.steps) ==
-                                      unsigned(p.tile_steps));
-  }
-  named_barrier_sync(barrier(kPartDone), kWarpgroupThreads);
-  if (sm.part_done[consumer] == 0u) return false;
-#pragma unroll
-  for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const std::size_t at = std::size_t(row_in_tile + 8 * r) * D + 8 * i + col;
-      const float2 k2 = __ldcg(reinterpret_cast<const float2*>(sum_k + at));
-      const float2 v2 = __ldcg(reinterpret_cast<const float2*>(sum_v + at));
-      dk[4 * i + 2 * r] = k2.x;
-      dk[4 * i + 2 * r + 1] = k2.y;
-      dv[4 * i + 2 * r] = v2.x;
-      dv[4 * i + 2 * r + 1] = v2.y;
-    }
-  return true;
 }
 
 // The block's n-th tile (w): its steps, then K and V go back to the producer and dK and dV are

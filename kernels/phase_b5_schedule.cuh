@@ -33,14 +33,13 @@ struct Params {
   int key_tiles;  // tiles of T::kTileKeys keys per KV plane
   int tiles;      // the launch's: key_tiles * H_kv * B
   // The split last round (BlockWork): tiles [whole_tiles, tiles) go as parts, their steps
-  // (tile_steps each) laid end to end and cut into tail_blocks ranges, block b's from
-  // b * tail_steps / tail_blocks; whole_tiles == tiles where the last round is not split. A part
-  // adds its dK and dV into tail_acc (fp32, [tail tile][dK, dV][keys][D], zeroed before the
-  // launch) and its steps into tail_count ([tail tile][consumer]); the part that completes a
-  // tile's steps stores it.
-  int whole_tiles, tile_steps, tail_blocks, tail_steps;
+  // (tile_steps each) laid end to end and cut into tail_blocks ranges, block b's the
+  // (b < tail_rem ? tail_quot + 1 : tail_quot) steps from b * tail_quot + min(b, tail_rem);
+  // whole_tiles == tiles where the last round is not split. A part adds its dK and dV into
+  // tail_acc (fp32, [tail tile][dK, dV][keys][D], zeroed by the pre-pass), which the post-pass
+  // scales and stores.
+  int whole_tiles, tile_steps, tail_blocks, tail_quot, tail_rem;
   float* tail_acc;
-  unsigned* tail_count;
 };
 
 // Where a tile's steps stand: the running step's query head (batch * H + head) and query block.
@@ -137,8 +136,9 @@ struct BlockWork {
     }
     const int b = int(blockIdx.x);
     if (!T::kSplitsTail || b >= p.tail_blocks) return false;
-    const int at = int(std::int64_t(b) * p.tail_steps / p.tail_blocks) + done - n * p.tile_steps;
-    const int end = int(std::int64_t(b + 1) * p.tail_steps / p.tail_blocks);
+    const int start = b * p.tail_quot + min(b, p.tail_rem);
+    const int at = start + done - n * p.tile_steps;
+    const int end = start + p.tail_quot + (b < p.tail_rem ? 1 : 0);
     if (at >= end) return false;
     const int u = at / p.tile_steps, first = at - u * p.tile_steps;
     w = Schedule<T>(p, p.whole_tiles + u, first, min(end - at, p.tile_steps - first));

@@ -42,14 +42,14 @@ constexpr int kMinPartSteps = 8;
 constexpr int kSplitTileKeys = 2 * kKeys;  // the two-consumer kernels' tiles, the only ones split
 
 // The workspace: dQ's accumulator first, then the padded per-row vectors, the turns and the
-// split tiles' sums and counts ([tile][dK, dV][keys][D] floats, then [tile][consumer] counts),
-// each 256-byte aligned (the bulk copies need 16).
+// split tiles' sums ([tile][dK, dV][keys][D] floats), each 256-byte aligned (the bulk copies
+// need 16).
 struct WorkspaceLayout {
   std::size_t lse2, delta, turns, tail, bytes;  // [bytes]
   int s_pad;
 };
-// The 32-bit words of the split tiles' sums and counts, for `tiles` tiles.
-std::size_t tail_words(int tiles, int D) { return std::size_t(tiles) * (2 * kSplitTileKeys * D + 2); }
+// The floats of the split tiles' sums, for `tiles` tiles.
+std::size_t tail_words(int tiles, int D) { return std::size_t(tiles) * 2 * kSplitTileKeys * D; }
 WorkspaceLayout workspace_layout(const Shape& s) {
   auto aligned = [](std::size_t b) { return (b + 255) / 256 * 256; };
   const std::size_t planes = std::size_t(s.B) * s.H;
@@ -70,7 +70,7 @@ WorkspaceLayout workspace_layout(const Shape& s) {
 // the launch is not deterministic (a part's sums would go in any order) and not under the mask
 // (whose tiles are unequal and already balanced by tile_of_block's order).
 struct TilePlan {
-  int tiles, blocks, whole_tiles, tile_steps, tail_blocks, tail_steps;
+  int tiles, blocks, whole_tiles, tile_steps, tail_blocks, tail_quot, tail_rem;
 };
 TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministic, int max_blocks) {
   TilePlan t{};
@@ -86,8 +86,10 @@ TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministi
     return t;
   t.whole_tiles = t.tiles - tail;
   t.tile_steps = int(tile_steps);
-  t.tail_steps = tail * t.tile_steps;
-  t.tail_blocks = std::clamp(t.tail_steps / kMinPartSteps, 1, t.blocks);
+  const int tail_steps = tail * t.tile_steps;
+  t.tail_blocks = std::clamp(tail_steps / kMinPartSteps, 1, t.blocks);
+  t.tail_quot = tail_steps / t.tail_blocks;
+  t.tail_rem = tail_steps % t.tail_blocks;
   return t;
 }
 
@@ -137,14 +139,43 @@ __global__ void __launch_bounds__(kPassThreads)
   }
 }
 
-// dQ = accumulator * scale as fp16, four elements per thread and iteration.
+// Four floats times a scale as four halves.
+__device__ __forceinline__ uint2 scaled_halves(float4 a, float scale) {
+  const __half2 lo = __floats2half2_rn(a.x * scale, a.y * scale), hi = __floats2half2_rn(a.z * scale, a.w * scale);
+  return make_uint2(*reinterpret_cast<const std::uint32_t*>(&lo), *reinterpret_cast<const std::uint32_t*>(&hi));
+}
+
+// Where the split last round's sums go (Params::tail_acc): tile whole_tiles + u's keys in K's
+// and V's layout ([plane][S][D]), dK times the softmax scale.
+struct TailOut {
+  const float4* sums;
+  uint2* dk;
+  uint2* dv;
+  std::int64_t n4;  // float4s of the sums: split tiles * 2 * kSplitTileKeys * D / 4
+  int whole_tiles, key_tiles, S, D;
+};
+
+// dQ = accumulator * scale as fp16, four elements per thread and iteration; then the split
+// tiles' dK and dV from their sums, keys past S left out.
 __global__ void __launch_bounds__(kPassThreads)
-    postpass_kernel(const float4* __restrict__ acc, uint2* __restrict__ dq, float scale, std::int64_t n4) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < n4;
-       i += std::int64_t(gridDim.x) * kPassThreads) {
-    const float4 a = acc[i];
-    const __half2 lo = __floats2half2_rn(a.x * scale, a.y * scale), hi = __floats2half2_rn(a.z * scale, a.w * scale);
-    dq[i] = make_uint2(*reinterpret_cast<const std::uint32_t*>(&lo), *reinterpret_cast<const std::uint32_t*>(&hi));
+    postpass_kernel(const float4* __restrict__ acc, uint2* __restrict__ dq, float scale, std::int64_t n4,
+                    TailOut tail) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * kPassThreads;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < n4; i += stride)
+    dq[i] = scaled_halves(acc[i], scale);
+  const std::int64_t per_tile = std::int64_t(2) * kSplitTileKeys * tail.D / 4, per_half = per_tile / 2;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < tail.n4; i += stride) {
+    const std::int64_t u = i / per_tile, in_tile = i - u * per_tile;
+    const bool is_v = in_tile >= per_half;
+    const std::int64_t in_half = in_tile - (is_v ? per_half : 0);  // key * D / 4 + column / 4
+    const int t = tail.whole_tiles + int(u);
+    const int key = t % tail.key_tiles * kSplitTileKeys + int(in_half / (tail.D / 4));
+    if (key >= tail.S) continue;
+    const std::int64_t out = (std::int64_t(t / tail.key_tiles) * tail.S + key) * (tail.D / 4) + in_half % (tail.D / 4);
+    if (is_v)
+      tail.dv[out] = scaled_halves(tail.sums[i], 1.f);
+    else
+      tail.dk[out] = scaled_halves(tail.sums[i], scale);
   }
 }
 
@@ -170,7 +201,8 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int m
   params.whole_tiles = plan.whole_tiles;
   params.tile_steps = plan.tile_steps;
   params.tail_blocks = plan.tail_blocks;
-  params.tail_steps = plan.tail_steps;
+  params.tail_quot = plan.tail_quot;
+  params.tail_rem = plan.tail_rem;
   const auto kernel = backward_kernel<T>;
   set_dynamic_smem(kernel, smem);
   kernel<<<unsigned(plan.blocks), T::kThreads, smem, stream>>>(tm_q, tm_do, tm_k, tm_v, tm_dq, params);
@@ -244,7 +276,6 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
                 s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
   params.tail_acc = reinterpret_cast<float*>(tail);
-  params.tail_count = tail + std::size_t(split_tiles) * 2 * kSplitTileKeys * s.D;
   if (s.D == 64)
     consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, max_blocks, stream)
                    : launch_main_for<64, 2>(p, dq_accum, params, max_blocks, stream);
@@ -254,8 +285,10 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
 
   const std::int64_t n4 = s.q_elems() / 4;
   const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));
+  const TailOut tail_out{reinterpret_cast<const float4*>(tail), static_cast<uint2*>(p.dk), static_cast<uint2*>(p.dv),
+                         words / 4, plan.whole_tiles, ceil_div(s.S, kSplitTileKeys), s.S, s.D};
   postpass_kernel<<<post_blocks, kPassThreads, 0, stream>>>(reinterpret_cast<const float4*>(dq_accum),
-                                                            static_cast<uint2*>(p.dq), p.scale, n4);
+                                                            static_cast<uint2*>(p.dq), p.scale, n4, tail_out);
   ATTNLAB_CHECK_LAUNCH();
 }
 
