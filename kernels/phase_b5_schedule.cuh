@@ -74,8 +74,9 @@ struct StepCursor {
 // 132 SMs, though not in general: a few heavy tiles a block still skew it. Without the mask the
 // plain stride measured a little faster than the reversed rounds, under it a good deal slower
 // (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": A persistent grid).
-// A part (BlockWork) runs steps [first, first + steps) of its tile and is whole where those are
-// all of them; tail is its tile's index among the split tiles.
+// A part (BlockWork) runs steps [first, first + steps) of its tile; a tile of the split round
+// (whole false, tail its index among the split tiles) goes through the post-pass's sums even
+// where one part holds all its steps, since the post-pass stores every split tile.
 template <class T>
 struct Schedule {
   int key_tile, key0, kv_plane, first_bh, m_begin, per_head, steps, first, tail;
@@ -92,11 +93,10 @@ struct Schedule {
     steps = group * per_head;
     first = 0;
     tail = t - p.whole_tiles;
-    whole = true;
+    whole = tail < 0;
   }
   __device__ Schedule(const Params& p, int t, int first_step, int count) : Schedule(p, t) {
     first = first_step;
-    whole = count == steps;
     steps = count;
   }
   // The first step's place (StepCursor): the group's first query head, at m_begin, moved on to
