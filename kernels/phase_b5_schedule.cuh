@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
+#include "kernels/split_round.hpp"
 
 namespace attnlab::phase_b5 {
 namespace {
@@ -32,12 +33,11 @@ struct Params {
   int deterministic;
   int key_tiles;  // tiles of T::kTileKeys keys per KV plane
   int tiles;      // the launch's: key_tiles * H_kv * B
-  // The split last round (BlockWork): tiles [whole_tiles, tiles) go as parts, their steps
-  // (tile_steps each) laid end to end and cut into tail_blocks ranges, block b's the
-  // (b < tail_rem ? tail_quot + 1 : tail_quot) steps from b * tail_quot + min(b, tail_rem);
-  // whole_tiles == tiles where the last round is not split. A part adds its dK and dV into
-  // tail_acc (fp32, [tail tile][dK, dV][keys][D], zeroed by the pre-pass), which the post-pass
-  // scales and stores.
+  // The split last round (BlockWork, kernels/split_round.hpp): tiles [whole_tiles, tiles) go as
+  // parts, their steps (tile_steps each) cut into tail_blocks ranges of tail_quot steps (the
+  // first tail_rem of one more); whole_tiles == tiles where the last round is not split. A part
+  // adds its dK and dV into tail_acc (fp32, [tail tile][dK, dV][keys][D], zeroed by the
+  // pre-pass), which the post-pass scales and stores.
   int whole_tiles, tile_steps, tail_blocks, tail_quot, tail_rem;
   float* tail_acc;
 };
@@ -136,12 +136,11 @@ struct BlockWork {
     }
     const int b = int(blockIdx.x);
     if (!T::kSplitsTail || b >= p.tail_blocks) return false;
-    const int start = b * p.tail_quot + min(b, p.tail_rem);
-    const int at = start + done - n * p.tile_steps;
-    const int end = start + p.tail_quot + (b < p.tail_rem ? 1 : 0);
+    const int at = split_round::range_start(b, p.tail_quot, p.tail_rem) + done - n * p.tile_steps;
+    const int end = split_round::range_end(b, p.tail_quot, p.tail_rem);
     if (at >= end) return false;
-    const int u = at / p.tile_steps, first = at - u * p.tile_steps;
-    w = Schedule<T>(p, p.whole_tiles + u, first, min(end - at, p.tile_steps - first));
+    const split_round::Part part = split_round::part_at(at, end, p.tile_steps);
+    w = Schedule<T>(p, p.whole_tiles + part.tile, part.first, part.count);
     return true;
   }
 };

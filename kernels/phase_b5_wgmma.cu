@@ -26,6 +26,7 @@
 #include "common/hopper.cuh"
 #include "kernels/phase_b5.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/split_round.hpp"
 
 #include "kernels/phase_b5_kernel.cuh"
 
@@ -35,10 +36,9 @@ namespace {
 constexpr int kPassThreads = 256;
 constexpr int kRowsPerPrepassBlock = kPassThreads / kWarpSize;
 
-// The split last round (Params::whole_tiles): a grid of at most kMaxTailTiles blocks splits it
-// (the workspace holds the sums of that many tiles), into parts of at least kMinPartSteps steps.
+// The split last round (Params::whole_tiles, kernels/split_round.hpp): a grid of at most
+// kMaxTailTiles blocks splits it (the workspace holds the sums of that many tiles).
 constexpr int kMaxTailTiles = 256;
-constexpr int kMinPartSteps = 8;
 constexpr int kSplitTileKeys = 2 * kKeys;  // the two-consumer kernels' tiles, the only ones split
 
 // The workspace: dQ's accumulator first, then the padded per-row vectors, the turns and the
@@ -78,25 +78,23 @@ TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministi
   t.blocks = std::min(device_sm_count(), t.tiles);
   if (max_blocks > 0) t.blocks = std::min(t.blocks, max_blocks);
   t.whole_tiles = t.tiles;
-  const int tail = t.tiles % t.blocks;
+  // The split round's steps are counted in an int on the device.
+  constexpr std::int64_t kStepsLimit = std::int64_t(1) << 30;
   const std::int64_t tile_steps = std::int64_t(s.H / s.H_kv) * ceil_div(s.S, kQueries);
-  // (the parts' steps are counted in an int)
-  if (!splits || deterministic || s.causal || tail == 0 || t.blocks > kMaxTailTiles ||
-      tail * tile_steps >= (std::int64_t(1) << 30))
-    return t;
-  t.whole_tiles = t.tiles - tail;
+  if (!splits || deterministic || s.causal || t.blocks > kMaxTailTiles || tile_steps >= kStepsLimit) return t;
+  const split_round::Plan sp = split_round::plan(t.tiles, t.blocks, int(tile_steps), kStepsLimit);
+  t.whole_tiles = sp.whole_tiles;
   t.tile_steps = int(tile_steps);
-  const int tail_steps = tail * t.tile_steps;
-  t.tail_blocks = std::clamp(tail_steps / kMinPartSteps, 1, t.blocks);
-  t.tail_quot = tail_steps / t.tail_blocks;
-  t.tail_rem = tail_steps % t.tail_blocks;
+  t.tail_blocks = sp.ranges;
+  t.tail_quot = sp.quot;
+  t.tail_rem = sp.rem;
   return t;
 }
 
 // A warp per padded row (bh, i): delta and LSE * log2(e) for rows below S, 0 and +inf past it
 // (P of a padded row is then exactly 0); dQ's row zeroed; the row's query block's turn counter
-// reset by the block's first row. The split tiles' sums and counts (tail_words words) zeroed by
-// the grid's threads in a stride.
+// reset by the block's first row. The split tiles' sums (tail_words words) zeroed by the grid's
+// threads in a stride.
 template <int D>
 __global__ void __launch_bounds__(kPassThreads)
     prepass_kernel(const __half* __restrict__ o, const __half* __restrict__ d_o, const float* __restrict__ lse,
