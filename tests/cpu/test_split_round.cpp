@@ -32,7 +32,8 @@ TEST(SplitRound, BlocksCoverEachSplitStepOnce) {
       for (int tile_steps : {1, 2, 7, 8, 32, 64, 257}) {
         const split_round::Plan p = split_round::plan(tiles, blocks, tile_steps, 1LL << 30);
         const int tail = tiles < blocks ? 0 : tiles % blocks;
-        SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << tile_steps << " steps on " << blocks << " blocks");
+        SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << tile_steps << " steps on " << blocks
+                                          << " blocks");
         if (tail == 0) {
           EXPECT_EQ(p.ranges, 0);
           EXPECT_EQ(p.whole_tiles, tiles);
