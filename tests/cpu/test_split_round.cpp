@@ -46,7 +46,9 @@ TEST(SplitRound, BlocksCoverEachSplitStepOnce) {
         int parts = 0;
         for (int b = 0; b < p.ranges; ++b) {
           const int steps = split_round::range_end(b, p.quot, p.rem) - split_round::range_start(b, p.quot, p.rem);
-          if (tail * tile_steps >= split_round::kMinPartSteps) EXPECT_GE(steps, split_round::kMinPartSteps);
+          if (tail * tile_steps >= split_round::kMinPartSteps) {
+            EXPECT_GE(steps, split_round::kMinPartSteps);
+          }
           walk_block(b, p, tile_steps, runs, parts);
         }
         for (std::size_t s = 0; s < runs.size(); ++s) ASSERT_EQ(runs[s], 1) << "split step " << s;
