@@ -2,11 +2,15 @@
 // phase: O and the row LSE come from the reference's forward on the host and are uploaded, so a
 // failure here is the backward's. Per shape, with fresh N(0, 1)-shaped inputs (Q and K at 1.5 so
 // the softmax is far from uniform: scores of spread 2.25), dQ, dK and dV are held to the fp64
-// gradients (full at small shapes, sampled query rows and key columns at the long one), after
+// gradients (full at small shapes, sampled query rows and key columns at the long ones), after
 // every output was poisoned with NaN; the deterministic mode is checked the same way and twice,
 // bit for bit; all of it for both builds of the main kernel (one and two consumer warpgroups),
-// each on its own persistent grid (a block per SM, or per tile where there are fewer: at these
-// shapes, per tile) and on a grid of kFewBlocks, where a block runs several tiles.
+// each on its own persistent grid (a block per SM, or per tile where there are fewer) and on a
+// grid of kFewBlocks, where a block runs several tiles. Where the tiles are not a multiple of the
+// blocks, the non-causal two-consumer kernels without the deterministic mode split the last
+// round's steps between blocks (kernels/split_round.hpp); the shapes below split it into one
+// range (1x16x512x128), into ranges that cross a tile's end (1x8x500x64:hkv=2 on 3 blocks) and,
+// on the persistent grid of 132 blocks, over more than a hundred blocks (2x16x1024x64).
 // One binary, the kernels checked in one call:
 //   build/bin/attnlab_bwd_gpu_tests   (or ctest -R Bwd)
 // Tolerance, per tensor T over the checked elements: |out - ref| <= 2^-10 |ref| + 1e-2 rms(ref).
@@ -373,13 +377,16 @@ TEST_P(BwdPhase, MatchesFp64ReferenceAndIsDeterministic) {
 }
 
 // Tails of every kind (S below, across and past the 64-row tiles), both head dims, causal and
-// not, grouped KV heads, several query heads per block, and one long causal GQA shape sampled.
+// not, grouped KV heads, several query heads per block, and two long shapes sampled (one causal
+// with grouped KV heads, one whose last round is split on the persistent grid).
 std::vector<BwdCase> cases() {
   std::vector<BwdCase> out;
   for (const char* spec : {"1x1x64x64", "2x3x17x64", "2x3x333x64:causal", "1x8x200x64:hkv=2", "2x3x100x128",
-                           "2x3x1000x128:causal", "1x8x200x128:causal:hkv=2", "1x16x512x128"})
+                           "2x3x1000x128:causal", "1x8x200x128:causal:hkv=2", "1x16x512x128", "1x8x500x64:hkv=2",
+                           "1x4x900x128:hkv=2"})
     out.push_back({spec, false});
   out.push_back({"1x4x1024x128:causal:hkv=2", true});
+  out.push_back({"2x16x1024x64", true});
   return out;
 }
 
