@@ -93,7 +93,7 @@ struct Schedule {
     steps = group * per_head;
     first = 0;
     tail = t - p.whole_tiles;
-    whole = tail < 0;
+    whole = !T::kSplitsTail || tail < 0;  // a kernel that never splits keeps no part's code
   }
   __device__ Schedule(const Params& p, int t, int first_step, int count) : Schedule(p, t) {
     first = first_step;
@@ -102,6 +102,7 @@ struct Schedule {
   // The first step's place (StepCursor): the group's first query head, at m_begin, moved on to
   // the part's first step (one division a part).
   __device__ StepCursor first_step() const {
+    if (!T::kSplitsTail) return {first_bh, m_begin, m_begin, m_begin + per_head};
     return {first_bh + first / per_head, m_begin + first % per_head, m_begin, m_begin + per_head};
   }
 };
@@ -129,7 +130,7 @@ struct BlockWork {
   __device__ explicit BlockWork(const Params& params) : p(params), t(int(blockIdx.x)), n(0) {}
   // The next part into w, given the block's steps so far; false once the block's work is done.
   __device__ bool next(Schedule<T>& w, int done) {
-    if (t < p.whole_tiles) {
+    if (t < (T::kSplitsTail ? p.whole_tiles : p.tiles)) {
       w = Schedule<T>(p, t);
       t = tile_of_block<T::kCausal>(t, ++n);
       return true;
