@@ -281,9 +281,7 @@ struct Consumer {
   int row_in_tile, col_in_chunk;  // the thread's first row and column pair in a tile
   float o_acc[D / 2];
   float s_acc[T::kTileK / 2];
-  // P of the previous tile (T::Ops' format) while PV reads it; with two buffers, tile j's P
-  // goes to buffer j % 2 (Traits::kPBuffers).
-  std::uint32_t p_frag[T::kPBuffers][T::kPVSteps][4];
+  std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile (T::Ops' format) while PV reads it
   // Q's rows in registers, each QK^T k-step's A fragment, where the traits keep them there.
   std::uint32_t q_frag[T::kQInRegs ? D / 16 : 1][4];
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
@@ -309,13 +307,12 @@ struct Consumer {
       T::Ops::template qk<T::kTileK, D, T::kTileQ>(s_acc, q_tile, sm.k[pos.stage()]);
     tl.end(Span::kQkIssue, j);
   }
-  // O += P V of tile j from P's buffer B, issued without waiting.
-  template <int B>
+  // O += P V of tile j from p_frag, issued without waiting.
   __device__ __forceinline__ void issue_pv(int j, Stamps& tl) {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.v_pipe.consumer_ready(pos); }, [&] { sm.v_pipe.consumer_wait(pos); });
     tl.begin(Span::kPvIssue, j);
-    T::Ops::template pv<T::kTileK, D>(o_acc, p_frag[B], sm.v[pos.stage()]);
+    T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
   // Q's fragment is read by every QK^T of the item: once one has completed, its registers are
@@ -323,20 +320,13 @@ struct Consumer {
   __device__ __forceinline__ void fence_q() {
     if constexpr (T::kQInRegs) fence_operands(q_frag);
   }
-  // The Q slot back to the producer after the item's last QK^T (with Q in registers it went
-  // back when it was read: run_consumer).
-  __device__ __forceinline__ void release_q(QRing<T> slot) {
-    if constexpr (!T::kQInRegs) sm.q_pipe.consumer_release(slot, lane);
-  }
-  // Waits for PV of tile j (every GEMM group of the consumer; its P in buffer B), then gives
-  // its V stage back.
-  template <int B>
+  // Waits for PV of tile j (every GEMM group of the consumer), then gives its V stage back.
   __device__ __forceinline__ void finish_pv(int j, Stamps& tl) {
     tl.begin(Span::kWgmmaWait, j);
     wgmma_wait<0>();
     tl.end(Span::kWgmmaWait, j);
     fence_operands(o_acc);
-    fence_operands(p_frag[B]);
+    fence_operands(p_frag);
     sm.v_pipe.consumer_release(ring + j, lane);
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
@@ -365,25 +355,24 @@ struct Consumer {
     named_barrier_arrive(TurnsOf<T>::signal_to(t.q0, t.active, consumer, t.k0 + j, p.S), kPairThreads);
   }
   __device__ __forceinline__ void run_tiles(int n_mine, QRing<T> slot, Stamps& tl);
-  template <int B>
-  __device__ __forceinline__ void turn(int j, bool last, QRing<T> slot, Stamps& tl);
-  template <int B>
-  __device__ __forceinline__ void last_pv(int j, Stamps& tl);
   __device__ __forceinline__ bool merge_split(std::int64_t w, Stamps& tl);
   __device__ __forceinline__ void epilogue(const CUtensorMap* tm_o, Stamps& tl);
   __device__ __forceinline__ void store_lse();
 };
 
 // The tiles of the consumer's rows: n_mine turns, each issuing QK^T of tile j and PV of tile
-// j - 1, then the last PV. With one P buffer, the softmax of tile j comes before the wait for PV
-// in the source, yet ptxas puts the wait ahead of it (FA3's intra-warpgroup overlap does not
-// happen; the ping-pong overlaps one consumer's softmax with another's GEMMs). Forcing it into
-// the SASS reads slower (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the softmax
-// before the PV wait, left to ptxas). With two (Traits::kPBuffers), tile j's P is packed into
-// buffer j % 2 before that wait, PV of tile j - 1 reading the other. The Q slot goes back to
-// the producer after the consumer's last QK^T.
+// j - 1, then the last PV. The softmax of tile j comes before the wait for PV in the source, yet
+// ptxas puts the wait ahead of it (FA3's intra-warpgroup overlap does not happen; the ping-pong
+// overlaps one consumer's softmax with another's GEMMs). Forcing it into the SASS reads slower
+// (kernels/NOTES.md, "Why phase 5 and d4 are as they are": the softmax before the PV wait, left
+// to ptxas). The Q slot goes back to the producer after the consumer's last QK^T.
 template <class T, class Stamps>
 __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing<T> slot, Stamps& tl) {
+  auto release = [&](TmaPipeline<T::kStages>& pipe, int j) { pipe.consumer_release(ring + j, lane); };
+  // (With Q in registers the slot went back when it was read: run_consumer.)
+  auto release_q = [&] {
+    if constexpr (!T::kQInRegs) sm.q_pipe.consumer_release(slot, lane);
+  };
   float corr[2];
   turn_wait(tl);
   issue_qk(0, tl);
@@ -393,58 +382,34 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   tl.end(Span::kWgmmaWait, 0);
   fence_operands(s_acc);
   fence_q();
-  sm.k_pipe.consumer_release(ring, lane);
-  if (n_mine == 1) release_q(slot);
+  release(sm.k_pipe, 0);
+  if (n_mine == 1) release_q();
   softmax(0, corr, tl);  // O is still zero: no correction
-  T::Ops::template pack<T::kTileK>(s_acc, p_frag[0]);
+  T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   for (int j = 1; j < n_mine; ++j) {
-    if (T::kPBuffers == 2 && j % 2 == 1)
-      turn<T::kPBuffers - 1>(j, j == n_mine - 1, slot, tl);
-    else
-      turn<0>(j, j == n_mine - 1, slot, tl);
+    turn_wait(tl);
+    issue_qk(j, tl);
+    issue_pv(j - 1, tl);
+    turn_signal(j);
+    tl.begin(Span::kWgmmaWait, j);
+    wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
+    tl.end(Span::kWgmmaWait, j);
+    fence_operands(s_acc);
+    fence_q();
+    release(sm.k_pipe, j);
+    if (j == n_mine - 1) release_q();
+    softmax(j, corr, tl);
+    finish_pv(j - 1, tl);
+    rescale_o<D>(o_acc, corr);
+    T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   }
-  if (T::kPBuffers == 2 && (n_mine - 1) % 2 == 1)
-    last_pv<T::kPBuffers - 1>(n_mine - 1, tl);
-  else
-    last_pv<0>(n_mine - 1, tl);
-}
-
-// Turn j of run_tiles: tile j's P goes to buffer B, PV of tile j - 1 reads buffer B's other
-// (the same one where there is one).
-template <class T, class Stamps>
-template <int B>
-__device__ __forceinline__ void Consumer<T, Stamps>::turn(int j, bool last, QRing<T> slot, Stamps& tl) {
-  constexpr int kPrev = T::kPBuffers == 2 ? 1 - B : B;
-  float corr[2];
-  turn_wait(tl);
-  issue_qk(j, tl);
-  issue_pv<kPrev>(j - 1, tl);
-  turn_signal(j);
-  tl.begin(Span::kWgmmaWait, j);
-  wgmma_wait<1>();  // groups complete in order: QK^T of tile j is done
-  tl.end(Span::kWgmmaWait, j);
-  fence_operands(s_acc);
-  fence_q();
-  sm.k_pipe.consumer_release(ring + j, lane);
-  if (last) release_q(slot);
-  softmax(j, corr, tl);
-  if constexpr (T::kPBuffers == 2) T::Ops::template pack<T::kTileK>(s_acc, p_frag[B]);
-  finish_pv<kPrev>(j - 1, tl);
-  rescale_o<D>(o_acc, corr);
-  if constexpr (T::kPBuffers == 1) T::Ops::template pack<T::kTileK>(s_acc, p_frag[B]);
-}
-
-// The item's last PV, of tile j from buffer B. The staging tile's previous store has read it
-// once thread 0 passes the first line: the whole warpgroup then knows it through the turn's
-// barrier (thread 0's warp arrives after it).
-template <class T, class Stamps>
-template <int B>
-__device__ __forceinline__ void Consumer<T, Stamps>::last_pv(int j, Stamps& tl) {
+  // The staging tile's previous store has read it once thread 0 passes this: the whole
+  // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
   if (T::kStageO && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   turn_wait(tl);
-  issue_pv<B>(j, tl);
-  turn_signal(j + 1);
-  finish_pv<B>(j, tl);
+  issue_pv(n_mine - 1, tl);
+  turn_signal(n_mine);
+  finish_pv(n_mine - 1, tl);
 }
 
 // An item split over keys (KeySplit): the block of its later tiles saves their partial in its

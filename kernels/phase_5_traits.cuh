@@ -75,10 +75,6 @@ struct Traits {
   static constexpr int kThreads = (1 + kConsumers) * kWarpgroupThreads;
   static constexpr int kQKSteps = D / Ops::kStepK;       // k-steps of QK^T
   static constexpr int kPVSteps = kTileK / Ops::kStepK;  // k-steps of PV
-  // P's register fragments: with two, tile j's softmax packs P into one while PV of tile j - 1
-  // still reads the other, so the consumer need not wait for that PV before the softmax. e4m3's
-  // fragments are a quarter of S's registers (fp16's half: no room for two at 176 keys).
-  static constexpr int kPBuffers = std::is_same_v<Ops, hopper::Fp16Operands> ? 1 : 2;
   static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(Elem);
   static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(Elem);
   // Shared memory of a block: 227 KB, less the alignment slack and the barriers.
