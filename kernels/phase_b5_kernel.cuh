@@ -86,9 +86,9 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   // (Copies: cuda::ptx takes sizes by reference, which a static member's would odr-use.)
   const std::uint32_t kv_bytes = T::kKVBytes, vec_bytes = T::kVecBytes;
   int ring = 0;
-  BlockWork<T> work(p);
-  Schedule<T> w(p, 0);
-  for (int n = 0; work.next(w, ring); ++n) {
+  int n = 0;  // the block's tiles and parts so far
+  for (BlockWork<T> work(p); work.more(ring); ++n, work.advance()) {
+    const Schedule<T> w = work.schedule();
     const KvPosition<T> kv{n};
     std::uint64_t* const kv_full = &sm.kv_full[kv.stage()];
     wait_barrier(&sm.kv_empty[kv.stage()], kv.phase() ^ 1u);
@@ -121,9 +121,8 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
 template <class T>
 __device__ __forceinline__ void run_reducer(SharedStorage<T>& sm, const CUtensorMap* tm_dq, const Params& p) {
   int step = 0;  // the block's steps so far: the barriers' phases
-  BlockWork<T> work(p);
-  Schedule<T> w(p, 0);
-  while (work.next(w, step)) {
+  for (BlockWork<T> work(p); work.more(step); work.advance()) {
+    const Schedule<T> w = work.schedule();
     StepCursor at = w.first_step();
     for (int i = 0; i < w.steps; ++i, ++step, at.advance()) {
       unsigned* const turn = p.dq_turns + std::size_t(at.bh) * (p.s_pad / kQueries) + at.m;
@@ -543,8 +542,9 @@ __device__ __forceinline__ void Consumer<T>::run_tile(int n) {
 // at the block's end.
 template <class T>
 __device__ __forceinline__ void Consumer<T>::run() {
-  BlockWork<T> work(p);
-  for (int n = 0; work.next(w, ring0); ++n) {
+  int n = 0;  // the block's tiles and parts so far
+  for (BlockWork<T> work(p); work.more(ring0); ++n, work.advance()) {
+    w = work.schedule();
     run_tile(n);
     ring0 += w.steps;
   }

@@ -120,29 +120,37 @@ __device__ __forceinline__ int tile_of_block(int t, int n) {
 // A block's work in order, the same walk for the producer, the reducer and the consumers: its
 // whole tiles of the rounds below whole_tiles (tile_of_block), then its range of the split last
 // round's steps, as the parts of the tiles it crosses. A whole round's tiles all come before any
-// part, so a block's tiles still increase. The walk keeps only the next whole tile and their
+// part, so a block's tiles still increase. The walk keeps only its next whole tile and their
 // count (n): where a part starts follows from the block's steps so far, which every role counts
-// anyway (its ring position), so the consumers hold no more registers for it than before.
+// anyway (its ring position), so the consumers hold no more registers for it than before. Its
+// shape is the plain tile loop's, `for (BlockWork<T> b(p); b.more(steps); b.advance())`, which
+// a kernel that never splits (T::kSplitsTail false) compiles to, tile by tile.
 template <class T>
 struct BlockWork {
   const Params& p;
   int t, n;
+  split_round::Part part{};  // the current part, once t is past the whole tiles
   __device__ explicit BlockWork(const Params& params) : p(params), t(int(blockIdx.x)), n(0) {}
-  // The next part into w, given the block's steps so far; false once the block's work is done.
-  __device__ bool next(Schedule<T>& w, int done) {
-    if (t < (T::kSplitsTail ? p.whole_tiles : p.tiles)) {
-      w = Schedule<T>(p, t);
-      t = tile_of_block<T::kCausal>(t, ++n);
-      return true;
-    }
+  __device__ int whole_tiles() const { return T::kSplitsTail ? p.whole_tiles : p.tiles; }
+  // Whether work is left, given the block's steps so far.
+  __device__ bool more(int done) {
+    if (t < whole_tiles()) return true;
+    if constexpr (!T::kSplitsTail) return false;
     const int b = int(blockIdx.x);
-    if (!T::kSplitsTail || b >= p.tail_blocks) return false;
+    if (b >= p.tail_blocks) return false;
     const int at = split_round::range_start(b, p.tail_quot, p.tail_rem) + done - n * p.tile_steps;
     const int end = split_round::range_end(b, p.tail_quot, p.tail_rem);
     if (at >= end) return false;
-    const split_round::Part part = split_round::part_at(at, end, p.tile_steps);
-    w = Schedule<T>(p, p.whole_tiles + part.tile, part.first, part.count);
+    part = split_round::part_at(at, end, p.tile_steps);
     return true;
+  }
+  // The current tile or part (after more returned true).
+  __device__ Schedule<T> schedule() const {
+    if (!T::kSplitsTail || t < p.whole_tiles) return Schedule<T>(p, t);
+    return Schedule<T>(p, p.whole_tiles + part.tile, part.first, part.count);
+  }
+  __device__ void advance() {
+    if (!T::kSplitsTail || t < p.whole_tiles) t = tile_of_block<T::kCausal>(t, ++n);
   }
 };
 
