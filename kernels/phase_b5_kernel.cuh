@@ -88,7 +88,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
   int ring = 0;
   int n = 0;  // the block's tiles and parts so far
   for (BlockWork<T> work(p); work.more(ring); ++n, work.advance()) {
-    const Schedule<T> w = work.schedule();
+    const Schedule<T> w = work.schedule(ring);
     const KvPosition<T> kv{n};
     std::uint64_t* const kv_full = &sm.kv_full[kv.stage()];
     wait_barrier(&sm.kv_empty[kv.stage()], kv.phase() ^ 1u);
@@ -122,7 +122,7 @@ template <class T>
 __device__ __forceinline__ void run_reducer(SharedStorage<T>& sm, const CUtensorMap* tm_dq, const Params& p) {
   int step = 0;  // the block's steps so far: the barriers' phases
   for (BlockWork<T> work(p); work.more(step); work.advance()) {
-    const Schedule<T> w = work.schedule();
+    const Schedule<T> w = work.schedule(step);
     StepCursor at = w.first_step();
     for (int i = 0; i < w.steps; ++i, ++step, at.advance()) {
       unsigned* const turn = p.dq_turns + std::size_t(at.bh) * (p.s_pad / kQueries) + at.m;
@@ -544,7 +544,7 @@ template <class T>
 __device__ __forceinline__ void Consumer<T>::run() {
   int n = 0;  // the block's tiles and parts so far
   for (BlockWork<T> work(p); work.more(ring0); ++n, work.advance()) {
-    w = work.schedule();
+    w = work.schedule(ring0);
     run_tile(n);
     ring0 += w.steps;
   }

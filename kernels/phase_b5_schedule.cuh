@@ -129,24 +129,24 @@ template <class T>
 struct BlockWork {
   const Params& p;
   int t, n;
-  split_round::Part part{};  // the current part, once t is past the whole tiles
   __device__ explicit BlockWork(const Params& params) : p(params), t(int(blockIdx.x)), n(0) {}
   __device__ int whole_tiles() const { return T::kSplitsTail ? p.whole_tiles : p.tiles; }
+  // The block's next split step and its range's end, given the block's steps so far (worked
+  // out afresh by more and schedule, not kept: the producer's 24 registers spilled it).
+  __device__ int split_at(int done) const {
+    return split_round::range_start(int(blockIdx.x), p.tail_quot, p.tail_rem) + done - n * p.tile_steps;
+  }
+  __device__ int split_end() const { return split_round::range_end(int(blockIdx.x), p.tail_quot, p.tail_rem); }
   // Whether work is left, given the block's steps so far.
-  __device__ bool more(int done) {
+  __device__ bool more(int done) const {
     if (t < whole_tiles()) return true;
     if constexpr (!T::kSplitsTail) return false;
-    const int b = int(blockIdx.x);
-    if (b >= p.tail_blocks) return false;
-    const int at = split_round::range_start(b, p.tail_quot, p.tail_rem) + done - n * p.tile_steps;
-    const int end = split_round::range_end(b, p.tail_quot, p.tail_rem);
-    if (at >= end) return false;
-    part = split_round::part_at(at, end, p.tile_steps);
-    return true;
+    return int(blockIdx.x) < p.tail_blocks && split_at(done) < split_end();
   }
-  // The current tile or part (after more returned true).
-  __device__ Schedule<T> schedule() const {
+  // The current tile or part (once more(done) has returned true).
+  __device__ Schedule<T> schedule(int done) const {
     if (!T::kSplitsTail || t < p.whole_tiles) return Schedule<T>(p, t);
+    const split_round::Part part = split_round::part_at(split_at(done), split_end(), p.tile_steps);
     return Schedule<T>(p, p.whole_tiles + part.tile, part.first, part.count);
   }
   __device__ void advance() {
