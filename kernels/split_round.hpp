@@ -12,7 +12,11 @@
 
 namespace attnlab::split_round {
 
-constexpr int kMinPartSteps = 8;
+// A part costs its K/V loads and its sums' reductions beside its steps, yet at the D 64 shapes
+// whose last round holds 4 tiles (16x16x2048x64, 16x32x1024x64, 32x32x512x64) ranges of 4 and 2
+// steps measured 0.3-1.1% ahead of 8, and 2 level with 4 or ahead (kernels/NOTES.md, "The split
+// last round").
+constexpr int kMinPartSteps = 2;
 
 // The ranges: `ranges` of them (0 where the round is not split), the first `rem` of quot + 1
 // steps, the others of quot.
