@@ -5,7 +5,7 @@
 // steps, laid end to end, are cut into ranges of at least kMinPartSteps steps (as many as there
 // are blocks at most), block b taking range b, and a range goes as the parts of the tiles it
 // crosses (kernels/phase_b5_schedule.cuh, BlockWork; kernels/NOTES.md, "Backward: phase b5
-// (kernels/phase_b5_wgmma.cu)": cuDNN's order at D 64, and a reducer thread).
+// (kernels/phase_b5_wgmma.cu)": the split last round).
 #pragma once
 
 #include "kernels/host_device.hpp"
@@ -14,8 +14,8 @@ namespace attnlab::split_round {
 
 // A part costs its K/V loads and its sums' reductions beside its steps, yet at the D 64 shapes
 // whose last round holds 4 tiles (16x16x2048x64, 16x32x1024x64, 32x32x512x64) ranges of 4 and 2
-// steps measured 0.3-1.1% ahead of 8, and 2 level with 4 or ahead (kernels/NOTES.md, "The split
-// last round").
+// steps measured 0.3-1.1% ahead of 8, and 2 level with 4 or ahead (kernels/NOTES.md, "Backward:
+// phase b5 (kernels/phase_b5_wgmma.cu)": the split last round).
 constexpr int kMinPartSteps = 2;
 
 // The ranges: `ranges` of them (0 where the round is not split), the first `rem` of quot + 1
