@@ -60,8 +60,9 @@ WorkspaceLayout workspace_layout(const Shape& s) {
   w.delta = w.lse2 + aligned(planes * s_pad * sizeof(float));
   w.turns = w.delta + aligned(planes * s_pad * sizeof(float));
   w.tail = w.turns + aligned(planes * (s_pad / kQueries) * sizeof(unsigned));
-  const int tiles = ceil_div(s.S, kSplitTileKeys) * s.H_kv * s.B;
-  w.bytes = w.tail + aligned(tail_words(std::min(tiles, kMaxTailTiles), s.D) * sizeof(float));
+  // Room for the sums where a launch can split (tile_plan: never under the mask).
+  const int tiles = s.causal ? 0 : std::min(ceil_div(s.S, kSplitTileKeys) * s.H_kv * s.B, kMaxTailTiles);
+  w.bytes = w.tail + aligned(tail_words(tiles, s.D) * sizeof(float));
   return w;
 }
 
