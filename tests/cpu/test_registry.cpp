@@ -226,6 +226,22 @@ TEST(Registry, Phase5TakesItsScratchFromTheCaller) {
   EXPECT_THROW(p5->launch(p, nullptr), std::invalid_argument);
 }
 
+// Phase b5's workspace holds the split last round's fp32 sums (dK and dV of a tile's 128 keys,
+// for as many tiles as a launch can split, at most 256) only where a launch can split: never
+// under the causal mask (kernels/phase_b5_wgmma.cu, tile_plan).
+TEST(Registry, PhaseB5HoldsTheSplitRoundsSumsOnlyWithoutTheMask) {
+  const Phase* b5 = find_phase("b5");
+  ASSERT_NE(b5, nullptr);
+  auto sums = [&](const char* spec) {
+    const Shape s = parse_shape(spec);
+    Shape masked = s;
+    masked.causal = true;
+    return workspace_bytes(*b5, s) - workspace_bytes(*b5, masked);
+  };
+  EXPECT_EQ(sums("4x16x4096x128"), std::size_t(256) * 2 * 128 * 128 * sizeof(float));  // 2048 tiles
+  EXPECT_EQ(sums("1x2x200x64"), std::size_t(4) * 2 * 128 * 64 * sizeof(float));        // 2 tiles a head
+}
+
 namespace {
 // Whether two launch geometries are the same launch (a phase that picks another's kernel
 // launches exactly that kernel's grid, block, cluster and shared memory).
