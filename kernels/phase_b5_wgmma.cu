@@ -178,11 +178,11 @@ __global__ void __launch_bounds__(kPassThreads)
   }
 }
 
-// A persistent grid, as phase 5's (kernels/phase_5_launch.cuh): one block per SM (no second
-// fits), or one per tile where there are fewer, each taking tiles in the kernel's stride
-// (Schedule); max_blocks > 0 caps it (launch_backward_with).
+// A persistent grid, as phase 5's (kernels/phase_5_launch.cuh): plan's blocks, one per SM (no
+// second fits) or one per tile where there are fewer, each taking tiles in the kernel's stride
+// (Schedule), and where plan splits the last round, its parts (BlockWork).
 template <class T>
-void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int max_blocks, cudaStream_t stream) {
+void launch_main(const BackwardProblem& p, float* dq_accum, Params params, const TilePlan& plan, cudaStream_t stream) {
   constexpr int D = T::D;
   const Shape& s = p.shape;
   const CUtensorMap tm_q = make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kQueries);
@@ -195,7 +195,6 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int m
   const std::size_t smem = sizeof(SharedStorage<T>) + 1024;  // + alignment slack
   static_assert(sizeof(SharedStorage<T>) + 1024 <= 227 * 1024, "a block's shared memory limit");
   params.key_tiles = ceil_div(s.S, T::kTileKeys);
-  const TilePlan plan = tile_plan(s, T::kTileKeys, T::kSplitsTail, p.deterministic, max_blocks);
   params.tiles = plan.tiles;
   params.whole_tiles = plan.whole_tiles;
   params.tile_steps = plan.tile_steps;
@@ -209,12 +208,12 @@ void launch_main(const BackwardProblem& p, float* dq_accum, Params params, int m
 }
 
 template <int D, int Consumers>
-void launch_main_for(const BackwardProblem& p, float* dq_accum, const Params& params, int max_blocks,
+void launch_main_for(const BackwardProblem& p, float* dq_accum, const Params& params, const TilePlan& plan,
                      cudaStream_t stream) {
   if (p.shape.causal)
-    launch_main<Traits<D, true, Consumers>>(p, dq_accum, params, max_blocks, stream);
+    launch_main<Traits<D, true, Consumers>>(p, dq_accum, params, plan, stream);
   else
-    launch_main<Traits<D, false, Consumers>>(p, dq_accum, params, max_blocks, stream);
+    launch_main<Traits<D, false, Consumers>>(p, dq_accum, params, plan, stream);
 }
 
 void require_alignment(const BackwardProblem& p) {
@@ -254,8 +253,9 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   auto* const delta = reinterpret_cast<float*>(base + w.delta);
   auto* const turns = reinterpret_cast<unsigned*>(base + w.turns);
   auto* const tail = reinterpret_cast<unsigned*>(base + w.tail);
-  // The split tiles' sums and counts, zeroed by the pre-pass: as many tiles as the plan splits.
-  const TilePlan plan = tile_plan(s, kSplitTileKeys, consumers == 2, p.deterministic, max_blocks);
+  // The main kernel's tiles (kKeys keys a consumer); the split tiles' sums, zeroed by the
+  // pre-pass, as many as the plan splits (only the two-consumer kernels split).
+  const TilePlan plan = tile_plan(s, consumers * kKeys, consumers == 2, p.deterministic, max_blocks);
   const int split_tiles = plan.tiles - plan.whole_tiles;
   const auto words = std::int64_t(tail_words(split_tiles, s.D));
   const auto* const o = static_cast<const __half*>(p.o);
@@ -271,16 +271,15 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
                                                                   words, s.S, w.s_pad, padded_rows);
   ATTNLAB_CHECK_LAUNCH();
 
-  // The tiles' count is the kernel's own (launch_main).
   Params params{lse2, delta, turns, static_cast<__half*>(p.dk), static_cast<__half*>(p.dv),
                 s.H, s.H_kv, s.S, w.s_pad, p.scale * kLog2e, p.scale, p.deterministic ? 1 : 0};
   params.tail_acc = reinterpret_cast<float*>(tail);
   if (s.D == 64)
-    consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, max_blocks, stream)
-                   : launch_main_for<64, 2>(p, dq_accum, params, max_blocks, stream);
+    consumers == 1 ? launch_main_for<64, 1>(p, dq_accum, params, plan, stream)
+                   : launch_main_for<64, 2>(p, dq_accum, params, plan, stream);
   else
-    consumers == 1 ? launch_main_for<128, 1>(p, dq_accum, params, max_blocks, stream)
-                   : launch_main_for<128, 2>(p, dq_accum, params, max_blocks, stream);
+    consumers == 1 ? launch_main_for<128, 1>(p, dq_accum, params, plan, stream)
+                   : launch_main_for<128, 2>(p, dq_accum, params, plan, stream);
 
   const std::int64_t n4 = s.q_elems() / 4;
   const auto post_blocks = unsigned(std::min<std::int64_t>((n4 + kPassThreads - 1) / kPassThreads, 65536));
