@@ -66,10 +66,11 @@ WorkspaceLayout workspace_layout(const Shape& s) {
   return w;
 }
 
-// How a launch of the two-consumer kernel takes its tiles (Params): blocks, and where the last
-// round is split, the whole tiles before it and its parts. Split where the round is part-empty,
-// the launch is not deterministic (a part's sums would go in any order) and not under the mask
-// (whose tiles are unequal and already balanced by tile_of_block's order).
+// How a launch of the main kernel takes its tiles of tile_keys keys (Params): blocks, and where
+// the last round is split (`splits`: the two-consumer kernels), the whole tiles before it and its
+// parts. Split where the round is part-empty, the launch is not deterministic (a part's sums
+// would go in any order) and not under the mask (whose tiles are unequal and already balanced by
+// tile_of_block's order).
 struct TilePlan {
   int tiles, blocks, whole_tiles, tile_steps, tail_blocks, tail_quot, tail_rem;
 };
