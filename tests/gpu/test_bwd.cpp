@@ -8,9 +8,10 @@
 // each on its own persistent grid (a block per SM, or per tile where there are fewer) and on a
 // grid of kFewBlocks, where a block runs several tiles. Where the tiles are not a multiple of the
 // blocks, the non-causal two-consumer kernels without the deterministic mode split the last
-// round's steps between blocks (kernels/split_round.hpp); the shapes below split it into one
-// range (1x16x512x128), into ranges that cross a tile's end (1x8x500x64:hkv=2 on 3 blocks) and,
-// on the persistent grid of 132 blocks, over more than a hundred blocks (2x16x1024x64).
+// round's steps between blocks (kernels/split_round.hpp); on 3 blocks the shapes below split it
+// into one range whose parts are whole tiles of one step (1x5x64x64), into ranges within one tile
+// (1x16x512x128) and into ranges that cross a tile's end (1x8x500x64:hkv=2), and on the
+// persistent grid of 132 blocks over all of them (2x16x1024x64).
 // One binary, the kernels checked in one call:
 //   build/bin/attnlab_bwd_gpu_tests   (or ctest -R Bwd)
 // Tolerance, per tensor T over the checked elements: |out - ref| <= 2^-10 |ref| + 1e-2 rms(ref).
@@ -383,7 +384,7 @@ std::vector<BwdCase> cases() {
   std::vector<BwdCase> out;
   for (const char* spec : {"1x1x64x64", "2x3x17x64", "2x3x333x64:causal", "1x8x200x64:hkv=2", "2x3x100x128",
                            "2x3x1000x128:causal", "1x8x200x128:causal:hkv=2", "1x16x512x128", "1x8x500x64:hkv=2",
-                           "1x4x900x128:hkv=2"})
+                           "1x4x900x128:hkv=2", "1x5x64x64"})
     out.push_back({spec, false});
   out.push_back({"1x4x1024x128:causal:hkv=2", true});
   out.push_back({"2x16x1024x64", true});
