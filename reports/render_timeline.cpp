@@ -261,12 +261,18 @@ TimelineRecord on_axis(TimelineRecord rec, const Axis& axis) {
   return rec;
 }
 
+// The record's overhead with the decoded span on the report's time axis (rec is on it).
+TimelineOverhead overhead_on_axis(const TimelineRecord& rec) {
+  TimelineOverhead o = *rec.overhead;
+  if (rec.timeline) o.span_ns = rec.timeline->span_ns;
+  return o;
+}
+
 // The stamps' cost against the normal build, and whether the decoded span agrees with CUPTI's
 // time of the same launch (span_agrees), on the report's time axis.
 std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
   std::ostringstream md;
-  TimelineOverhead o = *rec.overhead;
-  if (rec.timeline) o.span_ns = rec.timeline->span_ns;
+  const TimelineOverhead o = overhead_on_axis(rec);
   md << "## Overhead of the stamps\n\n";
   Table t({"build", "kernel time (median, CUPTI)", "launches"}, "lrr");
   t.row({"normal", duration(o.normal_median_ns), count(double(o.normal_ns.size()))});
@@ -437,6 +443,12 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
        << " of the normal build's kernel time, more than " << pct(kTimelineOverheadLimit * 100)
        << ": the waits and proportions below are those of a kernel that much slower than the one "
           "that is timed.\n\n";
+  // A span that disagrees with CUPTI's time puts every time below in doubt, so it is said first
+  // too, as PERTURBED is.
+  if (rec.overhead && axis.checkable && !span_agrees(overhead_on_axis(rec)))
+    md << "**SPAN DISAGREES:** the decoded span of the traced launch is further from CUPTI's time of it than "
+       << pct(kSpanAgreement * 100) << " (\"Overhead of the stamps\", below): the time axis or the stamps' "
+       << "placement is wrong, and the times below with it.\n\n";
   if (rec.overhead) md << overhead_section(rec, axis);
   if (!rec.timeline) {
     write_text(dir / "report.md", md.str());

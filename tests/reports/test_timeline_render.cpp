@@ -164,6 +164,7 @@ TEST(TimelineReport, FlagsAnOverheadAboveTheLimit) {
   TempDir t;
   render_timeline(two_warps(), t.path);
   EXPECT_EQ(read_file(t.path / "report.md").find("PERTURBED"), std::string::npos);
+  EXPECT_EQ(read_file(t.path / "report.md").find("SPAN DISAGREES"), std::string::npos);  // its span agrees
   TimelineRecord r = two_warps();
   r.overhead->timeline_median_ns = 2350;
   r.overhead->overhead_ns = 1350;
@@ -191,6 +192,9 @@ TEST(TimelineReport, SaysWhenTheSpanDisagreesWhateverTheOverhead) {
   const std::string md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("They DISAGREE"), std::string::npos) << md;
   EXPECT_EQ(md.find("They agree"), std::string::npos) << md;
+  // And at the report's top, before the section that gives the numbers.
+  EXPECT_NE(md.find("**SPAN DISAGREES:**"), std::string::npos) << md;
+  EXPECT_LT(md.find("**SPAN DISAGREES:**"), md.find("## Overhead of the stamps")) << md;
 }
 
 // A record decoded at the probes' clock before the anchors set the rate: its times are put on
