@@ -8,8 +8,8 @@
 
 namespace attnlab::timeline {
 
-// A span is stamped at its begin and its end; the kinds that are waits on a barrier are what
-// the report's wait fractions add up.
+// A span is stamped at its begin and its end (the prologue at its end alone); the kinds that are
+// waits on a barrier are what the report's wait fractions add up.
 enum class Span : std::uint16_t {
   kItem,          // a work item (a CTA's tile of queries), per warp
   kTmaIssue,      // a producer announces a copy's bytes and issues it
@@ -23,6 +23,9 @@ enum class Span : std::uint16_t {
   kEpilogue,      // output written (phase 5) or partial states merged and written (d4)
   kClusterWait,   // barrier.cluster wait (d4)
   kMergeWait,     // waiting for the other ranks' partial states (d4's bulk-copied bytes)
+  kPrologue,      // a work item's start to the end of its first full-barrier wait (its first data
+                  // landed); the kernels stamp its end alone, and the decoder begins it where the
+                  // warp's open work item began, one stamp fewer per item
   kCount
 };
 
@@ -40,6 +43,7 @@ constexpr const char* span_name(Span s) {
     case Span::kEpilogue: return "epilogue";
     case Span::kClusterWait: return "cluster-barrier wait";
     case Span::kMergeWait: return "merge wait";
+    case Span::kPrologue: return "prologue";
     case Span::kCount: break;
   }
   return "unknown";
@@ -61,6 +65,9 @@ enum class StampPolicy : std::uint8_t {
   kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
   kGlobalConsumers,   // kGlobalBoundaries without the empty-barrier waits (a producer's items only)
                       // and without the mbarrier waits that pass at once
+  kGlobalPhases,      // per work item only: the item, its prologue, the epilogue, the merge and
+                      // cluster waits; nothing per key tile
+  kGlobalPhasesLeads,  // kGlobalPhases stamped by the first warp of each warpgroup alone
 };
 
 constexpr const char* stamp_policy_name(StampPolicy p) {
@@ -70,6 +77,8 @@ constexpr const char* stamp_policy_name(StampPolicy p) {
     case StampPolicy::kShared: return "shared";
     case StampPolicy::kSharedBoundaries: return "shared-boundaries";
     case StampPolicy::kGlobalConsumers: return "global-consumers";
+    case StampPolicy::kGlobalPhases: return "global-phases";
+    case StampPolicy::kGlobalPhasesLeads: return "global-phases-leads";
   }
   return "unknown";
 }
@@ -78,6 +87,15 @@ constexpr const char* stamp_policy_name(StampPolicy p) {
 // reads: the -boundaries policies leave them out.
 constexpr bool stamps_issue_spans(StampPolicy p) {
   return p == StampPolicy::kGlobal || p == StampPolicy::kShared;
+}
+
+// Warps per warpgroup: under kGlobalPhasesLeads only a warpgroup's first warp stamps.
+inline constexpr std::uint32_t kWarpsPerWarpgroup = 4;
+// Whether a policy stamps in warp `warp` (its index in the block) at all: every warp, or under
+// kGlobalPhasesLeads the first of each warpgroup, the others storing nothing (no stamp, count or
+// anchor), so the decoder reads their empty slots as the policy's, not as warps that never ran.
+constexpr bool policy_stamps_warp(StampPolicy p, std::uint32_t warp) {
+  return p != StampPolicy::kGlobalPhasesLeads || warp % kWarpsPerWarpgroup == 0;
 }
 
 // Whether work item `item` is one of those a build stamps when it stamps every `every`-th

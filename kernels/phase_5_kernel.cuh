@@ -296,10 +296,12 @@ struct Consumer {
         warp(tid / kWarpSize), lane(tid % kWarpSize),
         row_in_tile(consumer * kRowsPerConsumer + warp * 16 + lane / 4), col_in_chunk(2 * (lane % 4)) {}
 
-  // S = Q K^T of tile j into s_acc, issued without waiting.
-  __device__ __forceinline__ void issue_qk(int j, Stamps& tl) {
+  // S = Q K^T of tile j into s_acc, issued without waiting. The item's first (`first`): its K
+  // tile's landing ends the item's prologue (Span::kPrologue).
+  __device__ __forceinline__ void issue_qk(int j, Stamps& tl, bool first = false) {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.k_pipe.consumer_ready(pos); }, [&] { sm.k_pipe.consumer_wait(pos); });
+    if (first) tl.end(Span::kPrologue, j);
     tl.begin(Span::kQkIssue, j);
     if constexpr (T::kQInRegs)
       qk_gemm_rs<T::kTileK, D>(s_acc, q_frag, sm.k[pos.stage()]);
@@ -375,7 +377,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   };
   float corr[2];
   turn_wait(tl);
-  issue_qk(0, tl);
+  issue_qk(0, tl, true);
   turn_signal(0);
   tl.begin(Span::kWgmmaWait, 0);
   wgmma_wait<0>();

@@ -192,6 +192,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   const int row_lo = q0 + 16 * wq + g;
   if (n_mine > 0) {
     tl.wait(Span::kFullWait, 0, [&] { return barrier_ready(&sm.q_full, 0); }, [&] { wait_barrier(&sm.q_full, 0); });
+    tl.end(Span::kPrologue, blockIdx.x);  // Q landed: the item's first full-barrier wait
   }
 
   auto issue_qk = [&](int i) {

@@ -15,6 +15,10 @@
 //   SharedStamps<kEverySpan>       (shared) stamps buffered in a shared-memory ring per warp and
 //                                  written out by a bulk copy when half of it fills;
 //   SharedStamps<kBoundarySpans>   (shared-boundaries) the same without the issue spans;
+//   GlobalStamps<kPhaseSpans>      (global-phases) per work item only: the item, its prologue,
+//                                  the epilogue, the merge and cluster waits, nothing per key tile;
+//   GlobalStamps<kPhaseSpans | kLeadWarpsOnly>   (global-phases-leads) the same, stamped by the
+//                                  first warp of each warpgroup alone;
 // each of them stamping every work item, or with ATTNLAB_TIMELINE_SAMPLE = k > 1 only every
 // k-th (sampled_item): the others run their stamp sites as a skipped branch.
 //
@@ -75,9 +79,11 @@ __device__ __forceinline__ std::uint32_t linear_tid() {
 __device__ __forceinline__ std::uint32_t linear_cta() {
   return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-// Whether the calling warp anchors its block's timeline (GlobalStamps): the block's last warp.
-__device__ __forceinline__ bool anchors_block() {
-  return linear_tid() / 32 == (blockDim.x * blockDim.y * blockDim.z) / 32 - 1;
+// Whether the calling warp anchors its block's timeline (GlobalStamps): the block's last warp, or
+// where only the warpgroups' first warps stamp (leads_only), the last warpgroup's first warp.
+__device__ __forceinline__ bool anchors_block(bool leads_only) {
+  const std::uint32_t last = (blockDim.x * blockDim.y * blockDim.z) / 32 - 1;
+  return linear_tid() / 32 == (leads_only ? last - last % kWarpsPerWarpgroup : last);
 }
 // A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
 // never written, its value is never used, and its address is a constant of the kernel, so a
@@ -145,14 +151,16 @@ constexpr bool needs_ordering(Span span, bool end) {
     case Span::kTmaIssue:
     case Span::kQkIssue:
     case Span::kPvIssue:
-    case Span::kSoftmax: return false;
+    case Span::kSoftmax:
+    case Span::kPrologue: return false;  // it ends as a full-barrier wait does
     default: return true;
   }
 }
 
 // Which spans a policy stamps, a bit per Span: the calls for the others compile to nothing.
 constexpr std::uint32_t span_bit(Span s) { return 1u << unsigned(s); }
-inline constexpr std::uint32_t kEverySpan = span_bit(Span::kCount) - 1;
+// Every span but the prologue, whose end is that of a full-barrier wait these policies stamp.
+inline constexpr std::uint32_t kEverySpan = (span_bit(Span::kCount) - 1) & ~span_bit(Span::kPrologue);
 // Without the issue spans, which sit between a wait's end and the next wait's begin: a consumer
 // takes 4 of its 16 stamps per key tile there, the producer half of its own. Their time counts
 // as the warp's time between stamps.
@@ -168,6 +176,20 @@ inline constexpr std::uint32_t kPassingWaitsUnstamped = 1u << 31;  // a flag abo
 static_assert(unsigned(Span::kCount) < 31, "the flag stays clear of the spans' bits");
 inline constexpr std::uint32_t kConsumerSpans =
     (kBoundarySpans & ~span_bit(Span::kEmptyWait)) | kPassingWaitsUnstamped;
+// Per work item only, nothing per key tile: a consumer takes 5 stamps an item (its begin, the
+// prologue's end, the epilogue's two, its end), d4's warps the merge's and cluster's waits too,
+// phase 5's producer its items' two. At the latency shapes, one item per block, the per-tile
+// stamps are about half of the measured cost (the timeline's sections of kernels/NOTES.md) and
+// sampling cannot thin them. The prologue, from the item's begin to its first tile's landing, keeps the
+// loads' part of the item in view without a stamp per tile.
+inline constexpr std::uint32_t kPhaseSpans = span_bit(Span::kItem) | span_bit(Span::kPrologue) |
+                                             span_bit(Span::kEpilogue) | span_bit(Span::kClusterWait) |
+                                             span_bit(Span::kMergeWait);
+// A flag beside the spans' bits: only the first warp of each warpgroup stamps (and anchors the
+// block); the other warps skip every stamp site as a branch and store nothing, a quarter of the
+// stamps of a warpgroup's rows, whose warps run the same code in step.
+inline constexpr std::uint32_t kLeadWarpsOnly = 1u << 30;
+static_assert(unsigned(Span::kCount) < 30, "the flags stay clear of the spans' bits");
 
 // The timed build: every stamp is empty, no buffer is read, no delay is spun; a stamped wait
 // is the wait alone.
@@ -262,21 +284,24 @@ class StampCalls {
 // reference from them, their lifetimes from their first and last stamps): fewer global stores
 // at each warp's start and end, measured about a point of overhead less at the latency shape
 // than an anchor pair per warp. Every warp writes its count when the recorder goes out of
-// scope, early returns included.
+// scope, early returns included. Under kLeadWarpsOnly the warps after the first of each
+// warpgroup have no slot: they write nothing, and their stamp sites are a branch they skip.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
   // One warp per block takes the anchors (anchors_block), the others write their count alone.
   static constexpr bool kAnchorsPerBlock = true;
+  static constexpr bool kLeadsOnly = (kSpans & kLeadWarpsOnly) != 0;
 
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
   __device__ __forceinline__ GlobalStamps() {
-    const std::uint32_t slot = linear_tid() % 32 == 0 ? slot_of_warp(g_view) : kNoSlot;
+    if constexpr (kLeadsOnly) lead_ = linear_tid() / 32 % kWarpsPerWarpgroup == 0;
+    const std::uint32_t slot = linear_tid() % 32 == 0 && lead_ ? slot_of_warp(g_view) : kNoSlot;
     if (slot != kNoSlot) {
-      if (anchors_block()) write_start_anchors(g_view.slots[slot]);
+      if (anchors_block(kLeadsOnly)) write_start_anchors(g_view.slots[slot]);
       events_ = g_view.events + std::size_t(slot) * g_view.capacity;
       count_ = 0;
     }
@@ -285,7 +310,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
     RawSlot& slot = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
-    if (anchors_block())
+    if (anchors_block(kLeadsOnly))
       write_end_anchors(slot, count_);
     else
       slot.count = count_;
@@ -297,6 +322,8 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
+    if constexpr (kLeadsOnly)
+      if (!lead_) return;  // warp-uniform: the warp does not split
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
     const std::uint32_t write = count_ < g_view.capacity;
     asm volatile(
@@ -312,6 +339,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   static constexpr std::uint32_t kNotRecording = 1u << 31;
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
+  bool lead_ = true;  // the warp stamps (under kLeadWarpsOnly: the first of its warpgroup)
 };
 
 // The global policy as it was the only one: every span of every item.
@@ -375,6 +403,7 @@ struct Rings {
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
+  static_assert((kSpans & kLeadWarpsOnly) == 0, "every warp of a block has a ring");
   // Every warp takes its own anchors.
   static constexpr bool kAnchorsPerBlock = false;
 

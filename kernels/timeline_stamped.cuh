@@ -19,6 +19,8 @@ constexpr std::uint32_t policy_spans(StampPolicy p) {
     case StampPolicy::kGlobalBoundaries:
     case StampPolicy::kSharedBoundaries: return kBoundarySpans;
     case StampPolicy::kGlobalConsumers: return kConsumerSpans;
+    case StampPolicy::kGlobalPhases: return kPhaseSpans;
+    case StampPolicy::kGlobalPhasesLeads: return kPhaseSpans | kLeadWarpsOnly;
     case StampPolicy::kGlobal:
     case StampPolicy::kShared: break;
   }

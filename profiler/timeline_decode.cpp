@@ -167,6 +167,28 @@ std::vector<const RawSlot*> anchoring_slots(const RawTimeline& raw) {
   return out;
 }
 
+// The slots of the blocks that ran (one of their warps took the anchors) whose warps `policy` does
+// not stamp (policy_stamps_warp): empty by design, so neither a warp of the timeline nor one lost.
+// Such a slot with anything written in it is from another build's buffer: invalid_argument.
+std::uint32_t unstamped_by_policy(const RawTimeline& raw, StampPolicy policy) {
+  std::uint32_t n = 0;
+  for (std::size_t cta = 0; cta < raw.ctas; ++cta) {
+    const std::size_t first = cta * raw.warps_per_cta, last = first + raw.warps_per_cta;
+    bool ran = false;
+    for (std::size_t i = first; i < last; ++i) ran = ran || raw.slots[i].started != 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const std::uint32_t warp = std::uint32_t(i - first);
+      if (policy_stamps_warp(policy, warp)) continue;
+      if (raw.slots[i].started || raw.slots[i].count > 0)
+        throw std::invalid_argument("timeline decode: warp " + std::to_string(warp) + " of CTA " +
+                                    std::to_string(cta) + " wrote its slot, which the stamp policy " +
+                                    stamp_policy_name(policy) + " leaves empty");
+      n += ran ? 1 : 0;
+    }
+  }
+  return n;
+}
+
 // [ns] on the axis: the launch's zero, its earliest start anchor or first stamp of a warp
 // without anchors (a warp may stamp before its block's anchoring warp reads its clock; a warp's
 // first stamp is its earliest).
@@ -190,11 +212,15 @@ struct WarpWaits {
 };
 
 // The warp's stamps paired into spans, sorted by begin: an even code opens a span of its kind,
-// the odd one after closes the latest open one. A code no stamp writes, an end with nothing
-// open and a begin never closed count as unmatched.
+// the odd one after closes the latest open one. A prologue's end with no prologue open begins at
+// the begin of the warp's open work item that no prologue has taken yet (the kernels stamp a
+// prologue's end alone). A code no stamp writes, an end with nothing open and a begin never
+// closed count as unmatched.
 WarpWaits pair_spans(TimelineWarp& w, const std::vector<Stamp>& ev, const TimeAxis& axis, double t0) {
+  constexpr unsigned kItemKind = unsigned(Span::kItem), kPrologueKind = unsigned(Span::kPrologue);
   WarpWaits waits;
   std::array<std::vector<const Stamp*>, kKinds> open;
+  const Stamp* item_begin = nullptr;  // the open work item's begin, until a prologue takes it
   for (std::size_t e = 0; e < ev.size(); ++e) {
     const unsigned kind = ev[e].code / 2u;
     if (kind >= kKinds) {
@@ -203,8 +229,14 @@ WarpWaits pair_spans(TimelineWarp& w, const std::vector<Stamp>& ev, const TimeAx
     }
     if (ev[e].code % 2 == 0) {
       open[kind].push_back(&ev[e]);
+      if (kind == kItemKind) item_begin = &ev[e];
       continue;
     }
+    if (open[kind].empty() && kind == kPrologueKind && item_begin) {
+      open[kind].push_back(item_begin);
+      item_begin = nullptr;
+    }
+    if (kind == kItemKind) item_begin = nullptr;  // the item is over
     if (open[kind].empty()) {
       ++w.unmatched;
       continue;
@@ -371,6 +403,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   d.ctas = raw.ctas;
   d.warps_per_cta = raw.warps_per_cta;
   d.capacity = raw.capacity;
+  d.warps_unstamped_by_policy = unstamped_by_policy(raw, opt.policy);
   const TimeAxis axis(raw, 1000.0 / d.sm_clock_mhz);
   if (!axis.first_sm) return d;  // nothing ran with the buffer attached
   d.pictured_sm = opt.sm ? *opt.sm : *axis.first_sm;

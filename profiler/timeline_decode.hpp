@@ -30,6 +30,10 @@ struct DecodeOptions {
   // stamps then cover its sampled items alone, so its role's wait fractions are shares of the
   // time of those items (its kItem spans), not of its lifetime.
   std::uint32_t sample_every = 1;
+  // The build's stamp policy, for which warps it stamps at all (policy_stamps_warp): under
+  // global-phases-leads a block's other warps store nothing, and their slots count as
+  // TimelineDecoded::warps_unstamped_by_policy, not as warps that stamped or ran.
+  StampPolicy policy = StampPolicy::kGlobal;
   // Where set, the decoded block's tensor_pipe, over every SM's warps.
   std::optional<TensorPipeInputs> tensor_pipe;
 };
@@ -43,9 +47,12 @@ struct DecodeOptions {
 // anchors, so spans within an SM keep cycle precision and SMs align to the globaltimer's.
 // Times start at the earliest warp start.
 // Per kind, an end closes the latest open begin; an end with none open, or a begin left open
-// (a slot that overflowed, a kernel that returned between the two), counts as unmatched.
+// (a slot that overflowed, a kernel that returned between the two), counts as unmatched. A
+// prologue's end with no prologue open (the kernels stamp its end alone) begins at the warp's
+// open work item's begin, once per item.
 // Throws std::invalid_argument for a given clock <= 0, a buffer whose sizes disagree with its
-// geometry, or a requested SM that ran none of the launch's CTAs; std::runtime_error where no
+// geometry, a requested SM that ran none of the launch's CTAs, or a slot written by a warp that
+// opt.policy does not stamp (a buffer of another build); std::runtime_error where no
 // clock is given and the anchors give no rate (no SM with two anchors a globaltimer tick apart).
 TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt);
 

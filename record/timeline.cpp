@@ -180,6 +180,7 @@ ordered_json decoded_json(const TimelineDecoded& d) {
   j["overflow"] = d.overflow;
   j["unmatched"] = d.unmatched;
   j["warps_overflowed"] = d.warps_overflowed;
+  if (d.warps_unstamped_by_policy > 0) j["warps_unstamped_by_policy"] = d.warps_unstamped_by_policy;
   j["pictured_sm"] = d.pictured_sm;
   j["roles"] = roles;
   j["sm_roles"] = sm_roles;
@@ -204,6 +205,8 @@ TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
   d.overflow = u64_at(j, base + "/overflow");
   d.unmatched = u64_at(j, base + "/unmatched");
   d.warps_overflowed = u32_at(j, base + "/warps_overflowed");
+  if (find(j, base + "/warps_unstamped_by_policy"))
+    d.warps_unstamped_by_policy = u32_at(j, base + "/warps_unstamped_by_policy");
   d.pictured_sm = u32_at(j, base + "/pictured_sm");
   d.roles = read_roles(j, base + "/roles");
   d.sm_roles = read_roles(j, base + "/sm_roles");

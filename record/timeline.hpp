@@ -114,6 +114,9 @@ struct TimelineDecoded {
   std::uint32_t ctas = 0, warps_per_cta = 0, capacity = 0;  // the buffer's geometry
   std::uint64_t stamps = 0, overflow = 0, unmatched = 0;
   std::uint32_t warps_overflowed = 0;
+  // Warp slots of the blocks that ran that the stamp policy leaves empty (global-phases-leads: all
+  // but each warpgroup's first warp); 0, and absent from the record, under the other policies.
+  std::uint32_t warps_unstamped_by_policy = 0;
   std::uint32_t pictured_sm = 0;
   std::vector<TimelineWarp> warps;   // the pictured SM's warps that stamped, with their spans
   std::vector<RoleSummary> roles;    // every warp that stamped, by role

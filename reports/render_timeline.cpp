@@ -322,7 +322,12 @@ std::string stamps_section(const TimelineRecord& rec, const TimelineDecoded& d, 
   md << d.stamps << " stamps from " << d.ctas << " CTAs x " << d.warps_per_cta << " warp slots of "
      << d.capacity << " each; " << d.overflow << " past a slot's capacity (in " << d.warps_overflowed
      << " warps), counted but not written; " << d.unmatched << " begins or ends without their "
-     << "partner. " << axis.words << "\n\n";
+     << "partner. ";
+  if (d.warps_unstamped_by_policy > 0)
+    md << d.warps_unstamped_by_policy << " warp slots of the blocks that ran are empty by the policy, which stamps "
+       << "in the first warp of each warpgroup alone: the other warps ran, unstamped, and are not in the picture "
+          "or the tables. ";
+  md << axis.words << "\n\n";
   return md.str();
 }
 

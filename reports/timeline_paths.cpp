@@ -25,6 +25,7 @@ const char* path_class_name(PathClass c) {
     case PathClass::kSoftmax: return "softmax";
     case PathClass::kIssue: return "issue (TMA, QK^T, PV)";
     case PathClass::kEpilogue: return "epilogue";
+    case PathClass::kPrologue: return "prologue (to the first tile's landing)";
     case PathClass::kBetween: return "between stamps";
     case PathClass::kCount: break;
   }
@@ -44,6 +45,7 @@ PathClass path_class_of(Span s) {
     case Span::kQkIssue:
     case Span::kPvIssue: return PathClass::kIssue;
     case Span::kEpilogue: return PathClass::kEpilogue;
+    case Span::kPrologue: return PathClass::kPrologue;
     case Span::kItem:
     case Span::kCount: break;
   }

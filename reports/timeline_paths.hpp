@@ -34,6 +34,7 @@ enum class PathClass {
   kSoftmax,
   kIssue,        // TMA, QK^T and PV issue
   kEpilogue,
+  kPrologue,     // an item's start to its first tile's landing, where no per-tile span is stamped
   kBetween,      // between stamps: the warp's own work that no span names
   kCount
 };

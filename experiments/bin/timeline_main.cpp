@@ -70,9 +70,12 @@ constexpr const char* kMethod =
     "The phase's kernels with their stamp policy on (kernels/timeline.cuh; the build's policy is "
     "options.stamps): every warp stamps clock64 at the marked events into its own slot (anchored by "
     "clock64 and %globaltimer at the warp's start and end), each stamp stored there as it is taken "
-    "(global, global-boundaries, global-consumers) or through a shared-memory ring written out as it fills "
-    "(shared, shared-boundaries); the -boundaries policies leave out the issue spans, global-consumers the "
-    "issue spans and the empty-barrier waits (a producer then stamps its work items alone). With options.stamp_sample = "
+    "(global, global-boundaries, global-consumers, global-phases, global-phases-leads) or through a shared-memory "
+    "ring written out as it fills (shared, shared-boundaries); the -boundaries policies leave out the issue spans, "
+    "global-consumers the issue spans and the empty-barrier waits (a producer then stamps its work items alone), "
+    "global-phases stamps per work item only (the item, its prologue from its begin to the end of its first "
+    "full-barrier wait, the epilogue, the merge and cluster waits), global-phases-leads the same in the first warp "
+    "of each warpgroup alone (timeline.warps_unstamped_by_policy counts the others). With options.stamp_sample = "
     "k > 1 only every k-th work item is stamped (timeline::sampled_item), and a role's wait fractions "
     "are shares of its warps' stamped items' time. One launch without the buffer gives the grid and block "
     "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
@@ -345,6 +348,7 @@ timeline::DecodeOptions decode_options(const Options& opt, const Phase& phase, c
   dopt.sm = opt.sm;
   dopt.role = phase.warp_role;
   dopt.sample_every = timeline::kBuildStampSample;
+  dopt.policy = timeline::kBuildStampPolicy;
   dopt.tensor_pipe = tensor_pipe_inputs(phase, s, opt);
   return dopt;
 }
