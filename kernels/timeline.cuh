@@ -298,8 +298,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
   __device__ __forceinline__ GlobalStamps() {
-    if constexpr (kLeadsOnly) lead_ = linear_tid() / 32 % kWarpsPerWarpgroup == 0;
-    const std::uint32_t slot = linear_tid() % 32 == 0 && lead_ ? slot_of_warp(g_view) : kNoSlot;
+    const std::uint32_t slot = linear_tid() % 32 == 0 && stamps_here() ? slot_of_warp(g_view) : kNoSlot;
     if (slot != kNoSlot) {
       if (anchors_block(kLeadsOnly)) write_start_anchors(g_view.slots[slot]);
       events_ = g_view.events + std::size_t(slot) * g_view.capacity;
@@ -322,8 +321,7 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    if constexpr (kLeadsOnly)
-      if (!lead_) return;  // warp-uniform: the warp does not split
+    if (!stamps_here()) return;  // warp-uniform: the warp does not split
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
     const std::uint32_t write = count_ < g_view.capacity;
     asm volatile(
@@ -337,9 +335,16 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
   // kernel's stamps never wrap it back under.
   static constexpr std::uint32_t kNotRecording = 1u << 31;
+  // Whether the calling warp stamps: every warp, or under kLeadWarpsOnly the first of its
+  // warpgroup, read from the thread index where it is asked: no register is held for it, and the
+  // other policies' recorders hold nothing more.
+  __device__ __forceinline__ static bool stamps_here() {
+    if constexpr (kLeadsOnly) return linear_tid() / 32 % kWarpsPerWarpgroup == 0;
+    return true;
+  }
+
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
-  bool lead_ = true;  // the warp stamps (under kLeadWarpsOnly: the first of its warpgroup)
 };
 
 // The global policy as it was the only one: every span of every item.
