@@ -304,6 +304,34 @@ TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
       << md;
 }
 
+// Under global-phases-leads: the report names the warp slots the policy leaves empty, and an
+// item's prologue (its begin to its first tile's landing) is a class of its path, the time the
+// policy leaves unstamped between its spans "between stamps".
+TEST(TimelinePaths, APerItemPolicysPrologueAndItsEmptySlots) {
+  TempDir t;
+  TimelineRecord r = two_warps();
+  r.stamps = "global-phases-leads";
+  TimelineDecoded& d = *r.timeline;
+  d.warps_unstamped_by_policy = 12;
+  d.warps = {{0, 4, 0, "consumer 0", 0, 1000, 5, 0, 0,
+              {{Span::kItem, 0, 1000, 3}, {Span::kPrologue, 0, 300, 3}, {Span::kEpilogue, 800, 900, 3}}}};
+  const auto paths = item_paths(d);
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_DOUBLE_EQ(paths[0].ns[std::size_t(PathClass::kPrologue)], 300);
+  EXPECT_DOUBLE_EQ(paths[0].ns[std::size_t(PathClass::kEpilogue)], 100);
+  EXPECT_DOUBLE_EQ(paths[0].ns[std::size_t(PathClass::kBetween)], 600);
+  EXPECT_EQ(path_class_of(Span::kPrologue), PathClass::kPrologue);
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Stamp policy `global-phases-leads`"), std::string::npos) << md;
+  EXPECT_NE(md.find("12 warp slots of the blocks that ran are empty by the policy"), std::string::npos) << md;
+  EXPECT_NE(md.find("| prologue (to the first tile's landing) | 0 | 30.00% |"), std::string::npos) << md;
+  // The other policies' records say nothing of empty slots.
+  TempDir every;
+  render_timeline(two_warps(), every.path);
+  EXPECT_EQ(read_file(every.path / "report.md").find("empty by the policy"), std::string::npos);
+}
+
 // Over several items, a class's share per item spreads: the median and 90th percentile count
 // every item, 0 where the class has no time on the item's path.
 TEST(TimelinePaths, TheSharePerItemIsDistributedOverTheItems) {
