@@ -82,8 +82,8 @@ __device__ __forceinline__ std::uint32_t linear_cta() {
 // Whether the calling warp anchors its block's timeline (GlobalStamps): the block's last warp, or
 // where only the warpgroups' first warps stamp (leads_only), the last warpgroup's first warp.
 __device__ __forceinline__ bool anchors_block(bool leads_only) {
-  const std::uint32_t last = (blockDim.x * blockDim.y * blockDim.z) / 32 - 1;
-  return linear_tid() / 32 == (leads_only ? last - last % kWarpsPerWarpgroup : last);
+  const std::uint32_t warp = linear_tid() / 32, last = (blockDim.x * blockDim.y * blockDim.z) / 32 - 1;
+  return warp == (leads_only ? last - last % kWarpsPerWarpgroup : last);
 }
 // A shared-memory word of the block, which a stamp loads for its timing only (ordered_clock):
 // never written, its value is never used, and its address is a constant of the kernel, so a
