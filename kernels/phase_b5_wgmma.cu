@@ -34,7 +34,6 @@ namespace attnlab::phase_b5 {
 namespace {
 
 constexpr int kPassThreads = 256;
-constexpr int kRowsPerPrepassBlock = kPassThreads / kWarpSize;
 
 // The split last round (Params::whole_tiles, kernels/split_round.hpp): a grid of at most
 // kMaxTailTiles blocks splits it (the workspace holds the sums of that many tiles).
@@ -93,47 +92,57 @@ TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministi
   return t;
 }
 
-// A warp per padded row (bh, i): delta and LSE * log2(e) for rows below S, 0 and +inf past it
-// (P of a padded row is then exactly 0); dQ's row zeroed; the row's query block's turn counter
-// reset by the block's first row. The split tiles' sums (tail_words words) zeroed by the grid's
-// threads in a stride.
+// D / 8 threads per padded row (bh, i), 16 bytes of O and of dO each: delta and LSE * log2(e)
+// for rows below S, 0 and +inf past it (P of a padded row is then exactly 0); dQ's row zeroed;
+// the row's query block's turn counter reset by the block's first row. The split tiles' sums
+// (tail_words words) zeroed by the grid's threads in a stride. (A warp per row loaded 4 bytes a
+// lane at D 64, where the pass ran at half the HBM's rate: kernels/NOTES.md, "Backward: phase
+// b5 (kernels/phase_b5_wgmma.cu)": the pre-pass's loads.)
 template <int D>
 __global__ void __launch_bounds__(kPassThreads)
     prepass_kernel(const __half* __restrict__ o, const __half* __restrict__ d_o, const float* __restrict__ lse,
                    float* __restrict__ lse2, float* __restrict__ delta, float* __restrict__ dq_accum,
                    unsigned* __restrict__ turns, unsigned* __restrict__ tail, std::int64_t tail_words, int S,
                    int s_pad, std::int64_t padded_rows) {
-  constexpr int kPerLane = D / kWarpSize;  // 2 or 4 halves
+  constexpr int kRowThreads = D / 8;  // a row's threads: consecutive lanes of one warp
+  static_assert(kWarpSize % kRowThreads == 0 && kPassThreads % kRowThreads == 0, "rows within warps and blocks");
   for (std::int64_t i = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x; i < tail_words;
        i += std::int64_t(gridDim.x) * kPassThreads)
     tail[i] = 0u;
-  const std::int64_t r = std::int64_t(blockIdx.x) * kRowsPerPrepassBlock + threadIdx.x / kWarpSize;
-  const int lane = int(threadIdx.x % kWarpSize);
+  const std::int64_t t = std::int64_t(blockIdx.x) * kPassThreads + threadIdx.x;
+  const std::int64_t r = t / kRowThreads;
+  const int part = int(t % kRowThreads);  // the thread's 8 columns of the row
   if (r >= padded_rows) return;
   const std::int64_t bh = r / s_pad;
   const int i = int(r - bh * s_pad);
-  if (lane == 0 && i % kQueries == 0) turns[r / kQueries] = 0u;
+  if (part == 0 && i % kQueries == 0) turns[r / kQueries] = 0u;
   if (i >= S) {
-    if (lane == 0) {
+    if (part == 0) {
       lse2[r] = INFINITY;
       delta[r] = 0.f;
     }
     return;
   }
   const std::int64_t row = bh * S + i;
-  const __half2* const o2 = reinterpret_cast<const __half2*>(o + row * D + lane * kPerLane);
-  const __half2* const do2 = reinterpret_cast<const __half2*>(d_o + row * D + lane * kPerLane);
+  const uint4 a = *reinterpret_cast<const uint4*>(o + row * D + part * 8);
+  const uint4 b = *reinterpret_cast<const uint4*>(d_o + row * D + part * 8);
+  const std::uint32_t av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
   float sum = 0.f;
 #pragma unroll
-  for (int j = 0; j < kPerLane / 2; ++j) {
-    const float2 a = __half22float2(o2[j]), b = __half22float2(do2[j]);
-    sum = fmaf(a.x, b.x, fmaf(a.y, b.y, sum));
+  for (int j = 0; j < 4; ++j) {
+    const float2 x = __half22float2(*reinterpret_cast<const __half2*>(&av[j]));
+    const float2 y = __half22float2(*reinterpret_cast<const __half2*>(&bv[j]));
+    sum = fmaf(x.x, y.x, fmaf(x.y, y.y, sum));
   }
-  sum = warp_sum(sum);
-  float* const acc = dq_accum + row * D + lane * kPerLane;
+  // The row's threads only: those of a row past S have returned.
+  const int lane = int(threadIdx.x % kWarpSize);
+  const unsigned row_lanes = ((1u << kRowThreads) - 1u) << (lane - part);
 #pragma unroll
-  for (int j = 0; j < kPerLane; ++j) acc[j] = 0.f;
-  if (lane == 0) {
+  for (int m = kRowThreads / 2; m > 0; m /= 2) sum += __shfl_xor_sync(row_lanes, sum, m);
+  float4* const acc = reinterpret_cast<float4*>(dq_accum + row * D + part * 8);
+  acc[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+  acc[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (part == 0) {
     delta[r] = sum;
     lse2[r] = lse[row] * kLog2e;
   }
@@ -232,6 +241,9 @@ Refusal can_implement(const Shape& s) {
   // the grid past the last.
   if (std::int64_t(ceil_div(s.S, kKeys)) * s.H_kv * s.B >= (std::int64_t(1) << 30))
     return "phase b5 takes fewer than 2^30 key tiles of 64 (S/64 * H_kv * B)";
+  // The pre-pass's grid: D / 8 threads a padded query row, at most 2^31 - 1 blocks of 256.
+  if (std::int64_t(ceil_div(s.S, kQueries)) * kQueries * s.H * s.B >= (std::int64_t(1) << 35))
+    return "phase b5 takes fewer than 2^35 query rows (S padded to 64, times H * B)";
   return std::nullopt;
 }
 
@@ -263,7 +275,8 @@ void launch_backward_with(const BackwardProblem& p, int consumers, cudaStream_t 
   const auto* const d_o = static_cast<const __half*>(p.d_o);
 
   const std::int64_t padded_rows = std::int64_t(s.B) * s.H * w.s_pad;
-  const auto pre_blocks = unsigned(ceil_div(int(std::min<std::int64_t>(padded_rows, INT32_MAX - 64)), kRowsPerPrepassBlock));
+  // D / 8 threads a row (prepass_kernel): below 2^31 blocks (can_implement).
+  const auto pre_blocks = unsigned((padded_rows * (s.D / 8) + kPassThreads - 1) / kPassThreads);
   if (s.D == 64)
     prepass_kernel<64><<<pre_blocks, kPassThreads, 0, stream>>>(o, d_o, p.lse, lse2, delta, dq_accum, turns, tail,
                                                                  words, s.S, w.s_pad, padded_rows);
