@@ -185,9 +185,9 @@ inline constexpr std::uint32_t kConsumerSpans =
 inline constexpr std::uint32_t kPhaseSpans = span_bit(Span::kItem) | span_bit(Span::kPrologue) |
                                              span_bit(Span::kEpilogue) | span_bit(Span::kClusterWait) |
                                              span_bit(Span::kMergeWait);
-// A flag beside the spans' bits: only the first warp of each warpgroup stamps (and anchors the
-// block); the other warps skip every stamp site as a branch and store nothing, a quarter of the
-// stamps of a warpgroup's rows, whose warps run the same code in step.
+// A flag beside the spans' bits: only the first warp of each warpgroup stores its stamps (and
+// anchors the block); the other warps have no slot and store nothing: a quarter of the global
+// stores of a warpgroup's rows, whose warps run the same code in step.
 inline constexpr std::uint32_t kLeadWarpsOnly = 1u << 30;
 static_assert(unsigned(Span::kCount) < 30, "the flags stay clear of the spans' bits");
 
@@ -285,7 +285,10 @@ class StampCalls {
 // at each warp's start and end, measured about a point of overhead less at the latency shape
 // than an anchor pair per warp. Every warp writes its count when the recorder goes out of
 // scope, early returns included. Under kLeadWarpsOnly the warps after the first of each
-// warpgroup have no slot: they write nothing, and their stamp sites are a branch they skip.
+// warpgroup have no slot: they write nothing (no stamp, count or anchor), their stamp sites
+// running as in a lane that does not record, the store predicated off. A branch around the stamp
+// sites in those warps spilled more in phase 5's stamped kernels (the .ptxas reports beside the
+// objects), and at a handful of stamps per item their clock reads and tags are few.
 template <std::uint32_t kSpans, std::uint32_t kSampleEvery = 1>
 class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpans, kSampleEvery> {
  public:
@@ -321,7 +324,6 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // branch, so a stamp does not split the warp before the aligned barrier or wgmma that usually
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
-    if (!stamps_here()) return;  // warp-uniform: the warp does not split
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
     const std::uint32_t write = count_ < g_view.capacity;
     asm volatile(
@@ -335,9 +337,8 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
   // kernel's stamps never wrap it back under.
   static constexpr std::uint32_t kNotRecording = 1u << 31;
-  // Whether the calling warp stamps: every warp, or under kLeadWarpsOnly the first of its
-  // warpgroup, read from the thread index where it is asked: no register is held for it, and the
-  // other policies' recorders hold nothing more.
+  // Whether the calling warp has a slot: every warp, or under kLeadWarpsOnly the first of its
+  // warpgroup.
   __device__ __forceinline__ static bool stamps_here() {
     if constexpr (kLeadsOnly) return linear_tid() / 32 % kWarpsPerWarpgroup == 0;
     return true;
