@@ -95,9 +95,9 @@ TilePlan tile_plan(const Shape& s, int tile_keys, bool splits, bool deterministi
 // D / 8 threads per padded row (bh, i), 16 bytes of O and of dO each: delta and LSE * log2(e)
 // for rows below S, 0 and +inf past it (P of a padded row is then exactly 0); dQ's row zeroed;
 // the row's query block's turn counter reset by the block's first row. The split tiles' sums
-// (tail_words words) zeroed by the grid's threads in a stride. (A warp per row loaded 4 bytes a
-// lane at D 64, where the pass ran at half the HBM's rate: kernels/NOTES.md, "Backward: phase
-// b5 (kernels/phase_b5_wgmma.cu)": the pre-pass's loads.)
+// (tail_words words) zeroed by the grid's threads in a stride. Whole 16-byte loads, since a
+// warp per row loaded 4 bytes a lane at D 64, where the pass ran at half the HBM's rate
+// (kernels/NOTES.md, "Backward: phase b5 (kernels/phase_b5_wgmma.cu)": the pre-pass's loads).
 template <int D>
 __global__ void __launch_bounds__(kPassThreads)
     prepass_kernel(const __half* __restrict__ o, const __half* __restrict__ d_o, const float* __restrict__ lse,
