@@ -81,7 +81,7 @@ __device__ __forceinline__ void cluster_merge(const float (&acc)[D / 8][4], cons
   const MergeTransport<D, C, KW> tr{recv, stage, bar, rank};
   if constexpr (C > 1) {
     tl.begin(Span::kClusterWait, 0);
-    cluster_wait();  // every block's mbarrier is initialised (arrived at before the loads)
+    cluster_wait();  // every block's mbarrier is initialised (arrived at after its first copies)
     tl.end(Span::kClusterWait, 0);
     if (tid == 0) tr.expect();
   }

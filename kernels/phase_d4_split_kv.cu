@@ -158,28 +158,25 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   o += std::int64_t(q_plane) * S * D;
   tl.begin(Span::kItem, blockIdx.x);
 
-  // The merge's mbarrier (C > 1): initialised, then the first cluster arrive.
+  // Every mbarrier of the block (the merge's where C > 1, Q's and the K/V ring's) initialised
+  // and fenced once, and the first copies issued, before the first cluster arrive, which only
+  // the merge waits on: at the latency shape the launch's first microsecond passes before any
+  // tile lands (kernels/NOTES.md, "Why phase 5 and d4 are as they are": d4's first copy sooner).
   std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(stage + Transport::kStageHalves);
-  if constexpr (C > 1) {
-    if (tid == 0) {
-      ptx::mbarrier_init(merge_bar, 1);
-      // Visible to the cluster (the other blocks' copies that complete its transactions) before
-      // the cluster barrier.
-      ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-    }
-    cluster_arrive_relaxed();
-  }
   const int n_mine = Sched::tiles(unit, Mask::key_tiles(q0, kRows, S, kTileK));
   auto key0 = [&](int i) { return Sched::tile(unit, i) * kTileK; };
-
   if (tid == 0) {
+    if constexpr (C > 1) ptx::mbarrier_init(merge_bar, 1);
     ptx::mbarrier_init(&sm.q_full, 1);
     sm.kv.init(kWgThreads / kWarpSize);
+    // Visible to the copies' completions and to the cluster (the other blocks' copies that
+    // complete the merge's transactions) before either can happen.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     tl.begin(Span::kTmaIssue, 0);
     load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
     tl.end(Span::kTmaIssue, 0);
   }
+  if constexpr (C > 1) cluster_arrive_relaxed();
   named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
 
   float o_acc[D / 2];
