@@ -562,7 +562,6 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   // branch on it inside the item loop costs those registers and reads slower (kernels/NOTES.md,
   // "Why phase 5 and d4 are as they are": the warpgroup index broadcast from lane 0).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
-  Stamps tl;
   constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
   if (threadIdx.x == 0) {
     sm.q_pipe.init(kConsumerWarps);
@@ -575,9 +574,15 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   }
   __syncthreads();
 
+  // The recorders are made once the mbarriers are ready, each warpgroup's in its own branch: a
+  // recorder's first read of the buffer's view misses the constant cache, and made before the
+  // block barrier, every warp's miss delayed the producer's first copy
+  // (timeline::ProducerStamps, which also leaves the producer none where the policy stamps no
+  // copies).
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
-    if (threadIdx.x == 0) run_producer<T, Sched, Stamps>(sm, &tm_q, &tm_k, &tm_v, p, tl);
+    timeline::ProducerStamps<Stamps> tl;
+    if (threadIdx.x == 0) run_producer<T, Sched, decltype(tl)>(sm, &tm_q, &tm_k, &tm_v, p, tl);
     if constexpr (T::Ops::kTransposesV) {
       const int warp = int(threadIdx.x) / kWarpSize;
       if (warp > 0) run_transposer<T>(sm, unsigned(warp - 1), threadIdx.x % kWarpSize);
@@ -585,6 +590,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();
+  Stamps tl;
   run_consumer<T, Stamps>(sm, &tm_o, p, warpgroup, tl);
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here

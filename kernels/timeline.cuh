@@ -32,6 +32,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/check.hpp"
 #include "common/hopper.cuh"
@@ -347,6 +348,24 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
 };
+
+// The recorder of a kernel's producer (phase 5's copy-issuing thread): the policy's own where it
+// stamps the copies or the empty-barrier waits, else none. A recorder reads the buffer's view
+// from the constant bank (g_view), and the first such read at a launch misses the constant cache:
+// Nsight Compute's source view of phase 5 at its latency shape under `global-phases` put about a
+// twentieth of the samples on it, ahead of the producer's first copy. A producer without a
+// recorder issues its copies without that wait.
+template <class Stamps, class = void>
+struct ProducerRecorder {
+  using type = NoStamps;
+};
+template <class Stamps>
+struct ProducerRecorder<Stamps, std::enable_if_t<(Stamps::kSpanSet & (span_bit(Span::kTmaIssue) |
+                                                                        span_bit(Span::kEmptyWait))) != 0>> {
+  using type = Stamps;
+};
+template <class Stamps>
+using ProducerStamps = typename ProducerRecorder<Stamps>::type;
 
 // The global policy as it was the only one: every span of every item.
 using WarpStamps = GlobalStamps<kEverySpan>;
