@@ -65,8 +65,8 @@ enum class StampPolicy : std::uint8_t {
   kSharedBoundaries,  // kShared without the issue spans (TMA, QK^T, PV): waits, softmax, items
   kGlobalConsumers,   // kGlobalBoundaries without the empty-barrier waits (a producer's items only)
                       // and without the mbarrier waits that pass at once
-  kGlobalPhases,      // per work item only: the item, its prologue, the epilogue, the merge
-                      // wait; nothing per key tile
+  kGlobalPhases,      // per work item only: the item, its prologue, the epilogue, the merge and
+                      // cluster waits; nothing per key tile
   kGlobalPhasesLeads,  // kGlobalPhases stamped by the first warp of each warpgroup alone
 };
 

@@ -178,15 +178,14 @@ static_assert(unsigned(Span::kCount) < 31, "the flag stays clear of the spans' b
 inline constexpr std::uint32_t kConsumerSpans =
     (kBoundarySpans & ~span_bit(Span::kEmptyWait)) | kPassingWaitsUnstamped;
 // Per work item only, nothing per key tile: a consumer takes 5 stamps an item (its begin, the
-// prologue's end, the epilogue's two, its end), d4's warps the merge wait's two as well; phase
-// 5's producer none (ProducerStamps). At the latency shapes, one item per block, the per-tile
+// prologue's end, the epilogue's two, its end), d4's warps the merge's and cluster's waits too,
+// phase 5's producer its items' two. At the latency shapes, one item per block, the per-tile
 // stamps are about half of the measured cost (the timeline's sections of kernels/NOTES.md) and
-// sampling cannot thin them. The prologue, from the item's begin to its first tile's landing,
-// keeps the loads' part of the item in view without a stamp per tile. d4's two cluster-barrier
-// waits go unstamped (their time is the epilogue's): at its latency shape every stamp is on the
-// path, they were 4 of its 11, and the committed records put them at a few tens of nanoseconds.
+// sampling cannot thin them. The prologue, from the item's begin to its first tile's landing, keeps the
+// loads' part of the item in view without a stamp per tile.
 inline constexpr std::uint32_t kPhaseSpans = span_bit(Span::kItem) | span_bit(Span::kPrologue) |
-                                             span_bit(Span::kEpilogue) | span_bit(Span::kMergeWait);
+                                             span_bit(Span::kEpilogue) | span_bit(Span::kClusterWait) |
+                                             span_bit(Span::kMergeWait);
 // A flag beside the spans' bits: only the first warp of each warpgroup stores its stamps (and
 // anchors the block); the other warps have no slot and store nothing: a quarter of the global
 // stores of a warpgroup's rows, whose warps run the same code in step.

@@ -155,8 +155,8 @@ TYPED_TEST(TimelinePhasesGpu, AMergeWaitOnANamedBarrierCoversTheKnownSpin) {
   expect_wait_covers_spin(known_merge_wait<TypeParam>, Span::kMergeWait, TestFixture::kPolicy);
 }
 
-// The item, the prologue's (begin and end, where a kernel stamps both), the epilogue and the merge
-// wait; none of the per-tile spans, nor the cluster-barrier waits.
+// The item, the prologue's (begin and end, where a kernel stamps both), the epilogue, the cluster
+// and merge waits; none of the per-tile spans.
 TYPED_TEST(TimelinePhasesGpu, StampsItsSpansAndNothingPerTile) {
   const DeviceTimeline buffer(1, 1, 64);
   buffer.attach();
@@ -165,7 +165,7 @@ TYPED_TEST(TimelinePhasesGpu, StampsItsSpansAndNothingPerTile) {
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   std::vector<std::uint16_t> expected;
-  for (Span k : {Span::kItem, Span::kEpilogue, Span::kMergeWait, Span::kPrologue}) {
+  for (Span k : {Span::kItem, Span::kEpilogue, Span::kClusterWait, Span::kMergeWait, Span::kPrologue}) {
     expected.push_back(event_code(k, false));
     expected.push_back(event_code(k, true));
   }
