@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/stats.hpp"
+#include "reports/timeline_paths.hpp"
 
 namespace attnlab::timeline {
 
@@ -405,6 +406,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   d.capacity = raw.capacity;
   d.warps_unstamped_by_policy = unstamped_by_policy(raw, opt.policy);
   const TimeAxis axis(raw, 1000.0 / d.sm_clock_mhz);
+  d.paths.emplace();
   if (!axis.first_sm) return d;  // nothing ran with the buffer attached
   d.pictured_sm = opt.sm ? *opt.sm : *axis.first_sm;
   if (!axis.ran(d.pictured_sm))
@@ -451,6 +453,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   }
   d.span_ns = t1 - t0;
   if (opt.tensor_pipe) d.tensor_pipe = tensor_pipe(all, *opt.tensor_pipe, d.sm_clock_mhz, d.span_ns, opt.sample_every);
+  d.paths = report::item_paths(all);
   for (auto& w : all)
     if (w.smid == d.pictured_sm) d.warps.push_back(std::move(w));
   d.roles = roles.summaries();

@@ -1,6 +1,7 @@
 #include "record/timeline.hpp"
 #include "record/record.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -111,7 +112,62 @@ TimelineWarp read_warp(const ordered_json& j, const std::string& base) {
   return w;
 }
 
+// Paths as rows [cta, item, smid, warp, role, begin_ns, end_ns, {class key: ns}], the classes
+// with time alone: a record holds one per stamped item of every SM, thousands at the long shapes.
+ordered_json path_json(const ItemPath& p) {
+  ordered_json ns = ordered_json::object();
+  for (std::size_t c = 0; c < kPathClasses; ++c)
+    if (p.ns[c] != 0) ns[path_class_key(PathClass(c))] = p.ns[c];
+  return ordered_json::array({p.cta, p.item, p.smid, p.warp, p.role, p.begin_ns, p.end_ns, ns});
+}
+
+PathClass parse_path_class(const std::string& key, const std::string& ptr) {
+  for (std::size_t c = 0; c < kPathClasses; ++c)
+    if (key == path_class_key(PathClass(c))) return PathClass(c);
+  throw FieldError(ptr + ": \"" + key + "\" is not a path class");
+}
+
+ItemPath read_path(const ordered_json& j, const std::string& base) {
+  const ordered_json* row = find(j, base);
+  if (!row || !row->is_array() || row->size() != 8)
+    throw FieldError(type_problem(base, "an array [cta, item, smid, warp, role, begin_ns, end_ns, {class: ns}]"));
+  ItemPath p;
+  p.cta = u32_at(j, base + "/0");
+  p.item = u32_at(j, base + "/1");
+  p.smid = u32_at(j, base + "/2");
+  p.warp = u32_at(j, base + "/3");
+  p.role = string_at(j, base + "/4");
+  p.begin_ns = number_at(j, base + "/5");
+  p.end_ns = number_at(j, base + "/6");
+  const ordered_json& ns = node_at(j, base + "/7", false);
+  for (auto it = ns.begin(); it != ns.end(); ++it)
+    p.ns[std::size_t(parse_path_class(it.key(), base + "/7"))] = number_at(j, base + "/7/" + it.key());
+  p.bound = path_bound(p.ns);
+  return p;
+}
+
 }  // namespace
+
+const char* path_class_key(PathClass c) {
+  switch (c) {
+    case PathClass::kLoads: return "loads";
+    case PathClass::kTensorCores: return "tensor_cores";
+    case PathClass::kPartner: return "partner";
+    case PathClass::kConsumers: return "consumers";
+    case PathClass::kOtherRanks: return "other_ranks";
+    case PathClass::kSoftmax: return "softmax";
+    case PathClass::kIssue: return "issue";
+    case PathClass::kEpilogue: return "epilogue";
+    case PathClass::kPrologue: return "prologue";
+    case PathClass::kBetween: return "between";
+    case PathClass::kCount: break;
+  }
+  return "unknown";
+}
+
+PathClass path_bound(const std::array<double, kPathClasses>& ns) {
+  return PathClass(std::max_element(ns.begin(), ns.end()) - ns.begin());
+}
 
 ordered_json to_json(const TimelineTensorPipe& t) {
   ordered_json roles = ordered_json::array();
@@ -185,6 +241,11 @@ ordered_json decoded_json(const TimelineDecoded& d) {
   j["roles"] = roles;
   j["sm_roles"] = sm_roles;
   if (d.tensor_pipe) j["tensor_pipe"] = to_json(*d.tensor_pipe);
+  if (d.paths) {
+    ordered_json paths = ordered_json::array();
+    for (const auto& p : *d.paths) paths.push_back(path_json(p));
+    j["paths"] = paths;
+  }
   j["warps"] = warps;
   return j;
 }
@@ -211,6 +272,11 @@ TimelineDecoded read_decoded(const ordered_json& j, const std::string& base) {
   d.roles = read_roles(j, base + "/roles");
   d.sm_roles = read_roles(j, base + "/sm_roles");
   if (find(j, base + "/tensor_pipe")) d.tensor_pipe = read_tensor_pipe(j, base + "/tensor_pipe");
+  if (find(j, base + "/paths")) {
+    const ordered_json& paths = node_at(j, base + "/paths", true);
+    d.paths.emplace();
+    for (std::size_t i = 0; i < paths.size(); ++i) d.paths->push_back(read_path(j, base + "/paths/" + std::to_string(i)));
+  }
   const ordered_json& warps = node_at(j, base + "/warps", true);
   for (std::size_t i = 0; i < warps.size(); ++i)
     d.warps.push_back(read_warp(j, base + "/warps/" + std::to_string(i)));
@@ -281,6 +347,7 @@ ordered_json to_json(const TimelineRecord& r) {
                  {"timeline", r.kernel_timeline},
                  {"grid_ctas", r.grid_ctas},
                  {"block_threads", r.block_threads}};
+  if (r.work_items) j["kernel"]["work_items"] = *r.work_items;
   j["sm_clock_mhz"] = {{"before", r.sm_clock_mhz_before}, {"after", r.sm_clock_mhz_after}};
   if (r.overhead) j["overhead"] = overhead_json(*r.overhead);
   if (r.timeline) j["timeline"] = decoded_json(*r.timeline);
@@ -313,6 +380,7 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
   r.kernel_timeline = string_at(j, "/kernel/timeline");
   r.grid_ctas = u32_at(j, "/kernel/grid_ctas");
   r.block_threads = u32_at(j, "/kernel/block_threads");
+  if (find(j, "/kernel/work_items")) r.work_items = std::int64_t(u64_at(j, "/kernel/work_items"));
   r.sm_clock_mhz_before = number_at(j, "/sm_clock_mhz/before");
   r.sm_clock_mhz_after = number_at(j, "/sm_clock_mhz/after");
   if (find(j, "/overhead")) r.overhead = read_overhead(j, "/overhead");

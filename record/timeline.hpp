@@ -5,6 +5,8 @@
 // attnlab-timeline fills and the report tool reads, with its one JSON mapping.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -96,6 +98,39 @@ struct TimelineTensorPipe : TensorPipeRate {
   std::vector<RoleTensorPipe> roles;  // the roles that issued, by name
 };
 
+// What a warp on a work item's critical path did or waited on at an instant (the paths:
+// reports/timeline_paths.hpp).
+enum class PathClass {
+  kLoads,        // full-barrier waits: the producer's copies had not landed
+  kTensorCores,  // wgmma waits: the warp's own tensor-core work
+  kPartner,      // ping-pong waits: the other consumer's turn
+  kConsumers,    // empty-barrier waits: a producer waiting for consumers to free a stage
+  kOtherRanks,   // cluster and merge waits: the other blocks of a cluster
+  kSoftmax,
+  kIssue,        // TMA, QK^T and PV issue
+  kEpilogue,
+  kPrologue,     // an item's start to its first tile's landing, where no per-tile span is stamped
+  kBetween,      // between stamps: the warp's own work that no span names
+  kCount
+};
+inline constexpr std::size_t kPathClasses = std::size_t(PathClass::kCount);
+// The class's key in the record ("loads", "tensor_cores", ...).
+const char* path_class_key(PathClass c);
+
+// The critical path of one work item (a kItem span, per CTA and item index): the warp that
+// ended it last, and that warp's time over the item by class.
+struct ItemPath {
+  std::uint32_t cta = 0, item = 0;
+  std::uint32_t smid = 0;                  // the SM its CTA ran on
+  std::uint32_t warp = 0;                  // the warp that ended the item last (its index in the CTA)
+  std::string role;                        // of that warp
+  double begin_ns = 0, end_ns = 0;         // that warp's item span
+  std::array<double, kPathClasses> ns{};  // [ns] its time over the item, by class
+  PathClass bound = PathClass::kBetween;   // the class with the most time (path_bound)
+};
+// The class with the most time in `ns`; of equal times, the first in PathClass order.
+PathClass path_bound(const std::array<double, kPathClasses>& ns);
+
 // Where the cycles-to-ns rate of a decoded timeline came from (TimelineDecoded::clock_source).
 inline constexpr const char* kClockAnchors = "anchors";  // fitted to the warps' own anchors
 inline constexpr const char* kClockGiven = "given";      // set by the caller (tests read cycles)
@@ -121,6 +156,10 @@ struct TimelineDecoded {
   std::vector<TimelineWarp> warps;   // the pictured SM's warps that stamped, with their spans
   std::vector<RoleSummary> roles;    // every warp that stamped, by role
   std::vector<RoleSummary> sm_roles;  // the pictured SM's warps only, by role
+  // Every stamped work item's critical path, every SM's, in order of their end: the warps above
+  // are the pictured SM's alone, and a record with every SM's spans would be too large to keep.
+  // Absent in records made before they were decoded, whose report takes the pictured SM's.
+  std::optional<std::vector<ItemPath>> paths;
   // Absent in records made before it was measured, and where the phase declares no issue work.
   std::optional<TimelineTensorPipe> tensor_pipe;
 };
@@ -178,6 +217,10 @@ struct TimelineRecord {
   Correctness correctness;            // the timeline build's output against the fp64 reference
   std::string kernel_normal, kernel_timeline;  // as CUPTI names them
   std::uint32_t grid_ctas = 0, block_threads = 0;
+  // The launch's work items: a persistent phase's (Phase::work_items, shared by its CTAs), else
+  // one per CTA. The critical paths' what-if counts the items of the fullest SM from it. Absent
+  // in records made before it was recorded.
+  std::optional<std::int64_t> work_items;
   double sm_clock_mhz_before = 0, sm_clock_mhz_after = 0;  // [MHz] probe around the traced launch
   std::optional<TimelineOverhead> overhead;
   std::optional<TimelineDecoded> timeline;

@@ -10,8 +10,9 @@
 #include "record/provenance.hpp"
 #include "reports/format.hpp"
 #include "reports/plots.hpp"
-#include "reports/timeline_paths.hpp"
 #include "reports/render.hpp"
+#include "reports/render_timeline_paths.hpp"
+#include "reports/timeline_paths.hpp"
 
 namespace attnlab::report {
 
@@ -253,6 +254,12 @@ TimelineRecord on_axis(TimelineRecord rec, const Axis& axis) {
       sp.end_ns *= k;
     }
   }
+  if (d.paths)
+    for (auto& p : *d.paths) {
+      p.begin_ns *= k;
+      p.end_ns *= k;
+      for (double& v : p.ns) v *= k;
+    }
   for (auto* roles : {&d.roles, &d.sm_roles})
     for (auto& r : *roles) {
       r.lifetime_ns *= k;
@@ -328,37 +335,6 @@ std::string stamps_section(const TimelineRecord& rec, const TimelineDecoded& d, 
        << "in the first warp of each warpgroup alone: the other warps ran, unstamped, and are not in the picture "
           "or the tables. ";
   md << axis.words << "\n\n";
-  return md.str();
-}
-
-// The critical path of each work item of the pictured SM (reports/timeline_paths.hpp): which
-// class of span bounds the items, its share of their time, and the what-if of its absence.
-std::string paths_section(const TimelineDecoded& d) {
-  const std::vector<ItemPath> paths = item_paths(d);
-  std::ostringstream md;
-  md << "## Critical path of each work item, SM " << d.pictured_sm << "\n\n";
-  if (paths.empty()) {
-    md << "No work item was stamped on this SM.\n\n";
-    return md.str();
-  }
-  double total = 0;
-  for (const auto& p : paths) total += p.end_ns - p.begin_ns;
-  md << paths.size() << " work items, " << duration(total)
-     << " summed. For each, the warp that ended it last, and that warp's time over the item by what "
-        "it did or waited on (at each instant the innermost span); the class with the most time "
-        "bounds the item. The what-if is a model, not a measurement: the items' summed time with "
-        "that class's time gone and nothing else moved, an upper bound on what removing it gains "
-        "(not yet checked against a kernel with a known delay).\n\n";
-  md << "Per item, the class's share of that item's time over the items: median and 90th "
-        "percentile. The picture draws each item's path: a black bar over the lane of the warp "
-        "that ended the item last.\n\n";
-  Table t({"class", "items it bounds", "share of the items' time", "per item: median", "per item: p90",
-           "what-if: items' time without it"},
-          "lrrrrr");
-  for (const auto& c : summarize_paths(paths))
-    t.row({path_class_name(c.cls), count(double(c.items_bound)), pct(100 * c.share), pct(100 * c.item_share_median),
-           pct(100 * c.item_share_p90), duration(total - c.ns) + " (" + pct(100 * (1 - c.share)) + ")"});
-  md << t.str() << "\n";
   return md.str();
 }
 
@@ -490,9 +466,9 @@ Rendered render_timeline(const TimelineRecord& recorded, const fs::path& dir) {
     }
     md << "Time waiting on this SM, by barrier (each kind's summed time over the warps' summed "
        << (sampled ? "stamped items' time" : "lifetimes") << "):\n\n"
-       << wait_table(d.sm_roles, sampled) << "\n"
-       << paths_section(d);
+       << wait_table(d.sm_roles, sampled) << "\n";
   }
+  md << paths_section(rec);
   md << "## Time waiting, by barrier, every SM\n\n" << wait_table(d.roles, sampled) << "\n";
   if (d.tensor_pipe) md << tensor_pipe_section(rec, *d.tensor_pipe, out, plots);
   write_text(dir / "report.md", md.str());

@@ -1,4 +1,6 @@
-// The critical path of each work item a timeline pictures, decoded from its stamps. An item
+// The critical path of each work item of a launch, decoded from its stamps: the decoder
+// (profiler/timeline_decode.hpp) takes every SM's items into the record, the picture draws its
+// SM's. An item
 // (a kItem span, per CTA and item index) ends when the last of its warps ends it; that warp is on
 // the item's critical path, and its time over the item splits by what it was doing or waiting
 // on, each instant going to the innermost span that holds it (a merge wait inside the
@@ -25,20 +27,12 @@
 
 namespace attnlab::report {
 
-enum class PathClass {
-  kLoads,        // full-barrier waits: the producer's copies had not landed
-  kTensorCores,  // wgmma waits: the warp's own tensor-core work
-  kPartner,      // ping-pong waits: the other consumer's turn
-  kConsumers,    // empty-barrier waits: a producer waiting for consumers to free a stage
-  kOtherRanks,   // cluster and merge waits: the other blocks of a cluster
-  kSoftmax,
-  kIssue,        // TMA, QK^T and PV issue
-  kEpilogue,
-  kPrologue,     // an item's start to its first tile's landing, where no per-tile span is stamped
-  kBetween,      // between stamps: the warp's own work that no span names
-  kCount
-};
-inline constexpr std::size_t kPathClasses = std::size_t(PathClass::kCount);
+// The path types are the record's (record/timeline.hpp: a record keeps every SM's paths).
+using attnlab::ItemPath;
+using attnlab::kPathClasses;
+using attnlab::PathClass;
+using attnlab::path_bound;
+
 // Warps per consumer warpgroup: a partner's warp at the waiting warp's place in its warpgroup.
 inline constexpr std::uint32_t kWarpgroupWarps = 4;
 // Partners followed from one ping-pong wait: as many as the most consumers a phase has (3) less
@@ -48,17 +42,19 @@ inline constexpr int kPartnerHops = 2;
 const char* path_class_name(PathClass c);
 PathClass path_class_of(timeline::Span s);
 
-struct ItemPath {
-  std::uint32_t cta = 0, item = 0;
-  std::uint32_t warp = 0;                  // the warp that ended the item last (its index in the CTA)
-  std::string role;                        // of that warp
-  double begin_ns = 0, end_ns = 0;         // that warp's item span
-  std::array<double, kPathClasses> ns{};  // [ns] its time over the item, by class
-  PathClass bound = PathClass::kBetween;   // the class with the most time
-};
-
-// Every item of the pictured SM's warps, in order of its end.
+// Every item that `warps` stamped (every SM's, as the decoder passes them, or one SM's), in
+// order of its end.
+std::vector<ItemPath> item_paths(const std::vector<TimelineWarp>& warps);
+// Every item of the pictured SM's warps (d.warps), in order of its end: the picture's.
 std::vector<ItemPath> item_paths(const TimelineDecoded& d);
+
+// The paths the distribution and the what-if take: every SM's where the record has them
+// (d.paths), else the pictured SM's, decoded from its warps (records made before).
+struct LaunchPaths {
+  std::vector<ItemPath> paths;
+  bool every_sm = false;
+};
+LaunchPaths launch_paths(const TimelineDecoded& d);
 
 struct PathClassSummary {
   PathClass cls = PathClass::kBetween;
@@ -72,6 +68,22 @@ struct PathClassSummary {
 
 // Per class over `paths`, in PathClass order, classes with no time left out.
 std::vector<PathClassSummary> summarize_paths(const std::vector<ItemPath>& paths);
+
+// The items' path times (end - begin) by the role of the warp that ended them, roles by name,
+// then over every item (role "all").
+struct PathTimes {
+  std::string role;
+  std::size_t items = 0;
+  double mean_ns = 0, p10_ns = 0, median_ns = 0, p90_ns = 0, max_ns = 0;  // [ns]
+};
+std::vector<PathTimes> path_times_by_role(const std::vector<ItemPath>& paths);
+
+// How many of `paths` each SM that ran one holds: the least, the median and the most.
+struct SmItemCounts {
+  std::size_t sms = 0;
+  double least = 0, median = 0, most = 0;
+};
+SmItemCounts sm_item_counts(const std::vector<ItemPath>& paths);
 
 // The what-if checked on a known change: one run against another that differs from it by a
 // delay in one role (the timeline's producer_delay). The model:
@@ -94,8 +106,9 @@ struct SlowdownPrediction {
 SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std::vector<ItemPath>& delayed,
                                     double items_per_sm);
 
-// One line for a console: the class that bounds the most of the pictured SM's items, how many
-// of them, and its share of their time ("no work item stamped on SM k" where none was).
+// One line for a console: the class that bounds the most items, how many of them, and its share
+// of their time, over every SM's items where the record has them, else the pictured SM's, the
+// line saying which ("no work item stamped" where none was).
 std::string paths_line(const TimelineDecoded& d);
 
 }  // namespace attnlab::report

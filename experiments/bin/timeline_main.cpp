@@ -94,7 +94,10 @@ constexpr const char* kMethod =
     "carries the phase's FLOPs of one (Phase::tensor_issue_work), spread from its begin to the end of the "
     "first wgmma wait after it on the same key tile, against the dense wgmma rate per SM per cycle (rate_source) "
     "over every SM's active time (the union of its warps' lifetimes; under sampling, of the stamped items' "
-    "spans of its warps that issue GEMMs), in cycles at the anchors' rate.";
+    "spans of its warps that issue GEMMs), in cycles at the anchors' rate. timeline.paths: every SM's stamped work "
+    "items' critical paths (reports/timeline_paths.hpp: the warp that ended the item last, its time by class), where "
+    "timeline.warps keeps the pictured SM's alone; kernel.work_items: the items a persistent phase's CTAs share "
+    "(Phase::work_items), else one per CTA.";
 
 // Launches `launch` under `tag`, synchronised.
 void tagged(profiler::KernelActivity& activity, std::uint64_t tag, const std::function<void()>& launch,
@@ -212,6 +215,15 @@ Geometry launch_geometry(profiler::KernelActivity& activity, std::uint64_t& tag,
   return g;
 }
 
+// The launch's work items: those a persistent phase's CTAs share, else one per CTA.
+std::int64_t launch_work_items(const Phase& phase, const Shape& s, const Geometry& g) {
+  int dev = 0, sms = 0;
+  ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
+  ATTNLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const auto items = phase.work_items ? phase.work_items(s, sms) : std::nullopt;
+  return items ? *items : std::int64_t(g.ctas);
+}
+
 // The record's header: what runs, where and how, before anything is measured.
 TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, const Options& opt, const Geometry& g,
                             long long now) {
@@ -231,6 +243,7 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
   rec.kernel_timeline = g.kernel;
   rec.grid_ctas = g.ctas;
   rec.block_threads = g.threads;
+  rec.work_items = launch_work_items(phase, s, g);
   return rec;
 }
 

@@ -314,6 +314,45 @@ TEST(TimelineDecode, AlignsSmsOnTheGlobaltimerAndPicturesOne) {
   EXPECT_THROW(decode(b.raw, o), std::invalid_argument);
 }
 
+// The decoded block keeps the pictured SM's warps alone, and every SM's work items' critical
+// paths (reports/timeline_paths.hpp): here one item per SM, each bound by its own wait.
+TEST(TimelineDecode, EverySmsItemsHaveTheirCriticalPaths) {
+  Builder b(2, 1, 8);
+  b.start(0, 0, 5, 1000, kEpochNs);
+  b.stamp(0, 0, Span::kItem, false, 1000, 4);
+  b.stamp(0, 0, Span::kFullWait, false, 1000, 4);
+  b.stamp(0, 0, Span::kFullWait, true, 1600, 4);
+  b.stamp(0, 0, Span::kItem, true, 2000, 4);
+  b.end(0, 0, 2000, kEpochNs + 1000);
+  b.start(1, 0, 9, 50'000, kEpochNs);
+  b.stamp(1, 0, Span::kItem, false, 50'000, 7);
+  b.stamp(1, 0, Span::kSoftmax, false, 50'100, 7);
+  b.stamp(1, 0, Span::kSoftmax, true, 50'400, 7);
+  b.stamp(1, 0, Span::kItem, true, 50'500, 7);
+  b.end(1, 0, 51'000, kEpochNs + 1000);
+  DecodeOptions o = at_mhz(1000);
+  o.sm = 9;
+  o.role = [](std::uint32_t) { return std::string("consumer 0"); };
+  const TimelineDecoded d = decode(b.raw, o);
+  ASSERT_EQ(d.warps.size(), 1u);
+  ASSERT_TRUE(d.paths);
+  ASSERT_EQ(d.paths->size(), 2u);
+  // In order of their end: SM 9's item ends 500 ns after the launch's start, SM 5's at 1000 ns.
+  const ItemPath& first = d.paths->at(0);
+  EXPECT_EQ(first.smid, 9u);
+  EXPECT_EQ(first.cta, 1u);
+  EXPECT_EQ(first.item, 7u);
+  EXPECT_EQ(first.role, "consumer 0");
+  EXPECT_DOUBLE_EQ(first.ns[std::size_t(PathClass::kSoftmax)], 300);
+  EXPECT_DOUBLE_EQ(first.ns[std::size_t(PathClass::kBetween)], 200);
+  EXPECT_EQ(first.bound, PathClass::kSoftmax);
+  const ItemPath& second = d.paths->at(1);
+  EXPECT_EQ(second.smid, 5u);
+  EXPECT_EQ(second.item, 4u);
+  EXPECT_DOUBLE_EQ(second.ns[std::size_t(PathClass::kLoads)], 600);
+  EXPECT_EQ(second.bound, PathClass::kLoads);
+}
+
 TEST(TimelineDecode, RefusesABadClockOrGeometry) {
   Builder b(1, 2, 4);
   EXPECT_THROW(decode(b.raw, at_mhz(0)), std::invalid_argument);
@@ -572,6 +611,54 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   old["options"].erase("stamp_sample");
   EXPECT_FALSE(read_timeline_record(old).stamps);
   EXPECT_FALSE(read_timeline_record(old).stamp_sample);
+}
+
+// Every SM's item paths and the launch's work items go through the record: rows of the classes
+// with time; a record made before either has neither, and an unknown class is named.
+TEST(TimelineRecord, PathsAndWorkItemsRoundTrip) {
+  TimelineRecord r = sample_record();
+  r.work_items = 4096;
+  ItemPath p;
+  p.cta = 3;
+  p.item = 130;
+  p.smid = 17;
+  p.warp = 9;
+  p.role = "consumer 1";
+  p.begin_ns = 100;
+  p.end_ns = 400;
+  p.ns[std::size_t(PathClass::kLoads)] = 200;
+  p.ns[std::size_t(PathClass::kBetween)] = 100;
+  p.bound = PathClass::kLoads;
+  r.timeline->paths = std::vector<ItemPath>{p};
+  const auto j = to_json(r);
+  EXPECT_EQ(j["timeline"]["paths"][0][7].size(), 2u) << "only the classes with time";
+  EXPECT_EQ(j["kernel"]["work_items"], 4096);
+  const TimelineRecord back = read_timeline_record(j);
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.work_items, std::optional<std::int64_t>(4096));
+  ASSERT_TRUE(back.timeline->paths);
+  ASSERT_EQ(back.timeline->paths->size(), 1u);
+  const ItemPath& q = back.timeline->paths->at(0);
+  EXPECT_EQ(q.smid, 17u);
+  EXPECT_EQ(q.role, "consumer 1");
+  EXPECT_DOUBLE_EQ(q.ns[std::size_t(PathClass::kLoads)], 200);
+  EXPECT_EQ(q.bound, PathClass::kLoads);
+  auto old = j;
+  old["timeline"].erase("paths");
+  old["kernel"].erase("work_items");
+  EXPECT_FALSE(read_timeline_record(old).timeline->paths);
+  EXPECT_FALSE(read_timeline_record(old).work_items);
+  auto bad = j;
+  bad["timeline"]["paths"][0][7]["naps"] = 5;
+  try {
+    read_timeline_record(bad);
+    FAIL() << "an unknown path class was read";
+  } catch (const FieldError& e) {
+    EXPECT_NE(std::string(e.what()).find("/timeline/paths/0/7"), std::string::npos) << e.what();
+  }
+  std::ifstream fixture(ATTNLAB_FIXTURES_DIR "/h100-phase4-run.json");
+  r.provenance = read_provenance(nlohmann::ordered_json::parse(fixture), "/provenance");
+  attnlab::testing::expect_valid_record(ATTNLAB_SOURCE_DIR, to_json(r), "timeline");
 }
 
 TEST(TimelineRecord, ReaderNamesAMissingOrWrongField) {

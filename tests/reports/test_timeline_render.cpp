@@ -304,6 +304,53 @@ TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
       << md;
 }
 
+// A record with every SM's item paths: the section and the console line cover all of them, not
+// the pictured SM's warps (SM 0 here, whose one item is bound by softmax): three items on two
+// SMs, two bound by the loads, and their path times by the role of the warp that ended them.
+TEST(TimelinePaths, TheReportDistributesEverySmsItems) {
+  const auto path = [](std::uint32_t sm, std::uint32_t cta, const char* role, double begin, double end, PathClass c,
+                       double ns) {
+    ItemPath p;
+    p.smid = sm;
+    p.cta = cta;
+    p.role = role;
+    p.begin_ns = begin;
+    p.end_ns = end;
+    p.ns[std::size_t(c)] = ns;
+    p.ns[std::size_t(PathClass::kBetween)] = end - begin - ns;
+    p.bound = path_bound(p.ns);
+    return p;
+  };
+  TimelineRecord r = two_warps();
+  r.timeline->warps = one_item_two_warps().warps;
+  r.timeline->pictured_sm = 0;
+  EXPECT_EQ(paths_line(*r.timeline).find("critical path on SM 0 alone (the record keeps no other SM's paths): "), 0u)
+      << paths_line(*r.timeline);
+  r.timeline->paths = std::vector<ItemPath>{path(0, 0, "consumer 0", 0, 100, PathClass::kSoftmax, 60),
+                                            path(1, 1, "consumer 1", 0, 200, PathClass::kLoads, 150),
+                                            path(1, 1, "consumer 1", 200, 500, PathClass::kLoads, 200)};
+  EXPECT_EQ(paths_line(*r.timeline),
+            "critical path, every SM (3 items on 2 SMs): loads (full-barrier wait) bounds 2 of 3 items (58.3% of "
+            "their time)");
+  TempDir t;
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("## Critical path of each work item, every SM"), std::string::npos) << md;
+  EXPECT_NE(md.find("3 work items on 2 SMs, 600.0 ns summed: every SM's that the build stamped (per SM 1 to 2, "
+                    "median 1.5)."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| loads (full-barrier wait) | 2 | 58.33% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| consumer 1 | 2 | 250.0 ns | 210.0 ns | 250.0 ns | 290.0 ns | 300.0 ns |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| all | 3 | 200.0 ns |"), std::string::npos) << md;
+  // A record without them covers the pictured SM's items alone, and says so.
+  r.timeline->paths.reset();
+  render_timeline(r, t.path);
+  const std::string old = read_file(t.path / "report.md");
+  EXPECT_NE(old.find("of SM 0 alone: the record keeps no other SM's paths"), std::string::npos) << old;
+}
+
 // Under global-phases-leads: the report names the warp slots the policy leaves empty, and an
 // item's prologue (its begin to its first tile's landing) is a class of its path, the time the
 // policy leaves unstamped between its spans "between stamps".
