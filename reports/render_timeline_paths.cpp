@@ -1,5 +1,9 @@
 #include "reports/render_timeline_paths.hpp"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -34,6 +38,60 @@ std::string times_table(const std::vector<ItemPath>& paths) {
   return t.str();
 }
 
+// The items of the fullest SM that the what-if multiplies by, and how they were counted; none
+// where the record gives no count (a build that stamped every k-th item, made before the records
+// named the launch's work items).
+struct WhatIfItems {
+  double items = 0;
+  std::string how;
+};
+std::optional<WhatIfItems> what_if_items(const TimelineRecord& rec, const std::vector<ItemPath>& paths) {
+  if (rec.work_items && rec.grid_ctas > 0)
+    return WhatIfItems{busiest_sm_items(*rec.work_items, rec.grid_ctas),
+                       "ceil(" + count(double(*rec.work_items)) + " work items / " + count(rec.grid_ctas) + " CTAs)"};
+  if (rec.stamp_sample && *rec.stamp_sample > 1) return std::nullopt;
+  std::map<std::uint32_t, std::set<std::uint32_t>> by_cta;
+  for (const auto& p : paths) by_cta[p.cta].insert(p.item);
+  std::size_t most = 0;
+  for (const auto& [cta, items] : by_cta) most = std::max(most, items.size());
+  return WhatIfItems{double(most), "the most items one CTA stamped, the record naming no count of work items"};
+}
+
+// The model of the what-if column in one or two sentences, with its inputs.
+std::string what_if_words(const TimelineRecord& rec, const LaunchPaths& lp, const std::optional<WhatIfItems>& n) {
+  std::ostringstream md;
+  md << "The what-if is a model, not a measurement: the one the GPU test TimelineWhatIf checks against a kernel "
+        "whose producer waits a known number of cycles before each copy (`predict_slowdown`, "
+        "reports/timeline_paths.hpp). An SM runs its items one after another, so the kernel's time changes by the "
+        "mean item path's change times the items of the SMs with the most, ";
+  if (n)
+    md << "here " << plain(n->items) << " (" << n->how << ")";
+  else
+    md << "which this record cannot count (it stamped every " << *rec.stamp_sample
+       << "th item and names no count of work items), so the column gives the change per item";
+  md << "; the run compared against is every item's path without the class's time, nothing else moved, the means "
+        "over the "
+     << lp.paths.size() << " items above" << (lp.every_sm ? " of every SM" : "")
+     << ". For a wait taken away that is an upper bound on the gain (another wait may fill the gap; the test checks "
+        "an added delay)";
+  if (n && rec.overhead) md << "; the percentage is of the timeline build's kernel time, " << duration(rec.overhead->timeline_median_ns);
+  md << ".\n\n";
+  return md.str();
+}
+
+// A class's what-if: the kernel time its absence would save, or per item where `n` is none.
+std::string what_if_cell(const TimelineRecord& rec, const std::vector<ClassWhatIf>& what_ifs, PathClass c,
+                         const std::optional<WhatIfItems>& n) {
+  const auto it = std::find_if(what_ifs.begin(), what_ifs.end(), [&](const ClassWhatIf& w) { return w.cls == c; });
+  if (it == what_ifs.end()) return "-";
+  const SlowdownPrediction& m = it->model;
+  if (!n) return "-" + duration(m.base_item_ns - m.delayed_item_ns) + " per item";
+  std::string cell = "-" + duration(-m.predicted_ns);
+  if (rec.overhead && rec.overhead->timeline_median_ns > 0)
+    cell += " (-" + pct(-100 * m.predicted_ns / rec.overhead->timeline_median_ns) + ")";
+  return cell;
+}
+
 }  // namespace
 
 std::string paths_section(const TimelineRecord& rec) {
@@ -52,18 +110,19 @@ std::string paths_section(const TimelineRecord& rec) {
   md << coverage(d, lp, total)
      << " For each, the warp that ended it last, and that warp's time over the item by what it did or waited on "
         "(at each instant the innermost span; a ping-pong wait goes to what the partner consumer did meanwhile); "
-        "the class with the most time bounds the item. The what-if is a model, not a measurement: the items' "
-        "summed time with that class's time gone and nothing else moved, an upper bound on what removing it gains "
-        "(not yet checked against a kernel with a known delay).\n\n";
+        "the class with the most time bounds the item.\n\n";
+  const auto n = what_if_items(rec, paths);
+  md << what_if_words(rec, lp, n);
   md << "Per item, the class's share of that item's time over the items: median and 90th percentile. The picture "
         "of SM "
      << d.pictured_sm << " draws its items' paths: a black bar over the lane of the warp that ended the item last.\n\n";
   Table t({"class", "items it bounds", "share of the items' time", "per item: median", "per item: p90",
-           "what-if: items' time without it"},
+           "what-if: kernel time without it"},
           "lrrrrr");
+  const std::vector<ClassWhatIf> what_ifs = class_what_ifs(paths, n ? n->items : 0);
   for (const auto& c : summarize_paths(paths))
     t.row({path_class_name(c.cls), count(double(c.items_bound)), pct(100 * c.share), pct(100 * c.item_share_median),
-           pct(100 * c.item_share_p90), duration(total - c.ns) + " (" + pct(100 * (1 - c.share)) + ")"});
+           pct(100 * c.item_share_p90), what_if_cell(rec, what_ifs, c.cls, n)});
   md << t.str() << "\n";
   md << "The items' path times (each item's begin to its end on the warp that ended it), by that warp's role:\n\n"
      << times_table(paths) << "\n";

@@ -243,6 +243,30 @@ SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std
   return p;
 }
 
+double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas) {
+  if (ctas == 0 || work_items <= 0) return 0;
+  return double((work_items + std::int64_t(ctas) - 1) / std::int64_t(ctas));
+}
+
+std::vector<ItemPath> without_class(const std::vector<ItemPath>& paths, PathClass c) {
+  std::vector<ItemPath> out = paths;
+  for (auto& p : out) {
+    p.end_ns -= p.ns[std::size_t(c)];
+    p.ns[std::size_t(c)] = 0;
+    p.bound = path_bound(p.ns);
+  }
+  return out;
+}
+
+std::vector<ClassWhatIf> class_what_ifs(const std::vector<ItemPath>& paths, double items_per_sm) {
+  std::vector<ClassWhatIf> out;
+  for (std::size_t c = 0; c < kPathClasses; ++c) {
+    const bool has_time = std::any_of(paths.begin(), paths.end(), [&](const ItemPath& p) { return p.ns[c] > 0; });
+    if (has_time) out.push_back({PathClass(c), predict_slowdown(paths, without_class(paths, PathClass(c)), items_per_sm)});
+  }
+  return out;
+}
+
 std::vector<PathTimes> path_times_by_role(const std::vector<ItemPath>& paths) {
   std::map<std::string, std::vector<double>> by_role;
   std::vector<double> all;

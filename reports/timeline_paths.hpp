@@ -1,21 +1,19 @@
 // The critical path of each work item of a launch, decoded from its stamps: the decoder
 // (profiler/timeline_decode.hpp) takes every SM's items into the record, the picture draws its
-// SM's. An item
-// (a kItem span, per CTA and item index) ends when the last of its warps ends it; that warp is on
-// the item's critical path, and its time over the item splits by what it was doing or waiting
-// on, each instant going to the innermost span that holds it (a merge wait inside the
-// epilogue is the merge's). A ping-pong wait is a wait for another consumer's turn, so its time
-// goes to what that consumer did meanwhile (phase 5's turn order: consumer N waits on N - 1,
-// consumer 0 on the last; roles named "consumer N"): a consumer that waits for its partner while
-// the partner waits on a load is on the loads' path. The class with the most time bounds the
-// item.
+// SM's. An item (a kItem span, per CTA and item index) ends when the last of its warps ends it;
+// that warp is on the item's critical path, and its time over the item splits by what it was
+// doing or waiting on, each instant going to the innermost span that holds it (a merge wait
+// inside the epilogue is the merge's). A ping-pong wait is a wait for another consumer's turn, so
+// its time goes to what that consumer did meanwhile (phase 5's turn order: consumer N waits on
+// N - 1, consumer 0 on the last; roles named "consumer N"): a consumer that waits for its partner
+// while the partner waits on a load is on the loads' path. The class with the most time bounds
+// the item.
 //
-// The what-if of a class is a stated model, not a measurement: were that class's time on the
-// path gone and nothing else moved, the item would take that much less, so the pictured SM's
-// items would take their summed time less the class's summed time. It is an upper bound on the
-// gain of removing the wait (another wait may fill the gap). How a change of the paths carries
-// to the kernel's time is predict_slowdown's model below, which the GPU test TimelineWhatIf
-// (label gpu-whatif) checks against a kernel with a known delay.
+// The what-if of a class is a stated model, not a measurement: predict_slowdown's model below,
+// which the GPU test TimelineWhatIf (label gpu-whatif) checks against a kernel with a known
+// delay, with the run it compares against being every item's path without the class's time,
+// nothing else moved (without_class). For a removed wait that is an upper bound on the gain:
+// another wait may fill the gap.
 #pragma once
 
 #include <array>
@@ -96,7 +94,8 @@ SmItemCounts sm_item_counts(const std::vector<ItemPath>& paths);
 //    tensor pipe and the issue slots, so part of the delay shows as issue and between-stamps
 //    time on the path (the delayed run's paths show it), which a vanished wait takes with it.
 // Per item: each run's paths summed over its items, divided by them (a build that stamps every
-// k-th item pictures every k-th, whose mean is the same). Nothing here is fitted to a kernel time.
+// k-th item stamps every k-th, whose mean is the same); every SM's items where the record has
+// them. Nothing here is fitted to a kernel time.
 struct SlowdownPrediction {
   double base_item_ns = 0, delayed_item_ns = 0;  // [ns] mean path of an item in each run
   std::array<double, kPathClasses> class_growth_ns{};  // [ns] per item, by class: where it went
@@ -105,6 +104,23 @@ struct SlowdownPrediction {
 };
 SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std::vector<ItemPath>& delayed,
                                     double items_per_sm);
+
+// The items of the SMs with the most, as the model counts them: a launch's work items shared by
+// its CTAs, each CTA's one after another, ceil(work_items / ctas); 0 where there is no CTA.
+double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas);
+
+// `paths` with class c's time taken out of each item, its end that much earlier: the run the
+// what-if of class c compares against.
+std::vector<ItemPath> without_class(const std::vector<ItemPath>& paths, PathClass c);
+
+// The what-if of each class with time on `paths` (PathClass order): predict_slowdown of the
+// paths against without_class of them, so predicted_ns is negative, the kernel time the class's
+// absence would save.
+struct ClassWhatIf {
+  PathClass cls = PathClass::kBetween;
+  SlowdownPrediction model;
+};
+std::vector<ClassWhatIf> class_what_ifs(const std::vector<ItemPath>& paths, double items_per_sm);
 
 // One line for a console: the class that bounds the most items, how many of them, and its share
 // of their time, over every SM's items where the record has them, else the pictured SM's, the

@@ -41,14 +41,15 @@ constexpr std::uint32_t kDelayCycles = 2000;
 constexpr double kWhatIfTolerance = 0.20;
 constexpr int kTimedLaunches = 15;
 
-// What one run of the stamped build gives: its kernel time and its pictured SM's item paths.
+// What one run of the stamped build gives: its kernel time and every SM's item paths, the ones
+// the timeline's report takes its what-if from.
 struct StampedRun {
   double kernel_ns = 0;  // [ns] median over kTimedLaunches (CUPTI kernel records)
-  double items_ns = 0;   // [ns] the pictured SM's items, summed
+  double items_ns = 0;   // [ns] every SM's items, summed
   std::array<double, report::kPathClasses> path_ns{};  // [ns] on those items' paths, by class
   std::size_t items = 0;
   PathClass most_bound = PathClass::kBetween;  // the class that bounds the most items
-  std::vector<report::ItemPath> paths;         // the pictured SM's items
+  std::vector<report::ItemPath> paths;         // every SM's items
 };
 
 // CUPTI's kernel time of each of kTimedLaunches launches, as attnlab-timeline times its builds.
@@ -80,7 +81,7 @@ StampedRun run_stamped(const Phase& phase, const Problem& p, const timeline::Dev
   o.role = phase.warp_role;
   o.sample_every = timeline::kBuildStampSample;
   const TimelineDecoded d = timeline::decode(buffer.pull(stream), o);
-  r.paths = report::item_paths(d);
+  r.paths = report::launch_paths(d).paths;
   r.items = r.paths.size();
   for (const auto& path : r.paths) r.items_ns += path.end_ns - path.begin_ns;
   std::size_t most = 0;
@@ -102,7 +103,7 @@ bool timeline_wait_class(PathClass c) {
 
 void print(const char* what, const StampedRun& r) {
   std::cout << "[ what-if ] " << what << ": kernel " << r.kernel_ns / 1e3 << " us, " << r.items
-            << " items on the pictured SM, " << r.items_ns / 1e3 << " us summed; most items bound by "
+            << " items on every SM, " << r.items_ns / 1e3 << " us summed; most items bound by "
             << report::path_class_name(r.most_bound) << "; on the paths:";
   for (std::size_t c = 0; c < report::kPathClasses; ++c)
     if (r.path_ns[c] > 0) std::cout << " " << report::path_class_name(PathClass(c)) << " " << r.path_ns[c] / 1e3 << " us;";
@@ -144,7 +145,7 @@ TEST(TimelineWhatIf, ADelayedProducerMovesThePathToTheLoadsAsPredicted) {
   EXPECT_EQ(delayed.most_bound, PathClass::kLoads)
       << "the delayed run's items are bound by " << report::path_class_name(delayed.most_bound);
   // (b) Of the waits, the loads' grows most on an item's path: the delay is theirs.
-  const auto items_per_sm = double((*phase->work_items(s, sms) + ctas - 1) / ctas);
+  const double items_per_sm = report::busiest_sm_items(*phase->work_items(s, sms), ctas);
   const report::SlowdownPrediction model = report::predict_slowdown(base.paths, delayed.paths, items_per_sm);
   std::cout << "[ what-if ] per item on the paths: " << model.base_item_ns / 1e3 << " us without the delay, "
             << model.delayed_item_ns / 1e3 << " us with it; the growth by class:";

@@ -298,8 +298,10 @@ TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
   const std::string md = read_file(t.path / "report.md");
   EXPECT_NE(md.find("## Critical path of each work item, SM 0"), std::string::npos) << md;
   EXPECT_NE(md.find("1 work items, 100.0 ns summed"), std::string::npos) << md;
-  EXPECT_NE(md.find("| softmax | 1 | 40.00% | 40.00% | 40.00% | 60.00 ns (60.00%) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| other ranks (cluster and merge waits) | 0 | 20.00% | 20.00% | 20.00% | 80.00 ns (80.00%) |"),
+  // The what-if: the class's time per item, once per item of the fullest SM (the record names no
+  // work items: the most one CTA stamped, 1), against the timeline build's 1.1 us.
+  EXPECT_NE(md.find("| softmax | 1 | 40.00% | 40.00% | 40.00% | -40.00 ns (-3.64%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| other ranks (cluster and merge waits) | 0 | 20.00% | 20.00% | 20.00% | -20.00 ns (-1.82%) |"),
             std::string::npos)
       << md;
 }
@@ -349,6 +351,63 @@ TEST(TimelinePaths, TheReportDistributesEverySmsItems) {
   render_timeline(r, t.path);
   const std::string old = read_file(t.path / "report.md");
   EXPECT_NE(old.find("of SM 0 alone: the record keeps no other SM's paths"), std::string::npos) << old;
+}
+
+// Three items on two SMs: softmax 60 ns on one, the loads 150 ns and 200 ns on the others.
+std::vector<ItemPath> three_items() {
+  const auto path = [](std::uint32_t sm, std::uint32_t item, double begin, double end, PathClass c, double ns) {
+    ItemPath p;
+    p.smid = p.cta = sm;
+    p.item = item;
+    p.role = "consumer " + std::to_string(sm);
+    p.begin_ns = begin;
+    p.end_ns = end;
+    p.ns[std::size_t(c)] = ns;
+    p.ns[std::size_t(PathClass::kBetween)] = end - begin - ns;
+    p.bound = path_bound(p.ns);
+    return p;
+  };
+  return {path(0, 0, 0, 100, PathClass::kSoftmax, 60), path(1, 1, 0, 200, PathClass::kLoads, 150),
+          path(1, 3, 200, 500, PathClass::kLoads, 200)};
+}
+
+// A class's what-if is the validated slowdown model (predict_slowdown) with the paths without the
+// class's time as the other run: the loads' 350 ns over 3 items, 116.7 ns an item, times the
+// fullest SM's items, ceil(work items / CTAs).
+TEST(TimelinePaths, AClassesWhatIfIsTheSlowdownModelAgainstThePathsWithoutIt) {
+  const std::vector<ItemPath> paths = three_items();
+  const std::vector<ItemPath> without = without_class(paths, PathClass::kLoads);
+  EXPECT_DOUBLE_EQ(without[2].end_ns, 300);
+  EXPECT_DOUBLE_EQ(without[2].ns[std::size_t(PathClass::kLoads)], 0);
+  EXPECT_EQ(without[2].bound, PathClass::kBetween);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 4), 3);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(4096, 132), 32);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 0), 0);
+  const auto what_ifs = class_what_ifs(paths, 3);
+  ASSERT_EQ(what_ifs.size(), 3u);  // loads, softmax, between stamps: the classes with time
+  EXPECT_EQ(what_ifs[0].cls, PathClass::kLoads);
+  EXPECT_NEAR(what_ifs[0].model.predicted_ns, -350, 1e-9);
+  EXPECT_DOUBLE_EQ(what_ifs[0].model.predicted_ns, predict_slowdown(paths, without, 3).predicted_ns);
+
+  TimelineRecord r = two_warps();
+  r.timeline->paths = paths;
+  r.work_items = 10;
+  r.grid_ctas = 4;
+  TempDir t;
+  render_timeline(r, t.path);
+  std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("here 3 (ceil(10 work items / 4 CTAs))"), std::string::npos) << md;
+  EXPECT_NE(md.find("the means over the 3 items above of every SM"), std::string::npos) << md;
+  EXPECT_NE(md.find("| loads (full-barrier wait) | 2 | 58.33% | 66.67% | 73.33% | -350.0 ns (-31.82%) |"),
+            std::string::npos)
+      << md;
+  // A sampled build's record made before the work items were recorded: the change per item.
+  r.work_items.reset();
+  r.stamp_sample = 8;
+  render_timeline(r, t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("which this record cannot count (it stamped every 8th item"), std::string::npos) << md;
+  EXPECT_NE(md.find("| -116.7 ns per item |"), std::string::npos) << md;
 }
 
 // Under global-phases-leads: the report names the warp slots the policy leaves empty, and an
