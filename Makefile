@@ -109,7 +109,9 @@ calibrate:
 # make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51"]: a warp-role timeline of
 # each shape from the phase's stamped kernels (attnlab-timeline; never the timed launches):
 # record and Chrome trace, then the report and picture of one SM that attnlab-report renders from
-# the record (scripts/timeline), under $(RESULTS)/timeline/<phase>/. A phase
+# the record (scripts/timeline), under $(RESULTS)/timeline/<phase>/. The tensor pipe divides by
+# this GPU's newest calibration under $(RESULTS)/calibration/ or reports/<gpu>/calibration/, where
+# there is one (else by the architecture's ceiling, which the report flags). A phase
 # without stamps is refused by attnlab-timeline, which names the phases that have them.
 .PHONY: timeline
 timeline:

@@ -219,6 +219,21 @@ std::vector<std::filesystem::path> find_calibration_records(const std::filesyste
   return files;
 }
 
+std::optional<CalibrationPick> newest_calibration_of(const std::vector<std::filesystem::path>& files,
+                                                     const GpuIdentity& gpu, const std::string& rate) {
+  std::optional<CalibrationPick> board, model;
+  for (const auto& f : files) {
+    CalibrationRecord rec = read_calibration_file(f);
+    const CalibrationRate* r = rec.rate(rate);
+    if (rec.status != "ok" || !r || !(r->per_sm_per_clock > 0)) continue;
+    const bool same_board = !gpu.uuid.empty() && rec.provenance.gpu.uuid == gpu.uuid;
+    if (!same_board && (gpu.name.empty() || rec.provenance.gpu.name != gpu.name)) continue;
+    auto& slot = same_board ? board : model;
+    if (!slot || rec.started_utc > slot->rec.started_utc) slot = CalibrationPick{std::move(rec), f, same_board};
+  }
+  return board ? board : model;
+}
+
 void write_calibration_file(const std::filesystem::path& file, const CalibrationRecord& r) {
   write_json_atomically(file, to_json(r));
 }

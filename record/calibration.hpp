@@ -144,4 +144,17 @@ void write_calibration_file(const std::filesystem::path& file, const Calibration
 // not exist.
 std::vector<std::filesystem::path> find_calibration_records(const std::filesystem::path& dir);
 
+// The calibration a GPU's tools divide by where none is named: among `files`, the newest (by
+// started_utc) ok record with a positive per-clock `rate` (calibration::k*) of the same board as
+// `gpu` (its uuid), else of the same model (its name); nullopt where there is none. A rate per SM
+// per clock is the model's more than the board's, but a board's own is preferred where it has
+// one. Throws std::runtime_error, the file's path first, for a file that cannot be read.
+struct CalibrationPick {
+  CalibrationRecord rec;
+  std::filesystem::path file;
+  bool same_board = false;
+};
+std::optional<CalibrationPick> newest_calibration_of(const std::vector<std::filesystem::path>& files,
+                                                     const GpuIdentity& gpu, const std::string& rate);
+
 }  // namespace attnlab

@@ -177,7 +177,8 @@ ordered_json to_json(const TimelineTensorPipe& t) {
                     {"pv_flops", t.pv_flops},
                     {"rate_name", t.rate_name},
                     {"flop_per_sm_cycle", t.flop_per_sm_cycle},
-                    {"rate_source", t.rate_source}};
+                    {"rate_source", t.rate_source},
+                    {"rate_from", t.from_calibration ? "calibration" : "ceiling"}};
   if (t.not_measured) {
     j["not_measured"] = *t.not_measured;
     return j;
@@ -201,6 +202,15 @@ TimelineTensorPipe read_tensor_pipe(const ordered_json& j, const std::string& ba
   t.rate_name = string_at(j, base + "/rate_name");
   t.flop_per_sm_cycle = number_at(j, base + "/flop_per_sm_cycle");
   t.rate_source = string_at(j, base + "/rate_source");
+  // Records made before rate_from was written name a calibration's rate by its source, which
+  // then began "calibration " (the fallback's began "no calibration given").
+  if (const auto from = optional_string_at(j, base + "/rate_from")) {
+    if (*from != "calibration" && *from != "ceiling")
+      throw FieldError(base + "/rate_from: \"" + *from + "\" is neither \"calibration\" nor \"ceiling\"");
+    t.from_calibration = *from == "calibration";
+  } else {
+    t.from_calibration = t.rate_source.rfind("calibration ", 0) == 0;
+  }
   t.not_measured = optional_string_at(j, base + "/not_measured");
   if (t.not_measured) return t;
   t.issued_flops = number_at(j, base + "/issued_flops");

@@ -85,6 +85,9 @@ struct TensorPipeRate {
   std::string rate_name;              // the calibration's rate (record/calibration.hpp's names)
   double flop_per_sm_cycle = 0;       // [FLOP per SM per cycle] that rate
   std::string rate_source;            // the calibration record it came from, or the fallback's
+  // Whether a calibration record gave the rate; false where the architecture's per-clock ceiling
+  // stood in (record/calibration.hpp's per_clock_ceiling), a peak no kernel sustains.
+  bool from_calibration = false;
   // Why there is no figure (a stamp policy without the issue spans); absent where measured.
   std::optional<std::string> not_measured;
 };

@@ -397,6 +397,11 @@ std::string tensor_pipe_section(const TimelineRecord& rec, const TimelineTensorP
         "wgmma wait that covers it; "
      << count(double(t.uncovered)) << " issue spans had no covering wait and are left out. This is the stamped "
         "kernel's, the one Nsight Compute's tensor-pipe activity of the timeline build counts.\n\n";
+  if (!t.from_calibration)
+    md << "**Divided by the ceiling, not a measured rate:** no calibration of this GPU gave the rate, so the shares "
+          "here are of the architecture's per-clock peak, which no kernel sustains, and read lower than against a "
+          "measured one. `make calibrate` on this GPU writes a calibration, which `make timeline` then finds under "
+          "`results/calibration/` or, committed, `reports/<gpu>/calibration/`.\n\n";
   Table tab({"role", "FLOPs issued", "share of the pipe"}, "lrr");
   for (const auto& r : t.roles) tab.row({r.role, sci(r.flops), pct(100 * r.average)});
   md << tab.str() << "\n";

@@ -8,7 +8,8 @@
 //   make timeline PHASE=5 SHAPES=throughput
 //   build/bin/attnlab-timeline --phase d4 --shape latency --sm 0 --out results/timeline
 // The tensor pipe over time (the consumers' wgmma issue spans against the dense wgmma rate of
-// --calibration, else the architecture's ceiling) is in the record; --under-profiler launches the
+// --calibration: a record, or this GPU's newest in folders of them, which make timeline names;
+// else the architecture's ceiling) is in the record; --under-profiler launches the
 // stamped build alone, without CUPTI, for Nsight Compute to count the same kernel
 // (scripts/timeline-cost --ncu).
 // Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad arguments or an
@@ -43,6 +44,7 @@
 #include "record/calibration.hpp"
 #include "record/record.hpp"
 #include "record/timeline.hpp"
+#include "record/timeline_rate.hpp"
 
 namespace attnlab {
 namespace {
@@ -58,7 +60,8 @@ struct Options {
   std::uint32_t launches = 21;
   std::optional<std::uint64_t> seed;
   int device = 0;
-  std::optional<std::string> calibration;  // a calibration.json: the tensor pipe's wgmma rate
+  // Calibration records (calibration.json) or folders of them: the tensor pipe's wgmma rate.
+  std::vector<std::string> calibration;
   bool under_profiler = false;
 };
 
@@ -151,8 +154,11 @@ void add_options(CLI::App& app, Options& opt) {
   app.add_option("--device", opt.device, "CUDA device ordinal")->check(kNonNegativeInteger)->capture_default_str();
   app.add_option("--calibration", opt.calibration,
                  "calibration record (calibration.json, make calibrate) whose dense wgmma rate the tensor pipe "
-                 "is measured against (default: the architecture's per-clock ceiling, which the record names)")
-      ->check(CLI::ExistingFile);
+                 "is measured against, or a folder of them (<dir>/<run>/calibration.json; repeatable), where "
+                 "this GPU's newest is taken, its board's before its model's; a record named as a file is taken "
+                 "as it is (default, and where no folder holds one of this GPU: the architecture's per-clock "
+                 "ceiling, which the record names)")
+      ->check(CLI::ExistingPath);
   app.add_flag("--under-profiler", opt.under_profiler,
                "no CUPTI and no record (a profiler such as Nsight Compute holds the counters): launch the "
                "stamped build " + std::to_string(kProfilerLaunches) + " times, decode the last launch, print "
@@ -316,24 +322,16 @@ TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activi
   return out;
 }
 
-// The dense wgmma rate of the phase's input format: the calibration's where one is given, else
-// the architecture's per-clock ceiling, named as such.
-void tensor_rate(timeline::TensorPipeInputs& in, const Phase& phase, const Options& opt, const cudaDeviceProp& prop) {
-  in.rate_name = phase.input_format == InputFormat::kE4m3 ? calibration::kTensorFp8 : calibration::kTensor;
-  if (opt.calibration) {
-    const CalibrationRecord cal = read_calibration_file(*opt.calibration);
-    const CalibrationRate* r = cal.rate(in.rate_name);
-    if (!r || !(r->per_sm_per_clock > 0))
-      throw UsageError("the calibration " + *opt.calibration + " has no rate " + in.rate_name);
-    in.flop_per_sm_cycle = r->per_sm_per_clock;
-    in.rate_source = "calibration " + *opt.calibration + " (" + in.rate_name + ", per SM per cycle)";
-    return;
+// The dense wgmma rate of the phase's input format (record/timeline_rate.hpp): the calibration's
+// where --calibration gives one for this GPU, else the architecture's per-clock ceiling, named as
+// such.
+void tensor_rate(timeline::TensorPipeInputs& in, const Phase& phase, const Options& opt, const GpuIdentity& gpu) {
+  const std::string rate = phase.input_format == InputFormat::kE4m3 ? calibration::kTensorFp8 : calibration::kTensor;
+  try {
+    set_tensor_pipe_rate(in, rate, opt.calibration, gpu);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
-  const std::string cc = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-  const auto ceiling = per_clock_ceiling(cc, in.rate_name);
-  if (!ceiling) throw UsageError("no calibration given, and no per-clock ceiling of " + in.rate_name + " known on compute capability " + cc);
-  in.flop_per_sm_cycle = ceiling->per_sm_per_clock;
-  in.rate_source = std::string("no calibration given: the architecture's ceiling, ") + ceiling->source;
 }
 
 // What the tensor pipe over time is computed from at this shape; none where the phase declares
@@ -349,28 +347,31 @@ std::optional<timeline::TensorPipeInputs> tensor_pipe_inputs(const Phase& phase,
   timeline::TensorPipeInputs in;
   in.qk_flops = work->qk_flops;
   in.pv_flops = work->pv_flops;
-  tensor_rate(in, phase, opt, prop);
+  tensor_rate(in, phase, opt, gpu_identity(dev));
   if (!timeline::stamps_issue_spans(timeline::kBuildStampPolicy))
     in.not_measured = std::string("the stamp policy ") + timeline::stamp_policy_name(timeline::kBuildStampPolicy) +
                       " stamps no issue spans";
   return in;
 }
 
-timeline::DecodeOptions decode_options(const Options& opt, const Phase& phase, const Shape& s) {
+// `pipe`: tensor_pipe_inputs', taken before the launches, so that a calibration that cannot be
+// read ends the run before the GPU's time is spent.
+timeline::DecodeOptions decode_options(const Options& opt, const Phase& phase,
+                                       const std::optional<timeline::TensorPipeInputs>& pipe) {
   timeline::DecodeOptions dopt;  // no clock: the rate the warps' anchors give
   dopt.sm = opt.sm;
   dopt.role = phase.warp_role;
   dopt.sample_every = timeline::kBuildStampSample;
   dopt.policy = timeline::kBuildStampPolicy;
-  dopt.tensor_pipe = tensor_pipe_inputs(phase, s, opt);
+  dopt.tensor_pipe = pipe;
   return dopt;
 }
 
 // The traced launch's stamps on one time axis; an --sm the launch did not use is a usage error,
 // recorded as a failed run.
 void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::RawTimeline& raw, const Options& opt,
-                   const Phase& phase) {
-  const timeline::DecodeOptions dopt = decode_options(opt, phase, rec.shape);
+                   const Phase& phase, const std::optional<timeline::TensorPipeInputs>& pipe) {
+  const timeline::DecodeOptions dopt = decode_options(opt, phase, pipe);
   try {
     rec.timeline = timeline::decode(raw, dopt);
   } catch (const std::invalid_argument& e) {
@@ -441,6 +442,7 @@ int run_under_profiler(const Options& opt, const Request& req) {
   const Phase& phase = *req.phase;
   const Shape& s = req.shape;
   open_device(phase, opt, s);
+  const auto pipe = tensor_pipe_inputs(phase, s, opt);
   if (!phase.launch_geometry) throw UsageError("phase " + std::string(phase.id) + " gives no launch geometry");
   int dev = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
@@ -460,7 +462,7 @@ int run_under_profiler(const Options& opt, const Request& req) {
     phase.launch_timeline(p, stream.get());
     ATTNLAB_CHECK_LAUNCH();
   }
-  const TimelineDecoded d = timeline::decode(buffer.pull(stream.get()), decode_options(opt, phase, s));
+  const TimelineDecoded d = timeline::decode(buffer.pull(stream.get()), decode_options(opt, phase, pipe));
   std::cout << "attnlab-timeline: phase " << phase.id << " at " << shape_name(s) << " under a profiler, launch "
             << kProfilerLaunches << " of " << kProfilerLaunches << ": " << tensor_pipe_line(d) << std::endl;
   if (d.tensor_pipe) {
@@ -510,6 +512,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   const fs::path root = fs::path(opt.out);
   require_writable_directory(root);
   open_device(*phase, opt, s);
+  const auto pipe = tensor_pipe_inputs(*phase, s, opt);
 
   std::optional<profiler::KernelActivity> activity;
   start_kernel_activity(activity);
@@ -543,7 +546,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches);
   ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches);
   const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get());
-  decode_traced(rec, file, last.raw, opt, *req.phase);
+  decode_traced(rec, file, last.raw, opt, *req.phase, pipe);
   summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
   rec.overhead = ovh;
   rec.status = "ok";

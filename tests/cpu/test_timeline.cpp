@@ -601,6 +601,14 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   EXPECT_EQ(back.stamp_sample, std::optional<std::uint32_t>(4));
   ASSERT_TRUE(back.timeline->tensor_pipe);
   EXPECT_EQ(back.timeline->tensor_pipe->roles.size(), 2u);
+  // Whether a calibration gave the rate; records made before that was written say it by the
+  // rate's source, which began "calibration " where one did.
+  EXPECT_EQ(j["timeline"]["tensor_pipe"]["rate_from"], "ceiling");
+  auto unsaid = j;
+  unsaid["timeline"]["tensor_pipe"].erase("rate_from");
+  EXPECT_FALSE(read_timeline_record(unsaid).timeline->tensor_pipe->from_calibration);
+  unsaid["timeline"]["tensor_pipe"]["rate_source"] = "calibration c.json (wgmma_fp16_m64n256k16, per SM per cycle)";
+  EXPECT_TRUE(read_timeline_record(unsaid).timeline->tensor_pipe->from_calibration);
   // Records made before the tensor pipe was measured have none.
   auto before = j;
   before["timeline"].erase("tensor_pipe");

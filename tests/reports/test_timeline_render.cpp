@@ -136,6 +136,8 @@ TEST(TimelineReport, TheTensorPipeOverTimeOrWhyItIsNotMeasured) {
                     "(`wgmma_fp16_m64n256k16`; no calibration given: the architecture's ceiling)"),
             std::string::npos)
       << md;
+  // Divided by the ceiling, which the report flags; not where a calibration gave the rate.
+  EXPECT_NE(md.find("**Divided by the ceiling, not a measured rate:**"), std::string::npos) << md;
   EXPECT_NE(md.find("| consumer 0 | 6.00e+08 | 30.00% |"), std::string::npos) << md;
   EXPECT_NE(md.find("2 issue spans had no covering wait"), std::string::npos) << md;
   EXPECT_NE(md.find("(plots/tensor_pipe.png)"), std::string::npos) << md;
@@ -143,6 +145,10 @@ TEST(TimelineReport, TheTensorPipeOverTimeOrWhyItIsNotMeasured) {
   // Bin midpoints in us; each role's share and the sum, in percent.
   EXPECT_NE(dat.find("0.25 10 20 30\n0.75 50 25 75\n"), std::string::npos) << dat;
   EXPECT_EQ(out.scripts.size(), 3u);
+  r.timeline->tensor_pipe->from_calibration = true;
+  r.timeline->tensor_pipe->rate_source = "calibration reports/h200/calibration/x/calibration.json.gz";
+  render_timeline(r, t.path);
+  EXPECT_EQ(read_file(t.path / "report.md").find("Divided by the ceiling"), std::string::npos);
   r.timeline->tensor_pipe = TimelineTensorPipe{};
   r.timeline->tensor_pipe->not_measured = "the stamp policy global-boundaries stamps no issue spans";
   render_timeline(r, t.path);
