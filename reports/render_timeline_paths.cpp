@@ -38,20 +38,29 @@ std::string times_table(const std::vector<ItemPath>& paths) {
   return t.str();
 }
 
-// The items of the fullest SM that the what-if multiplies by, and how they were counted; none
+// The items of the fullest SM that the what-if multiplies by, and how they were counted: where
+// every SM's items were decoded and every item stamped, the most that ended on one SM in this
+// launch; else from the record's count of work items, its CTAs and the SMs that ran them; none
 // where the record gives no count (a build that stamped every k-th item, made before the records
 // named the launch's work items).
 struct WhatIfItems {
   double items = 0;
   std::string how;
 };
-std::optional<WhatIfItems> what_if_items(const TimelineRecord& rec, const std::vector<ItemPath>& paths) {
-  if (rec.work_items && rec.grid_ctas > 0)
-    return WhatIfItems{busiest_sm_items(*rec.work_items, rec.grid_ctas),
-                       "ceil(" + count(double(*rec.work_items)) + " work items / " + count(rec.grid_ctas) + " CTAs)"};
-  if (rec.stamp_sample && *rec.stamp_sample > 1) return std::nullopt;
+std::optional<WhatIfItems> what_if_items(const TimelineRecord& rec, const LaunchPaths& lp) {
+  const bool sampled = rec.stamp_sample && *rec.stamp_sample > 1;
+  if (lp.every_sm && !sampled && !lp.paths.empty())
+    return WhatIfItems{sm_item_counts(lp.paths).most, "the most items that ended on one SM in this launch"};
+  if (rec.work_items && rec.grid_ctas > 0) {
+    const std::uint32_t sms = lp.every_sm ? std::uint32_t(sm_item_counts(lp.paths).sms) : 0;
+    if (sms > 0)
+      return WhatIfItems{busiest_sm_items(*rec.work_items, rec.grid_ctas, sms),
+                         "ceil(" + count(double(*rec.work_items)) + " work items / " + count(rec.grid_ctas) +
+                             " CTAs) x ceil(" + count(rec.grid_ctas) + " CTAs / " + count(sms) + " SMs)"};
+  }
+  if (sampled) return std::nullopt;
   std::map<std::uint32_t, std::set<std::uint32_t>> by_cta;
-  for (const auto& p : paths) by_cta[p.cta].insert(p.item);
+  for (const auto& p : lp.paths) by_cta[p.cta].insert(p.item);
   std::size_t most = 0;
   for (const auto& [cta, items] : by_cta) most = std::max(most, items.size());
   return WhatIfItems{double(most), "the most items one CTA stamped, the record naming no count of work items"};
@@ -111,7 +120,7 @@ std::string paths_section(const TimelineRecord& rec) {
      << " For each, the warp that ended it last, and that warp's time over the item by what it did or waited on "
         "(at each instant the innermost span; a ping-pong wait goes to what the partner consumer did meanwhile); "
         "the class with the most time bounds the item.\n\n";
-  const auto n = what_if_items(rec, paths);
+  const auto n = what_if_items(rec, lp);
   md << what_if_words(rec, lp, n);
   md << "Per item, the class's share of that item's time over the items: median and 90th percentile. The picture "
         "of SM "

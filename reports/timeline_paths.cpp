@@ -243,9 +243,11 @@ SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std
   return p;
 }
 
-double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas) {
-  if (ctas == 0 || work_items <= 0) return 0;
-  return double((work_items + std::int64_t(ctas) - 1) / std::int64_t(ctas));
+double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas, std::uint32_t sms) {
+  if (ctas == 0 || sms == 0 || work_items <= 0) return 0;
+  const std::int64_t per_cta = (work_items + std::int64_t(ctas) - 1) / std::int64_t(ctas);
+  const std::int64_t per_sm = (std::int64_t(ctas) + sms - 1) / sms;
+  return double(per_cta * per_sm);
 }
 
 std::vector<ItemPath> without_class(const std::vector<ItemPath>& paths, PathClass c) {

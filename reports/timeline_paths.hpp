@@ -106,8 +106,10 @@ SlowdownPrediction predict_slowdown(const std::vector<ItemPath>& base, const std
                                     double items_per_sm);
 
 // The items of the SMs with the most, as the model counts them: a launch's work items shared by
-// its CTAs, each CTA's one after another, ceil(work_items / ctas); 0 where there is no CTA.
-double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas);
+// its CTAs, each CTA's one after another, ceil(work_items / ctas), and an SM's CTAs one after
+// another, ceil(ctas / sms) (the stamped phases run one CTA an SM at a time: a persistent grid
+// has one CTA an SM, d4's grid of one item a CTA runs in waves); 0 where there is no CTA or SM.
+double busiest_sm_items(std::int64_t work_items, std::uint32_t ctas, std::uint32_t sms);
 
 // `paths` with class c's time taken out of each item, its end that much earlier: the run the
 // what-if of class c compares against.

@@ -145,7 +145,7 @@ TEST(TimelineWhatIf, ADelayedProducerMovesThePathToTheLoadsAsPredicted) {
   EXPECT_EQ(delayed.most_bound, PathClass::kLoads)
       << "the delayed run's items are bound by " << report::path_class_name(delayed.most_bound);
   // (b) Of the waits, the loads' grows most on an item's path: the delay is theirs.
-  const double items_per_sm = report::busiest_sm_items(*phase->work_items(s, sms), ctas);
+  const double items_per_sm = report::busiest_sm_items(*phase->work_items(s, sms), ctas, std::uint32_t(sms));
   const report::SlowdownPrediction model = report::predict_slowdown(base.paths, delayed.paths, items_per_sm);
   std::cout << "[ what-if ] per item on the paths: " << model.base_item_ns / 1e3 << " us without the delay, "
             << model.delayed_item_ns / 1e3 << " us with it; the growth by class:";

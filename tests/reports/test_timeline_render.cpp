@@ -386,9 +386,12 @@ TEST(TimelinePaths, AClassesWhatIfIsTheSlowdownModelAgainstThePathsWithoutIt) {
   EXPECT_DOUBLE_EQ(without[2].end_ns, 300);
   EXPECT_DOUBLE_EQ(without[2].ns[std::size_t(PathClass::kLoads)], 0);
   EXPECT_EQ(without[2].bound, PathClass::kBetween);
-  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 4), 3);
-  EXPECT_DOUBLE_EQ(busiest_sm_items(4096, 132), 32);
-  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 0), 0);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 4, 4), 3);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(4096, 132, 132), 32);
+  // A grid of one item a CTA, more CTAs than SMs (d4's): an SM runs its CTAs in turn.
+  EXPECT_DOUBLE_EQ(busiest_sm_items(512, 512, 132), 4);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 0, 132), 0);
+  EXPECT_DOUBLE_EQ(busiest_sm_items(10, 4, 0), 0);
   const auto what_ifs = class_what_ifs(paths, 3);
   ASSERT_EQ(what_ifs.size(), 3u);  // loads, softmax, between stamps: the classes with time
   EXPECT_EQ(what_ifs[0].cls, PathClass::kLoads);
@@ -402,11 +405,20 @@ TEST(TimelinePaths, AClassesWhatIfIsTheSlowdownModelAgainstThePathsWithoutIt) {
   TempDir t;
   render_timeline(r, t.path);
   std::string md = read_file(t.path / "report.md");
-  EXPECT_NE(md.find("here 3 (ceil(10 work items / 4 CTAs))"), std::string::npos) << md;
+  // Every item stamped and every SM decoded: the launch's own count (two of the 3 items ran on
+  // one SM), not ceil(work items / CTAs).
+  EXPECT_NE(md.find("here 2 (the most items that ended on one SM in this launch)"), std::string::npos) << md;
   EXPECT_NE(md.find("the means over the 3 items above of every SM"), std::string::npos) << md;
-  EXPECT_NE(md.find("| loads (full-barrier wait) | 2 | 58.33% | 66.67% | 73.33% | -350.0 ns (-31.82%) |"),
+  EXPECT_NE(md.find("| loads (full-barrier wait) | 2 | 58.33% | 66.67% | 73.33% | -233.3 ns (-21.21%) |"),
             std::string::npos)
       << md;
+  // A sampled build's record: from the work items, the CTAs and the SMs that ran them, an SM's
+  // CTAs one after another (4 CTAs on 3 SMs: 2 on one of them).
+  for (std::size_t i = 0; i < r.timeline->paths->size(); ++i) (*r.timeline->paths)[i].smid = std::uint32_t(i);
+  r.stamp_sample = 8;
+  render_timeline(r, t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("here 6 (ceil(10 work items / 4 CTAs) x ceil(4 CTAs / 3 SMs))"), std::string::npos) << md;
   // A sampled build's record made before the work items were recorded: the change per item.
   r.work_items.reset();
   r.stamp_sample = 8;
