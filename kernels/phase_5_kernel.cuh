@@ -574,11 +574,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   }
   __syncthreads();
 
-  // The recorders are made once the mbarriers are ready, each warpgroup's in its own branch: a
-  // recorder's first read of the buffer's view misses the constant cache, and made before the
-  // block barrier, every warp's miss delayed the producer's first copy
-  // (timeline::ProducerStamps, which also leaves the producer none where the policy stamps no
-  // copies).
+  // The recorders are made past the block barrier: a recorder's first read of the buffer's view
+  // misses the constant cache, and made before it, every warp's miss delayed the producer's first
+  // copy (timeline::ProducerStamps: none for a producer whose policy stamps no copies).
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
     timeline::ProducerStamps<Stamps> tl;
