@@ -174,11 +174,14 @@ Plot lanes_plot(const TimelineRecord& rec, const std::string& stem, double t_lo,
 
 // The title, the run's status and kernel, and the timeline build's correctness.
 // The trace beside the record: trace.json as attnlab-timeline writes it, or trace.json.gz where a
-// committed copy was compressed (Perfetto opens either as is).
+// committed copy was compressed (Perfetto opens either as is); a copy of the record kept without
+// it says so rather than link to nothing.
 std::string trace_link(const fs::path& dir) {
-  if (!fs::exists(dir / "trace.json") && fs::exists(dir / "trace.json.gz"))
+  if (fs::exists(dir / "trace.json"))
+    return "[trace.json](trace.json) (open it in ui.perfetto.dev or chrome://tracing)";
+  if (fs::exists(dir / "trace.json.gz"))
     return "[trace.json.gz](trace.json.gz) (gzip-compressed; open it in ui.perfetto.dev)";
-  return "[trace.json](trace.json) (open it in ui.perfetto.dev or chrome://tracing)";
+  return "none kept beside this copy of the record";
 }
 
 std::string intro(const TimelineRecord& rec, const fs::path& dir) {

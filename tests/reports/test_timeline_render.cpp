@@ -1,6 +1,7 @@
 // The report of a warp-role timeline record: the overhead and span check as stated, the wait
 // table by barrier, the picture's script (and, where gnuplot is installed, its PNG), on a record
 // built by hand.
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,6 +91,24 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   if (!gnuplot) GTEST_SKIP() << "gnuplot is not installed (scripts/setup installs gnuplot-nox)";
   ASSERT_NO_THROW(run_gnuplot(*gnuplot, out.scripts));
   for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
+}
+
+// The Chrome trace as it lies beside the record: trace.json, a committed trace.json.gz, or none
+// (a copy of the record kept without it), never a link to a file that is not there.
+TEST(TimelineReport, LinksTheTraceThatIsBesideTheRecordOrSaysThereIsNone) {
+  TempDir t;
+  render_timeline(two_warps(), t.path);
+  std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("Chrome trace none kept beside this copy of the record."), std::string::npos) << md;
+  EXPECT_EQ(md.find("](trace.json"), std::string::npos) << md;
+  std::ofstream(t.path / "trace.json.gz") << "x";
+  render_timeline(two_warps(), t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("[trace.json.gz](trace.json.gz)"), std::string::npos) << md;
+  std::ofstream(t.path / "trace.json") << "{}";
+  render_timeline(two_warps(), t.path);
+  md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("[trace.json](trace.json)"), std::string::npos) << md;
 }
 
 // A build that stamped every k-th item says so, and its waits are shares of the stamped items'
