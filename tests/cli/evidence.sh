@@ -39,6 +39,22 @@ cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | sed 's|.*/|
 [ "$cur" = "20260102T000000Z-bbbbbbb 20260102T010000Z-bbbbbbb " ] ||
   fail "the current A/B runs of one shape are '$cur', not the newer commit's two runs"
 
+# Per timeline phase, shape and stamp policy, the newest: a per-item policy's newer record does
+# not supersede an older one that stamps every span; a newer one of the same policy does.
+tl_run() {  # folder policy sample
+  mkdir -p "$tmp/root/reports/b/timeline/5/$1"
+  printf '{"schema":"attnlab.timeline/1","shape":{"B":1,"H":8,"S":512,"D":64},"options":{"stamps":"%s","stamp_sample":%s}}' \
+    "$2" "$3" >"$tmp/root/reports/b/timeline/5/$1/run.json"
+}
+tl_run 20260101T000000Z-aaaaaaa global 1
+tl_run 20260102T000000Z-bbbbbbb global-phases 1
+tl_run 20260103T000000Z-ccccccc global-phases 8
+tl_run 20260104T000000Z-ddddddd global-phases 1
+cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | grep '/timeline/' | sed 's|.*/||' | sort | tr '\n' ' ')
+[ "$cur" = "20260101T000000Z-aaaaaaa 20260103T000000Z-ccccccc 20260104T000000Z-ddddddd " ] ||
+  fail "the current timelines of one shape are '$cur', not the newest of each stamp policy"
+rm -rf "$tmp/root/reports/b/timeline"
+
 # prune never drops what no commit holds: a superseded record not yet committed stops it.
 (cd "$tmp/root" && git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm records) ||
   fail "could not make the scratch repository"
