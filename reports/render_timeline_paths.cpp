@@ -39,18 +39,22 @@ std::string times_table(const std::vector<ItemPath>& paths) {
 }
 
 // The items of the fullest SM that the what-if multiplies by, and how they were counted: where
-// every SM's items were decoded and every item stamped, the most that ended on one SM in this
-// launch; else from the record's count of work items, its CTAs and the SMs that ran them; none
-// where the record gives no count (a build that stamped every k-th item, made before the records
-// named the launch's work items).
+// every item was stamped, from the decoded paths, the most that ended on one SM (every SM's
+// where the record keeps them, else the pictured SM's: a persistent CTA's items or a grid's
+// waves alike, where counting per CTA gave d4's waves one item); where a build stamped every
+// k-th item, from the record's count of work items, its CTAs and the SMs that ran them; none
+// where it gives no count (a sampled record made before the records named their work items).
 struct WhatIfItems {
   double items = 0;
   std::string how;
 };
 std::optional<WhatIfItems> what_if_items(const TimelineRecord& rec, const LaunchPaths& lp) {
   const bool sampled = rec.stamp_sample && *rec.stamp_sample > 1;
-  if (lp.every_sm && !sampled && !lp.paths.empty())
-    return WhatIfItems{sm_item_counts(lp.paths).most, "the most items that ended on one SM in this launch"};
+  if (!sampled && !lp.paths.empty())
+    return WhatIfItems{sm_item_counts(lp.paths).most,
+                       lp.every_sm ? std::string("the most items that ended on one SM in this launch")
+                                   : "the items that ended on SM " + std::to_string(rec.timeline->pictured_sm) +
+                                         ", the record keeping no other SM's"};
   if (rec.work_items && rec.grid_ctas > 0) {
     const std::uint32_t sms = lp.every_sm ? std::uint32_t(sm_item_counts(lp.paths).sms) : 0;
     if (sms > 0)
@@ -58,12 +62,7 @@ std::optional<WhatIfItems> what_if_items(const TimelineRecord& rec, const Launch
                          "ceil(" + count(double(*rec.work_items)) + " work items / " + count(rec.grid_ctas) +
                              " CTAs) x ceil(" + count(rec.grid_ctas) + " CTAs / " + count(sms) + " SMs)"};
   }
-  if (sampled) return std::nullopt;
-  std::map<std::uint32_t, std::set<std::uint32_t>> by_cta;
-  for (const auto& p : lp.paths) by_cta[p.cta].insert(p.item);
-  std::size_t most = 0;
-  for (const auto& [cta, items] : by_cta) most = std::max(most, items.size());
-  return WhatIfItems{double(most), "the most items one CTA stamped, the record naming no count of work items"};
+  return std::nullopt;
 }
 
 // The model of the what-if column in one or two sentences, with its inputs.

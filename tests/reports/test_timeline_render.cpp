@@ -447,6 +447,21 @@ TEST(TimelinePaths, AClassesWhatIfIsTheSlowdownModelAgainstThePathsWithoutIt) {
   EXPECT_NE(md.find("| -116.7 ns per item |"), std::string::npos) << md;
 }
 
+// A record that keeps the pictured SM's warps alone counts the items that ended on that SM, so a
+// grid that runs in waves (d4's: a CTA an item, CTAs in turn on an SM) multiplies by its waves,
+// not by one CTA's items: here CTA 0's two items and CTA 1's one, all on SM 0.
+TEST(TimelinePaths, APicturedSmsItemsAreCountedPerSmNotPerCta) {
+  TimelineRecord r = two_warps();
+  TimelineDecoded& d = *r.timeline;
+  d.ctas = 2;
+  d.warps.push_back(TimelineWarp{1, 4, 0, "consumer 0", 1000, 1600, 2, 0, 0, {{Span::kItem, 1000, 1600, 0}}});
+  TempDir t;
+  render_timeline(r, t.path);
+  const std::string md = read_file(t.path / "report.md");
+  EXPECT_NE(md.find("here 3 (the items that ended on SM 0, the record keeping no other SM's)"), std::string::npos)
+      << md;
+}
+
 // Under global-phases-leads: the report names the warp slots the policy leaves empty, and an
 // item's prologue (its begin to its first tile's landing) is a class of its path, the time the
 // policy leaves unstamped between its spans "between stamps".
