@@ -331,31 +331,34 @@ TEST(TimelinePaths, TheReportTabulatesTheBoundsAndTheWhatIf) {
       << md;
 }
 
+// An item's path on SM `sm`: `ns` of class c, the rest of its span between stamps.
+ItemPath item_path(std::uint32_t sm, std::uint32_t cta, std::uint32_t item, const std::string& role, double begin,
+                   double end, PathClass c, double ns) {
+  ItemPath p;
+  p.smid = sm;
+  p.cta = cta;
+  p.item = item;
+  p.role = role;
+  p.begin_ns = begin;
+  p.end_ns = end;
+  p.ns[std::size_t(c)] = ns;
+  p.ns[std::size_t(PathClass::kBetween)] = end - begin - ns;
+  p.bound = path_bound(p.ns);
+  return p;
+}
+
 // A record with every SM's item paths: the section and the console line cover all of them, not
 // the pictured SM's warps (SM 0 here, whose one item is bound by softmax): three items on two
 // SMs, two bound by the loads, and their path times by the role of the warp that ended them.
 TEST(TimelinePaths, TheReportDistributesEverySmsItems) {
-  const auto path = [](std::uint32_t sm, std::uint32_t cta, const char* role, double begin, double end, PathClass c,
-                       double ns) {
-    ItemPath p;
-    p.smid = sm;
-    p.cta = cta;
-    p.role = role;
-    p.begin_ns = begin;
-    p.end_ns = end;
-    p.ns[std::size_t(c)] = ns;
-    p.ns[std::size_t(PathClass::kBetween)] = end - begin - ns;
-    p.bound = path_bound(p.ns);
-    return p;
-  };
   TimelineRecord r = two_warps();
   r.timeline->warps = one_item_two_warps().warps;
   r.timeline->pictured_sm = 0;
   EXPECT_EQ(paths_line(*r.timeline).find("critical path on SM 0 alone (the record keeps no other SM's paths): "), 0u)
       << paths_line(*r.timeline);
-  r.timeline->paths = std::vector<ItemPath>{path(0, 0, "consumer 0", 0, 100, PathClass::kSoftmax, 60),
-                                            path(1, 1, "consumer 1", 0, 200, PathClass::kLoads, 150),
-                                            path(1, 1, "consumer 1", 200, 500, PathClass::kLoads, 200)};
+  r.timeline->paths = std::vector<ItemPath>{item_path(0, 0, 0, "consumer 0", 0, 100, PathClass::kSoftmax, 60),
+                                            item_path(1, 1, 0, "consumer 1", 0, 200, PathClass::kLoads, 150),
+                                            item_path(1, 1, 0, "consumer 1", 200, 500, PathClass::kLoads, 200)};
   EXPECT_EQ(paths_line(*r.timeline),
             "critical path, every SM (3 items on 2 SMs): loads (full-barrier wait) bounds 2 of 3 items (58.3% of "
             "their time)");
@@ -380,20 +383,9 @@ TEST(TimelinePaths, TheReportDistributesEverySmsItems) {
 
 // Three items on two SMs: softmax 60 ns on one, the loads 150 ns and 200 ns on the others.
 std::vector<ItemPath> three_items() {
-  const auto path = [](std::uint32_t sm, std::uint32_t item, double begin, double end, PathClass c, double ns) {
-    ItemPath p;
-    p.smid = p.cta = sm;
-    p.item = item;
-    p.role = "consumer " + std::to_string(sm);
-    p.begin_ns = begin;
-    p.end_ns = end;
-    p.ns[std::size_t(c)] = ns;
-    p.ns[std::size_t(PathClass::kBetween)] = end - begin - ns;
-    p.bound = path_bound(p.ns);
-    return p;
-  };
-  return {path(0, 0, 0, 100, PathClass::kSoftmax, 60), path(1, 1, 0, 200, PathClass::kLoads, 150),
-          path(1, 3, 200, 500, PathClass::kLoads, 200)};
+  return {item_path(0, 0, 0, "consumer 0", 0, 100, PathClass::kSoftmax, 60),
+          item_path(1, 1, 1, "consumer 1", 0, 200, PathClass::kLoads, 150),
+          item_path(1, 1, 3, "consumer 1", 200, 500, PathClass::kLoads, 200)};
 }
 
 // A class's what-if is the validated slowdown model (predict_slowdown) with the paths without the
