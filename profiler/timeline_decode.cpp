@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/stats.hpp"
-#include "reports/timeline_paths.hpp"
+#include "record/timeline_paths.hpp"
 
 namespace attnlab::timeline {
 
@@ -453,7 +453,7 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
   }
   d.span_ns = t1 - t0;
   if (opt.tensor_pipe) d.tensor_pipe = tensor_pipe(all, *opt.tensor_pipe, d.sm_clock_mhz, d.span_ns, opt.sample_every);
-  d.paths = report::item_paths(all);
+  d.paths = item_paths(all);
   for (auto& w : all)
     if (w.smid == d.pictured_sm) d.warps.push_back(std::move(w));
   d.roles = roles.summaries();

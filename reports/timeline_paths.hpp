@@ -1,13 +1,6 @@
-// The critical path of each work item of a launch, decoded from its stamps: the decoder
-// (profiler/timeline_decode.hpp) takes every SM's items into the record, the picture draws its
-// SM's. An item (a kItem span, per CTA and item index) ends when the last of its warps ends it;
-// that warp is on the item's critical path, and its time over the item splits by what it was
-// doing or waiting on, each instant going to the innermost span that holds it (a merge wait
-// inside the epilogue is the merge's). A ping-pong wait is a wait for another consumer's turn, so
-// its time goes to what that consumer did meanwhile (phase 5's turn order: consumer N waits on
-// N - 1, consumer 0 on the last; roles named "consumer N"): a consumer that waits for its partner
-// while the partner waits on a load is on the loads' path. The class with the most time bounds
-// the item.
+// What the reports make of the work items' critical paths (record/timeline_paths.hpp finds
+// them: the decoder keeps every SM's in the record, and records made before are read from their
+// pictured SM's warps): the bounds' distribution, the path times by role, the what-if.
 //
 // The what-if of a class is a stated model, not a measurement: predict_slowdown's model below,
 // which the GPU test TimelineWhatIf (label gpu-whatif) checks against a kernel with a known
@@ -22,6 +15,7 @@
 #include <vector>
 
 #include "record/timeline.hpp"
+#include "record/timeline_paths.hpp"
 
 namespace attnlab::report {
 
@@ -31,18 +25,11 @@ using attnlab::kPathClasses;
 using attnlab::PathClass;
 using attnlab::path_bound;
 
-// Warps per consumer warpgroup: a partner's warp at the waiting warp's place in its warpgroup.
-inline constexpr std::uint32_t kWarpgroupWarps = 4;
-// Partners followed from one ping-pong wait: as many as the most consumers a phase has (3) less
-// one, since a chain of turn waits cannot come back to the first waiter.
-inline constexpr int kPartnerHops = 2;
-
 const char* path_class_name(PathClass c);
-PathClass path_class_of(timeline::Span s);
+// How an item's path is found (record/timeline_paths.hpp): the decoder and the reports share it.
+using attnlab::item_paths;
+using attnlab::path_class_of;
 
-// Every item that `warps` stamped (every SM's, as the decoder passes them, or one SM's), in
-// order of its end.
-std::vector<ItemPath> item_paths(const std::vector<TimelineWarp>& warps);
 // Every item of the pictured SM's warps (d.warps), in order of its end: the picture's.
 std::vector<ItemPath> item_paths(const TimelineDecoded& d);
 
