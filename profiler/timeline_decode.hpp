@@ -46,7 +46,7 @@ struct DecodeOptions {
 // SM's cycle counter is placed on the %globaltimer axis by the median offset of its warps'
 // anchors, so spans within an SM keep cycle precision and SMs align to the globaltimer's.
 // Times start at the earliest warp start. The decoded block keeps the pictured SM's warps, and
-// every SM's work items' critical paths (reports/timeline_paths.hpp).
+// every SM's work items' critical paths (record/timeline_paths.hpp).
 // Per kind, an end closes the latest open begin; an end with none open, or a begin left open
 // (a slot that overflowed, a kernel that returned between the two), counts as unmatched. A
 // prologue's end with no prologue open (the kernels stamp its end alone) begins at the warp's

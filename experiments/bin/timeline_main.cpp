@@ -98,7 +98,7 @@ constexpr const char* kMethod =
     "first wgmma wait after it on the same key tile, against the dense wgmma rate per SM per cycle (rate_source) "
     "over every SM's active time (the union of its warps' lifetimes; under sampling, of the stamped items' "
     "spans of its warps that issue GEMMs), in cycles at the anchors' rate. timeline.paths: every SM's stamped work "
-    "items' critical paths (reports/timeline_paths.hpp: the warp that ended the item last, its time by class), where "
+    "items' critical paths (record/timeline_paths.hpp: the warp that ended the item last, its time by class), where "
     "timeline.warps keeps the pictured SM's alone; kernel.work_items: the items a persistent phase's CTAs share "
     "(Phase::work_items), else one per CTA.";
 

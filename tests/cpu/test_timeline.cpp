@@ -315,7 +315,7 @@ TEST(TimelineDecode, AlignsSmsOnTheGlobaltimerAndPicturesOne) {
 }
 
 // The decoded block keeps the pictured SM's warps alone, and every SM's work items' critical
-// paths (reports/timeline_paths.hpp): here one item per SM, each bound by its own wait.
+// paths (record/timeline_paths.hpp): here one item per SM, each bound by its own wait.
 TEST(TimelineDecode, EverySmsItemsHaveTheirCriticalPaths) {
   Builder b(2, 1, 8);
   b.start(0, 0, 5, 1000, kEpochNs);
