@@ -9,43 +9,25 @@
 #include "common/shapes.hpp"
 #include "profiler/timeline_decode.hpp"
 #include "record/timeline.hpp"
+#include "tests/cpu/timeline_builder.hpp"
 #include "tests/validate_records.hpp"
 
 namespace attnlab::timeline {
 namespace {
 
-constexpr std::uint64_t kEpochNs = 1'764'000'000'000'000'000ull;  // a globaltimer of 2025-2026
+using test::kEpochNs;
 
-// A buffer of `ctas` x `warps` slots of `capacity`, written as GlobalStamps writes it.
-struct Buffer {
-  RawTimeline raw;
-  Buffer(std::uint32_t ctas, std::uint32_t warps, std::uint32_t capacity) {
-    raw.ctas = ctas;
-    raw.warps_per_cta = warps;
-    raw.capacity = capacity;
-    raw.slots.resize(std::size_t(ctas) * warps);
-    raw.events.resize(raw.slots.size() * capacity);
-  }
+// A launch's buffer as GlobalStamps writes it: a block's anchors in one warp's slot, the other
+// warps' stamps alone.
+struct Buffer : test::Builder {
+  using Builder::Builder;
   RawSlot& slot(std::uint32_t cta, std::uint32_t warp) {
     return raw.slots[std::size_t(cta) * raw.warps_per_cta + warp];
   }
   // The block's anchors, in slot (cta, warp), on `sm` from cycle `clock` for `cycles` (at 1000 MHz).
   void anchor(std::uint32_t cta, std::uint32_t warp, std::uint32_t sm, std::uint64_t clock, std::uint64_t cycles) {
-    RawSlot& s = slot(cta, warp);
-    s.started = 1;
-    s.cta = cta;
-    s.smid = sm;
-    s.start_clock = clock;
-    s.start_ns = kEpochNs;
-    s.end_clock = clock + cycles;
-    s.end_ns = kEpochNs + cycles;
-  }
-  void stamp(std::uint32_t cta, std::uint32_t warp, Span span, bool end, std::uint64_t clock, std::uint32_t item) {
-    RawSlot& s = slot(cta, warp);
-    const std::size_t i = std::size_t(cta) * raw.warps_per_cta + warp;
-    if (s.count < raw.capacity)
-      raw.events[i * raw.capacity + s.count] = RawEvent{std::uint32_t(clock), event_tag(span, end, item)};
-    ++s.count;
+    start(cta, warp, sm, clock, kEpochNs);
+    end(cta, warp, clock + cycles, kEpochNs + cycles);
   }
   // One work item as a consumer warp stamps it under global-phases: its begin, the prologue's
   // end (no begin stamp), the epilogue's two and its end.
