@@ -160,22 +160,11 @@ TEST(TimelinePhases, PoliciesNameThemselvesAndTheirWarps) {
 }
 
 TimelineRecord leads_record() {
-  TimelineRecord r;
-  r.status = "ok";
-  r.phase = "5";
-  r.title = "wgmma + TMA";
-  r.technique = "t";
-  r.shape = parse_shape("1x8x512x64");
-  r.scale = 0.125;
-  r.started_utc = "2026-11-30T00:00:00Z";
+  TimelineRecord r = test::phase5_record("2026-11-30T00:00:00Z");
   r.events_per_warp = 32;
   r.launches = 41;
   r.stamps = stamp_policy_name(StampPolicy::kGlobalPhasesLeads);
   r.stamp_sample = 1;
-  r.method = "m";
-  r.correctness.passed = true;
-  r.kernel_normal = "k";
-  r.kernel_timeline = "k_tl";
   r.grid_ctas = 2;
   r.block_threads = 512;
   r.timeline = decode(leads_launch().raw, in_cycles(StampPolicy::kGlobalPhasesLeads));

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 
+#include "common/shapes.hpp"
 #include "profiler/timeline_decode.hpp"
+#include "record/timeline.hpp"
 
 namespace attnlab::timeline::test {
 
@@ -44,5 +46,23 @@ struct Builder {
     s.end_ns = ns;
   }
 };
+
+// A timeline record of phase 5 at the latency shape with its required fields filled and the gate
+// passed; each test sets what it checks.
+inline TimelineRecord phase5_record(const char* started_utc) {
+  TimelineRecord r;
+  r.status = "ok";
+  r.phase = "5";
+  r.title = "wgmma + TMA";
+  r.technique = "t";
+  r.shape = parse_shape("1x8x512x64");
+  r.scale = 0.125;
+  r.started_utc = started_utc;
+  r.method = "m";
+  r.correctness.passed = true;
+  r.kernel_normal = "k";
+  r.kernel_timeline = "k_tl";
+  return r;
+}
 
 }  // namespace attnlab::timeline::test
