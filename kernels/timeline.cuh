@@ -179,10 +179,10 @@ inline constexpr std::uint32_t kConsumerSpans =
     (kBoundarySpans & ~span_bit(Span::kEmptyWait)) | kPassingWaitsUnstamped;
 // Per work item only, nothing per key tile: a consumer takes 5 stamps an item (its begin, the
 // prologue's end, the epilogue's two, its end), d4's warps the merge's and cluster's waits too,
-// phase 5's producer its items' two. At the latency shapes, one item per block, the per-tile
-// stamps are about half of the measured cost (the timeline's sections of kernels/NOTES.md) and
-// sampling cannot thin them. The prologue, from the item's begin to its first tile's landing, keeps the
-// loads' part of the item in view without a stamp per tile.
+// phase 5's producer none (it has no recorder, ProducerStamps). At the latency shapes, one item
+// per block, the per-tile stamps are about half of the measured cost (the timeline's sections of
+// kernels/NOTES.md) and sampling cannot thin them. The prologue, from the item's begin to its
+// first tile's landing, keeps the loads' part of the item in view without a stamp per tile.
 inline constexpr std::uint32_t kPhaseSpans = span_bit(Span::kItem) | span_bit(Span::kPrologue) |
                                              span_bit(Span::kEpilogue) | span_bit(Span::kClusterWait) |
                                              span_bit(Span::kMergeWait);
