@@ -542,13 +542,12 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
 
 // Persistent: one block per SM walks work items, the first its own index, the next from the
 // scheduler Sched (kernels/tile_pipeline.cuh), so the producer loads the next item's Q and K/V
-// while the consumers finish the current one.
-template <class T, class Sched, class Stamps, int D = T::D>
-__global__ void __launch_bounds__(T::kThreads, 1)
-    attention_kernel(const __grid_constant__ CUtensorMap tm_q,
-                     const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v,
-                     const __grid_constant__ CUtensorMap tm_o, const __grid_constant__ Params<T> p) {
+// while the consumers finish the current one. The kernels' body (kernels/phase_5_launch.cuh):
+// `view` is the stamped kernel's timeline view, none in the timed one.
+template <class T, class Sched, class Stamps, class... View>
+__device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
+                                                const CUtensorMap& tm_v, const CUtensorMap& tm_o, const Params<T>& p,
+                                                const View&... view) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(Sched::kSplitsKeys == T::kSplit || !Sched::kSplitsKeys, "only split kernels split");
   extern __shared__ unsigned char smem_raw[];
@@ -574,12 +573,12 @@ __global__ void __launch_bounds__(T::kThreads, 1)
   }
   __syncthreads();
 
-  // The recorders are made past the block barrier: a recorder's first read of the buffer's view
-  // misses the constant cache, and made before it, every warp's miss delayed the producer's first
-  // copy (timeline::ProducerStamps: none for a producer whose policy stamps no copies).
+  // The recorders are made past the block barrier, so that nothing of theirs delays the
+  // producer's first copy (timeline::ProducerStamps: none for a producer whose policy stamps no
+  // copies).
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
-    timeline::ProducerStamps<Stamps> tl;
+    timeline::ProducerStamps<Stamps> tl{view...};
     if (threadIdx.x == 0) run_producer<T, Sched, decltype(tl)>(sm, &tm_q, &tm_k, &tm_v, p, tl);
     if constexpr (T::Ops::kTransposesV) {
       const int warp = int(threadIdx.x) / kWarpSize;
@@ -588,7 +587,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();
-  Stamps tl;
+  Stamps tl{view...};
   run_consumer<T, Stamps>(sm, &tm_o, p, warpgroup, tl);
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "common/check.hpp"
 #include "common/shapes.hpp"
@@ -66,6 +67,23 @@ ScratchLayout scratch_layout_of(const Shape& s) {
 // (The grid: geometry_of in kernels/phase_5_traits.cuh.)
 // v_operand: what T::Ops reads V from where it is not p.v as stored (e4m3: V^T in the
 // workspace, kernels/phase_f8_wgmma.cu); null for fp16.
+// The timed kernel, and the stamped one, which takes the timeline buffer's view
+// (timeline::with_view); the body is attention_block (kernels/phase_5_kernel.cuh).
+template <class T, class Sched, class Stamps, int D = T::D>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,
+                     const __grid_constant__ Params<T> p) {
+  attention_block<T, Sched, Stamps>(tm_q, tm_k, tm_v, tm_o, p);
+}
+template <class T, class Sched, class Stamps, int D = T::D>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,
+                     const __grid_constant__ Params<T> p, const __grid_constant__ timeline::DeviceView view) {
+  attention_block<T, Sched, Stamps>(tm_q, tm_k, tm_v, tm_o, p, view);
+}
+
 template <class T, class Stamps>
 void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   constexpr int D = T::D;
@@ -114,9 +132,13 @@ void launch_with(const Problem& p, const void* v_operand, cudaStream_t stream) {
   // kernels that may split over keys take KeySplit's stride (with nothing to split, the plain
   // stride).
   auto run = [&](auto tag) {
-    const auto kernel = attention_kernel<T, typename decltype(tag)::type, Stamps>;
-    set_dynamic_smem(kernel, g.dynamic_smem_bytes);
-    kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(maps.q, maps.k, maps.v, tm_o, params);
+    timeline::with_view<Stamps>([&](const auto&... view) {
+      using Kernel = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap, Params<T>,
+                              std::decay_t<decltype(view)>...);
+      const Kernel kernel = attention_kernel<T, typename decltype(tag)::type, Stamps>;
+      set_dynamic_smem(kernel, g.dynamic_smem_bytes);
+      kernel<<<g.grid, g.block, g.dynamic_smem_bytes, stream>>>(maps.q, maps.k, maps.v, tm_o, params, view...);
+    });
   };
   if constexpr (T::Mask::kCausal) {
     run(TraitsTag<hopper::DynamicScheduler>{});

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "kernels/attention_common.cuh"
 #include "common/check.hpp"
@@ -111,12 +112,11 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
 // Sched: which query tile and key tiles a block takes (ClusterScheduler, kernels/work_order.hpp).
-template <int D, int C, int KW, class Mask, class Sched, class Stamps>
-__global__ void __launch_bounds__(kWgThreads * KW, 1)
-    attention_kernel(const __grid_constant__ CUtensorMap tm_q,
-                     const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o,
-                     int group, int S, float scale_log2) {
+// A block's work, for the kernels below: `view` is the timeline buffer's (none for NoStamps).
+template <int D, int C, int KW, class Mask, class Sched, class Stamps, class... View>
+__device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
+                                                const CUtensorMap& tm_v, __half* __restrict__ o, int group, int S,
+                                                float scale_log2, const View&... view) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   using timeline::Span;
@@ -172,12 +172,10 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
   }
-  // The recorder is made once the first copies are out: its first read of the buffer's view
-  // misses the constant cache, and made first, that miss delayed the first copy (Nsight Compute's
-  // source view of d4 at the latency shape under `global-phases` put about a sixteenth of the
-  // samples on it). So the item's span begins after the first copies' issue, which no stamp
-  // covers; the prologue span, to Q's landing, holds their flight.
-  Stamps tl;
+  // The recorder is made once the first copies are out, so that nothing of it delays them. The
+  // item's span then begins after their issue, which no stamp covers; the prologue span, to Q's
+  // landing, holds their flight.
+  Stamps tl{view...};
   tl.begin(Span::kItem, blockIdx.x);
   if constexpr (C > 1) cluster_arrive_relaxed();
   named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
@@ -298,6 +296,23 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
 #endif
 }
 
+// The timed kernel, and the stamped one, which takes the timeline buffer's view
+// (timeline::with_view).
+template <int D, int C, int KW, class Mask, class Sched, class Stamps>
+__global__ void __launch_bounds__(kWgThreads * KW, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int group, int S,
+                     float scale_log2) {
+  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2);
+}
+template <int D, int C, int KW, class Mask, class Sched, class Stamps>
+__global__ void __launch_bounds__(kWgThreads * KW, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int group, int S,
+                     float scale_log2, const __grid_constant__ timeline::DeviceView view) {
+  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2, view);
+}
+
 template <int N>
 using IntTag = std::integral_constant<int, N>;
 
@@ -351,24 +366,31 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   // The mask and the scheduler are compile-time policies: a kernel without the causal mask
   // carries no causal test.
   using Sched = ClusterScheduler<C>;
-  const auto kernel = s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>
-                               : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
-  set_dynamic_smem(kernel, g.dynamic_smem_bytes);
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = g.grid;
-  cfg.blockDim = g.block;
-  cfg.dynamicSmemBytes = g.dynamic_smem_bytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = g.cluster.x;
-  attr[0].val.clusterDim.y = g.cluster.y;
-  attr[0].val.clusterDim.z = g.cluster.z;
-  cfg.attrs = attr;
-  cfg.numAttrs = C > 1 ? 1 : 0;
-  ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
-                                        int(g.grid.y), s.S, p.scale * kLog2e));
-  ATTNLAB_CHECK_LAUNCH();
+  // The stamped kernel takes the view as its last parameter (timeline::with_view).
+  const auto go = [&](const auto&... view) {
+    using Kernel =
+        void (*)(CUtensorMap, CUtensorMap, CUtensorMap, __half*, int, int, float, std::decay_t<decltype(view)>...);
+    const Kernel causal = attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>;
+    const Kernel plain = attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
+    const Kernel kernel = s.causal ? causal : plain;
+    set_dynamic_smem(kernel, g.dynamic_smem_bytes);
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = g.grid;
+    cfg.blockDim = g.block;
+    cfg.dynamicSmemBytes = g.dynamic_smem_bytes;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = g.cluster.x;
+    attr[0].val.clusterDim.y = g.cluster.y;
+    attr[0].val.clusterDim.z = g.cluster.z;
+    cfg.attrs = attr;
+    cfg.numAttrs = C > 1 ? 1 : 0;
+    ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
+                                          int(g.grid.y), s.S, p.scale * kLog2e, view...));
+    ATTNLAB_CHECK_LAUNCH();
+  };
+  timeline::with_view<Stamps>(go);
 }
 
 // Calls fn(IntTag<C>, IntTag<KW>) for cluster C (1, 2, 4 or 8) and KW key warpgroups (1, 2, or

@@ -4,7 +4,8 @@
 // device buffer
 // (kernels/timeline_host.hpp owns it; profiler/timeline_decode.hpp reads it back); under
 // NoStamps every call is empty, so the timed kernels compile to the same instructions as
-// without the stamps. A phase declares both launches (Phase::launch and Phase::launch_timeline),
+// without the stamps. The stamped kernel takes the buffer's view (DeviceView) as its last
+// parameter, the timed one has no such parameter (with_view below). A phase declares both launches (Phase::launch and Phase::launch_timeline),
 // the stamped one under timeline::Stamped (kernels/timeline_stamped.cuh), the policy the build's
 // ATTNLAB_TIMELINE_STAMPS names:
 //   GlobalStamps<kEverySpan>       (global) each stamp stored to the warp's global slot;
@@ -22,8 +23,9 @@
 // each of them stamping every work item, or with ATTNLAB_TIMELINE_SAMPLE = k > 1 only every
 // k-th (sampled_item): the others run their stamp sites as a skipped branch.
 //
-// In a kernel templated on `class Stamps`:
-//   Stamps tl;                                 once, early, by every thread (anchors the block)
+// In a kernel templated on `class Stamps`, given `view...` (the stamped kernel's view parameter,
+// nothing in the timed kernel):
+//   Stamps tl{view...};                        once, early, by every thread (anchors the block)
 //   tl.begin(Span::kSoftmax, j); ... tl.end(Span::kSoftmax, j);   (Span, common/timeline_events.hpp)
 //   and a __device__ function that stamps too takes `Stamps& tl`.
 // A warp's slot takes `capacity` stamps; later ones are counted, never written.
@@ -41,16 +43,22 @@
 
 namespace attnlab::timeline {
 
+// Launches a kernel written once for both builds: fn() for NoStamps, fn(view) for a stamping
+// policy, the view of the buffer attached now (DeviceTimeline::attach), which the stamped kernel
+// takes as its last parameter, `const __grid_constant__ DeviceView view`. A parameter, not a
+// __constant__ variable: the kernel's reads of it are the parameter bank's, whose lines every
+// launch fetches anyway, where a view in the constant bank cost each SM a miss of its own at the
+// kernel's start, on the path of its first copies (kernels/NOTES.md, "The view as a
+// parameter").
+template <class Stamps, class Fn>
+void with_view(Fn&& fn) {
+  if constexpr (Stamps::kTakesView)
+    fn(attached_view());
+  else
+    fn();
+}
+
 namespace {
-// One per translation unit (the kernels are not built with relocatable device code). In the
-// constant bank: every read is an operand of the instruction that uses it, served from the SM's
-// constant cache, where a global variable cost each warp a memory round trip before its first
-// stamp (the producer's first copy waited on it) and a register per field it kept.
-__constant__ DeviceView g_view;
-
-void set_view(const DeviceView& v) { ATTNLAB_CUDA_CHECK(cudaMemcpyToSymbol(g_view, &v, sizeof v)); }
-[[maybe_unused]] const bool g_view_registered = (register_view_setter(&set_view), true);
-
 __device__ __forceinline__ std::uint64_t clock_now() {
   std::uint64_t c;
   // volatile and "memory": the read stays between the barrier, wgmma and store instructions
@@ -193,8 +201,12 @@ inline constexpr std::uint32_t kLeadWarpsOnly = 1u << 30;
 static_assert(unsigned(Span::kCount) < 30, "the flags stay clear of the spans' bits");
 
 // The timed build: every stamp is empty, no buffer is read, no delay is spun; a stamped wait
-// is the wait alone.
+// is the wait alone. Made from a view where a stamped kernel's producer records nothing
+// (ProducerStamps).
 struct NoStamps {
+  static constexpr bool kTakesView = false;
+  NoStamps() = default;
+  __device__ __forceinline__ explicit NoStamps(const DeviceView&) {}
   template <class Item>
   __device__ __forceinline__ void begin(Span, Item) {}
   template <class Item>
@@ -259,7 +271,7 @@ class StampCalls {
   // has 24 or 32 registers, and a loop of 64-bit clock reads in C++ kept more of them live
   // across the copies' code, which ptxas spilled.
   __device__ __forceinline__ void producer_delay() {
-    const std::uint32_t cycles = g_view.producer_delay_cycles;
+    const std::uint32_t cycles = self().view().producer_delay_cycles;
     if (cycles == 0) return;
     asm volatile(
         "{\n\t.reg .u32 t0, t;\n\t.reg .pred p;\n\tmov.u32 t0, %%clock;\n"
@@ -278,8 +290,8 @@ class StampCalls {
 
 // Per thread; records only in lane 0 of a warp whose slot exists. Its state is three registers:
 // where lane 0's stamps go and how many it has taken (every other lane counts from
-// kNotRecording, which never passes the capacity test); the capacity is read from the constant
-// bank at each stamp, and the ordering word's address is a constant. One warp per block, its
+// kNotRecording, which never passes the capacity test); the capacity is read from the view, a
+// kernel parameter, at each stamp, and the ordering word's address is a constant. One warp per block, its
 // last (a consumer's in every kernel that stamps, never the thread that issues the first
 // copies), writes the anchors for the block (the decoder takes the other warps' SM and clock
 // reference from them, their lifetimes from their first and last stamps): fewer global stores
@@ -296,23 +308,25 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // One warp per block takes the anchors (anchors_block), the others write their count alone.
   static constexpr bool kAnchorsPerBlock = true;
   static constexpr bool kLeadsOnly = (kSpans & kLeadWarpsOnly) != 0;
+  static constexpr bool kTakesView = true;
 
   // Every thread of a block constructs one, at the same point, with whole warps (every kernel
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
-  __device__ __forceinline__ GlobalStamps() {
-    const std::uint32_t slot = linear_tid() % 32 == 0 && stamps_here() ? slot_of_warp(g_view) : kNoSlot;
+  // `view`: the kernel's view parameter, which the recorder reads at each stamp and at its end.
+  __device__ __forceinline__ explicit GlobalStamps(const DeviceView& view) : view_(view) {
+    const std::uint32_t slot = linear_tid() % 32 == 0 && stamps_here() ? slot_of_warp(view_) : kNoSlot;
     if (slot != kNoSlot) {
-      if (anchors_block(kLeadsOnly)) write_start_anchors(g_view.slots[slot]);
-      events_ = g_view.events + std::size_t(slot) * g_view.capacity;
+      if (anchors_block(kLeadsOnly)) write_start_anchors(view_.slots[slot]);
+      events_ = view_.events + std::size_t(slot) * view_.capacity;
       count_ = 0;
     }
     __syncwarp();
   }
   __device__ __forceinline__ ~GlobalStamps() {
     if (events_ == nullptr) return;
-    RawSlot& slot = g_view.slots[linear_cta() * g_view.warps_per_cta + linear_tid() / 32];
+    RawSlot& slot = view_.slots[linear_cta() * view_.warps_per_cta + linear_tid() / 32];
     if (anchors_block(kLeadsOnly))
       write_end_anchors(slot, count_);
     else
@@ -326,13 +340,14 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // follows it (an aligned barrier reached by a split warp may count each part as a warp).
   __device__ __forceinline__ void stamp(Span span, bool end, std::uint32_t item) {
     const std::uint32_t c = needs_ordering(span, end) ? ordered_clock(block_word_address()) : clock_lo_now();
-    const std::uint32_t write = count_ < g_view.capacity;
+    const std::uint32_t write = count_ < view_.capacity;
     asm volatile(
         "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t@p st.global.v2.u32 [%1], {%2, %3};\n\t}" ::"r"(write),
         "l"(events_ + count_), "r"(c), "r"(event_tag(span, end, item))
         : "memory");
     ++count_;
   }
+  __device__ __forceinline__ const DeviceView& view() const { return view_; }
 
  private:
   // Above any capacity (at most 2^24 stamps, attnlab-timeline's --events-per-warp), so far that a
@@ -345,16 +360,15 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
     return true;
   }
 
+  const DeviceView& view_;
   RawEvent* events_ = nullptr;  // lane 0's slot; null in the lanes that do not record
   std::uint32_t count_ = kNotRecording;
 };
 
 // The recorder of a kernel's producer (phase 5's copy-issuing thread): the policy's own where it
-// stamps the copies or the empty-barrier waits, else none. A recorder reads the buffer's view
-// from the constant bank (g_view), and the first such read at a launch misses the constant cache:
-// Nsight Compute's source view of phase 5 at its latency shape under `global-phases` put about a
-// twentieth of the samples on it, ahead of the producer's first copy. A producer without a
-// recorder issues its copies without that wait.
+// stamps the copies or the empty-barrier waits, else none. Under the other policies a recorder
+// would stamp only the producer's item spans, which the consumers' bound, at the price of its
+// slot's address and count in a thread of 24 or 32 registers, ahead of its first copy.
 template <class Stamps, class = void>
 struct ProducerRecorder {
   using type = NoStamps;
@@ -431,10 +445,11 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
   static_assert((kSpans & kLeadWarpsOnly) == 0, "every warp of a block has a ring");
   // Every warp takes its own anchors.
   static constexpr bool kAnchorsPerBlock = false;
+  static constexpr bool kTakesView = true;
 
   // As GlobalStamps: every thread of a block, at the same point, with whole warps.
-  __device__ __forceinline__ SharedStamps() {
-    const DeviceView v = g_view;
+  __device__ __forceinline__ explicit SharedStamps(const DeviceView& view) : view_(view) {
+    const DeviceView& v = view_;
     const std::uint32_t warp = linear_tid() / 32;
     const bool lane0 = linear_tid() % 32 == 0;
     const std::uint32_t ring = warp < kRingWarps && lane0 ? warp : kRingWarps;
@@ -455,7 +470,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
     if (linear_tid() % 32 == 0) {
       hopper::bulk_wait_group<0>();
       const RingHeader& h = Rings::header_of(next_);
-      if (h.events != nullptr) write_end_anchors(g_view.slots[slot_of_warp(g_view)], h.flushed);
+      if (h.events != nullptr) write_end_anchors(view_.slots[slot_of_warp(view_)], h.flushed);
     }
   }
   SharedStamps(const SharedStamps&) = delete;
@@ -467,6 +482,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
     next_ += sizeof(RawEvent);
     if (next_ % kHalfBytes == 0) flush(kHalfStamps);
   }
+  __device__ __forceinline__ const DeviceView& view() const { return view_; }
 
  private:
   // Lane 0: the n entries before next_, from the start of their half, to the slot's stamps
@@ -495,6 +511,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
     __syncwarp(__activemask());
   }
 
+  const DeviceView& view_;
   std::uint32_t next_ = 0;  // shared-memory address of the warp's next entry
 };
 

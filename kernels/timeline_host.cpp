@@ -1,26 +1,18 @@
 #include "kernels/timeline_host.hpp"
 
-#include <iostream>
-#include <vector>
-
 #include "common/check.hpp"
 
 namespace attnlab::timeline {
 
 namespace {
-// Function-local: translation units register from their static initialisers, in any order.
-std::vector<ViewSetter>& setters() {
-  static std::vector<ViewSetter> s;
-  return s;
-}
-void set_all(const DeviceView& v) {
-  for (ViewSetter set : setters()) set(v);
+DeviceView& attached() {
+  static DeviceView v;
+  return v;
 }
 }  // namespace
 
-void register_view_setter(ViewSetter set) { setters().push_back(set); }
-std::size_t registered_units() { return setters().size(); }
-void detach_all() { set_all(DeviceView{}); }
+void detach_all() { attached() = DeviceView{}; }
+const DeviceView& attached_view() { return attached(); }
 
 std::uint64_t DeviceTimeline::bytes(std::uint32_t ctas, std::uint32_t warps_per_cta,
                                     std::uint32_t capacity) {
@@ -45,18 +37,15 @@ DeviceTimeline::DeviceTimeline(std::uint32_t ctas, std::uint32_t warps_per_cta,
   }
 }
 
+// A launch already queued keeps the view it was given: cudaFree waits for the device first.
 DeviceTimeline::~DeviceTimeline() {
-  try {
-    detach_all();
-  } catch (const std::exception& e) {
-    std::cerr << "attnlab: detaching the timeline buffer failed: " << e.what() << std::endl;
-  }
+  detach_all();
   cudaFree(events_);
   cudaFree(slots_);
 }
 
 void DeviceTimeline::attach(std::uint32_t producer_delay_cycles) const {
-  set_all(DeviceView{slots_, events_, warps_, ctas_, capacity_, producer_delay_cycles});
+  attached() = DeviceView{slots_, events_, warps_, ctas_, capacity_, producer_delay_cycles};
 }
 
 void DeviceTimeline::clear(cudaStream_t stream) const {

@@ -1,6 +1,6 @@
 // The host half of warp-role timelines (kernels/timeline.cuh): the device buffer a stamped
-// launch (a kernel under a stamping policy) writes into, handed to every kernel translation unit
-// that stamps, cleared before a launch and copied back after it.
+// launch (a kernel under a stamping policy) writes into, whose view the launch passes its
+// kernel, cleared before a launch and copied back after it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -23,11 +23,6 @@ struct DeviceView {
   // (Stamps::producer_delay): 0 but in a run that validates the timeline's what-if on it.
   std::uint32_t producer_delay_cycles = 0;
 };
-
-// Every translation unit built with the instrument registers, from a static initialiser, how
-// to set its own copy of the view (kernels/timeline.cuh); attach() and detach_all() call them.
-using ViewSetter = void (*)(const DeviceView&);
-void register_view_setter(ViewSetter set);
 
 // Owns the slots and events of `ctas` x `warps_per_cta` warps, `capacity` stamps each (rounded
 // up to even).
@@ -58,9 +53,11 @@ class DeviceTimeline {
   RawEvent* events_ = nullptr;
 };
 
-// Makes every instrumented kernel record nothing (a launch that only sizes the buffer).
+// Makes every stamped launch record nothing (a launch that only sizes the buffer): the view it
+// passes (attached_view) is then empty.
 void detach_all();
-// How many translation units registered (0: this binary has no instrumented kernel).
-std::size_t registered_units();
-
+// The view of the buffer attached now (DeviceTimeline::attach; empty before any or after
+// detach_all), which a stamped launch passes its kernel (timeline::with_view,
+// kernels/timeline.cuh).
+const DeviceView& attached_view();
 }  // namespace attnlab::timeline

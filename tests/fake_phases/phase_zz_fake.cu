@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "common/check.hpp"
 #include "common/hopper.cuh"
@@ -15,16 +16,17 @@
 
 namespace attnlab::phase_zz {
 namespace {
-template <class Stamps>
-__global__ void fake_kernel() {
-  Stamps tl;
+template <class Stamps, class... View>
+__global__ void fake_kernel(const __grid_constant__ View... view) {
+  Stamps tl{view...};
   tl.begin(timeline::Span::kItem, 0);
   tl.end(timeline::Span::kItem, 0);
 }
 
 template <class Stamps>
 void launch_stamped(cudaStream_t stream) {
-  fake_kernel<Stamps><<<1, 32, 0, stream>>>();
+  timeline::with_view<Stamps>(
+      [&](const auto&... view) { fake_kernel<Stamps, std::decay_t<decltype(view)>...><<<1, 32, 0, stream>>>(view...); });
   ATTNLAB_CHECK_LAUNCH();
 }
 }  // namespace

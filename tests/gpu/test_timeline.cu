@@ -33,8 +33,8 @@ __device__ void stamped_spin(Stamps& tl, long long spin) {
 
 // Warp 1 works (spins) for `spin` cycles, then arrives at barrier 1; warp 0 waits there.
 template <class Stamps>
-__global__ void known_wait(long long spin) {
-  Stamps tl;
+__global__ void known_wait(long long spin, const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   if (threadIdx.x / 32 == 1) {
     stamped_spin(tl, spin);
     asm volatile("bar.arrive 1, 64;" ::: "memory");
@@ -50,11 +50,11 @@ __global__ void known_wait(long long spin) {
 // without the ordering load (needs_ordering), since the wait's try_wait loop branches on its
 // result.
 template <class Stamps>
-__global__ void known_mbarrier_wait(long long spin) {
+__global__ void known_mbarrier_wait(long long spin, const __grid_constant__ DeviceView view) {
   __shared__ std::uint64_t bar;
   if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, 1);
   __syncthreads();
-  Stamps tl;
+  Stamps tl{view};
   if (threadIdx.x / 32 == 1) {
     stamped_spin(tl, spin);
     if (threadIdx.x == 32) (void)cuda::ptx::mbarrier_arrive(&bar);
@@ -65,21 +65,21 @@ __global__ void known_mbarrier_wait(long long spin) {
 
 // A stamped wait on an mbarrier whose phase has completed before it is asked for: no stamps.
 template <class Stamps>
-__global__ void ready_mbarrier_wait() {
+__global__ void ready_mbarrier_wait(const __grid_constant__ DeviceView view) {
   __shared__ std::uint64_t bar;
   if (threadIdx.x == 0) {
     cuda::ptx::mbarrier_init(&bar, 1);
     (void)cuda::ptx::mbarrier_arrive(&bar);
   }
   __syncthreads();
-  Stamps tl;
+  Stamps tl{view};
   tl.wait(Span::kFullWait, 0, [&] { return hopper::barrier_ready(&bar, 0); }, [&] { hopper::wait_barrier(&bar, 0); });
 }
 
 // Every warp stamps `n` begin/end pairs.
 template <class Stamps>
-__global__ void many_stamps(int n) {
-  Stamps tl;
+__global__ void many_stamps(int n, const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   for (int i = 0; i < n; ++i) {
     tl.begin(Span::kSoftmax, i);
     tl.end(Span::kSoftmax, i);
@@ -89,8 +89,8 @@ __global__ void many_stamps(int n) {
 // As a producer stamps: lane 0 of each warp alone, while the warp's other lanes have left (a
 // span every policy stamps, the full-barrier wait).
 template <class Stamps>
-__global__ void lane0_stamps(int n) {
-  Stamps tl;
+__global__ void lane0_stamps(int n, const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   if (threadIdx.x % 32 != 0) return;
   for (int i = 0; i < n; ++i) {
     tl.begin(Span::kFullWait, i);
@@ -100,8 +100,8 @@ __global__ void lane0_stamps(int n) {
 
 // Every span kind once, begin and end, by every warp.
 template <class Stamps>
-__global__ void every_span() {
-  Stamps tl;
+__global__ void every_span(const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   for (unsigned k = 0; k < unsigned(Span::kCount); ++k) {
     tl.begin(Span(k), k);
     tl.end(Span(k), k);
@@ -112,8 +112,8 @@ __global__ void every_span() {
 // (items b, b + grid, ...), stamping each item and a softmax inside it, and a wait before each
 // item, outside it.
 template <class Stamps>
-__global__ void items_walk(int items) {
-  Stamps tl;
+__global__ void items_walk(int items, const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   for (int n = 0; n < items; ++n) {
     const std::uint32_t w = blockIdx.x + n * gridDim.x;
     tl.begin(Span::kFullWait, w);
@@ -176,13 +176,13 @@ constexpr double kCyclesAsNs = 1000;
 
 // Launches `kernel` (warp 1 spins kSpin cycles as a softmax span, warp 0 waits for it in a span
 // of kind `wait_kind`) and checks that the decoded wait covers the spin.
-void expect_wait_covers_spin(void (*kernel)(long long), Span wait_kind) {
+void expect_wait_covers_spin(void (*kernel)(long long, DeviceView), Span wait_kind) {
   const DeviceTimeline buffer(1, 2, 64);
   buffer.attach();
   buffer.clear(nullptr);
   // Long against everything else a warp does before and after its stamps (a few hundred cycles).
   constexpr long long kSpin = 1 << 20;
-  kernel<<<1, 64>>>(kSpin);
+  kernel<<<1, 64>>>(kSpin, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   DecodeOptions o;
   o.sm_clock_mhz = kCyclesAsNs;
@@ -222,7 +222,7 @@ TYPED_TEST(TimelineGpu, OverflowIsCountedAndStaysInItsSlot) {
   const DeviceTimeline buffer(2, 2, 8);
   buffer.attach();
   buffer.clear(nullptr);
-  many_stamps<TypeParam><<<2, 64>>>(10);  // 20 stamps per warp into 8 places
+  many_stamps<TypeParam><<<2, 64>>>(10, attached_view());  // 20 stamps per warp into 8 places
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
@@ -245,7 +245,7 @@ TYPED_TEST(TimelineGpu, DetachedKernelsRecordNothing) {
   buffer.attach();
   buffer.clear(nullptr);
   detach_all();
-  many_stamps<TypeParam><<<1, 64>>>(2);
+  many_stamps<TypeParam><<<1, 64>>>(2, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (const RawSlot& s : raw.slots) EXPECT_EQ(s.started, 0u);
@@ -258,7 +258,7 @@ TYPED_TEST(TimelineGpu, EveryStampLandsInOrderAcrossRingFlushes) {
   const DeviceTimeline buffer(2, 3, 8 * kHalfStamps);
   buffer.attach();
   buffer.clear(nullptr);
-  many_stamps<TypeParam><<<2, 96>>>(kPairs);
+  many_stamps<TypeParam><<<2, 96>>>(kPairs, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
@@ -284,7 +284,7 @@ TYPED_TEST(TimelineGpu, OneLaneStampsAloneAfterItsWarpLeft) {
   const DeviceTimeline buffer(1, 2, 4 * kHalfStamps);
   buffer.attach();
   buffer.clear(nullptr);
-  lane0_stamps<TypeParam><<<1, 64>>>(kPairs);
+  lane0_stamps<TypeParam><<<1, 64>>>(kPairs, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::size_t slot = 0; slot < raw.slots.size(); ++slot) {
@@ -300,7 +300,7 @@ TYPED_TEST(TimelineGpu, AWaitThatPassesAtOnceIsStampedByItsPolicy) {
   const DeviceTimeline buffer(1, 1, 8);
   buffer.attach();
   buffer.clear(nullptr);
-  ready_mbarrier_wait<TypeParam><<<1, 32>>>();
+  ready_mbarrier_wait<TypeParam><<<1, 32>>>(attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   EXPECT_EQ(raw.slots[0].started, 1u);
@@ -312,7 +312,7 @@ TYPED_TEST(TimelineGpu, StampsTheSpansOfItsPolicy) {
   const DeviceTimeline buffer(1, 1, 64);
   buffer.attach();
   buffer.clear(nullptr);
-  every_span<TypeParam><<<1, 32>>>();
+  every_span<TypeParam><<<1, 32>>>(attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   const std::uint32_t spans = TypeParam::kSpanSet;
@@ -346,7 +346,7 @@ TYPED_TEST(TimelineSampledGpu, StampsOnlyTheSampledItems) {
   const DeviceTimeline buffer(kBlocks, kWarps, 64);
   buffer.attach();
   buffer.clear(nullptr);
-  items_walk<TypeParam><<<kBlocks, 32 * kWarps>>>(kItems);
+  items_walk<TypeParam><<<kBlocks, 32 * kWarps>>>(kItems, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   for (std::uint32_t b = 0; b < kBlocks; ++b) {

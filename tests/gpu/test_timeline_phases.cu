@@ -38,11 +38,11 @@ __device__ void stamped_spin(Stamps& tl, long long spin) {
 // The worker spins, then arrives on an mbarrier; the waiter begins a work item and waits on the
 // barrier as a consumer waits for its first tile, which ends the item's prologue.
 template <class Stamps>
-__global__ void known_prologue(long long spin) {
+__global__ void known_prologue(long long spin, const __grid_constant__ DeviceView view) {
   __shared__ std::uint64_t bar;
   if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, 1);
   __syncthreads();
-  Stamps tl;
+  Stamps tl{view};
   const unsigned warp = threadIdx.x / 32;
   if (warp == kWorker) {
     stamped_spin(tl, spin);
@@ -58,8 +58,8 @@ __global__ void known_prologue(long long spin) {
 
 // The worker spins, then arrives at named barrier 1; the waiter waits there in a merge wait.
 template <class Stamps>
-__global__ void known_merge_wait(long long spin) {
-  Stamps tl;
+__global__ void known_merge_wait(long long spin, const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   const unsigned warp = threadIdx.x / 32;
   if (warp == kWorker) {
     stamped_spin(tl, spin);
@@ -73,8 +73,8 @@ __global__ void known_merge_wait(long long spin) {
 
 // Every span kind once, begin and end, by every warp.
 template <class Stamps>
-__global__ void every_span() {
-  Stamps tl;
+__global__ void every_span(const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   for (unsigned k = 0; k < unsigned(Span::kCount); ++k) {
     tl.begin(Span(k), k);
     tl.end(Span(k), k);
@@ -84,8 +84,8 @@ __global__ void every_span() {
 // Every warp stamps one work item as a consumer does under these policies: its begin, the
 // prologue's end, the epilogue and its end.
 template <class Stamps>
-__global__ void one_item_each() {
-  Stamps tl;
+__global__ void one_item_each(const __grid_constant__ DeviceView view) {
+  Stamps tl{view};
   tl.begin(Span::kItem, blockIdx.x);
   tl.end(Span::kPrologue, 0);
   tl.begin(Span::kEpilogue, blockIdx.x);
@@ -127,12 +127,12 @@ const TimelineSpan* find_span(const TimelineDecoded& d, std::uint32_t warp, Span
 
 // Launches `kernel` on one block of kThreads (the worker spins kSpin cycles in an epilogue span,
 // the waiter waits for it in a span of kind `wait_kind`) and checks that the wait covers the spin.
-void expect_wait_covers_spin(void (*kernel)(long long), Span wait_kind, StampPolicy policy) {
+void expect_wait_covers_spin(void (*kernel)(long long, DeviceView), Span wait_kind, StampPolicy policy) {
   const DeviceTimeline buffer(1, kThreads / 32, 64);
   buffer.attach();
   buffer.clear(nullptr);
   constexpr long long kSpin = 1 << 20;  // long against a warp's few hundred cycles of other work
-  kernel<<<1, kThreads>>>(kSpin);
+  kernel<<<1, kThreads>>>(kSpin, attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const TimelineDecoded d = decode(buffer.pull(nullptr), in_cycles(policy));
   ASSERT_EQ(d.warps.size(), 2u);
@@ -161,7 +161,7 @@ TYPED_TEST(TimelinePhasesGpu, StampsItsSpansAndNothingPerTile) {
   const DeviceTimeline buffer(1, 1, 64);
   buffer.attach();
   buffer.clear(nullptr);
-  every_span<TypeParam><<<1, 32>>>();
+  every_span<TypeParam><<<1, 32>>>(attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   std::vector<std::uint16_t> expected;
@@ -182,7 +182,7 @@ TYPED_TEST(TimelinePhasesGpu, OnlyTheWarpsOfItsPolicyWriteTheirSlots) {
   const DeviceTimeline buffer(kBlocks, kWarps, 16);
   buffer.attach();
   buffer.clear(nullptr);
-  one_item_each<TypeParam><<<kBlocks, 32 * kWarps>>>();
+  one_item_each<TypeParam><<<kBlocks, 32 * kWarps>>>(attached_view());
   ATTNLAB_CHECK_LAUNCH();
   const RawTimeline raw = buffer.pull(nullptr);
   const std::uint32_t anchoring = TypeParam::kLeadsOnly ? kWarps - kWarpsPerWarpgroup : kWarps - 1;
