@@ -127,6 +127,9 @@ static_assert(2 * unsigned(Span::kCount) <= (1u << kCodeBits), "every event code
 // end, so that the SMs' cycle counters, which are not synchronised, align on one time axis. Under
 // GlobalStamps one warp per block writes them (started 1) and the block's other warps only their
 // count (started 0): the decoder gives those the anchoring warp's SM and clock reference.
+// entry_clock is clock64 at the stamped kernel's first instruction, which an anchoring warp
+// writes beside its start anchor: a recorder is made after the kernel's prologue (so that it
+// delays no first copy), and the warp's life on the axis begins at the entry (anchored_start).
 struct RawSlot {
   std::uint64_t start_clock;  // [cycles]
   std::uint64_t start_ns;     // [ns] %globaltimer
@@ -136,8 +139,15 @@ struct RawSlot {
   std::uint32_t smid;
   std::uint32_t cta;          // linear block index
   std::uint32_t started;      // 1 once the warp ran (0: no CTA ever held this slot)
+  std::uint64_t entry_clock;  // [cycles] 0: not read (a kernel that passes its recorders no entry)
 };
-static_assert(sizeof(RawSlot) == 48, "slot headers pack without padding");
+static_assert(sizeof(RawSlot) == 56, "slot headers pack without padding");
+
+// [cycles] where an anchoring warp's life begins: the kernel's entry where it was read (and lies
+// before the start anchor, as it must on one SM's counter), else the start anchor.
+constexpr std::uint64_t anchored_start(const RawSlot& s) {
+  return s.entry_clock != 0 && s.entry_clock <= s.start_clock ? s.entry_clock : s.start_clock;
+}
 
 constexpr std::uint16_t event_code(Span s, bool end) {
   return std::uint16_t(2 * unsigned(s) + (end ? 1u : 0u));

@@ -543,11 +543,11 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
 // Persistent: one block per SM walks work items, the first its own index, the next from the
 // scheduler Sched (kernels/tile_pipeline.cuh), so the producer loads the next item's Q and K/V
 // while the consumers finish the current one. The kernels' body (kernels/phase_5_launch.cuh):
-// `view` is the stamped kernel's timeline view, none in the timed one.
-template <class T, class Sched, class Stamps, class... View>
+// `entry`, the stamped kernel's (timeline::KernelEntry), none in the timed one.
+template <class T, class Sched, class Stamps, class... Entry>
 __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
                                                 const CUtensorMap& tm_v, const CUtensorMap& tm_o, const Params<T>& p,
-                                                const View&... view) {
+                                                const Entry&... entry) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(Sched::kSplitsKeys == T::kSplit || !Sched::kSplitsKeys, "only split kernels split");
   extern __shared__ unsigned char smem_raw[];
@@ -578,7 +578,7 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
   // copies).
   if (warpgroup == 0) {
     setmaxnreg_dec<T::kProducerRegs>();
-    timeline::ProducerStamps<Stamps> tl{view...};
+    timeline::ProducerStamps<Stamps> tl{entry...};
     if (threadIdx.x == 0) run_producer<T, Sched, decltype(tl)>(sm, &tm_q, &tm_k, &tm_v, p, tl);
     if constexpr (T::Ops::kTransposesV) {
       const int warp = int(threadIdx.x) / kWarpSize;
@@ -587,7 +587,7 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
     return;
   }
   setmaxnreg_inc<T::kConsumerRegs>();
-  Stamps tl{view...};
+  Stamps tl{entry...};
   run_consumer<T, Stamps>(sm, &tm_o, p, warpgroup, tl);
 #else
   __trap();  // built without sm_90a: launch() refuses before getting here

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,
                      const __grid_constant__ Params<T> p, const __grid_constant__ timeline::DeviceView view) {
-  attention_block<T, Sched, Stamps>(tm_q, tm_k, tm_v, tm_o, p, view);
+  attention_block<T, Sched, Stamps>(tm_q, tm_k, tm_v, tm_o, p, timeline::entered(view));
 }
 
 template <class T, class Stamps>

@@ -112,11 +112,12 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
 // Sched: which query tile and key tiles a block takes (ClusterScheduler, kernels/work_order.hpp).
-// A block's work, for the kernels below: `view` is the timeline buffer's (none for NoStamps).
-template <int D, int C, int KW, class Mask, class Sched, class Stamps, class... View>
+// A block's work, for the kernels below: `entry`, the stamped kernel's (timeline::KernelEntry),
+// none in the timed one.
+template <int D, int C, int KW, class Mask, class Sched, class Stamps, class... Entry>
 __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
                                                 const CUtensorMap& tm_v, __half* __restrict__ o, int group, int S,
-                                                float scale_log2, const View&... view) {
+                                                float scale_log2, const Entry&... entry) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace hopper;
   using timeline::Span;
@@ -175,7 +176,7 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
   // The recorder is made once the first copies are out, so that nothing of it delays them. The
   // item's span then begins after their issue, which no stamp covers; the prologue span, to Q's
   // landing, holds their flight.
-  Stamps tl{view...};
+  Stamps tl{entry...};
   tl.begin(Span::kItem, blockIdx.x);
   if constexpr (C > 1) cluster_arrive_relaxed();
   named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
@@ -310,7 +311,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                      const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int group, int S,
                      float scale_log2, const __grid_constant__ timeline::DeviceView view) {
-  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2, view);
+  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2,
+                                                 timeline::entered(view));
 }
 
 template <int N>

@@ -23,9 +23,9 @@
 // each of them stamping every work item, or with ATTNLAB_TIMELINE_SAMPLE = k > 1 only every
 // k-th (sampled_item): the others run their stamp sites as a skipped branch.
 //
-// In a kernel templated on `class Stamps`, given `view...` (the stamped kernel's view parameter,
+// In a kernel templated on `class Stamps`, given `entry...` (the stamped kernel's KernelEntry,
 // nothing in the timed kernel):
-//   Stamps tl{view...};                        once, early, by every thread (anchors the block)
+//   Stamps tl{entry...};                       once, early, by every thread (anchors the block)
 //   tl.begin(Span::kSoftmax, j); ... tl.end(Span::kSoftmax, j);   (Span, common/timeline_events.hpp)
 //   and a __device__ function that stamps too takes `Stamps& tl`.
 // A warp's slot takes `capacity` stamps; later ones are counted, never written.
@@ -45,7 +45,8 @@ namespace attnlab::timeline {
 
 // Launches a kernel written once for both builds: fn() for NoStamps, fn(view) for a stamping
 // policy, the view of the buffer attached now (DeviceTimeline::attach), which the stamped kernel
-// takes as its last parameter, `const __grid_constant__ DeviceView view`. A parameter, not a
+// takes as its last parameter, `const __grid_constant__ DeviceView view`, and hands its
+// recorders as `entered(view)` (KernelEntry, below), first thing. A parameter, not a
 // __constant__ variable: the kernel's reads of it are the parameter bank's, whose lines every
 // launch fetches anyway, where a view in the constant bank cost each SM a miss of its own at the
 // kernel's start, on the path of its first copies (kernels/NOTES.md, "The view as a
@@ -110,8 +111,9 @@ __device__ __forceinline__ std::uint32_t slot_of_warp(const DeviceView& v) {
   const std::uint32_t warp = linear_tid() / 32, cta = linear_cta();
   return v.slots != nullptr && warp < v.warps_per_cta && cta < v.ctas ? cta * v.warps_per_cta + warp : kNoSlot;
 }
-// The slot header's anchors (RawSlot), written by one lane.
-__device__ __forceinline__ void write_start_anchors(RawSlot& s) {
+// The slot header's anchors (RawSlot), written by one lane; `entry`: the kernel's first clock.
+__device__ __forceinline__ void write_start_anchors(RawSlot& s, std::uint64_t entry) {
+  s.entry_clock = entry;
   s.start_clock = clock_now();
   s.start_ns = globaltimer_now();
   s.smid = smid_now();
@@ -141,6 +143,16 @@ __device__ __forceinline__ std::uint32_t ordered_clock(std::uint32_t word) {
   return clock_lo_now();
 }
 }  // namespace
+
+// What a stamped kernel hands its recorders: the buffer's view (its parameter) and clock64 read
+// at its first instruction (entered()), which the anchoring warps write beside their start
+// anchors (RawSlot::entry_clock): the recorders are made after the kernel's prologue, and the
+// decoded span then still covers the kernel from its entry, not from the first recorder.
+struct KernelEntry {
+  const DeviceView& view;
+  std::uint64_t clock;  // [cycles]
+};
+__device__ __forceinline__ KernelEntry entered(const DeviceView& view) { return {view, clock_now()}; }
 
 // Whether a stamp's clock read needs the ordering load (ordered_clock): only the end of a wait
 // on an instruction after which a warp may go on issuing before the wait is over. The named
@@ -206,7 +218,7 @@ static_assert(unsigned(Span::kCount) < 30, "the flags stay clear of the spans' b
 struct NoStamps {
   static constexpr bool kTakesView = false;
   NoStamps() = default;
-  __device__ __forceinline__ explicit NoStamps(const DeviceView&) {}
+  __device__ __forceinline__ explicit NoStamps(const KernelEntry&) {}
   template <class Item>
   __device__ __forceinline__ void begin(Span, Item) {}
   template <class Item>
@@ -314,11 +326,15 @@ class GlobalStamps : public StampCalls<GlobalStamps<kSpans, kSampleEvery>, kSpan
   // that stamps launches multiples of 32 threads): the __syncwarp at the end rejoins lane 0,
   // which took the header's stores alone, with its warp before the aligned barriers and wgmma
   // that follow, which .aligned requires of a warp.
-  // `view`: the kernel's view parameter, which the recorder reads at each stamp and at its end.
-  __device__ __forceinline__ explicit GlobalStamps(const DeviceView& view) : view_(view) {
+  // `entry.view`: the kernel's view parameter, which the recorder reads at each stamp and at its
+  // end. From a view alone (a test's kernel), no entry clock: the warp's life begins at its
+  // start anchor.
+  __device__ __forceinline__ explicit GlobalStamps(const KernelEntry& entry) : GlobalStamps(entry.view, entry.clock) {}
+  __device__ __forceinline__ explicit GlobalStamps(const DeviceView& view, std::uint64_t entry_clock = 0)
+      : view_(view) {
     const std::uint32_t slot = linear_tid() % 32 == 0 && stamps_here() ? slot_of_warp(view_) : kNoSlot;
     if (slot != kNoSlot) {
-      if (anchors_block(kLeadsOnly)) write_start_anchors(view_.slots[slot]);
+      if (anchors_block(kLeadsOnly)) write_start_anchors(view_.slots[slot], entry_clock);
       events_ = view_.events + std::size_t(slot) * view_.capacity;
       count_ = 0;
     }
@@ -448,7 +464,9 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
   static constexpr bool kTakesView = true;
 
   // As GlobalStamps: every thread of a block, at the same point, with whole warps.
-  __device__ __forceinline__ explicit SharedStamps(const DeviceView& view) : view_(view) {
+  __device__ __forceinline__ explicit SharedStamps(const KernelEntry& entry) : SharedStamps(entry.view, entry.clock) {}
+  __device__ __forceinline__ explicit SharedStamps(const DeviceView& view, std::uint64_t entry_clock = 0)
+      : view_(view) {
     const DeviceView& v = view_;
     const std::uint32_t warp = linear_tid() / 32;
     const bool lane0 = linear_tid() % 32 == 0;
@@ -456,7 +474,7 @@ class SharedStamps : public StampCalls<SharedStamps<kSpans, kSampleEvery>, kSpan
     const std::uint32_t slot = warp < kRingWarps ? slot_of_warp(v) : kNoSlot;
     next_ = static_cast<std::uint32_t>(__cvta_generic_to_shared(&Rings::entries()[ring][0]));
     if (lane0) {
-      if (slot != kNoSlot) write_start_anchors(v.slots[slot]);
+      if (slot != kNoSlot) write_start_anchors(v.slots[slot], entry_clock);
       Rings::headers()[ring] = slot != kNoSlot ? RingHeader{v.events + std::size_t(slot) * v.capacity, v.capacity, 0}
                                                : RingHeader{nullptr, 0, 0};
     }

@@ -200,7 +200,7 @@ double axis_zero(const RawTimeline& raw, const std::vector<const RawSlot*>& anch
     const bool own = raw.slots[i].started != 0;
     if (!a || (!own && raw.capacity == 0)) continue;
     const std::uint64_t first =
-        own ? a->start_clock : widen(raw.events.data() + i * raw.capacity, 1, a->start_clock)[0].clock;
+        own ? anchored_start(*a) : widen(raw.events.data() + i * raw.capacity, 1, a->start_clock)[0].clock;
     t0 = std::min(t0, axis.at(first, a->smid));
   }
   return t0;
@@ -439,8 +439,9 @@ TimelineDecoded decode(const RawTimeline& raw, const DecodeOptions& opt) {
     w.warp = std::uint32_t(i % raw.warps_per_cta);
     w.smid = a->smid;
     w.role = opt.role ? opt.role(w.warp) : "warp " + std::to_string(w.warp);
-    // Its start anchor, or without one its first stamp.
-    const std::uint64_t start = s.started || ev.empty() ? a->start_clock : ev.front().clock;
+    // Its start anchor (from the kernel's entry where the warp wrote it), or without one its
+    // first stamp.
+    const std::uint64_t start = s.started || ev.empty() ? anchored_start(*a) : ev.front().clock;
     w.start_ns = axis.at(start, a->smid) - t0;
     w.end_ns = end - t0;
     w.stamps = s.count;

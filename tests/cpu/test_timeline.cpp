@@ -140,6 +140,35 @@ TEST(TimelineDecode, WarpsWithoutAnchorsTakeTheirBlocksAnchoringWarp) {
   EXPECT_TRUE(decode(lone.raw, at_mhz(1000)).warps.empty());
 }
 
+// The stamped kernels read the clock at their first instruction and the anchoring warp writes it
+// beside its start anchor (RawSlot::entry_clock), since the recorders are made after the
+// kernel's prologue: the warp's life, and the decoded span, begin there. An entry clock after
+// the start anchor (not one SM's counter) or none (0) leaves the start anchor as the beginning.
+TEST(TimelineDecode, AnAnchoringWarpBeginsAtTheKernelsEntry) {
+  constexpr std::uint64_t kStart = 1'000'000;
+  const auto decoded = [&](std::uint64_t entry) {
+    Builder b(1, 1, 8);
+    b.start(0, 0, 2, kStart, kEpochNs).entry_clock = entry;
+    b.stamp(0, 0, Span::kItem, false, kStart + 100);
+    b.stamp(0, 0, Span::kItem, true, kStart + 900);
+    b.end(0, 0, kStart + 1000, kEpochNs + 1000);
+    return decode(b.raw, at_mhz(1000));
+  };
+  const TimelineDecoded with_entry = decoded(kStart - 700);
+  ASSERT_EQ(with_entry.warps.size(), 1u);
+  EXPECT_DOUBLE_EQ(with_entry.warps[0].start_ns, 0);
+  EXPECT_DOUBLE_EQ(with_entry.warps[0].end_ns, 1700);
+  EXPECT_DOUBLE_EQ(with_entry.span_ns, 1700);
+  ASSERT_EQ(with_entry.warps[0].spans.size(), 1u);
+  EXPECT_DOUBLE_EQ(with_entry.warps[0].spans[0].begin_ns, 800);  // the stamps keep their places
+  for (const std::uint64_t entry : {std::uint64_t(0), kStart + 5}) {
+    const TimelineDecoded d = decoded(entry);
+    ASSERT_EQ(d.warps.size(), 1u);
+    EXPECT_DOUBLE_EQ(d.span_ns, 1000) << entry;
+    EXPECT_DOUBLE_EQ(d.warps[0].spans[0].begin_ns, 100) << entry;
+  }
+}
+
 TEST(TimelineDecode, CountsOverflowAndNeverReadsPastTheCapacity) {
   Builder b(1, 1, 4);
   b.start(0, 0, 0, 0, kEpochNs);

@@ -18,7 +18,7 @@ namespace attnlab::phase_zz {
 namespace {
 template <class Stamps, class... View>
 __global__ void fake_kernel(const __grid_constant__ View... view) {
-  Stamps tl{view...};
+  Stamps tl{timeline::entered(view)...};
   tl.begin(timeline::Span::kItem, 0);
   tl.end(timeline::Span::kItem, 0);
 }
