@@ -112,13 +112,15 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
 // (GQA's `group`), z: the (batch, KV head) plane, so that q_plane = b H + h with
 // h = kv_head group + y needs no division. Mask: which keys a row sees (kernels/tile_pipeline.cuh).
 // Sched: which query tile and key tiles a block takes (ClusterScheduler, kernels/work_order.hpp).
-// A block's work, for the kernels below: `entry`, the stamped kernel's (timeline::KernelEntry),
-// none in the timed one.
-template <int D, int C, int KW, class Mask, class Sched, class Stamps, class... Entry>
-__device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
-                                                const CUtensorMap& tm_v, __half* __restrict__ o, int group, int S,
-                                                float scale_log2, const Entry&... entry) {
+// View: the stamped kernel's timeline view (timeline::with_view), none in the timed one.
+template <int D, int C, int KW, class Mask, class Sched, class Stamps, class... View>
+__global__ void __launch_bounds__(kWgThreads * KW, 1)
+    attention_kernel(const __grid_constant__ CUtensorMap tm_q,
+                     const __grid_constant__ CUtensorMap tm_k,
+                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o,
+                     int group, int S, float scale_log2, const __grid_constant__ View... view) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const auto entry = timeline::entered(view...);  // first: the clock the timeline starts the block at
   using namespace hopper;
   using timeline::Span;
   namespace ptx = cuda::ptx;
@@ -176,7 +178,7 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
   // The recorder is made once the first copies are out, so that nothing of it delays them. The
   // item's span then begins after their issue, which no stamp covers; the prologue span, to Q's
   // landing, holds their flight.
-  Stamps tl{entry...};
+  Stamps tl{entry};
   tl.begin(Span::kItem, blockIdx.x);
   if constexpr (C > 1) cluster_arrive_relaxed();
   named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
@@ -297,24 +299,6 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
 #endif
 }
 
-// The timed kernel, and the stamped one, which takes the timeline buffer's view
-// (timeline::with_view).
-template <int D, int C, int KW, class Mask, class Sched, class Stamps>
-__global__ void __launch_bounds__(kWgThreads * KW, 1)
-    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int group, int S,
-                     float scale_log2) {
-  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2);
-}
-template <int D, int C, int KW, class Mask, class Sched, class Stamps>
-__global__ void __launch_bounds__(kWgThreads * KW, 1)
-    attention_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
-                     const __grid_constant__ CUtensorMap tm_v, __half* __restrict__ o, int group, int S,
-                     float scale_log2, const __grid_constant__ timeline::DeviceView view) {
-  attention_block<D, C, KW, Mask, Sched, Stamps>(tm_q, tm_k, tm_v, o, group, S, scale_log2,
-                                                 timeline::entered(view));
-}
-
 template <int N>
 using IntTag = std::integral_constant<int, N>;
 
@@ -372,9 +356,9 @@ void launch_config(const Problem& p, cudaStream_t stream) {
   const auto go = [&](const auto&... view) {
     using Kernel =
         void (*)(CUtensorMap, CUtensorMap, CUtensorMap, __half*, int, int, float, std::decay_t<decltype(view)>...);
-    const Kernel causal = attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps>;
-    const Kernel plain = attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps>;
-    const Kernel kernel = s.causal ? causal : plain;
+    const Kernel kernel =
+        s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps, std::decay_t<decltype(view)>...>
+                 : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps, std::decay_t<decltype(view)>...>;
     set_dynamic_smem(kernel, g.dynamic_smem_bytes);
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = g.grid;

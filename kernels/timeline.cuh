@@ -49,8 +49,8 @@ namespace attnlab::timeline {
 // recorders as `entered(view)` (KernelEntry, below), first thing. A parameter, not a
 // __constant__ variable: the kernel's reads of it are the parameter bank's, whose lines every
 // launch fetches anyway, where a view in the constant bank cost each SM a miss of its own at the
-// kernel's start, on the path of its first copies (kernels/NOTES.md, "The view as a
-// parameter").
+// kernel's start, on the path of its first copies (kernels/NOTES.md, "Why phase 5 and d4 are
+// as they are": the buffer's view as a kernel parameter).
 template <class Stamps, class Fn>
 void with_view(Fn&& fn) {
   if constexpr (Stamps::kTakesView)
@@ -148,11 +148,14 @@ __device__ __forceinline__ std::uint32_t ordered_clock(std::uint32_t word) {
 // at its first instruction (entered()), which the anchoring warps write beside their start
 // anchors (RawSlot::entry_clock): the recorders are made after the kernel's prologue, and the
 // decoded span then still covers the kernel from its entry, not from the first recorder.
+// entered() without a view, in a timed kernel, is NoEntry: nothing is read.
 struct KernelEntry {
   const DeviceView& view;
   std::uint64_t clock;  // [cycles]
 };
+struct NoEntry {};
 __device__ __forceinline__ KernelEntry entered(const DeviceView& view) { return {view, clock_now()}; }
+__device__ __forceinline__ NoEntry entered() { return {}; }
 
 // Whether a stamp's clock read needs the ordering load (ordered_clock): only the end of a wait
 // on an instruction after which a warp may go on issuing before the wait is over. The named
@@ -219,6 +222,7 @@ struct NoStamps {
   static constexpr bool kTakesView = false;
   NoStamps() = default;
   __device__ __forceinline__ explicit NoStamps(const KernelEntry&) {}
+  __device__ __forceinline__ explicit NoStamps(NoEntry) {}
   template <class Item>
   __device__ __forceinline__ void begin(Span, Item) {}
   template <class Item>
