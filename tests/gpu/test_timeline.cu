@@ -17,26 +17,21 @@
 #include "common/check.hpp"
 #include "kernels/timeline_host.hpp"
 #include "profiler/timeline_decode.hpp"
+#include "tests/gpu/known_spin.cuh"
 
 namespace attnlab::timeline {
 namespace {
 
-// `spin` cycles of work, stamped as a softmax span.
-template <class Stamps>
-__device__ void stamped_spin(Stamps& tl, long long spin) {
-  tl.begin(Span::kSoftmax, 0);
-  const long long t0 = clock64();
-  while (clock64() - t0 < spin) {
-  }
-  tl.end(Span::kSoftmax, 0);
-}
+using test::kCyclesAsNs;
+using test::kSpin;
+using test::stamped_spin;
 
 // Warp 1 works (spins) for `spin` cycles, then arrives at barrier 1; warp 0 waits there.
 template <class Stamps>
 __global__ void known_wait(long long spin, const __grid_constant__ DeviceView view) {
   Stamps tl{view};
   if (threadIdx.x / 32 == 1) {
-    stamped_spin(tl, spin);
+    stamped_spin(tl, spin, Span::kSoftmax);
     asm volatile("bar.arrive 1, 64;" ::: "memory");
   } else {
     tl.begin(Span::kPingPongWait, 0);
@@ -56,7 +51,7 @@ __global__ void known_mbarrier_wait(long long spin, const __grid_constant__ Devi
   __syncthreads();
   Stamps tl{view};
   if (threadIdx.x / 32 == 1) {
-    stamped_spin(tl, spin);
+    stamped_spin(tl, spin, Span::kSoftmax);
     if (threadIdx.x == 32) (void)cuda::ptx::mbarrier_arrive(&bar);
   } else {
     tl.wait(Span::kFullWait, 0, [&] { return hopper::barrier_ready(&bar, 0); }, [&] { hopper::wait_barrier(&bar, 0); });
@@ -170,23 +165,10 @@ std::uint32_t expected_started(const RawTimeline& raw, std::size_t slot) {
   return !Policy::kAnchorsPerBlock || slot == block_last_slot(raw, slot) ? 1u : 0u;
 }
 
-// At 1000 MHz a decoded nanosecond is one cycle: the checks below are in cycles, so they do not
-// depend on the clock the SM ran at.
-constexpr double kCyclesAsNs = 1000;
-
 // Launches `kernel` (warp 1 spins kSpin cycles as a softmax span, warp 0 waits for it in a span
 // of kind `wait_kind`) and checks that the decoded wait covers the spin.
 void expect_wait_covers_spin(void (*kernel)(long long, DeviceView), Span wait_kind) {
-  const DeviceTimeline buffer(1, 2, 64);
-  buffer.attach();
-  buffer.clear(nullptr);
-  // Long against everything else a warp does before and after its stamps (a few hundred cycles).
-  constexpr long long kSpin = 1 << 20;
-  kernel<<<1, 64>>>(kSpin, attached_view());
-  ATTNLAB_CHECK_LAUNCH();
-  DecodeOptions o;
-  o.sm_clock_mhz = kCyclesAsNs;
-  const TimelineDecoded d = decode(buffer.pull(nullptr), o);
+  const TimelineDecoded d = test::run_known_spin(kernel, 64, DecodeOptions{});
   ASSERT_EQ(d.warps.size(), 2u);
   EXPECT_EQ(d.unmatched, 0u);
   EXPECT_EQ(d.overflow, 0u);

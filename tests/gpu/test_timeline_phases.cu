@@ -17,6 +17,7 @@
 #include "common/check.hpp"
 #include "kernels/timeline_host.hpp"
 #include "profiler/timeline_decode.hpp"
+#include "tests/gpu/known_spin.cuh"
 
 namespace attnlab::timeline {
 namespace {
@@ -25,15 +26,8 @@ namespace {
 // warpgroup's first warp of a block of 5 warps, the one that anchors the block under both.
 constexpr unsigned kWaiter = 0, kWorker = 4, kThreads = 5 * 32;
 
-// `spin` cycles of work, stamped as an epilogue span (a span both policies stamp).
-template <class Stamps>
-__device__ void stamped_spin(Stamps& tl, long long spin) {
-  tl.begin(Span::kEpilogue, 0);
-  const long long t0 = clock64();
-  while (clock64() - t0 < spin) {
-  }
-  tl.end(Span::kEpilogue, 0);
-}
+using test::kSpin;
+using test::stamped_spin;
 
 // The worker spins, then arrives on an mbarrier; the waiter begins a work item and waits on the
 // barrier as a consumer waits for its first tile, which ends the item's prologue.
@@ -45,7 +39,7 @@ __global__ void known_prologue(long long spin, const __grid_constant__ DeviceVie
   Stamps tl{view};
   const unsigned warp = threadIdx.x / 32;
   if (warp == kWorker) {
-    stamped_spin(tl, spin);
+    stamped_spin(tl, spin, Span::kEpilogue);  // a span both policies stamp
     if (threadIdx.x == kWorker * 32) (void)cuda::ptx::mbarrier_arrive(&bar);
   } else if (warp == kWaiter) {
     tl.begin(Span::kItem, 9);
@@ -62,7 +56,7 @@ __global__ void known_merge_wait(long long spin, const __grid_constant__ DeviceV
   Stamps tl{view};
   const unsigned warp = threadIdx.x / 32;
   if (warp == kWorker) {
-    stamped_spin(tl, spin);
+    stamped_spin(tl, spin, Span::kEpilogue);  // a span both policies stamp
     asm volatile("bar.arrive 1, 64;" ::: "memory");
   } else if (warp == kWaiter) {
     tl.begin(Span::kMergeWait, 0);
@@ -109,10 +103,10 @@ class PhaseName {
 };
 TYPED_TEST_SUITE(TimelinePhasesGpu, PhasePolicies, PhaseName);
 
-// At 1000 MHz a decoded nanosecond is one cycle.
+// At test::kCyclesAsNs a decoded nanosecond is one cycle.
 DecodeOptions in_cycles(StampPolicy policy) {
   DecodeOptions o;
-  o.sm_clock_mhz = 1000;
+  o.sm_clock_mhz = test::kCyclesAsNs;
   o.policy = policy;
   return o;
 }
@@ -128,13 +122,7 @@ const TimelineSpan* find_span(const TimelineDecoded& d, std::uint32_t warp, Span
 // Launches `kernel` on one block of kThreads (the worker spins kSpin cycles in an epilogue span,
 // the waiter waits for it in a span of kind `wait_kind`) and checks that the wait covers the spin.
 void expect_wait_covers_spin(void (*kernel)(long long, DeviceView), Span wait_kind, StampPolicy policy) {
-  const DeviceTimeline buffer(1, kThreads / 32, 64);
-  buffer.attach();
-  buffer.clear(nullptr);
-  constexpr long long kSpin = 1 << 20;  // long against a warp's few hundred cycles of other work
-  kernel<<<1, kThreads>>>(kSpin, attached_view());
-  ATTNLAB_CHECK_LAUNCH();
-  const TimelineDecoded d = decode(buffer.pull(nullptr), in_cycles(policy));
+  const TimelineDecoded d = test::run_known_spin(kernel, kThreads, in_cycles(policy));
   ASSERT_EQ(d.warps.size(), 2u);
   EXPECT_EQ(d.unmatched, 0u);
   const TimelineSpan* wait = find_span(d, kWaiter, wait_kind);
