@@ -346,7 +346,7 @@ ordered_json to_json(const TimelineRecord& r) {
   j["shape"] = shape_to_json(r.shape, r.scale);
   j["started_utc"] = r.started_utc;
   j["provenance"] = to_json(r.provenance);
-  ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}};
+  ordered_json opts = {{"events_per_warp", r.events_per_warp}, {"launches", r.launches}, {"cold", r.cold}};
   if (r.requested_sm) opts["sm"] = *r.requested_sm;
   if (r.stamps) opts["stamps"] = *r.stamps;
   if (r.stamp_sample) opts["stamp_sample"] = *r.stamp_sample;
@@ -381,6 +381,7 @@ TimelineRecord read_timeline_record(const ordered_json& j) {
   r.provenance = read_provenance(j, "/provenance");
   r.events_per_warp = u32_at(j, "/options/events_per_warp");
   r.launches = u32_at(j, "/options/launches");
+  if (find(j, "/options/cold")) r.cold = bool_at(j, "/options/cold");
   if (find(j, "/options/sm")) r.requested_sm = u32_at(j, "/options/sm");
   r.stamps = optional_string_at(j, "/options/stamps");
   if (find(j, "/options/stamp_sample")) r.stamp_sample = u32_at(j, "/options/stamp_sample");

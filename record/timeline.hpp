@@ -210,6 +210,9 @@ struct TimelineRecord {
   Provenance provenance;
   std::uint32_t events_per_warp = 0;
   std::uint32_t launches = 0;         // per build, for the overhead
+  // Every timed launch and the traced one behind an L2 flush (attnlab-timeline --cold); false
+  // (warm, back to back) in records made before it was a choice.
+  bool cold = false;
   std::optional<std::uint32_t> requested_sm;
   // The build's stamp policy (stamp_policy_name); absent in records made before it was a choice.
   std::optional<std::string> stamps;

@@ -189,7 +189,7 @@ std::string intro(const TimelineRecord& rec, const fs::path& dir) {
   md << "# Warp-role timeline: phase " << rec.phase << " (" << rec.title << ") at " << shape_name(rec.shape) << "\n\n";
   md << "Status " << code(rec.status) << ", started " << rec.started_utc << " on " << gpu_name(rec)
      << ". The phase's kernels with warp-role stamps (their stamped build, never the timed "
-        "one), run once warm; record `run.json` (" << kTimelineSchema << "), Chrome trace "
+        "one), run once " << (rec.cold ? "cold (behind an L2 flush)" : "warm") << "; record `run.json` (" << kTimelineSchema << "), Chrome trace "
      << trace_link(dir) << ".\n\n";
   md << "Kernel " << code(rec.kernel_timeline) << ": " << rec.grid_ctas << " CTAs of "
      << rec.block_threads << " threads. Correctness of the timeline build against the fp64 "
@@ -289,7 +289,8 @@ std::string overhead_section(const TimelineRecord& rec, const Axis& axis) {
   t.row({"timeline", duration(o.timeline_median_ns), count(double(o.timeline_ns.size()))});
   md << t.str() << "\n";
   md << "Overhead " << duration(o.overhead_ns) << " (" << pct(o.overhead_fraction * 100)
-     << " of the normal build), both launched alternately, back to back (warm).";
+     << " of the normal build), both launched alternately, "
+     << (rec.cold ? "each behind an L2 flush (cold), as was the traced launch." : "back to back (warm).");
   if (o.overhead_fraction > kTimelineOverheadLimit)
     md << " Above " << pct(kTimelineOverheadLimit * 100) << ": PERTURBED (above).";
   md << "\n\n";

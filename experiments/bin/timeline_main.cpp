@@ -1,7 +1,7 @@
 // attnlab-timeline: a warp-role timeline of an instrumented phase (5, d4: every phase whose
 // declaration has Phase::launch_timeline). Its kernels with their stamp policy on
-// (kernels/timeline.cuh; the timed launches compile it away) run once warm with a stamp buffer
-// attached; the stamps are decoded onto one time axis and written
+// (kernels/timeline.cuh; the timed launches compile it away) run once with a stamp buffer
+// attached, warm or, with --cold, behind an L2 flush as the cold timing regime; the stamps are decoded onto one time axis and written
 // as a record (attnlab.timeline/1) and a Chrome trace of one SM; attnlab-report timeline renders
 // the record's report and picture (make timeline runs both, scripts/timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
 // build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
@@ -39,6 +39,7 @@
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/clock_probe.hpp"
 #include "profiler/kernel_activity.hpp"
+#include "profiler/l2_flush.hpp"
 #include "common/stats.hpp"
 #include "profiler/timeline_decode.hpp"
 #include "record/calibration.hpp"
@@ -63,6 +64,7 @@ struct Options {
   // Calibration records (calibration.json) or folders of them: the tensor pipe's wgmma rate.
   std::vector<std::string> calibration;
   bool under_profiler = false;
+  bool cold = false;  // an L2 flush before every timed and traced launch
 };
 
 // Launches of the stamped build in --under-profiler: two to warm up, the last decoded (Nsight
@@ -83,7 +85,8 @@ constexpr const char* kMethod =
     "are shares of its warps' stamped items' time. One launch without the buffer gives the grid and block "
     "(CUPTI); the timeline build is then gated on the fp64 reference (poisoned output, two "
     "launches), warmed up (3 launches of each build), and both builds are launched alternately, "
-    "back to back without an L2 flush (warm), each synchronised, for the overhead (CUPTI kernel "
+    "back to back without an L2 flush (warm; with options.cold, each launch behind an L2 flush, a write of twice "
+    "the L2 as the cold timing regime has it, the traced launch too), each synchronised, for the overhead (CUPTI kernel "
     "durations, medians; where a launch runs a pre-pass before the instrumented kernel, every CUPTI "
     "time here is the launch's last kernel's). The traced launch follows, between two SM-clock probes "
     "(profiler/clock_probe.hpp, kept for comparison); cycles become ns at the rate fitted to the "
@@ -159,10 +162,15 @@ void add_options(CLI::App& app, Options& opt) {
                  "as it is (default, and where no folder holds one of this GPU: the architecture's per-clock "
                  "ceiling, which the record names)")
       ->check(CLI::ExistingPath);
+  auto* cold = app.add_flag("--cold", opt.cold,
+                            "flush the L2 (a write of twice its size) before every launch of both builds and before "
+                            "the traced launch, as the cold timing regime does: the timeline of a launch whose inputs "
+                            "come from HBM (default: warm, back to back)");
   app.add_flag("--under-profiler", opt.under_profiler,
                "no CUPTI and no record (a profiler such as Nsight Compute holds the counters): launch the "
                "stamped build " + std::to_string(kProfilerLaunches) + " times, decode the last launch, print "
-               "its tensor-pipe line and write its tensor_pipe block to <out>/tensor_pipe.json");
+               "its tensor-pipe line and write its tensor_pipe block to <out>/tensor_pipe.json")
+      ->excludes(cold);
   app.footer("Exit codes: 0 ok, 1 the timeline build's output failed the fp64 check, 2 bad "
              "arguments or unsupported shape, 3 no GPU, CUPTI unavailable or output not writable.");
 }
@@ -242,6 +250,7 @@ TimelineRecord start_record(const Phase& phase, const Shape& s, double scale, co
   rec.started_utc = utc_iso8601(now);
   rec.events_per_warp = opt.events_per_warp;
   rec.launches = opt.launches;
+  rec.cold = opt.cold;
   rec.requested_sm = opt.sm;
   rec.stamps = timeline::stamp_policy_name(timeline::kBuildStampPolicy);
   rec.stamp_sample = timeline::kBuildStampSample;
@@ -271,9 +280,14 @@ bool gate_passes(TimelineRecord& rec, const fs::path& file, const Phase& phase,
 }
 
 // The stamps' cost: both builds warmed up, then launched alternately, each timed by CUPTI.
+// With `flush`, each launch follows an L2 flush (cold), the stamp buffer's clear before it.
 TimelineOverhead time_overhead(TimelineRecord& rec, profiler::KernelActivity& activity, std::uint64_t& tag,
                                const std::function<void()>& normal, const std::function<void()>& traced,
-                               const timeline::DeviceTimeline& buffer, cudaStream_t stream, std::uint32_t launches) {
+                               const timeline::DeviceTimeline& buffer, cudaStream_t stream, std::uint32_t launches,
+                               profiler::L2Flush* flush) {
+  const auto flushed = [&] {
+    if (flush) flush->flush(stream);
+  };
   for (int i = 0; i < 3; ++i) {
     normal();
     buffer.clear(stream);
@@ -285,8 +299,10 @@ TimelineOverhead time_overhead(TimelineRecord& rec, profiler::KernelActivity& ac
   std::vector<std::uint64_t> normal_tags, timeline_tags;
   for (std::uint32_t i = 0; i < launches; ++i) {
     normal_tags.push_back(tag);
+    flushed();
     tagged(activity, tag++, normal, stream);
     buffer.clear(stream);
+    flushed();
     timeline_tags.push_back(tag);
     tagged(activity, tag++, traced, stream);
   }
@@ -305,12 +321,13 @@ struct TracedLaunch {
   double ns = 0;              // [ns] its CUPTI time
 };
 
-// The traced launch, between two SM-clock probes.
+// The traced launch, between two SM-clock probes; behind an L2 flush where `flush` is given.
 TracedLaunch traced_launch(TimelineRecord& rec, profiler::KernelActivity& activity, std::uint64_t& tag,
                            const std::function<void()>& traced, const timeline::DeviceTimeline& buffer,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, profiler::L2Flush* flush) {
   rec.sm_clock_mhz_before = profiler::measure_sm_clock_mhz(stream);
   buffer.clear(stream);
+  if (flush) flush->flush(stream);
   const std::uint64_t traced_tag = tag++;
   tagged(activity, traced_tag, traced, stream);
   rec.sm_clock_mhz_after = profiler::measure_sm_clock_mhz(stream);
@@ -543,9 +560,13 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
 
   if (!gate_passes(rec, file, *phase, p, in, seed, stream.get())) return kExitFailed;
 
-  TimelineOverhead ovh = time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches);
+  std::optional<profiler::L2Flush> flush;
+  if (opt.cold) flush.emplace();
+  profiler::L2Flush* const flush_or_none = flush ? &*flush : nullptr;
+  TimelineOverhead ovh =
+      time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches, flush_or_none);
   ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches);
-  const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get());
+  const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get(), flush_or_none);
   decode_traced(rec, file, last.raw, opt, *req.phase, pipe);
   summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
   rec.overhead = ovh;

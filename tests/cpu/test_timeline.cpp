@@ -607,6 +607,23 @@ TEST(TimelineRecord, RoundTripsThroughItsJson) {
   EXPECT_FALSE(read_timeline_record(old).stamp_sample);
 }
 
+// Whether the launches were cold (attnlab-timeline --cold) goes through the record; a record made
+// before it was a choice ran warm.
+TEST(TimelineRecord, TheRegimeRoundTripsAndAnOlderRecordWasWarm) {
+  TimelineRecord r = sample_record();
+  EXPECT_EQ(to_json(r)["options"]["cold"], false);
+  r.cold = true;
+  const auto j = to_json(r);
+  EXPECT_EQ(j["options"]["cold"], true);
+  EXPECT_TRUE(read_timeline_record(j).cold);
+  auto old = j;
+  old["options"].erase("cold");
+  EXPECT_FALSE(read_timeline_record(old).cold);
+  auto wrong = j;
+  wrong["options"]["cold"] = "yes";
+  EXPECT_THROW(read_timeline_record(wrong), FieldError);
+}
+
 // Every SM's item paths and the launch's work items go through the record: rows of the classes
 // with time; a record made before either has neither, and an unknown class is named.
 TEST(TimelineRecord, PathsAndWorkItemsRoundTrip) {

@@ -93,6 +93,24 @@ TEST(TimelineReport, StatesOverheadSpanCheckAndWaitsByBarrier) {
   for (const auto& s : out.scripts) EXPECT_GT(fs::file_size(fs::path(s).replace_extension(".png")), 1000u);
 }
 
+// The regime the launches ran in, warm back to back or each behind an L2 flush, is said where the
+// overhead and the traced launch are.
+TEST(TimelineReport, SaysWhetherTheLaunchesRanWarmOrCold) {
+  TempDir t;
+  render_timeline(two_warps(), t.path);
+  const std::string warm = read_file(t.path / "report.md");
+  EXPECT_NE(warm.find("run once warm;"), std::string::npos) << warm;
+  EXPECT_NE(warm.find("both launched alternately, back to back (warm)."), std::string::npos) << warm;
+  TimelineRecord r = two_warps();
+  r.cold = true;
+  TempDir c;
+  render_timeline(r, c.path);
+  const std::string cold = read_file(c.path / "report.md");
+  EXPECT_NE(cold.find("run once cold (behind an L2 flush);"), std::string::npos) << cold;
+  EXPECT_NE(cold.find("each behind an L2 flush (cold), as was the traced launch."), std::string::npos) << cold;
+  EXPECT_EQ(cold.find("(warm)"), std::string::npos) << cold;
+}
+
 // The Chrome trace as it lies beside the record: trace.json, a committed trace.json.gz, or none
 // (a copy of the record kept without it), never a link to a file that is not there.
 TEST(TimelineReport, LinksTheTraceThatIsBesideTheRecordOrSaysThereIsNone) {
