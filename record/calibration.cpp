@@ -95,6 +95,9 @@ void summarize_launch(CalibrationLaunch& l) {
     throw std::invalid_argument("launch " + launch_text(l.launch) + ": no samples, or times and clocks differ in length");
   l.time = spread(l.time_ns);
   l.sm_clock_median_mhz = percentile(l.sm_clock_mhz, 0.5);
+  if (l.cold_time_ns.size() != l.cold_sm_clock_mhz.size())
+    throw std::invalid_argument("launch " + launch_text(l.launch) + ": cold times and clocks differ in length");
+  l.cold_time = l.cold_time_ns.empty() ? std::nullopt : std::optional<Spread>(spread(l.cold_time_ns));
 }
 
 std::string dims_text(const std::array<int, 3>& d) {
@@ -135,13 +138,17 @@ ordered_json to_json(const CalibrationRecord& r) {
     if (!x.kernel_sm_clock_mhz.empty()) j["rates"].back()["kernel_sm_clock_mhz"] = x.kernel_sm_clock_mhz;
   }
   j["launches"] = ordered_json::array();
-  for (const auto& l : r.launches)
-    j["launches"].push_back({{"launch", launch_json(l.launch)},
-                             {"used_by", l.used_by},
-                             {"time", spread_json(l.time)},
-                             {"sm_clock_median_mhz", l.sm_clock_median_mhz},
-                             {"time_ns", l.time_ns},
-                             {"sm_clock_mhz", l.sm_clock_mhz}});
+  for (const auto& l : r.launches) {
+    ordered_json e = {{"launch", launch_json(l.launch)},
+                      {"used_by", l.used_by},
+                      {"time", spread_json(l.time)},
+                      {"sm_clock_median_mhz", l.sm_clock_median_mhz},
+                      {"time_ns", l.time_ns},
+                      {"sm_clock_mhz", l.sm_clock_mhz}};
+    if (l.cold_time)
+      e["cold"] = {{"time", spread_json(*l.cold_time)}, {"time_ns", l.cold_time_ns}, {"sm_clock_mhz", l.cold_sm_clock_mhz}};
+    j["launches"].push_back(std::move(e));
+  }
   if (r.error) j["error"] = *r.error;
   return j;
 }
@@ -192,6 +199,10 @@ CalibrationRecord read_calibration_record(const ordered_json& j) {
     l.time = read_spread(j, b + "/time");
     l.sm_clock_median_mhz = number_at(j, b + "/sm_clock_median_mhz");
     read_samples(j, b, l.time_ns, l.sm_clock_mhz);
+    if (find(j, b + "/cold")) {
+      l.cold_time = read_spread(j, b + "/cold/time");
+      read_samples(j, b + "/cold", l.cold_time_ns, l.cold_sm_clock_mhz);
+    }
     r.launches.push_back(std::move(l));
   }
   r.error = optional_string_at(j, "/error");

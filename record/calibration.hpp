@@ -97,6 +97,11 @@ struct CalibrationLaunch {
   std::vector<double> sm_clock_mhz;  // [MHz] NVML SM clock read after each launch was enqueued
   Spread time;                       // [ns]
   double sm_clock_median_mhz = 0;    // [MHz]
+  // The same launches each behind an L2 flush (the cold regime's floor: the kernel's code and
+  // parameters come from HBM); empty, and cold_time absent, in records made before it was measured.
+  std::vector<double> cold_time_ns;       // [ns]
+  std::vector<double> cold_sm_clock_mhz;  // [MHz]
+  std::optional<Spread> cold_time;        // [ns]
 };
 
 struct CalibrationOptions {

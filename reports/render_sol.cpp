@@ -108,6 +108,7 @@ struct ShapeInputs {
   sol::Inputs in;
   const CalibrationLaunch* floor = nullptr;  // the launch floor's entry; none: not measured
   std::string launch_src;                     // which entry, in words
+  bool cold_floor = false;                    // the floor is the entry's cold one (a cold headline)
 };
 
 ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int sms) {
@@ -147,7 +148,12 @@ ShapeInputs shape_inputs(const Run& run, const Result& r, const Found& cal, int 
       if (out.floor) out.launch_src = "the calibration's launch of the same configuration (" + launch_text(ls) + ")";
     }
   }
-  if (out.floor) in.launch_floor_ns = out.floor->time.median;
+  // A cold headline is set against the cold launch floor: the empty kernel behind the same L2
+  // flush, whose code and parameters then come from HBM too.
+  if (out.floor) {
+    out.cold_floor = r.headline_regime == "cold" && out.floor->cold_time.has_value();
+    in.launch_floor_ns = out.cold_floor ? out.floor->cold_time->median : out.floor->time.median;
+  }
   return out;
 }
 
@@ -162,6 +168,24 @@ void tensor_rate_line(std::ostream& md, const sol::Rates& rates) {
   md << ".\n";
 }
 
+// The launch floor's line: the entry's cold floor under a cold headline where the calibration
+// measured one, the warm floor beside it; else the warm floor, and why it is the one given.
+std::string launch_floor_text(const ShapeInputs& si, const std::string& headline) {
+  const CalibrationLaunch* floor = si.floor;
+  if (!floor) return "not measured (no launch of this phase and shape, or of its configuration, in the calibration)";
+  const auto spread_text = [](const Spread& t) {
+    return duration(t.median) + " (p10-p90 " + duration_range(t.p10, t.p90, t.median) + ")";
+  };
+  if (si.cold_floor)
+    return spread_text(*floor->cold_time) + " cold, each empty launch behind an L2 flush as the headline's cold samples " +
+           "are (warm " + duration(floor->time.median) + "), " + si.launch_src;
+  std::string text = spread_text(floor->time) + ", " + si.launch_src;
+  if (headline == "cold")
+    text += "; warm: the calibration has no cold launch floor (it predates it; make calibrate measures it), so the "
+            "cold headline's floor is understated";
+  return text;
+}
+
 void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found& cal, int sms) {
   md << "### " << shape_label(r.name) << "\n\n";
   if (!r.timed()) {
@@ -172,7 +196,6 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
   const auto [clock, clock_src] = run_clock(g);
   const ShapeInputs si = shape_inputs(run, r, cal, sms);
   const sol::Inputs& in = si.in;
-  const CalibrationLaunch* floor = si.floor;
   const sol::Rates rates = sol::rates_of(cal.rec, sol::tensor_rate_for(r.correctness.input_format));
   const sol::SpeedOfLight s = sol::speed_of_light(in, rates);
   const DeviceTime t = device_time(r, g);
@@ -207,11 +230,7 @@ void shape_floors(std::ostream& md, const Run& run, const Result& r, const Found
           "over every slot (items of unequal length, as in causal launches, count as equal).\n";
   else
     md << "- Wave factor: not measured (the record's `static.kernels` does not give one kernel's grid and CTAs per SM).\n";
-  md << "- Launch floor: "
-     << (floor ? duration(floor->time.median) + " (p10-p90 " + duration_range(floor->time.p10, floor->time.p90, floor->time.median) +
-                     "), " + si.launch_src
-               : std::string("not measured (no launch of this phase and shape, or of its configuration, in the calibration)"))
-     << ".\n";
+  md << "- Launch floor: " << launch_floor_text(si, r.headline_regime) << ".\n";
   if (rates.tensor_rate != calibration::kTensor) tensor_rate_line(md, rates);
   if (in.direction == Direction::kBackward)
     md << "- Backward pass: the tensor floor's FLOPs are the backward's, " << sig(kBackwardFlopsFactor, 2)
@@ -320,14 +339,19 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
      << "; per SM per clock divides the median rate by the SMs and that clock.\n\n";
   for (const auto& r : rec.rates)
     md << "- " << code(r.name) << ": " << r.method << "; " << launch_text(r.launch) << ".\n";
-  md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel record).\n\n";
-  Table l({"grid", "block", "cluster", "dynamic smem (B)", "median", "p10-p90", "used by"}, "lllrrrl");
+  md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel "
+        "record), warm (back to back) and cold (each launch behind an L2 flush, as the phases' cold samples are; "
+        "not measured in records made before it was).\n\n";
+  Table l({"grid", "block", "cluster", "dynamic smem (B)", "median", "p10-p90", "cold median", "cold p10-p90", "used by"},
+          "lllrrrrrl");
   for (const auto& x : rec.launches) {
     std::string who;
     for (const auto& u : x.used_by) who += (who.empty() ? "" : ", ") + u;
+    const std::optional<Spread>& c = x.cold_time;
     l.row({dims_text(x.launch.grid), dims_text(x.launch.block), dims_text(x.launch.cluster),
            count(double(x.launch.dynamic_smem_bytes)), duration(x.time.median),
-           duration_range(x.time.p10, x.time.p90, x.time.median), who});
+           duration_range(x.time.p10, x.time.p90, x.time.median), c ? duration(c->median) : "not measured",
+           c ? duration_range(c->p10, c->p90, c->median) : "-", who});
   }
   md << l.str() << "\n## Method\n\n" << rec.method << "\n";
   Rendered out;

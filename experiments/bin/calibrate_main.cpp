@@ -30,6 +30,7 @@
 #include "profiler/calibration/microbench.hpp"
 #include "profiler/gpu_monitor.hpp"
 #include "profiler/kernel_activity.hpp"
+#include "profiler/l2_flush.hpp"
 #include "common/stats.hpp"
 #include "record/calibration.hpp"
 #include "record/record.hpp"
@@ -82,7 +83,8 @@ constexpr const char* kMethod =
     "of block 0 counts clock64 cycles over %globaltimer nanoseconds of its work; NVML's reading is kept beside "
     "it). Launch floors: an empty kernel "
     "launched with the configuration (cudaLaunchKernelEx, cluster dimensions as an attribute), "
-    "same sampling. Clocks are never locked or changed.";
+    "same sampling, warm (back to back) and then cold (cold: each launch behind an L2 flush, a write of twice "
+    "the L2 as the phases' cold regime has it, outside the timed kernel). Clocks are never locked or changed.";
 
 // "132x1x1" or "132" (y and z 1).
 std::array<int, 3> parse_dims(const std::string& s, const std::string& spec) {
@@ -151,12 +153,14 @@ class Sampler {
   // n samples; appends each one's device time [ns] and SM clock [MHz].
   // kernel_clock, where given, reads the sampled kernel's own SM clock once it completed
   // (Microbenchmarks::last_sm_clock_mhz), appended to kernel_clock_mhz sample by sample.
+  // flush, where given, is enqueued before each launch (cold samples).
   void sample(const std::function<void(cudaStream_t)>& launch, std::size_t n, std::vector<double>& time_ns,
               std::vector<double>& clock_mhz, const std::function<double()>& kernel_clock = nullptr,
-              std::vector<double>* kernel_clock_mhz = nullptr) {
+              std::vector<double>* kernel_clock_mhz = nullptr, profiler::L2Flush* flush = nullptr) {
     const std::uint64_t first = next_tag_;
     std::vector<double> clocks;
     for (std::size_t i = 0; i < n; ++i) {
+      if (flush) flush->flush(stream_);
       {
         profiler::TagScope tag(activity_, next_tag_++);
         launch(stream_);
@@ -282,7 +286,7 @@ std::vector<CalibrationLaunch> phase_launches(const Options& opt, const std::vec
 void add_options(CLI::App& app, Options& opt) {
   app.add_option("--rate-samples", opt.rate_samples, "timed launches per throughput kernel")
       ->check(kNonNegativeInteger)->capture_default_str();
-  app.add_option("--launch-samples", opt.launch_samples, "timed launches per launch configuration")
+  app.add_option("--launch-samples", opt.launch_samples, "timed launches per launch configuration, warm and as many cold (each behind an L2 flush)")
       ->check(kNonNegativeInteger)->capture_default_str();
   app.add_option("--warmup", opt.warmup, "untimed launches before each kernel's samples")
       ->check(kNonNegativeInteger)->capture_default_str();
@@ -375,20 +379,23 @@ void measure_rates(CalibrationRecord& rec, const fs::path& file, Sampler& sample
   }
 }
 
-// Every launch configuration's empty-kernel samples (the launch floors).
+// Every launch configuration's empty-kernel samples (the launch floors), warm and then cold.
 void measure_launches(CalibrationRecord& rec, std::vector<CalibrationLaunch>& launches, Sampler& sampler,
                       const Options& opt) {
+  profiler::L2Flush flush;
   for (std::size_t i = 0; i < launches.size(); ++i) {
     CalibrationLaunch& l = launches[i];
     const mb::Launch cfg = to_launch(l.launch);
     const auto launch = [&](cudaStream_t s) { mb::launch_empty(cfg, s); };
     sampler.warm_up(launch, opt.warmup);
     sampler.sample(launch, opt.launch_samples, l.time_ns, l.sm_clock_mhz);
+    sampler.sample(launch, opt.launch_samples, l.cold_time_ns, l.cold_sm_clock_mhz, nullptr, nullptr, &flush);
     summarize_launch(l);
     rec.launches.push_back(l);
     std::cout << "attnlab-calibrate: [" << i + 1 << "/" << launches.size() << "] launch " << launch_text(l.launch)
               << ": median " << sig(l.time.median / 1e3) << " us (p10 " << sig(l.time.p10 / 1e3) << ", p90 "
-              << sig(l.time.p90 / 1e3) << "); " << l.used_by.front()
+              << sig(l.time.p90 / 1e3) << "), cold " << sig(l.cold_time->median / 1e3) << " us (p10 "
+              << sig(l.cold_time->p10 / 1e3) << ", p90 " << sig(l.cold_time->p90 / 1e3) << "); " << l.used_by.front()
               << (l.used_by.size() > 1 ? " and " + std::to_string(l.used_by.size() - 1) + " more" : std::string())
               << std::endl;
   }

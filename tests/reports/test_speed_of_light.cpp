@@ -7,6 +7,7 @@
 #include "record/calibration.hpp"
 #include "record/fields.hpp"
 #include "reports/format.hpp"
+#include "reports/plots.hpp"
 #include "reports/render.hpp"
 #include "reports/speed_of_light.hpp"
 #include "report_test_util.hpp"
@@ -277,6 +278,30 @@ TEST(CalibrationRecord, RoundTripsThroughJson) {
   EXPECT_EQ(b.rate(calibration::kExp2), nullptr);
 }
 
+// The cold launch floor (the empty kernel behind an L2 flush) goes through the record beside the
+// warm one; a record made before it was measured has none, and its samples pair up as the warm ones.
+TEST(CalibrationRecord, TheColdLaunchFloorRoundTripsAndAnOlderRecordHasNone) {
+  CalibrationRecord rec = sample_record();
+  EXPECT_FALSE(rec.launches.front().cold_time);
+  EXPECT_FALSE(to_json(rec)["launches"][0].contains("cold"));
+  CalibrationLaunch& l = rec.launches.front();
+  l.cold_time_ns = {9000, 7000, 8000};
+  l.cold_sm_clock_mhz = {1900, 1900, 1900};
+  summarize_launch(l);
+  ASSERT_TRUE(l.cold_time);
+  EXPECT_DOUBLE_EQ(l.cold_time->median, 8000);
+  EXPECT_DOUBLE_EQ(l.time.median, 4000);
+  const ordered_json j = to_json(rec);
+  const CalibrationRecord back = read_calibration_record(j);
+  EXPECT_EQ(to_json(back).dump(), j.dump());
+  EXPECT_EQ(back.launches.front().cold_time_ns, l.cold_time_ns);
+  auto uneven = j;
+  uneven["launches"][0]["cold"]["sm_clock_mhz"].push_back(1900.0);
+  EXPECT_THROW(read_calibration_record(uneven), FieldError);
+  l.cold_sm_clock_mhz.pop_back();
+  EXPECT_THROW(summarize_launch(l), std::invalid_argument);
+}
+
 TEST(CalibrationRecord, ReadErrorsNameTheField) {
   auto j = to_json(sample_record());
   j["schema"] = "attnlab.calibration/0";
@@ -319,6 +344,30 @@ TEST(SpeedOfLightSection, RunReportStatesTheBindingFloorFromTheGpusCalibration) 
   EXPECT_NE(md.find("The tensor and exponential floors in series"), std::string::npos) << md;
   // The synthetic launch floor of phase 4 at the latency shape, 4 us (p10 3.9, p90 4.1).
   EXPECT_NE(md.find("the calibration's launch of 4 1x8x512x64"), std::string::npos);
+  // The record's headline is cold and this calibration predates cold floors: the warm one, said so.
+  EXPECT_NE(md.find("warm: the calibration has no cold launch floor"), std::string::npos) << md;
+}
+
+// Where the calibration has the cold floor, a cold headline is set against it, the warm one beside.
+TEST(SpeedOfLightSection, AColdHeadlineTakesTheColdLaunchFloor) {
+  CalibratedRoot t;
+  const fs::path file = t.dir.path / "calibration" / "20260101T000000Z-0000000" / kCalibrationFile;
+  CalibrationRecord cal = read_calibration_file(file);
+  for (auto& l : cal.launches) {
+    l.cold_time_ns = std::vector<double>(l.time_ns.size(), 6000.0);
+    l.cold_sm_clock_mhz = l.sm_clock_mhz;
+    summarize_launch(l);
+  }
+  write_text(file, to_json(cal).dump(2));
+  const report::Run run = load_run(t.run_dir);
+  render_run(run, {});
+  const std::string md = read_file(t.run_dir / "report.md");
+  EXPECT_NE(md.find("- Launch floor: 6.000 us (p10-p90 "), std::string::npos) << md;
+  EXPECT_NE(md.find(" cold, each empty launch behind an L2 flush as the headline's cold samples are (warm 4.000 us), "
+                    "the calibration's launch of 4 1x8x512x64"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("no cold launch floor"), std::string::npos) << md;
 }
 
 // The same record as a backward run (its direction, and its shapes' flops as the harness writes
