@@ -106,7 +106,7 @@ calibrate:
 	$(gpu_then_build)
 	$(BUILD)/bin/attnlab-calibrate --results-dir $(RESULTS) $(ARGS)
 
-# make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51"]: a warp-role timeline of
+# make timeline PHASE=5|d4 [SHAPES=...] [ARGS="--sm 3 --launches 51 --cold"]: a warp-role timeline of
 # each shape from the phase's stamped kernels (attnlab-timeline; never the timed launches):
 # record and Chrome trace, then the report and picture of one SM that attnlab-report renders from
 # the record (scripts/timeline), under $(RESULTS)/timeline/<phase>/. The tensor pipe divides by

@@ -278,6 +278,27 @@ void speed_of_light_section(std::ostream& md, const Run& run, const std::optiona
   for (const auto& r : run.results) shape_floors(md, run, r, *cal, int(*sms));
 }
 
+// The calibration report's launch floors: each configuration's empty kernel, warm and cold.
+std::string launch_floors_section(const CalibrationRecord& rec) {
+  std::ostringstream md;
+  md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel "
+        "record), warm (back to back) and cold (each launch behind an L2 flush, as the phases' cold samples are; "
+        "not measured in records made before it was).\n\n";
+  Table l({"grid", "block", "cluster", "dynamic smem (B)", "median", "p10-p90", "cold median", "cold p10-p90", "used by"},
+          "lllrrrrrl");
+  for (const auto& x : rec.launches) {
+    std::string who;
+    for (const auto& u : x.used_by) who += (who.empty() ? "" : ", ") + u;
+    const std::optional<Spread>& c = x.cold_time;
+    l.row({dims_text(x.launch.grid), dims_text(x.launch.block), dims_text(x.launch.cluster),
+           count(double(x.launch.dynamic_smem_bytes)), duration(x.time.median),
+           duration_range(x.time.p10, x.time.p90, x.time.median), c ? duration(c->median) : "not measured",
+           c ? duration_range(c->p10, c->p90, c->median) : "-", who});
+  }
+  md << l.str();
+  return md.str();
+}
+
 Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) {
   std::ostringstream md;
   const fs::path dir = file.parent_path();
@@ -339,21 +360,8 @@ Rendered render_calibration(const CalibrationRecord& rec, const fs::path& file) 
      << "; per SM per clock divides the median rate by the SMs and that clock.\n\n";
   for (const auto& r : rec.rates)
     md << "- " << code(r.name) << ": " << r.method << "; " << launch_text(r.launch) << ".\n";
-  md << "\n## Launch floors\n\nThe device time of an empty kernel launched with each configuration (CUPTI kernel "
-        "record), warm (back to back) and cold (each launch behind an L2 flush, as the phases' cold samples are; "
-        "not measured in records made before it was).\n\n";
-  Table l({"grid", "block", "cluster", "dynamic smem (B)", "median", "p10-p90", "cold median", "cold p10-p90", "used by"},
-          "lllrrrrrl");
-  for (const auto& x : rec.launches) {
-    std::string who;
-    for (const auto& u : x.used_by) who += (who.empty() ? "" : ", ") + u;
-    const std::optional<Spread>& c = x.cold_time;
-    l.row({dims_text(x.launch.grid), dims_text(x.launch.block), dims_text(x.launch.cluster),
-           count(double(x.launch.dynamic_smem_bytes)), duration(x.time.median),
-           duration_range(x.time.p10, x.time.p90, x.time.median), c ? duration(c->median) : "not measured",
-           c ? duration_range(c->p10, c->p90, c->median) : "-", who});
-  }
-  md << l.str() << "\n## Method\n\n" << rec.method << "\n";
+  md << launch_floors_section(rec);
+  md << "\n## Method\n\n" << rec.method << "\n";
   Rendered out;
   const fs::path report = dir / "report.md";
   write_text(report, md.str());

@@ -556,7 +556,8 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   write_timeline_file(file, rec);
   record_file = written_record(file, rec, &write_timeline_file);
   std::cout << "attnlab-timeline: phase " << phase->id << " at " << shape_name(rec.shape) << ", " << g.ctas
-            << " CTAs x " << g.warps << " warps, record " << file.string() << std::endl;
+            << " CTAs x " << g.warps << " warps, " << (opt.cold ? "cold (an L2 flush before every launch)" : "warm")
+            << ", record " << file.string() << std::endl;
 
   if (!gate_passes(rec, file, *phase, p, in, seed, stream.get())) return kExitFailed;
 

@@ -31,6 +31,20 @@ typed into NOTES. Measures:
     timeline_overhead TIMELINE_RUN
         The stamps' overhead in a timeline record: (stamped - normal) / normal kernel medians.
 
+    timeline_cold_gap_ns COLD_TIMELINE_RUN WARM_TIMELINE_RUN BUILD
+        The cold record's median kernel time less the warm one's [ns], of BUILD (normal or
+        timeline): what the L2 flush adds to each build.
+
+    regime_gap_ns PHASE_RUN SHAPE
+        The phase record's cold median less its warm median at SHAPE [ns].
+
+    regime_median_ns PHASE_RUN SHAPE REGIME
+        The phase record's median in REGIME (cold, warm, graph) at SHAPE [ns].
+
+    launch_floor_cold_over_warm CALIBRATION_RUN PHASE SHAPE
+        The calibration's cold launch floor over its warm one (medians) for the launch that PHASE
+        takes at SHAPE (as its used_by names it: "d4 1x8x512x64").
+
 A record that left the tree (scripts/evidence archived it) is read back from the commit that
 holds it; in a shallow clone, which has no such commit, its checks print "unchecked".
 
@@ -120,7 +134,60 @@ def timeline_overhead(root, run):
     return o["overhead_fraction"], f"{o['timeline_median_ns']:.0f} ns against {o['normal_median_ns']:.0f} ns"
 
 
+def timeline_cold_gap_ns(root, cold_run, warm_run, build):
+    """The cold timeline record's median kernel time of `build` less the warm one's."""
+    if build not in ("normal", "timeline"):
+        raise ValueError(f"build {build!r}: normal or timeline")
+    recs = [load_record(root, r) for r in (cold_run, warm_run)]
+    for run, rec in zip((cold_run, warm_run), recs):
+        if not rec.get("schema", "").startswith("attnlab.timeline/"):
+            raise ValueError(f"{run}: not a timeline record")
+    cold, warm = recs
+    if not cold["options"].get("cold", False) or warm["options"].get("cold", False):
+        raise ValueError(f"{cold_run} must be cold and {warm_run} warm (options.cold)")
+    key = f"{build}_median_ns"
+    return cold["overhead"][key] - warm["overhead"][key], f"{cold['overhead'][key]:.0f} ns against {warm['overhead'][key]:.0f} ns"
+
+
+def result_at(rec, run, shape):
+    for r in rec["results"]:
+        if r["name"] == shape and r.get("timing"):
+            return r
+    raise ValueError(f"{run}: no timed result at {shape}")
+
+
+def regime_median_ns(root, run, shape, regime):
+    t = result_at(load_record(root, run), run, shape)["timing"]
+    if regime not in t:
+        raise ValueError(f"{run} at {shape}: not timed {regime}")
+    return t[regime]["median_ns"], f"{regime} at {shape}"
+
+
+def regime_gap_ns(root, run, shape):
+    t = result_at(load_record(root, run), run, shape)["timing"]
+    return t["cold"]["median_ns"] - t["warm"]["median_ns"], f"{t['cold']['median_ns']:.0f} ns cold, {t['warm']['median_ns']:.0f} ns warm at {shape}"
+
+
+def launch_floor_cold_over_warm(root, run, phase, shape):
+    f = record_file_in(root / run, "calibration.json")
+    if f is None:
+        raise FileNotFoundError(f"{run}: no calibration.json or calibration.json.gz")
+    rec = json.loads(read_record_text(f))
+    who = f"{phase} {shape}"
+    for l in rec["launches"]:
+        if who in l["used_by"]:
+            if "cold" not in l:
+                raise ValueError(f"{run}: the launch of {who} has no cold floor")
+            c, w = l["cold"]["time"]["median"], l["time"]["median"]
+            return c / w, f"{c:.0f} ns cold against {w:.0f} ns warm"
+    raise ValueError(f"{run}: no launch used by {who}")
+
+
 MEASURES = {"max_kernel_gap": (max_kernel_gap, 3),
+            "timeline_cold_gap_ns": (timeline_cold_gap_ns, 3),
+            "regime_gap_ns": (regime_gap_ns, 2),
+            "regime_median_ns": (regime_median_ns, 3),
+            "launch_floor_cold_over_warm": (launch_floor_cold_over_warm, 3),
             "timeline_overhead": (timeline_overhead, 1),
             "ab_wall_lower": (lambda root, run: ab_wall_bound(root, run, "lo"), 1),
             "ab_wall_upper": (lambda root, run: ab_wall_bound(root, run, "hi"), 1),
