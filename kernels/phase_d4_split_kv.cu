@@ -90,9 +90,10 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
                                            const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
                                            int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
-  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);
+  constexpr std::uint32_t kQBytes = kRows * D * sizeof(__half);      // Q's tile
+  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);  // a K or V tile
   if (n_mine > 0) {
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kTileBytes);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kQBytes);
     hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
   }
   // K before V within each round of KW tiles: a warpgroup's first product needs Q and its K
