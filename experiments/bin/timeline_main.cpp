@@ -94,7 +94,7 @@ constexpr const char* kMethod =
     "and end anchor, an intercept per SM), each SM's cycles are placed on the globaltimer axis by "
     "the median offset of its warps' anchors. launch_floor_ns: the median CUPTI time of as many "
     "launches of an empty kernel with the phase's launch configuration (grid, block, cluster, "
-    "dynamic shared memory). span_matches: -tolerance <= CUPTI time of the traced launch - "
+    "dynamic shared memory), each behind an L2 flush with options.cold. span_matches: -tolerance <= CUPTI time of the traced launch - "
     "decoded span <= tolerance + launch floor, the tolerance the fraction kSpanAgreement of the "
     "traced launch (record/timeline.hpp). timeline.tensor_pipe: each QK^T and PV issue span of a warp "
     "carries the phase's FLOPs of one (Phase::tensor_issue_work), spread from its begin to the end of the "
@@ -285,9 +285,7 @@ TimelineOverhead time_overhead(TimelineRecord& rec, profiler::KernelActivity& ac
                                const std::function<void()>& normal, const std::function<void()>& traced,
                                const timeline::DeviceTimeline& buffer, cudaStream_t stream, std::uint32_t launches,
                                profiler::L2Flush* flush) {
-  const auto flushed = [&] {
-    if (flush) flush->flush(stream);
-  };
+  const auto flushed = [&] { if (flush) flush->flush(stream); };
   for (int i = 0; i < 3; ++i) {
     normal();
     buffer.clear(stream);
@@ -399,10 +397,12 @@ void decode_traced(TimelineRecord& rec, const fs::path& file, const timeline::Ra
   }
 }
 
-// The median CUPTI time of an empty kernel with the phase's launch configuration at this shape;
-// nullopt where the phase gives none.
+// The median CUPTI time of an empty kernel with the phase's launch configuration at this shape,
+// each launch behind an L2 flush where `flush` is given (a cold run's floor); nullopt where the
+// phase gives none.
 std::optional<double> launch_floor(const Phase& phase, const Shape& s, profiler::KernelActivity& activity,
-                                   std::uint64_t& tag, cudaStream_t stream, std::uint32_t launches) {
+                                   std::uint64_t& tag, cudaStream_t stream, std::uint32_t launches,
+                                   profiler::L2Flush* flush) {
   if (!phase.launch_geometry) return std::nullopt;
   int dev = 0, sms = 0;
   ATTNLAB_CUDA_CHECK(cudaGetDevice(&dev));
@@ -417,6 +417,7 @@ std::optional<double> launch_floor(const Phase& phase, const Shape& s, profiler:
   std::vector<std::uint64_t> tags;
   for (std::uint32_t i = 0; i < launches; ++i) {
     tags.push_back(tag);
+    if (flush) flush->flush(stream);
     tagged(activity, tag++, empty, stream);
   }
   const auto timed = by_tag(activity);
@@ -566,7 +567,7 @@ int run(const Options& opt, int argc, char** argv, TimelineRecord& rec, RunRecor
   profiler::L2Flush* const flush_or_none = flush ? &*flush : nullptr;
   TimelineOverhead ovh =
       time_overhead(rec, *activity, tag, normal, traced, buffer, stream.get(), opt.launches, flush_or_none);
-  ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches);
+  ovh.launch_floor_ns = launch_floor(*phase, s, *activity, tag, stream.get(), opt.launches, flush_or_none);
   const TracedLaunch last = traced_launch(rec, *activity, tag, traced, buffer, stream.get(), flush_or_none);
   decode_traced(rec, file, last.raw, opt, *req.phase, pipe);
   summarize_overhead(ovh, last.ns, rec.timeline->span_ns);
