@@ -1,10 +1,11 @@
 // attnlab-timeline: a warp-role timeline of an instrumented phase (5, d4: every phase whose
 // declaration has Phase::launch_timeline). Its kernels with their stamp policy on
 // (kernels/timeline.cuh; the timed launches compile it away) run once with a stamp buffer
-// attached, warm or, with --cold, behind an L2 flush as the cold timing regime; the stamps are decoded onto one time axis and written
-// as a record (attnlab.timeline/1) and a Chrome trace of one SM; attnlab-report timeline renders
-// the record's report and picture (make timeline runs both, scripts/timeline). The stamps' cost is measured: CUPTI kernel times of the normal and the timeline
-// build, launched alternately at the same shape, and the decoded span is checked against CUPTI.
+// attached, warm or, with --cold, behind an L2 flush as in the cold timing regime; the stamps
+// are decoded onto one time axis and written as a record (attnlab.timeline/1) and a Chrome trace
+// of one SM; attnlab-report timeline renders the record's report and picture (make timeline runs
+// both, scripts/timeline). The stamps' cost is measured (CUPTI times of the normal and timeline
+// builds, launched alternately at one shape), and the decoded span is checked against CUPTI.
 //   make timeline PHASE=5 SHAPES=throughput
 //   build/bin/attnlab-timeline --phase d4 --shape latency --sm 0 --out results/timeline
 // The tensor pipe over time (the consumers' wgmma issue spans against the dense wgmma rate of
