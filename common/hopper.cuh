@@ -12,6 +12,7 @@
 
 #include <cuda/ptx>
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -276,6 +277,28 @@ inline CUtensorMap make_tensor_map(const void* base, CUtensorMapDataType type, i
     throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
   return map;
 }
+
+// A cudaLaunchKernelEx configuration whose cluster dimensions go in as an attribute where the
+// cluster has more than one block. It holds the attribute that `config` points at, so it is
+// neither copied nor moved.
+struct ClusterLaunchConfig {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute cluster_attr{};
+  ClusterLaunchConfig(dim3 grid, dim3 block, dim3 cluster, std::size_t dynamic_smem_bytes, cudaStream_t stream) {
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = dynamic_smem_bytes;
+    config.stream = stream;
+    cluster_attr.id = cudaLaunchAttributeClusterDimension;
+    cluster_attr.val.clusterDim.x = cluster.x;
+    cluster_attr.val.clusterDim.y = cluster.y;
+    cluster_attr.val.clusterDim.z = cluster.z;
+    config.attrs = &cluster_attr;
+    config.numAttrs = cluster.x * cluster.y * cluster.z > 1 ? 1 : 0;
+  }
+  ClusterLaunchConfig(const ClusterLaunchConfig&) = delete;
+  ClusterLaunchConfig& operator=(const ClusterLaunchConfig&) = delete;
+};
 
 // [planes, rows, D] fp16 (D contiguous) in boxes of box_rows x 64 halves, 128-byte swizzle.
 inline CUtensorMap make_tensor_map_sw128(const void* base, int planes, int rows, int D, int box_rows) {

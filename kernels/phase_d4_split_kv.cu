@@ -361,19 +361,8 @@ void launch_config(const Problem& p, cudaStream_t stream) {
         s.causal ? attention_kernel<D, C, KW, hopper::KeyMask<true>, Sched, Stamps, std::decay_t<decltype(view)>...>
                  : attention_kernel<D, C, KW, hopper::KeyMask<false>, Sched, Stamps, std::decay_t<decltype(view)>...>;
     set_dynamic_smem(kernel, g.dynamic_smem_bytes);
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = g.grid;
-    cfg.blockDim = g.block;
-    cfg.dynamicSmemBytes = g.dynamic_smem_bytes;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = g.cluster.x;
-    attr[0].val.clusterDim.y = g.cluster.y;
-    attr[0].val.clusterDim.z = g.cluster.z;
-    cfg.attrs = attr;
-    cfg.numAttrs = C > 1 ? 1 : 0;
-    ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
+    const hopper::ClusterLaunchConfig cfg(g.grid, g.block, g.cluster, g.dynamic_smem_bytes, stream);
+    ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg.config, kernel, tm_q, tm_k, tm_v, static_cast<__half*>(p.o),
                                           int(g.grid.y), s.S, p.scale * kLog2e, view...));
     ATTNLAB_CHECK_LAUNCH();
   };

@@ -323,19 +323,8 @@ double Microbenchmarks::last_sm_clock_mhz() const {
 void launch_empty(const Launch& l, cudaStream_t stream) {
   ATTNLAB_CUDA_CHECK(cudaFuncSetAttribute(empty_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(l.dynamic_smem_bytes)));
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = l.grid;
-  cfg.blockDim = l.block;
-  cfg.dynamicSmemBytes = l.dynamic_smem_bytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = l.cluster.x;
-  attr[0].val.clusterDim.y = l.cluster.y;
-  attr[0].val.clusterDim.z = l.cluster.z;
-  cfg.attrs = attr;
-  cfg.numAttrs = l.cluster.x * l.cluster.y * l.cluster.z > 1 ? 1 : 0;
-  ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg, empty_kernel));
+  const hopper::ClusterLaunchConfig cfg(l.grid, l.block, l.cluster, l.dynamic_smem_bytes, stream);
+  ATTNLAB_CUDA_CHECK(cudaLaunchKernelEx(&cfg.config, empty_kernel));
   ATTNLAB_CHECK_LAUNCH();
 }
 
