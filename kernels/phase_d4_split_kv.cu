@@ -60,14 +60,22 @@ namespace {
 template <int KW>
 constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 
+// Keys per K/V tile: 128 at D = 64 with one or two key warpgroups, so that a warpgroup's keys at
+// the latency shape take one online softmax and one QK^T-PV round trip rather than two; 64
+// elsewhere (at D = 128 and with four key warpgroups, 128-key stages would not fit the block's
+// shared memory). The split (choose_split) is chosen on 64-key tiles either way.
+constexpr int keys_per_tile(int D, int KW) { return D == 64 && KW <= 2 ? 2 * kTileK : kTileK; }
+template <int D, int KW>
+constexpr int kKeysOf = keys_per_tile(D, KW);
+
 // A block's shared memory: Q, and K/V stages in a TMA pipeline whose stage holds K (part 0) and
 // V (part 1); a stage is released once PV of its tile has completed in each of its warpgroup's
 // 4 warps.
 template <int D, int KW>
 struct alignas(1024) Storage {
   __half q[kRows * D];  // D / 64 column blocks of 64 swizzled 128-byte rows
-  __half k[kStages<KW>][kTileK * D];
-  __half v[kStages<KW>][kTileK * D];
+  __half k[kStages<KW>][kKeysOf<D, KW> * D];
+  __half v[kStages<KW>][kKeysOf<D, KW> * D];
   std::uint64_t q_full;
   hopper::TmaPipeline<kStages<KW>, 2> kv;
 };
@@ -91,7 +99,8 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
                                            int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
   constexpr std::uint32_t kQBytes = kRows * D * sizeof(__half);      // Q's tile
-  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);  // a K or V tile
+  constexpr int kKeys = kKeysOf<D, KW>;
+  constexpr std::uint32_t kTileBytes = kKeys * D * sizeof(__half);  // a K or V tile
   if (n_mine > 0) {
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kQBytes);
     hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
@@ -103,9 +112,9 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
   for (int r = 0; r < first; r += KW) {
     const int end = min(first, r + KW);
     for (int i = r; i < end; ++i)
-      hopper::tma_load_tile<D>(sm.k[i], tm_k, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+      hopper::tma_load_tile<D>(sm.k[i], tm_k, kKeys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
     for (int i = r; i < end; ++i)
-      hopper::tma_load_tile<D>(sm.v[i], tm_v, kTileK, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
+      hopper::tma_load_tile<D>(sm.v[i], tm_v, kKeys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
   }
 }
 
@@ -134,7 +143,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   }
   constexpr int kDTiles = D / 8;
   constexpr int kStages = phase_d4::kStages<KW>;
-  constexpr std::uint32_t kTileBytes = kTileK * D * sizeof(__half);
+  constexpr int kKeys = kKeysOf<D, KW>;
+  constexpr std::uint32_t kTileBytes = kKeys * D * sizeof(__half);
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const unsigned raw = smem_addr(smem_raw);
@@ -165,8 +175,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   // the merge waits on: at the latency shape the launch's first microsecond passes before any
   // tile lands (kernels/NOTES.md, "Why phase 5 and d4 are as they are": d4's first copy sooner).
   std::uint64_t* const merge_bar = reinterpret_cast<std::uint64_t*>(stage + Transport::kStageHalves);
-  const int n_mine = Sched::tiles(unit, Mask::key_tiles(q0, kRows, S, kTileK));
-  auto key0 = [&](int i) { return Sched::tile(unit, i) * kTileK; };
+  const int n_mine = Sched::tiles(unit, Mask::key_tiles(q0, kRows, S, kKeys));
+  auto key0 = [&](int i) { return Sched::tile(unit, i) * kKeys; };
   if (tid == 0) {
     if constexpr (C > 1) ptx::mbarrier_init(merge_bar, 1);
     ptx::mbarrier_init(&sm.q_full, 1);
@@ -185,8 +195,8 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   named_barrier_sync(kBlockBarrier);  // the mbarriers are initialised before anyone waits on them
 
   float o_acc[D / 2];
-  float s_acc[kTileK / 2];
-  std::uint32_t p_frag[kTileK / 16][4];
+  float s_acc[kKeys / 2];
+  std::uint32_t p_frag[kKeys / 16][4];
   float m_row[2] = {kNegInf, kNegInf};  // running max, log2 units
   float l_row[2] = {0.f, 0.f};          // this thread's share of the row sums
 #pragma unroll
@@ -201,22 +211,22 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 0); },
             [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 0); });
     tl.begin(Span::kQkIssue, i);
-    qk_gemm<kTileK, D, kRows, true>(s_acc, sm.q, sm.k[i % kStages]);
+    qk_gemm<kKeys, D, kRows, true>(s_acc, sm.q, sm.k[i % kStages]);
     tl.end(Span::kQkIssue, i);
   };
   auto issue_pv = [&](int i) {
     tl.wait(Span::kFullWait, i, [&] { return sm.kv.consumer_ready(KVRing<KW>{i}, 1); },
             [&] { sm.kv.consumer_wait(KVRing<KW>{i}, 1); });
     tl.begin(Span::kPvIssue, i);
-    pv_gemm<kTileK, D, true>(o_acc, p_frag, sm.v[i % kStages]);
+    pv_gemm<kKeys, D, true>(o_acc, p_frag, sm.v[i % kStages]);
     tl.end(Span::kPvIssue, i);
   };
   // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's
   // correction for O.
   auto softmax = [&](int i, float (&corr)[2]) {
     tl.begin(Span::kSoftmax, i);
-    mask_tile<Mask, kTileK>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
-    online_softmax<kTileK, 0, SoftmaxRows::kOneByOne>(s_acc, m_row, l_row, corr, scale_log2);
+    mask_tile<Mask, kKeys>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
+    online_softmax<kKeys, 0, SoftmaxRows::kOneByOne>(s_acc, m_row, l_row, corr, scale_log2);
     tl.end(Span::kSoftmax, i);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
@@ -235,9 +245,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
         tl.wait(Span::kEmptyWait, i + kStages, [&] { return sm.kv.producer_ready(next); },
                 [&] { sm.kv.producer_acquire(next); });
         tl.begin(Span::kTmaIssue, i + kStages);
-        tma_load_tile<D>(sm.k[next.stage()], &tm_k, kTileK, key0(next.count), kv_plane,
+        tma_load_tile<D>(sm.k[next.stage()], &tm_k, kKeys, key0(next.count), kv_plane,
                          sm.kv.producer_expect(next, kTileBytes, 0));
-        tma_load_tile<D>(sm.v[next.stage()], &tm_v, kTileK, key0(next.count), kv_plane,
+        tma_load_tile<D>(sm.v[next.stage()], &tm_v, kKeys, key0(next.count), kv_plane,
                          sm.kv.producer_expect(next, kTileBytes, 1));
         tl.end(Span::kTmaIssue, i + kStages);
       }
@@ -252,7 +262,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     tl.end(Span::kWgmmaWait, wg);
     fence_operands(s_acc);
     softmax(wg, corr);  // O is still zero: no correction
-    pack_p<kTileK>(s_acc, p_frag);
+    pack_p<kKeys>(s_acc, p_frag);
     // FA3's intra-warpgroup overlap: QK^T of tile i and PV of the previous tile are issued
     // together, and the softmax of tile i runs while that PV is in flight.
     int prev = wg;
@@ -271,7 +281,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
       fence_operands(p_frag);
       refill(prev);
       rescale_o<D>(o_acc, corr);
-      pack_p<kTileK>(s_acc, p_frag);
+      pack_p<kKeys>(s_acc, p_frag);
       prev = i;
     }
     issue_pv(prev);
@@ -347,8 +357,8 @@ template <int D, int C, int KW, class Stamps>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
-  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kTileK);
-  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kTileK);
+  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kKeysOf<D, KW>);
+  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kKeysOf<D, KW>);
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
   // The mask and the scheduler are compile-time policies: a kernel without the causal mask
   // carries no causal test.
@@ -436,11 +446,12 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
   return s.D == 64 ? geometry(IntTag<64>{}) : geometry(IntTag<128>{});
 }
 
-// A warp's issue spans: its 16 of the tile's 64 rows against one K/V tile, for QK^T and PV
-// alike, whatever split the launch takes.
-std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int /*sms*/) {
+// A warp's issue spans: its 16 of the tile's 64 rows against one K/V tile (of the split's keys
+// per tile), for QK^T and PV alike.
+std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
-  const double flops = 2.0 * (double(kRows) / (kWgThreads / kWarpSize)) * kTileK * s.D;
+  const int keys = keys_per_tile(s.D, choose_split(s, sms).key_warpgroups);
+  const double flops = 2.0 * (double(kRows) / (kWgThreads / kWarpSize)) * keys * s.D;
   return TensorIssueWork{flops, flops};
 }
 
