@@ -2,13 +2,14 @@
 // Hopper's warpgroup MMA, partial softmax states merged through distributed shared memory.
 // Idea: at the latency shape (8 heads x 512 rows) a query-tiled grid has 64 blocks for 132 SMs,
 // and d3's scalar FMAs and shared-memory probabilities cost more than the loads. Here the C
-// blocks of one cluster take the same 64-row query tile and different 64-key tiles of the head
-// (tile r, r + C, ... for rank r, so causal work stays balanced): the grid grows by C without a
-// second kernel or a global workspace. A block is KW warpgroups on the same 64 rows (wgmma's
-// M); warpgroup w takes the block's tiles w, w + KW, ..., so a block's dependent chain of
+// blocks of one cluster take the same 64-row query tile and different key tiles of the head
+// (128 keys at D = 64 in a cluster, else 64: kKeysOf; tile r, r + C, ... for rank r, so causal
+// work stays balanced): the grid grows by C without a second kernel or a global workspace. A
+// block is KW warpgroups on the same 64 rows (wgmma's M); warpgroup w takes the block's tiles
+// w, w + KW, ..., so a block's dependent chain of
 // tiles is KW times shorter. Thread 0 requests Q and the block's first K/V tiles with TMA
 // (128-byte swizzle, tails zero-filled) before any math, each tile on its own mbarrier and
-// each stage owned by one warpgroup; QK^T (wgmma m64n64k16, both operands from shared memory)
+// each stage owned by one warpgroup; QK^T (wgmma m64nKk16, both operands from shared memory)
 // and PV (P kept in registers as wgmma's A, V MN-major) overlap as in FA3: QK^T of a tile and
 // PV of the warpgroup's previous tile are issued together and the softmax runs while PV is in
 // flight. The accumulators have mma.sync's m16n8 layout per warp. At the end each warp sends
@@ -60,22 +61,26 @@ namespace {
 template <int KW>
 constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 
-// Keys per K/V tile: 128 at D = 64 with one or two key warpgroups, so that a warpgroup's keys at
-// the latency shape take one online softmax and one QK^T-PV round trip rather than two; 64
-// elsewhere (at D = 128 and with four key warpgroups, 128-key stages would not fit the block's
-// shared memory). The split (choose_split) is chosen on 64-key tiles either way.
-constexpr int keys_per_tile(int D, int KW) { return D == 64 && KW <= 2 ? 2 * kTileK : kTileK; }
-template <int D, int KW>
-constexpr int kKeysOf = keys_per_tile(D, KW);
+// Keys per K/V tile: 128 at D = 64 in a cluster (C > 1) of one or two key warpgroups, so that
+// a warpgroup's keys at the latency shape take one online softmax and one QK^T-PV round trip
+// rather than two; 64 elsewhere. A cluster launch has at most one block per SM at D = 64
+// (choose_split), so the larger stages cost no residency there; without a cluster the grid can
+// outnumber the SMs, and 64-key stages let two blocks share one (kernels/NOTES.md, "Latency
+// sweep": d4's 128-key tiles). At D = 128 and with four key
+// warpgroups 128-key stages would not fit the block's shared memory. The split (choose_split)
+// is chosen on 64-key tiles either way.
+constexpr int keys_per_tile(int D, int C, int KW) { return D == 64 && C > 1 && KW <= 2 ? 2 * kTileK : kTileK; }
+template <int D, int C, int KW>
+constexpr int kKeysOf = keys_per_tile(D, C, KW);
 
 // A block's shared memory: Q, and K/V stages in a TMA pipeline whose stage holds K (part 0) and
 // V (part 1); a stage is released once PV of its tile has completed in each of its warpgroup's
 // 4 warps.
-template <int D, int KW>
+template <int D, int KW, int Keys>
 struct alignas(1024) Storage {
   __half q[kRows * D];  // D / 64 column blocks of 64 swizzled 128-byte rows
-  __half k[kStages<KW>][kKeysOf<D, KW> * D];
-  __half v[kStages<KW>][kKeysOf<D, KW> * D];
+  __half k[kStages<KW>][Keys * D];
+  __half v[kStages<KW>][Keys * D];
   std::uint64_t q_full;
   hopper::TmaPipeline<kStages<KW>, 2> kv;
 };
@@ -84,7 +89,7 @@ template <int D, int C, int KW>
 constexpr std::size_t smem_bytes() {
   using Tr = MergeTransport<D, C, KW>;  // receive rows (C KW partials of 64 / C), staging rows, mbarrier
   constexpr std::size_t recv = C * KW > 1 ? (Tr::kRecvHalves + Tr::kStageHalves) * sizeof(__half) + 16 : 0;
-  return sizeof(Storage<D, KW>) + recv + 1024;  // + alignment slack
+  return sizeof(Storage<D, KW, kKeysOf<D, C, KW>>) + recv + 1024;  // + alignment slack
 }
 
 // The K/V pipeline position of a block's i-th key tile (a stage stays with one warpgroup:
@@ -93,14 +98,13 @@ template <int KW>
 using KVRing = hopper::RingPosition<kStages<KW>>;
 
 // The block's first K/V tiles (a stage each) and Q, issued by thread 0 before any math.
-template <int D, int KW, class KeyOf>
-__device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+template <int D, int KW, int Keys, class KeyOf>
+__device__ __forceinline__ void load_first(Storage<D, KW, Keys>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                                            const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
                                            int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
   constexpr std::uint32_t kQBytes = kRows * D * sizeof(__half);      // Q's tile
-  constexpr int kKeys = kKeysOf<D, KW>;
-  constexpr std::uint32_t kTileBytes = kKeys * D * sizeof(__half);  // a K or V tile
+  constexpr std::uint32_t kTileBytes = Keys * D * sizeof(__half);  // a K or V tile
   if (n_mine > 0) {
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kQBytes);
     hopper::tma_load_tile<D>(sm.q, tm_q, kRows, q0, q_plane, &sm.q_full);
@@ -112,9 +116,9 @@ __device__ __forceinline__ void load_first(Storage<D, KW>& sm, const CUtensorMap
   for (int r = 0; r < first; r += KW) {
     const int end = min(first, r + KW);
     for (int i = r; i < end; ++i)
-      hopper::tma_load_tile<D>(sm.k[i], tm_k, kKeys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+      hopper::tma_load_tile<D>(sm.k[i], tm_k, Keys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
     for (int i = r; i < end; ++i)
-      hopper::tma_load_tile<D>(sm.v[i], tm_v, kKeys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
+      hopper::tma_load_tile<D>(sm.v[i], tm_v, Keys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
   }
 }
 
@@ -143,15 +147,15 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   }
   constexpr int kDTiles = D / 8;
   constexpr int kStages = phase_d4::kStages<KW>;
-  constexpr int kKeys = kKeysOf<D, KW>;
+  constexpr int kKeys = kKeysOf<D, C, KW>;
   constexpr std::uint32_t kTileBytes = kKeys * D * sizeof(__half);
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
   const unsigned raw = smem_addr(smem_raw);
   unsigned char* const base = smem_raw + ((1024 - raw % 1024) % 1024);
-  auto& sm = *reinterpret_cast<Storage<D, KW>*>(base);
+  auto& sm = *reinterpret_cast<Storage<D, KW, kKeys>*>(base);
   using Transport = MergeTransport<D, C, KW>;
-  __half* const recv = reinterpret_cast<__half*>(base + sizeof(Storage<D, KW>));
+  __half* const recv = reinterpret_cast<__half*>(base + sizeof(Storage<D, KW, kKeys>));
   __half* const stage = recv + Transport::kRecvHalves;
 
   const unsigned tid = threadIdx.x;
@@ -184,7 +188,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     // Visible to the copies' completions and to the cluster (the other blocks' copies that
     // complete the merge's transactions) before either can happen.
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-    load_first<D, KW>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
+    load_first<D, KW, kKeys>(sm, &tm_q, &tm_k, &tm_v, q0, q_plane, kv_plane, n_mine, key0);
   }
   // The recorder is made once the first copies are out, so that nothing of it delays them. The
   // item's span then begins after their issue, which no stamp covers; the prologue span, to Q's
@@ -357,8 +361,8 @@ template <int D, int C, int KW, class Stamps>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
-  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kKeysOf<D, KW>);
-  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kKeysOf<D, KW>);
+  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kKeysOf<D, C, KW>);
+  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kKeysOf<D, C, KW>);
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
   // The mask and the scheduler are compile-time policies: a kernel without the causal mask
   // carries no causal test.
@@ -450,7 +454,8 @@ std::optional<LaunchGeometry> launch_geometry(const Shape& s, int sms) {
 // per tile), for QK^T and PV alike.
 std::optional<TensorIssueWork> tensor_issue_work(const Shape& s, int sms) {
   if (can_implement(s)) return std::nullopt;
-  const int keys = keys_per_tile(s.D, choose_split(s, sms).key_warpgroups);
+  const Split split = choose_split(s, sms);
+  const int keys = keys_per_tile(s.D, split.cluster, split.key_warpgroups);
   const double flops = 2.0 * (double(kRows) / (kWgThreads / kWarpSize)) * keys * s.D;
   return TensorIssueWork{flops, flops};
 }

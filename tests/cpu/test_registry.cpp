@@ -314,8 +314,8 @@ TEST(Registry, F8dTakesF8vOrF8ByLength) {
 
 // The FLOPs the timeline's tensor pipe gives a warp's QK^T and PV issue span: its 16 of the
 // warpgroup's 64 rows against one K/V tile, 2 x 16 x keys x D, at the tile the launch picks
-// (phase 5: 128 keys, 176 for D = 128 past S = 4096; d4: 128 at D = 64 with at most two key
-// warpgroups, else 64). Every instrumented phase declares it.
+// (phase 5: 128 keys, 176 for D = 128 past S = 4096; d4: 128 at D = 64 in a cluster of at most
+// two key warpgroups, else 64). Every instrumented phase declares it.
 TEST(Registry, TheTimelinesIssueSpansCarryTheirTilesFlops) {
   for (const auto& p : phases()) {
     if (p.launch_timeline) {
@@ -337,7 +337,8 @@ TEST(Registry, TheTimelinesIssueSpansCarryTheirTilesFlops) {
   EXPECT_EQ(flops("5", "4x16x4096x128"), 2.0 * 16 * 128 * 128);
   EXPECT_EQ(flops("5", "2x16x8192x128"), 2.0 * 16 * 176 * 128);
   EXPECT_EQ(flops("d4", "latency"), 2.0 * 16 * 128 * 64);
-  EXPECT_EQ(flops("d4", "1x8x1024x64"), 2.0 * 16 * 64 * 64);  // four key warpgroups
+  EXPECT_EQ(flops("d4", "1x8x1024x64"), 2.0 * 16 * 64 * 64);        // four key warpgroups
+  EXPECT_EQ(flops("d4", "1x32x512x64:hkv=8"), 2.0 * 16 * 64 * 64);  // no cluster
   EXPECT_EQ(flops("d4", "1x8x512x128"), 2.0 * 16 * 64 * 128);
   EXPECT_FALSE(find_phase("5")->tensor_issue_work(parse_shape("1x2x64x96"), 132)) << "a shape phase 5 refuses";
 }
