@@ -227,10 +227,13 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   };
   // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's
   // correction for O.
+  // A thread's two rows one after the other on 64-key tiles, interleaved on 128-key ones
+  // (kernels/NOTES.md, "Latency sweep": d4's 128-key tiles, both measured).
+  constexpr SoftmaxRows kSoftmaxRows = kKeys > kTileK ? SoftmaxRows::kInterleaved : SoftmaxRows::kOneByOne;
   auto softmax = [&](int i, float (&corr)[2]) {
     tl.begin(Span::kSoftmax, i);
     mask_tile<Mask, kKeys>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
-    online_softmax<kKeys, 0, SoftmaxRows::kOneByOne>(s_acc, m_row, l_row, corr, scale_log2);
+    online_softmax<kKeys, 0, kSoftmaxRows>(s_acc, m_row, l_row, corr, scale_log2);
     tl.end(Span::kSoftmax, i);
   };
   // Once PV of tile i has completed in every warp of the warpgroup, its stage takes tile
@@ -258,9 +261,23 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     }
   };
 
+  // In a cluster the key warpgroups take their first QK^T in turn: warpgroup w issues its own
+  // once w - 1 has issued its, so the tensor cores finish w - 1's product first and its softmax
+  // runs beside w's product instead of every warpgroup's softmax at once on the MUFU (they would
+  // otherwise start in step, their first tiles landing together). Without a cluster two blocks
+  // can share an SM, and the turn measured slower there (kernels/NOTES.md, "Latency sweep":
+  // d4's 128-key tiles). A warpgroup with a tile has a predecessor with one (tiles go to
+  // warpgroups in order), so every wait has its arrival.
+  constexpr bool kStaggered = KW > 1 && C > 1;
   if (wg < n_mine) {
     float corr[2];
+    if constexpr (kStaggered) {
+      if (wg > 0) named_barrier_sync(kTurnBarrier + wg, 2 * kWgThreads);
+    }
     issue_qk(wg);
+    if constexpr (kStaggered) {
+      if (wg + 1 < KW && wg + 1 < n_mine) named_barrier_arrive(kTurnBarrier + wg + 1, 2 * kWgThreads);
+    }
     tl.begin(Span::kWgmmaWait, wg);
     wgmma_wait<0>();
     tl.end(Span::kWgmmaWait, wg);
