@@ -69,14 +69,15 @@ class Unreachable(Exception):
     """An archived record that this clone cannot bring back (no history: a shallow clone)."""
 
 
-def load_record(root, run):
-    """The record of run directory `run` (relative to `root`): run.json, else run.json.gz, else
-    the archived run.json.gz that scripts/evidence brings back from the commit holding it (a
-    superseded record leaves the tree, and a sentence about it stays checked)."""
-    f = record_file_in(root / run, "run.json")
+def load_record(root, run, name="run.json"):
+    """The record of run directory `run` (relative to `root`): `name` (run.json, or a calibration's
+    calibration.json), else name.gz, else the archived name.gz that scripts/evidence brings back
+    from the commit holding it (a superseded record leaves the tree, and a sentence about it stays
+    checked)."""
+    f = record_file_in(root / run, name)
     if f is not None:
         return json.loads(read_record_text(f))
-    shown = subprocess.run([sys.executable, str(root / "scripts" / "evidence"), "show", f"{run.rstrip('/')}/run.json.gz"],
+    shown = subprocess.run([sys.executable, str(root / "scripts" / "evidence"), "show", f"{run.rstrip('/')}/{name}.gz"],
                            cwd=root, capture_output=True, text=True)
     if shown.returncode == 0:
         return json.loads(shown.stdout)
@@ -84,7 +85,7 @@ def load_record(root, run):
                              capture_output=True, text=True).stdout.strip() != "false"
     if shallow:
         raise Unreachable(f"{run}: not in the tree, and a shallow clone holds no archive")
-    raise FileNotFoundError(f"{run}: neither run.json nor run.json.gz, in the tree or archived")
+    raise FileNotFoundError(f"{run}: neither {name} nor {name}.gz, in the tree or archived")
 
 
 def headline_device_ns(result):
@@ -169,10 +170,7 @@ def regime_gap_ns(root, run, shape):
 
 
 def launch_floor_cold_over_warm(root, run, phase, shape):
-    f = record_file_in(root / run, "calibration.json")
-    if f is None:
-        raise FileNotFoundError(f"{run}: no calibration.json or calibration.json.gz")
-    rec = json.loads(read_record_text(f))
+    rec = load_record(root, run, "calibration.json")
     who = f"{phase} {shape}"
     for l in rec["launches"]:
         if who in l["used_by"]:
