@@ -64,6 +64,15 @@ out=$(cd "$tmp/root" && python3 scripts/evidence prune reports/b 2>&1) &&
 grep -q 'commit them first' <<<"$out" || fail "prune's refusal did not say why: $out"
 [ -e "$tmp/root/reports/b/records/ab/x-vs-y/20251231T000000Z-9999999/run.json" ] ||
   fail "prune deleted a record that no commit holds"
+# Once committed, prune takes the superseded folders out whole, rendered files git does not
+# track included (plots/*.dat beside a PNG): a folder left behind reads as a run to make reports.
+old_run=reports/b/records/ab/x-vs-y/20251231T000000Z-9999999
+(cd "$tmp/root" && git add -A && git -c user.email=t@t -c user.name=t commit -qm older) ||
+  fail "could not commit the older record"
+mkdir -p "$tmp/root/$old_run/plots" && : >"$tmp/root/$old_run/plots/ratios_1.dat"
+out=$(cd "$tmp/root" && python3 scripts/evidence prune reports/b 2>&1) || fail "prune failed: $out"
+[ ! -e "$tmp/root/$old_run" ] || fail "prune left the superseded folder's untracked files: $(ls -R "$tmp/root/$old_run")"
+[ -e "$tmp/root/reports/b/records/ab/x-vs-y/20260102T010000Z-bbbbbbb/run.json" ] || fail "prune took a current record"
 
 archived=$(python3 -c 'import json,sys
 for line in open(sys.argv[1]):
