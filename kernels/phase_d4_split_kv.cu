@@ -225,11 +225,11 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     pv_gemm<kKeys, D, true>(o_acc, p_frag, sm.v[i % kStages]);
     tl.end(Span::kPvIssue, i);
   };
+  // A thread's two rows one after the other on 64-key tiles, interleaved on 128-key ones, the
+  // faster order of each (kernels/NOTES.md, "Latency sweep": d4's 128-key tiles).
+  constexpr SoftmaxRows kSoftmaxRows = kKeys > kTileK ? SoftmaxRows::kInterleaved : SoftmaxRows::kOneByOne;
   // Online softmax of tile i in s_acc (in place, log2 units), after Mask; each row's
   // correction for O.
-  // A thread's two rows one after the other on 64-key tiles, interleaved on 128-key ones
-  // (kernels/NOTES.md, "Latency sweep": d4's 128-key tiles, both measured).
-  constexpr SoftmaxRows kSoftmaxRows = kKeys > kTileK ? SoftmaxRows::kInterleaved : SoftmaxRows::kOneByOne;
   auto softmax = [&](int i, float (&corr)[2]) {
     tl.begin(Span::kSoftmax, i);
     mask_tile<Mask, kKeys>(s_acc, key0(i), q0 + 16 * wq, row_lo, 2 * t, S);
