@@ -6,8 +6,8 @@
 // (128 keys at D = 64 in a cluster, else 64: kKeysOf; tile r, r + C, ... for rank r, so causal
 // work stays balanced): the grid grows by C without a second kernel or a global workspace. A
 // block is KW warpgroups on the same 64 rows (wgmma's M); warpgroup w takes the block's tiles
-// w, w + KW, ..., so a block's dependent chain of
-// tiles is KW times shorter. Thread 0 requests Q and the block's first K/V tiles with TMA
+// w, w + KW, ..., so a block's dependent chain of tiles is KW times shorter (in a cluster, their
+// first products in turn). Thread 0 requests Q and the block's first K/V tiles with TMA
 // (128-byte swizzle, tails zero-filled) before any math, each tile on its own mbarrier and
 // each stage owned by one warpgroup; QK^T (wgmma m64nKk16, both operands from shared memory)
 // and PV (P kept in registers as wgmma's A, V MN-major) overlap as in FA3: QK^T of a tile and
@@ -66,9 +66,9 @@ constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 // rather than two; 64 elsewhere. A cluster launch has at most one block per SM at D = 64
 // (choose_split), so the larger stages cost no residency there; without a cluster the grid can
 // outnumber the SMs, and 64-key stages let two blocks share one (kernels/NOTES.md, "Latency
-// sweep": d4's 128-key tiles). At D = 128 and with four key
-// warpgroups 128-key stages would not fit the block's shared memory. The split (choose_split)
-// is chosen on 64-key tiles either way.
+// sweep": d4's 128-key tiles). At D = 128 and with four key warpgroups 128-key stages would
+// not fit the block's shared memory. The split (choose_split) is chosen on 64-key tiles either
+// way.
 constexpr int keys_per_tile(int D, int C, int KW) { return D == 64 && C > 1 && KW <= 2 ? 2 * kTileK : kTileK; }
 template <int D, int C, int KW>
 constexpr int kKeysOf = keys_per_tile(D, C, KW);
@@ -103,7 +103,7 @@ __device__ __forceinline__ void load_first(Storage<D, KW, Keys>& sm, const CUten
                                            const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
                                            int n_mine, KeyOf key0) {
   namespace ptx = cuda::ptx;
-  constexpr std::uint32_t kQBytes = kRows * D * sizeof(__half);      // Q's tile
+  constexpr std::uint32_t kQBytes = kRows * D * sizeof(__half);    // Q's tile
   constexpr std::uint32_t kTileBytes = Keys * D * sizeof(__half);  // a K or V tile
   if (n_mine > 0) {
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &sm.q_full, kQBytes);
