@@ -31,6 +31,11 @@ inline std::vector<std::string> gpu_suite_specs() {
   // parity and consumer ping-pong then carry across items inside a block.
   specs.push_back("8x16x333x64");
   specs.push_back("8x16x400x128");
+  // d4's other cluster splits at D = 64: four blocks of two key warpgroups on 128-key tiles
+  // (one head of 1024), and two blocks of four key warpgroups on 64-key tiles, each taking its
+  // first product in turn (two heads of 2048).
+  specs.push_back("1x1x1024x64");
+  specs.push_back("1x2x2048x64");
   std::vector<std::string> out;
   for (const auto& spec : specs)
     for (const char* mask : {"", ":causal"}) out.push_back(spec + mask);

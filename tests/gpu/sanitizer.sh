@@ -15,7 +15,9 @@ shapes=("2x3x100x64:causal" "1x2x77x128")
 # tiles, so they refill their K/V stages a different number of times before the merge; with a
 # named barrier per warpgroup there, racecheck reported the merge's exchange as hazards
 # (reports/h200/logs/d4-racecheck-20261126.log, kernels/NOTES.md).
-declare -A extra_shapes=([d4]="1x2x500x64:causal 1x1x385x64")
+# 1x1x1024x64:causal: a cluster of four blocks whose key warpgroups take their first products
+# in turn, on 128-key tiles.
+declare -A extra_shapes=([d4]="1x2x500x64:causal 1x1x385x64 1x1x1024x64:causal")
 # The Hopper phases (sm_90a: TMA rings, mbarriers, warp specialisation, DSMEM) also at odd
 # grouped-query causal shapes: tails in both the query and the key tiles, several query heads
 # per KV head, and (d4) one block per query tile with two key warpgroups merging through
