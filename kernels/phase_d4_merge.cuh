@@ -22,11 +22,10 @@ namespace {
 
 using timeline::Span;
 
-constexpr int kTileK = 64;      // keys per K/V tile
+constexpr int kTileK = 64;      // keys per K/V tile where kKeysOf does not double it; the split's unit
 constexpr int kRows = 64;       // query rows per block: wgmma's M
 constexpr int kWgThreads = 128;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit
-static_assert(kRows == kTileK, "Q, K and V tiles share one box shape");
 
 using hopper::cluster_arrive_relaxed;
 using hopper::cluster_wait;
