@@ -22,7 +22,7 @@ namespace {
 
 using timeline::Span;
 
-constexpr int kTileK = 64;      // keys per K/V tile where kKeysOf does not double it; the split's unit
+constexpr int kTileK = 64;      // keys per K/V tile where keys_per_tile does not double it; the split's unit
 constexpr int kRows = 64;       // query rows per block: wgmma's M
 constexpr int kWgThreads = 128;
 constexpr int kMaxCluster = 8;  // the portable cluster size limit

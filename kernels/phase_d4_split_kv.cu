@@ -3,7 +3,7 @@
 // Idea: at the latency shape (8 heads x 512 rows) a query-tiled grid has 64 blocks for 132 SMs,
 // and d3's scalar FMAs and shared-memory probabilities cost more than the loads. Here the C
 // blocks of one cluster take the same 64-row query tile and different key tiles of the head
-// (128 keys at D = 64 in a cluster, else 64: kKeysOf; tile r, r + C, ... for rank r, so causal
+// (128 keys at D = 64 in a cluster, else 64: keys_per_tile; tile r, r + C, ... for rank r, so causal
 // work stays balanced): the grid grows by C without a second kernel or a global workspace. A
 // block is KW warpgroups on the same 64 rows (wgmma's M); warpgroup w takes the block's tiles
 // w, w + KW, ..., so a block's dependent chain of tiles is KW times shorter (in a cluster, their
@@ -70,8 +70,6 @@ constexpr int kStages = KW <= 2 ? 4 : 2 * KW;
 // not fit the block's shared memory. The split (choose_split) is chosen on 64-key tiles either
 // way.
 constexpr int keys_per_tile(int D, int C, int KW) { return D == 64 && C > 1 && KW <= 2 ? 2 * kTileK : kTileK; }
-template <int D, int C, int KW>
-constexpr int kKeysOf = keys_per_tile(D, C, KW);
 
 // A block's shared memory: Q, and K/V stages in a TMA pipeline whose stage holds K (part 0) and
 // V (part 1); a stage is released once PV of its tile has completed in each of its warpgroup's
@@ -89,7 +87,7 @@ template <int D, int C, int KW>
 constexpr std::size_t smem_bytes() {
   using Tr = MergeTransport<D, C, KW>;  // receive rows (C KW partials of 64 / C), staging rows, mbarrier
   constexpr std::size_t recv = C * KW > 1 ? (Tr::kRecvHalves + Tr::kStageHalves) * sizeof(__half) + 16 : 0;
-  return sizeof(Storage<D, KW, kKeysOf<D, C, KW>>) + recv + 1024;  // + alignment slack
+  return sizeof(Storage<D, KW, keys_per_tile(D, C, KW)>) + recv + 1024;  // + alignment slack
 }
 
 // The K/V pipeline position of a block's i-th key tile (a stage stays with one warpgroup:
@@ -147,7 +145,7 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
   }
   constexpr int kDTiles = D / 8;
   constexpr int kStages = phase_d4::kStages<KW>;
-  constexpr int kKeys = kKeysOf<D, C, KW>;
+  constexpr int kKeys = keys_per_tile(D, C, KW);
   constexpr std::uint32_t kTileBytes = kKeys * D * sizeof(__half);
   extern __shared__ unsigned char smem_raw[];
   // Dynamic shared memory is only 16-byte aligned; swizzle atoms need 1024.
@@ -378,8 +376,8 @@ template <int D, int C, int KW, class Stamps>
 void launch_config(const Problem& p, cudaStream_t stream) {
   const Shape& s = p.shape;
   const CUtensorMap tm_q = hopper::make_tensor_map_sw128(p.q, s.B * s.H, s.S, D, kRows);
-  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, kKeysOf<D, C, KW>);
-  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, kKeysOf<D, C, KW>);
+  const CUtensorMap tm_k = hopper::make_tensor_map_sw128(p.k, s.B * s.H_kv, s.S, D, keys_per_tile(D, C, KW));
+  const CUtensorMap tm_v = hopper::make_tensor_map_sw128(p.v, s.B * s.H_kv, s.S, D, keys_per_tile(D, C, KW));
   const LaunchGeometry g = geometry_of<D, C, KW>(s);
   // The mask and the scheduler are compile-time policies: a kernel without the causal mask
   // carries no causal test.
