@@ -80,6 +80,13 @@ struct Work {
   int k0, n_tiles;
   bool merges;
   int active;
+  // The key tile that the item's turn j reads. Without the causal mask the item's tiles run
+  // last first: the one tile that can hold keys past S is then the item's first, whose softmax
+  // runs ahead of the loop of turns, so the loop's softmax carries no mask.
+  template <bool Causal>
+  __host__ __device__ int key_tile(int j) const {
+    return Causal ? k0 + j : k0 + n_tiles - 1 - j;
+  }
 };
 
 template <class T>
@@ -127,9 +134,10 @@ __device__ __forceinline__ void load_raw_v(SharedStorage<T>& sm, const CUtensorM
   tl.wait(Span::kEmptyWait, j, [&] { return sm.raw_pipe.producer_ready(pos); },
           [&] { sm.raw_pipe.producer_acquire(pos); });
   tl.begin(Span::kTmaIssue, j);
-  sm.raw_idle[pos.stage()] = TurnsOf<T>::idle(t.q0, t.active, t.k0 + j);
+  const int key_tile = t.key_tile<T::Mask::kCausal>(j);
+  sm.raw_idle[pos.stage()] = TurnsOf<T>::idle(t.q0, t.active, key_tile);
   std::uint64_t* const bar = sm.raw_pipe.producer_expect(pos, T::kKVTileBytes);
-  T::Ops::template load_rows<T::kTileK, T::D>(sm.raw_v[pos.stage()], tm_v, (t.k0 + j) * T::kTileK, t.kv_plane, bar);
+  T::Ops::template load_rows<T::kTileK, T::D>(sm.raw_v[pos.stage()], tm_v, key_tile * T::kTileK, t.kv_plane, bar);
   tl.end(Span::kTmaIssue, j);
 }
 // No tile at pos: the transposers stop there.
@@ -239,13 +247,14 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       tl.producer_delay();  // the what-if's validation only (kernels/timeline.cuh)
       tl.begin(Span::kTmaIssue, j);
       Elem* const dst = buf + pos.stage() * (T::kTileK * D);
-      const int key0 = (t.k0 + j) * T::kTileK;
+      const int key_tile = t.key_tile<T::Mask::kCausal>(j);
+      const int key0 = key_tile * T::kTileK;
       std::uint64_t* const bar = pipe.producer_expect(pos, T::kKVTileBytes);
       if (is_v)
         T::Ops::template load_v<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
       else
         T::Ops::template load_rows<T::kTileK, D>(dst, map, key0, t.kv_plane, bar);
-      const int idle = TurnsOf<T>::idle(t.q0, t.active, t.k0 + j);
+      const int idle = TurnsOf<T>::idle(t.q0, t.active, key_tile);
       if (idle > 0) pipe.producer_release_for(pos, std::uint32_t(idle) * (kWarpgroupThreads / kWarpSize));
       tl.end(Span::kTmaIssue, j);
     };
@@ -331,12 +340,14 @@ struct Consumer {
     fence_operands(p_frag);
     sm.v_pipe.consumer_release(ring + j, lane);
   }
-  // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask; corr: each row's
-  // factor for O.
+  // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask where the tile may
+  // need it (kMayMask); corr: each row's factor for O.
+  template <bool kMayMask>
   __device__ __forceinline__ void softmax(int j, float (&corr)[2], Stamps& tl) {
     tl.begin(Span::kSoftmax, j);
-    mask_tile<typename T::Mask, T::kTileK>(s_acc, (t.k0 + j) * T::kTileK,
-                                           t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
+    if constexpr (kMayMask)
+      mask_tile<typename T::Mask, T::kTileK>(s_acc, t.key_tile<T::Mask::kCausal>(j) * T::kTileK,
+                                             t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
     constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
     online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_acc, m_row, l_row,
                                                                                              corr, p.scale_log2);
@@ -354,7 +365,8 @@ struct Consumer {
     tl.end(Span::kPingPongWait, consumer);
   }
   __device__ __forceinline__ void turn_signal(int j) {
-    named_barrier_arrive(TurnsOf<T>::signal_to(t.q0, t.active, consumer, t.k0 + j, p.S), kPairThreads);
+    named_barrier_arrive(TurnsOf<T>::signal_to(t.q0, t.active, consumer, t.key_tile<T::Mask::kCausal>(j), p.S),
+                         kPairThreads);
   }
   __device__ __forceinline__ void run_tiles(int n_mine, QRing<T> slot, Stamps& tl);
   __device__ __forceinline__ bool merge_split(std::int64_t w, Stamps& tl);
@@ -386,7 +398,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   fence_q();
   release(sm.k_pipe, 0);
   if (n_mine == 1) release_q();
-  softmax(0, corr, tl);  // O is still zero: no correction
+  softmax<true>(0, corr, tl);  // O is still zero: no correction
   T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   for (int j = 1; j < n_mine; ++j) {
     turn_wait(tl);
@@ -400,7 +412,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     fence_q();
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
-    softmax(j, corr, tl);
+    softmax<T::Mask::kCausal>(j, corr, tl);  // past the first, only the causal mask's tiles
     finish_pv(j - 1, tl);
     rescale_o<D>(o_acc, corr);
     T::Ops::template pack<T::kTileK>(s_acc, p_frag);
