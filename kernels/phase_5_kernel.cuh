@@ -400,7 +400,8 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   if (n_mine == 1) release_q();
   softmax<true>(0, corr, tl);  // O is still zero: no correction
   T::Ops::template pack<T::kTileK>(s_acc, p_frag);
-  for (int j = 1; j < n_mine; ++j) {
+  // A turn past the first; mask: whether its tile may need the mask (std::bool_constant).
+  auto turn = [&](int j, auto mask) {
     turn_wait(tl);
     issue_qk(j, tl);
     issue_pv(j - 1, tl);
@@ -412,10 +413,22 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     fence_q();
     release(sm.k_pipe, j);
     if (j == n_mine - 1) release_q();
-    softmax<T::Mask::kCausal>(j, corr, tl);  // past the first, only the causal mask's tiles
+    softmax<decltype(mask)::value>(j, corr, tl);
     finish_pv(j - 1, tl);
     rescale_o<D>(o_acc, corr);
     T::Ops::template pack<T::kTileK>(s_acc, p_frag);
+  };
+  // No loop of turns branches round the mask. Without the causal mask the one tile that may need
+  // it ran first (Work::key_tile). Under it, the tiles wholly below the consumer's first row and
+  // S run first in a loop of their own, then the diagonal's in another.
+  int j = 1;
+  if constexpr (T::Mask::kCausal) {
+    const int first_row = t.q0 + consumer * kRowsPerConsumer;
+    const int unmasked = (first_row + 1 < p.S ? first_row + 1 : p.S) / T::kTileK - t.k0;
+    for (; j < unmasked && j < n_mine; ++j) turn(j, std::false_type{});
+    for (; j < n_mine; ++j) turn(j, std::true_type{});
+  } else {
+    for (; j < n_mine; ++j) turn(j, std::false_type{});
   }
   // The staging tile's previous store has read it once thread 0 passes this: the whole
   // warpgroup then knows it through the turn's barrier (thread 0's warp arrives after it).
