@@ -420,9 +420,13 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   };
   // No loop of turns branches round the mask. Without the causal mask the one tile that may need
   // it ran first (Work::key_tile). Under it, the tiles wholly below the consumer's first row and
-  // S run first in a loop of their own, then the diagonal's in another.
+  // S run first in a loop of their own, then the diagonal's in another; but not on tiles past 128
+  // keys, whose turn twice over measured slower than the branch (kernels/NOTES.md, "FP8: phase
+  // f8": No branch round the mask).
   int j = 1;
-  if constexpr (T::Mask::kCausal) {
+  if constexpr (T::Mask::kCausal && T::kTileK > 128) {
+    for (; j < n_mine; ++j) turn(j, std::true_type{});
+  } else if constexpr (T::Mask::kCausal) {
     const int first_row = t.q0 + consumer * kRowsPerConsumer;
     const int unmasked = (first_row + 1 < p.S ? first_row + 1 : p.S) / T::kTileK - t.k0;
     for (; j < unmasked && j < n_mine; ++j) turn(j, std::false_type{});
