@@ -37,7 +37,7 @@ std::string warp_role(std::uint32_t warp) {
   return wg == 0 ? std::string("producer") : "consumer " + std::to_string(wg - 1);
 }
 
-// The workspace of a launch (Scratch, kernels/phase_5_kernel.cuh): the counter, then the ready
+// The workspace of a launch (Scratch, kernels/phase_5_work.cuh): the counter, then the ready
 // flags and the partials of `slots` key-split slots, each part 16-byte aligned.
 struct ScratchLayout {
   std::size_t flags, partials, bytes;  // [bytes] offsets of the parts, and the whole
