@@ -7,7 +7,9 @@
 // past S, fewer than the tile's under the causal mask for the lower consumers of a tile that
 // spans more than one key tile's worth of rows. A consumer with n > 0 tiles takes turns 0 .. n
 // (turn j issues QK^T of tile j and PV of tile j - 1; turn n only PV), in consumer order within
-// a turn; the producer releases each K/V tile for the consumers that do not read it.
+// a turn; the producer releases each K/V tile for the consumers that do not read it. (Without the
+// causal mask the kernel takes an item's tiles last first, Work::key_tile in
+// kernels/phase_5_work.cuh; nothing here depends on the order there.)
 #pragma once
 
 #include "kernels/host_device.hpp"
