@@ -187,8 +187,8 @@ std::string last_line(std::string_view text) {
 
 }  // namespace
 
-std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
-  std::vector<Function> out;
+void for_each_instruction(std::string_view listing, const FunctionVisitor& on_function,
+                          const InstructionVisitor& on_instruction) {
   std::string arch;
   bool in_function = false;
   for_each_line(listing, [&](std::string_view raw) {
@@ -198,16 +198,23 @@ std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
     } else if (starts_with(line, "arch = ")) {
       arch = std::string(trim(line.substr(7)));
     } else if (starts_with(line, "Function : ")) {
-      out.push_back({std::string(trim(line.substr(11))), arch, {}});
+      on_function(trim(line.substr(11)), arch);
       in_function = true;
     } else if (starts_with(line, "..........") || starts_with(line, "Fatbin ")) {
       in_function = false;
     } else if (in_function) {
       std::uint64_t address = 0;
       std::string_view text;
-      if (split_instruction_line(line, address, text)) count_instruction(out.back(), text, address);
+      if (split_instruction_line(line, address, text)) on_instruction(address, trim(text));
     }
   });
+}
+
+std::vector<Function> parse_cuobjdump_sass(std::string_view listing) {
+  std::vector<Function> out;
+  for_each_instruction(
+      listing, [&](std::string_view name, std::string_view arch) { out.push_back({std::string(name), std::string(arch), {}}); },
+      [&](std::uint64_t address, std::string_view text) { count_instruction(out.back(), text, address); });
   return out;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -37,6 +38,13 @@ struct Function {
   std::map<std::string, std::int64_t> opcodes;  // each opcode with its modifiers ("MUFU.EX2"): its count
 };
 
+// Walks a `cuobjdump -sass` listing in order: on_function(mangled name, arch) at each function,
+// then on_instruction(address, text) for each of its instructions, text being what lies between
+// the address comment and ';' ("@!P0 BRA 0x100"), trimmed.
+using FunctionVisitor = std::function<void(std::string_view name, std::string_view arch)>;
+using InstructionVisitor = std::function<void(std::uint64_t address, std::string_view text)>;
+void for_each_instruction(std::string_view listing, const FunctionVisitor& on_function,
+                          const InstructionVisitor& on_instruction);
 // Every function of a `cuobjdump -sass` listing, in listing order. Lines that are not SASS
 // instructions (fatbin headers, .headerflags, encoding words, PTX sections) are ignored.
 std::vector<Function> parse_cuobjdump_sass(std::string_view listing);

@@ -16,7 +16,11 @@
 //   attnlab-ncu-import sass LISTING [PREFIX] [--brief]
 //     per kernel of a `cuobjdump -sass` listing, "PREFIX LABEL n=.. uniform=.. ... LDL+STL=.."
 //     (sass::opcode_tally_lines); --brief: "PREFIX HGMMA=.. QGMMA=.. UTMALDG=.. LDL+STL=.."
-// Exit codes: 0 ok, 2 bad arguments, 3 the record or listing cannot be read, or the record written.
+//   attnlab-ncu-import sass-order LISTING REGEX
+//     the pipeline order of each kernel whose mangled name matches REGEX: its copies, barriers,
+//     GMMAs and their waits, MUFU.EX2s and branches in listing order (profiler/sass_order.hpp)
+// Exit codes: 0 ok, 1 no kernel matches (sass-order), 2 bad arguments, 3 the record or listing
+// cannot be read, or the record written.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +29,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -34,6 +39,7 @@
 #include "profiler/ncu_import.hpp"
 #include "profiler/metric_groups.hpp"
 #include "profiler/sass.hpp"
+#include "profiler/sass_order.hpp"
 #include "record/ab.hpp"
 #include "record/record.hpp"
 #include "record/result.hpp"
@@ -133,10 +139,11 @@ struct Options {
   attnlab::NcuProfileInfo info;             // merge
   std::string sass_listing, sass_prefix = "sass";
   bool sass_brief = false;
+  std::string sass_kernels;  // sass-order: a regular expression of mangled names
 };
 
 struct Subcommands {
-  CLI::App *metrics, *shapes, *seed, *range, *ab, *merge, *sass;
+  CLI::App *metrics, *shapes, *seed, *range, *ab, *merge, *sass, *sass_order;
 };
 
 CLI::App* add_ab(CLI::App& app, Options& opt) {
@@ -177,6 +184,9 @@ Subcommands add_subcommands(CLI::App& app, Options& opt) {
   sub.sass->add_option("listing", opt.sass_listing, "cuobjdump -sass output")->required();
   sub.sass->add_option("prefix", opt.sass_prefix, "each line's first word (which build it is)")->capture_default_str();
   sub.sass->add_flag("--brief", opt.sass_brief, "only HGMMA, QGMMA, UTMALDG and LDL+STL, without the kernel's label");
+  sub.sass_order = app.add_subcommand("sass-order", "print where each matching kernel's GMMAs, waits, barriers and EX2s come");
+  sub.sass_order->add_option("listing", opt.sass_listing, "cuobjdump -sass output")->required();
+  sub.sass_order->add_option("kernels", opt.sass_kernels, "regular expression searched in the mangled names")->required();
   return sub;
 }
 
@@ -249,8 +259,30 @@ int print_sass_tally(const Options& opt) {
   return 0;
 }
 
+int print_sass_order(const Options& opt) {
+  std::regex kernels;
+  try {
+    kernels = std::regex(opt.sass_kernels);
+  } catch (const std::regex_error& e) {
+    std::cerr << "attnlab-ncu-import: not a regular expression: " << opt.sass_kernels << " (" << e.what() << ")\n";
+    return 2;
+  }
+  std::ifstream in(opt.sass_listing);
+  if (!in) throw std::runtime_error("cannot read " + opt.sass_listing);
+  const std::string listing((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto orders = attnlab::sass::pipeline_order(listing, kernels);
+  if (orders.empty()) {
+    std::cerr << "attnlab-ncu-import: no kernel of " << opt.sass_listing << " matches " << opt.sass_kernels << "\n";
+    return 1;
+  }
+  std::cout << "address, other instructions since the event before, count, event (its span where others interleave)\n"
+            << attnlab::sass::pipeline_order_text(orders) << std::flush;
+  return 0;
+}
+
 int run(const Subcommands& sub, const Options& opt) {
   if (sub.metrics->parsed()) return print_metrics();
+  if (sub.sass_order->parsed()) return print_sass_order(opt);
   if (sub.sass->parsed()) return print_sass_tally(opt);
   if (sub.ab->parsed()) {
     ab_compare(opt.ab_a, opt.ab_b, opt.ab_shape, opt.ab_a_csv, opt.ab_b_csv, opt.ab_records);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "profiler/sass.hpp"
+#include "profiler/sass_order.hpp"
 #include "record/record.hpp"
 
 using namespace attnlab;
@@ -350,4 +351,55 @@ TEST(StaticEvidence, WithoutTimingFallsBackToThePhaseSource) {
   EXPECT_EQ(bare["static"]["sass"]["available"], false);
   EXPECT_EQ(bare["static"]["ptxas"]["available"], false);
   EXPECT_FALSE(bare["static"]["sass"].contains("HMMA"));
+}
+
+// The pipeline order (profiler/sass_order.hpp): which instructions are events, and the order of
+// the committed phase-5 kernel's, run by run.
+TEST(SassOrder, EventsAreCopiesBarriersGmmasWaitsExponentialsAndBranches) {
+  EXPECT_EQ(pipeline_event("@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR40+0x28050], RZ"), "SYNCS.ARRIVE.TRANS64.A1T0");
+  EXPECT_EQ(pipeline_event("WARPGROUP.DEPBAR.LE gsb0, 0x1 "), "WARPGROUP.DEPBAR.LE gsb0, 0x1");
+  EXPECT_EQ(pipeline_event("QGMMA.64x192x32.F32.E4M3.E4M3 R24, gdesc[UR8], RZ, !UPT"), "QGMMA.64x192x32.F32.E4M3.E4M3");
+  EXPECT_EQ(pipeline_event("@P0 BRA 0x46c0"), "BRA");
+  EXPECT_EQ(pipeline_event("MUFU.EX2 R26, R26"), "MUFU.EX2");
+  EXPECT_EQ(pipeline_event("FMNMX R6, R28, R29, !PT"), "");
+  EXPECT_EQ(pipeline_event("MEMBAR.SC.CTA"), "");   // not BAR.
+  EXPECT_EQ(pipeline_event("DEPBAR.LE SB0, 0x0"), "");  // cp.async's wait, not a wgmma's
+}
+
+TEST(SassOrder, PhaseFiveFixtureRunsInListingOrder) {
+  const auto orders = pipeline_order(fixture("sm90a-kernels.sass"), std::regex("phase523fwd"));
+  ASSERT_EQ(orders.size(), 1u);
+  const PipelineOrder& f = orders[0];
+  EXPECT_EQ(f.arch, "sm_90a");
+  EXPECT_EQ(f.instructions, 45);
+  std::vector<std::string> events;
+  for (const auto& r : f.runs) events.push_back(std::to_string(r.count) + " " + r.event);
+  const std::vector<std::string> want = {
+      "1 SYNCS.EXCH.64", "1 BAR.SYNC.DEFER_BLOCKING", "1 SYNCS.ARRIVE.TRANS64", "2 UTMALDG.2D", "1 UBLKCP.S.G",
+      "1 SYNCS.PHASECHK.TRANS64.TRYWAIT", "1 BRA", "1 WARPGROUP.ARRIVE", "4 HGMMA.64x64x16.F32",
+      "1 WARPGROUP.DEPBAR.LE gsb0, 0x0", "1 MUFU.EX2", "1 WARPGROUP.ARRIVE", "1 HGMMA.64x64x16.F32",
+      "1 WARPGROUP.DEPBAR.LE gsb0, 0x0", "1 BRA.U", "1 BRA", "1 UCGABAR_ARV", "1 UCGABAR_WAIT", "1 BAR.ARV",
+      "1 EXIT", "1 BRA"};
+  EXPECT_EQ(events, want);
+  EXPECT_EQ(f.runs.at(0).gap, 8);  // eight instructions before the first event
+  EXPECT_EQ(f.runs.at(0).address, 0x80u);
+  EXPECT_EQ(f.runs.at(10).gap, 2);  // FMNMX and FMUL between the wait and the EX2
+  EXPECT_EQ(f.runs.at(10).address, 0x1b0u);
+}
+
+TEST(SassOrder, ARunSpansTheOthersBetweenItsEvents) {
+  const std::string listing =
+      "\t\tFunction : k\n"
+      "        /*0000*/                   MUFU.EX2 R1, R1 ;\n"
+      "        /*0010*/                   FMUL R2, R2, R3 ;\n"
+      "        /*0020*/                   MUFU.EX2 R2, R2 ;\n"
+      "        /*0030*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;\n"
+      "        /*0040*/                   MUFU.EX2 R4, R4 ;\n";
+  const auto orders = pipeline_order(listing, std::regex("^k$"));
+  ASSERT_EQ(orders.size(), 1u);
+  ASSERT_EQ(orders[0].runs.size(), 3u);
+  EXPECT_EQ(orders[0].runs[0].count, 2);
+  EXPECT_EQ(orders[0].runs[0].span, 3);
+  EXPECT_NE(pipeline_order_text(orders).find("2x MUFU.EX2 (over 3)"), std::string::npos);
+  EXPECT_TRUE(pipeline_order(listing, std::regex("other")).empty());
 }
