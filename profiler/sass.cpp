@@ -89,19 +89,28 @@ void count_branch(BranchCounts& b, std::string_view guard, std::string_view oper
     if (auto target = parse_hex(ops.back()); target && *target == address) ++b.self_loop;
 }
 
-// One instruction: "@!P0 BRA 0x100 " (the text between the address comment and ';').
-void count_instruction(Function& f, std::string_view text, std::uint64_t address) {
-  Counts& c = f.counts;
+}  // namespace
+
+InstructionParts split_instruction(std::string_view text) {
+  InstructionParts in;
   text = trim(text);
-  std::string_view guard;
   if (starts_with(text, "@")) {
     const auto sp = text.find_first_of(" \t");
-    guard = text.substr(1, sp == std::string_view::npos ? sp : sp - 1);
+    in.guard = text.substr(1, sp == std::string_view::npos ? sp : sp - 1);
     text = sp == std::string_view::npos ? std::string_view{} : trim(text.substr(sp));
   }
   const auto sp = text.find_first_of(" \t");
-  const std::string_view opcode = text.substr(0, sp);
-  const std::string_view operands = sp == std::string_view::npos ? std::string_view{} : trim(text.substr(sp));
+  in.opcode = text.substr(0, sp);
+  in.operands = sp == std::string_view::npos ? std::string_view{} : trim(text.substr(sp));
+  return in;
+}
+
+namespace {
+
+// One instruction: "@!P0 BRA 0x100 " (the text between the address comment and ';').
+void count_instruction(Function& f, std::string_view text, std::uint64_t address) {
+  Counts& c = f.counts;
+  const auto [guard, opcode, operands] = split_instruction(text);
   if (opcode.empty()) return;
   const std::string_view base = opcode.substr(0, opcode.find('.'));
   ++c.instructions;

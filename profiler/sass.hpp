@@ -38,6 +38,12 @@ struct Function {
   std::map<std::string, std::int64_t> opcodes;  // each opcode with its modifiers ("MUFU.EX2"): its count
 };
 
+// An instruction's text split, each part trimmed: its guard without the '@' ("!P0", empty
+// where it has none), its opcode with modifiers ("BRA.U") and its operands.
+struct InstructionParts {
+  std::string_view guard, opcode, operands;
+};
+InstructionParts split_instruction(std::string_view text);
 // Walks a `cuobjdump -sass` listing in order: on_function(mangled name, arch) at each function,
 // then on_instruction(address, text) for each of its instructions, text being what lies between
 // the address comment and ';' ("@!P0 BRA 0x100"), trimmed.

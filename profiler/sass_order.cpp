@@ -8,31 +8,18 @@
 namespace attnlab::sass {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 constexpr std::string_view kEventPrefixes[] = {"HGMMA", "QGMMA", "IGMMA", "WARPGROUP.", "MUFU.EX2", "BAR.",
                                                "UCGABAR", "SYNCS.", "UTMALDG", "UTMASTG", "UBLKCP", "BRA", "EXIT"};
+constexpr std::string_view kWait = "WARPGROUP.DEPBAR";  // an event with its operands
 
 }  // namespace
 
 std::string pipeline_event(std::string_view text) {
-  text = trim_blanks(text);
-  if (starts_with(text, "@")) {  // the guard ("@!P0")
-    const auto sp = text.find_first_of(" \t");
-    text = sp == std::string_view::npos ? std::string_view{} : trim_blanks(text.substr(sp));
-  }
-  const auto sp = text.find_first_of(" \t");
-  const std::string_view opcode = text.substr(0, sp);
+  const InstructionParts in = split_instruction(text);
   for (const std::string_view p : kEventPrefixes) {
-    if (!starts_with(opcode, p)) continue;
-    if (!starts_with(opcode, "WARPGROUP.DEPBAR") || sp == std::string_view::npos) return std::string(opcode);
-    return std::string(opcode) + " " + std::string(trim_blanks(text.substr(sp)));
+    if (in.opcode.substr(0, p.size()) != p) continue;
+    if (in.opcode.substr(0, kWait.size()) != kWait || in.operands.empty()) return std::string(in.opcode);
+    return std::string(in.opcode) + " " + std::string(in.operands);
   }
   return {};
 }
