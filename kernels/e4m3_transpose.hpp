@@ -134,13 +134,14 @@ ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_xor(unsigned lane, unsign
   const unsigned swizzle = block == 128 ? d % 8 : (d / 2) % 4;
   return ((lane / 16) ^ swizzle) * kTransposeBytes;
 }
-// The step's part of the store: its column block (a V^T block of D rows of `block` bytes each)
-// and the swizzled chunk within the row.
-ATTNLAB_HOST_DEVICE constexpr unsigned transpose_block_bytes(unsigned block, unsigned D) { return D * block; }
+// The step's part of the store: its column block (a V^T block of `rows` rows of `block` bytes
+// each: D, or D and the rows of ones where the PV GEMM sums P, E4m3Operands::vt_block_rows) and
+// the swizzled chunk within the row.
+ATTNLAB_HOST_DEVICE constexpr unsigned transpose_block_bytes(unsigned block, unsigned rows) { return rows * block; }
 ATTNLAB_HOST_DEVICE constexpr unsigned transpose_store_step(unsigned step, unsigned lane_xor, unsigned block,
-                                                            unsigned D) {
+                                                            unsigned rows) {
   const unsigned steps_per_block = block / kTransposeKeys;
-  return step / steps_per_block * transpose_block_bytes(block, D) +
+  return step / steps_per_block * transpose_block_bytes(block, rows) +
          (((step % steps_per_block) * 2 * kTransposeBytes) ^ lane_xor);
 }
 

@@ -115,7 +115,7 @@ __device__ __forceinline__ void run_transposer(SharedStorage<T>& sm, unsigned wa
         ldmatrix_x4_trans(load, r);
         const std::uint32_t words[4] = {__byte_perm(r[0], r[1], sel.first), __byte_perm(r[0], r[1], sel.second),
                                         __byte_perm(r[2], r[3], sel.first), __byte_perm(r[2], r[3], sel.second)};
-        stmatrix_x4(row + e4m3::transpose_store_step(step, lane_xor, kBlock, D), words);
+        stmatrix_x4(row + e4m3::transpose_store_step(step, lane_xor, kBlock, T::Ops::template vt_block_rows<T::D>()), words);
       }
     }
     ptx::fence_proxy_async(ptx::space_shared);
@@ -171,7 +171,7 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       tl.wait(Span::kEmptyWait, j, [&] { return pipe.producer_ready(pos); }, [&] { pipe.producer_acquire(pos); });
       tl.producer_delay();  // the what-if's validation only (kernels/timeline.cuh)
       tl.begin(Span::kTmaIssue, j);
-      Elem* const dst = buf + pos.stage() * (T::kTileK * D);
+      Elem* const dst = buf + pos.stage() * (is_v ? T::kVStageBytes / sizeof(Elem) : T::kTileK * D);
       const int key_tile = t.key_tile<T::Mask::kCausal>(j);
       const int key0 = key_tile * T::kTileK;
       std::uint64_t* const bar = pipe.producer_expect(pos, T::kKVTileBytes);
@@ -213,17 +213,30 @@ struct Consumer {
   const Params<T>& p;
   int consumer, tid, warp, lane;
   int row_in_tile, col_in_chunk;  // the thread's first row and column pair in a tile
-  float o_acc[D / 2];
+  // O's rows, then (T::kSumRows) the PV GEMM's columns of each row's sum of P.
+  float o_acc[(D + T::kSumRows) / 2];
   float s_acc[T::kTileK / 2];
   std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile (T::Ops' format) while PV reads it
   // Q's rows in registers, each QK^T k-step's A fragment, where the traits keep them there.
   std::uint32_t q_frag[T::kQInRegs ? D / 16 : 1][4];
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
-  float l_row[2];  // this thread's share of the running sums
+  float l_row[2];  // this thread's share of the running sums (the softmax's, or o_acc's at the end)
   const typename T::Elem* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
   Work t{};                        // the current work item
   KVRing<T> ring{};                // ring position of its first K/V tile
   int row_lo = 0;
+
+  // O's rows without the sums' columns, for what reads or writes O itself.
+  __device__ __forceinline__ float (&o_rows())[D / 2] { return *reinterpret_cast<float(*)[D / 2]>(o_acc); }
+  // Where the PV GEMM summed the rows, l_row from its columns: each of a row's four lanes holds
+  // the whole sum, so each keeps a quarter (exact in binary), and row_sums' shuffles give it back
+  // whole, as they do the softmax's shares.
+  __device__ __forceinline__ void sums_from_pv() {
+    if constexpr (T::kSumRows > 0) {
+      l_row[0] = 0.25f * o_acc[D / 2];
+      l_row[1] = 0.25f * o_acc[D / 2 + 2];
+    }
+  }
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params<T>& params, int warpgroup)
       : sm(s), p(params), consumer(warpgroup - 1), tid(int(threadIdx.x) % kWarpgroupThreads),
@@ -274,8 +287,8 @@ struct Consumer {
       mask_tile<typename T::Mask, T::kTileK>(s_acc, t.key_tile<T::Mask::kCausal>(j) * T::kTileK,
                                              t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
     constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
-    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every>(s_acc, m_row, l_row,
-                                                                                             corr, p.scale_log2);
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every, T::kSumRows == 0>(
+        s_acc, m_row, l_row, corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
   }
   // Ping-pong (FA3): consumers take turns on the tensor cores, so one's softmax runs while
@@ -340,7 +353,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     if (j == n_mine - 1) release_q();
     softmax<decltype(mask)::value>(j, corr, tl);
     finish_pv(j - 1, tl);
-    rescale_o<D>(o_acc, corr);
+    rescale_o<D + T::kSumRows>(o_acc, corr);
     T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   };
   // No loop of turns branches round the mask. Without the causal mask the one tile that may need
@@ -381,11 +394,11 @@ __device__ __forceinline__ bool Consumer<T, Stamps>::merge_split(std::int64_t w,
   unsigned* const ready = p.scratch.split_ready + (b * kMostConsumers + consumer) * kSplitWarps + warp;
   const SplitTransport<D> slot{part, ready, tid};
   if (t.k0 > 0) {
-    slot.send(o_acc, m_row, l_row);
+    slot.send(o_rows(), m_row, l_row);
     tl.end(Span::kItem, w);
     return true;
   }
-  slot.merge_into(o_acc, m_row, l_row);
+  slot.merge_into(o_rows(), m_row, l_row);
   return false;
 }
 
@@ -418,14 +431,14 @@ __device__ __forceinline__ void Consumer<T, Stamps>::epilogue(const CUtensorMap*
     // The staging tile is free: its previous store finished reading it before this item's last
     // turn (run_tiles).
     __half* const o_stage = sm.o + consumer * kRowsPerConsumer * kSwizzleHalves;
-    stage_o_rows<D, T::kTileQ>(o_stage, o_acc, inv_l);
+    stage_o_rows<D, T::kTileQ>(o_stage, o_rows(), inv_l);
     // The copy engine reads what these threads wrote: their generic-proxy writes are made
     // visible to the async proxy, then the warpgroup meets before its thread 0 issues.
     ptx::fence_proxy_async(ptx::space_shared);
     named_barrier_sync(kStoreBarrier + consumer, kWarpgroupThreads);
     if (tid == 0) tma_store_o_rows<D, T::kTileQ>(tm_o, o_stage, t.q0 + consumer * kRowsPerConsumer, t.bh);
   } else {
-    store_o_rows<D>(p.o + std::int64_t(t.bh) * p.S * D, o_acc, inv_l, row_lo, col_in_chunk, p.S);
+    store_o_rows<D>(p.o + std::int64_t(t.bh) * p.S * D, o_rows(), inv_l, row_lo, col_in_chunk, p.S);
   }
 }
 
@@ -476,10 +489,11 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
       sm.q_pipe.consumer_release(slot, c.lane);
     }
 #pragma unroll
-    for (int i = 0; i < T::D / 2; ++i) c.o_acc[i] = 0.f;
+    for (int i = 0; i < (T::D + T::kSumRows) / 2; ++i) c.o_acc[i] = 0.f;
     c.m_row[0] = c.m_row[1] = kNegInf;
     c.l_row[0] = c.l_row[1] = 0.f;
     c.run_tiles(n_mine, slot, tl);
+    c.sums_from_pv();
     c.ring = c.ring + c.t.n_tiles;
     if constexpr (T::kEmitsLse && kLseBeforeMerge) c.store_lse();
     if (c.merge_split(w, tl)) continue;
@@ -516,6 +530,12 @@ __device__ __forceinline__ void attention_block(const CUtensorMap& tm_q, const C
   // "Why phase 5 and d4 are as they are": the warpgroup index broadcast from lane 0).
   const int warpgroup = __shfl_sync(kFullMask, int(threadIdx.x) / kWarpgroupThreads, 0);
   constexpr int kConsumerWarps = T::kConsumers * kWarpgroupThreads / kWarpSize;
+  if constexpr (T::kSumRows > 0) {
+    // V^T's rows of ones (Ops::pv_sum_rows), shown to wgmma's async proxy before the barrier.
+    for (int stage = 0; stage < T::kStages; ++stage)
+      T::Ops::template write_sum_rows<T::kTileK, T::D>(sm.v[stage], int(threadIdx.x), T::kThreads);
+    ptx::fence_proxy_async(ptx::space_shared);
+  }
   if (threadIdx.x == 0) {
     sm.q_pipe.init(kConsumerWarps);
     sm.k_pipe.init(kConsumerWarps);

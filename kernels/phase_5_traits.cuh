@@ -76,7 +76,13 @@ struct Traits {
   static constexpr int kQKSteps = D / Ops::kStepK;       // k-steps of QK^T
   static constexpr int kPVSteps = kTileK / Ops::kStepK;  // k-steps of PV
   static constexpr std::uint32_t kQBytes = kTileQ * D * sizeof(Elem);
-  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(Elem);
+  static constexpr std::uint32_t kKVTileBytes = kTileK * D * sizeof(Elem);  // what a copy brings
+  // Rows of ones under each column block of V's tile, where the PV GEMM sums P's rows
+  // (Ops::pv_sum_rows): O's accumulator has as many columns more. A stage of V's ring is then
+  // larger than its copy, rounded up to whole 1024-byte swizzle atoms.
+  static constexpr int kSumRows = Ops::template pv_sum_rows<D>();
+  static constexpr std::uint32_t kVStageBytes =
+      kSumRows == 0 ? kKVTileBytes : (kTileK * (D + kSumRows) * sizeof(Elem) + 1023) / 1024 * 1024;
   // Shared memory of a block: 227 KB, less the alignment slack and the barriers.
   static constexpr std::uint32_t kSmemBudget = 227 * 1024 - 2048;
   // O staged in shared memory (one 64-row tile per consumer) and written by a TMA store,
@@ -90,12 +96,13 @@ struct Traits {
   // Operands that turn V inside the kernel (Ops::kTransposesV) hold V's tiles as TMA loads them
   // in a ring of their own, as many stages as K's (RawVRing below).
   static constexpr std::uint32_t kRawVBytes = Ops::kTransposesV ? kStages * kKVTileBytes : 0;
-  static constexpr bool kStageO = kQBytes + 2 * kStages * kKVTileBytes + kRawVBytes + kOBytes <= kSmemBudget;
+  static constexpr std::uint32_t kKVBytes = kStages * (kKVTileBytes + kVStageBytes);  // both rings
+  static constexpr bool kStageO = kQBytes + kKVBytes + kRawVBytes + kOBytes <= kSmemBudget;
   // Two Q buffers where shared memory has room for them (D = 64, causal D = 128), so the
   // producer loads the next item's Q and first K while the consumers still run the current
   // item's last tiles.
   static constexpr int kQStages =
-      2 * kQBytes + 2 * kStages * kKVTileBytes + kRawVBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
+      2 * kQBytes + kKVBytes + kRawVBytes + (kStageO ? kOBytes : 0) <= kSmemBudget ? 2 : 1;
   // The producer keeps few registers; the consumers hold S (kTileK/2), O (D/2) and P as fp16
   // (kTileK/4) each. setmaxnreg moves registers within the block's launch allocation (65536
   // over kThreads, in multiples of 8, per thread): 128 * 24 + 256 * 240 = 64512 of 384 * 168,
@@ -154,7 +161,7 @@ template <class T, int D = T::D>
 struct alignas(1024) SharedStorage : RawVRing<T> {
   typename T::Elem q[T::kQStages][T::kTileQ * D];
   typename T::Elem k[T::kStages][T::kTileK * D];
-  typename T::Elem v[T::kStages][T::kTileK * D];
+  typename T::Elem v[T::kStages][T::kVStageBytes / sizeof(typename T::Elem)];
   // Each consumer's rows of O on their way to global memory (a TMA store), where they fit.
   __half o[T::kStageO ? T::kTileQ * D : 8];
   // The work unit whose Q the slot holds (its item, n_work when none is left, and key tiles);

@@ -35,6 +35,9 @@ struct Fp16Operands {
   // on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return 0; }
+  // The softmax sums its rows itself: no rows of ones under V's tile (E4m3Operands::pv_sum_rows).
+  template <int D>
+  static constexpr int pv_sum_rows() { return 0; }
   // Elements per swizzled row of a tile: column blocks of 64 halves (128 bytes).
   template <int D>
   static constexpr int row_elems() { return kSwizzleHalves; }
@@ -95,6 +98,15 @@ struct E4m3Operands {
   // phase f8": A share of f8's exp2s on the FMA pipe).
   template <int D>
   static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
+  // At D 128 the PV GEMM also sums each row of P: every column block of V^T's tile carries
+  // pv_sum_rows rows of e4m3 ones under its D rows (written once, before the first copy;
+  // write_sum_rows), so PV is m64n136 and its last eight columns are the row's sum of P as P's
+  // e4m3 codes have it. The softmax then adds no weights (96 FADDs a turn of a 192-key tile, in
+  // its loop of about 740 instructions that the consumers' time is spent on) and the sums are of
+  // the very weights O is the sum of. At D 64 none: its three consumers have no registers for
+  // the four accumulators more.
+  template <int D>
+  static constexpr int pv_sum_rows() { return D == 128 ? 8 : 0; }
   template <int D>
   static constexpr int row_elems() { return D; }  // a row of Q or K, D bytes
   struct KernelArgs {
@@ -117,14 +129,30 @@ struct E4m3Operands {
     static_assert(TileK % 64 == 0, "V^T's tile is whole column blocks of 64 or 128 keys");
     return TileK % 128 == 0 ? 128 : 64;
   }
+  // Rows of a column block of V^T's tile in shared memory: D, then the rows of ones.
+  template <int D>
+  static constexpr int vt_block_rows() { return D + pv_sum_rows<D>(); }
   template <int TileK, int D>
   __device__ static void load_v(Elem* dst, const CUtensorMap* map, int key0, int z, std::uint64_t* bar) {
     constexpr int kBlock = vt_block_keys<TileK>();
 #pragma unroll
     for (int b = 0; b < TileK / kBlock; ++b) {
       const std::int32_t coords[3] = {key0 + b * kBlock, 0, z};
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst + b * D * kBlock,
-                                      map, coords, bar);
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                      dst + b * vt_block_rows<D>() * kBlock, map, coords, bar);
+    }
+  }
+  // The rows of ones of a stage of V^T's tiles (pv_sum_rows), by `threads` threads of which this is
+  // `thread`. Every byte of them is the same code, so the swizzle has nothing to place; no copy
+  // writes them, so once is enough. The caller makes them visible to wgmma's async proxy.
+  template <int TileK, int D>
+  __device__ static void write_sum_rows(Elem* vt, int thread, int threads) {
+    constexpr int kBlock = vt_block_keys<TileK>();
+    constexpr int kWords = pv_sum_rows<D>() * kBlock / 4;  // of one column block
+    constexpr std::uint32_t kOnes = 0x38383838u;           // four e4m3 1.0s
+    for (int i = thread; i < TileK / kBlock * kWords; i += threads) {
+      const int b = i / kWords;
+      reinterpret_cast<std::uint32_t*>(vt + b * vt_block_rows<D>() * kBlock + D * kBlock)[i % kWords] = kOnes;
     }
   }
   // S = Q K^T of one key tile, issued and committed without waiting.
@@ -140,16 +168,18 @@ struct E4m3Operands {
     }
     wgmma_commit();
   }
-  // O += P V of one key tile, P from registers (pack), V^T's tile [D][TileK], issued and committed
-  // without waiting.
+  // O += P V of one key tile, P from registers (pack), V^T's tile [D][TileK] (and its rows of ones:
+  // O's last pv_sum_rows columns, each row's sum), issued and committed without waiting.
   template <int TileK, int D>
-  __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* vt) {
+  __device__ static void pv(float (&o)[vt_block_rows<D>() / 2], const std::uint32_t (&p)[TileK / kStepK][4],
+                            const Elem* vt) {
     constexpr int kBlock = vt_block_keys<TileK>();
+    constexpr int kRows = vt_block_rows<D>();
     wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < TileK / kStepK; ++kk) {
-      const Elem* step = vt + (kk * kStepK / kBlock) * D * kBlock + kk * kStepK % kBlock;
-      wgmma_rs_e4m3<D>(o, p[kk], smem_desc<kBlock>(step, 16, 8 * kBlock), 1);
+      const Elem* step = vt + (kk * kStepK / kBlock) * kRows * kBlock + kk * kStepK % kBlock;
+      wgmma_rs_e4m3<kRows>(o, p[kk], smem_desc<kBlock>(step, 16, 8 * kBlock), 1);
     }
     wgmma_commit();
   }

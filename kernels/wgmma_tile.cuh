@@ -187,7 +187,7 @@ __device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
 }
 
 // SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
-template <int N, int PLog2Scale, int FmaExp2Every>
+template <int N, int PLog2Scale, int FmaExp2Every, bool Sums>
 __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
                                                            float (&corr)[2], float scale_log2) {
   float v[2][N / 8];
@@ -221,13 +221,17 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
       const float x = fmaf(s[4 * i + e], scale_log2, -m_use[e >> 1]);
       s[4 * i + e] = exp2_on_fma<FmaExp2Every>(4 * i + e) ? exp2_fma(x) : exp2_approx(x);
     }
+    if constexpr (Sums) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) v[r][i] = s[4 * i + 2 * r] + s[4 * i + 2 * r + 1];
+      for (int r = 0; r < 2; ++r) v[r][i] = s[4 * i + 2 * r] + s[4 * i + 2 * r + 1];
+    }
   }
-  tree_reduce(v[0], [](float a, float b) { return a + b; });
-  tree_reduce(v[1], [](float a, float b) { return a + b; });
+  if constexpr (Sums) {
+    tree_reduce(v[0], [](float a, float b) { return a + b; });
+    tree_reduce(v[1], [](float a, float b) { return a + b; });
 #pragma unroll
-  for (int r = 0; r < 2; ++r) l_row[r] = l_row[r] * corr[r] + v[r][0];
+    for (int r = 0; r < 2; ++r) l_row[r] = l_row[r] * corr[r] + v[r][0];
+  }
 }
 
 // Online softmax of an N-key tile s (masked keys already -inf) in place, log2 units: s becomes
@@ -238,17 +242,20 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 // masked keeps m = -inf; its exponents are taken against 0, so its weights are 0 (2^-126 where
 // they come from exp2_fma: zero in P's rounding, nothing beside a row's other weights). Every
 // FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU, in the
-// interleaved order only; the running maxima's corrections stay on the MUFU.
-template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0>
+// interleaved order only; the running maxima's corrections stay on the MUFU. Sums false: l_row is
+// left as it is, for a caller whose PV GEMM sums the weights (E4m3Operands::pv_sum_rows), in the
+// interleaved order only.
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0,
+          bool Sums = true>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
-  static_assert(Order == SoftmaxRows::kInterleaved || FmaExp2Every == 0,
-                "exp2s on the FMA pipe are wired into the interleaved order only");
+  static_assert(Order == SoftmaxRows::kInterleaved || (FmaExp2Every == 0 && Sums),
+                "exp2s on the FMA pipe and sums left to PV are wired into the interleaved order only");
   if constexpr (Order == SoftmaxRows::kOneByOne)
     online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
   else
-    online_softmax_interleaved<N, PLog2Scale, FmaExp2Every>(s, m_row, l_row, corr, scale_log2);
+    online_softmax_interleaved<N, PLog2Scale, FmaExp2Every, Sums>(s, m_row, l_row, corr, scale_log2);
 }
 
 // A consumer's 64 rows of O (o times each row's 1/l, as fp16) into its part of a staging tile

@@ -185,6 +185,30 @@ TEST_P(E4m3Transpose, TheWarpsWalkGivesEachOpsAddresses) {
     }
 }
 
+// Where the PV GEMM sums P's rows (E4m3Operands::pv_sum_rows), each column block of V^T's stage
+// has eight rows of ones under its D rows: the walk's stores, with the block's rows passed as
+// such, land each element where the per-op functions put it in a D-row block, moved by the rows
+// of ones of the blocks before it, and never in a block's rows of ones. Fails if the walk's
+// stride between column blocks stays D rows.
+TEST_P(E4m3Transpose, TheWalkSkipsTheRowsOfOnes) {
+  const auto [D, tile_k, block] = GetParam();
+  const unsigned d = unsigned(D), b = unsigned(block), rows = d + 8;
+  const unsigned steps = unsigned(tile_k) / e4m3::kTransposeKeys, chunks = d / e4m3::kTransposeBytes;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    const unsigned lane_xor = e4m3::transpose_store_xor(lane, b);
+    const unsigned row0 = e4m3::transpose_store_row(lane, b);
+    for (unsigned chunk = 0; chunk < chunks; ++chunk)
+      for (unsigned step = 0; step < steps; ++step) {
+        const unsigned at = row0 + chunk * e4m3::transpose_chunk_rows_bytes(b) +
+                            e4m3::transpose_store_step(step, lane_xor, b, rows);
+        const unsigned plain = e4m3::transpose_stmatrix_offset(step * chunks + chunk, lane, b, d);
+        const unsigned blk = plain / (d * b);
+        ASSERT_EQ(at, blk * rows * b + plain % (d * b)) << "lane " << lane << " chunk " << chunk << " step " << step;
+        ASSERT_LT(at % (rows * b), d * b) << "a store into the rows of ones";
+      }
+  }
+}
+
 // The tiles f8 runs with: D 128 on 192-key tiles (64-key blocks) and 128-key ones (128-key
 // blocks), D 64 on 128-key tiles, and a 64-key tile.
 INSTANTIATE_TEST_SUITE_P(Tiles, E4m3Transpose,
