@@ -213,14 +213,14 @@ struct Consumer {
   const Params<T>& p;
   int consumer, tid, warp, lane;
   int row_in_tile, col_in_chunk;  // the thread's first row and column pair in a tile
-  // O's rows, then (T::kSumRows) the PV GEMM's columns of each row's sum of P.
+  // O's rows, then (T::kSumRows) the PV GEMM's columns of each row's sum of P over one key tile.
   float o_acc[(D + T::kSumRows) / 2];
   float s_acc[T::kTileK / 2];
   std::uint32_t p_frag[T::kPVSteps][4];  // P of the previous tile (T::Ops' format) while PV reads it
   // Q's rows in registers, each QK^T k-step's A fragment, where the traits keep them there.
   std::uint32_t q_frag[T::kQInRegs ? D / 16 : 1][4];
   float m_row[2];  // running max of rows row_lo and row_lo + 8, log2 units
-  float l_row[2];  // this thread's share of the running sums (the softmax's, or o_acc's at the end)
+  float l_row[2];  // this thread's share of the running sums
   const typename T::Elem* q_tile = nullptr;  // this consumer's rows of the current item's Q slot
   Work t{};                        // the current work item
   KVRing<T> ring{};                // ring position of its first K/V tile
@@ -228,15 +228,6 @@ struct Consumer {
 
   // O's rows without the sums' columns, for what reads or writes O itself.
   __device__ __forceinline__ float (&o_rows())[D / 2] { return *reinterpret_cast<float(*)[D / 2]>(o_acc); }
-  // Where the PV GEMM summed the rows, l_row from its columns: each of a row's four lanes holds
-  // the whole sum, so each keeps a quarter (exact in binary), and row_sums' shuffles give it back
-  // whole, as they do the softmax's shares.
-  __device__ __forceinline__ void sums_from_pv() {
-    if constexpr (T::kSumRows > 0) {
-      l_row[0] = 0.25f * o_acc[D / 2];
-      l_row[1] = 0.25f * o_acc[D / 2 + 2];
-    }
-  }
 
   __device__ __forceinline__ Consumer(SharedStorage<T>& s, const Params<T>& params, int warpgroup)
       : sm(s), p(params), consumer(warpgroup - 1), tid(int(threadIdx.x) % kWarpgroupThreads),
@@ -261,6 +252,12 @@ struct Consumer {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.v_pipe.consumer_ready(pos); }, [&] { sm.v_pipe.consumer_wait(pos); });
     tl.begin(Span::kPvIssue, j);
+    // Where PV sums the rows, it sums one tile's from zero, and finish_pv adds them to l_row in
+    // fp32: run on across a row, in the e4m3 GEMM's accumulation, which keeps fewer bits than
+    // fp32, a running sum that large lost the small tiles' bits, and the FP8 gate failed at S
+    // 8192 (kernels/NOTES.md, "FP8: phase f8": Row sums by the PV GEMM).
+#pragma unroll
+    for (int i = D / 2; i < (D + T::kSumRows) / 2; ++i) o_acc[i] = 0.f;
     T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
@@ -277,6 +274,20 @@ struct Consumer {
     fence_operands(o_acc);
     fence_operands(p_frag);
     sm.v_pipe.consumer_release(ring + j, lane);
+    // Each of a row's four lanes holds the tile's whole sum, so each adds a quarter (exact in
+    // binary), and row_sums' shuffles give it back whole, as they do the softmax's shares.
+    if constexpr (T::kSumRows > 0) {
+      l_row[0] += 0.25f * o_acc[D / 2];
+      l_row[1] += 0.25f * o_acc[D / 2 + 2];
+    }
+  }
+  // O (and, where PV sums the rows, the sums so far) to the rows' new maxima.
+  __device__ __forceinline__ void rescale(const float (&corr)[2]) {
+    rescale_o<D>(o_rows(), corr);
+    if constexpr (T::kSumRows > 0) {
+      l_row[0] *= corr[0];
+      l_row[1] *= corr[1];
+    }
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask where the tile may
   // need it (kMayMask); corr: each row's factor for O.
@@ -353,7 +364,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     if (j == n_mine - 1) release_q();
     softmax<decltype(mask)::value>(j, corr, tl);
     finish_pv(j - 1, tl);
-    rescale_o<D + T::kSumRows>(o_acc, corr);
+    rescale(corr);
     T::Ops::template pack<T::kTileK>(s_acc, p_frag);
   };
   // No loop of turns branches round the mask. Without the causal mask the one tile that may need
@@ -493,7 +504,6 @@ __device__ __forceinline__ void run_consumer(SharedStorage<T>& sm, const CUtenso
     c.m_row[0] = c.m_row[1] = kNegInf;
     c.l_row[0] = c.l_row[1] = 0.f;
     c.run_tiles(n_mine, slot, tl);
-    c.sums_from_pv();
     c.ring = c.ring + c.t.n_tiles;
     if constexpr (T::kEmitsLse && kLseBeforeMerge) c.store_lse();
     if (c.merge_split(w, tl)) continue;

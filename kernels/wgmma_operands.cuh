@@ -100,11 +100,11 @@ struct E4m3Operands {
   static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
   // At D 128 the PV GEMM also sums each row of P: every column block of V^T's tile carries
   // pv_sum_rows rows of e4m3 ones under its D rows (written once, before the first copy;
-  // write_sum_rows), so PV is m64n136 and its last eight columns are the row's sum of P as P's
-  // e4m3 codes have it. The softmax then adds no weights (96 FADDs a turn of a 192-key tile, in
-  // its loop of about 740 instructions that the consumers' time is spent on) and the sums are of
-  // the very weights O is the sum of. At D 64 none: its three consumers have no registers for
-  // the four accumulators more.
+  // write_sum_rows), so PV is m64n136 and its last eight columns are the row's sum of P over the
+  // key tile, as P's e4m3 codes have it (the consumer zeroes them before each PV and adds them to
+  // its running sums in fp32). The softmax then adds no weights: 96 FADDs fewer a turn of a
+  // 192-key tile, in a loop of about 740 instructions that the consumers' time is spent on. At
+  // D 64 none: its three consumers have no registers for the four accumulators more.
   template <int D>
   static constexpr int pv_sum_rows() { return D == 128 ? 8 : 0; }
   template <int D>
