@@ -252,12 +252,6 @@ struct Consumer {
     const KVRing<T> pos = ring + j;
     tl.wait(Span::kFullWait, j, [&] { return sm.v_pipe.consumer_ready(pos); }, [&] { sm.v_pipe.consumer_wait(pos); });
     tl.begin(Span::kPvIssue, j);
-    // Where PV sums the rows, it sums one tile's from zero, and finish_pv adds them to l_row in
-    // fp32: run on across a row, in the e4m3 GEMM's accumulation, which keeps fewer bits than
-    // fp32, a running sum that large lost the small tiles' bits, and the FP8 gate failed at S
-    // 8192 (kernels/NOTES.md, "FP8: phase f8": Row sums by the PV GEMM).
-#pragma unroll
-    for (int i = D / 2; i < (D + T::kSumRows) / 2; ++i) o_acc[i] = 0.f;
     T::Ops::template pv<T::kTileK, D>(o_acc, p_frag, sm.v[pos.stage()]);
     tl.end(Span::kPvIssue, j);
   }
@@ -281,12 +275,21 @@ struct Consumer {
       l_row[1] += 0.25f * o_acc[D / 2 + 2];
     }
   }
-  // O (and, where PV sums the rows, the sums so far) to the rows' new maxima.
+  // O (and, where PV sums the rows, the sums so far) to the rows' new maxima. Where PV sums the
+  // rows, each PV sums one tile's from zero, and finish_pv adds them to l_row in fp32: run on
+  // across a row in the e4m3 GEMM's accumulation, which keeps fewer bits than fp32, the running
+  // sum lost the small tiles' bits, and the FP8 gate failed at S 8192. The sums' columns are
+  // zeroed here, beside O's multiplies, and by a multiply (the sums are finite): set to a
+  // constant zero, before the PV's issue or here, the accumulators made ptxas serialise the
+  // kernel's wgmmas (C7511, "insufficient register resources for the wgmma pipeline"), and f8
+  // ran 9% slower (kernels/NOTES.md, "FP8: phase f8": Row sums by the PV GEMM).
   __device__ __forceinline__ void rescale(const float (&corr)[2]) {
     rescale_o<D>(o_rows(), corr);
     if constexpr (T::kSumRows > 0) {
       l_row[0] *= corr[0];
       l_row[1] *= corr[1];
+#pragma unroll
+      for (int i = D / 2; i < (D + T::kSumRows) / 2; ++i) o_acc[i] *= 0.f;
     }
   }
   // Online softmax of tile j in s_acc (in place, log2 units), after T::Mask where the tile may
