@@ -102,9 +102,10 @@ struct E4m3Operands {
   // pv_sum_rows rows of e4m3 ones under its D rows (written once, before the first copy;
   // write_sum_rows), so PV is m64n136 and its last eight columns are the row's sum of P over the
   // key tile, as P's e4m3 codes have it (the consumer zeroes them before each PV and adds them to
-  // its running sums in fp32). The softmax then adds no weights: 96 FADDs fewer a turn of a
-  // 192-key tile, in a loop of about 740 instructions that the consumers' time is spent on. At
-  // D 64 none: its three consumers have no registers for the four accumulators more.
+  // its running sums in fp32). The softmax then adds no weights: a turn of a 192-key tile went
+  // from 739 SASS instructions to 651, its FADDs from 134 to 40, in the loop the consumers' time
+  // is spent on (kernels/NOTES.md, "FP8: phase f8": Row sums by the PV GEMM). At D 64 none: its
+  // three consumers have no registers for the four accumulators more.
   template <int D>
   static constexpr int pv_sum_rows() { return D == 128 ? 8 : 0; }
   template <int D>
