@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 #include "kernels/attention_common.cuh"
 #include "kernels/consumer_turns.hpp"
@@ -164,14 +165,15 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
     // The warps of consumers that do not read a K/V tile release it through this thread: each
     // such arrival follows the wait that opened the tile's phase for this item. (They release
     // the Q slot themselves, after reading the item from it.) V's tile: is_v (its layout is the
-    // operands', kernels/wgmma_operands.cuh).
+    // operands', kernels/wgmma_operands.cuh). buf: the ring's first stage, of stage_elems each.
     using Elem = typename T::Elem;
-    auto load = [&](Elem* buf, TmaPipeline<T::kStages>& pipe, const CUtensorMap* map, int j, bool is_v) {
+    auto load = [&](Elem* buf, std::size_t stage_elems, TmaPipeline<T::kStages>& pipe, const CUtensorMap* map, int j,
+                    bool is_v) {
       const KVRing<T> pos = ring + j;
       tl.wait(Span::kEmptyWait, j, [&] { return pipe.producer_ready(pos); }, [&] { pipe.producer_acquire(pos); });
       tl.producer_delay();  // the what-if's validation only (kernels/timeline.cuh)
       tl.begin(Span::kTmaIssue, j);
-      Elem* const dst = buf + pos.stage() * (is_v ? T::kVStageBytes / sizeof(Elem) : T::kTileK * D);
+      Elem* const dst = buf + pos.stage() * stage_elems;
       const int key_tile = t.key_tile<T::Mask::kCausal>(j);
       const int key0 = key_tile * T::kTileK;
       std::uint64_t* const bar = pipe.producer_expect(pos, T::kKVTileBytes);
@@ -190,12 +192,12 @@ __device__ __forceinline__ void run_producer(SharedStorage<T>& sm, const CUtenso
       if constexpr (Sched::kClaimsLate) {
         if (j == claim_at) next = sched.advance(block_now(), u);
       }
-      if (j < t.n_tiles) load(sm.k[0], sm.k_pipe, tm_k, j, false);
+      if (j < t.n_tiles) load(sm.k[0], std::size(sm.k[0]), sm.k_pipe, tm_k, j, false);
       if (j > 0) {
         if constexpr (T::Ops::kTransposesV)
           load_raw_v(sm, tm_v, t, ring + (j - 1), j - 1, tl);
         else
-          load(sm.v[0], sm.v_pipe, tm_v, j - 1, true);
+          load(sm.v[0], std::size(sm.v[0]), sm.v_pipe, tm_v, j - 1, true);
       }
     }
     ring = ring + t.n_tiles;
