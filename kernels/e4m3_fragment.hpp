@@ -12,7 +12,9 @@
 
 #include <cuda_fp8.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/host_device.hpp"
 
@@ -45,6 +47,67 @@ ATTNLAB_HOST_DEVICE inline std::uint32_t pack_register(const float* acc, int r) 
   };
   return two(acc[p_source(4 * r)], acc[p_source(4 * r + 1)]) |
          two(acc[p_source(4 * r + 2)], acc[p_source(4 * r + 3)]) << 16;
+}
+
+// P's e4m3 codes without an exponential: the log-linear map. An e4m3 code read as an integer is
+// 8 (e + 7) + m for the value 2^e (1 + m / 8), so across e4m3's normal range the code of 2^x is
+// close to 8 (x + 7): the integer part of x gives the exponent field and its fraction, linearly,
+// the three mantissa bits (Mitchell's approximation of 2^f by 1 + f). f8's P at D 128 takes its
+// codes from that line on the FMA pipe, two FFMAs a weight, where an exponential costs a MUFU
+// operation and the packing an F2FP conversion: at D 128 the MUFU's exponentials took as many
+// cycles as the e4m3 GEMMs (kernels/NOTES.md, "FP8: phase f8": P's codes by the log-linear map).
+// The first FFMA, saturated to [0, 1], is the code over 128: s * a + b with a the softmax's
+// scale_log2 / 16 and b each row's log_linear_offset; the second adds kLogLinearMagic, whose unit
+// last place rounds the code to the nearest integer in the sum's low byte. The code is never more
+// than one step from the rounding of the exponential (LogLinearCodes.* in
+// tests/cpu/test_e4m3_fragment.cpp); the PV GEMM sums P's rows from the same codes, so O / l
+// weighs the keys by the codes' values throughout.
+
+// 1.5 * 2^23: its last place is 1, and its low byte is zero, so (code + this)'s low byte is the
+// code.
+constexpr float kLogLinearMagic = 12582912.f;
+// Where on the line codes round: 1 + f lies above 2^f by 0.0573 octaves on average over the
+// fraction f, 8 * (1.5 - 1 / ln 2) codes; the line is lowered by that much.
+constexpr float kLogLinearShift = -8.f * (1.5f - 1.4426950408889634f);
+
+// b of a row whose weights are 2^(s * scale_log2 - m_use): the code over 128 is
+// (8 (x + 7) + kLogLinearShift) / 128 for x = s * scale_log2 - m_use.
+ATTNLAB_HOST_DEVICE inline float log_linear_offset(float m_use) {
+  return (56.f + kLogLinearShift) / 128.f - m_use / 16.f;
+}
+
+// The code of score s (a: scale_log2 / 16, b: log_linear_offset) in the low byte of the float's
+// bits; -inf (a masked key) and NaN give code 0.
+ATTNLAB_HOST_DEVICE inline float log_linear_code(float s, float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(__saturatef(__fmaf_rn(s, a, b)), 128.f, kLogLinearMagic);
+#else
+  float z = std::fma(s, a, b);
+  z = z > 0.f ? (z < 1.f ? z : 1.f) : 0.f;  // NaN to 0 too, as the device's saturation
+  return std::fma(z, 128.f, kLogLinearMagic);
+#endif
+}
+
+ATTNLAB_HOST_DEVICE inline std::uint32_t bits_of(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+// Register r (0..3) of a k-step's A fragment from accumulators holding log_linear_code's results:
+// each one's code (its low byte), in pack_register's places.
+ATTNLAB_HOST_DEVICE inline std::uint32_t pack_code_register(const float* acc, int r) {
+  const std::uint32_t c0 = bits_of(acc[p_source(4 * r)]), c1 = bits_of(acc[p_source(4 * r + 1)]),
+                      c2 = bits_of(acc[p_source(4 * r + 2)]), c3 = bits_of(acc[p_source(4 * r + 3)]);
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(__byte_perm(c0, c1, 0x0040), __byte_perm(c2, c3, 0x0040), 0x5410);
+#else
+  return (c0 & 0xffu) | (c1 & 0xffu) << 8 | (c2 & 0xffu) << 16 | (c3 & 0xffu) << 24;
+#endif
 }
 
 }  // namespace attnlab::e4m3

@@ -302,8 +302,8 @@ struct Consumer {
     if constexpr (kMayMask)
       mask_tile<typename T::Mask, T::kTileK>(s_acc, t.key_tile<T::Mask::kCausal>(j) * T::kTileK,
                                              t.q0 + consumer * kRowsPerConsumer, row_lo, col_in_chunk, p.S);
-    constexpr int kFmaExp2Every = T::Ops::template fma_exp2_every<D>();
-    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, kFmaExp2Every, T::kSumRows == 0>(
+    online_softmax<T::kTileK, T::Ops::kPLog2Scale, SoftmaxRows::kInterleaved, T::Ops::template log_linear_p<D>(),
+                   T::kSumRows == 0>(
         s_acc, m_row, l_row, corr, p.scale_log2);
     tl.end(Span::kSoftmax, j);
   }
@@ -353,7 +353,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
   release(sm.k_pipe, 0);
   if (n_mine == 1) release_q();
   softmax<true>(0, corr, tl);  // O is still zero: no correction
-  T::Ops::template pack<T::kTileK>(s_acc, p_frag);
+  T::Ops::template pack<T::kTileK, D>(s_acc, p_frag);
   // A turn past the first; mask: whether its tile may need the mask (std::bool_constant).
   auto turn = [&](int j, auto mask) {
     turn_wait(tl);
@@ -370,7 +370,7 @@ __device__ __forceinline__ void Consumer<T, Stamps>::run_tiles(int n_mine, QRing
     softmax<decltype(mask)::value>(j, corr, tl);
     finish_pv(j - 1, tl);
     rescale(corr);
-    T::Ops::template pack<T::kTileK>(s_acc, p_frag);
+    T::Ops::template pack<T::kTileK, D>(s_acc, p_frag);
   };
   // No loop of turns branches round the mask. Without the causal mask the one tile that may need
   // it ran first (Work::key_tile). Under it, the tiles wholly below the consumer's first row and

@@ -30,11 +30,11 @@ struct Fp16Operands {
   static constexpr bool kTransposesV = false;  // V as TMA loads it is what PV reads
   static constexpr int kStepK = 16;      // k of one wgmma
   static constexpr int kPLog2Scale = 0;  // P as it is: fp16 holds [0, 1] finely
-  // Every exp2 on the MUFU: phase 5's fp16 GEMMs take twice the e4m3 ones' cycles, so the MUFU
-  // is not what its softmax waits on (kernels/NOTES.md, "FP8: phase f8": A share of f8's exp2s
-  // on the FMA pipe).
+  // P's weights by exp2 on the MUFU: phase 5's fp16 GEMMs take twice the e4m3 ones' cycles, so
+  // the MUFU is not what its softmax waits on, and fp16 P keeps 11 significant bits where the
+  // log-linear map gives three (E4m3Operands::log_linear_p).
   template <int D>
-  static constexpr int fma_exp2_every() { return 0; }
+  static constexpr bool log_linear_p() { return false; }
   // The softmax sums its rows itself: no rows of ones under V's tile (E4m3Operands::pv_sum_rows).
   template <int D>
   static constexpr int pv_sum_rows() { return 0; }
@@ -61,7 +61,7 @@ struct Fp16Operands {
   __device__ static void pv(float (&o)[D / 2], const std::uint32_t (&p)[TileK / kStepK][4], const Elem* v) {
     pv_gemm<TileK, D>(o, p, v);
   }
-  template <int TileK>
+  template <int TileK, int D>
   __device__ static void pack(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / kStepK][4]) {
     pack_p<TileK>(s, p);
   }
@@ -92,12 +92,15 @@ struct E4m3Operands {
   static constexpr bool kTransposesV = false;
   static constexpr int kStepK = e4m3::kStepKeys;
   static constexpr int kPLog2Scale = 8;
-  // At D 128 every eighth exp2 of the softmax on the FMA pipe (exp2_fma): the MUFU's exponentials
-  // take as many cycles as the e4m3 GEMMs of a key tile, and an eighth there was faster than a
-  // quarter, a half or none. At D 64 none: every share there was slower (kernels/NOTES.md, "FP8:
-  // phase f8": A share of f8's exp2s on the FMA pipe).
+  // At D 128 P's codes come from the log-linear map (e4m3::log_linear_code), two FFMAs a weight
+  // and three byte permutes a register, with no exponential and no conversion: the MUFU's
+  // exponentials took as many cycles as the e4m3 GEMMs of a key tile, and without them f8 is
+  // faster at every D 128 shape measured, its output still well inside the FP8 gate
+  // (kernels/NOTES.md, "FP8: phase f8": P's codes by the log-linear map). It needs the PV GEMM's row sums
+  // (pv_sum_rows), which add the codes' values. At D 64 the exponentials: its softmax sums the
+  // rows itself, from the weights' float values.
   template <int D>
-  static constexpr int fma_exp2_every() { return D == 128 ? 8 : 0; }
+  static constexpr bool log_linear_p() { return D == 128; }
   // At D 128 the PV GEMM also sums each row of P: every column block of V^T's tile carries
   // pv_sum_rows rows of e4m3 ones under its D rows (written once, before the first copy;
   // write_sum_rows), so PV is m64n136 and its last eight columns are the row's sum of P over the
@@ -184,14 +187,17 @@ struct E4m3Operands {
     }
     wgmma_commit();
   }
-  // P as e4m3 (round to nearest, saturating) in the A fragment of the PV wgmma, each register's
-  // four values from the thread's own accumulators (e4m3::p_source).
-  template <int TileK>
+  // P as e4m3 in the A fragment of the PV wgmma, each register's four values from the thread's
+  // own accumulators (e4m3::p_source): the codes the softmax left there (log_linear_p), or the
+  // weights rounded to nearest, saturating.
+  template <int TileK, int D>
   __device__ static void pack(const float (&s)[TileK / 2], std::uint32_t (&p)[TileK / kStepK][4]) {
+    static_assert(!log_linear_p<D>() || pv_sum_rows<D>() > 0, "a row's sum of codes is the PV GEMM's");
 #pragma unroll
     for (int kk = 0; kk < TileK / kStepK; ++kk)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) p[kk][r] = e4m3::pack_register(s + 16 * kk, r);
+      for (int r = 0; r < 4; ++r)
+        p[kk][r] = log_linear_p<D>() ? e4m3::pack_code_register(s + 16 * kk, r) : e4m3::pack_register(s + 16 * kk, r);
   }
   __device__ static void scale_output(const KernelArgs& args, float (&inv_l)[2]) {
     inv_l[0] *= args.descale_v;

@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "kernels/attention_common.cuh"
-#include "kernels/exp2_fma.hpp"
+#include "kernels/e4m3_fragment.hpp"
 #include "common/hopper.cuh"
 
 namespace attnlab::hopper {
@@ -176,18 +176,8 @@ __device__ __forceinline__ void online_softmax_one_by_one(float (&s)[N / 2], flo
   }
 }
 
-// Whether element e of a thread's score fragment takes its exp2 on the FMA pipe (exp2_fma) rather
-// than the MUFU: every FmaExp2Every-th, none where it is 0.
-template <int FmaExp2Every>
-__device__ __forceinline__ constexpr bool exp2_on_fma(int e) {
-  if constexpr (FmaExp2Every > 0)
-    return e % FmaExp2Every == 0;
-  else
-    return false;
-}
-
 // SoftmaxRows::kInterleaved's order (online_softmax says what it computes).
-template <int N, int PLog2Scale, int FmaExp2Every, bool Sums>
+template <int N, int PLog2Scale, bool LogLinear, bool Sums>
 __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], float (&m_row)[2], float (&l_row)[2],
                                                            float (&corr)[2], float scale_log2) {
   float v[2][N / 8];
@@ -214,12 +204,19 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 #pragma unroll
     for (int r = 0; r < 2; ++r) m_use[r] -= float(PLog2Scale);
   }
+  [[maybe_unused]] float code_b[2];
+  if constexpr (LogLinear) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) code_b[r] = e4m3::log_linear_offset(m_use[r]);
+  }
 #pragma unroll
   for (int i = 0; i < N / 8; ++i) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const float x = fmaf(s[4 * i + e], scale_log2, -m_use[e >> 1]);
-      s[4 * i + e] = exp2_on_fma<FmaExp2Every>(4 * i + e) ? exp2_fma(x) : exp2_approx(x);
+      if constexpr (LogLinear)
+        s[4 * i + e] = e4m3::log_linear_code(s[4 * i + e], scale_log2 * (1.f / 16.f), code_b[e >> 1]);
+      else
+        s[4 * i + e] = exp2_approx(fmaf(s[4 * i + e], scale_log2, -m_use[e >> 1]));
     }
     if constexpr (Sums) {
 #pragma unroll
@@ -239,23 +236,23 @@ __device__ __forceinline__ void online_softmax_interleaved(float (&s)[N / 2], fl
 // (this thread's share of each row's running sum) is rescaled and grows by the tile's sum, and
 // corr is each row's factor for O. PLog2Scale scales P by a power of two (an FP8 P filling
 // e4m3's range); the sums carry it too, so it cancels in O / l. A row with every key so far
-// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0 (2^-126 where
-// they come from exp2_fma: zero in P's rounding, nothing beside a row's other weights). Every
-// FmaExp2Every-th weight is computed on the FMA pipe (exp2_fma) instead of the MUFU, in the
-// interleaved order only; the running maxima's corrections stay on the MUFU. Sums false: l_row is
-// left as it is, for a caller whose PV GEMM sums the weights (E4m3Operands::pv_sum_rows), in the
-// interleaved order only.
-template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, int FmaExp2Every = 0,
+// masked keeps m = -inf; its exponents are taken against 0, so its weights are 0. LogLinear: s
+// becomes each weight's e4m3 code by the log-linear map instead (e4m3::log_linear_code, for
+// E4m3Operands::pack), with no exponential; the running maxima's corrections stay exact. Sums
+// false: l_row is left as it is, for a caller whose PV GEMM sums the weights
+// (E4m3Operands::pv_sum_rows), which LogLinear needs. Both in the interleaved order only.
+template <int N, int PLog2Scale = 0, SoftmaxRows Order = SoftmaxRows::kInterleaved, bool LogLinear = false,
           bool Sums = true>
 __device__ __forceinline__ void online_softmax(float (&s)[N / 2], float (&m_row)[2],
                                                float (&l_row)[2], float (&corr)[2],
                                                float scale_log2) {
-  static_assert(Order == SoftmaxRows::kInterleaved || (FmaExp2Every == 0 && Sums),
-                "exp2s on the FMA pipe and sums left to PV are wired into the interleaved order only");
+  static_assert(Order == SoftmaxRows::kInterleaved || (!LogLinear && Sums),
+                "codes by the log-linear map and sums left to PV are wired into the interleaved order only");
+  static_assert(!(LogLinear && Sums), "a row's sum of codes is the PV GEMM's (E4m3Operands::pv_sum_rows)");
   if constexpr (Order == SoftmaxRows::kOneByOne)
     online_softmax_one_by_one<N, PLog2Scale>(s, m_row, l_row, corr, scale_log2);
   else
-    online_softmax_interleaved<N, PLog2Scale, FmaExp2Every, Sums>(s, m_row, l_row, corr, scale_log2);
+    online_softmax_interleaved<N, PLog2Scale, LogLinear, Sums>(s, m_row, l_row, corr, scale_log2);
 }
 
 // A consumer's 64 rows of O (o times each row's 1/l, as fp16) into its part of a staging tile

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -126,6 +129,69 @@ TEST(E4m3Fragment, PackedRegistersHoldPsCodesWhereTheWgmmaReadsThem) {
 TEST(E4m3Fragment, PairConversionPutsTheFirstValueLow) {
   EXPECT_EQ(__nv_cvt_float2_to_fp8x2(make_float2(1.f, 2.f), __NV_SATFINITE, __NV_E4M3), 0x4038);
   EXPECT_EQ(__nv_cvt_float2_to_fp8x2(make_float2(1e4f, 0.f), __NV_SATFINITE, __NV_E4M3), 0x007e);
+}
+
+// The code of 2^x by the log-linear map (kernels/e4m3_fragment.hpp), x = score / 16 * 16 with
+// the row offset of m_use = 0: a = 1 / 16 turns x straight into the map's argument.
+int log_linear_code_of(float x) {
+  return int(e4m3::bits_of(e4m3::log_linear_code(x, 1.f / 16.f, e4m3::log_linear_offset(0.f))) & 0xffu);
+}
+int rounded_code_of(float x) { return int(__nv_cvt_float_to_fp8(std::exp2(x), __NV_SATFINITE, __NV_E4M3)); }
+
+// Across e4m3's normal range (2^-6 to P's largest weight, 2^8) the map's code is the rounded
+// exponential's or one of its neighbours, and about a third of the weights differ from it at all.
+TEST(LogLinearCodes, NeverAStepFromTheRoundedExponential) {
+  int differ = 0, n = 0;
+  for (float x = -6.f; x <= 8.f; x += 1.f / 1024.f, ++n) {
+    const int got = log_linear_code_of(x), want = rounded_code_of(x);
+    ASSERT_LE(std::abs(got - want), 1) << "x " << x << " code " << got << " rounded " << want;
+    differ += got != want;
+  }
+  EXPECT_GT(differ, n / 10);
+  EXPECT_LT(differ, n / 2);
+}
+
+// P's largest weight (x = 8, a key at the row's maximum) is 256 exactly, code 0x78; weights far
+// below e4m3's range, a masked key (-inf) and NaN are code 0, never e4m3's negative zero (0x80)
+// or NaN (0x7f): the saturation keeps every code in [0, 128] and x <= 8 keeps it at most 0x78.
+TEST(LogLinearCodes, TheRowMaximumIsExactAndMaskedKeysAreZero) {
+  EXPECT_EQ(log_linear_code_of(8.f), 0x78);
+  EXPECT_EQ(log_linear_code_of(-20.f), 0);
+  EXPECT_EQ(log_linear_code_of(-std::numeric_limits<float>::infinity()), 0);
+  EXPECT_EQ(log_linear_code_of(std::numeric_limits<float>::quiet_NaN()), 0);
+  for (float x = -20.f; x <= 8.f; x += 1.f / 64.f) EXPECT_LE(log_linear_code_of(x), 0x78) << x;
+}
+
+// The row offset folds the maximum in: the code of score s against m_use, with the softmax's
+// scale, is the code of s * scale - m_use within one step (the two round differently).
+TEST(LogLinearCodes, TheRowOffsetFoldsTheMaximumIn) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> score(-30.f, 30.f), max(-10.f, 40.f);
+  const float scale_log2 = 0.1275f;
+  for (int i = 0; i < 10000; ++i) {
+    const float m_use = max(rng) - 8.f, s = score(rng);
+    const float x = s * scale_log2 - m_use;
+    if (x > 8.f) continue;  // above the row's maximum: not a weight of this row
+    const auto got = e4m3::bits_of(e4m3::log_linear_code(s, scale_log2 / 16.f, e4m3::log_linear_offset(m_use))) & 0xffu;
+    EXPECT_LE(std::abs(int(got) - log_linear_code_of(x)), 1) << "s " << s << " m_use " << m_use;
+  }
+}
+
+// Codes packed from the map's results land where pack_register puts the same values' codes.
+TEST(LogLinearCodes, PackedWhereTheRoundedWeightsArePacked) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> x(-8.f, 8.f);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::array<float, 16> codes{}, values{};
+    for (int i = 0; i < 16; ++i) {
+      codes[i] = e4m3::log_linear_code(x(rng), 1.f / 16.f, e4m3::log_linear_offset(0.f));
+      __nv_fp8_e4m3 v;
+      v.__x = __nv_fp8_storage_t(e4m3::bits_of(codes[i]) & 0xffu);
+      values[i] = float(v);  // exactly representable: packing rounds it to its own code
+    }
+    for (int r = 0; r < 4; ++r)
+      ASSERT_EQ(e4m3::pack_code_register(codes.data(), r), e4m3::pack_register(values.data(), r)) << r;
+  }
 }
 
 }  // namespace
