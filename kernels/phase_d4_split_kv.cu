@@ -95,7 +95,17 @@ constexpr std::size_t smem_bytes() {
 template <int KW>
 using KVRing = hopper::RingPosition<kStages<KW>>;
 
-// The block's first K/V tiles (a stage each) and Q, issued by thread 0 before any math.
+// Whether the first round's V tiles wait for warpgroup 0's first QK^T (load_first_v) instead of
+// going out with Q and the K tiles: on 128-key tiles, the cluster launch at D 64 where every block
+// of the grid asks the L2 for its first tiles at once and a V tile in that burst delays the K
+// tiles that the first products wait for, while V is read only after a softmax. The latency shape
+// ran faster so, and 64-key tiles at D 128 slower (kernels/NOTES.md, "Latency sweep": d4's first V
+// tiles after the first product).
+template <int Keys>
+constexpr bool late_first_v() { return Keys > kTileK; }
+
+// The block's first K/V tiles (a stage each) and Q, issued by thread 0 before any math; the
+// first round's V tiles not where late_first_v.
 template <int D, int KW, int Keys, class KeyOf>
 __device__ __forceinline__ void load_first(Storage<D, KW, Keys>& sm, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                                            const CUtensorMap* tm_v, int q0, int q_plane, int kv_plane,
@@ -115,9 +125,21 @@ __device__ __forceinline__ void load_first(Storage<D, KW, Keys>& sm, const CUten
     const int end = min(first, r + KW);
     for (int i = r; i < end; ++i)
       hopper::tma_load_tile<D>(sm.k[i], tm_k, Keys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 0));
+    if (late_first_v<Keys>() && r == 0) continue;
     for (int i = r; i < end; ++i)
       hopper::tma_load_tile<D>(sm.v[i], tm_v, Keys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
   }
+}
+
+// The first round's V tiles where late_first_v, issued by thread 0 once its warpgroup's first
+// QK^T is out (its K tile has landed).
+template <int D, int KW, int Keys, class KeyOf>
+__device__ __forceinline__ void load_first_v(Storage<D, KW, Keys>& sm, const CUtensorMap* tm_v, int kv_plane,
+                                             int n_mine, KeyOf key0) {
+  constexpr std::uint32_t kTileBytes = Keys * D * sizeof(__half);
+  const int end = min(n_mine, KW);
+  for (int i = 0; i < end; ++i)
+    hopper::tma_load_tile<D>(sm.v[i], tm_v, Keys, key0(i), kv_plane, sm.kv.producer_expect(KVRing<KW>{i}, kTileBytes, 1));
 }
 
 // Grid x: C blocks per 64-row query tile (a cluster), y: the query heads that share a KV head
@@ -275,6 +297,9 @@ __global__ void __launch_bounds__(kWgThreads * KW, 1)
     issue_qk(wg);
     if constexpr (kStaggered) {
       if (wg + 1 < KW && wg + 1 < n_mine) named_barrier_arrive(kTurnBarrier + wg + 1, 2 * kWgThreads);
+    }
+    if constexpr (late_first_v<kKeys>()) {
+      if (tid == 0) load_first_v<D, KW, kKeys>(sm, &tm_v, kv_plane, n_mine, key0);
     }
     tl.begin(Span::kWgmmaWait, wg);
     wgmma_wait<0>();
