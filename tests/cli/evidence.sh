@@ -39,6 +39,20 @@ cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | sed 's|.*/|
 [ "$cur" = "20260102T000000Z-bbbbbbb 20260102T010000Z-bbbbbbb " ] ||
   fail "the current A/B runs of one shape are '$cur', not the newer commit's two runs"
 
+# A pair against a base build keeps its newest run's commit only, whatever shapes older runs
+# measured: each run measured another change against the commit before it.
+base_run() {  # folder commit started S
+  mkdir -p "$tmp/root/reports/b/records/ab/x-vs-x-base/$1"
+  printf '{"schema":"attnlab.ab/2","started_utc":"%s","provenance":{"git":{"commit":"%s"},"gpu":{"uuid":"GPU-1","name":"G"}},"results":[{"shape":{"B":1,"H":8,"S":%s,"D":64}}]}' \
+    "$3" "$2" "$4" >"$tmp/root/reports/b/records/ab/x-vs-x-base/$1/run.json"
+}
+base_run 20260101T000000Z-aaaaaaa aaaaaaa 2026-01-01T00:00:00Z 1024
+base_run 20260102T000000Z-bbbbbbb bbbbbbb 2026-01-02T00:00:00Z 512
+cur=$(cd "$tmp/root" && python3 scripts/evidence current reports/b | grep x-vs-x-base | sed 's|.*/||' | tr '\n' ' ')
+[ "$cur" = "20260102T000000Z-bbbbbbb " ] ||
+  fail "the current runs of a pair against a base build are '$cur', not the newest run alone"
+rm -rf "$tmp/root/reports/b/records/ab/x-vs-x-base"
+
 # Per timeline phase, shape and stamp policy, the newest: a per-item policy's newer record does
 # not supersede an older one that stamps every span; a newer one of the same policy does.
 tl_run() {  # folder policy sample
