@@ -83,7 +83,8 @@ struct Fp16Operands {
 // each k-step advancing by 32 bytes along it. V^T is [D][keys] (kernels/phase_f8_wgmma.cu writes
 // it, keys in e4m3::key_of_column's order within each 32); a tile of TileK keys is column blocks
 // of D swizzled rows, one TMA box each, as fp16 tiles are blocks of 64 halves: blocks of 128 keys
-// (the 128-byte swizzle) where TileK is a multiple of 128, else of 64 (the 64-byte swizzle). P is scaled by 2^8 before its e4m3 rounding, so its
+// (the 128-byte swizzle) where TileK is a multiple of 128, else of 64 (the 64-byte swizzle). P is
+// scaled by 2^8 before it becomes e4m3 (rounded at D 64, by the log-linear map at D 128), so its
 // largest weight (1) sits at 256 and weights down to 2^-14 stay normal (e4m3's 3 mantissa bits,
 // 6% steps at worst, from 2^-6 up); the row sums carry the same factor, so it cancels in O / l.
 struct E4m3Operands {
@@ -96,9 +97,9 @@ struct E4m3Operands {
   // and three byte permutes a register, with no exponential and no conversion: the MUFU's
   // exponentials took as many cycles as the e4m3 GEMMs of a key tile, and without them f8 is
   // faster at every D 128 shape measured, its output still well inside the FP8 gate
-  // (kernels/NOTES.md, "FP8: phase f8": P's codes by the log-linear map). It needs the PV GEMM's row sums
-  // (pv_sum_rows), which add the codes' values. At D 64 the exponentials: its softmax sums the
-  // rows itself, from the weights' float values.
+  // (kernels/NOTES.md, "FP8: phase f8": P's codes by the log-linear map). It needs the PV
+  // GEMM's row sums (pv_sum_rows), which add the codes' values. At D 64 the exponentials: its
+  // softmax sums the rows itself, from the weights' float values.
   template <int D>
   static constexpr bool log_linear_p() { return D == 128; }
   // At D 128 the PV GEMM also sums each row of P: every column block of V^T's tile carries
