@@ -58,10 +58,11 @@ ATTNLAB_HOST_DEVICE inline std::uint32_t pack_register(const float* acc, int r) 
 // cycles as the e4m3 GEMMs (kernels/NOTES.md, "FP8: phase f8": P's codes by the log-linear map).
 // The first FFMA, saturated to [0, 1], is the code over 128: s * a + b with a the softmax's
 // scale_log2 / 16 and b each row's log_linear_offset; the second adds kLogLinearMagic, whose unit
-// last place rounds the code to the nearest integer in the sum's low byte. The code is never more
-// than one step from the rounding of the exponential (LogLinearCodes.* in
-// tests/cpu/test_e4m3_fragment.cpp); the PV GEMM sums P's rows from the same codes, so O / l
-// weighs the keys by the codes' values throughout.
+// last place rounds the code to the nearest integer in the sum's low byte. Across e4m3's normal
+// range (weights from 2^-14 of the row's largest up) the code is never more than one step from
+// the rounding of the exponential (LogLinearCodes.* in tests/cpu/test_e4m3_fragment.cpp); below
+// it, in the subnormal codes, weights under 2^-14 of the largest may round further. The PV GEMM
+// sums P's rows from the same codes, so O / l weighs the keys by the codes' values throughout.
 
 // 1.5 * 2^23: its last place is 1, and its low byte is zero, so (code + this)'s low byte is the
 // code.
