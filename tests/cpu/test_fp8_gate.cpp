@@ -285,7 +285,7 @@ TEST(Fp8GateRule, AnE4m3OutputPassesTheFp8Grade) {
       }
 }
 
-// f8's P at D 128, codes by the log-linear map (never a step from the rounded exponential's) and
+// f8's P at D 128, codes by the log-linear map (within one code of the rounded exponential's) and
 // row sums of the codes, passes with margin on every input distribution; the same codes taken
 // against a stale row maximum fail, so the emulation does reach them.
 TEST(Fp8GateRule, LogLinearCodesPassWithMargin) {
